@@ -1,0 +1,94 @@
+//! Command-line front end: clap argument structs, then one function per subcommand. The only
+//! code that prints. Library errors become `skelnorm: <file>: <problem>` on stderr.
+
+mod inspect;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Exit code: every input was processed.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: an input could not be processed.
+pub const EXIT_INPUT: i32 = 1;
+/// Exit code: usage or configuration error.
+pub const EXIT_USAGE: i32 = 2;
+
+#[derive(Parser)]
+#[command(name = "skelnorm", version, about = "Normalize humanoid skeletons in glTF/GLB/VRM files so clips can be shared across characters")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Show a file's skeletons (tree, rest, world positions), clips, and what can be told at a
+    /// glance: height and units, up axis, facing, A- or T-pose, naming convention.
+    Inspect {
+        /// A .gltf, .glb, .vrm or .vrma file.
+        file: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Convert between .gltf and .glb (.vrm/.vrma are GLB); a lossless round trip.
+    Convert {
+        /// The input file.
+        input: PathBuf,
+        /// The output file; its extension picks the container. Never the input itself.
+        output: PathBuf,
+    },
+}
+
+/// Parses the command line, runs the command and returns the exit code.
+pub fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let result = match cli.command {
+        Command::Inspect { file, json } => inspect::run(&file, json),
+        Command::Convert { input, output } => convert(&input, &output),
+    };
+    match result {
+        Ok(()) => EXIT_OK,
+        Err(Failure::Usage(msg)) => {
+            eprintln!("skelnorm: {msg}");
+            EXIT_USAGE
+        }
+        Err(Failure::Input(e)) => {
+            eprintln!("skelnorm: {e:#}");
+            EXIT_INPUT
+        }
+    }
+}
+
+/// Why a command failed: the user's call (exit 2) or an input (exit 1).
+pub enum Failure {
+    /// Bad flags, paths or settings.
+    Usage(String),
+    /// An input could not be processed; the message names the file.
+    Input(anyhow::Error),
+}
+
+impl<E: Into<anyhow::Error>> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Failure::Input(e.into())
+    }
+}
+
+fn convert(input: &std::path::Path, output: &std::path::Path) -> Result<(), Failure> {
+    if skelnorm::gltf_io::Format::for_path(output).is_none() {
+        return Err(Failure::Usage(format!(
+            "{}: the output must end in .gltf, .glb, .vrm or .vrma",
+            output.display()
+        )));
+    }
+    let doc = skelnorm::gltf_io::read(input)?;
+    doc.write(output)?;
+    Ok(())
+}

@@ -1,0 +1,270 @@
+//! Reading accessor data (skins and animations) with every offset and count checked, including
+//! sparse accessors and buffer views compressed with `EXT_meshopt_compression`.
+
+use super::buffers::BufferData;
+use super::error::{invalid, ErrorKind};
+use gltf::json::accessor::{ComponentType, GenericComponentType, Type};
+use gltf::json::validation::Checked;
+use gltf::json::Root;
+use std::collections::HashMap;
+
+/// Most floats one accessor may hold (256 MiB of f32): more is refused, not allocated.
+const MAX_FLOATS: u64 = 64 << 20;
+/// Most bytes skelnorm decompresses from meshopt views of one file.
+const MAX_DECODED: usize = 512 << 20;
+
+/// Reads accessors of one document.
+pub(crate) struct Data<'a> {
+    root: &'a Root,
+    buffers: &'a [BufferData],
+    decoded: HashMap<usize, Vec<u8>>,
+    decoded_total: usize,
+}
+
+fn components(t: Type) -> usize {
+    match t {
+        Type::Scalar => 1,
+        Type::Vec2 => 2,
+        Type::Vec3 => 3,
+        Type::Vec4 | Type::Mat2 => 4,
+        Type::Mat3 => 9,
+        Type::Mat4 => 16,
+    }
+}
+
+fn type_name(t: Type) -> &'static str {
+    match t {
+        Type::Scalar => "SCALAR",
+        Type::Vec2 => "VEC2",
+        Type::Vec3 => "VEC3",
+        Type::Vec4 => "VEC4",
+        Type::Mat2 => "MAT2",
+        Type::Mat3 => "MAT3",
+        Type::Mat4 => "MAT4",
+    }
+}
+
+fn read_component(bytes: &[u8], ct: ComponentType, normalized: bool) -> f32 {
+    let b = bytes;
+    match ct {
+        ComponentType::F32 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+        ComponentType::I8 if normalized => (b[0] as i8 as f32 / 127.0).max(-1.0),
+        ComponentType::I8 => b[0] as i8 as f32,
+        ComponentType::U8 if normalized => b[0] as f32 / 255.0,
+        ComponentType::U8 => b[0] as f32,
+        ComponentType::I16 => {
+            let v = i16::from_le_bytes([b[0], b[1]]) as f32;
+            if normalized {
+                (v / 32767.0).max(-1.0)
+            } else {
+                v
+            }
+        }
+        ComponentType::U16 => {
+            let v = u16::from_le_bytes([b[0], b[1]]) as f32;
+            if normalized {
+                v / 65535.0
+            } else {
+                v
+            }
+        }
+        ComponentType::U32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f32,
+    }
+}
+
+impl<'a> Data<'a> {
+    pub fn new(root: &'a Root, buffers: &'a [BufferData]) -> Self {
+        Data { root, buffers, decoded: HashMap::new(), decoded_total: 0 }
+    }
+
+    /// The bytes of buffer view `v`, decompressed if it uses `EXT_meshopt_compression`.
+    fn view_bytes(&mut self, v: usize) -> Result<&[u8], ErrorKind> {
+        let at = format!("bufferViews[{v}]");
+        let view = self.root.buffer_views.get(v).ok_or_else(|| invalid(&at, "does not exist"))?;
+        if let Some(ext) = view.extensions.as_ref().and_then(|e| e.others.get("EXT_meshopt_compression")) {
+            if !self.decoded.contains_key(&v) {
+                let bytes = self.decode_meshopt(ext, view.byte_length.0, &at)?;
+                self.decoded_total += bytes.len();
+                self.decoded.insert(v, bytes);
+            }
+            return Ok(&self.decoded[&v]);
+        }
+        let b = view.buffer.value();
+        let offset = view.byte_offset.map_or(0, |o| o.0);
+        self.range(b, offset, view.byte_length.0, &at)
+    }
+
+    fn range(&self, b: usize, offset: u64, len: u64, at: &str) -> Result<&'a [u8], ErrorKind> {
+        let data = self
+            .buffers
+            .get(b)
+            .ok_or_else(|| invalid(at, format!("buffer {b} does not exist")))?
+            .as_deref()
+            .ok_or_else(|| invalid(at, format!("buffer {b} holds no data (a fallback buffer)")))?;
+        let end = offset.checked_add(len).filter(|&e| e <= data.len() as u64).ok_or_else(|| {
+            invalid(at, format!("reads past the end of buffer {b} ({offset} + {len} > {})", data.len()))
+        })?;
+        Ok(&data[offset as usize..end as usize])
+    }
+
+    fn decode_meshopt(&self, ext: &serde_json::Value, len: u64, at: &str) -> Result<Vec<u8>, ErrorKind> {
+        let num = |k: &str| ext.get(k).and_then(serde_json::Value::as_u64);
+        let text = |k: &str| ext.get(k).and_then(serde_json::Value::as_str);
+        let (Some(b), Some(len_c), Some(stride), Some(count)) =
+            (num("buffer"), num("byteLength"), num("byteStride"), num("count"))
+        else {
+            return Err(invalid(at, "EXT_meshopt_compression lacks buffer, byteLength, byteStride or count"));
+        };
+        let src = self.range(b as usize, num("byteOffset").unwrap_or(0), len_c, at)?;
+        let mode = text("mode").unwrap_or("");
+        let filter = text("filter").unwrap_or("NONE");
+        if mode != "ATTRIBUTES" {
+            return Err(invalid(at, format!("meshopt mode `{mode}` is not used for skins or animations")));
+        }
+        let out_len = stride.checked_mul(count).filter(|&n| n <= len && n as usize <= MAX_DECODED);
+        let out_len = out_len.ok_or_else(|| invalid(at, "meshopt count × byteStride exceeds byteLength"))?;
+        if stride == 0 || stride > 256 || stride % 4 != 0 {
+            return Err(invalid(at, format!("meshopt byteStride {stride} must be 4..=256 and a multiple of 4")));
+        }
+        if self.decoded_total + out_len as usize > MAX_DECODED {
+            return Err(invalid(at, "decompressed data would exceed 512 MiB"));
+        }
+        let filter_ok = match filter {
+            "NONE" => true,
+            "OCTAHEDRAL" => stride == 4 || stride == 8,
+            "QUATERNION" => stride == 8,
+            "EXPONENTIAL" => true,
+            _ => false,
+        };
+        if !filter_ok {
+            return Err(invalid(at, format!("meshopt filter `{filter}` with byteStride {stride} is not valid")));
+        }
+        let mut out = vec![0u8; len as usize];
+        let (count, stride) = (count as usize, stride as usize);
+        // SAFETY: `out` holds at least count × stride bytes (checked above), and stride is within
+        // the decoder's documented range (4..=256, a multiple of 4); `src` is a valid slice.
+        let rc = unsafe {
+            meshopt::ffi::meshopt_decodeVertexBuffer(out.as_mut_ptr().cast(), count, stride, src.as_ptr(), src.len())
+        };
+        if rc != 0 {
+            return Err(invalid(at, format!("meshopt data does not decode (code {rc})")));
+        }
+        // SAFETY: as above; each filter's stride requirement was checked by `filter_ok`.
+        unsafe {
+            let p = out.as_mut_ptr().cast();
+            match filter {
+                "OCTAHEDRAL" => meshopt::ffi::meshopt_decodeFilterOct(p, count, stride),
+                "QUATERNION" => meshopt::ffi::meshopt_decodeFilterQuat(p, count, stride),
+                "EXPONENTIAL" => meshopt::ffi::meshopt_decodeFilterExp(p, count, stride),
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+
+    /// Reads accessor `index` as floats, `n` per element, checking that its type is one of
+    /// `types`. Normalized integers become 0..1 or -1..1, as glTF defines.
+    pub fn floats(&mut self, index: usize, types: &[Type]) -> Result<(Vec<f32>, usize), ErrorKind> {
+        let at = format!("accessors[{index}]");
+        let acc = self.root.accessors.get(index).ok_or_else(|| invalid(&at, "does not exist"))?;
+        let ty = match acc.type_ {
+            Checked::Valid(t) if types.contains(&t) => t,
+            Checked::Valid(t) => {
+                let want: Vec<_> = types.iter().map(|t| type_name(*t)).collect();
+                return Err(invalid(&at, format!("type {} where {} is expected", type_name(t), want.join(" or "))));
+            }
+            Checked::Invalid => return Err(invalid(&at, "unknown type")),
+        };
+        let ct = match acc.component_type {
+            Checked::Valid(GenericComponentType(ct)) => ct,
+            Checked::Invalid => return Err(invalid(&at, "unknown componentType")),
+        };
+        if matches!(ty, Type::Mat2 | Type::Mat3) && ct.size() < 4 {
+            return Err(invalid(&at, "small-component MAT2/MAT3 accessors are not supported"));
+        }
+        let n = components(ty);
+        let count = acc.count.0;
+        if count.saturating_mul(n as u64) > MAX_FLOATS {
+            return Err(invalid(&at, format!("count {count} is too large")));
+        }
+        let count = count as usize;
+        let elem = n * ct.size();
+        let mut out = vec![0f32; count * n];
+        if let Some(v) = acc.buffer_view {
+            let stride = self.root.buffer_views.get(v.value()).and_then(|bv| bv.byte_stride).map_or(elem, |s| s.0);
+            if stride < elem {
+                return Err(invalid(&at, format!("byteStride {stride} is smaller than an element ({elem} bytes)")));
+            }
+            let normalized = acc.normalized;
+            let offset = acc.byte_offset.map_or(0, |o| o.0) as usize;
+            let bytes = self.view_bytes(v.value())?;
+            let need = if count == 0 { 0 } else { offset as u64 + (stride as u64) * (count as u64 - 1) + elem as u64 };
+            if need > bytes.len() as u64 {
+                return Err(invalid(
+                    &at,
+                    format!("reads past the end of buffer view {} ({need} > {} bytes)", v.value(), bytes.len()),
+                ));
+            }
+            for (i, chunk) in out.chunks_exact_mut(n).enumerate() {
+                let base = offset + i * stride;
+                for (c, slot) in chunk.iter_mut().enumerate() {
+                    let p = base + c * ct.size();
+                    *slot = read_component(&bytes[p..p + ct.size()], ct, normalized);
+                }
+            }
+        }
+        if let Some(sparse) = &acc.sparse {
+            self.apply_sparse(&at, sparse, ct, acc.normalized, n, &mut out)?;
+        }
+        Ok((out, n))
+    }
+
+    fn apply_sparse(
+        &mut self,
+        at: &str,
+        sparse: &gltf::json::accessor::sparse::Sparse,
+        ct: ComponentType,
+        normalized: bool,
+        n: usize,
+        out: &mut [f32],
+    ) -> Result<(), ErrorKind> {
+        let k = sparse.count.0 as usize;
+        let count = out.len() / n.max(1);
+        if k > count {
+            return Err(invalid(at, format!("sparse count {k} exceeds the accessor's count {count}")));
+        }
+        let ict = match sparse.indices.component_type {
+            Checked::Valid(c) => c.0,
+            Checked::Invalid => return Err(invalid(at, "sparse indices have an unknown componentType")),
+        };
+        let isize_ = ict.size();
+        let ioff = sparse.indices.byte_offset.0 as usize;
+        let idx_bytes = self.view_bytes(sparse.indices.buffer_view.value())?.to_vec();
+        if (ioff as u64) + (k as u64) * isize_ as u64 > idx_bytes.len() as u64 {
+            return Err(invalid(at, "sparse indices read past their buffer view"));
+        }
+        let voff = sparse.values.byte_offset.0 as usize;
+        let vals = self.view_bytes(sparse.values.buffer_view.value())?;
+        let esize = n * ct.size();
+        if (voff as u64) + (k as u64) * esize as u64 > vals.len() as u64 {
+            return Err(invalid(at, "sparse values read past their buffer view"));
+        }
+        for s in 0..k {
+            let p = ioff + s * isize_;
+            let b = &idx_bytes[p..p + isize_];
+            let idx = match isize_ {
+                1 => b[0] as usize,
+                2 => u16::from_le_bytes([b[0], b[1]]) as usize,
+                _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize,
+            };
+            if idx >= count {
+                return Err(invalid(at, format!("sparse index {idx} is out of range")));
+            }
+            for c in 0..n {
+                let q = voff + s * esize + c * ct.size();
+                out[idx * n + c] = read_component(&vals[q..q + ct.size()], ct, normalized);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,236 @@
+//! Resolving buffer and image data: the GLB chunk, `data:` URIs and files beside the document,
+//! refusing any URI that leaves the document's folder or names a network scheme.
+
+use super::error::{invalid, ErrorKind};
+use base64::Engine;
+use serde_json::Value;
+use std::path::{Component, Path, PathBuf};
+
+/// Largest external file skelnorm reads for one buffer or image.
+const MAX_FILE: u64 = 2 << 30;
+
+/// Where a document's relative URIs are looked up.
+#[derive(Debug, Clone)]
+pub enum Resources {
+    /// The folder of the document: relative URIs resolve inside it, never outside.
+    Folder(PathBuf),
+    /// No folder: any URI other than `data:` is an error (bytes read from memory).
+    None,
+}
+
+/// Data of one buffer: its bytes, or none for a buffer that holds no data
+/// (an `EXT_meshopt_compression` fallback).
+pub(crate) type BufferData = Option<Vec<u8>>;
+
+fn short(uri: &str) -> String {
+    if uri.len() <= 80 {
+        uri.to_string()
+    } else {
+        let mut end = 60;
+        while !uri.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}…", &uri[..end])
+    }
+}
+
+/// Reads what a URI points at, refusing anything outside the document's folder.
+pub(crate) fn load_uri(uri: &str, at: &str, res: &Resources) -> Result<Vec<u8>, ErrorKind> {
+    let refuse = |why: &str| ErrorKind::RefusedUri {
+        path: at.to_string(),
+        uri: short(uri),
+        why: why.to_string(),
+    };
+    if let Some(rest) = uri.strip_prefix("data:") {
+        let (meta, payload) = rest.split_once(',').ok_or_else(|| refuse("malformed data URI"))?;
+        return if meta.ends_with(";base64") {
+            base64::engine::general_purpose::STANDARD
+                .decode(payload.trim())
+                .map_err(|e| invalid(at, format!("bad base64 in data URI: {e}")))
+        } else {
+            Ok(percent_encoding::percent_decode_str(payload).collect())
+        };
+    }
+    let scheme_end = uri.find(':');
+    let first_sep = uri.find(['/', '\\', '?', '#']);
+    if let Some(colon) = scheme_end {
+        if first_sep.is_none_or(|s| colon < s) {
+            return Err(refuse("only relative paths and data: URIs are allowed (no schemes)"));
+        }
+    }
+    let decoded = percent_encoding::percent_decode_str(uri)
+        .decode_utf8()
+        .map_err(|_| refuse("not valid UTF-8 once percent-decoded"))?;
+    let rel = Path::new(decoded.as_ref());
+    if decoded.starts_with(['/', '\\']) || rel.is_absolute() || decoded.contains('\\') {
+        return Err(refuse("absolute or backslash paths are not allowed"));
+    }
+    let mut depth = 0i32;
+    for c in rel.components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir => {
+                depth -= 1;
+                if depth < 0 {
+                    return Err(refuse("it leaves the document's folder"));
+                }
+            }
+            _ => return Err(refuse("absolute or rooted paths are not allowed")),
+        }
+    }
+    let Resources::Folder(dir) = res else {
+        return Err(refuse("external files cannot be read for a document given as bytes"));
+    };
+    let full = dir.join(rel);
+    let real = full
+        .canonicalize()
+        .map_err(|e| invalid(at, format!("cannot open `{}`: {e}", full.display())))?;
+    let real_dir = dir.canonicalize().map_err(ErrorKind::Io)?;
+    if !real.starts_with(&real_dir) {
+        return Err(refuse("it resolves (through a link) outside the document's folder"));
+    }
+    let meta = std::fs::metadata(&real).map_err(ErrorKind::Io)?;
+    if !meta.is_file() || meta.len() > MAX_FILE {
+        return Err(invalid(at, format!("`{}` is not a regular file under 2 GiB", full.display())));
+    }
+    std::fs::read(&real).map_err(|e| invalid(at, format!("cannot read `{}`: {e}", full.display())))
+}
+
+/// Whether buffer JSON marks an `EXT_meshopt_compression` fallback buffer (no data of its own).
+pub(crate) fn is_fallback(buffer: &Value) -> bool {
+    buffer
+        .pointer("/extensions/EXT_meshopt_compression/fallback")
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
+/// Loads every buffer's bytes. Checks that each holds at least its `byteLength`.
+pub(crate) fn load_buffers(
+    json: &Value,
+    bin: Option<&[u8]>,
+    res: &Resources,
+) -> Result<Vec<BufferData>, ErrorKind> {
+    let empty = Vec::new();
+    let buffers = json.get("buffers").and_then(Value::as_array).unwrap_or(&empty);
+    let mut out = Vec::with_capacity(buffers.len());
+    for (i, b) in buffers.iter().enumerate() {
+        let at = format!("buffers[{i}]");
+        let length = b.get("byteLength").and_then(Value::as_u64).ok_or_else(|| {
+            invalid(&at, "byteLength is missing or not a non-negative integer")
+        })?;
+        let data = match b.get("uri").and_then(Value::as_str) {
+            Some(uri) => Some(load_uri(uri, &at, res)?),
+            None if i == 0 && bin.is_some() => Some(bin.unwrap_or_default().to_vec()),
+            None if is_fallback(b) => None,
+            None => return Err(invalid(&at, "has no uri and no GLB binary chunk holds it")),
+        };
+        if let Some(d) = &data {
+            if (d.len() as u64) < length {
+                return Err(invalid(
+                    &at,
+                    format!("byteLength is {length} but only {} bytes are there", d.len()),
+                ));
+            }
+        }
+        out.push(data.map(|mut d| {
+            d.truncate(length as usize);
+            d
+        }));
+    }
+    Ok(out)
+}
+
+fn mime_for(uri: &str) -> Option<&'static str> {
+    let lower = uri.to_ascii_lowercase();
+    let ext = lower.rsplit('.').next()?;
+    Some(match ext {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "webp" => "image/webp",
+        "ktx2" => "image/ktx2",
+        _ => return None,
+    })
+}
+
+/// Moves images stored as files beside a `.gltf` into the document's buffers, so that the
+/// output is self-contained wherever it is written. Images in `data:` URIs stay as they are.
+pub(crate) fn embed_images(
+    json: &mut Value,
+    buffers: &mut Vec<BufferData>,
+    res: &Resources,
+) -> Result<(), ErrorKind> {
+    let count = json.get("images").and_then(Value::as_array).map_or(0, Vec::len);
+    for i in 0..count {
+        let at = format!("images[{i}]");
+        let uri = match json["images"][i].get("uri").and_then(Value::as_str) {
+            Some(u) if !u.starts_with("data:") => u.to_string(),
+            _ => continue,
+        };
+        let bytes = load_uri(&uri, &at, res)?;
+        let mime = json["images"][i]
+            .get("mimeType")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| mime_for(&uri).map(str::to_string))
+            .ok_or_else(|| invalid(&at, format!("cannot tell the image type of `{}`", short(&uri))))?;
+        let buffer = push_array(json, "buffers", serde_json::json!({ "byteLength": bytes.len() }));
+        let view = push_array(
+            json,
+            "bufferViews",
+            serde_json::json!({ "buffer": buffer, "byteLength": bytes.len() }),
+        );
+        buffers.push(Some(bytes));
+        let image = json["images"][i].as_object_mut().expect("images[i] is an object");
+        image.remove("uri");
+        image.insert("bufferView".into(), view.into());
+        image.insert("mimeType".into(), mime.into());
+    }
+    Ok(())
+}
+
+/// Appends to a top-level array (creating it) and returns the new element's index.
+pub(crate) fn push_array(json: &mut Value, key: &str, item: Value) -> usize {
+    let root = json.as_object_mut().expect("document root is an object");
+    let arr = root.entry(key).or_insert_with(|| Value::Array(Vec::new()));
+    if !arr.is_array() {
+        *arr = Value::Array(Vec::new());
+    }
+    let arr = arr.as_array_mut().expect("just made an array");
+    arr.push(item);
+    arr.len() - 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(uri: &str) -> bool {
+        let dir = std::env::temp_dir();
+        matches!(load_uri(uri, "buffers[0]", &Resources::Folder(dir)), Err(ErrorKind::RefusedUri { .. }))
+    }
+
+    #[test]
+    fn refuses_uris_that_leave_the_folder() {
+        for uri in [
+            "../../etc/passwd",
+            "/etc/passwd",
+            "a/../../x.bin",
+            "http://example.com/x.bin",
+            "https://example.com/x.bin",
+            "file:///etc/passwd",
+            "C:\\x.bin",
+            "\\\\server\\share\\x.bin",
+            "%2e%2e/%2e%2e/etc/passwd",
+        ] {
+            assert!(refused(uri), "{uri} was not refused");
+        }
+        assert!(!refused("a/../x.bin"));
+    }
+
+    #[test]
+    fn decodes_data_uris() {
+        let d = load_uri("data:application/octet-stream;base64,AQID", "b", &Resources::None);
+        assert_eq!(d.unwrap(), vec![1, 2, 3]);
+    }
+}

@@ -1,0 +1,447 @@
+//! Building the model from a checked document: which nodes form skeletons, their skins and the
+//! non-bone nodes hanging from them, and the clips.
+//!
+//! A skeleton is the joints of one or more skins plus the nodes connecting them (up to their
+//! lowest common ancestor), plus the empty nodes below bones (helpers, end sites). Skins that
+//! share or hang from each other's nodes form one skeleton. A file without skins takes its
+//! skeleton from its VRM humanoid bones, or else from its animated nodes (clip-only files).
+
+use super::accessor::Data;
+use super::error::{invalid, ErrorKind};
+use crate::model::{
+    Attachment, Bone, BoneId, BoneTracks, Clip, Interpolation, Model, OpaqueKind, OpaqueTrack, Skeleton, Skin,
+    Track, Transform,
+};
+use glam::{Mat4, Quat, Vec3};
+use gltf::json::accessor::Type;
+use gltf::json::animation::{Interpolation as GInterp, Property};
+use gltf::json::validation::Checked;
+use gltf::json::Root;
+use serde_json::Value;
+use std::collections::HashMap;
+
+pub(crate) fn model(
+    root: &Root,
+    json: &Value,
+    parents: &[Option<usize>],
+    pointers: &[(usize, usize)],
+    data: &mut Data,
+) -> Result<(Model, Vec<String>), ErrorKind> {
+    let mut warnings = Vec::new();
+    let locals = node_locals(root, &mut warnings)?;
+    let groups = skeleton_nodes(root, json, parents);
+    let mut skeletons = Vec::with_capacity(groups.len());
+    let mut bone_of: HashMap<usize, (usize, BoneId)> = HashMap::new();
+    for (s, nodes) in groups.iter().enumerate() {
+        let sk = build_skeleton(root, parents, &locals, nodes, s, &mut bone_of)?;
+        skeletons.push(sk);
+    }
+    for (k, skin) in root.skins.iter().enumerate() {
+        let Some(&(s, _)) = skin.joints.first().and_then(|j| bone_of.get(&j.value())) else {
+            continue;
+        };
+        let joints: Vec<BoneId> = skin.joints.iter().map(|j| bone_of[&j.value()].1).collect();
+        let inverse_bind_matrices = match skin.inverse_bind_matrices {
+            None => vec![Mat4::IDENTITY; joints.len()],
+            Some(a) => {
+                let (m, _) = data.floats(a.value(), &[Type::Mat4])?;
+                if m.len() / 16 < joints.len() {
+                    return Err(invalid(
+                        format!("skins[{k}]"),
+                        format!("{} inverse bind matrices for {} joints", m.len() / 16, joints.len()),
+                    ));
+                }
+                let mats: Vec<Mat4> = m.chunks_exact(16).take(joints.len()).map(Mat4::from_cols_slice).collect();
+                if mats.iter().any(|m| !m.is_finite()) {
+                    return Err(invalid(format!("accessors[{}]", a.value()), "holds a non-finite matrix"));
+                }
+                mats
+            }
+        };
+        let name = skin.name.clone().unwrap_or_default();
+        skeletons[s].skins.push(Skin { name, joints, inverse_bind_matrices, source: Some(k as u32) });
+    }
+    attach(root, parents, &locals, &bone_of, &mut skeletons);
+    let clips = clips(root, json, pointers, &bone_of, &skeletons, data)?;
+    Ok((Model { skeletons, clips }, warnings))
+}
+
+fn node_locals(root: &Root, warnings: &mut Vec<String>) -> Result<Vec<Transform>, ErrorKind> {
+    let mut out = Vec::with_capacity(root.nodes.len());
+    for (i, n) in root.nodes.iter().enumerate() {
+        let t = if let Some(m) = n.matrix {
+            let mat = Mat4::from_cols_array(&m);
+            let t = Transform::from_mat4(&mat);
+            if mat.is_finite() && !t.to_mat4().abs_diff_eq(mat, 1e-4 * mat.abs().to_cols_array().iter().fold(1.0, |a: f32, b| a.max(*b))) {
+                warnings.push(format!("matrix_shear: nodes[{i}]: matrix has shear, which is dropped"));
+            }
+            t
+        } else {
+            Transform {
+                translation: n.translation.map_or(Vec3::ZERO, Vec3::from),
+                rotation: n.rotation.map_or(Quat::IDENTITY, |q| Quat::from_array(q.0)),
+                scale: n.scale.map_or(Vec3::ONE, Vec3::from),
+            }
+        };
+        if !(t.translation.is_finite() && t.rotation.is_finite() && t.scale.is_finite()) {
+            return Err(invalid(format!("nodes[{i}]"), "transform is not finite"));
+        }
+        if (t.rotation.length() - 1.0).abs() > 1e-2 {
+            return Err(invalid(format!("nodes[{i}]"), "rotation is not a unit quaternion"));
+        }
+        out.push(t);
+    }
+    Ok(out)
+}
+
+fn depth(parents: &[Option<usize>], mut n: usize) -> usize {
+    let mut d = 0;
+    while let Some(p) = parents[n] {
+        n = p;
+        d += 1;
+    }
+    d
+}
+
+fn lca(parents: &[Option<usize>], a: usize, b: usize) -> Option<usize> {
+    let (mut a, mut b) = (a, b);
+    let (mut da, mut db) = (depth(parents, a), depth(parents, b));
+    while da > db {
+        a = parents[a]?;
+        da -= 1;
+    }
+    while db > da {
+        b = parents[b]?;
+        db -= 1;
+    }
+    while a != b {
+        a = parents[a]?;
+        b = parents[b]?;
+    }
+    Some(a)
+}
+
+fn find(uf: &mut [usize], mut x: usize) -> usize {
+    while uf[x] != x {
+        uf[x] = uf[uf[x]];
+        x = uf[x];
+    }
+    x
+}
+
+/// Seed nodes for files without skins: VRM humanoid bones, else nodes with TRS channels.
+fn skinless_seeds(root: &Root, json: &Value) -> Vec<Vec<usize>> {
+    let mut seeds = Vec::new();
+    for ptr in ["/extensions/VRMC_vrm/humanoid/humanBones", "/extensions/VRMC_vrm_animation/humanoid/humanBones"] {
+        if let Some(bones) = json.pointer(ptr).and_then(Value::as_object) {
+            seeds.extend(bones.values().filter_map(|b| b.get("node").and_then(Value::as_u64)));
+        }
+    }
+    if let Some(bones) = json.pointer("/extensions/VRM/humanoid/humanBones").and_then(Value::as_array) {
+        seeds.extend(bones.iter().filter_map(|b| b.get("node").and_then(Value::as_u64)));
+    }
+    let mut seeds: Vec<usize> = seeds.into_iter().map(|n| n as usize).filter(|&n| n < root.nodes.len()).collect();
+    if seeds.is_empty() {
+        for anim in &root.animations {
+            for ch in &anim.channels {
+                if matches!(ch.target.path, Checked::Valid(Property::Translation | Property::Rotation | Property::Scale)) {
+                    seeds.push(ch.target.node.value());
+                }
+            }
+        }
+    }
+    seeds.sort_unstable();
+    seeds.dedup();
+    if seeds.is_empty() {
+        vec![]
+    } else {
+        vec![seeds]
+    }
+}
+
+fn is_empty_node(root: &Root, n: usize) -> bool {
+    let node = &root.nodes[n];
+    node.mesh.is_none() && node.camera.is_none() && node.skin.is_none() && node.extensions.is_none()
+}
+
+/// The node sets of the skeletons, each in bone order (parents first), sorted by first node.
+fn skeleton_nodes(root: &Root, json: &Value, parents: &[Option<usize>]) -> Vec<Vec<usize>> {
+    let n = root.nodes.len();
+    let sets: Vec<Vec<usize>> = if root.skins.iter().any(|s| !s.joints.is_empty()) {
+        root.skins.iter().map(|s| s.joints.iter().map(|j| j.value()).collect()).collect()
+    } else {
+        skinless_seeds(root, json)
+    };
+    let mut marked = vec![false; n];
+    let mut uf: Vec<usize> = (0..n).collect();
+    for set in sets.iter().filter(|s| !s.is_empty()) {
+        let top = set.iter().skip(1).try_fold(set[0], |a, &b| lca(parents, a, b));
+        for &j in set {
+            let mut at = Some(j);
+            while let Some(i) = at {
+                marked[i] = true;
+                if Some(i) == top {
+                    break;
+                }
+                at = parents[i];
+            }
+            let (a, b) = (find(&mut uf, j), find(&mut uf, set[0]));
+            uf[a] = b;
+        }
+    }
+    // Empty nodes below marked nodes (helpers, end sites) are bones too.
+    for i in 0..n {
+        if marked[i] {
+            let mut stack: Vec<usize> = root.nodes[i].children.iter().flatten().map(|c| c.value()).collect();
+            while let Some(c) = stack.pop() {
+                if !marked[c] && is_empty_node(root, c) {
+                    marked[c] = true;
+                    stack.extend(root.nodes[c].children.iter().flatten().map(|c| c.value()));
+                }
+            }
+        }
+    }
+    for i in 0..n {
+        if let Some(p) = parents[i] {
+            if marked[i] && marked[p] {
+                let (a, b) = (find(&mut uf, i), find(&mut uf, p));
+                uf[a] = b;
+            }
+        }
+    }
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut group_of: HashMap<usize, usize> = HashMap::new();
+    // Roots in node order, then a depth-first walk in child order: parents before children.
+    for r in (0..n).filter(|&i| marked[i] && parents[i].is_none_or(|p| !marked[p])) {
+        let g = find(&mut uf, r);
+        let k = *group_of.entry(g).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        let mut stack = vec![r];
+        while let Some(i) = stack.pop() {
+            groups[k].push(i);
+            let kids = root.nodes[i].children.iter().flatten().map(|c| c.value()).filter(|&c| marked[c]);
+            let kids: Vec<usize> = kids.collect();
+            stack.extend(kids.into_iter().rev());
+        }
+    }
+    groups
+}
+
+fn node_world(parents: &[Option<usize>], locals: &[Transform], n: usize) -> (Mat4, Vec<u32>) {
+    let mut path = vec![n];
+    let mut at = n;
+    while let Some(p) = parents[at] {
+        path.push(p);
+        at = p;
+    }
+    path.reverse();
+    let m = path.iter().fold(Mat4::IDENTITY, |m, &i| m * locals[i].to_mat4());
+    (m, path.into_iter().map(|i| i as u32).collect())
+}
+
+fn build_skeleton(
+    root: &Root,
+    parents: &[Option<usize>],
+    locals: &[Transform],
+    nodes: &[usize],
+    index: usize,
+    bone_of: &mut HashMap<usize, (usize, BoneId)>,
+) -> Result<Skeleton, ErrorKind> {
+    let joints: std::collections::HashSet<usize> =
+        root.skins.iter().flat_map(|s| s.joints.iter().map(|j| j.value())).collect();
+    let mut bones = Vec::with_capacity(nodes.len());
+    for (b, &n) in nodes.iter().enumerate() {
+        bone_of.insert(n, (index, BoneId(b as u32)));
+        let parent = parents[n].and_then(|p| bone_of.get(&p)).map(|&(_, id)| id);
+        let name = root.nodes[n].name.clone().unwrap_or_else(|| format!("node{n}"));
+        bones.push(Bone { name, parent, rest: locals[n], is_joint: joints.contains(&n), node: Some(n as u32) });
+    }
+    let roots: Vec<usize> = nodes.iter().copied().filter(|&n| parents[n].is_none_or(|p| !bone_of.contains_key(&p))).collect();
+    let (base, base_nodes, name) = match (roots.as_slice(), roots.first().and_then(|&r| parents[r])) {
+        ([_], Some(p)) => {
+            let (m, path) = node_world(parents, locals, p);
+            (m, path, root.nodes[p].name.clone())
+        }
+        _ => (Mat4::IDENTITY, Vec::new(), None),
+    };
+    if !base.is_finite() {
+        return Err(invalid(format!("nodes[{}]", base_nodes.last().unwrap_or(&0)), "world transform is not finite"));
+    }
+    let name = name.unwrap_or_else(|| format!("skeleton {index}"));
+    Ok(Skeleton { name, bones, skins: Vec::new(), attachments: Vec::new(), base, base_nodes })
+}
+
+fn attach(
+    root: &Root,
+    parents: &[Option<usize>],
+    locals: &[Transform],
+    bone_of: &HashMap<usize, (usize, BoneId)>,
+    skeletons: &mut [Skeleton],
+) {
+    for (n, node) in root.nodes.iter().enumerate() {
+        if bone_of.contains_key(&n) {
+            continue;
+        }
+        if let Some(&(s, parent)) = parents[n].and_then(|p| bone_of.get(&p)) {
+            let name = node.name.clone().unwrap_or_else(|| format!("node{n}"));
+            skeletons[s].attachments.push(Attachment { name, parent, transform: locals[n], node: Some(n as u32) });
+        }
+    }
+}
+
+fn interpolation(root: &Root, a: usize, s: usize) -> Result<Interpolation, ErrorKind> {
+    match root.animations[a].samplers[s].interpolation {
+        Checked::Valid(GInterp::Linear) => Ok(Interpolation::Linear),
+        Checked::Valid(GInterp::Step) => Ok(Interpolation::Step),
+        Checked::Valid(GInterp::CubicSpline) => Ok(Interpolation::CubicSpline),
+        Checked::Invalid => Err(invalid(format!("animations[{a}].samplers[{s}]"), "unknown interpolation")),
+    }
+}
+
+/// Reads a sampler's key times and values, checking their counts and that they are finite.
+fn sampler(root: &Root, data: &mut Data, a: usize, s: usize, ty: &[Type]) -> Result<(Interpolation, Vec<f32>, Vec<f32>, usize), ErrorKind> {
+    let at = format!("animations[{a}].samplers[{s}]");
+    let smp = &root.animations[a].samplers[s];
+    let interp = interpolation(root, a, s)?;
+    let (times, _) = data.floats(smp.input.value(), &[Type::Scalar])?;
+    if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) {
+        return Err(invalid(&at, "key times are not finite and increasing"));
+    }
+    let (values, n) = data.floats(smp.output.value(), ty)?;
+    let per_key = if interp == Interpolation::CubicSpline { 3 } else { 1 };
+    if times.is_empty() || values.len() / n != times.len() * per_key {
+        return Err(invalid(&at, format!("{} output values for {} keys", values.len() / n, times.len())));
+    }
+    if values.iter().any(|v| !v.is_finite()) {
+        return Err(invalid(&at, "output holds non-finite values"));
+    }
+    Ok((interp, times, values, n))
+}
+
+fn clips(
+    root: &Root,
+    json: &Value,
+    pointers: &[(usize, usize)],
+    bone_of: &HashMap<usize, (usize, BoneId)>,
+    skeletons: &[Skeleton],
+    data: &mut Data,
+) -> Result<Vec<Clip>, ErrorKind> {
+    let mut out = Vec::new();
+    for (a, anim) in root.animations.iter().enumerate() {
+        let name = anim.name.clone().unwrap_or_else(|| format!("animation{a}"));
+        let mut per_skeleton: Vec<Option<Clip>> = vec![None; skeletons.len()];
+        let mut opaque = Vec::new();
+        // Channel indices in the original JSON: the typed list skips pointer channels.
+        let original: Vec<usize> = {
+            let total = anim.channels.len() + pointers.iter().filter(|p| p.0 == a).count();
+            (0..total).filter(|c| !pointers.contains(&(a, *c))).collect()
+        };
+        for &(pa, pc) in pointers.iter().filter(|p| p.0 == a) {
+            let ch = &json["animations"][pa]["channels"][pc];
+            let pointer = ch
+                .pointer("/target/extensions/KHR_animation_pointer/pointer")
+                .and_then(Value::as_str)
+                .unwrap_or("(no target node)")
+                .to_string();
+            let duration = channel_duration(json, root, data, pa, ch)?;
+            opaque.push(OpaqueTrack { kind: OpaqueKind::Pointer { pointer }, channel: pc as u32, duration });
+        }
+        for (c, ch) in anim.channels.iter().enumerate() {
+            let s = ch.sampler.value();
+            let node = ch.target.node.value();
+            let channel = original[c] as u32;
+            let path = match ch.target.path {
+                Checked::Valid(p) => p,
+                Checked::Invalid => return Err(invalid(format!("animations[{a}].channels[{}]", channel), "unknown target path")),
+            };
+            let bone = bone_of.get(&node).copied();
+            let clip = bone.map(|(sk, _)| {
+                per_skeleton[sk].get_or_insert_with(|| Clip {
+                    name: name.clone(),
+                    skeleton: sk,
+                    tracks: vec![BoneTracks::default(); skeletons[sk].bones.len()],
+                    opaque: Vec::new(),
+                    source: Some(a as u32),
+                })
+            });
+            let placed = match (clip, bone, path) {
+                (Some(clip), Some((_, b)), Property::Translation | Property::Rotation | Property::Scale) => {
+                    put_track(root, data, a, s, &mut clip.tracks[b.index()], path)?
+                }
+                _ => false,
+            };
+            if !placed {
+                let input = root.animations[a].samplers[s].input.value();
+                let (times, _) = data.floats(input, &[Type::Scalar])?;
+                let duration = times.last().copied().unwrap_or(0.0);
+                let kind = match path {
+                    Property::MorphTargetWeights => OpaqueKind::Weights { node: node as u32 },
+                    p => OpaqueKind::NodeTransform { node: node as u32, path: property_name(p).into() },
+                };
+                opaque.push(OpaqueTrack { kind, channel, duration });
+            }
+        }
+        opaque.sort_by_key(|o| o.channel);
+        let mut made: Vec<Clip> = per_skeleton.into_iter().flatten().collect();
+        if made.is_empty() && !skeletons.is_empty() {
+            made.push(Clip { name: name.clone(), skeleton: 0, tracks: vec![BoneTracks::default(); skeletons[0].bones.len()], opaque: Vec::new(), source: Some(a as u32) });
+        }
+        if let Some(first) = made.first_mut() {
+            first.opaque = opaque;
+        }
+        out.extend(made);
+    }
+    Ok(out)
+}
+
+fn channel_duration(json: &Value, root: &Root, data: &mut Data, a: usize, ch: &Value) -> Result<f32, ErrorKind> {
+    let s = ch.get("sampler").and_then(Value::as_u64).unwrap_or(u64::MAX) as usize;
+    let input = json.pointer(&format!("/animations/{a}/samplers/{s}/input")).and_then(Value::as_u64);
+    let input = input.filter(|&i| (i as usize) < root.accessors.len()).ok_or_else(|| {
+        invalid(format!("animations[{a}]"), "a pointer channel names a missing sampler or accessor")
+    })?;
+    let (times, _) = data.floats(input as usize, &[Type::Scalar])?;
+    Ok(times.last().copied().unwrap_or(0.0))
+}
+
+fn property_name(p: Property) -> &'static str {
+    match p {
+        Property::Translation => "translation",
+        Property::Rotation => "rotation",
+        Property::Scale => "scale",
+        Property::MorphTargetWeights => "weights",
+    }
+}
+
+/// Puts a TRS track on a bone; returns false if the bone already has that channel (the second
+/// channel is then carried through as opaque).
+fn put_track(root: &Root, data: &mut Data, a: usize, s: usize, tracks: &mut BoneTracks, path: Property) -> Result<bool, ErrorKind> {
+    let taken = match path {
+        Property::Translation => tracks.translation.is_some(),
+        Property::Rotation => tracks.rotation.is_some(),
+        _ => tracks.scale.is_some(),
+    };
+    if taken {
+        return Ok(false);
+    }
+    let ty: &[Type] = if path == Property::Rotation { &[Type::Vec4] } else { &[Type::Vec3] };
+    let (interpolation, times, values, _) = sampler(root, data, a, s, ty)?;
+    match path {
+        Property::Rotation => {
+            let values = values.chunks_exact(4).map(|q| Quat::from_xyzw(q[0], q[1], q[2], q[3])).collect();
+            tracks.rotation = Some(Track { interpolation, times, values });
+        }
+        _ => {
+            let values: Vec<Vec3> = values.chunks_exact(3).map(Vec3::from_slice).collect();
+            let track = Some(Track { interpolation, times, values });
+            if path == Property::Translation {
+                tracks.translation = track;
+            } else {
+                tracks.scale = track;
+            }
+        }
+    }
+    Ok(true)
+}

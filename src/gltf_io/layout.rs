@@ -1,0 +1,231 @@
+//! Buffer layout on write: dropping accessors and buffer views that a patch left unused, and
+//! packing every buffer view into one buffer (4-byte aligned). Fallback buffers of
+//! `EXT_meshopt_compression` (which hold no data) are kept as they are.
+
+use super::buffers::{is_fallback, BufferData};
+use serde_json::Value;
+
+/// Which accessors and buffer views the document refers to.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Usage {
+    accessors: Vec<bool>,
+    views: Vec<bool>,
+}
+
+fn len_of(json: &Value, key: &str) -> usize {
+    json.get(key).and_then(Value::as_array).map_or(0, Vec::len)
+}
+
+fn each_array<'a>(json: &'a mut Value, key: &str) -> impl Iterator<Item = &'a mut Value> {
+    json.get_mut(key).and_then(Value::as_array_mut).into_iter().flatten()
+}
+
+fn each_value<'a>(v: Option<&'a mut Value>) -> impl Iterator<Item = &'a mut Value> {
+    v.and_then(Value::as_object_mut).into_iter().flat_map(|o| o.values_mut())
+}
+
+/// Calls `f` on every JSON value that holds an accessor index.
+fn visit_accessor_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
+    for mesh in each_array(json, "meshes") {
+        for prim in each_array(mesh, "primitives") {
+            each_value(prim.get_mut("attributes")).for_each(&mut *f);
+            if let Some(i) = prim.get_mut("indices") {
+                f(i);
+            }
+            for target in each_array(prim, "targets") {
+                each_value(Some(target)).for_each(&mut *f);
+            }
+        }
+    }
+    for skin in each_array(json, "skins") {
+        if let Some(i) = skin.get_mut("inverseBindMatrices") {
+            f(i);
+        }
+    }
+    for anim in each_array(json, "animations") {
+        for s in each_array(anim, "samplers") {
+            for key in ["input", "output"] {
+                if let Some(i) = s.get_mut(key) {
+                    f(i);
+                }
+            }
+        }
+    }
+    for node in each_array(json, "nodes") {
+        each_value(node.pointer_mut("/extensions/EXT_mesh_gpu_instancing/attributes")).for_each(&mut *f);
+    }
+}
+
+/// Calls `f` on every JSON value that holds a buffer view index: accessors (and their sparse
+/// parts), images, and any `bufferView` key inside an `extensions` object (Draco and others).
+fn visit_view_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
+    for acc in each_array(json, "accessors") {
+        for ptr in ["/bufferView", "/sparse/indices/bufferView", "/sparse/values/bufferView"] {
+            if let Some(v) = acc.pointer_mut(ptr) {
+                f(v);
+            }
+        }
+    }
+    for img in each_array(json, "images") {
+        if let Some(v) = img.get_mut("bufferView") {
+            f(v);
+        }
+    }
+    visit_extension_views(json, false, f);
+}
+
+fn visit_extension_views(v: &mut Value, inside: bool, f: &mut dyn FnMut(&mut Value)) {
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map.iter_mut() {
+                if inside && k == "bufferView" {
+                    f(child);
+                } else {
+                    visit_extension_views(child, inside || k == "extensions", f);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|c| visit_extension_views(c, inside, f)),
+        _ => {}
+    }
+}
+
+fn mark(len: usize, json: &mut Value, visit: fn(&mut Value, &mut dyn FnMut(&mut Value))) -> Vec<bool> {
+    let mut used = vec![false; len];
+    visit(json, &mut |v| {
+        if let Some(slot) = v.as_u64().and_then(|i| used.get_mut(i as usize)) {
+            *slot = true;
+        }
+    });
+    used
+}
+
+impl Usage {
+    pub fn of(json: &Value) -> Usage {
+        let mut copy = json.clone();
+        Usage {
+            accessors: mark(len_of(json, "accessors"), &mut copy, visit_accessor_refs),
+            views: mark(len_of(json, "bufferViews"), &mut copy, visit_view_refs),
+        }
+    }
+}
+
+/// Removes the items of `json[key]` for which `drop` is true and renumbers references.
+fn remove_items(json: &mut Value, key: &str, drop: &[bool], visit: fn(&mut Value, &mut dyn FnMut(&mut Value))) {
+    if !drop.contains(&true) {
+        return;
+    }
+    let mut new_index = vec![None; drop.len()];
+    let mut next = 0u64;
+    for (i, d) in drop.iter().enumerate() {
+        if !d {
+            new_index[i] = Some(next);
+            next += 1;
+        }
+    }
+    if let Some(items) = json.get_mut(key).and_then(Value::as_array_mut) {
+        let mut i = 0;
+        items.retain(|_| {
+            i += 1;
+            !drop[i - 1]
+        });
+    }
+    visit(json, &mut |v| {
+        if let Some(Some(n)) = v.as_u64().and_then(|i| new_index.get(i as usize)) {
+            *v = (*n).into();
+        }
+    });
+}
+
+/// Drops accessors, then buffer views, that were used before the patch and are not any more.
+/// Things the input already left unused are kept: skelnorm removes only what it orphaned.
+pub(crate) fn collect_garbage(json: &mut Value, _buffers: &mut [BufferData], before: &Usage) {
+    let now = Usage::of(json);
+    let drop: Vec<bool> = (0..now.accessors.len())
+        .map(|i| !now.accessors[i] && before.accessors.get(i).copied().unwrap_or(true))
+        .collect();
+    remove_items(json, "accessors", &drop, visit_accessor_refs);
+    let now = Usage::of(json);
+    let drop: Vec<bool> =
+        (0..now.views.len()).map(|i| !now.views[i] && before.views.get(i).copied().unwrap_or(true)).collect();
+    remove_items(json, "bufferViews", &drop, visit_view_refs);
+}
+
+fn append_aligned(out: &mut Vec<u8>, bytes: &[u8]) -> usize {
+    out.resize(out.len().next_multiple_of(4), 0);
+    let at = out.len();
+    out.extend_from_slice(bytes);
+    at
+}
+
+fn set_offset(obj: &mut Value, key: &str, at: usize) {
+    if let Some(o) = obj.as_object_mut() {
+        if at == 0 {
+            o.remove(key);
+        } else {
+            o.insert(key.into(), at.into());
+        }
+    }
+}
+
+/// Moves every buffer view into one new buffer (index 0) and returns its bytes. Buffers that hold
+/// no data (meshopt fallbacks) follow it unchanged. `bin_uri` names the new buffer's file; `None`
+/// leaves it without a URI (the GLB binary chunk).
+pub(crate) fn pack(json: &mut Value, buffers: &[BufferData], bin_uri: Option<&str>) -> Vec<u8> {
+    let old: Vec<Value> = json.get("buffers").and_then(Value::as_array).cloned().unwrap_or_default();
+    // New index of each data-less buffer: after the merged one.
+    let mut new_index = vec![0u64; old.len()];
+    let mut kept = Vec::new();
+    for (i, b) in old.iter().enumerate() {
+        if buffers.get(i).is_none_or(Option::is_none) {
+            kept.push(b.clone());
+            new_index[i] = kept.len() as u64; // merged buffer is 0
+        }
+    }
+    let mut out = Vec::new();
+    let mut any_data = false;
+    let mut relocate = |obj: &mut Value, out: &mut Vec<u8>| {
+        let num = |k: &str| obj.get(k).and_then(Value::as_u64);
+        let (Some(b), Some(len)) = (num("buffer"), num("byteLength")) else { return };
+        let off = num("byteOffset").unwrap_or(0) as usize;
+        match buffers.get(b as usize) {
+            Some(Some(data)) => {
+                let at = append_aligned(out, &data[off..off + len as usize]);
+                obj["buffer"] = 0.into();
+                set_offset(obj, "byteOffset", at);
+                any_data = true;
+            }
+            _ => obj["buffer"] = new_index.get(b as usize).copied().unwrap_or(b).into(),
+        }
+    };
+    for view in each_array(json, "bufferViews") {
+        relocate(view, &mut out);
+        if let Some(ext) = view.pointer_mut("/extensions/EXT_meshopt_compression") {
+            relocate(ext, &mut out);
+        }
+    }
+    if !any_data {
+        if !kept.is_empty() || json.get("buffers").is_some() {
+            json["buffers"] = Value::Array(kept);
+        }
+        return Vec::new();
+    }
+    if out.is_empty() {
+        out.resize(4, 0);
+    }
+    out.resize(out.len().next_multiple_of(4), 0);
+    let mut merged = old
+        .iter()
+        .enumerate()
+        .find(|(i, b)| buffers.get(*i).is_some_and(Option::is_some) && !is_fallback(b))
+        .map_or_else(|| serde_json::json!({}), |(_, b)| b.clone());
+    let m = merged.as_object_mut().expect("buffer is an object");
+    m.insert("byteLength".into(), out.len().into());
+    match bin_uri {
+        Some(uri) => m.insert("uri".into(), uri.into()),
+        None => m.remove("uri"),
+    };
+    kept.insert(0, merged);
+    json["buffers"] = Value::Array(kept);
+    out
+}

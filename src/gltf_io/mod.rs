@@ -1,0 +1,166 @@
+//! glTF, GLB, VRM and VRMA files ↔ the [`model`](crate::model).
+//!
+//! The only module that knows glTF. [`read`] parses a file into a [`Document`]: the model
+//! (skeletons, skins, clips) plus the original JSON and buffers. Stages change `document.model`;
+//! [`Document::write`] patches the original JSON where the model changed (node transforms and
+//! names, inverse bind matrices, animation samplers) and keeps everything else as it was: meshes,
+//! materials, textures, extensions (VRM), extras and node indices. Imports only `model`.
+
+mod accessor;
+mod buffers;
+mod container;
+mod error;
+mod extract;
+mod layout;
+mod patch;
+mod read;
+
+pub use buffers::Resources;
+pub use container::Format;
+pub use error::{Error, ErrorKind};
+
+use crate::model::Model;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Largest input file skelnorm reads (2 GiB).
+pub const MAX_INPUT_BYTES: u64 = 2 << 30;
+
+/// A parsed glTF document: the model plus what is needed to write the file back losslessly.
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// The file it was read from (used in error messages).
+    pub path: PathBuf,
+    /// The container it came in.
+    pub format: Format,
+    /// Skeletons and clips; stages change these.
+    pub model: Model,
+    /// Things worth telling the user that did not stop the read (codes and messages).
+    pub warnings: Vec<String>,
+    json: Value,
+    buffers: Vec<Option<Vec<u8>>>,
+    original: Model,
+}
+
+/// Reads a `.gltf`, `.glb`, `.vrm` or `.vrma` file. Never writes; refuses URIs that leave the
+/// file's folder.
+pub fn read(path: &Path) -> Result<Document, Error> {
+    let fail = |kind| Error { file: path.to_path_buf(), kind };
+    let meta = std::fs::metadata(path).map_err(|e| fail(ErrorKind::Io(e)))?;
+    if meta.is_dir() {
+        return Err(fail(ErrorKind::NotGltf("it is a folder".into())));
+    }
+    if meta.len() > MAX_INPUT_BYTES {
+        return Err(fail(ErrorKind::NotGltf(format!("{} bytes is over the 2 GiB limit", meta.len()))));
+    }
+    let bytes = std::fs::read(path).map_err(|e| fail(ErrorKind::Io(e)))?;
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
+    read_bytes(&bytes, path, &Resources::Folder(dir))
+}
+
+/// Parses a document from bytes; `path` only names it in errors. External URIs resolve through
+/// `resources`.
+pub fn read_bytes(bytes: &[u8], path: &Path, resources: &Resources) -> Result<Document, Error> {
+    read::parse(bytes, resources).map_err(|kind| Error { file: path.to_path_buf(), kind }).map(
+        |(format, json, buffers, model, warnings)| Document {
+            path: path.to_path_buf(),
+            format,
+            original: model.clone(),
+            model,
+            warnings,
+            json,
+            buffers,
+        },
+    )
+}
+
+impl Document {
+    /// The document's JSON as it was read (image files embedded), before any patching.
+    pub fn json(&self) -> &Value {
+        &self.json
+    }
+
+    /// Builds the output: the patched JSON and the single binary buffer it refers to.
+    /// `bin_uri` is the URI to give that buffer (`None` for GLB, whose BIN chunk needs none).
+    pub fn to_parts(&self, bin_uri: Option<&str>) -> Result<(Value, Vec<u8>), Error> {
+        let fail = |kind| Error { file: self.path.clone(), kind };
+        let mut json = self.json.clone();
+        let mut buffers = self.buffers.clone();
+        let used_before = layout::Usage::of(&json);
+        patch::apply(&mut json, &mut buffers, &self.original, &self.model).map_err(fail)?;
+        layout::collect_garbage(&mut json, &mut buffers, &used_before);
+        let bin = layout::pack(&mut json, &buffers, bin_uri);
+        Ok((json, bin))
+    }
+
+    /// Writes the document to `out` (`.gltf` writes a `.bin` beside it; `.glb`, `.vrm`, `.vrma`
+    /// are binary). Writes temporary files in the destination folder and renames them, so a
+    /// failed write leaves no partial output. Refuses to overwrite the file it was read from.
+    pub fn write(&self, out: &Path) -> Result<(), Error> {
+        let fail = |kind| Error { file: out.to_path_buf(), kind };
+        let format = Format::for_path(out).ok_or_else(|| {
+            fail(ErrorKind::Write("the output must end in .gltf, .glb, .vrm or .vrma".into()))
+        })?;
+        if same_file(&self.path, out) {
+            return Err(fail(ErrorKind::Write("the output is the input file; inputs are never overwritten".into())));
+        }
+        let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        match format {
+            Format::Glb => {
+                let (json, bin) = self.to_parts(None)?;
+                let text = serde_json::to_vec(&json).map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
+                let bytes = container::join_glb(&text, (!bin.is_empty()).then_some(&bin[..]));
+                write_atomic(dir, out, &bytes).map_err(|e| fail(ErrorKind::Io(e)))
+            }
+            Format::Gltf => {
+                let stem = out.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
+                let bin_name = format!("{stem}.bin");
+                let uri = percent_encoding::utf8_percent_encode(&bin_name, percent_encoding::NON_ALPHANUMERIC)
+                    .to_string()
+                    .replace("%2E", ".")
+                    .replace("%2D", "-")
+                    .replace("%5F", "_");
+                let (json, bin) = self.to_parts(Some(&uri))?;
+                let text = serde_json::to_vec_pretty(&json).map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
+                if !bin.is_empty() {
+                    let bin_path = dir.join(&bin_name);
+                    if same_file(&self.path, &bin_path) || self.is_input_resource(&bin_path) {
+                        return Err(fail(ErrorKind::Write(format!(
+                            "`{}` would overwrite an input file",
+                            bin_path.display()
+                        ))));
+                    }
+                    write_atomic(dir, &bin_path, &bin).map_err(|e| fail(ErrorKind::Io(e)))?;
+                }
+                write_atomic(dir, out, &text).map_err(|e| fail(ErrorKind::Io(e)))
+            }
+        }
+    }
+
+    fn is_input_resource(&self, candidate: &Path) -> bool {
+        let Some(dir) = self.path.parent() else { return false };
+        self.json["buffers"].as_array().into_iter().flatten().filter_map(|b| b["uri"].as_str()).any(|uri| {
+            !uri.starts_with("data:")
+                && percent_encoding::percent_decode_str(uri)
+                    .decode_utf8()
+                    .is_ok_and(|u| same_file(&dir.join(u.as_ref()), candidate))
+        })
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+fn write_atomic(dir: &Path, out: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut tmp = tempfile::Builder::new().prefix(".skelnorm-").suffix(".tmp").tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(out).map_err(|e| e.error)?;
+    Ok(())
+}

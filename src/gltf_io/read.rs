@@ -1,0 +1,150 @@
+//! Parsing: container → JSON → checked structure → model. Every index, range and count is
+//! checked before it is used, so damaged or hostile files give errors, never panics.
+
+use super::accessor::Data;
+use super::buffers::{self, BufferData, Resources};
+use super::container::{self, Format};
+use super::error::{invalid, ErrorKind};
+use super::extract;
+use crate::model::Model;
+use gltf::json::validation::{Error as VError, Validate};
+use gltf::json::Root;
+use serde_json::Value;
+
+/// What parsing yields: the container, JSON, buffers, model and warnings.
+pub(crate) type Parsed = (Format, Value, Vec<BufferData>, Model, Vec<String>);
+
+pub(crate) fn parse(bytes: &[u8], res: &Resources) -> Result<Parsed, ErrorKind> {
+    let split = container::split(bytes)?;
+    let mut json: Value = serde_json::from_slice(split.json).map_err(|e| ErrorKind::Json(e.to_string()))?;
+    if !json.is_object() {
+        return Err(ErrorKind::Json("the document is not a JSON object".into()));
+    }
+    check_version(&json)?;
+    let mut buffers = buffers::load_buffers(&json, split.bin, res)?;
+    buffers::embed_images(&mut json, &mut buffers, res)?;
+    let (root, pointers) = typed(&json)?;
+    check_structure(&root, &json, &buffers)?;
+    let parents = parents(&root)?;
+    let mut data = Data::new(&root, &buffers);
+    let (model, warnings) = extract::model(&root, &json, &parents, &pointers, &mut data)?;
+    Ok((split.format, json, buffers, model, warnings))
+}
+
+fn check_version(json: &Value) -> Result<(), ErrorKind> {
+    let version = json.pointer("/asset/version").and_then(Value::as_str);
+    match version {
+        Some(v) if v.starts_with("2.") => Ok(()),
+        Some(v) => Err(invalid("asset.version", format!("glTF {v} is not supported (only 2.x)"))),
+        None => Err(invalid("asset.version", "is missing")),
+    }
+}
+
+/// Deserializes the typed document. Channels without a target node (`KHR_animation_pointer`)
+/// are set aside first, since the typed model requires a node; their (animation, channel)
+/// indices are returned.
+fn typed(json: &Value) -> Result<(Root, Vec<(usize, usize)>), ErrorKind> {
+    let mut copy = json.clone();
+    let mut pointers = Vec::new();
+    if let Some(anims) = copy.get_mut("animations").and_then(Value::as_array_mut) {
+        for (a, anim) in anims.iter_mut().enumerate() {
+            if let Some(channels) = anim.get_mut("channels").and_then(Value::as_array_mut) {
+                let mut c = 0;
+                channels.retain(|ch| {
+                    let keep = ch.pointer("/target/node").is_some();
+                    if !keep {
+                        pointers.push((a, c));
+                    }
+                    c += 1;
+                    keep
+                });
+            }
+        }
+    }
+    let root: Root = serde_json::from_value(copy).map_err(|e| ErrorKind::Json(format!("not a glTF document: {e}")))?;
+    Ok((root, pointers))
+}
+
+/// Runs the `gltf` crate's structural validation (index ranges and the like), ignoring only
+/// extensions it does not know, then checks every buffer view's range.
+fn check_structure(root: &Root, json: &Value, buffers: &[BufferData]) -> Result<(), ErrorKind> {
+    let mut problems = Vec::new();
+    root.validate(root, gltf::json::Path::new, &mut |path: &dyn Fn() -> gltf::json::Path, e| {
+        if !matches!(e, VError::Unsupported) {
+            problems.push((path().to_string(), e));
+        }
+    });
+    if let Some((path, e)) = problems.into_iter().next() {
+        let what = match e {
+            VError::IndexOutOfBounds => "index out of range",
+            VError::Invalid => "invalid value",
+            VError::Missing => "required value missing",
+            VError::Oversize => "size exceeds the system's limits",
+            VError::Unsupported => "unsupported",
+        };
+        return Err(invalid(path, what));
+    }
+    for (i, view) in root.buffer_views.iter().enumerate() {
+        let at = format!("bufferViews[{i}]");
+        check_range(buffers, view.buffer.value() as u64, view.byte_offset.map_or(0, |o| o.0), view.byte_length.0, &at)?;
+        if let Some(ext) = json.pointer(&format!("/bufferViews/{i}/extensions/EXT_meshopt_compression")) {
+            let num = |k: &str| ext.get(k).and_then(Value::as_u64);
+            let b = num("buffer").ok_or_else(|| invalid(&at, "EXT_meshopt_compression has no buffer"))?;
+            let len = num("byteLength").ok_or_else(|| invalid(&at, "EXT_meshopt_compression has no byteLength"))?;
+            check_range(buffers, b, num("byteOffset").unwrap_or(0), len, &at)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_range(buffers: &[BufferData], b: u64, offset: u64, len: u64, at: &str) -> Result<(), ErrorKind> {
+    let data = buffers.get(b as usize).ok_or_else(|| invalid(at, format!("buffer {b} does not exist")))?;
+    if let Some(d) = data {
+        if offset.checked_add(len).is_none_or(|end| end > d.len() as u64) {
+            return Err(invalid(
+                at,
+                format!("reads past the end of buffer {b} ({offset} + {len} > {} bytes)", d.len()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The parent of every node; refuses a node with two parents and cycles.
+fn parents(root: &Root) -> Result<Vec<Option<usize>>, ErrorKind> {
+    let n = root.nodes.len();
+    let mut parent = vec![None; n];
+    for (i, node) in root.nodes.iter().enumerate() {
+        for c in node.children.iter().flatten() {
+            let c = c.value();
+            if c == i {
+                return Err(invalid(format!("nodes[{i}]"), "is its own child"));
+            }
+            if let Some(p) = parent[c] {
+                return Err(invalid(format!("nodes[{c}]"), format!("has two parents (nodes {p} and {i})")));
+            }
+            parent[c] = Some(i);
+        }
+    }
+    // 0 = not seen, 1 = on the current walk, 2 = known to reach a root.
+    let mut state = vec![0u8; n];
+    for start in 0..n {
+        let mut walk = Vec::new();
+        let mut at = Some(start);
+        while let Some(i) = at {
+            match state[i] {
+                2 => break,
+                1 => return Err(invalid(format!("nodes[{i}]"), "is part of a cycle of children")),
+                _ => {
+                    state[i] = 1;
+                    walk.push(i);
+                    at = parent[i];
+                }
+            }
+        }
+        for i in walk {
+            state[i] = 2;
+        }
+    }
+    Ok(parent)
+}

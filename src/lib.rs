@@ -1,0 +1,12 @@
+//! skelnorm normalizes humanoid skeletons in glTF, GLB, VRM and VRMA files so that animation
+//! clips can be shared across characters.
+//!
+//! The crate is a library with a thin command-line front end. Files are read by [`gltf_io`] into
+//! the plain [`model`] (skeletons, skins and clips); stages work on the model; `gltf_io` writes
+//! the result back by patching the original document, so everything a stage did not touch
+//! (meshes, materials, extensions, extras) survives unchanged.
+#![deny(missing_docs)]
+
+pub mod gltf_io;
+pub mod inspect;
+pub mod model;

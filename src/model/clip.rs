@@ -1,0 +1,333 @@
+//! Clips: typed keyframe tracks per bone and channel, plus tracks the model does not interpret.
+
+use super::{Problem, Skeleton};
+use glam::{Quat, Vec3};
+use serde::Serialize;
+
+/// How values between keys are computed, as in glTF.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Interpolation {
+    /// Linear (spherical linear for rotations).
+    Linear,
+    /// Constant until the next key.
+    Step,
+    /// Cubic Hermite spline with per-key in and out tangents.
+    CubicSpline,
+}
+
+impl Interpolation {
+    /// The glTF name (`LINEAR`, `STEP`, `CUBICSPLINE`).
+    pub fn as_gltf(self) -> &'static str {
+        match self {
+            Interpolation::Linear => "LINEAR",
+            Interpolation::Step => "STEP",
+            Interpolation::CubicSpline => "CUBICSPLINE",
+        }
+    }
+}
+
+/// Values a track can hold: what sampling needs of them.
+pub trait TrackValue: Copy {
+    /// Interpolates linearly (spherically for rotations) from `a` to `b` at `t` in 0..=1.
+    fn lerp(a: Self, b: Self, t: f32) -> Self;
+    /// Hermite: `h00·a + h10·ta + h01·b + h11·tb`, already scaled by the key interval.
+    fn hermite(a: Self, ta: Self, b: Self, tb: Self, t: f32) -> Self;
+    /// Whether every component is finite.
+    fn finite(self) -> bool;
+    /// Multiplies every component by `s` (tangents are scaled by the key interval).
+    fn scale(self, s: f32) -> Self;
+}
+
+impl TrackValue for Vec3 {
+    fn lerp(a: Self, b: Self, t: f32) -> Self {
+        a.lerp(b, t)
+    }
+    fn hermite(a: Self, ta: Self, b: Self, tb: Self, t: f32) -> Self {
+        let [h00, h10, h01, h11] = hermite_basis(t);
+        a * h00 + ta * h10 + b * h01 + tb * h11
+    }
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+    fn scale(self, s: f32) -> Self {
+        self * s
+    }
+}
+
+impl TrackValue for Quat {
+    fn lerp(a: Self, b: Self, t: f32) -> Self {
+        a.slerp(b, t)
+    }
+    fn hermite(a: Self, ta: Self, b: Self, tb: Self, t: f32) -> Self {
+        let [h00, h10, h01, h11] = hermite_basis(t);
+        (a * h00 + ta * h10 + b * h01 + tb * h11).normalize()
+    }
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+    fn scale(self, s: f32) -> Self {
+        self * s
+    }
+}
+
+fn hermite_basis(t: f32) -> [f32; 4] {
+    let t2 = t * t;
+    let t3 = t2 * t;
+    [2.0 * t3 - 3.0 * t2 + 1.0, t3 - 2.0 * t2 + t, -2.0 * t3 + 3.0 * t2, t3 - t2]
+}
+
+/// Keyframes of one channel of one bone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Track<T> {
+    /// How to interpolate between keys.
+    pub interpolation: Interpolation,
+    /// Key times in seconds, non-decreasing.
+    pub times: Vec<f32>,
+    /// One value per key; for [`Interpolation::CubicSpline`] three per key: in-tangent, value,
+    /// out-tangent, as glTF stores them.
+    pub values: Vec<T>,
+}
+
+impl<T: TrackValue> Track<T> {
+    /// The value of key `k` (skipping tangents for cubic splines).
+    pub fn key(&self, k: usize) -> T {
+        match self.interpolation {
+            Interpolation::CubicSpline => self.values[3 * k + 1],
+            _ => self.values[k],
+        }
+    }
+
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+
+    /// Whether the track has no keys.
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+
+    /// Samples the track at `time` seconds, clamping outside the keyed range. Requires at least
+    /// one key (see [`Clip::validate`]).
+    pub fn sample(&self, time: f32) -> T {
+        let n = self.times.len();
+        if n == 1 || time <= self.times[0] {
+            return self.key(0);
+        }
+        if time >= self.times[n - 1] {
+            return self.key(n - 1);
+        }
+        // First key whose time is greater than `time`; 1..n by the checks above.
+        let next = self.times.partition_point(|&t| t <= time);
+        let prev = next - 1;
+        let dt = self.times[next] - self.times[prev];
+        let u = if dt > 0.0 { (time - self.times[prev]) / dt } else { 0.0 };
+        match self.interpolation {
+            Interpolation::Step => self.key(prev),
+            Interpolation::Linear => T::lerp(self.key(prev), self.key(next), u),
+            Interpolation::CubicSpline => {
+                let a = self.values[3 * prev + 1];
+                let out_a = self.values[3 * prev + 2].scale(dt);
+                let b = self.values[3 * next + 1];
+                let in_b = self.values[3 * next].scale(dt);
+                T::hermite(a, out_a, b, in_b, u)
+            }
+        }
+    }
+
+    fn check(&self, what: &str, out: &mut Vec<Problem>) {
+        let per_key = if self.interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+        if self.times.is_empty() {
+            out.push(Problem { rule: 2, message: format!("{what}: no keys") });
+        }
+        if self.values.len() != self.times.len() * per_key {
+            out.push(Problem {
+                rule: 2,
+                message: format!(
+                    "{what}: {} values for {} keys ({} per key)",
+                    self.values.len(),
+                    self.times.len(),
+                    per_key
+                ),
+            });
+        }
+        if self.times.iter().any(|t| !t.is_finite())
+            || self.times.windows(2).any(|w| w[1] < w[0])
+        {
+            out.push(Problem { rule: 3, message: format!("{what}: times not finite and ordered") });
+        }
+        if self.values.iter().any(|v| !v.finite()) {
+            out.push(Problem { rule: 4, message: format!("{what}: a value is not finite") });
+        }
+    }
+}
+
+/// The three channels of one bone in one clip; a missing channel holds the rest value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BoneTracks {
+    /// Translation keys (local to the parent, absolute, not offsets from the rest).
+    pub translation: Option<Track<Vec3>>,
+    /// Rotation keys.
+    pub rotation: Option<Track<Quat>>,
+    /// Scale keys.
+    pub scale: Option<Track<Vec3>>,
+}
+
+impl BoneTracks {
+    /// Whether no channel is animated.
+    pub fn is_empty(&self) -> bool {
+        self.translation.is_none() && self.rotation.is_none() && self.scale.is_none()
+    }
+}
+
+/// What an opaque track animates.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum OpaqueKind {
+    /// Morph-target weights of a node.
+    Weights {
+        /// The glTF node index.
+        node: u32,
+    },
+    /// A translation, rotation or scale channel of a node that is not a bone of this skeleton.
+    NodeTransform {
+        /// The glTF node index.
+        node: u32,
+        /// `translation`, `rotation` or `scale`.
+        path: String,
+    },
+    /// A `KHR_animation_pointer` channel (or another the model does not know).
+    Pointer {
+        /// The JSON pointer or target description.
+        pointer: String,
+    },
+}
+
+/// A channel the model carries through untouched (morph weights, pointer channels, other nodes).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OpaqueTrack {
+    /// What it animates.
+    #[serde(flatten)]
+    pub kind: OpaqueKind,
+    /// Index of the channel in the source animation: the handle the writer uses to keep it.
+    pub channel: u32,
+    /// Last key time, seconds.
+    pub duration: f32,
+}
+
+/// An animation clip of one skeleton.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clip {
+    /// Name; unnamed glTF animations get `animation<index>`.
+    pub name: String,
+    /// Index of the skeleton in the file whose bones the tracks animate.
+    pub skeleton: usize,
+    /// One entry per bone of the skeleton, indexed by `BoneId`.
+    pub tracks: Vec<BoneTracks>,
+    /// Channels the model does not interpret, carried through untouched.
+    pub opaque: Vec<OpaqueTrack>,
+    /// Index of the glTF animation this clip was read from, if any.
+    pub source: Option<u32>,
+}
+
+impl Clip {
+    /// Checks the rules of a valid clip for `skeleton` and returns every broken one.
+    ///
+    /// 1. There is one [`BoneTracks`] per bone of the skeleton.
+    /// 2. Every track has at least one key and one value per key (three for cubic splines).
+    /// 3. Key times are finite and non-decreasing.
+    /// 4. Every value is finite.
+    pub fn validate(&self, skeleton: &Skeleton) -> Vec<Problem> {
+        let mut out = Vec::new();
+        if self.tracks.len() != skeleton.bones.len() {
+            out.push(Problem {
+                rule: 1,
+                message: format!(
+                    "clip `{}`: {} bone tracks for {} bones",
+                    self.name,
+                    self.tracks.len(),
+                    skeleton.bones.len()
+                ),
+            });
+            return out;
+        }
+        for (bone, t) in skeleton.bones.iter().zip(&self.tracks) {
+            let what = |ch: &str| format!("clip `{}`, bone `{}`, {ch}", self.name, bone.name);
+            if let Some(tr) = &t.translation {
+                tr.check(&what("translation"), &mut out);
+            }
+            if let Some(tr) = &t.rotation {
+                tr.check(&what("rotation"), &mut out);
+            }
+            if let Some(tr) = &t.scale {
+                tr.check(&what("scale"), &mut out);
+            }
+        }
+        out
+    }
+
+    /// Last key time over every track, opaque ones included, in seconds.
+    pub fn duration(&self) -> f32 {
+        let mut d = self.opaque.iter().map(|o| o.duration).fold(0.0f32, f32::max);
+        for t in &self.tracks {
+            let last = |times: Option<&Vec<f32>>| times.and_then(|v| v.last().copied());
+            for end in [
+                last(t.translation.as_ref().map(|t| &t.times)),
+                last(t.rotation.as_ref().map(|t| &t.times)),
+                last(t.scale.as_ref().map(|t| &t.times)),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                d = d.max(end);
+            }
+        }
+        d
+    }
+
+    /// Number of bone channels that have tracks.
+    pub fn channel_count(&self) -> usize {
+        self.tracks
+            .iter()
+            .map(|t| {
+                t.translation.is_some() as usize + t.rotation.is_some() as usize + t.scale.is_some() as usize
+            })
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn track(interpolation: Interpolation, values: Vec<Vec3>) -> Track<Vec3> {
+        Track { interpolation, times: vec![0.0, 1.0], values }
+    }
+
+    #[test]
+    fn samples_the_three_interpolations() {
+        let lin = track(Interpolation::Linear, vec![Vec3::ZERO, Vec3::X]);
+        assert_eq!(lin.sample(0.25), Vec3::new(0.25, 0.0, 0.0));
+        assert_eq!(lin.sample(-1.0), Vec3::ZERO);
+        assert_eq!(lin.sample(5.0), Vec3::X);
+        let step = track(Interpolation::Step, vec![Vec3::ZERO, Vec3::X]);
+        assert_eq!(step.sample(0.99), Vec3::ZERO);
+        // Tangents of 1 unit/s on a line from 0 to 1 over 1 s: the spline is the line itself.
+        let cubic = track(
+            Interpolation::CubicSpline,
+            vec![Vec3::X, Vec3::ZERO, Vec3::X, Vec3::X, Vec3::X, Vec3::X],
+        );
+        assert!((cubic.sample(0.3) - Vec3::new(0.3, 0.0, 0.0)).length() < 1e-6);
+    }
+
+    #[test]
+    fn slerps_rotations() {
+        let q = Track {
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, 2.0],
+            values: vec![Quat::IDENTITY, Quat::from_rotation_y(1.0)],
+        };
+        assert!(q.sample(1.0).angle_between(Quat::from_rotation_y(0.5)) < 1e-5);
+    }
+}

@@ -1,0 +1,265 @@
+//! The plain in-memory model every stage works on: skeletons (flat bones, parents before
+//! children), their skins, and clips with typed tracks per bone.
+//!
+//! This module knows nothing of glTF or files and imports nothing else of this crate. Bones refer
+//! to their source (a glTF node index) only as plain numbers so that reports can name them.
+
+mod clip;
+mod pose;
+mod transform;
+
+pub use clip::{BoneTracks, Clip, Interpolation, OpaqueKind, OpaqueTrack, Track, TrackValue};
+pub use pose::{skinning_matrices, Pose};
+pub use transform::Transform;
+
+use glam::Mat4;
+use serde::Serialize;
+
+/// Index of a bone in [`Skeleton::bones`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct BoneId(pub u32);
+
+impl BoneId {
+    /// The index as `usize`, for indexing `Skeleton::bones`.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// One bone of a skeleton.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bone {
+    /// Display name; unnamed glTF nodes get `node<index>`.
+    pub name: String,
+    /// Parent bone; `None` for a root. A parent always has a smaller index.
+    pub parent: Option<BoneId>,
+    /// Rest transform, local to the parent bone (or to [`Skeleton::base`] for a root).
+    pub rest: Transform,
+    /// Whether the bone is a joint of a skin (it deforms a mesh), as opposed to a node that only
+    /// connects joints or hangs below them (helpers, end sites).
+    pub is_joint: bool,
+    /// Index of the glTF node this bone was read from, if any.
+    pub node: Option<u32>,
+}
+
+/// A skin: which bones deform a mesh, with their inverse bind matrices.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skin {
+    /// Name of the skin, possibly empty.
+    pub name: String,
+    /// The joints, in the skin's own joint order (what `JOINTS_0` indexes).
+    pub joints: Vec<BoneId>,
+    /// One inverse bind matrix per joint, mapping the mesh's bind space into the joint's space.
+    pub inverse_bind_matrices: Vec<Mat4>,
+    /// Index of the glTF skin this was read from, if any.
+    pub source: Option<u32>,
+}
+
+/// A node that is not a bone but hangs from one (a mesh, a prop, a camera): it follows the bone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attachment {
+    /// Name of the node.
+    pub name: String,
+    /// The bone it hangs from.
+    pub parent: BoneId,
+    /// Its transform local to the bone.
+    pub transform: Transform,
+    /// Index of the glTF node, if any.
+    pub node: Option<u32>,
+}
+
+/// A skeleton: a forest of bones stored flat, parents before children.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skeleton {
+    /// Name (the armature node's name, or `skeleton <n>`).
+    pub name: String,
+    /// Bones, every parent before its children.
+    pub bones: Vec<Bone>,
+    /// Skins that use these bones.
+    pub skins: Vec<Skin>,
+    /// Non-bone nodes hanging from bones.
+    pub attachments: Vec<Attachment>,
+    /// World transform of the space the root bones live in: the product of the transforms of the
+    /// nodes above the skeleton (an armature node with a 0.01 scale, a Z-up correction).
+    pub base: Mat4,
+    /// The glTF nodes above the skeleton, from the scene root down to the roots' parent.
+    pub base_nodes: Vec<u32>,
+}
+
+/// Everything skelnorm understands of a file: its skeletons and their clips.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Model {
+    /// Skeletons, in a stable order (by their first node).
+    pub skeletons: Vec<Skeleton>,
+    /// Clips; each names the skeleton it animates.
+    pub clips: Vec<Clip>,
+}
+
+impl Model {
+    /// Checks every skeleton and clip ([`Skeleton::validate`], [`Clip::validate`]).
+    pub fn validate(&self) -> Vec<Problem> {
+        let mut out: Vec<Problem> = self.skeletons.iter().flat_map(Skeleton::validate).collect();
+        for clip in &self.clips {
+            match self.skeletons.get(clip.skeleton) {
+                Some(s) => out.extend(clip.validate(s)),
+                None => out.push(Problem {
+                    rule: 1,
+                    message: format!("clip `{}`: skeleton {} does not exist", clip.name, clip.skeleton),
+                }),
+            }
+        }
+        out
+    }
+}
+
+/// A broken rule of a [`Skeleton`] or [`Clip`], numbered as on their `validate` methods.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Number of the rule that is broken.
+    pub rule: u8,
+    /// What is wrong, naming the bone, skin or track.
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "rule {}: {}", self.rule, self.message)
+    }
+}
+
+impl Skeleton {
+    /// Checks the rules of a valid skeleton and returns every broken one.
+    ///
+    /// 1. There is at least one bone.
+    /// 2. Every parent exists and comes before its child.
+    /// 3. Every rest transform is finite and its rotation is unit length (within 1e-3).
+    /// 4. Every skin joint exists, and a skin has one finite inverse bind matrix per joint.
+    /// 5. Every attachment hangs from an existing bone and has a finite transform.
+    /// 6. `base` is finite and invertible.
+    pub fn validate(&self) -> Vec<Problem> {
+        let mut out = Vec::new();
+        let mut bad = |rule, message: String| out.push(Problem { rule, message });
+        if self.bones.is_empty() {
+            bad(1, "skeleton has no bones".into());
+        }
+        for (i, bone) in self.bones.iter().enumerate() {
+            if let Some(p) = bone.parent {
+                if p.index() >= i {
+                    bad(2, format!("bone `{}`: parent {} does not come before it", bone.name, p.0));
+                }
+            }
+            if let Err(why) = bone.rest.check() {
+                bad(3, format!("bone `{}`: rest {why}", bone.name));
+            }
+        }
+        for (s, skin) in self.skins.iter().enumerate() {
+            if let Some(j) = skin.joints.iter().find(|j| j.index() >= self.bones.len()) {
+                bad(4, format!("skin {s}: joint {} does not exist", j.0));
+            }
+            if skin.inverse_bind_matrices.len() != skin.joints.len() {
+                bad(4, format!("skin {s}: {} inverse bind matrices for {} joints",
+                    skin.inverse_bind_matrices.len(), skin.joints.len()));
+            }
+            if skin.inverse_bind_matrices.iter().any(|m| !m.is_finite()) {
+                bad(4, format!("skin {s}: an inverse bind matrix is not finite"));
+            }
+        }
+        for a in &self.attachments {
+            if a.parent.index() >= self.bones.len() || a.transform.check().is_err() {
+                bad(5, format!("attachment `{}`: bad parent or transform", a.name));
+            }
+        }
+        if !self.base.is_finite() || self.base.determinant().abs() < 1e-12 {
+            bad(6, "base transform is not finite and invertible".into());
+        }
+        out
+    }
+
+    /// Looks a bone up by exact name.
+    pub fn find(&self, name: &str) -> Option<BoneId> {
+        self.bones.iter().position(|b| b.name == name).map(|i| BoneId(i as u32))
+    }
+
+    /// The children of every bone, in bone order.
+    pub fn children(&self) -> Vec<Vec<BoneId>> {
+        let mut children = vec![Vec::new(); self.bones.len()];
+        for (i, bone) in self.bones.iter().enumerate() {
+            if let Some(p) = bone.parent {
+                children[p.index()].push(BoneId(i as u32));
+            }
+        }
+        children
+    }
+
+    /// World (scene-space) rest matrices of every bone, including [`Skeleton::base`].
+    pub fn rest_world(&self) -> Vec<Mat4> {
+        let locals: Vec<Mat4> = self.bones.iter().map(|b| b.rest.to_mat4()).collect();
+        self.to_world(&locals)
+    }
+
+    /// Turns local matrices (one per bone) into world matrices in one forward pass.
+    pub fn to_world(&self, locals: &[Mat4]) -> Vec<Mat4> {
+        let mut world: Vec<Mat4> = Vec::with_capacity(self.bones.len());
+        for (bone, local) in self.bones.iter().zip(locals) {
+            let parent = bone.parent.map_or(self.base, |p| world[p.index()]);
+            world.push(parent * *local);
+        }
+        world
+    }
+
+    /// Depth of each bone in the hierarchy (roots are 0).
+    pub fn depths(&self) -> Vec<usize> {
+        let mut depth = vec![0usize; self.bones.len()];
+        for (i, bone) in self.bones.iter().enumerate() {
+            if let Some(p) = bone.parent {
+                depth[i] = depth[p.index()] + 1;
+            }
+        }
+        depth
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{Quat, Vec3};
+
+    fn chain(n: usize) -> Skeleton {
+        let bones = (0..n)
+            .map(|i| Bone {
+                name: format!("b{i}"),
+                parent: i.checked_sub(1).map(|p| BoneId(p as u32)),
+                rest: Transform::from_translation(Vec3::Y),
+                is_joint: true,
+                node: Some(i as u32),
+            })
+            .collect();
+        Skeleton {
+            name: "chain".into(),
+            bones,
+            skins: vec![],
+            attachments: vec![],
+            base: Mat4::IDENTITY,
+            base_nodes: vec![],
+        }
+    }
+
+    #[test]
+    fn world_is_product_of_locals() {
+        let mut s = chain(3);
+        s.bones[1].rest.rotation = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+        let w = s.rest_world();
+        let p = w[2].transform_point3(Vec3::ZERO);
+        assert!((p - Vec3::new(-1.0, 2.0, 0.0)).length() < 1e-6, "{p}");
+        assert!(s.validate().is_empty());
+    }
+
+    #[test]
+    fn validate_numbers_rules() {
+        let mut s = chain(2);
+        s.bones[0].parent = Some(BoneId(1));
+        s.bones[1].rest.rotation = Quat::from_xyzw(0.0, 0.0, 0.0, 2.0);
+        let rules: Vec<u8> = s.validate().iter().map(|p| p.rule).collect();
+        assert_eq!(rules, vec![2, 3]);
+    }
+}
