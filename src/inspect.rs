@@ -275,11 +275,7 @@ fn glance(s: &Skeleton, world: &[Mat4]) -> Glance {
     };
     let mut forward = Vec3::ZERO;
     for leg in &h.legs {
-        // The foot's last segment points forward; the whole leg is the fallback.
-        let tip = deepest(leg, &depths);
-        let last = s.bones[tip].parent.map_or(Vec3::ZERO, |p| pos[tip] - pos[p.index()]);
-        let v = if (last - up * last.dot(up)).length() > 0.01 * g.height { last } else { pos[tip] - pos[leg[0]] };
-        forward += v - up * v.dot(up);
+        forward += leg_forward(s, &pos, leg[0], deepest(leg, &depths), up);
     }
     let lateral = centroid(&pos, &h.legs[0]) - centroid(&pos, &h.legs[1]);
     let lateral = (lateral - up * lateral.dot(up)).normalize_or_zero();
@@ -289,6 +285,31 @@ fn glance(s: &Skeleton, world: &[Mat4]) -> Glance {
     }
     arm_pose(s, &pos, &h, up, lateral, &mut g);
     g
+}
+
+/// Where a leg says forward is: its last segment (the foot) unless it is steeper than about 63°,
+/// else the way the
+/// knee bends (knees bend forward), both without their vertical part.
+fn leg_forward(s: &Skeleton, pos: &[Vec3], top: usize, tip: usize, up: Vec3) -> Vec3 {
+    let flat = |v: Vec3| v - up * v.dot(up);
+    let mut chain = vec![tip];
+    while let Some(p) = s.bones[*chain.last().expect("not empty")].parent {
+        chain.push(p.index());
+        if p.index() == top {
+            break;
+        }
+    }
+    let last = s.bones[tip].parent.map_or(Vec3::ZERO, |p| pos[tip] - pos[p.index()]);
+    if flat(last).length() >= 0.5 * last.dot(up).abs() {
+        return flat(last);
+    }
+    let (a, b) = (pos[top], pos[tip]);
+    let line = (b - a).normalize_or_zero();
+    let off = |i: &usize| {
+        let v = pos[*i] - a;
+        v - line * v.dot(line)
+    };
+    chain.iter().map(off).max_by(|x, y| x.length().total_cmp(&y.length())).map_or(Vec3::ZERO, flat)
 }
 
 /// Arms: the spine subtree's bones farthest to either side; the arm runs from the first bone on

@@ -138,6 +138,27 @@ impl Document {
         }
     }
 
+    /// The raw bytes of buffer view `v` as stored (compressed, for meshopt views), or `None`
+    /// if the view or its buffer's data does not exist.
+    pub fn buffer_view_bytes(&self, v: usize) -> Option<&[u8]> {
+        let view = self.json.get("bufferViews")?.get(v)?;
+        let data = self.buffers.get(view.get("buffer")?.as_u64()? as usize)?.as_deref()?;
+        let off = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let len = view.get("byteLength")?.as_u64()? as usize;
+        data.get(off..off.checked_add(len)?)
+    }
+
+    /// Decodes accessor `index` as floats (any type and component type) and returns them with
+    /// the number of components per element.
+    pub fn accessor_floats(&self, index: usize) -> Result<(Vec<f32>, usize), Error> {
+        use gltf::json::accessor::Type;
+        let fail = |kind| Error { file: self.path.clone(), kind };
+        let root: gltf::json::Root =
+            serde_json::from_value(read::without_pointer_channels(&self.json).0).map_err(|e| fail(ErrorKind::Json(e.to_string())))?;
+        let all = [Type::Scalar, Type::Vec2, Type::Vec3, Type::Vec4, Type::Mat2, Type::Mat3, Type::Mat4];
+        accessor::Data::new(&root, &self.buffers).floats(index, &all).map_err(fail)
+    }
+
     fn is_input_resource(&self, candidate: &Path) -> bool {
         let Some(dir) = self.path.parent() else { return false };
         self.json["buffers"].as_array().into_iter().flatten().filter_map(|b| b["uri"].as_str()).any(|uri| {
@@ -158,7 +179,14 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 fn write_atomic(dir: &Path, out: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
-    let mut tmp = tempfile::Builder::new().prefix(".skelnorm-").suffix(".tmp").tempfile_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".skelnorm-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
     tmp.persist(out).map_err(|e| e.error)?;

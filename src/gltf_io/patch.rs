@@ -84,7 +84,16 @@ fn patch_skeleton(json: &mut Value, buffers: &mut Vec<BufferData>, old: &Skeleto
             json["skins"][k as usize]["joints"] = Value::Array(nodes?);
         }
         if s.inverse_bind_matrices != o.inverse_bind_matrices {
-            let flat: Vec<f32> = s.inverse_bind_matrices.iter().flat_map(|m| m.to_cols_array()).collect();
+            let flat: Vec<f32> = s
+                .inverse_bind_matrices
+                .iter()
+                .flat_map(|m| {
+                    let mut c = m.to_cols_array();
+                    // glTF requires the last row to be exactly (0, 0, 0, 1).
+                    (c[3], c[7], c[11], c[15]) = (0.0, 0.0, 0.0, 1.0);
+                    c
+                })
+                .collect();
             let acc = add_accessor(json, buffers, &flat, "MAT4", false);
             json["skins"][k as usize]["inverseBindMatrices"] = acc.into();
         }

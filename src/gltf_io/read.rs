@@ -44,6 +44,13 @@ fn check_version(json: &Value) -> Result<(), ErrorKind> {
 /// are set aside first, since the typed model requires a node; their (animation, channel)
 /// indices are returned.
 fn typed(json: &Value) -> Result<(Root, Vec<(usize, usize)>), ErrorKind> {
+    let (copy, pointers) = without_pointer_channels(json);
+    let root: Root = serde_json::from_value(copy).map_err(|e| ErrorKind::Json(format!("not a glTF document: {e}")))?;
+    Ok((root, pointers))
+}
+
+/// A copy of the document without channels that lack a target node, and their indices.
+pub(crate) fn without_pointer_channels(json: &Value) -> (Value, Vec<(usize, usize)>) {
     let mut copy = json.clone();
     let mut pointers = Vec::new();
     if let Some(anims) = copy.get_mut("animations").and_then(Value::as_array_mut) {
@@ -61,8 +68,7 @@ fn typed(json: &Value) -> Result<(Root, Vec<(usize, usize)>), ErrorKind> {
             }
         }
     }
-    let root: Root = serde_json::from_value(copy).map_err(|e| ErrorKind::Json(format!("not a glTF document: {e}")))?;
-    Ok((root, pointers))
+    (copy, pointers)
 }
 
 /// Runs the `gltf` crate's structural validation (index ranges and the like), ignoring only

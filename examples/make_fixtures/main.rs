@@ -1,0 +1,410 @@
+//! Writes the fixture rigs in `fixtures/`: small skinned characters with a box mesh and three
+//! clips (LINEAR, CUBICSPLINE, STEP), in the shapes real files come in.
+//!
+//! `cargo run --example make_fixtures` checks that the checked-in files are what this generator
+//! makes (exit 1 if not); `SKELNORM_BLESS=1 cargo run --example make_fixtures` rewrites them.
+//!
+//! Every rig plays the same motion in world space: each clip is defined as world-space rotation
+//! deltas per canonical bone, turned into local keys through the rig's own rest frames
+//! (`L_rest · G_rest⁻¹ · Δ · G_rest`), so rigs of different conventions can be compared.
+
+mod names;
+mod rig;
+
+use glam::{Mat4, Quat, Vec3};
+use rig::{Frames, Joint, Parts, Style};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::f32::consts::{PI, TAU};
+
+fn styles() -> Vec<Style> {
+    let base = Style {
+        name: "",
+        parts: Parts { ends: true, ..Parts::default() },
+        quadruped: false,
+        names: names::godot,
+        frames: Frames::YAlong,
+        hips_x_deg: 0.0,
+        a_pose: false,
+        centimetres: false,
+        z_up: false,
+        faces_minus_z: false,
+        vrm0: false,
+    };
+    vec![
+        Style { name: "mixamo.glb", names: names::mixamo, a_pose: true, centimetres: true, ..base },
+        Style { name: "blender.glb", names: names::rigify, hips_x_deg: -90.0, ..base },
+        Style { name: "vrm0.vrm", names: names::vroid, frames: Frames::Identity, faces_minus_z: true, vrm0: true, ..base },
+        Style {
+            name: "ue_zup.glb",
+            names: names::unreal,
+            parts: Parts { root: true, twist: true, ik: true, ..Parts::default() },
+            frames: Frames::XAlong,
+            a_pose: true,
+            z_up: true,
+            ..base
+        },
+        Style { name: "identity.gltf", frames: Frames::Identity, parts: Parts::default(), ..base },
+        Style { name: "long_spine.glb", names: names::human_ik, parts: Parts { long_spine: true, ends: true, ..Parts::default() }, ..base },
+        Style { name: "quadruped.glb", names: names::plain, quadruped: true, ..base },
+    ]
+}
+
+/// Buffer and JSON under construction.
+struct Doc {
+    json: Value,
+    bin: Vec<u8>,
+}
+
+impl Doc {
+    fn push(&mut self, key: &str, item: Value) -> usize {
+        let arr = self.json[key].as_array_mut().expect("array");
+        arr.push(item);
+        arr.len() - 1
+    }
+
+    fn view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
+        while self.bin.len() % 4 != 0 {
+            self.bin.push(0);
+        }
+        let mut v = json!({ "buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len() });
+        if let Some(t) = target {
+            v["target"] = t.into();
+        }
+        self.bin.extend_from_slice(bytes);
+        self.push("bufferViews", v)
+    }
+
+    fn floats(&mut self, data: &[f32], ty: &str, min_max: bool, target: Option<u32>) -> usize {
+        let n = match ty {
+            "SCALAR" => 1,
+            "VEC3" => 3,
+            "VEC4" => 4,
+            _ => 16,
+        };
+        let bytes: Vec<u8> = data.iter().flat_map(|f| f.to_le_bytes()).collect();
+        let view = self.view(&bytes, target);
+        let mut acc = json!({ "bufferView": view, "componentType": 5126, "count": data.len() / n, "type": ty });
+        if min_max {
+            let mut lo = vec![f32::MAX; n];
+            let mut hi = vec![f32::MIN; n];
+            for e in data.chunks(n) {
+                for c in 0..n {
+                    lo[c] = lo[c].min(e[c]);
+                    hi[c] = hi[c].max(e[c]);
+                }
+            }
+            acc["min"] = json!(lo);
+            acc["max"] = json!(hi);
+        }
+        self.push("accessors", acc)
+    }
+}
+
+/// A rig laid out for writing: per joint its armature-space position and global rotation.
+struct Laid {
+    joints: Vec<Joint>,
+    pos: Vec<Vec3>,
+    global: Vec<Quat>,
+    base_rot: Quat,
+    base_scale: f32,
+    facing: Quat,
+}
+
+fn index_of(joints: &[Joint], id: &str) -> Option<usize> {
+    joints.iter().position(|j| j.id == id)
+}
+
+fn tail(joints: &[Joint], i: usize) -> Option<usize> {
+    let id = &joints[i].id;
+    let side = id.rsplit_once('.').map(|(_, s)| s);
+    let preferred = match (id.split('.').next(), side) {
+        (Some("hand"), Some(s)) => format!("middle1.{s}"),
+        (Some("hips"), _) => "spine".into(),
+        (Some("upper_chest"), _) => "neck".into(),
+        (Some("chest"), _) if index_of(joints, "chest2").is_some() => "chest2".into(),
+        (Some("upper_arm"), Some(s)) => format!("lower_arm.{s}"),
+        (Some("lower_arm"), Some(s)) => format!("hand.{s}"),
+        (Some("upper_leg"), Some(s)) => format!("lower_leg.{s}"),
+        (Some("lower_leg"), Some(s)) => format!("foot.{s}"),
+        (Some("pelvis"), _) => "spine1".into(),
+        (Some("chest"), None) if index_of(joints, "neck").is_some() && index_of(joints, "upper_chest").is_none() => "neck".into(),
+        _ => String::new(),
+    };
+    index_of(joints, &preferred)
+        .filter(|&c| joints[c].parent.as_deref() == Some(id.as_str()))
+        .or_else(|| joints.iter().position(|j| j.parent.as_deref() == Some(id.as_str()) && !j.id.starts_with("ik_")))
+}
+
+fn lay_out(style: &Style) -> Laid {
+    let mut joints = if style.quadruped { rig::quadruped() } else { rig::humanoid(style.parts) };
+    if style.a_pose {
+        rig::apply_a_pose(&mut joints);
+    }
+    let facing = if style.faces_minus_z { Quat::from_rotation_y(PI) } else { Quat::IDENTITY };
+    let base_rot = if style.z_up { Quat::from_rotation_x(-PI / 2.0) } else { Quat::IDENTITY };
+    let base_scale = if style.centimetres { 0.01 } else { 1.0 };
+    let to_arm = |p: Vec3| base_rot.inverse() * (facing * p) / base_scale;
+    let pos: Vec<Vec3> = joints.iter().map(|j| to_arm(j.pos)).collect();
+    let fwd = base_rot.inverse() * facing * Vec3::Z;
+    let up = base_rot.inverse() * Vec3::Y;
+    let (reference, alternative) = if style.frames == Frames::XAlong { (up, fwd) } else { (fwd, up) };
+    let mut global = Vec::with_capacity(joints.len());
+    for i in 0..joints.len() {
+        let dir = match tail(&joints, i) {
+            Some(c) => pos[c] - pos[i],
+            None => joints[i].parent.as_deref().and_then(|p| index_of(&joints, p)).map_or(up, |p| pos[i] - pos[p]),
+        };
+        let dir = if dir.length() < 1e-6 { up } else { dir };
+        let mut g = rig::frame(style.frames, dir, reference, alternative);
+        if joints[i].id == "hips" && style.hips_x_deg != 0.0 {
+            g = Quat::from_rotation_x(style.hips_x_deg.to_radians());
+        }
+        global.push(g);
+    }
+    Laid { joints, pos, global, base_rot, base_scale, facing }
+}
+
+/// World-space rotation delta of a canonical bone at time `t` for a clip; `None` if not animated.
+fn motion(clip: &str, id: &str, t: f32) -> Option<Quat> {
+    let phase = TAU * t;
+    let side = if id.ends_with(".L") { 1.0 } else { -1.0 };
+    let base = id.split('.').next().unwrap_or(id);
+    match (clip, base) {
+        ("walk", "hips") => Some(Quat::from_rotation_y(0.05 * phase.sin())),
+        ("walk", "spine") => Some(Quat::from_rotation_y(-0.1 * phase.sin())),
+        ("walk", "upper_leg" | "thigh") => Some(Quat::from_rotation_x(-0.5 * side * phase.sin())),
+        ("walk", "lower_leg" | "shin") => Some(Quat::from_rotation_x(0.3 * (1.0 - (phase + side).cos()))),
+        ("walk", "upper_arm") => Some(Quat::from_rotation_y(0.3 * side * phase.sin())),
+        ("walk", "lower_arm" | "forearm") => Some(Quat::from_rotation_y(0.2 * side * (1.0 + phase.sin()))),
+        ("walk", "head") => Some(Quat::from_rotation_x(0.05 * (2.0 * phase).sin())),
+        ("wave", "upper_arm") if side < 0.0 => Some(Quat::from_rotation_z(-1.2 * (PI * t / 2.0).sin())),
+        ("wave", "lower_arm") if side < 0.0 => Some(Quat::from_rotation_y(0.6 * (PI * t).sin())),
+        ("wave", "hand") if side < 0.0 => Some(Quat::from_rotation_x(0.3 * (PI * t).sin())),
+        ("wave", "head") => Some(Quat::from_rotation_y(0.2 * (PI * t / 2.0).sin())),
+        ("idle", "spine" | "spine1") => Some(Quat::from_rotation_x(0.04 * t)),
+        ("idle", "head") => Some(Quat::from_rotation_y(0.15 * (t * 3.0).round())),
+        ("idle", "index1" | "middle1" | "ring1" | "little1") => Some(Quat::from_rotation_z(-side * 0.3 * t)),
+        _ => None,
+    }
+}
+
+fn build(style: &Style) -> Vec<u8> {
+    let laid = lay_out(style);
+    let j = &laid.joints;
+    let mut doc = Doc {
+        json: json!({
+            "asset": { "version": "2.0", "generator": "skelnorm make_fixtures" },
+            "scene": 0, "scenes": [{ "nodes": [0] }], "nodes": [], "meshes": [], "skins": [],
+            "accessors": [], "bufferViews": [], "buffers": [], "animations": []
+        }),
+        bin: Vec::new(),
+    };
+    let parent_of = |i: usize| j[i].parent.as_deref().and_then(|p| index_of(j, p));
+    let mut armature = json!({ "name": "Armature", "children": [] });
+    if laid.base_rot != Quat::IDENTITY {
+        armature["rotation"] = json!(laid.base_rot.to_array());
+    }
+    if laid.base_scale != 1.0 {
+        armature["scale"] = json!(vec![laid.base_scale; 3]);
+    }
+    doc.push("nodes", armature);
+    let mut local = Vec::new();
+    for i in 0..j.len() {
+        let (gp, pp) = parent_of(i).map_or((Quat::IDENTITY, Vec3::ZERO), |p| (laid.global[p], laid.pos[p]));
+        let r = (gp.inverse() * laid.global[i]).normalize();
+        let t = gp.inverse() * (laid.pos[i] - pp);
+        local.push((t, r));
+        let mut node = json!({ "name": (style.names)(&j[i].id), "translation": t.to_array() });
+        if (r.dot(Quat::IDENTITY)).abs() < 1.0 - 1e-7 {
+            node["rotation"] = json!(r.to_array());
+        }
+        doc.push("nodes", node);
+        match parent_of(i) {
+            Some(p) => {
+                let kids = doc.json["nodes"][p + 1].as_object_mut().expect("node").entry("children").or_insert(json!([]));
+                kids.as_array_mut().expect("children").push((i + 1).into());
+            }
+            None => doc.json["nodes"][0]["children"].as_array_mut().expect("children").push((i + 1).into()),
+        }
+    }
+    let base = Mat4::from_scale_rotation_translation(Vec3::splat(laid.base_scale), laid.base_rot, Vec3::ZERO);
+    let world: Vec<Mat4> = (0..j.len()).map(|i| base * Mat4::from_rotation_translation(laid.global[i], laid.pos[i])).collect();
+    let skin_joints: Vec<usize> = (0..j.len()).filter(|&i| j[i].in_skin).collect();
+    write_mesh(&mut doc, &laid, &world, &skin_joints);
+    let ibm: Vec<f32> = skin_joints
+        .iter()
+        .flat_map(|&i| {
+            let mut m = world[i].inverse().to_cols_array();
+            (m[3], m[7], m[11], m[15]) = (0.0, 0.0, 0.0, 1.0); // exactly affine, as the validator asks
+            m
+        })
+        .collect();
+    let ibm = doc.floats(&ibm, "MAT4", false, None);
+    let skin_nodes: Vec<usize> = skin_joints.iter().map(|i| i + 1).collect();
+    doc.push("skins", json!({ "name": "Armature", "inverseBindMatrices": ibm, "joints": skin_nodes }));
+    for (clip, interp, keys, dur) in [("walk", "LINEAR", 25, 1.0f32), ("wave", "CUBICSPLINE", 5, 2.0), ("idle", "STEP", 4, 1.0)] {
+        write_clip(&mut doc, &laid, &local, clip, interp, keys, dur);
+    }
+    if style.vrm0 {
+        let bones: Vec<Value> = (0..j.len())
+            .filter_map(|i| names::vrm_bone(&j[i].id).map(|b| json!({ "bone": b, "node": i + 1, "useDefaultValues": true })))
+            .collect();
+        doc.json["extensionsUsed"] = json!(["VRM"]);
+        doc.json["extensions"] = json!({ "VRM": {
+            "exporterVersion": "skelnorm make_fixtures", "specVersion": "0.0",
+            "meta": { "title": "vrm0 fixture", "version": "1", "author": "skelnorm", "licenseName": "CC0" },
+            "humanoid": { "humanBones": bones }
+        }});
+    }
+    let bin_len = doc.bin.len();
+    doc.json["buffers"] = json!([{ "byteLength": bin_len }]);
+    if style.name.ends_with(".gltf") {
+        use base64::Engine;
+        let b64 = base64::engine::general_purpose::STANDARD.encode(&doc.bin);
+        doc.json["buffers"][0]["uri"] = format!("data:application/octet-stream;base64,{b64}").into();
+        let mut text = serde_json::to_vec_pretty(&doc.json).expect("json");
+        text.push(b'\n');
+        return text;
+    }
+    glb(&serde_json::to_vec(&doc.json).expect("json"), &doc.bin)
+}
+
+/// One box per weighted joint, around the segment to its tail, fully weighted to that joint.
+fn write_mesh(doc: &mut Doc, laid: &Laid, world: &[Mat4], skin_joints: &[usize]) {
+    let (mut pos, mut joints, mut weights, mut idx) = (Vec::new(), Vec::new(), Vec::new(), Vec::<u16>::new());
+    for (k, &i) in skin_joints.iter().enumerate() {
+        if !laid.joints[i].weighted {
+            continue;
+        }
+        let a = world[i].w_axis.truncate();
+        let b = tail(&laid.joints, i).map_or(a + world[i].transform_vector3(Vec3::Y).normalize() * 0.03, |c| world[c].w_axis.truncate());
+        let axis = (b - a).normalize_or(Vec3::Y);
+        let u = axis.any_orthonormal_vector();
+        let v = axis.cross(u);
+        let w = ((b - a).length() * 0.15).clamp(0.006, 0.05);
+        let first = (pos.len() / 3) as u16;
+        for end in [a, b] {
+            for (su, sv) in [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)] {
+                pos.extend_from_slice(&(end + u * su * w + v * sv * w).to_array());
+                joints.extend_from_slice(&[k as u16, 0, 0, 0]);
+                weights.extend_from_slice(&[1.0f32, 0.0, 0.0, 0.0]);
+            }
+        }
+        for f in [[0, 2, 1], [0, 3, 2], [4, 5, 6], [4, 6, 7], [0, 1, 5], [0, 5, 4], [1, 2, 6], [1, 6, 5], [2, 3, 7], [2, 7, 6], [3, 0, 4], [3, 4, 7]] {
+            idx.extend(f.iter().map(|&x| first + x));
+        }
+    }
+    let p = doc.floats(&pos, "VEC3", true, Some(34962));
+    let jb: Vec<u8> = joints.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let jv = doc.view(&jb, Some(34962));
+    let ja = doc.push("accessors", json!({ "bufferView": jv, "componentType": 5123, "count": joints.len() / 4, "type": "VEC4" }));
+    let w = doc.floats(&weights, "VEC4", false, Some(34962));
+    let ib: Vec<u8> = idx.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let iv = doc.view(&ib, Some(34963));
+    let ia = doc.push("accessors", json!({ "bufferView": iv, "componentType": 5123, "count": idx.len(), "type": "SCALAR" }));
+    let mesh = doc.push("meshes", json!({ "name": "Body", "primitives": [{ "attributes": { "POSITION": p, "JOINTS_0": ja, "WEIGHTS_0": w }, "indices": ia }] }));
+    let node = doc.push("nodes", json!({ "name": "Body", "mesh": mesh, "skin": 0 }));
+    doc.json["scenes"][0]["nodes"].as_array_mut().expect("scene").push(node.into());
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_clip(doc: &mut Doc, laid: &Laid, local: &[(Vec3, Quat)], clip: &str, interp: &str, keys: usize, dur: f32) {
+    let times: Vec<f32> = (0..keys).map(|k| dur * k as f32 / (keys - 1) as f32).collect();
+    let input = doc.floats(&times, "SCALAR", true, None);
+    let to_arm = |d: Quat| laid.base_rot.inverse() * laid.facing * d * laid.facing.inverse() * laid.base_rot;
+    let (mut channels, mut samplers) = (Vec::new(), Vec::new());
+    for (i, jt) in laid.joints.iter().enumerate() {
+        if motion(clip, &jt.id, 0.0).is_none() {
+            continue;
+        }
+        let g = laid.global[i];
+        let mut qs: Vec<Quat> = times.iter().map(|&t| local[i].1 * (g.inverse() * to_arm(motion(clip, &jt.id, t).expect("animated")) * g)).collect();
+        for k in 1..qs.len() {
+            if qs[k].dot(qs[k - 1]) < 0.0 {
+                qs[k] = -qs[k];
+            }
+        }
+        let mut data = Vec::new();
+        for k in 0..qs.len() {
+            if interp == "CUBICSPLINE" {
+                let (a, b) = (k.saturating_sub(1), (k + 1).min(qs.len() - 1));
+                let tangent = (qs[b] - qs[a]) * (1.0 / (times[b] - times[a]));
+                data.extend_from_slice(&tangent.to_array());
+                data.extend_from_slice(&qs[k].normalize().to_array());
+                data.extend_from_slice(&tangent.to_array());
+            } else {
+                data.extend_from_slice(&qs[k].normalize().to_array());
+            }
+        }
+        let output = doc.floats(&data, "VEC4", false, None);
+        samplers.push(json!({ "input": input, "output": output, "interpolation": interp }));
+        channels.push(json!({ "sampler": samplers.len() - 1, "target": { "node": i + 1, "path": "rotation" } }));
+    }
+    if let Some(h) = index_of(&laid.joints, "hips").or_else(|| index_of(&laid.joints, "pelvis")) {
+        let gp = laid.joints[h].parent.as_deref().and_then(|p| index_of(&laid.joints, p)).map_or(Quat::IDENTITY, |p| laid.global[p]);
+        let offset = |t: f32| Vec3::new(0.0, 0.03 * (2.0 * TAU * t).sin(), 0.2 * t);
+        let to_local = |v: Vec3| gp.inverse() * (laid.base_rot.inverse() * laid.facing * v) / laid.base_scale;
+        let mut data = Vec::new();
+        for &t in &times {
+            let v = local[h].0 + to_local(offset(t));
+            if interp == "CUBICSPLINE" {
+                let d = to_local(Vec3::new(0.0, 0.03 * 2.0 * TAU * (2.0 * TAU * t).cos(), 0.2));
+                data.extend_from_slice(&d.to_array());
+                data.extend_from_slice(&v.to_array());
+                data.extend_from_slice(&d.to_array());
+            } else {
+                data.extend_from_slice(&v.to_array());
+            }
+        }
+        let output = doc.floats(&data, "VEC3", false, None);
+        samplers.push(json!({ "input": input, "output": output, "interpolation": interp }));
+        channels.push(json!({ "sampler": samplers.len() - 1, "target": { "node": h + 1, "path": "translation" } }));
+    }
+    doc.push("animations", json!({ "name": clip, "channels": channels, "samplers": samplers }));
+}
+
+fn glb(json: &[u8], bin: &[u8]) -> Vec<u8> {
+    let pad = |n: usize| (4 - n % 4) % 4;
+    let (jl, bl) = (json.len() + pad(json.len()), bin.len() + pad(bin.len()));
+    let total = 12 + 8 + jl + 8 + bl;
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(jl as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(json);
+    out.resize(out.len() + pad(json.len()), b' ');
+    out.extend_from_slice(&(bl as u32).to_le_bytes());
+    out.extend_from_slice(b"BIN\0");
+    out.extend_from_slice(bin);
+    out.resize(out.len() + pad(bin.len()), 0);
+    out
+}
+
+fn main() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let bless = std::env::var_os("SKELNORM_BLESS").is_some();
+    let mut stale = Vec::new();
+    let mut seen = HashMap::new();
+    for style in styles() {
+        let bytes = build(&style);
+        let path = dir.join(style.name);
+        seen.insert(style.name, bytes.len());
+        if bless {
+            std::fs::create_dir_all(&dir).expect("create fixtures/");
+            std::fs::write(&path, &bytes).expect("write fixture");
+            println!("wrote {} ({} bytes)", path.display(), bytes.len());
+        } else if std::fs::read(&path).ok().as_deref() != Some(&bytes[..]) {
+            stale.push(style.name);
+        }
+    }
+    if !stale.is_empty() {
+        eprintln!("fixtures differ from the generator: {}; run with SKELNORM_BLESS=1 to rewrite", stale.join(", "));
+        std::process::exit(1);
+    }
+    if !bless {
+        println!("{} fixtures are up to date", seen.len());
+    }
+}

@@ -1,0 +1,215 @@
+//! Canonical rigs: joint positions in metres (T-pose, facing +Z, left = +X, Y up), and the
+//! styles that turn them into real-world shapes (names, bone frames, units, up axis, facing).
+
+use glam::{Mat3, Quat, Vec3};
+
+/// One canonical joint: id, parent id, world position, and whether it deforms the mesh.
+#[derive(Clone)]
+pub struct Joint {
+    pub id: String,
+    pub parent: Option<String>,
+    pub pos: Vec3,
+    pub weighted: bool,
+    pub in_skin: bool,
+}
+
+/// Which optional parts a humanoid has.
+#[derive(Clone, Copy, Default)]
+pub struct Parts {
+    pub root: bool,
+    pub long_spine: bool,
+    pub twist: bool,
+    pub ik: bool,
+    pub ends: bool,
+}
+
+fn j(out: &mut Vec<Joint>, id: &str, parent: Option<&str>, pos: [f32; 3]) {
+    out.push(Joint { id: id.into(), parent: parent.map(Into::into), pos: Vec3::from(pos), weighted: true, in_skin: true });
+}
+
+/// A humanoid in the canonical frame. Ids are lowercase with `.L`/`.R` sides.
+pub fn humanoid(parts: Parts) -> Vec<Joint> {
+    let mut v = Vec::new();
+    let top = if parts.root {
+        j(&mut v, "root", None, [0.0, 0.0, 0.0]);
+        v.last_mut().unwrap().weighted = false;
+        Some("root")
+    } else {
+        None
+    };
+    j(&mut v, "hips", top, [0.0, 1.0, 0.0]);
+    j(&mut v, "spine", Some("hips"), [0.0, 1.1, 0.01]);
+    j(&mut v, "chest", Some("spine"), [0.0, 1.22, 0.0]);
+    let upper_parent = if parts.long_spine {
+        j(&mut v, "chest2", Some("chest"), [0.0, 1.32, -0.01]);
+        "chest2"
+    } else {
+        "chest"
+    };
+    j(&mut v, "upper_chest", Some(upper_parent), [0.0, 1.4, -0.015]);
+    j(&mut v, "neck", Some("upper_chest"), [0.0, 1.52, 0.0]);
+    let head_parent = if parts.long_spine {
+        j(&mut v, "neck2", Some("neck"), [0.0, 1.57, 0.01]);
+        "neck2"
+    } else {
+        "neck"
+    };
+    j(&mut v, "head", Some(head_parent), [0.0, 1.62, 0.01]);
+    if parts.ends {
+        j(&mut v, "head_end", Some("head"), [0.0, 1.82, 0.01]);
+    }
+    for (side, x) in [("L", 1.0f32), ("R", -1.0)] {
+        let s = |id: &str| format!("{id}.{side}");
+        let p = |x0: f32, y: f32, z: f32| [x * x0, y, z];
+        j(&mut v, &s("shoulder"), Some("upper_chest"), p(0.03, 1.46, 0.0));
+        j(&mut v, &s("upper_arm"), Some(&s("shoulder")), p(0.16, 1.46, 0.0));
+        j(&mut v, &s("lower_arm"), Some(&s("upper_arm")), p(0.44, 1.46, -0.01));
+        j(&mut v, &s("hand"), Some(&s("lower_arm")), p(0.70, 1.46, 0.0));
+        if parts.twist {
+            j(&mut v, &s("upper_arm_twist"), Some(&s("upper_arm")), p(0.30, 1.46, -0.005));
+            j(&mut v, &s("lower_arm_twist"), Some(&s("lower_arm")), p(0.57, 1.46, -0.005));
+        }
+        let fingers = [("thumb", 0.03f32, [0.02, 0.035, 0.03]), ("index", 0.025, [0.09, 0.045, 0.03]),
+            ("middle", 0.008, [0.095, 0.05, 0.032]), ("ring", -0.01, [0.09, 0.045, 0.03]), ("little", -0.028, [0.08, 0.035, 0.025])];
+        for (f, z, seg) in fingers {
+            let mut parent = s("hand");
+            let (mut px, mut py, mut pz) = (0.70f32, 1.455f32, z);
+            let thumb = f == "thumb";
+            let n = if parts.ends { 4 } else { 3 };
+            for k in 0..n {
+                let len = if k == 0 { seg[0] } else { seg[(k).min(2)] * if k == 3 { 0.7 } else { 1.0 } };
+                if thumb {
+                    px += len * 0.7;
+                    pz += len * 0.7;
+                    py -= 0.005;
+                } else {
+                    px += len;
+                    py -= 0.004 * k as f32;
+                }
+                let id = if k == 3 { s(&format!("{f}_end")) } else { s(&format!("{f}{}", k + 1)) };
+                j(&mut v, &id, Some(&parent), p(px, py, pz));
+                parent = id;
+            }
+        }
+        j(&mut v, &s("upper_leg"), Some("hips"), p(0.09, 0.95, 0.0));
+        j(&mut v, &s("lower_leg"), Some(&s("upper_leg")), p(0.09, 0.52, 0.01));
+        j(&mut v, &s("foot"), Some(&s("lower_leg")), p(0.09, 0.08, -0.01));
+        j(&mut v, &s("toes"), Some(&s("foot")), p(0.09, 0.02, 0.12));
+        if parts.ends {
+            j(&mut v, &s("toes_end"), Some(&s("toes")), p(0.09, 0.02, 0.2));
+        }
+        if parts.twist {
+            j(&mut v, &s("upper_leg_twist"), Some(&s("upper_leg")), p(0.09, 0.74, 0.005));
+            j(&mut v, &s("lower_leg_twist"), Some(&s("lower_leg")), p(0.09, 0.3, 0.0));
+        }
+    }
+    if parts.ik {
+        j(&mut v, "ik_foot_root", Some("root"), [0.0, 0.0, 0.0]);
+        j(&mut v, "ik_foot.L", Some("ik_foot_root"), [0.09, 0.08, -0.01]);
+        j(&mut v, "ik_foot.R", Some("ik_foot_root"), [-0.09, 0.08, -0.01]);
+        j(&mut v, "ik_hand_root", Some("root"), [0.0, 0.0, 0.0]);
+        j(&mut v, "ik_hand_gun", Some("ik_hand_root"), [-0.70, 1.46, 0.0]);
+        j(&mut v, "ik_hand.L", Some("ik_hand_gun"), [0.70, 1.46, 0.0]);
+        j(&mut v, "ik_hand.R", Some("ik_hand_gun"), [-0.70, 1.46, 0.0]);
+    }
+    for joint in v.iter_mut() {
+        if joint.id.ends_with("_end") {
+            joint.weighted = false;
+            joint.in_skin = false;
+        }
+        if joint.id.starts_with("ik_") {
+            joint.weighted = false;
+        }
+    }
+    v
+}
+
+/// A four-legged animal along +Z: a humanoid mapper must refuse it.
+pub fn quadruped() -> Vec<Joint> {
+    let mut v = Vec::new();
+    j(&mut v, "pelvis", None, [0.0, 0.6, -0.4]);
+    j(&mut v, "spine1", Some("pelvis"), [0.0, 0.62, -0.15]);
+    j(&mut v, "spine2", Some("spine1"), [0.0, 0.63, 0.1]);
+    j(&mut v, "chest", Some("spine2"), [0.0, 0.64, 0.3]);
+    j(&mut v, "neck", Some("chest"), [0.0, 0.75, 0.45]);
+    j(&mut v, "head", Some("neck"), [0.0, 0.85, 0.55]);
+    j(&mut v, "tail1", Some("pelvis"), [0.0, 0.6, -0.5]);
+    j(&mut v, "tail2", Some("tail1"), [0.0, 0.55, -0.7]);
+    for (side, x) in [("L", 0.12f32), ("R", -0.12)] {
+        let s = |id: &str| format!("{id}.{side}");
+        j(&mut v, &s("thigh"), Some("pelvis"), [x, 0.55, -0.4]);
+        j(&mut v, &s("shin"), Some(&s("thigh")), [x, 0.3, -0.45]);
+        j(&mut v, &s("hind_foot"), Some(&s("shin")), [x, 0.05, -0.4]);
+        j(&mut v, &s("upper_arm"), Some("chest"), [x, 0.55, 0.3]);
+        j(&mut v, &s("forearm"), Some(&s("upper_arm")), [x, 0.3, 0.32]);
+        j(&mut v, &s("front_foot"), Some(&s("forearm")), [x, 0.05, 0.3]);
+    }
+    v
+}
+
+/// How a bone's rest frame relates to the bone.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Frames {
+    /// Every rest rotation is identity (frames follow the armature).
+    Identity,
+    /// +Y along the bone (Blender, Mixamo, Godot), roll from a reference direction.
+    YAlong,
+    /// +X along the bone (Unreal, 3ds Max).
+    XAlong,
+}
+
+/// Everything that shapes a canonical rig into a file.
+pub struct Style {
+    pub name: &'static str,
+    pub parts: Parts,
+    pub quadruped: bool,
+    pub names: fn(&str) -> String,
+    pub frames: Frames,
+    /// Extra local rotation of the hips about X, degrees (Blender's −90°).
+    pub hips_x_deg: f32,
+    pub a_pose: bool,
+    pub centimetres: bool,
+    pub z_up: bool,
+    pub faces_minus_z: bool,
+    pub vrm0: bool,
+}
+
+/// A basis with `axis` along `dir` and the next axis as close as possible to `reference`.
+pub fn frame(frames: Frames, dir: Vec3, reference: Vec3, alternative: Vec3) -> Quat {
+    let d = dir.normalize();
+    let r = if d.dot(reference).abs() > 0.9 { alternative } else { reference };
+    let ortho = (r - d * d.dot(r)).normalize();
+    let m = match frames {
+        Frames::Identity => Mat3::IDENTITY,
+        Frames::YAlong => Mat3::from_cols(d.cross(ortho), d, ortho),
+        Frames::XAlong => Mat3::from_cols(d, ortho, d.cross(ortho)),
+    };
+    Quat::from_mat3(&m).normalize()
+}
+
+/// The A-pose: arms turned 45° down about the upper-arm joint.
+pub fn apply_a_pose(joints: &mut [Joint]) {
+    for side in ["L", "R"] {
+        let pivot_id = format!("upper_arm.{side}");
+        let Some(pivot) = joints.iter().find(|j| j.id == pivot_id).map(|j| j.pos) else { continue };
+        let angle = if side == "L" { -45f32 } else { 45.0 };
+        let rot = Quat::from_rotation_z(angle.to_radians());
+        let below: Vec<bool> = joints.iter().map(|j| descends(joints, &j.id, &pivot_id)).collect();
+        for (jt, b) in joints.iter_mut().zip(below) {
+            if b && !jt.id.starts_with("ik_") {
+                jt.pos = pivot + rot * (jt.pos - pivot);
+            }
+        }
+    }
+}
+
+fn descends(joints: &[Joint], id: &str, ancestor: &str) -> bool {
+    let mut at = Some(id.to_string());
+    while let Some(cur) = at {
+        if cur == ancestor {
+            return true;
+        }
+        at = joints.iter().find(|j| j.id == cur).and_then(|j| j.parent.clone());
+    }
+    false
+}
