@@ -90,6 +90,9 @@ fn check_structure(root: &Root, json: &Value, buffers: &[BufferData]) -> Result<
         };
         return Err(invalid(path, what));
     }
+    for (i, acc) in root.accessors.iter().enumerate() {
+        check_accessor_range(root, i, acc)?;
+    }
     for (i, view) in root.buffer_views.iter().enumerate() {
         let at = format!("bufferViews[{i}]");
         check_range(buffers, view.buffer.value() as u64, view.byte_offset.map_or(0, |o| o.0), view.byte_length.0, &at)?;
@@ -101,6 +104,29 @@ fn check_structure(root: &Root, json: &Value, buffers: &[BufferData]) -> Result<
         }
     }
     Ok(())
+}
+
+/// Checks that an accessor's elements lie inside its buffer view (without reading them).
+fn check_accessor_range(root: &Root, i: usize, acc: &gltf::json::Accessor) -> Result<(), ErrorKind> {
+    use gltf::json::validation::Checked;
+    let (Some(v), Checked::Valid(ct), Checked::Valid(ty)) = (acc.buffer_view, acc.component_type, acc.type_) else {
+        return Ok(());
+    };
+    let view = &root.buffer_views[v.value()];
+    let elem = (ct.0.size() * ty.multiplicity()) as u64;
+    let stride = view.byte_stride.map_or(elem, |s| s.0 as u64);
+    let count = acc.count.0;
+    let need = match count {
+        0 => Some(0),
+        n => (n - 1).checked_mul(stride).and_then(|x| x.checked_add(elem + acc.byte_offset.map_or(0, |o| o.0))),
+    };
+    match need {
+        Some(need) if need <= view.byte_length.0 => Ok(()),
+        _ => Err(invalid(
+            format!("accessors[{i}]"),
+            format!("{count} elements of {elem} bytes read past the end of buffer view {} ({} bytes)", v.value(), view.byte_length.0),
+        )),
+    }
 }
 
 fn check_range(buffers: &[BufferData], b: u64, offset: u64, len: u64, at: &str) -> Result<(), ErrorKind> {

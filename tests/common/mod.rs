@@ -1,0 +1,81 @@
+//! Helpers shared by the integration tests: where fixtures and real assets are, running the
+//! binary, and the outside validator when it is installed.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every fixture file.
+pub fn fixtures() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures"))
+        .expect("fixtures/ exists")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| is_gltf(p))
+        .collect();
+    v.sort();
+    v
+}
+
+pub fn is_gltf(p: &Path) -> bool {
+    matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb" | "vrm" | "vrma"))
+}
+
+/// The real assets in `../shared/assets`, or `None` (with a message) when the folder is absent.
+pub fn assets() -> Option<Vec<PathBuf>> {
+    let dir = root().join("../shared/assets");
+    if !dir.is_dir() {
+        eprintln!("skipping real assets: {} is absent", dir.display());
+        return None;
+    }
+    let mut v: Vec<PathBuf> = walkdir::WalkDir::new(&dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|e| e.into_path())
+        .filter(|p| is_gltf(p))
+        .collect();
+    v.sort();
+    Some(v)
+}
+
+pub fn asset(rel: &str) -> Option<PathBuf> {
+    let p = root().join("../shared/assets").join(rel);
+    if p.is_file() {
+        Some(p)
+    } else {
+        eprintln!("skipping: {} is absent", p.display());
+        None
+    }
+}
+
+/// Fixtures plus real assets.
+pub fn all_files() -> Vec<PathBuf> {
+    let mut v = fixtures();
+    v.extend(assets().unwrap_or_default());
+    v
+}
+
+pub fn skelnorm(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skelnorm")).args(args).output().expect("run skelnorm")
+}
+
+/// Errors the Khronos validator finds in a file, or `None` (with a message) when it is not
+/// installed (`npm install --prefix .tools gltf-validator`, as `.ci/run` does).
+pub fn validator_errors(file: &Path) -> Option<u64> {
+    let tools = std::env::var_os("SKELNORM_TOOLS").map(PathBuf::from).unwrap_or_else(|| root().join(".tools"));
+    let modules = tools.join("node_modules");
+    let script = root().join("../shared/tools/validate.cjs");
+    if !modules.join("gltf-validator").is_dir() || !script.is_file() {
+        eprintln!("skipping validator check: {} or {} missing", modules.display(), script.display());
+        return None;
+    }
+    let out = Command::new("node").arg(&script).arg(file).env("NODE_PATH", &modules).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap_or_else(|_| {
+        panic!("validator gave no JSON for {}: {text} {}", file.display(), String::from_utf8_lossy(&out.stderr))
+    });
+    v["errors"].as_u64()
+}

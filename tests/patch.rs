@@ -1,0 +1,52 @@
+//! Writing a changed model back (issue 2): renamed bones, new rests, new inverse bind matrices,
+//! changed and removed clips land in the file, re-read exactly, leave no orphaned accessors,
+//! and keep the file valid; everything else in the JSON is untouched.
+
+mod common;
+
+use glam::{Mat4, Quat};
+use skelnorm::gltf_io;
+
+#[test]
+fn model_changes_are_written_and_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    for fixture in ["mixamo.glb", "identity.gltf", "vrm0.vrm"] {
+        let mut doc = gltf_io::read(&common::root().join("fixtures").join(fixture)).unwrap();
+        let accessors_before = doc.json()["accessors"].as_array().unwrap().len();
+        let s = &mut doc.model.skeletons[0];
+        s.bones[1].name = "Renamed".into();
+        let turn = Quat::from_rotation_y(0.25);
+        s.bones[2].rest.rotation = s.bones[2].rest.rotation * turn;
+        let ibms_before = s.skins[0].inverse_bind_matrices.clone();
+        for m in &mut s.skins[0].inverse_bind_matrices {
+            *m = Mat4::from_quat(turn) * *m;
+        }
+        let clip = doc.model.clips.iter_mut().find(|c| c.name == "walk").unwrap();
+        let track = clip.tracks.iter_mut().find_map(|t| t.rotation.as_mut()).unwrap();
+        track.values[0] = track.values[0] * turn;
+        doc.model.clips.retain(|c| c.name != "idle");
+        let out = dir.path().join(format!("patched-{fixture}"));
+        doc.write(&out).unwrap();
+        let back = gltf_io::read(&out).unwrap();
+        assert_eq!(back.model, doc.model, "{fixture}: patched model does not read back");
+        assert_ne!(back.model.skeletons[0].skins[0].inverse_bind_matrices, ibms_before);
+        assert!(back.json()["animations"].as_array().unwrap().iter().all(|a| a["name"] != "idle"));
+        // Old IBM and idle accessors are gone; the walk clip reuses every unchanged sampler.
+        let accessors_after = back.json()["accessors"].as_array().unwrap().len();
+        assert!(accessors_after < accessors_before, "{fixture}: {accessors_after} accessors, was {accessors_before}");
+        assert_eq!(back.json()["meshes"], doc.json()["meshes"], "{fixture}: meshes changed");
+        assert_eq!(back.json()["extensions"], doc.json()["extensions"], "{fixture}: extensions changed");
+        if let Some(errors) = common::validator_errors(&out) {
+            assert_eq!(errors, 0, "{fixture}: patched output has validator errors");
+        }
+    }
+}
+
+#[test]
+fn unchanged_documents_are_written_byte_for_byte_in_json() {
+    let doc = gltf_io::read(&common::root().join("fixtures/ue_zup.glb")).unwrap();
+    let (json, _) = doc.to_parts(None).unwrap();
+    assert_eq!(json["nodes"], doc.json()["nodes"]);
+    assert_eq!(json["animations"], doc.json()["animations"]);
+    assert_eq!(json["accessors"], doc.json()["accessors"]);
+}
