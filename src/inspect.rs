@@ -36,10 +36,16 @@ pub struct BoneInfo {
 pub struct Glance {
     /// Extent along the up axis, in scene units.
     pub height: f32,
-    /// `m`, `cm` or `unknown`, from the height of a human-sized character.
+    /// `m`, `cm` or `unknown`, from the height of a human-sized character, in scene space.
     pub units: &'static str,
+    /// The units of the joint offsets themselves, before the nodes above the skeleton scale
+    /// them (`cm` for a centimetre rig under a 0.01-scaled armature node).
+    pub offset_units: &'static str,
     /// The world axis nearest to the character's up (`+Y`, `+Z`, …), or `unknown`.
     pub up: &'static str,
+    /// The axis the skeleton was authored with as up, before the nodes above it turn it
+    /// (`+Z` for a Z-up rig under a −90° X-rotated armature node).
+    pub authored_up: &'static str,
     /// The world axis nearest to the direction the character faces, or `unknown`.
     pub facing: &'static str,
     /// `T-pose`, `A-pose`, `other` or `unknown`.
@@ -204,7 +210,7 @@ fn find_hips(s: &Skeleton, pos: &[Vec3], sub: &[Vec<usize>]) -> Option<Hips> {
                 let reach = (pos[deepest(a, depths)] + pos[deepest(c, depths)]) * 0.5 - pos[b];
                 let (ra, rc) = ((ca - pos[b]).length(), (cc - pos[b]).length());
                 let mirrored = (ra - rc).abs() <= 0.2 * ra.max(rc);
-                if !mirrored || up.dot(down) > -0.5 || lateral.dot(up).abs() > 0.5 || reach.length() < 0.25 * top.length() {
+                if !mirrored || up.dot(down) > -0.8 || lateral.dot(up).abs() > 0.5 || reach.length() < 0.25 * top.length() {
                     continue;
                 }
                 let score = a.len() + c.len() + spine.len();
@@ -227,6 +233,14 @@ fn spine_top(pos: &[Vec3], spine: &[usize], hips: Vec3, lateral: Vec3) -> usize 
     *spine.iter().filter(central).max_by(far).or_else(|| spine.iter().max_by(far)).expect("spine is not empty")
 }
 
+fn units(height: f32) -> &'static str {
+    match height {
+        h if (0.25..=5.0).contains(&h) => "m",
+        h if (25.0..=500.0).contains(&h) => "cm",
+        _ => "unknown",
+    }
+}
+
 fn axis_name(v: Vec3) -> &'static str {
     let axes = [(Vec3::X, "+X"), (-Vec3::X, "-X"), (Vec3::Y, "+Y"), (-Vec3::Y, "-Y"), (Vec3::Z, "+Z"), (-Vec3::Z, "-Z")];
     let (axis, name) = axes.iter().max_by(|a, b| a.0.dot(v).total_cmp(&b.0.dot(v))).expect("six axes");
@@ -247,7 +261,9 @@ fn glance(s: &Skeleton, world: &[Mat4]) -> Glance {
     let mut g = Glance {
         height: 0.0,
         units: "unknown",
+        offset_units: "unknown",
         up: "unknown",
+        authored_up: "unknown",
         facing: "unknown",
         pose: "unknown",
         arm_angle_deg: None,
@@ -258,6 +274,8 @@ fn glance(s: &Skeleton, world: &[Mat4]) -> Glance {
     let Some(h) = find_hips(s, &pos, &sub) else {
         let ext = pos.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
         g.height = (ext.1 - ext.0).y;
+        g.units = units(g.height);
+        g.offset_units = units(g.height / base_scale);
         return g;
     };
     g.hips = Some(s.bones[h.bone].name.clone());
@@ -268,11 +286,10 @@ fn glance(s: &Skeleton, world: &[Mat4]) -> Glance {
     g.up = axis_name(up);
     let heights: Vec<f32> = pos.iter().map(|p| p.dot(up)).collect();
     g.height = heights.iter().copied().fold(f32::MIN, f32::max) - heights.iter().copied().fold(f32::MAX, f32::min);
-    g.units = match g.height {
-        h if (0.25..=5.0).contains(&h) => "m",
-        h if (25.0..=500.0).contains(&h) => "cm",
-        _ => "unknown",
-    };
+    g.units = units(g.height);
+    g.offset_units = units(g.height / base_scale);
+    let (_, base_rot, _) = s.base.to_scale_rotation_translation();
+    g.authored_up = axis_name(base_rot.inverse() * up);
     let mut forward = Vec3::ZERO;
     for leg in &h.legs {
         forward += leg_forward(s, &pos, leg[0], deepest(leg, &depths), up);

@@ -25,6 +25,7 @@ fn styles() -> Vec<Style> {
         names: names::godot,
         frames: Frames::YAlong,
         hips_x_deg: 0.0,
+        roll_jitter: false,
         a_pose: false,
         centimetres: false,
         z_up: false,
@@ -33,7 +34,7 @@ fn styles() -> Vec<Style> {
     };
     vec![
         Style { name: "mixamo.glb", names: names::mixamo, a_pose: true, centimetres: true, ..base },
-        Style { name: "blender.glb", names: names::rigify, hips_x_deg: -90.0, ..base },
+        Style { name: "blender.glb", names: names::rigify, hips_x_deg: -90.0, roll_jitter: true, ..base },
         Style { name: "vrm0.vrm", names: names::vroid, frames: Frames::Identity, faces_minus_z: true, vrm0: true, ..base },
         Style {
             name: "ue_zup.glb",
@@ -157,6 +158,10 @@ fn lay_out(style: &Style) -> Laid {
         };
         let dir = if dir.length() < 1e-6 { up } else { dir };
         let mut g = rig::frame(style.frames, dir, reference, alternative);
+        if style.roll_jitter {
+            let roll = (3.0 + (i % 7) as f32 * 4.0).to_radians();
+            g *= Quat::from_axis_angle(if style.frames == Frames::XAlong { Vec3::X } else { Vec3::Y }, roll);
+        }
         if joints[i].id == "hips" && style.hips_x_deg != 0.0 {
             g = Quat::from_rotation_x(style.hips_x_deg.to_radians());
         }

@@ -167,6 +167,8 @@ pub struct Style {
     pub frames: Frames,
     /// Extra local rotation of the hips about X, degrees (Blender's −90°).
     pub hips_x_deg: f32,
+    /// Give every bone a small roll of its own about its length, as hand-made rigs have.
+    pub roll_jitter: bool,
     pub a_pose: bool,
     pub centimetres: bool,
     pub z_up: bool,

@@ -66,8 +66,11 @@ fn print_text(out: &Output) {
             g.arm_angle_deg.map(|a| format!(" (arms {a:.0}° below horizontal)")).unwrap_or_default(),
             s.naming
         );
-        if (g.base_scale - 1.0).abs() > 1e-4 {
-            println!("  nodes above the skeleton scale it by {}", g.base_scale);
+        if (g.base_scale - 1.0).abs() > 1e-4 || g.authored_up != g.up {
+            println!(
+                "  authored in {} with {} up; the nodes above the skeleton scale it by {} and turn it to {} up",
+                g.offset_units, g.authored_up, g.base_scale, g.up
+            );
         }
         for b in &s.bones {
             let q = b.rest_rotation;
