@@ -192,7 +192,11 @@ fn find_hips(s: &Skeleton, pos: &[Vec3], sub: &[Vec<usize>]) -> Option<Hips> {
     let depths = &s.depths();
     let mut best: Option<(usize, Hips)> = None;
     for (b, kids) in children.iter().enumerate() {
-        let kids: Vec<&Vec<usize>> = kids.iter().map(|k| &sub[k.index()]).filter(|t| t.len() >= 2).collect();
+        let kids: Vec<&Vec<usize>> = kids
+            .iter()
+            .map(|k| &sub[k.index()])
+            .filter(|t| t.len() >= 2)
+            .collect();
         for (i, a) in kids.iter().enumerate() {
             for c in kids.iter().skip(i + 1) {
                 let (ca, cc) = (centroid(pos, a), centroid(pos, c));
@@ -201,7 +205,11 @@ fn find_hips(s: &Skeleton, pos: &[Vec3], sub: &[Vec<usize>]) -> Option<Hips> {
                     continue;
                 }
                 let down = ((ca + cc) * 0.5 - pos[b]).normalize_or_zero();
-                let Some(spine) = kids.iter().filter(|t| t.len() > a.len().max(c.len())).max_by_key(|t| t.len()) else {
+                let Some(spine) = kids
+                    .iter()
+                    .filter(|t| t.len() > a.len().max(c.len()))
+                    .max_by_key(|t| t.len())
+                else {
                     continue;
                 };
                 let lateral = (ca - cc).normalize_or_zero();
@@ -210,12 +218,23 @@ fn find_hips(s: &Skeleton, pos: &[Vec3], sub: &[Vec<usize>]) -> Option<Hips> {
                 let reach = (pos[deepest(a, depths)] + pos[deepest(c, depths)]) * 0.5 - pos[b];
                 let (ra, rc) = ((ca - pos[b]).length(), (cc - pos[b]).length());
                 let mirrored = (ra - rc).abs() <= 0.2 * ra.max(rc);
-                if !mirrored || up.dot(down) > -0.8 || lateral.dot(up).abs() > 0.5 || reach.length() < 0.25 * top.length() {
+                if !mirrored
+                    || up.dot(down) > -0.8
+                    || lateral.dot(up).abs() > 0.5
+                    || reach.length() < 0.25 * top.length()
+                {
                     continue;
                 }
                 let score = a.len() + c.len() + spine.len();
                 if best.as_ref().is_none_or(|(s, _)| score > *s) {
-                    best = Some((score, Hips { bone: b, legs: [a.to_vec(), c.to_vec()], spine: spine.to_vec() }));
+                    best = Some((
+                        score,
+                        Hips {
+                            bone: b,
+                            legs: [a.to_vec(), c.to_vec()],
+                            spine: spine.to_vec(),
+                        },
+                    ));
                 }
             }
         }
@@ -230,7 +249,12 @@ fn spine_top(pos: &[Vec3], spine: &[usize], hips: Vec3, lateral: Vec3) -> usize 
         v.dot(lateral).abs() <= 0.3 * v.length()
     };
     let far = |a: &&usize, b: &&usize| (pos[**a] - hips).length().total_cmp(&(pos[**b] - hips).length());
-    *spine.iter().filter(central).max_by(far).or_else(|| spine.iter().max_by(far)).expect("spine is not empty")
+    *spine
+        .iter()
+        .filter(central)
+        .max_by(far)
+        .or_else(|| spine.iter().max_by(far))
+        .expect("spine is not empty")
 }
 
 fn units(height: f32) -> &'static str {
@@ -242,8 +266,18 @@ fn units(height: f32) -> &'static str {
 }
 
 fn axis_name(v: Vec3) -> &'static str {
-    let axes = [(Vec3::X, "+X"), (-Vec3::X, "-X"), (Vec3::Y, "+Y"), (-Vec3::Y, "-Y"), (Vec3::Z, "+Z"), (-Vec3::Z, "-Z")];
-    let (axis, name) = axes.iter().max_by(|a, b| a.0.dot(v).total_cmp(&b.0.dot(v))).expect("six axes");
+    let axes = [
+        (Vec3::X, "+X"),
+        (-Vec3::X, "-X"),
+        (Vec3::Y, "+Y"),
+        (-Vec3::Y, "-Y"),
+        (Vec3::Z, "+Z"),
+        (-Vec3::Z, "-Z"),
+    ];
+    let (axis, name) = axes
+        .iter()
+        .max_by(|a, b| a.0.dot(v).total_cmp(&b.0.dot(v)))
+        .expect("six axes");
     if axis.dot(v) > 0.8 {
         name
     } else {
@@ -252,7 +286,9 @@ fn axis_name(v: Vec3) -> &'static str {
 }
 
 fn deepest(idx: &[usize], depths: &[usize]) -> usize {
-    *idx.iter().max_by_key(|&&i| depths[i]).expect("subtree is not empty")
+    *idx.iter()
+        .max_by_key(|&&i| depths[i])
+        .expect("subtree is not empty")
 }
 
 fn glance(s: &Skeleton, world: &[Mat4]) -> Glance {
@@ -272,7 +308,9 @@ fn glance(s: &Skeleton, world: &[Mat4]) -> Glance {
     };
     let sub = subtrees(s);
     let Some(h) = find_hips(s, &pos, &sub) else {
-        let ext = pos.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+        let ext = pos
+            .iter()
+            .fold((Vec3::MAX, Vec3::MIN), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
         g.height = (ext.1 - ext.0).y;
         g.units = units(g.height);
         g.offset_units = units(g.height / base_scale);
@@ -285,7 +323,8 @@ fn glance(s: &Skeleton, world: &[Mat4]) -> Glance {
     let up = (pos[spine_top(&pos, &h.spine, pos[h.bone], lateral)] - feet).normalize_or_zero();
     g.up = axis_name(up);
     let heights: Vec<f32> = pos.iter().map(|p| p.dot(up)).collect();
-    g.height = heights.iter().copied().fold(f32::MIN, f32::max) - heights.iter().copied().fold(f32::MAX, f32::min);
+    g.height =
+        heights.iter().copied().fold(f32::MIN, f32::max) - heights.iter().copied().fold(f32::MAX, f32::min);
     g.units = units(g.height);
     g.offset_units = units(g.height / base_scale);
     let (_, base_rot, _) = s.base.to_scale_rotation_translation();
@@ -316,7 +355,9 @@ fn leg_forward(s: &Skeleton, pos: &[Vec3], top: usize, tip: usize, up: Vec3) -> 
             break;
         }
     }
-    let last = s.bones[tip].parent.map_or(Vec3::ZERO, |p| pos[tip] - pos[p.index()]);
+    let last = s.bones[tip]
+        .parent
+        .map_or(Vec3::ZERO, |p| pos[tip] - pos[p.index()]);
     if flat(last).length() >= 0.5 * last.dot(up).abs() {
         return flat(last);
     }
@@ -326,7 +367,11 @@ fn leg_forward(s: &Skeleton, pos: &[Vec3], top: usize, tip: usize, up: Vec3) -> 
         let v = pos[*i] - a;
         v - line * v.dot(line)
     };
-    chain.iter().map(off).max_by(|x, y| x.length().total_cmp(&y.length())).map_or(Vec3::ZERO, flat)
+    chain
+        .iter()
+        .map(off)
+        .max_by(|x, y| x.length().total_cmp(&y.length()))
+        .map_or(Vec3::ZERO, flat)
 }
 
 /// Arms: the spine subtree's bones farthest to either side; the arm runs from the first bone on
@@ -334,11 +379,19 @@ fn leg_forward(s: &Skeleton, pos: &[Vec3], top: usize, tip: usize, up: Vec3) -> 
 fn arm_pose(s: &Skeleton, pos: &[Vec3], h: &Hips, up: Vec3, lateral: Vec3, g: &mut Glance) {
     let origin = pos[h.bone];
     let side = |i: usize| (pos[i] - origin).dot(lateral);
-    let spine: Vec<usize> = h.spine.iter().copied().filter(|&i| s.skins.is_empty() || s.bones[i].is_joint).collect();
+    let spine: Vec<usize> = h
+        .spine
+        .iter()
+        .copied()
+        .filter(|&i| s.skins.is_empty() || s.bones[i].is_joint)
+        .collect();
     let spine = if spine.is_empty() { h.spine.clone() } else { spine };
     let mut angles = Vec::new();
     for sign in [1.0f32, -1.0] {
-        let far = *spine.iter().max_by(|&&a, &&b| (sign * side(a)).total_cmp(&(sign * side(b)))).expect("spine");
+        let far = *spine
+            .iter()
+            .max_by(|&&a, &&b| (sign * side(a)).total_cmp(&(sign * side(b))))
+            .expect("spine");
         if sign * side(far) < 0.15 * g.height {
             continue;
         }
@@ -351,7 +404,9 @@ fn arm_pose(s: &Skeleton, pos: &[Vec3], h: &Hips, up: Vec3, lateral: Vec3, g: &m
             }
             at = s.bones[p.index()].parent;
         }
-        let Some(&shoulder) = path.iter().rev().find(|&&i| sign * side(i) > 0.08 * g.height) else { continue };
+        let Some(&shoulder) = path.iter().rev().find(|&&i| sign * side(i) > 0.08 * g.height) else {
+            continue;
+        };
         let arm = (pos[far] - pos[shoulder]).normalize_or_zero();
         angles.push((-arm.dot(up)).clamp(-1.0, 1.0).asin().to_degrees());
     }

@@ -8,7 +8,12 @@ use std::path::Path;
 
 fn glance(path: &Path) -> Glance {
     let doc = skelnorm::gltf_io::read(path).unwrap_or_else(|e| panic!("{e}"));
-    inspect(&doc.model).skeletons.into_iter().next().expect("a skeleton").glance
+    inspect(&doc.model)
+        .skeletons
+        .into_iter()
+        .next()
+        .expect("a skeleton")
+        .glance
 }
 
 /// (file, scene units, joint-offset units, authored up, facing, pose)
@@ -26,7 +31,11 @@ fn inspect_tells_units_facing_and_pose_of_every_fixture() {
     for &(file, units, offset_units, authored_up, facing, pose) in EXPECTED {
         let g = glance(&common::root().join("fixtures").join(file));
         let got = (g.units, g.offset_units, g.authored_up, g.up, g.facing, g.pose);
-        assert_eq!(got, (units, offset_units, authored_up, "+Y", facing, pose), "{file}");
+        assert_eq!(
+            got,
+            (units, offset_units, authored_up, "+Y", facing, pose),
+            "{file}"
+        );
         assert!((1.5..2.0).contains(&g.height), "{file}: height {}", g.height);
     }
 }
@@ -34,35 +43,93 @@ fn inspect_tells_units_facing_and_pose_of_every_fixture() {
 #[test]
 fn the_quadruped_has_no_humanoid_shape() {
     let g = glance(&common::root().join("fixtures/quadruped.glb"));
-    assert_eq!((g.hips.as_deref(), g.facing, g.pose), (None, "unknown", "unknown"));
+    assert_eq!(
+        (g.hips.as_deref(), g.facing, g.pose),
+        (None, "unknown", "unknown")
+    );
 }
 
 #[test]
 fn fixture_rigs_have_the_promised_shapes() {
-    let read = |f: &str| skelnorm::gltf_io::read(&common::root().join("fixtures").join(f)).unwrap().model;
-    let names = |f: &str| read(f).skeletons[0].bones.iter().map(|b| b.name.clone()).collect::<Vec<_>>();
+    let read = |f: &str| {
+        skelnorm::gltf_io::read(&common::root().join("fixtures").join(f))
+            .unwrap()
+            .model
+    };
+    let names = |f: &str| {
+        read(f).skeletons[0]
+            .bones
+            .iter()
+            .map(|b| b.name.clone())
+            .collect::<Vec<_>>()
+    };
     assert!(names("mixamo.glb").iter().all(|n| n.starts_with("mixamorig:")));
     let blender = read("blender.glb");
     let hips = &blender.skeletons[0].bones[0];
-    assert!(hips.rest.rotation.angle_between(glam::Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2)) < 1e-4);
-    assert!(blender.skeletons[0].bones.iter().skip(1).all(|b| b.rest.rotation.angle_between(glam::Quat::IDENTITY) > 1e-3));
+    assert!(
+        hips.rest
+            .rotation
+            .angle_between(glam::Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2))
+            < 1e-4
+    );
+    assert!(blender.skeletons[0].bones.iter().skip(1).all(|b| b
+        .rest
+        .rotation
+        .angle_between(glam::Quat::IDENTITY)
+        > 1e-3));
     let ue = names("ue_zup.glb");
-    for n in ["upperarm_twist_01_l", "calf_twist_01_r", "ik_foot_l", "ik_hand_gun"] {
+    for n in [
+        "upperarm_twist_01_l",
+        "calf_twist_01_r",
+        "ik_foot_l",
+        "ik_hand_gun",
+    ] {
         assert!(ue.contains(&n.to_string()), "ue_zup lacks {n}");
     }
-    assert!(read("identity.gltf").skeletons[0].bones.iter().all(|b| b.rest.rotation == glam::Quat::IDENTITY));
+    assert!(read("identity.gltf").skeletons[0]
+        .bones
+        .iter()
+        .all(|b| b.rest.rotation == glam::Quat::IDENTITY));
     let long = names("long_spine.glb");
-    assert!(["Spine", "Spine1", "Spine2", "Spine3", "Neck", "Neck1"].iter().all(|n| long.contains(&n.to_string())));
-    for f in ["mixamo.glb", "blender.glb", "vrm0.vrm", "ue_zup.glb", "identity.gltf", "long_spine.glb", "quadruped.glb"] {
+    assert!(["Spine", "Spine1", "Spine2", "Spine3", "Neck", "Neck1"]
+        .iter()
+        .all(|n| long.contains(&n.to_string())));
+    for f in [
+        "mixamo.glb",
+        "blender.glb",
+        "vrm0.vrm",
+        "ue_zup.glb",
+        "identity.gltf",
+        "long_spine.glb",
+        "quadruped.glb",
+    ] {
         let m = read(f);
-        let kinds: Vec<_> = m.clips.iter().flat_map(|c| c.tracks.iter().filter_map(|t| t.rotation.as_ref().map(|r| r.interpolation))).collect();
-        for k in [skelnorm::model::Interpolation::Linear, skelnorm::model::Interpolation::Step, skelnorm::model::Interpolation::CubicSpline] {
+        let kinds: Vec<_> = m
+            .clips
+            .iter()
+            .flat_map(|c| {
+                c.tracks
+                    .iter()
+                    .filter_map(|t| t.rotation.as_ref().map(|r| r.interpolation))
+            })
+            .collect();
+        for k in [
+            skelnorm::model::Interpolation::Linear,
+            skelnorm::model::Interpolation::Step,
+            skelnorm::model::Interpolation::CubicSpline,
+        ] {
             assert!(kinds.contains(&k), "{f} lacks {k:?} clips");
         }
         assert!(m.validate().is_empty(), "{f}: {:?}", m.validate());
     }
     let vrm = skelnorm::gltf_io::read(&common::root().join("fixtures/vrm0.vrm")).unwrap();
-    assert!(vrm.json()["extensions"]["VRM"]["humanoid"]["humanBones"].as_array().unwrap().len() >= 50);
+    assert!(
+        vrm.json()["extensions"]["VRM"]["humanoid"]["humanBones"]
+            .as_array()
+            .unwrap()
+            .len()
+            >= 50
+    );
 }
 
 #[test]

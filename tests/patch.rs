@@ -16,26 +16,47 @@ fn model_changes_are_written_and_read_back() {
         let s = &mut doc.model.skeletons[0];
         s.bones[1].name = "Renamed".into();
         let turn = Quat::from_rotation_y(0.25);
-        s.bones[2].rest.rotation = s.bones[2].rest.rotation * turn;
+        s.bones[2].rest.rotation *= turn;
         let ibms_before = s.skins[0].inverse_bind_matrices.clone();
         for m in &mut s.skins[0].inverse_bind_matrices {
             *m = Mat4::from_quat(turn) * *m;
         }
         let clip = doc.model.clips.iter_mut().find(|c| c.name == "walk").unwrap();
         let track = clip.tracks.iter_mut().find_map(|t| t.rotation.as_mut()).unwrap();
-        track.values[0] = track.values[0] * turn;
+        track.values[0] *= turn;
         doc.model.clips.retain(|c| c.name != "idle");
         let out = dir.path().join(format!("patched-{fixture}"));
         doc.write(&out).unwrap();
         let back = gltf_io::read(&out).unwrap();
-        assert_eq!(back.model, doc.model, "{fixture}: patched model does not read back");
-        assert_ne!(back.model.skeletons[0].skins[0].inverse_bind_matrices, ibms_before);
-        assert!(back.json()["animations"].as_array().unwrap().iter().all(|a| a["name"] != "idle"));
+        assert_eq!(
+            back.model, doc.model,
+            "{fixture}: patched model does not read back"
+        );
+        assert_ne!(
+            back.model.skeletons[0].skins[0].inverse_bind_matrices,
+            ibms_before
+        );
+        assert!(back.json()["animations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["name"] != "idle"));
         // Old IBM and idle accessors are gone; the walk clip reuses every unchanged sampler.
         let accessors_after = back.json()["accessors"].as_array().unwrap().len();
-        assert!(accessors_after < accessors_before, "{fixture}: {accessors_after} accessors, was {accessors_before}");
-        assert_eq!(back.json()["meshes"], doc.json()["meshes"], "{fixture}: meshes changed");
-        assert_eq!(back.json()["extensions"], doc.json()["extensions"], "{fixture}: extensions changed");
+        assert!(
+            accessors_after < accessors_before,
+            "{fixture}: {accessors_after} accessors, was {accessors_before}"
+        );
+        assert_eq!(
+            back.json()["meshes"],
+            doc.json()["meshes"],
+            "{fixture}: meshes changed"
+        );
+        assert_eq!(
+            back.json()["extensions"],
+            doc.json()["extensions"],
+            "{fixture}: extensions changed"
+        );
         if let Some(errors) = common::validator_errors(&out) {
             assert_eq!(errors, 0, "{fixture}: patched output has validator errors");
         }

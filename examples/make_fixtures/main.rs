@@ -20,7 +20,10 @@ use std::f32::consts::{PI, TAU};
 fn styles() -> Vec<Style> {
     let base = Style {
         name: "",
-        parts: Parts { ends: true, ..Parts::default() },
+        parts: Parts {
+            ends: true,
+            ..Parts::default()
+        },
         quadruped: false,
         names: names::godot,
         frames: Frames::YAlong,
@@ -33,21 +36,64 @@ fn styles() -> Vec<Style> {
         vrm0: false,
     };
     vec![
-        Style { name: "mixamo.glb", names: names::mixamo, a_pose: true, centimetres: true, ..base },
-        Style { name: "blender.glb", names: names::rigify, hips_x_deg: -90.0, roll_jitter: true, ..base },
-        Style { name: "vrm0.vrm", names: names::vroid, frames: Frames::Identity, faces_minus_z: true, vrm0: true, ..base },
+        Style {
+            name: "mixamo.glb",
+            names: names::mixamo,
+            a_pose: true,
+            centimetres: true,
+            ..base
+        },
+        Style {
+            name: "blender.glb",
+            names: names::rigify,
+            hips_x_deg: -90.0,
+            roll_jitter: true,
+            ..base
+        },
+        Style {
+            name: "vrm0.vrm",
+            names: names::vroid,
+            frames: Frames::Identity,
+            faces_minus_z: true,
+            vrm0: true,
+            ..base
+        },
         Style {
             name: "ue_zup.glb",
             names: names::unreal,
-            parts: Parts { root: true, twist: true, ik: true, ..Parts::default() },
+            parts: Parts {
+                root: true,
+                twist: true,
+                ik: true,
+                ..Parts::default()
+            },
             frames: Frames::XAlong,
             a_pose: true,
             z_up: true,
             ..base
         },
-        Style { name: "identity.gltf", frames: Frames::Identity, parts: Parts::default(), ..base },
-        Style { name: "long_spine.glb", names: names::human_ik, parts: Parts { long_spine: true, ends: true, ..Parts::default() }, ..base },
-        Style { name: "quadruped.glb", names: names::plain, quadruped: true, ..base },
+        Style {
+            name: "identity.gltf",
+            frames: Frames::Identity,
+            parts: Parts::default(),
+            ..base
+        },
+        Style {
+            name: "long_spine.glb",
+            names: names::human_ik,
+            parts: Parts {
+                long_spine: true,
+                ends: true,
+                ..Parts::default()
+            },
+            ..base
+        },
+        Style {
+            name: "quadruped.glb",
+            names: names::plain,
+            quadruped: true,
+            ..base
+        },
     ]
 }
 
@@ -85,7 +131,8 @@ impl Doc {
         };
         let bytes: Vec<u8> = data.iter().flat_map(|f| f.to_le_bytes()).collect();
         let view = self.view(&bytes, target);
-        let mut acc = json!({ "bufferView": view, "componentType": 5126, "count": data.len() / n, "type": ty });
+        let mut acc =
+            json!({ "bufferView": view, "componentType": 5126, "count": data.len() / n, "type": ty });
         if min_max {
             let mut lo = vec![f32::MAX; n];
             let mut hi = vec![f32::MIN; n];
@@ -129,45 +176,87 @@ fn tail(joints: &[Joint], i: usize) -> Option<usize> {
         (Some("upper_leg"), Some(s)) => format!("lower_leg.{s}"),
         (Some("lower_leg"), Some(s)) => format!("foot.{s}"),
         (Some("pelvis"), _) => "spine1".into(),
-        (Some("chest"), None) if index_of(joints, "neck").is_some() && index_of(joints, "upper_chest").is_none() => "neck".into(),
+        (Some("chest"), None)
+            if index_of(joints, "neck").is_some() && index_of(joints, "upper_chest").is_none() =>
+        {
+            "neck".into()
+        }
         _ => String::new(),
     };
     index_of(joints, &preferred)
         .filter(|&c| joints[c].parent.as_deref() == Some(id.as_str()))
-        .or_else(|| joints.iter().position(|j| j.parent.as_deref() == Some(id.as_str()) && !j.id.starts_with("ik_")))
+        .or_else(|| {
+            joints
+                .iter()
+                .position(|j| j.parent.as_deref() == Some(id.as_str()) && !j.id.starts_with("ik_"))
+        })
 }
 
 fn lay_out(style: &Style) -> Laid {
-    let mut joints = if style.quadruped { rig::quadruped() } else { rig::humanoid(style.parts) };
+    let mut joints = if style.quadruped {
+        rig::quadruped()
+    } else {
+        rig::humanoid(style.parts)
+    };
     if style.a_pose {
         rig::apply_a_pose(&mut joints);
     }
-    let facing = if style.faces_minus_z { Quat::from_rotation_y(PI) } else { Quat::IDENTITY };
-    let base_rot = if style.z_up { Quat::from_rotation_x(-PI / 2.0) } else { Quat::IDENTITY };
+    let facing = if style.faces_minus_z {
+        Quat::from_rotation_y(PI)
+    } else {
+        Quat::IDENTITY
+    };
+    let base_rot = if style.z_up {
+        Quat::from_rotation_x(-PI / 2.0)
+    } else {
+        Quat::IDENTITY
+    };
     let base_scale = if style.centimetres { 0.01 } else { 1.0 };
     let to_arm = |p: Vec3| base_rot.inverse() * (facing * p) / base_scale;
     let pos: Vec<Vec3> = joints.iter().map(|j| to_arm(j.pos)).collect();
     let fwd = base_rot.inverse() * facing * Vec3::Z;
     let up = base_rot.inverse() * Vec3::Y;
-    let (reference, alternative) = if style.frames == Frames::XAlong { (up, fwd) } else { (fwd, up) };
+    let (reference, alternative) = if style.frames == Frames::XAlong {
+        (up, fwd)
+    } else {
+        (fwd, up)
+    };
     let mut global = Vec::with_capacity(joints.len());
     for i in 0..joints.len() {
         let dir = match tail(&joints, i) {
             Some(c) => pos[c] - pos[i],
-            None => joints[i].parent.as_deref().and_then(|p| index_of(&joints, p)).map_or(up, |p| pos[i] - pos[p]),
+            None => joints[i]
+                .parent
+                .as_deref()
+                .and_then(|p| index_of(&joints, p))
+                .map_or(up, |p| pos[i] - pos[p]),
         };
         let dir = if dir.length() < 1e-6 { up } else { dir };
         let mut g = rig::frame(style.frames, dir, reference, alternative);
         if style.roll_jitter {
             let roll = (3.0 + (i % 7) as f32 * 4.0).to_radians();
-            g *= Quat::from_axis_angle(if style.frames == Frames::XAlong { Vec3::X } else { Vec3::Y }, roll);
+            g *= Quat::from_axis_angle(
+                if style.frames == Frames::XAlong {
+                    Vec3::X
+                } else {
+                    Vec3::Y
+                },
+                roll,
+            );
         }
         if joints[i].id == "hips" && style.hips_x_deg != 0.0 {
             g = Quat::from_rotation_x(style.hips_x_deg.to_radians());
         }
         global.push(g);
     }
-    Laid { joints, pos, global, base_rot, base_scale, facing }
+    Laid {
+        joints,
+        pos,
+        global,
+        base_rot,
+        base_scale,
+        facing,
+    }
 }
 
 /// World-space rotation delta of a canonical bone at time `t` for a clip; `None` if not animated.
@@ -215,26 +304,35 @@ fn build(style: &Style) -> Vec<u8> {
     }
     doc.push("nodes", armature);
     let mut local = Vec::new();
-    for i in 0..j.len() {
+    for (i, joint) in j.iter().enumerate() {
         let (gp, pp) = parent_of(i).map_or((Quat::IDENTITY, Vec3::ZERO), |p| (laid.global[p], laid.pos[p]));
         let r = (gp.inverse() * laid.global[i]).normalize();
         let t = gp.inverse() * (laid.pos[i] - pp);
         local.push((t, r));
-        let mut node = json!({ "name": (style.names)(&j[i].id), "translation": t.to_array() });
+        let mut node = json!({ "name": (style.names)(&joint.id), "translation": t.to_array() });
         if (r.dot(Quat::IDENTITY)).abs() < 1.0 - 1e-7 {
             node["rotation"] = json!(r.to_array());
         }
         doc.push("nodes", node);
         match parent_of(i) {
             Some(p) => {
-                let kids = doc.json["nodes"][p + 1].as_object_mut().expect("node").entry("children").or_insert(json!([]));
+                let kids = doc.json["nodes"][p + 1]
+                    .as_object_mut()
+                    .expect("node")
+                    .entry("children")
+                    .or_insert(json!([]));
                 kids.as_array_mut().expect("children").push((i + 1).into());
             }
-            None => doc.json["nodes"][0]["children"].as_array_mut().expect("children").push((i + 1).into()),
+            None => doc.json["nodes"][0]["children"]
+                .as_array_mut()
+                .expect("children")
+                .push((i + 1).into()),
         }
     }
     let base = Mat4::from_scale_rotation_translation(Vec3::splat(laid.base_scale), laid.base_rot, Vec3::ZERO);
-    let world: Vec<Mat4> = (0..j.len()).map(|i| base * Mat4::from_rotation_translation(laid.global[i], laid.pos[i])).collect();
+    let world: Vec<Mat4> = (0..j.len())
+        .map(|i| base * Mat4::from_rotation_translation(laid.global[i], laid.pos[i]))
+        .collect();
     let skin_joints: Vec<usize> = (0..j.len()).filter(|&i| j[i].in_skin).collect();
     write_mesh(&mut doc, &laid, &world, &skin_joints);
     let ibm: Vec<f32> = skin_joints
@@ -247,13 +345,23 @@ fn build(style: &Style) -> Vec<u8> {
         .collect();
     let ibm = doc.floats(&ibm, "MAT4", false, None);
     let skin_nodes: Vec<usize> = skin_joints.iter().map(|i| i + 1).collect();
-    doc.push("skins", json!({ "name": "Armature", "inverseBindMatrices": ibm, "joints": skin_nodes }));
-    for (clip, interp, keys, dur) in [("walk", "LINEAR", 25, 1.0f32), ("wave", "CUBICSPLINE", 5, 2.0), ("idle", "STEP", 4, 1.0)] {
+    doc.push(
+        "skins",
+        json!({ "name": "Armature", "inverseBindMatrices": ibm, "joints": skin_nodes }),
+    );
+    for (clip, interp, keys, dur) in [
+        ("walk", "LINEAR", 25, 1.0f32),
+        ("wave", "CUBICSPLINE", 5, 2.0),
+        ("idle", "STEP", 4, 1.0),
+    ] {
         write_clip(&mut doc, &laid, &local, clip, interp, keys, dur);
     }
     if style.vrm0 {
         let bones: Vec<Value> = (0..j.len())
-            .filter_map(|i| names::vrm_bone(&j[i].id).map(|b| json!({ "bone": b, "node": i + 1, "useDefaultValues": true })))
+            .filter_map(|i| {
+                names::vrm_bone(&j[i].id)
+                    .map(|b| json!({ "bone": b, "node": i + 1, "useDefaultValues": true }))
+            })
             .collect();
         doc.json["extensionsUsed"] = json!(["VRM"]);
         doc.json["extensions"] = json!({ "VRM": {
@@ -283,7 +391,10 @@ fn write_mesh(doc: &mut Doc, laid: &Laid, world: &[Mat4], skin_joints: &[usize])
             continue;
         }
         let a = world[i].w_axis.truncate();
-        let b = tail(&laid.joints, i).map_or(a + world[i].transform_vector3(Vec3::Y).normalize() * 0.03, |c| world[c].w_axis.truncate());
+        let b = tail(&laid.joints, i)
+            .map_or(a + world[i].transform_vector3(Vec3::Y).normalize() * 0.03, |c| {
+                world[c].w_axis.truncate()
+            });
         let axis = (b - a).normalize_or(Vec3::Y);
         let u = axis.any_orthonormal_vector();
         let v = axis.cross(u);
@@ -296,25 +407,55 @@ fn write_mesh(doc: &mut Doc, laid: &Laid, world: &[Mat4], skin_joints: &[usize])
                 weights.extend_from_slice(&[1.0f32, 0.0, 0.0, 0.0]);
             }
         }
-        for f in [[0, 2, 1], [0, 3, 2], [4, 5, 6], [4, 6, 7], [0, 1, 5], [0, 5, 4], [1, 2, 6], [1, 6, 5], [2, 3, 7], [2, 7, 6], [3, 0, 4], [3, 4, 7]] {
+        for f in [
+            [0, 2, 1],
+            [0, 3, 2],
+            [4, 5, 6],
+            [4, 6, 7],
+            [0, 1, 5],
+            [0, 5, 4],
+            [1, 2, 6],
+            [1, 6, 5],
+            [2, 3, 7],
+            [2, 7, 6],
+            [3, 0, 4],
+            [3, 4, 7],
+        ] {
             idx.extend(f.iter().map(|&x| first + x));
         }
     }
     let p = doc.floats(&pos, "VEC3", true, Some(34962));
     let jb: Vec<u8> = joints.iter().flat_map(|x| x.to_le_bytes()).collect();
     let jv = doc.view(&jb, Some(34962));
-    let ja = doc.push("accessors", json!({ "bufferView": jv, "componentType": 5123, "count": joints.len() / 4, "type": "VEC4" }));
+    let ja = doc.push(
+        "accessors",
+        json!({ "bufferView": jv, "componentType": 5123, "count": joints.len() / 4, "type": "VEC4" }),
+    );
     let w = doc.floats(&weights, "VEC4", false, Some(34962));
     let ib: Vec<u8> = idx.iter().flat_map(|x| x.to_le_bytes()).collect();
     let iv = doc.view(&ib, Some(34963));
-    let ia = doc.push("accessors", json!({ "bufferView": iv, "componentType": 5123, "count": idx.len(), "type": "SCALAR" }));
+    let ia = doc.push(
+        "accessors",
+        json!({ "bufferView": iv, "componentType": 5123, "count": idx.len(), "type": "SCALAR" }),
+    );
     let mesh = doc.push("meshes", json!({ "name": "Body", "primitives": [{ "attributes": { "POSITION": p, "JOINTS_0": ja, "WEIGHTS_0": w }, "indices": ia }] }));
     let node = doc.push("nodes", json!({ "name": "Body", "mesh": mesh, "skin": 0 }));
-    doc.json["scenes"][0]["nodes"].as_array_mut().expect("scene").push(node.into());
+    doc.json["scenes"][0]["nodes"]
+        .as_array_mut()
+        .expect("scene")
+        .push(node.into());
 }
 
 #[allow(clippy::too_many_arguments)]
-fn write_clip(doc: &mut Doc, laid: &Laid, local: &[(Vec3, Quat)], clip: &str, interp: &str, keys: usize, dur: f32) {
+fn write_clip(
+    doc: &mut Doc,
+    laid: &Laid,
+    local: &[(Vec3, Quat)],
+    clip: &str,
+    interp: &str,
+    keys: usize,
+    dur: f32,
+) {
     let times: Vec<f32> = (0..keys).map(|k| dur * k as f32 / (keys - 1) as f32).collect();
     let input = doc.floats(&times, "SCALAR", true, None);
     let to_arm = |d: Quat| laid.base_rot.inverse() * laid.facing * d * laid.facing.inverse() * laid.base_rot;
@@ -324,7 +465,10 @@ fn write_clip(doc: &mut Doc, laid: &Laid, local: &[(Vec3, Quat)], clip: &str, in
             continue;
         }
         let g = laid.global[i];
-        let mut qs: Vec<Quat> = times.iter().map(|&t| local[i].1 * (g.inverse() * to_arm(motion(clip, &jt.id, t).expect("animated")) * g)).collect();
+        let mut qs: Vec<Quat> = times
+            .iter()
+            .map(|&t| local[i].1 * (g.inverse() * to_arm(motion(clip, &jt.id, t).expect("animated")) * g))
+            .collect();
         for k in 1..qs.len() {
             if qs[k].dot(qs[k - 1]) < 0.0 {
                 qs[k] = -qs[k];
@@ -344,10 +488,15 @@ fn write_clip(doc: &mut Doc, laid: &Laid, local: &[(Vec3, Quat)], clip: &str, in
         }
         let output = doc.floats(&data, "VEC4", false, None);
         samplers.push(json!({ "input": input, "output": output, "interpolation": interp }));
-        channels.push(json!({ "sampler": samplers.len() - 1, "target": { "node": i + 1, "path": "rotation" } }));
+        channels
+            .push(json!({ "sampler": samplers.len() - 1, "target": { "node": i + 1, "path": "rotation" } }));
     }
     if let Some(h) = index_of(&laid.joints, "hips").or_else(|| index_of(&laid.joints, "pelvis")) {
-        let gp = laid.joints[h].parent.as_deref().and_then(|p| index_of(&laid.joints, p)).map_or(Quat::IDENTITY, |p| laid.global[p]);
+        let gp = laid.joints[h]
+            .parent
+            .as_deref()
+            .and_then(|p| index_of(&laid.joints, p))
+            .map_or(Quat::IDENTITY, |p| laid.global[p]);
         let offset = |t: f32| Vec3::new(0.0, 0.03 * (2.0 * TAU * t).sin(), 0.2 * t);
         let to_local = |v: Vec3| gp.inverse() * (laid.base_rot.inverse() * laid.facing * v) / laid.base_scale;
         let mut data = Vec::new();
@@ -364,9 +513,14 @@ fn write_clip(doc: &mut Doc, laid: &Laid, local: &[(Vec3, Quat)], clip: &str, in
         }
         let output = doc.floats(&data, "VEC3", false, None);
         samplers.push(json!({ "input": input, "output": output, "interpolation": interp }));
-        channels.push(json!({ "sampler": samplers.len() - 1, "target": { "node": h + 1, "path": "translation" } }));
+        channels.push(
+            json!({ "sampler": samplers.len() - 1, "target": { "node": h + 1, "path": "translation" } }),
+        );
     }
-    doc.push("animations", json!({ "name": clip, "channels": channels, "samplers": samplers }));
+    doc.push(
+        "animations",
+        json!({ "name": clip, "channels": channels, "samplers": samplers }),
+    );
 }
 
 fn glb(json: &[u8], bin: &[u8]) -> Vec<u8> {
@@ -406,7 +560,10 @@ fn main() {
         }
     }
     if !stale.is_empty() {
-        eprintln!("fixtures differ from the generator: {}; run with SKELNORM_BLESS=1 to rewrite", stale.join(", "));
+        eprintln!(
+            "fixtures differ from the generator: {}; run with SKELNORM_BLESS=1 to rewrite",
+            stale.join(", ")
+        );
         std::process::exit(1);
     }
     if !bless {

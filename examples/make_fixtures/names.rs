@@ -19,7 +19,9 @@ fn finger(base: &str) -> Option<(&str, usize)> {
 
 fn title(s: &str) -> String {
     let mut c = s.chars();
-    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
 }
 
 /// Mixamo, with its `mixamorig:` prefix.
@@ -45,7 +47,11 @@ pub fn mixamo(id: &str) -> String {
         "toes_end" => format!("{side}Toe_End"),
         b => {
             let (f, n) = finger(b).expect("mixamo bone");
-            let f = if f == "little" { "Pinky".to_string() } else { title(f) };
+            let f = if f == "little" {
+                "Pinky".to_string()
+            } else {
+                title(f)
+            };
             format!("{side}Hand{f}{n}")
         }
     };
@@ -75,7 +81,11 @@ pub fn rigify(id: &str) -> String {
         "toes_end" => format!("toe{s}_end"),
         b => {
             let (f, n) = finger(b).expect("rigify bone");
-            let f = if f == "thumb" { "thumb".to_string() } else { format!("f_{}", if f == "little" { "pinky" } else { f }) };
+            let f = if f == "thumb" {
+                "thumb".to_string()
+            } else {
+                format!("f_{}", if f == "little" { "pinky" } else { f })
+            };
             if n == 4 {
                 format!("{f}.03{s}_end")
             } else {
@@ -172,7 +182,11 @@ pub fn godot(id: &str) -> String {
         "toes" => format!("{side}Toes"),
         b => {
             let (f, n) = finger(b).expect("godot bone");
-            let part = if f == "thumb" { ["Metacarpal", "Proximal", "Distal"] } else { ["Proximal", "Intermediate", "Distal"] };
+            let part = if f == "thumb" {
+                ["Metacarpal", "Proximal", "Distal"]
+            } else {
+                ["Proximal", "Intermediate", "Distal"]
+            };
             format!("{side}{}{}", title(f), part[n - 1])
         }
     }
@@ -203,7 +217,11 @@ pub fn human_ik(id: &str) -> String {
         "toes" => format!("{side}ToeBase"),
         b => {
             let (f, n) = finger(b).expect("humanik bone");
-            let f = if f == "little" { "Pinky".to_string() } else { title(f) };
+            let f = if f == "little" {
+                "Pinky".to_string()
+            } else {
+                title(f)
+            };
             format!("{side}Hand{f}{n}")
         }
     }
@@ -213,7 +231,13 @@ pub fn human_ik(id: &str) -> String {
 pub fn vrm_bone(id: &str) -> Option<String> {
     let (base, side) = split(id);
     let side = side.map_or("", |s| if s == "L" { "left" } else { "right" });
-    let cap = |s: &str| if side.is_empty() { s.to_string() } else { format!("{side}{}", title(s)) };
+    let cap = |s: &str| {
+        if side.is_empty() {
+            s.to_string()
+        } else {
+            format!("{side}{}", title(s))
+        }
+    };
     Some(match base {
         "hips" | "spine" | "chest" | "neck" | "head" => base.into(),
         "upper_chest" => "upperChest".into(),

@@ -24,7 +24,13 @@ pub struct Parts {
 }
 
 fn j(out: &mut Vec<Joint>, id: &str, parent: Option<&str>, pos: [f32; 3]) {
-    out.push(Joint { id: id.into(), parent: parent.map(Into::into), pos: Vec3::from(pos), weighted: true, in_skin: true });
+    out.push(Joint {
+        id: id.into(),
+        parent: parent.map(Into::into),
+        pos: Vec3::from(pos),
+        weighted: true,
+        in_skin: true,
+    });
 }
 
 /// A humanoid in the canonical frame. Ids are lowercase with `.L`/`.R` sides.
@@ -63,21 +69,45 @@ pub fn humanoid(parts: Parts) -> Vec<Joint> {
         let p = |x0: f32, y: f32, z: f32| [x * x0, y, z];
         j(&mut v, &s("shoulder"), Some("upper_chest"), p(0.03, 1.46, 0.0));
         j(&mut v, &s("upper_arm"), Some(&s("shoulder")), p(0.16, 1.46, 0.0));
-        j(&mut v, &s("lower_arm"), Some(&s("upper_arm")), p(0.44, 1.46, -0.01));
+        j(
+            &mut v,
+            &s("lower_arm"),
+            Some(&s("upper_arm")),
+            p(0.44, 1.46, -0.01),
+        );
         j(&mut v, &s("hand"), Some(&s("lower_arm")), p(0.70, 1.46, 0.0));
         if parts.twist {
-            j(&mut v, &s("upper_arm_twist"), Some(&s("upper_arm")), p(0.30, 1.46, -0.005));
-            j(&mut v, &s("lower_arm_twist"), Some(&s("lower_arm")), p(0.57, 1.46, -0.005));
+            j(
+                &mut v,
+                &s("upper_arm_twist"),
+                Some(&s("upper_arm")),
+                p(0.30, 1.46, -0.005),
+            );
+            j(
+                &mut v,
+                &s("lower_arm_twist"),
+                Some(&s("lower_arm")),
+                p(0.57, 1.46, -0.005),
+            );
         }
-        let fingers = [("thumb", 0.03f32, [0.02, 0.035, 0.03]), ("index", 0.025, [0.09, 0.045, 0.03]),
-            ("middle", 0.008, [0.095, 0.05, 0.032]), ("ring", -0.01, [0.09, 0.045, 0.03]), ("little", -0.028, [0.08, 0.035, 0.025])];
+        let fingers = [
+            ("thumb", 0.03f32, [0.02, 0.035, 0.03]),
+            ("index", 0.025, [0.09, 0.045, 0.03]),
+            ("middle", 0.008, [0.095, 0.05, 0.032]),
+            ("ring", -0.01, [0.09, 0.045, 0.03]),
+            ("little", -0.028, [0.08, 0.035, 0.025]),
+        ];
         for (f, z, seg) in fingers {
             let mut parent = s("hand");
             let (mut px, mut py, mut pz) = (0.70f32, 1.455f32, z);
             let thumb = f == "thumb";
             let n = if parts.ends { 4 } else { 3 };
             for k in 0..n {
-                let len = if k == 0 { seg[0] } else { seg[(k).min(2)] * if k == 3 { 0.7 } else { 1.0 } };
+                let len = if k == 0 {
+                    seg[0]
+                } else {
+                    seg[(k).min(2)] * if k == 3 { 0.7 } else { 1.0 }
+                };
                 if thumb {
                     px += len * 0.7;
                     pz += len * 0.7;
@@ -86,21 +116,40 @@ pub fn humanoid(parts: Parts) -> Vec<Joint> {
                     px += len;
                     py -= 0.004 * k as f32;
                 }
-                let id = if k == 3 { s(&format!("{f}_end")) } else { s(&format!("{f}{}", k + 1)) };
+                let id = if k == 3 {
+                    s(&format!("{f}_end"))
+                } else {
+                    s(&format!("{f}{}", k + 1))
+                };
                 j(&mut v, &id, Some(&parent), p(px, py, pz));
                 parent = id;
             }
         }
         j(&mut v, &s("upper_leg"), Some("hips"), p(0.09, 0.95, 0.0));
-        j(&mut v, &s("lower_leg"), Some(&s("upper_leg")), p(0.09, 0.52, 0.01));
+        j(
+            &mut v,
+            &s("lower_leg"),
+            Some(&s("upper_leg")),
+            p(0.09, 0.52, 0.01),
+        );
         j(&mut v, &s("foot"), Some(&s("lower_leg")), p(0.09, 0.08, -0.01));
         j(&mut v, &s("toes"), Some(&s("foot")), p(0.09, 0.02, 0.12));
         if parts.ends {
             j(&mut v, &s("toes_end"), Some(&s("toes")), p(0.09, 0.02, 0.2));
         }
         if parts.twist {
-            j(&mut v, &s("upper_leg_twist"), Some(&s("upper_leg")), p(0.09, 0.74, 0.005));
-            j(&mut v, &s("lower_leg_twist"), Some(&s("lower_leg")), p(0.09, 0.3, 0.0));
+            j(
+                &mut v,
+                &s("upper_leg_twist"),
+                Some(&s("upper_leg")),
+                p(0.09, 0.74, 0.005),
+            );
+            j(
+                &mut v,
+                &s("lower_leg_twist"),
+                Some(&s("lower_leg")),
+                p(0.09, 0.3, 0.0),
+            );
         }
     }
     if parts.ik {
@@ -179,7 +228,11 @@ pub struct Style {
 /// A basis with `axis` along `dir` and the next axis as close as possible to `reference`.
 pub fn frame(frames: Frames, dir: Vec3, reference: Vec3, alternative: Vec3) -> Quat {
     let d = dir.normalize();
-    let r = if d.dot(reference).abs() > 0.9 { alternative } else { reference };
+    let r = if d.dot(reference).abs() > 0.9 {
+        alternative
+    } else {
+        reference
+    };
     let ortho = (r - d * d.dot(r)).normalize();
     let m = match frames {
         Frames::Identity => Mat3::IDENTITY,
@@ -193,10 +246,15 @@ pub fn frame(frames: Frames, dir: Vec3, reference: Vec3, alternative: Vec3) -> Q
 pub fn apply_a_pose(joints: &mut [Joint]) {
     for side in ["L", "R"] {
         let pivot_id = format!("upper_arm.{side}");
-        let Some(pivot) = joints.iter().find(|j| j.id == pivot_id).map(|j| j.pos) else { continue };
+        let Some(pivot) = joints.iter().find(|j| j.id == pivot_id).map(|j| j.pos) else {
+            continue;
+        };
         let angle = if side == "L" { -45f32 } else { 45.0 };
         let rot = Quat::from_rotation_z(angle.to_radians());
-        let below: Vec<bool> = joints.iter().map(|j| descends(joints, &j.id, &pivot_id)).collect();
+        let below: Vec<bool> = joints
+            .iter()
+            .map(|j| descends(joints, &j.id, &pivot_id))
+            .collect();
         for (jt, b) in joints.iter_mut().zip(below) {
             if b && !jt.id.starts_with("ik_") {
                 jt.pos = pivot + rot * (jt.pos - pivot);

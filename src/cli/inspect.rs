@@ -63,7 +63,9 @@ fn print_text(out: &Output) {
             g.up,
             g.facing,
             g.pose,
-            g.arm_angle_deg.map(|a| format!(" (arms {a:.0}° below horizontal)")).unwrap_or_default(),
+            g.arm_angle_deg
+                .map(|a| format!(" (arms {a:.0}° below horizontal)"))
+                .unwrap_or_default(),
             s.naming
         );
         if (g.base_scale - 1.0).abs() > 1e-4 || g.authored_up != g.up {
@@ -80,7 +82,13 @@ fn print_text(out: &Output) {
                 "",
                 b.name,
                 if b.joint { "" } else { " [not a joint]" },
-                q[0], q[1], q[2], q[3], p[0], p[1], p[2],
+                q[0],
+                q[1],
+                q[2],
+                q[3],
+                p[0],
+                p[1],
+                p[2],
                 indent = 2 * b.depth
             );
         }

@@ -14,7 +14,11 @@ pub const EXIT_INPUT: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 
 #[derive(Parser)]
-#[command(name = "skelnorm", version, about = "Normalize humanoid skeletons in glTF/GLB/VRM files so clips can be shared across characters")]
+#[command(
+    name = "skelnorm",
+    version,
+    about = "Normalize humanoid skeletons in glTF/GLB/VRM files so clips can be shared across characters"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -74,14 +74,27 @@ fn read_component(bytes: &[u8], ct: ComponentType, normalized: bool) -> f32 {
 
 impl<'a> Data<'a> {
     pub fn new(root: &'a Root, buffers: &'a [BufferData]) -> Self {
-        Data { root, buffers, decoded: HashMap::new(), decoded_total: 0 }
+        Data {
+            root,
+            buffers,
+            decoded: HashMap::new(),
+            decoded_total: 0,
+        }
     }
 
     /// The bytes of buffer view `v`, decompressed if it uses `EXT_meshopt_compression`.
     fn view_bytes(&mut self, v: usize) -> Result<&[u8], ErrorKind> {
         let at = format!("bufferViews[{v}]");
-        let view = self.root.buffer_views.get(v).ok_or_else(|| invalid(&at, "does not exist"))?;
-        if let Some(ext) = view.extensions.as_ref().and_then(|e| e.others.get("EXT_meshopt_compression")) {
+        let view = self
+            .root
+            .buffer_views
+            .get(v)
+            .ok_or_else(|| invalid(&at, "does not exist"))?;
+        if let Some(ext) = view
+            .extensions
+            .as_ref()
+            .and_then(|e| e.others.get("EXT_meshopt_compression"))
+        {
             if !self.decoded.contains_key(&v) {
                 let bytes = self.decode_meshopt(ext, view.byte_length.0, &at)?;
                 self.decoded_total += bytes.len();
@@ -101,9 +114,18 @@ impl<'a> Data<'a> {
             .ok_or_else(|| invalid(at, format!("buffer {b} does not exist")))?
             .as_deref()
             .ok_or_else(|| invalid(at, format!("buffer {b} holds no data (a fallback buffer)")))?;
-        let end = offset.checked_add(len).filter(|&e| e <= data.len() as u64).ok_or_else(|| {
-            invalid(at, format!("reads past the end of buffer {b} ({offset} + {len} > {})", data.len()))
-        })?;
+        let end = offset
+            .checked_add(len)
+            .filter(|&e| e <= data.len() as u64)
+            .ok_or_else(|| {
+                invalid(
+                    at,
+                    format!(
+                        "reads past the end of buffer {b} ({offset} + {len} > {})",
+                        data.len()
+                    ),
+                )
+            })?;
         Ok(&data[offset as usize..end as usize])
     }
 
@@ -113,18 +135,29 @@ impl<'a> Data<'a> {
         let (Some(b), Some(len_c), Some(stride), Some(count)) =
             (num("buffer"), num("byteLength"), num("byteStride"), num("count"))
         else {
-            return Err(invalid(at, "EXT_meshopt_compression lacks buffer, byteLength, byteStride or count"));
+            return Err(invalid(
+                at,
+                "EXT_meshopt_compression lacks buffer, byteLength, byteStride or count",
+            ));
         };
         let src = self.range(b as usize, num("byteOffset").unwrap_or(0), len_c, at)?;
         let mode = text("mode").unwrap_or("");
         let filter = text("filter").unwrap_or("NONE");
         if mode != "ATTRIBUTES" {
-            return Err(invalid(at, format!("meshopt mode `{mode}` is not used for skins or animations")));
+            return Err(invalid(
+                at,
+                format!("meshopt mode `{mode}` is not used for skins or animations"),
+            ));
         }
-        let out_len = stride.checked_mul(count).filter(|&n| n <= len && n as usize <= MAX_DECODED);
+        let out_len = stride
+            .checked_mul(count)
+            .filter(|&n| n <= len && n as usize <= MAX_DECODED);
         let out_len = out_len.ok_or_else(|| invalid(at, "meshopt count × byteStride exceeds byteLength"))?;
         if stride == 0 || stride > 256 || stride % 4 != 0 {
-            return Err(invalid(at, format!("meshopt byteStride {stride} must be 4..=256 and a multiple of 4")));
+            return Err(invalid(
+                at,
+                format!("meshopt byteStride {stride} must be 4..=256 and a multiple of 4"),
+            ));
         }
         if self.decoded_total + out_len as usize > MAX_DECODED {
             return Err(invalid(at, "decompressed data would exceed 512 MiB"));
@@ -137,14 +170,23 @@ impl<'a> Data<'a> {
             _ => false,
         };
         if !filter_ok {
-            return Err(invalid(at, format!("meshopt filter `{filter}` with byteStride {stride} is not valid")));
+            return Err(invalid(
+                at,
+                format!("meshopt filter `{filter}` with byteStride {stride} is not valid"),
+            ));
         }
         let mut out = vec![0u8; len as usize];
         let (count, stride) = (count as usize, stride as usize);
         // SAFETY: `out` holds at least count × stride bytes (checked above), and stride is within
         // the decoder's documented range (4..=256, a multiple of 4); `src` is a valid slice.
         let rc = unsafe {
-            meshopt::ffi::meshopt_decodeVertexBuffer(out.as_mut_ptr().cast(), count, stride, src.as_ptr(), src.len())
+            meshopt::ffi::meshopt_decodeVertexBuffer(
+                out.as_mut_ptr().cast(),
+                count,
+                stride,
+                src.as_ptr(),
+                src.len(),
+            )
         };
         if rc != 0 {
             return Err(invalid(at, format!("meshopt data does not decode (code {rc})")));
@@ -166,12 +208,19 @@ impl<'a> Data<'a> {
     /// `types`. Normalized integers become 0..1 or -1..1, as glTF defines.
     pub fn floats(&mut self, index: usize, types: &[Type]) -> Result<(Vec<f32>, usize), ErrorKind> {
         let at = format!("accessors[{index}]");
-        let acc = self.root.accessors.get(index).ok_or_else(|| invalid(&at, "does not exist"))?;
+        let acc = self
+            .root
+            .accessors
+            .get(index)
+            .ok_or_else(|| invalid(&at, "does not exist"))?;
         let ty = match acc.type_ {
             Checked::Valid(t) if types.contains(&t) => t,
             Checked::Valid(t) => {
                 let want: Vec<_> = types.iter().map(|t| type_name(*t)).collect();
-                return Err(invalid(&at, format!("type {} where {} is expected", type_name(t), want.join(" or "))));
+                return Err(invalid(
+                    &at,
+                    format!("type {} where {} is expected", type_name(t), want.join(" or ")),
+                ));
             }
             Checked::Invalid => return Err(invalid(&at, "unknown type")),
         };
@@ -180,7 +229,10 @@ impl<'a> Data<'a> {
             Checked::Invalid => return Err(invalid(&at, "unknown componentType")),
         };
         if matches!(ty, Type::Mat2 | Type::Mat3) && ct.size() < 4 {
-            return Err(invalid(&at, "small-component MAT2/MAT3 accessors are not supported"));
+            return Err(invalid(
+                &at,
+                "small-component MAT2/MAT3 accessors are not supported",
+            ));
         }
         let n = components(ty);
         let count = acc.count.0;
@@ -191,18 +243,34 @@ impl<'a> Data<'a> {
         let elem = n * ct.size();
         let mut out = vec![0f32; count * n];
         if let Some(v) = acc.buffer_view {
-            let stride = self.root.buffer_views.get(v.value()).and_then(|bv| bv.byte_stride).map_or(elem, |s| s.0);
+            let stride = self
+                .root
+                .buffer_views
+                .get(v.value())
+                .and_then(|bv| bv.byte_stride)
+                .map_or(elem, |s| s.0);
             if stride < elem {
-                return Err(invalid(&at, format!("byteStride {stride} is smaller than an element ({elem} bytes)")));
+                return Err(invalid(
+                    &at,
+                    format!("byteStride {stride} is smaller than an element ({elem} bytes)"),
+                ));
             }
             let normalized = acc.normalized;
             let offset = acc.byte_offset.map_or(0, |o| o.0) as usize;
             let bytes = self.view_bytes(v.value())?;
-            let need = if count == 0 { 0 } else { offset as u64 + (stride as u64) * (count as u64 - 1) + elem as u64 };
+            let need = if count == 0 {
+                0
+            } else {
+                offset as u64 + (stride as u64) * (count as u64 - 1) + elem as u64
+            };
             if need > bytes.len() as u64 {
                 return Err(invalid(
                     &at,
-                    format!("reads past the end of buffer view {} ({need} > {} bytes)", v.value(), bytes.len()),
+                    format!(
+                        "reads past the end of buffer view {} ({need} > {} bytes)",
+                        v.value(),
+                        bytes.len()
+                    ),
                 ));
             }
             for (i, chunk) in out.chunks_exact_mut(n).enumerate() {
@@ -231,7 +299,10 @@ impl<'a> Data<'a> {
         let k = sparse.count.0 as usize;
         let count = out.len() / n.max(1);
         if k > count {
-            return Err(invalid(at, format!("sparse count {k} exceeds the accessor's count {count}")));
+            return Err(invalid(
+                at,
+                format!("sparse count {k} exceeds the accessor's count {count}"),
+            ));
         }
         let ict = match sparse.indices.component_type {
             Checked::Valid(c) => c.0,

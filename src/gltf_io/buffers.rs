@@ -55,7 +55,9 @@ pub(crate) fn load_uri(uri: &str, at: &str, res: &Resources) -> Result<Vec<u8>, 
     let first_sep = uri.find(['/', '\\', '?', '#']);
     if let Some(colon) = scheme_end {
         if first_sep.is_none_or(|s| colon < s) {
-            return Err(refuse("only relative paths and data: URIs are allowed (no schemes)"));
+            return Err(refuse(
+                "only relative paths and data: URIs are allowed (no schemes)",
+            ));
         }
     }
     let decoded = percent_encoding::percent_decode_str(uri)
@@ -80,7 +82,9 @@ pub(crate) fn load_uri(uri: &str, at: &str, res: &Resources) -> Result<Vec<u8>, 
         }
     }
     let Resources::Folder(dir) = res else {
-        return Err(refuse("external files cannot be read for a document given as bytes"));
+        return Err(refuse(
+            "external files cannot be read for a document given as bytes",
+        ));
     };
     let full = dir.join(rel);
     let real = full
@@ -88,11 +92,16 @@ pub(crate) fn load_uri(uri: &str, at: &str, res: &Resources) -> Result<Vec<u8>, 
         .map_err(|e| invalid(at, format!("cannot open `{}`: {e}", full.display())))?;
     let real_dir = dir.canonicalize().map_err(ErrorKind::Io)?;
     if !real.starts_with(&real_dir) {
-        return Err(refuse("it resolves (through a link) outside the document's folder"));
+        return Err(refuse(
+            "it resolves (through a link) outside the document's folder",
+        ));
     }
     let meta = std::fs::metadata(&real).map_err(ErrorKind::Io)?;
     if !meta.is_file() || meta.len() > MAX_FILE {
-        return Err(invalid(at, format!("`{}` is not a regular file under 2 GiB", full.display())));
+        return Err(invalid(
+            at,
+            format!("`{}` is not a regular file under 2 GiB", full.display()),
+        ));
     }
     std::fs::read(&real).map_err(|e| invalid(at, format!("cannot read `{}`: {e}", full.display())))
 }
@@ -116,9 +125,10 @@ pub(crate) fn load_buffers(
     let mut out = Vec::with_capacity(buffers.len());
     for (i, b) in buffers.iter().enumerate() {
         let at = format!("buffers[{i}]");
-        let length = b.get("byteLength").and_then(Value::as_u64).ok_or_else(|| {
-            invalid(&at, "byteLength is missing or not a non-negative integer")
-        })?;
+        let length = b
+            .get("byteLength")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| invalid(&at, "byteLength is missing or not a non-negative integer"))?;
         let data = match b.get("uri").and_then(Value::as_str) {
             Some(uri) => Some(load_uri(uri, &at, res)?),
             None if i == 0 && bin.is_some() => Some(bin.unwrap_or_default().to_vec()),
@@ -207,7 +217,10 @@ mod tests {
 
     fn refused(uri: &str) -> bool {
         let dir = std::env::temp_dir();
-        matches!(load_uri(uri, "buffers[0]", &Resources::Folder(dir)), Err(ErrorKind::RefusedUri { .. }))
+        matches!(
+            load_uri(uri, "buffers[0]", &Resources::Folder(dir)),
+            Err(ErrorKind::RefusedUri { .. })
+        )
     }
 
     #[test]

@@ -43,7 +43,11 @@ pub(crate) fn split(bytes: &[u8]) -> Result<Split<'_>, ErrorKind> {
     }
     let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     match text.iter().find(|b| !b.is_ascii_whitespace()) {
-        Some(b'{') => Ok(Split { format: Format::Gltf, json: text, bin: None }),
+        Some(b'{') => Ok(Split {
+            format: Format::Gltf,
+            json: text,
+            bin: None,
+        }),
         Some(_) => Err(ErrorKind::NotGltf("it starts with neither `glTF` nor `{`".into())),
         None => Err(ErrorKind::NotGltf("the file is empty".into())),
     }
@@ -68,7 +72,9 @@ fn split_glb(bytes: &[u8]) -> Result<Split<'_>, ErrorKind> {
         )));
     }
     if length < 20 {
-        return Err(glb(format!("header length {length} is too small for a JSON chunk")));
+        return Err(glb(format!(
+            "header length {length} is too small for a JSON chunk"
+        )));
     }
     let body = &bytes[..length];
     let mut at = 12usize;
@@ -92,7 +98,11 @@ fn split_glb(bytes: &[u8]) -> Result<Split<'_>, ErrorKind> {
         at = end.checked_add(3).map_or(end, |e| e & !3).max(end);
     }
     let json = json.ok_or_else(|| glb("the first chunk is not JSON".into()))?;
-    Ok(Split { format: Format::Glb, json, bin })
+    Ok(Split {
+        format: Format::Glb,
+        json,
+        bin,
+    })
 }
 
 /// Builds a GLB file from JSON text and an optional binary chunk, padding both to 4 bytes.

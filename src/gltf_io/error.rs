@@ -53,5 +53,8 @@ pub struct Error {
 
 /// Shorthand for an [`ErrorKind::Invalid`].
 pub(crate) fn invalid(path: impl Into<String>, message: impl Into<String>) -> ErrorKind {
-    ErrorKind::Invalid { path: path.into(), message: message.into() }
+    ErrorKind::Invalid {
+        path: path.into(),
+        message: message.into(),
+    }
 }

@@ -9,8 +9,8 @@
 use super::accessor::Data;
 use super::error::{invalid, ErrorKind};
 use crate::model::{
-    Attachment, Bone, BoneId, BoneTracks, Clip, Interpolation, Model, OpaqueKind, OpaqueTrack, Skeleton, Skin,
-    Track, Transform,
+    Attachment, Bone, BoneId, BoneTracks, Clip, Interpolation, Model, OpaqueKind, OpaqueTrack, Skeleton,
+    Skin, Track, Transform,
 };
 use glam::{Mat4, Quat, Vec3};
 use gltf::json::accessor::Type;
@@ -48,18 +48,34 @@ pub(crate) fn model(
                 if m.len() / 16 < joints.len() {
                     return Err(invalid(
                         format!("skins[{k}]"),
-                        format!("{} inverse bind matrices for {} joints", m.len() / 16, joints.len()),
+                        format!(
+                            "{} inverse bind matrices for {} joints",
+                            m.len() / 16,
+                            joints.len()
+                        ),
                     ));
                 }
-                let mats: Vec<Mat4> = m.chunks_exact(16).take(joints.len()).map(Mat4::from_cols_slice).collect();
+                let mats: Vec<Mat4> = m
+                    .chunks_exact(16)
+                    .take(joints.len())
+                    .map(Mat4::from_cols_slice)
+                    .collect();
                 if mats.iter().any(|m| !m.is_finite()) {
-                    return Err(invalid(format!("accessors[{}]", a.value()), "holds a non-finite matrix"));
+                    return Err(invalid(
+                        format!("accessors[{}]", a.value()),
+                        "holds a non-finite matrix",
+                    ));
                 }
                 mats
             }
         };
         let name = skin.name.clone().unwrap_or_default();
-        skeletons[s].skins.push(Skin { name, joints, inverse_bind_matrices, source: Some(k as u32) });
+        skeletons[s].skins.push(Skin {
+            name,
+            joints,
+            inverse_bind_matrices,
+            source: Some(k as u32),
+        });
     }
     attach(root, parents, &locals, &bone_of, &mut skeletons);
     let clips = clips(root, json, pointers, &bone_of, &skeletons, data)?;
@@ -72,8 +88,15 @@ fn node_locals(root: &Root, warnings: &mut Vec<String>) -> Result<Vec<Transform>
         let t = if let Some(m) = n.matrix {
             let mat = Mat4::from_cols_array(&m);
             let t = Transform::from_mat4(&mat);
-            if mat.is_finite() && !t.to_mat4().abs_diff_eq(mat, 1e-4 * mat.abs().to_cols_array().iter().fold(1.0, |a: f32, b| a.max(*b))) {
-                warnings.push(format!("matrix_shear: nodes[{i}]: matrix has shear, which is dropped"));
+            if mat.is_finite()
+                && !t.to_mat4().abs_diff_eq(
+                    mat,
+                    1e-4 * mat.abs().to_cols_array().iter().fold(1.0, |a: f32, b| a.max(*b)),
+                )
+            {
+                warnings.push(format!(
+                    "matrix_shear: nodes[{i}]: matrix has shear, which is dropped"
+                ));
             }
             t
         } else {
@@ -87,7 +110,10 @@ fn node_locals(root: &Root, warnings: &mut Vec<String>) -> Result<Vec<Transform>
             return Err(invalid(format!("nodes[{i}]"), "transform is not finite"));
         }
         if (t.rotation.length() - 1.0).abs() > 1e-2 {
-            return Err(invalid(format!("nodes[{i}]"), "rotation is not a unit quaternion"));
+            return Err(invalid(
+                format!("nodes[{i}]"),
+                "rotation is not a unit quaternion",
+            ));
         }
         out.push(t);
     }
@@ -132,19 +158,36 @@ fn find(uf: &mut [usize], mut x: usize) -> usize {
 /// Seed nodes for files without skins: VRM humanoid bones, else nodes with TRS channels.
 fn skinless_seeds(root: &Root, json: &Value) -> Vec<Vec<usize>> {
     let mut seeds = Vec::new();
-    for ptr in ["/extensions/VRMC_vrm/humanoid/humanBones", "/extensions/VRMC_vrm_animation/humanoid/humanBones"] {
+    for ptr in [
+        "/extensions/VRMC_vrm/humanoid/humanBones",
+        "/extensions/VRMC_vrm_animation/humanoid/humanBones",
+    ] {
         if let Some(bones) = json.pointer(ptr).and_then(Value::as_object) {
-            seeds.extend(bones.values().filter_map(|b| b.get("node").and_then(Value::as_u64)));
+            seeds.extend(
+                bones
+                    .values()
+                    .filter_map(|b| b.get("node").and_then(Value::as_u64)),
+            );
         }
     }
-    if let Some(bones) = json.pointer("/extensions/VRM/humanoid/humanBones").and_then(Value::as_array) {
+    if let Some(bones) = json
+        .pointer("/extensions/VRM/humanoid/humanBones")
+        .and_then(Value::as_array)
+    {
         seeds.extend(bones.iter().filter_map(|b| b.get("node").and_then(Value::as_u64)));
     }
-    let mut seeds: Vec<usize> = seeds.into_iter().map(|n| n as usize).filter(|&n| n < root.nodes.len()).collect();
+    let mut seeds: Vec<usize> = seeds
+        .into_iter()
+        .map(|n| n as usize)
+        .filter(|&n| n < root.nodes.len())
+        .collect();
     if seeds.is_empty() {
         for anim in &root.animations {
             for ch in &anim.channels {
-                if matches!(ch.target.path, Checked::Valid(Property::Translation | Property::Rotation | Property::Scale)) {
+                if matches!(
+                    ch.target.path,
+                    Checked::Valid(Property::Translation | Property::Rotation | Property::Scale)
+                ) {
                     seeds.push(ch.target.node.value());
                 }
             }
@@ -168,7 +211,10 @@ fn is_empty_node(root: &Root, n: usize) -> bool {
 fn skeleton_nodes(root: &Root, json: &Value, parents: &[Option<usize>]) -> Vec<Vec<usize>> {
     let n = root.nodes.len();
     let sets: Vec<Vec<usize>> = if root.skins.iter().any(|s| !s.joints.is_empty()) {
-        root.skins.iter().map(|s| s.joints.iter().map(|j| j.value()).collect()).collect()
+        root.skins
+            .iter()
+            .map(|s| s.joints.iter().map(|j| j.value()).collect())
+            .collect()
     } else {
         skinless_seeds(root, json)
     };
@@ -192,7 +238,12 @@ fn skeleton_nodes(root: &Root, json: &Value, parents: &[Option<usize>]) -> Vec<V
     // Empty nodes below marked nodes (helpers, end sites) are bones too.
     for i in 0..n {
         if marked[i] {
-            let mut stack: Vec<usize> = root.nodes[i].children.iter().flatten().map(|c| c.value()).collect();
+            let mut stack: Vec<usize> = root.nodes[i]
+                .children
+                .iter()
+                .flatten()
+                .map(|c| c.value())
+                .collect();
             while let Some(c) = stack.pop() {
                 if !marked[c] && is_empty_node(root, c) {
                     marked[c] = true;
@@ -221,7 +272,12 @@ fn skeleton_nodes(root: &Root, json: &Value, parents: &[Option<usize>]) -> Vec<V
         let mut stack = vec![r];
         while let Some(i) = stack.pop() {
             groups[k].push(i);
-            let kids = root.nodes[i].children.iter().flatten().map(|c| c.value()).filter(|&c| marked[c]);
+            let kids = root.nodes[i]
+                .children
+                .iter()
+                .flatten()
+                .map(|c| c.value())
+                .filter(|&c| marked[c]);
             let kids: Vec<usize> = kids.collect();
             stack.extend(kids.into_iter().rev());
         }
@@ -249,16 +305,29 @@ fn build_skeleton(
     index: usize,
     bone_of: &mut HashMap<usize, (usize, BoneId)>,
 ) -> Result<Skeleton, ErrorKind> {
-    let joints: std::collections::HashSet<usize> =
-        root.skins.iter().flat_map(|s| s.joints.iter().map(|j| j.value())).collect();
+    let joints: std::collections::HashSet<usize> = root
+        .skins
+        .iter()
+        .flat_map(|s| s.joints.iter().map(|j| j.value()))
+        .collect();
     let mut bones = Vec::with_capacity(nodes.len());
     for (b, &n) in nodes.iter().enumerate() {
         bone_of.insert(n, (index, BoneId(b as u32)));
         let parent = parents[n].and_then(|p| bone_of.get(&p)).map(|&(_, id)| id);
         let name = root.nodes[n].name.clone().unwrap_or_else(|| format!("node{n}"));
-        bones.push(Bone { name, parent, rest: locals[n], is_joint: joints.contains(&n), node: Some(n as u32) });
+        bones.push(Bone {
+            name,
+            parent,
+            rest: locals[n],
+            is_joint: joints.contains(&n),
+            node: Some(n as u32),
+        });
     }
-    let roots: Vec<usize> = nodes.iter().copied().filter(|&n| parents[n].is_none_or(|p| !bone_of.contains_key(&p))).collect();
+    let roots: Vec<usize> = nodes
+        .iter()
+        .copied()
+        .filter(|&n| parents[n].is_none_or(|p| !bone_of.contains_key(&p)))
+        .collect();
     let (base, base_nodes, name) = match (roots.as_slice(), roots.first().and_then(|&r| parents[r])) {
         ([_], Some(p)) => {
             let (m, path) = node_world(parents, locals, p);
@@ -267,10 +336,20 @@ fn build_skeleton(
         _ => (Mat4::IDENTITY, Vec::new(), None),
     };
     if !base.is_finite() {
-        return Err(invalid(format!("nodes[{}]", base_nodes.last().unwrap_or(&0)), "world transform is not finite"));
+        return Err(invalid(
+            format!("nodes[{}]", base_nodes.last().unwrap_or(&0)),
+            "world transform is not finite",
+        ));
     }
     let name = name.unwrap_or_else(|| format!("skeleton {index}"));
-    Ok(Skeleton { name, bones, skins: Vec::new(), attachments: Vec::new(), base, base_nodes })
+    Ok(Skeleton {
+        name,
+        bones,
+        skins: Vec::new(),
+        attachments: Vec::new(),
+        base,
+        base_nodes,
+    })
 }
 
 fn attach(
@@ -286,7 +365,12 @@ fn attach(
         }
         if let Some(&(s, parent)) = parents[n].and_then(|p| bone_of.get(&p)) {
             let name = node.name.clone().unwrap_or_else(|| format!("node{n}"));
-            skeletons[s].attachments.push(Attachment { name, parent, transform: locals[n], node: Some(n as u32) });
+            skeletons[s].attachments.push(Attachment {
+                name,
+                parent,
+                transform: locals[n],
+                node: Some(n as u32),
+            });
         }
     }
 }
@@ -296,12 +380,21 @@ fn interpolation(root: &Root, a: usize, s: usize) -> Result<Interpolation, Error
         Checked::Valid(GInterp::Linear) => Ok(Interpolation::Linear),
         Checked::Valid(GInterp::Step) => Ok(Interpolation::Step),
         Checked::Valid(GInterp::CubicSpline) => Ok(Interpolation::CubicSpline),
-        Checked::Invalid => Err(invalid(format!("animations[{a}].samplers[{s}]"), "unknown interpolation")),
+        Checked::Invalid => Err(invalid(
+            format!("animations[{a}].samplers[{s}]"),
+            "unknown interpolation",
+        )),
     }
 }
 
 /// Reads a sampler's key times and values, checking their counts and that they are finite.
-fn sampler(root: &Root, data: &mut Data, a: usize, s: usize, ty: &[Type]) -> Result<(Interpolation, Vec<f32>, Vec<f32>, usize), ErrorKind> {
+fn sampler(
+    root: &Root,
+    data: &mut Data,
+    a: usize,
+    s: usize,
+    ty: &[Type],
+) -> Result<(Interpolation, Vec<f32>, Vec<f32>, usize), ErrorKind> {
     let at = format!("animations[{a}].samplers[{s}]");
     let smp = &root.animations[a].samplers[s];
     let interp = interpolation(root, a, s)?;
@@ -310,9 +403,16 @@ fn sampler(root: &Root, data: &mut Data, a: usize, s: usize, ty: &[Type]) -> Res
         return Err(invalid(&at, "key times are not finite and increasing"));
     }
     let (values, n) = data.floats(smp.output.value(), ty)?;
-    let per_key = if interp == Interpolation::CubicSpline { 3 } else { 1 };
+    let per_key = if interp == Interpolation::CubicSpline {
+        3
+    } else {
+        1
+    };
     if times.is_empty() || values.len() / n != times.len() * per_key {
-        return Err(invalid(&at, format!("{} output values for {} keys", values.len() / n, times.len())));
+        return Err(invalid(
+            &at,
+            format!("{} output values for {} keys", values.len() / n, times.len()),
+        ));
     }
     if values.iter().any(|v| !v.is_finite()) {
         return Err(invalid(&at, "output holds non-finite values"));
@@ -346,7 +446,11 @@ fn clips(
                 .unwrap_or("(no target node)")
                 .to_string();
             let duration = channel_duration(json, root, data, pa, ch)?;
-            opaque.push(OpaqueTrack { kind: OpaqueKind::Pointer { pointer }, channel: pc as u32, duration });
+            opaque.push(OpaqueTrack {
+                kind: OpaqueKind::Pointer { pointer },
+                channel: pc as u32,
+                duration,
+            });
         }
         for (c, ch) in anim.channels.iter().enumerate() {
             let s = ch.sampler.value();
@@ -354,7 +458,12 @@ fn clips(
             let channel = original[c] as u32;
             let path = match ch.target.path {
                 Checked::Valid(p) => p,
-                Checked::Invalid => return Err(invalid(format!("animations[{a}].channels[{}]", channel), "unknown target path")),
+                Checked::Invalid => {
+                    return Err(invalid(
+                        format!("animations[{a}].channels[{}]", channel),
+                        "unknown target path",
+                    ))
+                }
             };
             let bone = bone_of.get(&node).copied();
             let clip = bone.map(|(sk, _)| {
@@ -378,15 +487,28 @@ fn clips(
                 let duration = times.last().copied().unwrap_or(0.0);
                 let kind = match path {
                     Property::MorphTargetWeights => OpaqueKind::Weights { node: node as u32 },
-                    p => OpaqueKind::NodeTransform { node: node as u32, path: property_name(p).into() },
+                    p => OpaqueKind::NodeTransform {
+                        node: node as u32,
+                        path: property_name(p).into(),
+                    },
                 };
-                opaque.push(OpaqueTrack { kind, channel, duration });
+                opaque.push(OpaqueTrack {
+                    kind,
+                    channel,
+                    duration,
+                });
             }
         }
         opaque.sort_by_key(|o| o.channel);
         let mut made: Vec<Clip> = per_skeleton.into_iter().flatten().collect();
         if made.is_empty() && !skeletons.is_empty() {
-            made.push(Clip { name: name.clone(), skeleton: 0, tracks: vec![BoneTracks::default(); skeletons[0].bones.len()], opaque: Vec::new(), source: Some(a as u32) });
+            made.push(Clip {
+                name: name.clone(),
+                skeleton: 0,
+                tracks: vec![BoneTracks::default(); skeletons[0].bones.len()],
+                opaque: Vec::new(),
+                source: Some(a as u32),
+            });
         }
         if let Some(first) = made.first_mut() {
             first.opaque = opaque;
@@ -396,12 +518,25 @@ fn clips(
     Ok(out)
 }
 
-fn channel_duration(json: &Value, root: &Root, data: &mut Data, a: usize, ch: &Value) -> Result<f32, ErrorKind> {
+fn channel_duration(
+    json: &Value,
+    root: &Root,
+    data: &mut Data,
+    a: usize,
+    ch: &Value,
+) -> Result<f32, ErrorKind> {
     let s = ch.get("sampler").and_then(Value::as_u64).unwrap_or(u64::MAX) as usize;
-    let input = json.pointer(&format!("/animations/{a}/samplers/{s}/input")).and_then(Value::as_u64);
-    let input = input.filter(|&i| (i as usize) < root.accessors.len()).ok_or_else(|| {
-        invalid(format!("animations[{a}]"), "a pointer channel names a missing sampler or accessor")
-    })?;
+    let input = json
+        .pointer(&format!("/animations/{a}/samplers/{s}/input"))
+        .and_then(Value::as_u64);
+    let input = input
+        .filter(|&i| (i as usize) < root.accessors.len())
+        .ok_or_else(|| {
+            invalid(
+                format!("animations[{a}]"),
+                "a pointer channel names a missing sampler or accessor",
+            )
+        })?;
     let (times, _) = data.floats(input as usize, &[Type::Scalar])?;
     Ok(times.last().copied().unwrap_or(0.0))
 }
@@ -417,7 +552,14 @@ fn property_name(p: Property) -> &'static str {
 
 /// Puts a TRS track on a bone; returns false if the bone already has that channel (the second
 /// channel is then carried through as opaque).
-fn put_track(root: &Root, data: &mut Data, a: usize, s: usize, tracks: &mut BoneTracks, path: Property) -> Result<bool, ErrorKind> {
+fn put_track(
+    root: &Root,
+    data: &mut Data,
+    a: usize,
+    s: usize,
+    tracks: &mut BoneTracks,
+    path: Property,
+) -> Result<bool, ErrorKind> {
     let taken = match path {
         Property::Translation => tracks.translation.is_some(),
         Property::Rotation => tracks.rotation.is_some(),
@@ -426,16 +568,31 @@ fn put_track(root: &Root, data: &mut Data, a: usize, s: usize, tracks: &mut Bone
     if taken {
         return Ok(false);
     }
-    let ty: &[Type] = if path == Property::Rotation { &[Type::Vec4] } else { &[Type::Vec3] };
+    let ty: &[Type] = if path == Property::Rotation {
+        &[Type::Vec4]
+    } else {
+        &[Type::Vec3]
+    };
     let (interpolation, times, values, _) = sampler(root, data, a, s, ty)?;
     match path {
         Property::Rotation => {
-            let values = values.chunks_exact(4).map(|q| Quat::from_xyzw(q[0], q[1], q[2], q[3])).collect();
-            tracks.rotation = Some(Track { interpolation, times, values });
+            let values = values
+                .chunks_exact(4)
+                .map(|q| Quat::from_xyzw(q[0], q[1], q[2], q[3]))
+                .collect();
+            tracks.rotation = Some(Track {
+                interpolation,
+                times,
+                values,
+            });
         }
         _ => {
             let values: Vec<Vec3> = values.chunks_exact(3).map(Vec3::from_slice).collect();
-            let track = Some(Track { interpolation, times, values });
+            let track = Some(Track {
+                interpolation,
+                times,
+                values,
+            });
             if path == Property::Translation {
                 tracks.translation = track;
             } else {

@@ -17,12 +17,20 @@ fn len_of(json: &Value, key: &str) -> usize {
 }
 
 fn each_array<'a>(json: &'a mut Value, key: &str) -> impl Iterator<Item = &'a mut Value> {
-    json.get_mut(key).and_then(Value::as_array_mut).into_iter().flatten()
+    json.get_mut(key)
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
 }
 
-fn each_value<'a>(v: Option<&'a mut Value>) -> impl Iterator<Item = &'a mut Value> {
-    v.and_then(Value::as_object_mut).into_iter().flat_map(|o| o.values_mut())
+fn each_value(v: Option<&mut Value>) -> impl Iterator<Item = &mut Value> {
+    v.and_then(Value::as_object_mut)
+        .into_iter()
+        .flat_map(|o| o.values_mut())
 }
+
+/// A walk over every JSON value that holds an index of one kind.
+type Visitor = fn(&mut Value, &mut dyn FnMut(&mut Value));
 
 /// Calls `f` on every JSON value that holds an accessor index.
 fn visit_accessor_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
@@ -60,7 +68,11 @@ fn visit_accessor_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
 /// parts), images, and any `bufferView` key inside an `extensions` object (Draco and others).
 fn visit_view_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
     for acc in each_array(json, "accessors") {
-        for ptr in ["/bufferView", "/sparse/indices/bufferView", "/sparse/values/bufferView"] {
+        for ptr in [
+            "/bufferView",
+            "/sparse/indices/bufferView",
+            "/sparse/values/bufferView",
+        ] {
             if let Some(v) = acc.pointer_mut(ptr) {
                 f(v);
             }
@@ -90,7 +102,7 @@ fn visit_extension_views(v: &mut Value, inside: bool, f: &mut dyn FnMut(&mut Val
     }
 }
 
-fn mark(len: usize, json: &mut Value, visit: fn(&mut Value, &mut dyn FnMut(&mut Value))) -> Vec<bool> {
+fn mark(len: usize, json: &mut Value, visit: Visitor) -> Vec<bool> {
     let mut used = vec![false; len];
     visit(json, &mut |v| {
         if let Some(slot) = v.as_u64().and_then(|i| used.get_mut(i as usize)) {
@@ -111,7 +123,7 @@ impl Usage {
 }
 
 /// Removes the items of `json[key]` for which `drop` is true and renumbers references.
-fn remove_items(json: &mut Value, key: &str, drop: &[bool], visit: fn(&mut Value, &mut dyn FnMut(&mut Value))) {
+fn remove_items(json: &mut Value, key: &str, drop: &[bool], visit: Visitor) {
     if !drop.contains(&true) {
         return;
     }
@@ -146,8 +158,9 @@ pub(crate) fn collect_garbage(json: &mut Value, _buffers: &mut [BufferData], bef
         .collect();
     remove_items(json, "accessors", &drop, visit_accessor_refs);
     let now = Usage::of(json);
-    let drop: Vec<bool> =
-        (0..now.views.len()).map(|i| !now.views[i] && before.views.get(i).copied().unwrap_or(true)).collect();
+    let drop: Vec<bool> = (0..now.views.len())
+        .map(|i| !now.views[i] && before.views.get(i).copied().unwrap_or(true))
+        .collect();
     remove_items(json, "bufferViews", &drop, visit_view_refs);
 }
 
@@ -172,7 +185,11 @@ fn set_offset(obj: &mut Value, key: &str, at: usize) {
 /// no data (meshopt fallbacks) follow it unchanged. `bin_uri` names the new buffer's file; `None`
 /// leaves it without a URI (the GLB binary chunk).
 pub(crate) fn pack(json: &mut Value, buffers: &[BufferData], bin_uri: Option<&str>) -> Vec<u8> {
-    let old: Vec<Value> = json.get("buffers").and_then(Value::as_array).cloned().unwrap_or_default();
+    let old: Vec<Value> = json
+        .get("buffers")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     // New index of each data-less buffer: after the merged one.
     let mut new_index = vec![0u64; old.len()];
     let mut kept = Vec::new();
@@ -186,7 +203,9 @@ pub(crate) fn pack(json: &mut Value, buffers: &[BufferData], bin_uri: Option<&st
     let mut any_data = false;
     let mut relocate = |obj: &mut Value, out: &mut Vec<u8>| {
         let num = |k: &str| obj.get(k).and_then(Value::as_u64);
-        let (Some(b), Some(len)) = (num("buffer"), num("byteLength")) else { return };
+        let (Some(b), Some(len)) = (num("buffer"), num("byteLength")) else {
+            return;
+        };
         let off = num("byteOffset").unwrap_or(0) as usize;
         match buffers.get(b as usize) {
             Some(Some(data)) => {

@@ -45,25 +45,39 @@ pub struct Document {
 /// Reads a `.gltf`, `.glb`, `.vrm` or `.vrma` file. Never writes; refuses URIs that leave the
 /// file's folder.
 pub fn read(path: &Path) -> Result<Document, Error> {
-    let fail = |kind| Error { file: path.to_path_buf(), kind };
+    let fail = |kind| Error {
+        file: path.to_path_buf(),
+        kind,
+    };
     let meta = std::fs::metadata(path).map_err(|e| fail(ErrorKind::Io(e)))?;
     if meta.is_dir() {
         return Err(fail(ErrorKind::NotGltf("it is a folder".into())));
     }
     if meta.len() > MAX_INPUT_BYTES {
-        return Err(fail(ErrorKind::NotGltf(format!("{} bytes is over the 2 GiB limit", meta.len()))));
+        return Err(fail(ErrorKind::NotGltf(format!(
+            "{} bytes is over the 2 GiB limit",
+            meta.len()
+        ))));
     }
     let bytes = std::fs::read(path).map_err(|e| fail(ErrorKind::Io(e)))?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
+    let dir = if dir.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        dir
+    };
     read_bytes(&bytes, path, &Resources::Folder(dir))
 }
 
 /// Parses a document from bytes; `path` only names it in errors. External URIs resolve through
 /// `resources`.
 pub fn read_bytes(bytes: &[u8], path: &Path, resources: &Resources) -> Result<Document, Error> {
-    read::parse(bytes, resources).map_err(|kind| Error { file: path.to_path_buf(), kind }).map(
-        |(format, json, buffers, model, warnings)| Document {
+    read::parse(bytes, resources)
+        .map_err(|kind| Error {
+            file: path.to_path_buf(),
+            kind,
+        })
+        .map(|(format, json, buffers, model, warnings)| Document {
             path: path.to_path_buf(),
             format,
             original: model.clone(),
@@ -71,8 +85,7 @@ pub fn read_bytes(bytes: &[u8], path: &Path, resources: &Resources) -> Result<Do
             warnings,
             json,
             buffers,
-        },
-    )
+        })
 }
 
 impl Document {
@@ -84,7 +97,10 @@ impl Document {
     /// Builds the output: the patched JSON and the single binary buffer it refers to.
     /// `bin_uri` is the URI to give that buffer (`None` for GLB, whose BIN chunk needs none).
     pub fn to_parts(&self, bin_uri: Option<&str>) -> Result<(Value, Vec<u8>), Error> {
-        let fail = |kind| Error { file: self.path.clone(), kind };
+        let fail = |kind| Error {
+            file: self.path.clone(),
+            kind,
+        };
         let mut json = self.json.clone();
         let mut buffers = self.buffers.clone();
         let used_before = layout::Usage::of(&json);
@@ -98,14 +114,24 @@ impl Document {
     /// are binary). Writes temporary files in the destination folder and renames them, so a
     /// failed write leaves no partial output. Refuses to overwrite the file it was read from.
     pub fn write(&self, out: &Path) -> Result<(), Error> {
-        let fail = |kind| Error { file: out.to_path_buf(), kind };
+        let fail = |kind| Error {
+            file: out.to_path_buf(),
+            kind,
+        };
         let format = Format::for_path(out).ok_or_else(|| {
-            fail(ErrorKind::Write("the output must end in .gltf, .glb, .vrm or .vrma".into()))
+            fail(ErrorKind::Write(
+                "the output must end in .gltf, .glb, .vrm or .vrma".into(),
+            ))
         })?;
         if same_file(&self.path, out) {
-            return Err(fail(ErrorKind::Write("the output is the input file; inputs are never overwritten".into())));
+            return Err(fail(ErrorKind::Write(
+                "the output is the input file; inputs are never overwritten".into(),
+            )));
         }
-        let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let dir = out
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         match format {
             Format::Glb => {
                 let (json, bin) = self.to_parts(None)?;
@@ -116,13 +142,15 @@ impl Document {
             Format::Gltf => {
                 let stem = out.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
                 let bin_name = format!("{stem}.bin");
-                let uri = percent_encoding::utf8_percent_encode(&bin_name, percent_encoding::NON_ALPHANUMERIC)
-                    .to_string()
-                    .replace("%2E", ".")
-                    .replace("%2D", "-")
-                    .replace("%5F", "_");
+                let uri =
+                    percent_encoding::utf8_percent_encode(&bin_name, percent_encoding::NON_ALPHANUMERIC)
+                        .to_string()
+                        .replace("%2E", ".")
+                        .replace("%2D", "-")
+                        .replace("%5F", "_");
                 let (json, bin) = self.to_parts(Some(&uri))?;
-                let text = serde_json::to_vec_pretty(&json).map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
+                let text =
+                    serde_json::to_vec_pretty(&json).map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
                 if !bin.is_empty() {
                     let bin_path = dir.join(&bin_name);
                     if same_file(&self.path, &bin_path) || self.is_input_resource(&bin_path) {
@@ -142,7 +170,10 @@ impl Document {
     /// if the view or its buffer's data does not exist.
     pub fn buffer_view_bytes(&self, v: usize) -> Option<&[u8]> {
         let view = self.json.get("bufferViews")?.get(v)?;
-        let data = self.buffers.get(view.get("buffer")?.as_u64()? as usize)?.as_deref()?;
+        let data = self
+            .buffers
+            .get(view.get("buffer")?.as_u64()? as usize)?
+            .as_deref()?;
         let off = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
         let len = view.get("byteLength")?.as_u64()? as usize;
         data.get(off..off.checked_add(len)?)
@@ -152,21 +183,41 @@ impl Document {
     /// the number of components per element.
     pub fn accessor_floats(&self, index: usize) -> Result<(Vec<f32>, usize), Error> {
         use gltf::json::accessor::Type;
-        let fail = |kind| Error { file: self.path.clone(), kind };
-        let root: gltf::json::Root =
-            serde_json::from_value(read::without_pointer_channels(&self.json).0).map_err(|e| fail(ErrorKind::Json(e.to_string())))?;
-        let all = [Type::Scalar, Type::Vec2, Type::Vec3, Type::Vec4, Type::Mat2, Type::Mat3, Type::Mat4];
-        accessor::Data::new(&root, &self.buffers).floats(index, &all).map_err(fail)
+        let fail = |kind| Error {
+            file: self.path.clone(),
+            kind,
+        };
+        let root: gltf::json::Root = serde_json::from_value(read::without_pointer_channels(&self.json).0)
+            .map_err(|e| fail(ErrorKind::Json(e.to_string())))?;
+        let all = [
+            Type::Scalar,
+            Type::Vec2,
+            Type::Vec3,
+            Type::Vec4,
+            Type::Mat2,
+            Type::Mat3,
+            Type::Mat4,
+        ];
+        accessor::Data::new(&root, &self.buffers)
+            .floats(index, &all)
+            .map_err(fail)
     }
 
     fn is_input_resource(&self, candidate: &Path) -> bool {
-        let Some(dir) = self.path.parent() else { return false };
-        self.json["buffers"].as_array().into_iter().flatten().filter_map(|b| b["uri"].as_str()).any(|uri| {
-            !uri.starts_with("data:")
-                && percent_encoding::percent_decode_str(uri)
-                    .decode_utf8()
-                    .is_ok_and(|u| same_file(&dir.join(u.as_ref()), candidate))
-        })
+        let Some(dir) = self.path.parent() else {
+            return false;
+        };
+        self.json["buffers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|b| b["uri"].as_str())
+            .any(|uri| {
+                !uri.starts_with("data:")
+                    && percent_encoding::percent_decode_str(uri)
+                        .decode_utf8()
+                        .is_ok_and(|u| same_file(&dir.join(u.as_ref()), candidate))
+            })
     }
 }
 

@@ -16,14 +16,23 @@ fn fail(msg: impl Into<String>) -> ErrorKind {
 /// An f32 as a JSON number with its shortest decimal form (0.1, not 0.10000000149011612).
 fn num(x: f32) -> Value {
     let x = if x == 0.0 { 0.0 } else { x }; // no "-0.0"
-    x.to_string().parse::<f64>().ok().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number)
+    x.to_string()
+        .parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+        .map_or(Value::Null, Value::Number)
 }
 
 fn nums(xs: &[f32]) -> Value {
     Value::Array(xs.iter().map(|&x| num(x)).collect())
 }
 
-pub(crate) fn apply(json: &mut Value, buffers: &mut Vec<BufferData>, original: &Model, model: &Model) -> Result<(), ErrorKind> {
+pub(crate) fn apply(
+    json: &mut Value,
+    buffers: &mut Vec<BufferData>,
+    original: &Model,
+    model: &Model,
+) -> Result<(), ErrorKind> {
     if model.skeletons.len() != original.skeletons.len() {
         return Err(fail("skeletons cannot be added or removed"));
     }
@@ -33,7 +42,11 @@ pub(crate) fn apply(json: &mut Value, buffers: &mut Vec<BufferData>, original: &
     patch_clips(json, buffers, original, model)
 }
 
-fn node_mut<'a>(json: &'a mut Value, node: Option<u32>, what: &str) -> Result<&'a mut Map<String, Value>, ErrorKind> {
+fn node_mut<'a>(
+    json: &'a mut Value,
+    node: Option<u32>,
+    what: &str,
+) -> Result<&'a mut Map<String, Value>, ErrorKind> {
     let n = node.ok_or_else(|| fail(format!("`{what}` has no glTF node")))?;
     json.pointer_mut(&format!("/nodes/{n}"))
         .and_then(Value::as_object_mut)
@@ -47,12 +60,23 @@ fn write_trs(node: &mut Map<String, Value>, t: &Transform) {
     node.insert("scale".into(), nums(&t.scale.to_array()));
 }
 
-fn patch_skeleton(json: &mut Value, buffers: &mut Vec<BufferData>, old: &Skeleton, new: &Skeleton) -> Result<(), ErrorKind> {
+fn patch_skeleton(
+    json: &mut Value,
+    buffers: &mut Vec<BufferData>,
+    old: &Skeleton,
+    new: &Skeleton,
+) -> Result<(), ErrorKind> {
     if new.bones.len() != old.bones.len() || new.bones.iter().zip(&old.bones).any(|(a, b)| a.node != b.node) {
-        return Err(fail(format!("skeleton `{}`: bones cannot be added, removed or reordered", new.name)));
+        return Err(fail(format!(
+            "skeleton `{}`: bones cannot be added, removed or reordered",
+            new.name
+        )));
     }
     if new.base != old.base {
-        return Err(fail(format!("skeleton `{}`: changing the base transform is not supported", new.name)));
+        return Err(fail(format!(
+            "skeleton `{}`: changing the base transform is not supported",
+            new.name
+        )));
     }
     for (b, o) in new.bones.iter().zip(&old.bones) {
         if b.name != o.name {
@@ -63,7 +87,10 @@ fn patch_skeleton(json: &mut Value, buffers: &mut Vec<BufferData>, old: &Skeleto
         }
     }
     if new.attachments.len() != old.attachments.len() {
-        return Err(fail(format!("skeleton `{}`: attachments cannot be added or removed", new.name)));
+        return Err(fail(format!(
+            "skeleton `{}`: attachments cannot be added or removed",
+            new.name
+        )));
     }
     for (a, o) in new.attachments.iter().zip(&old.attachments) {
         if a.transform != o.transform {
@@ -71,7 +98,10 @@ fn patch_skeleton(json: &mut Value, buffers: &mut Vec<BufferData>, old: &Skeleto
         }
     }
     if new.skins.len() != old.skins.len() {
-        return Err(fail(format!("skeleton `{}`: skins cannot be added or removed", new.name)));
+        return Err(fail(format!(
+            "skeleton `{}`: skins cannot be added or removed",
+            new.name
+        )));
     }
     for (s, o) in new.skins.iter().zip(&old.skins) {
         let k = s.source.ok_or_else(|| fail("a skin has no glTF source"))?;
@@ -79,7 +109,12 @@ fn patch_skeleton(json: &mut Value, buffers: &mut Vec<BufferData>, old: &Skeleto
             let nodes: Result<Vec<Value>, _> = s
                 .joints
                 .iter()
-                .map(|j| new.bones[j.index()].node.map(Value::from).ok_or_else(|| fail("a joint has no node")))
+                .map(|j| {
+                    new.bones[j.index()]
+                        .node
+                        .map(Value::from)
+                        .ok_or_else(|| fail("a joint has no node"))
+                })
                 .collect();
             json["skins"][k as usize]["joints"] = Value::Array(nodes?);
         }
@@ -102,7 +137,13 @@ fn patch_skeleton(json: &mut Value, buffers: &mut Vec<BufferData>, old: &Skeleto
 }
 
 /// Appends float data as a new buffer, buffer view and accessor; returns the accessor index.
-fn add_accessor(json: &mut Value, buffers: &mut Vec<BufferData>, data: &[f32], ty: &str, min_max: bool) -> usize {
+fn add_accessor(
+    json: &mut Value,
+    buffers: &mut Vec<BufferData>,
+    data: &[f32],
+    ty: &str,
+    min_max: bool,
+) -> usize {
     let n = match ty {
         "SCALAR" => 1,
         "VEC3" => 3,
@@ -113,7 +154,11 @@ fn add_accessor(json: &mut Value, buffers: &mut Vec<BufferData>, data: &[f32], t
     let buffer = push_array(json, "buffers", json!({ "byteLength": bytes.len() }));
     buffers.push(Some(bytes));
     let len = data.len() * 4;
-    let view = push_array(json, "bufferViews", json!({ "buffer": buffer, "byteLength": len }));
+    let view = push_array(
+        json,
+        "bufferViews",
+        json!({ "buffer": buffer, "byteLength": len }),
+    );
     let mut acc = json!({ "bufferView": view, "componentType": 5126, "count": data.len() / n, "type": ty });
     if min_max {
         let mut lo = vec![f32::INFINITY; n];
@@ -143,12 +188,19 @@ struct Rebuild<'a> {
 impl Rebuild<'_> {
     /// Keeps an original channel, with its sampler (shared if several channels keep it).
     fn keep_channel(&mut self, c: usize) -> Result<(), ErrorKind> {
-        let mut ch = self.old_channels.get(c).cloned().ok_or_else(|| fail(format!("channel {c} does not exist")))?;
-        let s = ch["sampler"].as_u64().ok_or_else(|| fail("a channel has no sampler"))?;
+        let mut ch = self
+            .old_channels
+            .get(c)
+            .cloned()
+            .ok_or_else(|| fail(format!("channel {c} does not exist")))?;
+        let s = ch["sampler"]
+            .as_u64()
+            .ok_or_else(|| fail("a channel has no sampler"))?;
         let idx = match self.reused.get(&s) {
             Some(&i) => i,
             None => {
-                self.samplers.push(self.old_samplers.get(s as usize).cloned().unwrap_or(Value::Null));
+                self.samplers
+                    .push(self.old_samplers.get(s as usize).cloned().unwrap_or(Value::Null));
                 self.reused.insert(s, self.samplers.len() - 1);
                 self.samplers.len() - 1
             }
@@ -159,12 +211,21 @@ impl Rebuild<'_> {
     }
 
     fn old_channel_for(&self, node: u32, path: &str) -> Option<usize> {
-        self.old_channels
-            .iter()
-            .position(|c| c.pointer("/target/node").and_then(Value::as_u64) == Some(node as u64) && c.pointer("/target/path").and_then(Value::as_str) == Some(path))
+        self.old_channels.iter().position(|c| {
+            c.pointer("/target/node").and_then(Value::as_u64) == Some(node as u64)
+                && c.pointer("/target/path").and_then(Value::as_str) == Some(path)
+        })
     }
 
-    fn new_track<T: TrackValue>(&mut self, json: &mut Value, buffers: &mut Vec<BufferData>, node: u32, path: &str, track: &Track<T>, flat: &dyn Fn(&T) -> Vec<f32>) {
+    fn new_track<T: TrackValue>(
+        &mut self,
+        json: &mut Value,
+        buffers: &mut Vec<BufferData>,
+        node: u32,
+        path: &str,
+        track: &Track<T>,
+        flat: &dyn Fn(&T) -> Vec<f32>,
+    ) {
         let key: Vec<u32> = track.times.iter().map(|t| t.to_bits()).collect();
         let input = match self.inputs.get(&key) {
             Some(&i) => i,
@@ -175,16 +236,33 @@ impl Rebuild<'_> {
             }
         };
         let data: Vec<f32> = track.values.iter().flat_map(flat).collect();
-        let ty = if data.len() == track.values.len() * 4 { "VEC4" } else { "VEC3" };
+        let ty = if data.len() == track.values.len() * 4 {
+            "VEC4"
+        } else {
+            "VEC3"
+        };
         let output = add_accessor(json, buffers, &data, ty, false);
-        self.samplers.push(json!({ "input": input, "output": output, "interpolation": track.interpolation.as_gltf() }));
-        self.channels.push(json!({ "sampler": self.samplers.len() - 1, "target": { "node": node, "path": path } }));
+        self.samplers.push(
+            json!({ "input": input, "output": output, "interpolation": track.interpolation.as_gltf() }),
+        );
+        self.channels
+            .push(json!({ "sampler": self.samplers.len() - 1, "target": { "node": node, "path": path } }));
     }
 }
 
-fn patch_clips(json: &mut Value, buffers: &mut Vec<BufferData>, original: &Model, model: &Model) -> Result<(), ErrorKind> {
-    let anim_count = json.get("animations").and_then(Value::as_array).map_or(0, Vec::len);
-    let of = |clips: &[Clip], a: u32| clips.iter().filter(|c| c.source == Some(a)).cloned().collect::<Vec<_>>();
+fn patch_clips(
+    json: &mut Value,
+    buffers: &mut Vec<BufferData>,
+    original: &Model,
+    model: &Model,
+) -> Result<(), ErrorKind> {
+    let anim_count = json
+        .get("animations")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    fn of(clips: &[Clip], a: u32) -> Vec<&Clip> {
+        clips.iter().filter(|c| c.source == Some(a)).collect()
+    }
     let mut removed = Vec::new();
     for a in 0..anim_count as u32 {
         let (new, old) = (of(&model.clips, a), of(&original.clips, a));
@@ -198,7 +276,7 @@ fn patch_clips(json: &mut Value, buffers: &mut Vec<BufferData>, original: &Model
         rebuild(json, buffers, model, &new, &old, Some(a as usize))?;
     }
     for clip in model.clips.iter().filter(|c| c.source.is_none()) {
-        rebuild(json, buffers, model, std::slice::from_ref(clip), &[], None)?;
+        rebuild(json, buffers, model, &[clip], &[], None)?;
     }
     if let Some(anims) = json.get_mut("animations").and_then(Value::as_array_mut) {
         for a in removed.into_iter().rev() {
@@ -208,14 +286,31 @@ fn patch_clips(json: &mut Value, buffers: &mut Vec<BufferData>, original: &Model
     Ok(())
 }
 
-fn rebuild(json: &mut Value, buffers: &mut Vec<BufferData>, model: &Model, new: &[Clip], old: &[Clip], a: Option<usize>) -> Result<(), ErrorKind> {
+fn rebuild(
+    json: &mut Value,
+    buffers: &mut Vec<BufferData>,
+    model: &Model,
+    new: &[&Clip],
+    old: &[&Clip],
+    a: Option<usize>,
+) -> Result<(), ErrorKind> {
     let anim = a.map_or_else(|| json!({}), |a| json["animations"][a].clone());
     let empty = Vec::new();
     let old_channels = anim.get("channels").and_then(Value::as_array).unwrap_or(&empty);
     let old_samplers = anim.get("samplers").and_then(Value::as_array).unwrap_or(&empty);
-    let mut r = Rebuild { old_channels, old_samplers, channels: vec![], samplers: vec![], reused: HashMap::new(), inputs: HashMap::new() };
+    let mut r = Rebuild {
+        old_channels,
+        old_samplers,
+        channels: vec![],
+        samplers: vec![],
+        reused: HashMap::new(),
+        inputs: HashMap::new(),
+    };
     for clip in new {
-        let skeleton = model.skeletons.get(clip.skeleton).ok_or_else(|| fail(format!("clip `{}`: no skeleton", clip.name)))?;
+        let skeleton = model
+            .skeletons
+            .get(clip.skeleton)
+            .ok_or_else(|| fail(format!("clip `{}`: no skeleton", clip.name)))?;
         let before = old.iter().find(|c| c.skeleton == clip.skeleton);
         for o in &clip.opaque {
             r.keep_channel(o.channel as usize)?;
@@ -225,23 +320,43 @@ fn rebuild(json: &mut Value, buffers: &mut Vec<BufferData>, model: &Model, new: 
                 continue;
             }
             let bone = &skeleton.bones[b];
-            let node = bone.node.ok_or_else(|| fail(format!("bone `{}` has no glTF node", bone.name)))?;
+            let node = bone
+                .node
+                .ok_or_else(|| fail(format!("bone `{}` has no glTF node", bone.name)))?;
             let was = before.and_then(|c| c.tracks.get(b));
             let v3 = |v: &Vec3| v.to_array().to_vec();
             let q4 = |q: &Quat| q.to_array().to_vec();
             for (path, same) in [
-                ("translation", tracks.translation.is_some() && was.map(|w| &w.translation) == Some(&tracks.translation)),
-                ("rotation", tracks.rotation.is_some() && was.map(|w| &w.rotation) == Some(&tracks.rotation)),
-                ("scale", tracks.scale.is_some() && was.map(|w| &w.scale) == Some(&tracks.scale)),
+                (
+                    "translation",
+                    tracks.translation.is_some() && was.map(|w| &w.translation) == Some(&tracks.translation),
+                ),
+                (
+                    "rotation",
+                    tracks.rotation.is_some() && was.map(|w| &w.rotation) == Some(&tracks.rotation),
+                ),
+                (
+                    "scale",
+                    tracks.scale.is_some() && was.map(|w| &w.scale) == Some(&tracks.scale),
+                ),
             ] {
                 if let (true, Some(c)) = (same, r.old_channel_for(node, path)) {
                     r.keep_channel(c)?;
                     continue;
                 }
                 match path {
-                    "translation" => tracks.translation.iter().for_each(|t| r.new_track(json, buffers, node, path, t, &v3)),
-                    "rotation" => tracks.rotation.iter().for_each(|t| r.new_track(json, buffers, node, path, t, &q4)),
-                    _ => tracks.scale.iter().for_each(|t| r.new_track(json, buffers, node, path, t, &v3)),
+                    "translation" => tracks
+                        .translation
+                        .iter()
+                        .for_each(|t| r.new_track(json, buffers, node, path, t, &v3)),
+                    "rotation" => tracks
+                        .rotation
+                        .iter()
+                        .for_each(|t| r.new_track(json, buffers, node, path, t, &q4)),
+                    _ => tracks
+                        .scale
+                        .iter()
+                        .for_each(|t| r.new_track(json, buffers, node, path, t, &v3)),
                 }
             }
         }

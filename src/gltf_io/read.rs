@@ -24,10 +24,12 @@ pub(crate) fn parse(bytes: &[u8], res: &Resources) -> Result<Parsed, ErrorKind> 
     let mut buffers = buffers::load_buffers(&json, split.bin, res)?;
     buffers::embed_images(&mut json, &mut buffers, res)?;
     let (root, pointers) = typed(&json)?;
-    check_structure(&root, &json, &buffers)?;
+    let mut warnings = Vec::new();
+    check_structure(&root, &json, &buffers, &mut warnings)?;
     let parents = parents(&root)?;
     let mut data = Data::new(&root, &buffers);
-    let (model, warnings) = extract::model(&root, &json, &parents, &pointers, &mut data)?;
+    let (model, more) = extract::model(&root, &json, &parents, &pointers, &mut data)?;
+    warnings.extend(more);
     Ok((split.format, json, buffers, model, warnings))
 }
 
@@ -35,7 +37,10 @@ fn check_version(json: &Value) -> Result<(), ErrorKind> {
     let version = json.pointer("/asset/version").and_then(Value::as_str);
     match version {
         Some(v) if v.starts_with("2.") => Ok(()),
-        Some(v) => Err(invalid("asset.version", format!("glTF {v} is not supported (only 2.x)"))),
+        Some(v) => Err(invalid(
+            "asset.version",
+            format!("glTF {v} is not supported (only 2.x)"),
+        )),
         None => Err(invalid("asset.version", "is missing")),
     }
 }
@@ -45,7 +50,8 @@ fn check_version(json: &Value) -> Result<(), ErrorKind> {
 /// indices are returned.
 fn typed(json: &Value) -> Result<(Root, Vec<(usize, usize)>), ErrorKind> {
     let (copy, pointers) = without_pointer_channels(json);
-    let root: Root = serde_json::from_value(copy).map_err(|e| ErrorKind::Json(format!("not a glTF document: {e}")))?;
+    let root: Root =
+        serde_json::from_value(copy).map_err(|e| ErrorKind::Json(format!("not a glTF document: {e}")))?;
     Ok((root, pointers))
 }
 
@@ -73,14 +79,20 @@ pub(crate) fn without_pointer_channels(json: &Value) -> (Value, Vec<(usize, usiz
 
 /// Runs the `gltf` crate's structural validation (index ranges and the like), ignoring only
 /// extensions it does not know, then checks every buffer view's range.
-fn check_structure(root: &Root, json: &Value, buffers: &[BufferData]) -> Result<(), ErrorKind> {
+fn check_structure(
+    root: &Root,
+    json: &Value,
+    buffers: &[BufferData],
+    warnings: &mut Vec<String>,
+) -> Result<(), ErrorKind> {
+    check_primitive_accessors(root)?;
     let mut problems = Vec::new();
     root.validate(root, gltf::json::Path::new, &mut |path: &dyn Fn() -> gltf::json::Path, e| {
         if !matches!(e, VError::Unsupported) {
             problems.push((path().to_string(), e));
         }
     });
-    if let Some((path, e)) = problems.into_iter().next() {
+    for (path, e) in problems {
         let what = match e {
             VError::IndexOutOfBounds => "index out of range",
             VError::Invalid => "invalid value",
@@ -88,19 +100,54 @@ fn check_structure(root: &Root, json: &Value, buffers: &[BufferData]) -> Result<
             VError::Oversize => "size exceeds the system's limits",
             VError::Unsupported => "unsupported",
         };
-        return Err(invalid(path, what));
+        // The specification allows a primitive without POSITION (it is not drawn).
+        if path.contains(".attributes.POSITION") && matches!(e, VError::Missing) {
+            continue;
+        }
+        if FATAL.iter().any(|k| path == *k || path.starts_with(&format!("{k}[")) || path.starts_with(&format!("{k}."))) {
+            return Err(invalid(path, what));
+        }
+        warnings.push(format!("gltf_invalid: {path}: {what}"));
     }
     for (i, acc) in root.accessors.iter().enumerate() {
         check_accessor_range(root, i, acc)?;
     }
     for (i, view) in root.buffer_views.iter().enumerate() {
         let at = format!("bufferViews[{i}]");
-        check_range(buffers, view.buffer.value() as u64, view.byte_offset.map_or(0, |o| o.0), view.byte_length.0, &at)?;
+        check_range(
+            buffers,
+            view.buffer.value() as u64,
+            view.byte_offset.map_or(0, |o| o.0),
+            view.byte_length.0,
+            &at,
+        )?;
         if let Some(ext) = json.pointer(&format!("/bufferViews/{i}/extensions/EXT_meshopt_compression")) {
             let num = |k: &str| ext.get(k).and_then(Value::as_u64);
             let b = num("buffer").ok_or_else(|| invalid(&at, "EXT_meshopt_compression has no buffer"))?;
-            let len = num("byteLength").ok_or_else(|| invalid(&at, "EXT_meshopt_compression has no byteLength"))?;
+            let len =
+                num("byteLength").ok_or_else(|| invalid(&at, "EXT_meshopt_compression has no byteLength"))?;
             check_range(buffers, b, num("byteOffset").unwrap_or(0), len, &at)?;
+        }
+    }
+    Ok(())
+}
+
+/// Parts of a document skelnorm reads or rewrites: a problem there stops the read; a problem
+/// elsewhere (materials, cameras, textures) is a warning and passes through untouched.
+const FATAL: &[&str] =
+    &["nodes", "skins", "animations", "accessors", "bufferViews", "buffers", "scenes", "scene", "meshes", "images"];
+
+/// Checks the accessor indices of mesh primitives before `gltf`'s validation runs: its POSITION
+/// check indexes the accessor list without a bounds check.
+fn check_primitive_accessors(root: &Root) -> Result<(), ErrorKind> {
+    let n = root.accessors.len();
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            let targets = prim.targets.iter().flatten().flat_map(|t| [t.positions, t.normals, t.tangents]);
+            let all = prim.attributes.values().copied().map(Some).chain(targets).chain([prim.indices]);
+            if all.flatten().any(|a| a.value() >= n) {
+                return Err(invalid(format!("meshes[{m}].primitives[{p}]"), "accessor index out of range"));
+            }
         }
     }
     Ok(())
@@ -109,7 +156,8 @@ fn check_structure(root: &Root, json: &Value, buffers: &[BufferData]) -> Result<
 /// Checks that an accessor's elements lie inside its buffer view (without reading them).
 fn check_accessor_range(root: &Root, i: usize, acc: &gltf::json::Accessor) -> Result<(), ErrorKind> {
     use gltf::json::validation::Checked;
-    let (Some(v), Checked::Valid(ct), Checked::Valid(ty)) = (acc.buffer_view, acc.component_type, acc.type_) else {
+    let (Some(v), Checked::Valid(ct), Checked::Valid(ty)) = (acc.buffer_view, acc.component_type, acc.type_)
+    else {
         return Ok(());
     };
     let view = &root.buffer_views[v.value()];
@@ -118,24 +166,35 @@ fn check_accessor_range(root: &Root, i: usize, acc: &gltf::json::Accessor) -> Re
     let count = acc.count.0;
     let need = match count {
         0 => Some(0),
-        n => (n - 1).checked_mul(stride).and_then(|x| x.checked_add(elem + acc.byte_offset.map_or(0, |o| o.0))),
+        n => (n - 1)
+            .checked_mul(stride)
+            .and_then(|x| x.checked_add(elem + acc.byte_offset.map_or(0, |o| o.0))),
     };
     match need {
         Some(need) if need <= view.byte_length.0 => Ok(()),
         _ => Err(invalid(
             format!("accessors[{i}]"),
-            format!("{count} elements of {elem} bytes read past the end of buffer view {} ({} bytes)", v.value(), view.byte_length.0),
+            format!(
+                "{count} elements of {elem} bytes read past the end of buffer view {} ({} bytes)",
+                v.value(),
+                view.byte_length.0
+            ),
         )),
     }
 }
 
 fn check_range(buffers: &[BufferData], b: u64, offset: u64, len: u64, at: &str) -> Result<(), ErrorKind> {
-    let data = buffers.get(b as usize).ok_or_else(|| invalid(at, format!("buffer {b} does not exist")))?;
+    let data = buffers
+        .get(b as usize)
+        .ok_or_else(|| invalid(at, format!("buffer {b} does not exist")))?;
     if let Some(d) = data {
         if offset.checked_add(len).is_none_or(|end| end > d.len() as u64) {
             return Err(invalid(
                 at,
-                format!("reads past the end of buffer {b} ({offset} + {len} > {} bytes)", d.len()),
+                format!(
+                    "reads past the end of buffer {b} ({offset} + {len} > {} bytes)",
+                    d.len()
+                ),
             ));
         }
     }
@@ -153,7 +212,10 @@ fn parents(root: &Root) -> Result<Vec<Option<usize>>, ErrorKind> {
                 return Err(invalid(format!("nodes[{i}]"), "is its own child"));
             }
             if let Some(p) = parent[c] {
-                return Err(invalid(format!("nodes[{c}]"), format!("has two parents (nodes {p} and {i})")));
+                return Err(invalid(
+                    format!("nodes[{c}]"),
+                    format!("has two parents (nodes {p} and {i})"),
+                ));
             }
             parent[c] = Some(i);
         }

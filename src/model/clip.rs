@@ -74,7 +74,12 @@ impl TrackValue for Quat {
 fn hermite_basis(t: f32) -> [f32; 4] {
     let t2 = t * t;
     let t3 = t2 * t;
-    [2.0 * t3 - 3.0 * t2 + 1.0, t3 - 2.0 * t2 + t, -2.0 * t3 + 3.0 * t2, t3 - t2]
+    [
+        2.0 * t3 - 3.0 * t2 + 1.0,
+        t3 - 2.0 * t2 + t,
+        -2.0 * t3 + 3.0 * t2,
+        t3 - t2,
+    ]
 }
 
 /// Keyframes of one channel of one bone.
@@ -122,7 +127,11 @@ impl<T: TrackValue> Track<T> {
         let next = self.times.partition_point(|&t| t <= time);
         let prev = next - 1;
         let dt = self.times[next] - self.times[prev];
-        let u = if dt > 0.0 { (time - self.times[prev]) / dt } else { 0.0 };
+        let u = if dt > 0.0 {
+            (time - self.times[prev]) / dt
+        } else {
+            0.0
+        };
         match self.interpolation {
             Interpolation::Step => self.key(prev),
             Interpolation::Linear => T::lerp(self.key(prev), self.key(next), u),
@@ -137,9 +146,16 @@ impl<T: TrackValue> Track<T> {
     }
 
     fn check(&self, what: &str, out: &mut Vec<Problem>) {
-        let per_key = if self.interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+        let per_key = if self.interpolation == Interpolation::CubicSpline {
+            3
+        } else {
+            1
+        };
         if self.times.is_empty() {
-            out.push(Problem { rule: 2, message: format!("{what}: no keys") });
+            out.push(Problem {
+                rule: 2,
+                message: format!("{what}: no keys"),
+            });
         }
         if self.values.len() != self.times.len() * per_key {
             out.push(Problem {
@@ -152,13 +168,17 @@ impl<T: TrackValue> Track<T> {
                 ),
             });
         }
-        if self.times.iter().any(|t| !t.is_finite())
-            || self.times.windows(2).any(|w| w[1] < w[0])
-        {
-            out.push(Problem { rule: 3, message: format!("{what}: times not finite and ordered") });
+        if self.times.iter().any(|t| !t.is_finite()) || self.times.windows(2).any(|w| w[1] < w[0]) {
+            out.push(Problem {
+                rule: 3,
+                message: format!("{what}: times not finite and ordered"),
+            });
         }
         if self.values.iter().any(|v| !v.finite()) {
-            out.push(Problem { rule: 4, message: format!("{what}: a value is not finite") });
+            out.push(Problem {
+                rule: 4,
+                message: format!("{what}: a value is not finite"),
+            });
         }
     }
 }
@@ -302,7 +322,11 @@ mod tests {
     use super::*;
 
     fn track(interpolation: Interpolation, values: Vec<Vec3>) -> Track<Vec3> {
-        Track { interpolation, times: vec![0.0, 1.0], values }
+        Track {
+            interpolation,
+            times: vec![0.0, 1.0],
+            values,
+        }
     }
 
     #[test]

@@ -145,7 +145,10 @@ impl Skeleton {
         for (i, bone) in self.bones.iter().enumerate() {
             if let Some(p) = bone.parent {
                 if p.index() >= i {
-                    bad(2, format!("bone `{}`: parent {} does not come before it", bone.name, p.0));
+                    bad(
+                        2,
+                        format!("bone `{}`: parent {} does not come before it", bone.name, p.0),
+                    );
                 }
             }
             if let Err(why) = bone.rest.check() {
@@ -157,8 +160,14 @@ impl Skeleton {
                 bad(4, format!("skin {s}: joint {} does not exist", j.0));
             }
             if skin.inverse_bind_matrices.len() != skin.joints.len() {
-                bad(4, format!("skin {s}: {} inverse bind matrices for {} joints",
-                    skin.inverse_bind_matrices.len(), skin.joints.len()));
+                bad(
+                    4,
+                    format!(
+                        "skin {s}: {} inverse bind matrices for {} joints",
+                        skin.inverse_bind_matrices.len(),
+                        skin.joints.len()
+                    ),
+                );
             }
             if skin.inverse_bind_matrices.iter().any(|m| !m.is_finite()) {
                 bad(4, format!("skin {s}: an inverse bind matrix is not finite"));
@@ -177,7 +186,10 @@ impl Skeleton {
 
     /// Looks a bone up by exact name.
     pub fn find(&self, name: &str) -> Option<BoneId> {
-        self.bones.iter().position(|b| b.name == name).map(|i| BoneId(i as u32))
+        self.bones
+            .iter()
+            .position(|b| b.name == name)
+            .map(|i| BoneId(i as u32))
     }
 
     /// The children of every bone, in bone order.

@@ -13,7 +13,9 @@ pub struct Pose {
 impl Pose {
     /// The rest pose of `skeleton`.
     pub fn rest(skeleton: &Skeleton) -> Self {
-        Pose { locals: skeleton.bones.iter().map(|b| b.rest).collect() }
+        Pose {
+            locals: skeleton.bones.iter().map(|b| b.rest).collect(),
+        }
     }
 
     /// Samples `clip` at `time` seconds; channels without a track hold the rest value. The clip

@@ -21,12 +21,18 @@ impl Default for Transform {
 
 impl Transform {
     /// The identity transform.
-    pub const IDENTITY: Transform =
-        Transform { translation: Vec3::ZERO, rotation: Quat::IDENTITY, scale: Vec3::ONE };
+    pub const IDENTITY: Transform = Transform {
+        translation: Vec3::ZERO,
+        rotation: Quat::IDENTITY,
+        scale: Vec3::ONE,
+    };
 
     /// A pure translation.
     pub fn from_translation(translation: Vec3) -> Self {
-        Transform { translation, ..Self::IDENTITY }
+        Transform {
+            translation,
+            ..Self::IDENTITY
+        }
     }
 
     /// The matrix `T · R · S`.
@@ -39,10 +45,18 @@ impl Transform {
         if m.determinant().abs() < 1e-20 {
             // Degenerate (a zero scale hides a node): keep translation and axis lengths.
             let scale = Vec3::new(m.x_axis.length(), m.y_axis.length(), m.z_axis.length());
-            return Transform { translation: m.w_axis.truncate(), rotation: Quat::IDENTITY, scale };
+            return Transform {
+                translation: m.w_axis.truncate(),
+                rotation: Quat::IDENTITY,
+                scale,
+            };
         }
         let (scale, rotation, translation) = m.to_scale_rotation_translation();
-        Transform { translation, rotation: rotation.normalize(), scale }
+        Transform {
+            translation,
+            rotation: rotation.normalize(),
+            scale,
+        }
     }
 
     /// Checks that the transform is finite and its rotation unit length (within 1e-3).

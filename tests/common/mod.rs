@@ -21,7 +21,10 @@ pub fn fixtures() -> Vec<PathBuf> {
 }
 
 pub fn is_gltf(p: &Path) -> bool {
-    matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb" | "vrm" | "vrma"))
+    matches!(
+        p.extension().and_then(|e| e.to_str()),
+        Some("gltf" | "glb" | "vrm" | "vrma")
+    )
 }
 
 /// The real assets in `../shared/assets`, or `None` (with a message) when the folder is absent.
@@ -59,23 +62,74 @@ pub fn all_files() -> Vec<PathBuf> {
 }
 
 pub fn skelnorm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skelnorm")).args(args).output().expect("run skelnorm")
+    Command::new(env!("CARGO_BIN_EXE_skelnorm"))
+        .args(args)
+        .output()
+        .expect("run skelnorm")
 }
 
 /// Errors the Khronos validator finds in a file, or `None` (with a message) when it is not
 /// installed (`npm install --prefix .tools gltf-validator`, as `.ci/run` does).
 pub fn validator_errors(file: &Path) -> Option<u64> {
-    let tools = std::env::var_os("SKELNORM_TOOLS").map(PathBuf::from).unwrap_or_else(|| root().join(".tools"));
+    let tools = std::env::var_os("SKELNORM_TOOLS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join(".tools"));
     let modules = tools.join("node_modules");
     let script = root().join("../shared/tools/validate.cjs");
     if !modules.join("gltf-validator").is_dir() || !script.is_file() {
-        eprintln!("skipping validator check: {} or {} missing", modules.display(), script.display());
+        eprintln!(
+            "skipping validator check: {} or {} missing",
+            modules.display(),
+            script.display()
+        );
         return None;
     }
-    let out = Command::new("node").arg(&script).arg(file).env("NODE_PATH", &modules).output().ok()?;
+    let out = Command::new("node")
+        .arg(&script)
+        .arg(file)
+        .env("NODE_PATH", &modules)
+        .output()
+        .ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap_or_else(|_| {
-        panic!("validator gave no JSON for {}: {text} {}", file.display(), String::from_utf8_lossy(&out.stderr))
+        panic!(
+            "validator gave no JSON for {}: {text} {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
     });
     v["errors"].as_u64()
+}
+
+/// Skips a check that needs an outside tool, with a message; under `SKELNORM_REQUIRE_TOOLS=1`
+/// (as `.ci/run` sets) a missing tool fails instead.
+fn skip_tool(what: &str) {
+    if std::env::var_os("SKELNORM_REQUIRE_TOOLS").is_some() {
+        panic!("required tool missing: {what}");
+    }
+    eprintln!("skipping {what}");
+}
+
+fn tools_dir() -> PathBuf {
+    std::env::var_os("SKELNORM_TOOLS").map(PathBuf::from).unwrap_or_else(|| root().join(".tools"))
+}
+
+/// three.js's largest skinning-matrix difference between playing `input` and `output`, relative
+/// to the model's size, or `None` (with a message) when three.js is not installed.
+pub fn three_check(input: &Path, output: &Path) -> Option<f64> {
+    let tools = tools_dir();
+    let script = root().join("../shared/tools/three_check.mjs");
+    if !tools.join("node_modules/three").is_dir() || !script.is_file() {
+        skip_tool("three.js check: three or three_check.mjs missing");
+        return None;
+    }
+    // An ES module resolves `three` from its own folder: run a copy beside node_modules.
+    let local = tools.join("three_check.mjs");
+    std::fs::copy(&script, &local).expect("copy three_check.mjs");
+    let out = Command::new("node").arg(&local).arg(input).arg(output).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap_or_else(|_| {
+        panic!("three_check gave no JSON for {}: {text} {}", output.display(), String::from_utf8_lossy(&out.stderr))
+    });
+    v["max_rel_error"].as_f64()
 }
