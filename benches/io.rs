@@ -17,7 +17,10 @@ fn files() -> Vec<PathBuf> {
         }
         for e in walkdir::WalkDir::new(dir).into_iter().filter_map(Result::ok) {
             let p = e.into_path();
-            if matches!(p.extension().and_then(|e| e.to_str()), Some("gltf" | "glb" | "vrm" | "vrma")) {
+            if matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("gltf" | "glb" | "vrm" | "vrma")
+            ) {
                 v.push(p);
             }
         }
@@ -42,7 +45,10 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    println!("{:<48} {:>9} {:>6} {:>10} {:>10} {:>9} {:>9}", "file", "KiB", "bones", "read ms", "write ms", "read MB/s", "write MB/s");
+    println!(
+        "{:<48} {:>9} {:>6} {:>10} {:>10} {:>9} {:>9}",
+        "file", "KiB", "bones", "read ms", "write ms", "read MB/s", "write MB/s"
+    );
     let (mut total_bytes, mut total_read, mut total_write) = (0u64, Duration::ZERO, Duration::ZERO);
     for path in files() {
         let bytes = std::fs::read(&path).expect("read file");

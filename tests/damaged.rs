@@ -374,5 +374,9 @@ fn problems_outside_what_skelnorm_reads_are_warnings() {
     });
     let doc = skelnorm::gltf_io::read_bytes(&bytes, Path::new("m.glb"), &skelnorm::gltf_io::Resources::None)
         .expect("an invalid material does not stop the read");
-    assert!(doc.warnings.iter().any(|w| w.contains("materials[0]")), "{:?}", doc.warnings);
+    assert!(
+        doc.warnings.iter().any(|w| w.contains("materials[0]")),
+        "{:?}",
+        doc.warnings
+    );
 }

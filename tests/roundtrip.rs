@@ -105,8 +105,10 @@ fn inspect_and_convert_are_lossless_on_every_file() {
                 assert!(a <= b, "{name} → {ext}: {a} validator errors, input had {b}");
             }
             // three.js under Node cannot fetch `data:` URIs (no ProgressEvent): binary inputs only.
-            // The shared three.js check sets no meshopt decoder, so it cannot load meshopt files.
-            let meshopt = input.json()["extensionsUsed"].to_string().contains("EXT_meshopt_compression");
+            // The shared three.js check sets no meshopt or Draco decoder, so it cannot load those.
+            let used = input.json()["extensionsUsed"].to_string();
+            let meshopt =
+                used.contains("EXT_meshopt_compression") || used.contains("KHR_draco_mesh_compression");
             let binary = input.format == gltf_io::Format::Glb && !meshopt;
             if ext == "glb" && binary && !input.model.clips.is_empty() {
                 if let Some(err) = common::three_check(&file, &out) {
@@ -142,16 +144,27 @@ fn convert_with_a_bad_output_extension_is_a_usage_error() {
 #[test]
 fn gltfpack_meshopt_file_decodes_to_the_same_motion() {
     use skelnorm::model::Pose;
-    let read = |f: &str| gltf_io::read(&common::root().join("fixtures").join(f)).unwrap().model;
+    let read = |f: &str| {
+        gltf_io::read(&common::root().join("fixtures").join(f))
+            .unwrap()
+            .model
+    };
     let (plain, packed) = (read("mixamo.glb"), read("mixamo_meshopt.glb"));
     let (a, b) = (&plain.skeletons[0], &packed.skeletons[0]);
     assert_eq!(a.bones.len(), b.bones.len());
     let mut worst = 0f32;
     for clip in &plain.clips {
-        let other = packed.clips.iter().find(|c| c.name == clip.name).expect("clip kept");
+        let other = packed
+            .clips
+            .iter()
+            .find(|c| c.name == clip.name)
+            .expect("clip kept");
         for k in 0..=30 {
             let t = clip.duration() * k as f32 / 30.0;
-            let (wa, wb) = (Pose::sample(a, clip, t).world(a), Pose::sample(b, other, t).world(b));
+            let (wa, wb) = (
+                Pose::sample(a, clip, t).world(a),
+                Pose::sample(b, other, t).world(b),
+            );
             for (x, y) in wa.iter().zip(&wb) {
                 worst = worst.max((x.w_axis - y.w_axis).length());
             }

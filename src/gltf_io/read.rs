@@ -87,11 +87,15 @@ fn check_structure(
 ) -> Result<(), ErrorKind> {
     check_primitive_accessors(root)?;
     let mut problems = Vec::new();
-    root.validate(root, gltf::json::Path::new, &mut |path: &dyn Fn() -> gltf::json::Path, e| {
-        if !matches!(e, VError::Unsupported) {
-            problems.push((path().to_string(), e));
-        }
-    });
+    root.validate(
+        root,
+        gltf::json::Path::new,
+        &mut |path: &dyn Fn() -> gltf::json::Path, e| {
+            if !matches!(e, VError::Unsupported) {
+                problems.push((path().to_string(), e));
+            }
+        },
+    );
     for (path, e) in problems {
         let what = match e {
             VError::IndexOutOfBounds => "index out of range",
@@ -100,11 +104,17 @@ fn check_structure(
             VError::Oversize => "size exceeds the system's limits",
             VError::Unsupported => "unsupported",
         };
-        // The specification allows a primitive without POSITION (it is not drawn).
-        if path.contains(".attributes.POSITION") && matches!(e, VError::Missing) {
+        // The specification allows a primitive without POSITION (it is not drawn), and an
+        // accessor without a buffer view (zeros, or data from an extension such as Draco).
+        let allowed = path.contains(".attributes.POSITION")
+            || (path.starts_with("accessors[") && path.ends_with("].bufferView"));
+        if allowed && matches!(e, VError::Missing) {
             continue;
         }
-        if FATAL.iter().any(|k| path == *k || path.starts_with(&format!("{k}[")) || path.starts_with(&format!("{k}."))) {
+        if FATAL
+            .iter()
+            .any(|k| path == *k || path.starts_with(&format!("{k}[")) || path.starts_with(&format!("{k}.")))
+        {
             return Err(invalid(path, what));
         }
         warnings.push(format!("gltf_invalid: {path}: {what}"));
@@ -134,8 +144,18 @@ fn check_structure(
 
 /// Parts of a document skelnorm reads or rewrites: a problem there stops the read; a problem
 /// elsewhere (materials, cameras, textures) is a warning and passes through untouched.
-const FATAL: &[&str] =
-    &["nodes", "skins", "animations", "accessors", "bufferViews", "buffers", "scenes", "scene", "meshes", "images"];
+const FATAL: &[&str] = &[
+    "nodes",
+    "skins",
+    "animations",
+    "accessors",
+    "bufferViews",
+    "buffers",
+    "scenes",
+    "scene",
+    "meshes",
+    "images",
+];
 
 /// Checks the accessor indices of mesh primitives before `gltf`'s validation runs: its POSITION
 /// check indexes the accessor list without a bounds check.
@@ -143,10 +163,23 @@ fn check_primitive_accessors(root: &Root) -> Result<(), ErrorKind> {
     let n = root.accessors.len();
     for (m, mesh) in root.meshes.iter().enumerate() {
         for (p, prim) in mesh.primitives.iter().enumerate() {
-            let targets = prim.targets.iter().flatten().flat_map(|t| [t.positions, t.normals, t.tangents]);
-            let all = prim.attributes.values().copied().map(Some).chain(targets).chain([prim.indices]);
+            let targets = prim
+                .targets
+                .iter()
+                .flatten()
+                .flat_map(|t| [t.positions, t.normals, t.tangents]);
+            let all = prim
+                .attributes
+                .values()
+                .copied()
+                .map(Some)
+                .chain(targets)
+                .chain([prim.indices]);
             if all.flatten().any(|a| a.value() >= n) {
-                return Err(invalid(format!("meshes[{m}].primitives[{p}]"), "accessor index out of range"));
+                return Err(invalid(
+                    format!("meshes[{m}].primitives[{p}]"),
+                    "accessor index out of range",
+                ));
             }
         }
     }

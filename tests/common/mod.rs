@@ -111,7 +111,9 @@ fn skip_tool(what: &str) {
 }
 
 fn tools_dir() -> PathBuf {
-    std::env::var_os("SKELNORM_TOOLS").map(PathBuf::from).unwrap_or_else(|| root().join(".tools"))
+    std::env::var_os("SKELNORM_TOOLS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join(".tools"))
 }
 
 /// three.js's largest skinning-matrix difference between playing `input` and `output`, relative
@@ -126,10 +128,19 @@ pub fn three_check(input: &Path, output: &Path) -> Option<f64> {
     // An ES module resolves `three` from its own folder: run a copy beside node_modules.
     let local = tools.join("three_check.mjs");
     std::fs::copy(&script, &local).expect("copy three_check.mjs");
-    let out = Command::new("node").arg(&local).arg(input).arg(output).output().ok()?;
+    let out = Command::new("node")
+        .arg(&local)
+        .arg(input)
+        .arg(output)
+        .output()
+        .ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap_or_else(|_| {
-        panic!("three_check gave no JSON for {}: {text} {}", output.display(), String::from_utf8_lossy(&out.stderr))
+        panic!(
+            "three_check gave no JSON for {}: {text} {}",
+            output.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
     });
     v["max_rel_error"].as_f64()
 }
