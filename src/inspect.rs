@@ -446,6 +446,12 @@ fn conventions() -> &'static [(&'static str, Regex)] {
 }
 
 /// The naming convention most bone names follow (at least a fifth of them), or `unknown`.
+///
+/// ```
+/// let names = ["mixamorig:Hips", "mixamorig:Spine", "mixamorig:LeftArm"];
+/// assert_eq!(skelnorm::inspect::naming(names.iter().copied()), "Mixamo");
+/// assert_eq!(skelnorm::inspect::naming(["thigh_l", "calf_l", "pelvis"].iter().copied()), "Unreal (_l/_r)");
+/// ```
 pub fn naming<'a>(names: impl Iterator<Item = &'a str> + Clone) -> &'static str {
     let total = names.clone().count().max(1);
     let mut best = ("unknown", 0usize);

@@ -71,3 +71,53 @@ fn unchanged_documents_are_written_byte_for_byte_in_json() {
     assert_eq!(json["animations"], doc.json()["animations"]);
     assert_eq!(json["accessors"], doc.json()["accessors"]);
 }
+
+mod properties {
+    use super::common;
+    use glam::{Mat4, Quat, Vec3};
+    use proptest::prelude::*;
+    use skelnorm::gltf_io;
+
+    fn quat() -> impl Strategy<Value = Quat> {
+        (-3.0f32..3.0, -1.5f32..1.5, -3.0f32..3.0)
+            .prop_map(|(a, b, c)| Quat::from_euler(glam::EulerRot::YXZ, a, b, c))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        /// Any edit of rests, inverse bind matrices and keys writes and reads back exactly.
+        #[test]
+        fn edits_read_back_exactly(
+            fixture in prop::sample::select(vec!["mixamo.glb", "ue_zup.glb", "blender.glb", "mixamo_meshopt.glb", "identity.gltf"]),
+            bone in 0usize..60,
+            turn in quat(),
+            shift in (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0),
+            key in 0usize..4,
+        ) {
+            let mut doc = gltf_io::read(&common::root().join("fixtures").join(fixture)).unwrap();
+            let s = &mut doc.model.skeletons[0];
+            let b = bone % s.bones.len();
+            s.bones[b].rest.rotation = (s.bones[b].rest.rotation * turn).normalize();
+            s.bones[b].rest.translation += Vec3::from(shift);
+            for m in &mut s.skins[0].inverse_bind_matrices {
+                *m = Mat4::from_quat(turn) * *m;
+            }
+            for clip in &mut doc.model.clips {
+                if let Some(t) = clip.tracks.iter_mut().find_map(|t| t.rotation.as_mut()) {
+                    let k = key % t.values.len();
+                    t.values[k] = (t.values[k] * turn).normalize();
+                }
+            }
+            let dir = tempfile::tempdir().unwrap();
+            let out = dir.path().join(format!("edited-{fixture}"));
+            doc.write(&out).unwrap();
+            let back = gltf_io::read(&out).unwrap();
+            prop_assert_eq!(&back.model, &doc.model);
+            if let Some(errors) = common::validator_errors(&out) {
+                let before = common::validator_errors(&common::root().join("fixtures").join(fixture)).unwrap();
+                prop_assert!(errors <= before, "{} errors after editing {}", errors, fixture);
+            }
+        }
+    }
+}

@@ -71,6 +71,12 @@ pub fn read(path: &Path) -> Result<Document, Error> {
 
 /// Parses a document from bytes; `path` only names it in errors. External URIs resolve through
 /// `resources`.
+///
+/// ```
+/// use skelnorm::gltf_io::{read_bytes, Resources};
+/// let err = read_bytes(b"glTF\x02\0\0\0", "cut.glb".as_ref(), &Resources::None).unwrap_err();
+/// assert_eq!(err.to_string(), "cut.glb: invalid GLB container: truncated header");
+/// ```
 pub fn read_bytes(bytes: &[u8], path: &Path, resources: &Resources) -> Result<Document, Error> {
     read::parse(bytes, resources)
         .map_err(|kind| Error {

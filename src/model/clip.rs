@@ -115,6 +115,14 @@ impl<T: TrackValue> Track<T> {
 
     /// Samples the track at `time` seconds, clamping outside the keyed range. Requires at least
     /// one key (see [`Clip::validate`]).
+    ///
+    /// ```
+    /// use skelnorm::model::{Interpolation, Track};
+    /// use glam::Vec3;
+    /// let t = Track { interpolation: Interpolation::Linear, times: vec![0.0, 2.0], values: vec![Vec3::ZERO, Vec3::X] };
+    /// assert_eq!(t.sample(1.0), Vec3::new(0.5, 0.0, 0.0));
+    /// assert_eq!(t.sample(9.0), Vec3::X); // clamped to the last key
+    /// ```
     pub fn sample(&self, time: f32) -> T {
         let n = self.times.len();
         if n == 1 || time <= self.times[0] {
