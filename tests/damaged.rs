@@ -6,35 +6,7 @@ mod common;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
-/// Splits a GLB into JSON and BIN (test-side, independent of the library).
-fn split(glb: &[u8]) -> (Value, Vec<u8>) {
-    let jl = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
-    let json = serde_json::from_slice(&glb[20..20 + jl]).unwrap();
-    let bl = u32::from_le_bytes(glb[20 + jl..24 + jl].try_into().unwrap()) as usize;
-    (json, glb[28 + jl..28 + jl + bl].to_vec())
-}
-
-fn join(json: &Value, bin: &[u8]) -> Vec<u8> {
-    let mut j = serde_json::to_vec(json).unwrap();
-    while j.len() % 4 != 0 {
-        j.push(b' ');
-    }
-    let mut b = bin.to_vec();
-    while b.len() % 4 != 0 {
-        b.push(0);
-    }
-    let total = 12 + 8 + j.len() + 8 + b.len();
-    let mut out = b"glTF".to_vec();
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&j);
-    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&b);
-    out
-}
+use common::{join_glb as join, split_glb as split};
 
 fn base() -> Vec<u8> {
     std::fs::read(common::root().join("fixtures/mixamo.glb")).unwrap()

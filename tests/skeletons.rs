@@ -8,28 +8,7 @@ use skelnorm::gltf_io::{self, Resources};
 use skelnorm::model::OpaqueKind;
 use std::path::Path;
 
-fn split(glb: &[u8]) -> (Value, Vec<u8>) {
-    let jl = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
-    let json = serde_json::from_slice(&glb[20..20 + jl]).unwrap();
-    let bl = u32::from_le_bytes(glb[20 + jl..24 + jl].try_into().unwrap()) as usize;
-    (json, glb[28 + jl..28 + jl + bl].to_vec())
-}
-
-fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
-    let mut j = serde_json::to_vec(json).unwrap();
-    j.resize(j.len().next_multiple_of(4), b' ');
-    let total = 12 + 8 + j.len() + 8 + bin.len();
-    let mut out = b"glTF".to_vec();
-    for n in [2u32, total as u32, j.len() as u32] {
-        out.extend_from_slice(&n.to_le_bytes());
-    }
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&j);
-    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(bin);
-    out
-}
+use common::{join_glb as join, split_glb as split};
 
 fn mixamo() -> (Value, Vec<u8>) {
     split(&std::fs::read(common::root().join("fixtures/mixamo.glb")).unwrap())
@@ -69,7 +48,7 @@ fn two_characters_are_two_skeletons() {
         .map(|r| (r.as_u64().unwrap() + n).into())
         .collect();
     j["scenes"][0]["nodes"].as_array_mut().unwrap().extend(roots);
-    let doc = gltf_io::read_bytes(&glb(&j, &bin), Path::new("two.glb"), &Resources::None).unwrap();
+    let doc = gltf_io::read_bytes(&join(&j, &bin), Path::new("two.glb"), &Resources::None).unwrap();
     let s = &doc.model.skeletons;
     assert_eq!(s.len(), 2, "two separate skeletons");
     assert_eq!(s[0].bones.len(), s[1].bones.len());
@@ -114,7 +93,7 @@ fn pointer_channels_pass_through() {
         json!({ "sampler": s, "target": { "path": "pointer", "extensions": { "KHR_animation_pointer": { "pointer": pointer } } } }),
     );
     j["extensionsUsed"] = json!(["KHR_animation_pointer"]);
-    let doc = gltf_io::read_bytes(&glb(&j, &bin), Path::new("ptr.glb"), &Resources::None).unwrap();
+    let doc = gltf_io::read_bytes(&join(&j, &bin), Path::new("ptr.glb"), &Resources::None).unwrap();
     let walk = doc.model.clips.iter().find(|c| c.name == "walk").unwrap();
     assert_eq!(walk.opaque.len(), 1);
     assert_eq!(walk.opaque[0].channel, 1);

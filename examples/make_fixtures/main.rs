@@ -80,7 +80,7 @@ fn styles() -> Vec<Style> {
         },
         Style {
             name: "long_spine.glb",
-            names: names::human_ik,
+            names: names::human_ik_long,
             parts: Parts {
                 long_spine: true,
                 ends: true,

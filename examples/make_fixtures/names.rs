@@ -24,38 +24,9 @@ fn title(s: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Mixamo, with its `mixamorig:` prefix.
+/// Mixamo: HumanIK names with the `mixamorig:` prefix.
 pub fn mixamo(id: &str) -> String {
-    let (base, side) = split(id);
-    let side = side.map_or("", |s| if s == "L" { "Left" } else { "Right" });
-    let name = match base {
-        "hips" => "Hips".into(),
-        "spine" => "Spine".into(),
-        "chest" => "Spine1".into(),
-        "upper_chest" => "Spine2".into(),
-        "neck" => "Neck".into(),
-        "head" => "Head".into(),
-        "head_end" => "HeadTop_End".into(),
-        "shoulder" => format!("{side}Shoulder"),
-        "upper_arm" => format!("{side}Arm"),
-        "lower_arm" => format!("{side}ForeArm"),
-        "hand" => format!("{side}Hand"),
-        "upper_leg" => format!("{side}UpLeg"),
-        "lower_leg" => format!("{side}Leg"),
-        "foot" => format!("{side}Foot"),
-        "toes" => format!("{side}ToeBase"),
-        "toes_end" => format!("{side}Toe_End"),
-        b => {
-            let (f, n) = finger(b).expect("mixamo bone");
-            let f = if f == "little" {
-                "Pinky".to_string()
-            } else {
-                title(f)
-            };
-            format!("{side}Hand{f}{n}")
-        }
-    };
-    format!("mixamorig:{name}")
+    format!("mixamorig:{}", human_ik(id))
 }
 
 /// Blender Rigify deform bones (`DEF-upper_arm.L`).
@@ -192,7 +163,7 @@ pub fn godot(id: &str) -> String {
     }
 }
 
-/// HumanIK / MotionBuilder, with a four-bone spine and two-bone neck (`Spine3`, `Neck1`).
+/// HumanIK / MotionBuilder (`LeftUpLeg`, `LeftHandIndex1`), three-bone spine.
 pub fn human_ik(id: &str) -> String {
     let (base, side) = split(id);
     let side = side.map_or("", |s| if s == "L" { "Left" } else { "Right" });
@@ -200,10 +171,8 @@ pub fn human_ik(id: &str) -> String {
         "hips" => "Hips".into(),
         "spine" => "Spine".into(),
         "chest" => "Spine1".into(),
-        "chest2" => "Spine2".into(),
-        "upper_chest" => "Spine3".into(),
+        "upper_chest" => "Spine2".into(),
         "neck" => "Neck".into(),
-        "neck2" => "Neck1".into(),
         "head" => "Head".into(),
         "head_end" => "HeadTop_End".into(),
         "toes_end" => format!("{side}Toe_End"),
@@ -224,6 +193,16 @@ pub fn human_ik(id: &str) -> String {
             };
             format!("{side}Hand{f}{n}")
         }
+    }
+}
+
+/// HumanIK with a four-bone spine and two-bone neck (`Spine3`, `Neck1`).
+pub fn human_ik_long(id: &str) -> String {
+    match id {
+        "chest2" => "Spine2".into(),
+        "upper_chest" => "Spine3".into(),
+        "neck2" => "Neck1".into(),
+        _ => human_ik(id),
     }
 }
 

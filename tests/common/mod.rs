@@ -144,3 +144,30 @@ pub fn three_check(input: &Path, output: &Path) -> Option<f64> {
     });
     v["max_rel_error"].as_f64()
 }
+
+/// Splits a GLB into JSON and BIN (test-side, independent of the library).
+pub fn split_glb(glb: &[u8]) -> (serde_json::Value, Vec<u8>) {
+    let jl = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let json = serde_json::from_slice(&glb[20..20 + jl]).unwrap();
+    let bl = u32::from_le_bytes(glb[20 + jl..24 + jl].try_into().unwrap()) as usize;
+    (json, glb[28 + jl..28 + jl + bl].to_vec())
+}
+
+/// Joins JSON and BIN into a GLB, padding both to 4 bytes.
+pub fn join_glb(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
+    let mut j = serde_json::to_vec(json).unwrap();
+    j.resize(j.len().next_multiple_of(4), b' ');
+    let mut b = bin.to_vec();
+    b.resize(b.len().next_multiple_of(4), 0);
+    let total = 12 + 8 + j.len() + 8 + b.len();
+    let mut out = b"glTF".to_vec();
+    for n in [2u32, total as u32, j.len() as u32] {
+        out.extend_from_slice(&n.to_le_bytes());
+    }
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&j);
+    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"BIN\0");
+    out.extend_from_slice(&b);
+    out
+}
