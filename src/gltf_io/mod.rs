@@ -23,6 +23,12 @@ use crate::model::Model;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+/// Characters escaped in a written `.bin` URI: all but letters, digits and `.-_`.
+const URI_CHARS: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'.')
+    .remove(b'-')
+    .remove(b'_');
+
 /// Largest input file skelnorm reads (2 GiB).
 pub const MAX_INPUT_BYTES: u64 = 2 << 30;
 
@@ -148,12 +154,7 @@ impl Document {
             Format::Gltf => {
                 let stem = out.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
                 let bin_name = format!("{stem}.bin");
-                let uri =
-                    percent_encoding::utf8_percent_encode(&bin_name, percent_encoding::NON_ALPHANUMERIC)
-                        .to_string()
-                        .replace("%2E", ".")
-                        .replace("%2D", "-")
-                        .replace("%5F", "_");
+                let uri = percent_encoding::utf8_percent_encode(&bin_name, URI_CHARS).to_string();
                 let (json, bin) = self.to_parts(Some(&uri))?;
                 let text =
                     serde_json::to_vec_pretty(&json).map_err(|e| fail(ErrorKind::Write(e.to_string())))?;

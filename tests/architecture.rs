@@ -1,0 +1,75 @@
+//! The dependency direction of `../shared/design/style.md`: each module imports only modules to
+//! its left (`model` nothing of ours, `gltf_io` only `model`, stages never `gltf_io`), and only
+//! the binary prints.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// `crate::x` modules named in the `use` lines of every file under `dir`.
+fn imports(dir: &Path) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let files: Vec<_> = if dir.is_dir() {
+        walkdir::WalkDir::new(dir)
+            .into_iter()
+            .filter_map(Result::ok)
+            .map(|e| e.into_path())
+            .collect()
+    } else {
+        vec![dir.with_extension("rs")]
+    };
+    for file in files
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+    {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for line in text.lines().map(str::trim) {
+            for part in line.split("crate::").skip(1) {
+                let module: String = part
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if line.starts_with("use ") || line.contains("crate::") {
+                    out.insert(module);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn modules_import_only_to_their_left() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let allowed: &[(&str, &[&str])] = &[
+        ("model", &["model"]),
+        ("gltf_io", &["model"]),
+        ("inspect", &["model"]),
+    ];
+    for (module, ok) in allowed {
+        let used = imports(&src.join(module));
+        let bad: Vec<_> = used
+            .iter()
+            .filter(|m| !ok.contains(&m.as_str()) && *m != module)
+            .collect();
+        assert!(
+            bad.is_empty(),
+            "`{module}` imports {bad:?}; it may import only {ok:?}"
+        );
+    }
+}
+
+#[test]
+fn library_code_never_prints() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    for entry in walkdir::WalkDir::new(&src).into_iter().filter_map(Result::ok) {
+        let path = entry.path();
+        let rel = path.strip_prefix(&src).unwrap().to_string_lossy().to_string();
+        if rel.starts_with("cli") || rel == "main.rs" || path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        for bad in ["println!", "eprintln!", "print!(", "dbg!("] {
+            assert!(!text.contains(bad), "{rel} uses {bad}: only the CLI prints");
+        }
+    }
+}
