@@ -4,6 +4,7 @@ use super::Failure;
 use serde::Serialize;
 use skelnorm::gltf_io::{self, Format};
 use skelnorm::inspect::{inspect, Inspection};
+use std::io::Write;
 use std::path::Path;
 
 #[derive(Serialize)]
@@ -31,32 +32,38 @@ pub fn run(file: &Path, json: bool) -> Result<(), Failure> {
         warnings: &doc.warnings,
         inspection: inspect(&doc.model),
     };
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
     if json {
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        serde_json::to_writer_pretty(&mut w, &out)?;
+        writeln!(w)?;
     } else {
-        print_text(&out);
+        print_text(&mut w, &out)?;
     }
+    w.flush()?;
     Ok(())
 }
 
-fn print_text(out: &Output) {
-    println!("{} ({:?})", out.file, out.format);
+fn print_text(w: &mut impl Write, out: &Output) -> std::io::Result<()> {
+    writeln!(w, "{} ({:?})", out.file, out.format)?;
     if !out.extensions_used.is_empty() {
-        println!("extensions: {}", out.extensions_used.join(", "));
+        writeln!(w, "extensions: {}", out.extensions_used.join(", "))?;
     }
-    for w in out.warnings {
-        println!("warning: {w}");
+    for warning in out.warnings {
+        writeln!(w, "warning: {warning}")?;
     }
     if out.inspection.skeletons.is_empty() {
-        println!("no skeleton");
+        writeln!(w, "no skeleton")?;
     }
     for (i, s) in out.inspection.skeletons.iter().enumerate() {
         let g = &s.glance;
-        println!(
+        writeln!(
+            w,
             "\nskeleton {i} `{}`: {} bones ({} joints), {} skin(s)",
             s.name, s.bone_count, s.joint_count, s.skin_count
-        );
-        println!(
+        )?;
+        writeln!(
+            w,
             "  height {:.3} ({}), up {}, facing {}, {}{}, naming: {}",
             g.height,
             g.units,
@@ -67,17 +74,19 @@ fn print_text(out: &Output) {
                 .map(|a| format!(" (arms {a:.0}° below horizontal)"))
                 .unwrap_or_default(),
             s.naming
-        );
+        )?;
         if (g.base_scale - 1.0).abs() > 1e-4 || g.authored_up != g.up {
-            println!(
+            writeln!(
+                w,
                 "  authored in {} with {} up; the nodes above the skeleton scale it by {} and turn it to {} up",
                 g.offset_units, g.authored_up, g.base_scale, g.up
-            );
+            )?;
         }
         for b in &s.bones {
             let q = b.rest_rotation;
             let p = b.world_position;
-            println!(
+            writeln!(
+                w,
                 "  {:indent$}{}{}  rot ({:.3}, {:.3}, {:.3}, {:.3})  at ({:.3}, {:.3}, {:.3})",
                 "",
                 b.name,
@@ -90,15 +99,16 @@ fn print_text(out: &Output) {
                 p[1],
                 p[2],
                 indent = 2 * b.depth
-            );
+            )?;
         }
     }
     if !out.inspection.clips.is_empty() {
-        println!("\nclips:");
+        writeln!(w, "\nclips:")?;
     }
     for c in &out.inspection.clips {
         let interp: Vec<&str> = c.interpolations.iter().map(|i| i.as_gltf()).collect();
-        println!(
+        writeln!(
+            w,
             "  `{}`: {:.3} s, {} bone channels ({}), {} other channels, skeleton {}",
             c.name,
             c.duration,
@@ -106,6 +116,7 @@ fn print_text(out: &Output) {
             interp.join("/"),
             c.other_channels,
             c.skeleton
-        );
+        )?;
     }
+    Ok(())
 }

@@ -64,11 +64,22 @@ pub fn run() -> i32 {
             eprintln!("skelnorm: {msg}");
             EXIT_USAGE
         }
+        Err(Failure::Input(e)) if is_broken_pipe(&e) => EXIT_OK,
         Err(Failure::Input(e)) => {
             eprintln!("skelnorm: {e:#}");
             EXIT_INPUT
         }
     }
+}
+
+/// Whether the error is a closed output pipe (`skelnorm inspect x | head`): not a failure.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
+    })
 }
 
 /// Why a command failed: the user's call (exit 2) or an input (exit 1).
