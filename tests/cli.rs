@@ -51,7 +51,10 @@ fn inspect_json_reports_the_glance() {
     let out = common::skelnorm(&["inspect", "--json", file.to_str().unwrap()]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let g = &v["skeletons"][0]["glance"];
-    assert_eq!((g["offset_units"].as_str(), g["pose"].as_str()), (Some("cm"), Some("A-pose")));
+    assert_eq!(
+        (g["offset_units"].as_str(), g["pose"].as_str()),
+        (Some("cm"), Some("A-pose"))
+    );
     assert_eq!(v["skeletons"][0]["naming"], "Mixamo");
     assert_eq!(v["clips"].as_array().unwrap().len(), 3);
 }

@@ -64,6 +64,17 @@ fn fixture_rigs_have_the_promised_shapes() {
             .collect::<Vec<_>>()
     };
     assert!(names("mixamo.glb").iter().all(|n| n.starts_with("mixamorig:")));
+    let mixamo = read("mixamo.glb");
+    let ends: Vec<_> = mixamo.skeletons[0]
+        .bones
+        .iter()
+        .filter(|b| b.name.ends_with("_End") || b.name.ends_with('4'))
+        .collect();
+    assert_eq!(ends.len(), 13, "head, toe and finger end bones");
+    assert!(
+        ends.iter().all(|b| !b.is_joint),
+        "Mixamo end bones are not skin joints"
+    );
     let blender = read("blender.glb");
     let hips = &blender.skeletons[0].bones[0];
     assert!(

@@ -162,7 +162,12 @@ pub fn humanoid(parts: Parts) -> Vec<Joint> {
         j(&mut v, "ik_hand.R", Some("ik_hand_gun"), [-0.70, 1.46, 0.0]);
     }
     for joint in v.iter_mut() {
-        if joint.id.ends_with("_end") {
+        if joint
+            .id
+            .split('.')
+            .next()
+            .is_some_and(|base| base.ends_with("_end"))
+        {
             joint.weighted = false;
             joint.in_skin = false;
         }
