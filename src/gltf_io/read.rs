@@ -86,6 +86,7 @@ fn check_structure(
     warnings: &mut Vec<String>,
 ) -> Result<(), ErrorKind> {
     check_primitive_accessors(root)?;
+    check_channel_targets(root)?;
     let mut problems = Vec::new();
     root.validate(
         root,
@@ -156,6 +157,20 @@ const FATAL: &[&str] = &[
     "meshes",
     "images",
 ];
+
+/// Checks what `gltf`'s validation leaves out: animation channels' target nodes (it checks only
+/// their samplers).
+fn check_channel_targets(root: &Root) -> Result<(), ErrorKind> {
+    for (a, anim) in root.animations.iter().enumerate() {
+        for (c, ch) in anim.channels.iter().enumerate() {
+            if ch.target.node.value() >= root.nodes.len() {
+                let at = format!("animations[{a}].channels[{c}].target.node");
+                return Err(invalid(at, "index out of range"));
+            }
+        }
+    }
+    Ok(())
+}
 
 /// Checks the accessor indices of mesh primitives before `gltf`'s validation runs: its POSITION
 /// check indexes the accessor list without a bounds check.
