@@ -273,6 +273,22 @@ fn corpus() -> Vec<(&'static str, Vec<u8>, &'static str)> {
             "index out of range",
         ),
     ];
+    // Found by `cargo fuzz`: gltf-json's own validation indexed this without a bounds check.
+    v.push((
+        "POSITION accessor out of range",
+        with_json(|j| {
+            j["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = json!(77777);
+        }),
+        "accessor index out of range",
+    ));
+    // Found by `cargo fuzz`: gltf-json's validation does not check channel target nodes.
+    v.push((
+        "channel target node out of range",
+        with_json(|j| {
+            j["animations"][0]["channels"][0]["target"]["node"] = json!(4242);
+        }),
+        "target.node: index out of range",
+    ));
     v.push((
         "text that is not json",
         b"{ this is not json".to_vec(),
