@@ -114,6 +114,35 @@ pub(crate) fn is_fallback(buffer: &Value) -> bool {
         .unwrap_or(false)
 }
 
+/// The buffers of a document being written: the original ones, borrowed, plus the ones a patch
+/// appends (which come after them in the JSON `buffers` array).
+pub(crate) struct OutBuffers<'a> {
+    base: &'a [BufferData],
+    added: Vec<Vec<u8>>,
+}
+
+impl<'a> OutBuffers<'a> {
+    pub fn new(base: &'a [BufferData]) -> Self {
+        OutBuffers {
+            base,
+            added: Vec::new(),
+        }
+    }
+
+    /// Appends a buffer's bytes (its JSON entry is pushed by the caller).
+    pub fn push(&mut self, bytes: Vec<u8>) {
+        self.added.push(bytes);
+    }
+
+    /// The bytes of buffer `i`, or `None` if it holds no data (a meshopt fallback) or is absent.
+    pub fn get(&self, i: usize) -> Option<&[u8]> {
+        match self.base.get(i) {
+            Some(data) => data.as_deref(),
+            None => self.added.get(i - self.base.len()).map(Vec::as_slice),
+        }
+    }
+}
+
 /// Loads every buffer's bytes. Checks that each holds at least its `byteLength`.
 pub(crate) fn load_buffers(
     json: &Value,

@@ -2,7 +2,7 @@
 //! packing every buffer view into one buffer (4-byte aligned). Fallback buffers of
 //! `EXT_meshopt_compression` (which hold no data) are kept as they are.
 
-use super::buffers::{is_fallback, BufferData};
+use super::buffers::{is_fallback, OutBuffers};
 use serde_json::Value;
 
 /// Which accessors and buffer views the document refers to.
@@ -113,11 +113,13 @@ fn mark(len: usize, json: &mut Value, visit: Visitor) -> Vec<bool> {
 }
 
 impl Usage {
-    pub fn of(json: &Value) -> Usage {
-        let mut copy = json.clone();
+    /// Marks what `json` refers to. It takes `&mut` only because the reference walks are
+    /// written once for marking and renumbering; marking changes nothing.
+    pub fn of(json: &mut Value) -> Usage {
+        let (accessors, views) = (len_of(json, "accessors"), len_of(json, "bufferViews"));
         Usage {
-            accessors: mark(len_of(json, "accessors"), &mut copy, visit_accessor_refs),
-            views: mark(len_of(json, "bufferViews"), &mut copy, visit_view_refs),
+            accessors: mark(accessors, json, visit_accessor_refs),
+            views: mark(views, json, visit_view_refs),
         }
     }
 }
@@ -151,7 +153,7 @@ fn remove_items(json: &mut Value, key: &str, drop: &[bool], visit: Visitor) {
 
 /// Drops accessors, then buffer views, that were used before the patch and are not any more.
 /// Things the input already left unused are kept: skelnorm removes only what it orphaned.
-pub(crate) fn collect_garbage(json: &mut Value, _buffers: &mut [BufferData], before: &Usage) {
+pub(crate) fn collect_garbage(json: &mut Value, before: &Usage) {
     let now = Usage::of(json);
     let drop: Vec<bool> = (0..now.accessors.len())
         .map(|i| !now.accessors[i] && before.accessors.get(i).copied().unwrap_or(true))
@@ -184,7 +186,7 @@ fn set_offset(obj: &mut Value, key: &str, at: usize) {
 /// Moves every buffer view into one new buffer (index 0) and returns its bytes. Buffers that hold
 /// no data (meshopt fallbacks) follow it unchanged. `bin_uri` names the new buffer's file; `None`
 /// leaves it without a URI (the GLB binary chunk).
-pub(crate) fn pack(json: &mut Value, buffers: &[BufferData], bin_uri: Option<&str>) -> Vec<u8> {
+pub(crate) fn pack(json: &mut Value, buffers: &OutBuffers, bin_uri: Option<&str>) -> Vec<u8> {
     let old: Vec<Value> = json
         .get("buffers")
         .and_then(Value::as_array)
@@ -194,7 +196,7 @@ pub(crate) fn pack(json: &mut Value, buffers: &[BufferData], bin_uri: Option<&st
     let mut new_index = vec![0u64; old.len()];
     let mut kept = Vec::new();
     for (i, b) in old.iter().enumerate() {
-        if buffers.get(i).is_none_or(Option::is_none) {
+        if buffers.get(i).is_none() {
             kept.push(b.clone());
             new_index[i] = kept.len() as u64; // merged buffer is 0
         }
@@ -208,7 +210,7 @@ pub(crate) fn pack(json: &mut Value, buffers: &[BufferData], bin_uri: Option<&st
         };
         let off = num("byteOffset").unwrap_or(0) as usize;
         match buffers.get(b as usize) {
-            Some(Some(data)) => {
+            Some(data) => {
                 let at = append_aligned(out, &data[off..off + len as usize]);
                 obj["buffer"] = 0.into();
                 set_offset(obj, "byteOffset", at);
@@ -236,7 +238,7 @@ pub(crate) fn pack(json: &mut Value, buffers: &[BufferData], bin_uri: Option<&st
     let mut merged = old
         .iter()
         .enumerate()
-        .find(|(i, b)| buffers.get(*i).is_some_and(Option::is_some) && !is_fallback(b))
+        .find(|(i, b)| buffers.get(*i).is_some() && !is_fallback(b))
         .map_or_else(|| serde_json::json!({}), |(_, b)| b.clone());
     let m = merged.as_object_mut().expect("buffer is an object");
     m.insert("byteLength".into(), out.len().into());

@@ -114,10 +114,10 @@ impl Document {
             kind,
         };
         let mut json = self.json.clone();
-        let mut buffers = self.buffers.clone();
-        let used_before = layout::Usage::of(&json);
+        let mut buffers = buffers::OutBuffers::new(&self.buffers);
+        let used_before = layout::Usage::of(&mut json);
         patch::apply(&mut json, &mut buffers, &self.original, &self.model).map_err(fail)?;
-        layout::collect_garbage(&mut json, &mut buffers, &used_before);
+        layout::collect_garbage(&mut json, &used_before);
         let bin = layout::pack(&mut json, &buffers, bin_uri);
         Ok((json, bin))
     }

@@ -2,7 +2,7 @@
 //! touched (node transforms and names, inverse bind matrices, animations). New data goes into new
 //! accessors; `layout` later drops the ones left unused and packs the buffers.
 
-use super::buffers::{push_array, BufferData};
+use super::buffers::{push_array, OutBuffers};
 use super::error::ErrorKind;
 use crate::model::{Clip, Model, Skeleton, Track, TrackValue, Transform};
 use glam::{Quat, Vec3};
@@ -29,7 +29,7 @@ fn nums(xs: &[f32]) -> Value {
 
 pub(crate) fn apply(
     json: &mut Value,
-    buffers: &mut Vec<BufferData>,
+    buffers: &mut OutBuffers,
     original: &Model,
     model: &Model,
 ) -> Result<(), ErrorKind> {
@@ -62,7 +62,7 @@ fn write_trs(node: &mut Map<String, Value>, t: &Transform) {
 
 fn patch_skeleton(
     json: &mut Value,
-    buffers: &mut Vec<BufferData>,
+    buffers: &mut OutBuffers,
     old: &Skeleton,
     new: &Skeleton,
 ) -> Result<(), ErrorKind> {
@@ -137,13 +137,7 @@ fn patch_skeleton(
 }
 
 /// Appends float data as a new buffer, buffer view and accessor; returns the accessor index.
-fn add_accessor(
-    json: &mut Value,
-    buffers: &mut Vec<BufferData>,
-    data: &[f32],
-    ty: &str,
-    min_max: bool,
-) -> usize {
+fn add_accessor(json: &mut Value, buffers: &mut OutBuffers, data: &[f32], ty: &str, min_max: bool) -> usize {
     let n = match ty {
         "SCALAR" => 1,
         "VEC3" => 3,
@@ -152,7 +146,7 @@ fn add_accessor(
     };
     let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
     let buffer = push_array(json, "buffers", json!({ "byteLength": bytes.len() }));
-    buffers.push(Some(bytes));
+    buffers.push(bytes);
     let len = data.len() * 4;
     let view = push_array(
         json,
@@ -220,7 +214,7 @@ impl Rebuild<'_> {
     fn new_track<T: TrackValue>(
         &mut self,
         json: &mut Value,
-        buffers: &mut Vec<BufferData>,
+        buffers: &mut OutBuffers,
         node: u32,
         path: &str,
         track: &Track<T>,
@@ -252,7 +246,7 @@ impl Rebuild<'_> {
 
 fn patch_clips(
     json: &mut Value,
-    buffers: &mut Vec<BufferData>,
+    buffers: &mut OutBuffers,
     original: &Model,
     model: &Model,
 ) -> Result<(), ErrorKind> {
@@ -288,7 +282,7 @@ fn patch_clips(
 
 fn rebuild(
     json: &mut Value,
-    buffers: &mut Vec<BufferData>,
+    buffers: &mut OutBuffers,
     model: &Model,
     new: &[&Clip],
     old: &[&Clip],
@@ -362,7 +356,7 @@ fn rebuild(
         }
     }
     let (channels, samplers) = (r.channels, r.samplers);
-    let mut anim = anim.clone();
+    let mut anim = anim; // the borrows of the old channels ended with `r`
     anim["channels"] = Value::Array(channels);
     anim["samplers"] = Value::Array(samplers);
     anim["name"] = new[0].name.clone().into();
