@@ -13,6 +13,18 @@ const MAX_FLOATS: u64 = 64 << 20;
 /// Most bytes skelnorm decompresses from meshopt views of one file.
 const MAX_DECODED: usize = 512 << 20;
 
+/// Bytes from a view's start to the end of an accessor's last element: `offset` plus
+/// `count - 1` strides plus one element; `None` on overflow.
+pub(crate) fn span(offset: u64, stride: u64, count: u64, elem: u64) -> Option<u64> {
+    match count {
+        0 => Some(0),
+        n => (n - 1)
+            .checked_mul(stride)?
+            .checked_add(elem)?
+            .checked_add(offset),
+    }
+}
+
 /// Reads accessors of one document.
 pub(crate) struct Data<'a> {
     root: &'a Root,
@@ -108,25 +120,8 @@ impl<'a> Data<'a> {
     }
 
     fn range(&self, b: usize, offset: u64, len: u64, at: &str) -> Result<&'a [u8], ErrorKind> {
-        let data = self
-            .buffers
-            .get(b)
-            .ok_or_else(|| invalid(at, format!("buffer {b} does not exist")))?
-            .as_deref()
-            .ok_or_else(|| invalid(at, format!("buffer {b} holds no data (a fallback buffer)")))?;
-        let end = offset
-            .checked_add(len)
-            .filter(|&e| e <= data.len() as u64)
-            .ok_or_else(|| {
-                invalid(
-                    at,
-                    format!(
-                        "reads past the end of buffer {b} ({offset} + {len} > {})",
-                        data.len()
-                    ),
-                )
-            })?;
-        Ok(&data[offset as usize..end as usize])
+        super::buffers::slice(self.buffers, b as u64, offset, len, at)?
+            .ok_or_else(|| invalid(at, format!("buffer {b} holds no data (a fallback buffer)")))
     }
 
     fn decode_meshopt(&self, ext: &serde_json::Value, len: u64, at: &str) -> Result<Vec<u8>, ErrorKind> {
@@ -258,11 +253,7 @@ impl<'a> Data<'a> {
             let normalized = acc.normalized;
             let offset = acc.byte_offset.map_or(0, |o| o.0) as usize;
             let bytes = self.view_bytes(v.value())?;
-            let need = if count == 0 {
-                0
-            } else {
-                offset as u64 + (stride as u64) * (count as u64 - 1) + elem as u64
-            };
+            let need = span(offset as u64, stride as u64, count as u64, elem as u64).unwrap_or(u64::MAX);
             if need > bytes.len() as u64 {
                 return Err(invalid(
                     &at,

@@ -143,6 +143,31 @@ impl<'a> OutBuffers<'a> {
     }
 }
 
+/// Bytes `offset..offset + len` of buffer `b`, checked; `None` for a buffer that holds no data
+/// (a meshopt fallback).
+pub(crate) fn slice<'a>(
+    buffers: &'a [BufferData],
+    b: u64,
+    offset: u64,
+    len: u64,
+    at: &str,
+) -> Result<Option<&'a [u8]>, ErrorKind> {
+    let data = buffers
+        .get(b as usize)
+        .ok_or_else(|| invalid(at, format!("buffer {b} does not exist")))?;
+    let Some(d) = data else { return Ok(None) };
+    match offset.checked_add(len) {
+        Some(end) if end <= d.len() as u64 => Ok(Some(&d[offset as usize..end as usize])),
+        _ => Err(invalid(
+            at,
+            format!(
+                "reads past the end of buffer {b} ({offset} + {len} > {} bytes)",
+                d.len()
+            ),
+        )),
+    }
+}
+
 /// Loads every buffer's bytes. Checks that each holds at least its `byteLength`.
 pub(crate) fn load_buffers(
     json: &Value,

@@ -1,7 +1,7 @@
 //! Parsing: container → JSON → checked structure → model. Every index, range and count is
 //! checked before it is used, so damaged or hostile files give errors, never panics.
 
-use super::accessor::Data;
+use super::accessor::{self, Data};
 use super::buffers::{self, BufferData, Resources};
 use super::container::{self, Format};
 use super::error::{invalid, ErrorKind};
@@ -212,12 +212,7 @@ fn check_accessor_range(root: &Root, i: usize, acc: &gltf::json::Accessor) -> Re
     let elem = (ct.0.size() * ty.multiplicity()) as u64;
     let stride = view.byte_stride.map_or(elem, |s| s.0 as u64);
     let count = acc.count.0;
-    let need = match count {
-        0 => Some(0),
-        n => (n - 1)
-            .checked_mul(stride)
-            .and_then(|x| x.checked_add(elem + acc.byte_offset.map_or(0, |o| o.0))),
-    };
+    let need = accessor::span(acc.byte_offset.map_or(0, |o| o.0), stride, count, elem);
     match need {
         Some(need) if need <= view.byte_length.0 => Ok(()),
         _ => Err(invalid(
@@ -232,21 +227,7 @@ fn check_accessor_range(root: &Root, i: usize, acc: &gltf::json::Accessor) -> Re
 }
 
 fn check_range(buffers: &[BufferData], b: u64, offset: u64, len: u64, at: &str) -> Result<(), ErrorKind> {
-    let data = buffers
-        .get(b as usize)
-        .ok_or_else(|| invalid(at, format!("buffer {b} does not exist")))?;
-    if let Some(d) = data {
-        if offset.checked_add(len).is_none_or(|end| end > d.len() as u64) {
-            return Err(invalid(
-                at,
-                format!(
-                    "reads past the end of buffer {b} ({offset} + {len} > {} bytes)",
-                    d.len()
-                ),
-            ));
-        }
-    }
-    Ok(())
+    buffers::slice(buffers, b, offset, len, at).map(|_| ())
 }
 
 /// The parent of every node; refuses a node with two parents and cycles.
