@@ -31,6 +31,8 @@ pub(crate) struct Data<'a> {
     buffers: &'a [BufferData],
     decoded: HashMap<usize, Vec<u8>>,
     decoded_total: usize,
+    /// Key times by accessor: samplers of one animation usually share their input.
+    times: HashMap<usize, Vec<f32>>,
 }
 
 fn components(t: Type) -> usize {
@@ -91,6 +93,7 @@ impl<'a> Data<'a> {
             buffers,
             decoded: HashMap::new(),
             decoded_total: 0,
+            times: HashMap::new(),
         }
     }
 
@@ -197,6 +200,15 @@ impl<'a> Data<'a> {
             }
         }
         Ok(out)
+    }
+
+    /// A SCALAR accessor of key times, decoded once and kept: samplers share their inputs.
+    pub fn key_times(&mut self, index: usize) -> Result<&[f32], ErrorKind> {
+        if !self.times.contains_key(&index) {
+            let (times, _) = self.floats(index, &[Type::Scalar])?;
+            self.times.insert(index, times);
+        }
+        Ok(&self.times[&index])
     }
 
     /// Reads accessor `index` as floats, `n` per element, checking that its type is one of

@@ -398,7 +398,7 @@ fn sampler(
     let at = format!("animations[{a}].samplers[{s}]");
     let smp = &root.animations[a].samplers[s];
     let interp = interpolation(root, a, s)?;
-    let (times, _) = data.floats(smp.input.value(), &[Type::Scalar])?;
+    let times = data.key_times(smp.input.value())?.to_vec();
     if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) {
         return Err(invalid(&at, "key times are not finite and increasing"));
     }
@@ -483,8 +483,7 @@ fn clips(
             };
             if !placed {
                 let input = root.animations[a].samplers[s].input.value();
-                let (times, _) = data.floats(input, &[Type::Scalar])?;
-                let duration = times.last().copied().unwrap_or(0.0);
+                let duration = data.key_times(input)?.last().copied().unwrap_or(0.0);
                 let kind = match path {
                     Property::MorphTargetWeights => OpaqueKind::Weights { node: node as u32 },
                     p => OpaqueKind::NodeTransform {
@@ -537,8 +536,7 @@ fn channel_duration(
                 "a pointer channel names a missing sampler or accessor",
             )
         })?;
-    let (times, _) = data.floats(input as usize, &[Type::Scalar])?;
-    Ok(times.last().copied().unwrap_or(0.0))
+    Ok(data.key_times(input as usize)?.last().copied().unwrap_or(0.0))
 }
 
 fn property_name(p: Property) -> &'static str {
