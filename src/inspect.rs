@@ -133,7 +133,7 @@ fn skeleton_info(s: &Skeleton) -> SkeletonInfo {
         bone_count: s.bones.len(),
         joint_count: s.bones.iter().filter(|b| b.is_joint).count(),
         skin_count: s.skins.len(),
-        glance: glance(s, &world),
+        glance: glance(s, &world, &depths),
         naming: naming(s.bones.iter().map(|b| b.name.as_str())),
         bones,
     }
@@ -187,9 +187,8 @@ struct Hips {
 }
 
 /// The hips: two mirrored child subtrees one way and a larger one the other; the largest wins.
-fn find_hips(s: &Skeleton, pos: &[Vec3], sub: &[Vec<usize>]) -> Option<Hips> {
+fn find_hips(s: &Skeleton, pos: &[Vec3], sub: &[Vec<usize>], depths: &[usize]) -> Option<Hips> {
     let children = s.children();
-    let depths = &s.depths();
     let mut best: Option<(usize, Hips)> = None;
     for (b, kids) in children.iter().enumerate() {
         let kids: Vec<&Vec<usize>> = kids
@@ -291,7 +290,7 @@ fn deepest(idx: &[usize], depths: &[usize]) -> usize {
         .expect("subtree is not empty")
 }
 
-fn glance(s: &Skeleton, world: &[Mat4]) -> Glance {
+fn glance(s: &Skeleton, world: &[Mat4], depths: &[usize]) -> Glance {
     let pos: Vec<Vec3> = world.iter().map(|m| m.w_axis.truncate()).collect();
     let base_scale = s.base.to_scale_rotation_translation().0.max_element();
     let mut g = Glance {
@@ -307,7 +306,7 @@ fn glance(s: &Skeleton, world: &[Mat4]) -> Glance {
         base_scale,
     };
     let sub = subtrees(s);
-    let Some(h) = find_hips(s, &pos, &sub) else {
+    let Some(h) = find_hips(s, &pos, &sub, depths) else {
         let ext = pos
             .iter()
             .fold((Vec3::MAX, Vec3::MIN), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
@@ -317,9 +316,8 @@ fn glance(s: &Skeleton, world: &[Mat4]) -> Glance {
         return g;
     };
     g.hips = Some(s.bones[h.bone].name.clone());
-    let depths = s.depths();
     let lateral = (centroid(&pos, &h.legs[0]) - centroid(&pos, &h.legs[1])).normalize_or_zero();
-    let feet = (pos[deepest(&h.legs[0], &depths)] + pos[deepest(&h.legs[1], &depths)]) * 0.5;
+    let feet = (pos[deepest(&h.legs[0], depths)] + pos[deepest(&h.legs[1], depths)]) * 0.5;
     let up = (pos[spine_top(&pos, &h.spine, pos[h.bone], lateral)] - feet).normalize_or_zero();
     g.up = axis_name(up);
     let heights: Vec<f32> = pos.iter().map(|p| p.dot(up)).collect();
@@ -331,7 +329,7 @@ fn glance(s: &Skeleton, world: &[Mat4]) -> Glance {
     g.authored_up = axis_name(base_rot.inverse() * up);
     let mut forward = Vec3::ZERO;
     for leg in &h.legs {
-        forward += leg_forward(s, &pos, leg[0], deepest(leg, &depths), up);
+        forward += leg_forward(s, &pos, leg[0], deepest(leg, depths), up);
     }
     let lateral = centroid(&pos, &h.legs[0]) - centroid(&pos, &h.legs[1]);
     let lateral = (lateral - up * lateral.dot(up)).normalize_or_zero();

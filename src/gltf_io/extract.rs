@@ -18,7 +18,7 @@ use gltf::json::animation::{Interpolation as GInterp, Property};
 use gltf::json::validation::Checked;
 use gltf::json::Root;
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 pub(crate) fn model(
     root: &Root,
@@ -31,9 +31,14 @@ pub(crate) fn model(
     let locals = node_locals(root, &mut warnings)?;
     let groups = skeleton_nodes(root, json, parents);
     let mut skeletons = Vec::with_capacity(groups.len());
+    let joints: HashSet<usize> = root
+        .skins
+        .iter()
+        .flat_map(|s| s.joints.iter().map(|j| j.value()))
+        .collect();
     let mut bone_of: HashMap<usize, (usize, BoneId)> = HashMap::new();
     for (s, nodes) in groups.iter().enumerate() {
-        let sk = build_skeleton(root, parents, &locals, nodes, s, &mut bone_of)?;
+        let sk = build_skeleton(root, parents, &locals, nodes, s, &joints, &mut bone_of)?;
         skeletons.push(sk);
     }
     for (k, skin) in root.skins.iter().enumerate() {
@@ -303,13 +308,9 @@ fn build_skeleton(
     locals: &[Transform],
     nodes: &[usize],
     index: usize,
+    joints: &HashSet<usize>,
     bone_of: &mut HashMap<usize, (usize, BoneId)>,
 ) -> Result<Skeleton, ErrorKind> {
-    let joints: std::collections::HashSet<usize> = root
-        .skins
-        .iter()
-        .flat_map(|s| s.joints.iter().map(|j| j.value()))
-        .collect();
     let mut bones = Vec::with_capacity(nodes.len());
     for (b, &n) in nodes.iter().enumerate() {
         bone_of.insert(n, (index, BoneId(b as u32)));

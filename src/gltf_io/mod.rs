@@ -194,8 +194,7 @@ impl Document {
             file: self.path.clone(),
             kind,
         };
-        let root: gltf::json::Root = serde_json::from_value(read::without_pointer_channels(&self.json).0)
-            .map_err(|e| fail(ErrorKind::Json(e.to_string())))?;
+        let (root, _) = read::typed(&self.json).map_err(fail)?;
         let all = [
             Type::Scalar,
             Type::Vec2,

@@ -9,6 +9,7 @@ use super::extract;
 use crate::model::Model;
 use gltf::json::validation::{Error as VError, Validate};
 use gltf::json::Root;
+use serde::Deserialize;
 use serde_json::Value;
 
 /// What parsing yields: the container, JSON, buffers, model and warnings.
@@ -47,34 +48,39 @@ fn check_version(json: &Value) -> Result<(), ErrorKind> {
 
 /// Deserializes the typed document. Channels without a target node (`KHR_animation_pointer`)
 /// are set aside first, since the typed model requires a node; their (animation, channel)
-/// indices are returned.
-fn typed(json: &Value) -> Result<(Root, Vec<(usize, usize)>), ErrorKind> {
-    let (copy, pointers) = without_pointer_channels(json);
-    let root: Root =
-        serde_json::from_value(copy).map_err(|e| ErrorKind::Json(format!("not a glTF document: {e}")))?;
-    Ok((root, pointers))
-}
-
-/// A copy of the document without channels that lack a target node, and their indices.
-pub(crate) fn without_pointer_channels(json: &Value) -> (Value, Vec<(usize, usize)>) {
-    let mut copy = json.clone();
+/// indices are returned. The document is copied only when there are such channels.
+pub(crate) fn typed(json: &Value) -> Result<(Root, Vec<(usize, usize)>), ErrorKind> {
     let mut pointers = Vec::new();
-    if let Some(anims) = copy.get_mut("animations").and_then(Value::as_array_mut) {
-        for (a, anim) in anims.iter_mut().enumerate() {
-            if let Some(channels) = anim.get_mut("channels").and_then(Value::as_array_mut) {
-                let mut c = 0;
-                channels.retain(|ch| {
-                    let keep = ch.pointer("/target/node").is_some();
-                    if !keep {
-                        pointers.push((a, c));
-                    }
-                    c += 1;
-                    keep
-                });
+    for (a, anim) in json
+        .get("animations")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        for (c, ch) in anim
+            .get("channels")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            if ch.pointer("/target/node").is_none() {
+                pointers.push((a, c));
             }
         }
     }
-    (copy, pointers)
+    let not_gltf = |e: serde_json::Error| ErrorKind::Json(format!("not a glTF document: {e}"));
+    if pointers.is_empty() {
+        return Ok((Root::deserialize(json).map_err(not_gltf)?, pointers));
+    }
+    let mut copy = json.clone();
+    for &(a, c) in pointers.iter().rev() {
+        if let Some(channels) = copy["animations"][a]["channels"].as_array_mut() {
+            channels.remove(c);
+        }
+    }
+    Ok((serde_json::from_value(copy).map_err(not_gltf)?, pointers))
 }
 
 /// Runs the `gltf` crate's structural validation (index ranges and the like), ignoring only
