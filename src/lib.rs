@@ -10,3 +10,4 @@
 pub mod gltf_io;
 pub mod inspect;
 pub mod model;
+pub mod profile;

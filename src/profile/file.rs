@@ -1,0 +1,322 @@
+//! The profile file format (RON) and its validation into a [`Profile`].
+
+use super::{Chain, Profile, ProfileBone, ProfileBoneId, Tail};
+use crate::model::Transform;
+use glam::{Quat, Vec3};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// A profile file as written: bones refer to each other by name.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileFile {
+    /// Name of the profile.
+    pub name: String,
+    /// The bone root motion lives on.
+    #[serde(default)]
+    pub root: Option<String>,
+    /// The bone whose rest height scales motion.
+    #[serde(default)]
+    pub scale_base: Option<String>,
+    /// Which auto-mapper suits the profile.
+    #[serde(default)]
+    pub mapper: MapperKind,
+    /// Bones, parents before children.
+    pub bones: Vec<BoneSpec>,
+    /// Chains for retargeting.
+    #[serde(default)]
+    pub chains: Vec<ChainSpec>,
+    /// Words for the name matcher.
+    #[serde(default)]
+    pub naming: Naming,
+}
+
+/// One bone as written in a profile file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoneSpec {
+    /// Unique name.
+    pub name: String,
+    /// Parent bone's name; it must come earlier in the list.
+    #[serde(default)]
+    pub parent: Option<String>,
+    /// Group for reports.
+    #[serde(default = "body")]
+    pub group: String,
+    /// Whether a skeleton must have it.
+    #[serde(default)]
+    pub required: bool,
+    /// Side of the body.
+    #[serde(default)]
+    pub side: Side,
+    /// What the bone points at.
+    #[serde(default)]
+    pub tail: TailSpec,
+    /// Reference origin local to the parent, metres.
+    #[serde(default)]
+    pub origin: (f32, f32, f32),
+    /// Reference rotation local to the parent (x, y, z, w); must be unit length within 1e-3.
+    #[serde(default = "identity")]
+    pub rotation: (f32, f32, f32, f32),
+    /// Name phrases with weights in 0..=1, for the name matcher.
+    #[serde(default)]
+    pub names: Vec<(String, f32)>,
+}
+
+fn body() -> String {
+    "Body".into()
+}
+
+fn identity() -> (f32, f32, f32, f32) {
+    (0.0, 0.0, 0.0, 1.0)
+}
+
+/// A bone's tail as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TailSpec {
+    /// The average of its children.
+    #[default]
+    Average,
+    /// A named descendant.
+    Bone(String),
+    /// No tail.
+    End,
+}
+
+/// Side of the body. Left is +X when the character faces +Z.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Side {
+    /// On the midline.
+    #[default]
+    Center,
+    /// The character's left.
+    Left,
+    /// The character's right.
+    Right,
+}
+
+impl Side {
+    /// The other side (`Center` stays).
+    pub fn mirror(self) -> Side {
+        match self {
+            Side::Left => Side::Right,
+            Side::Right => Side::Left,
+            Side::Center => Side::Center,
+        }
+    }
+}
+
+/// Which auto-mapper suits a profile.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MapperKind {
+    /// Names and hierarchy only (any profile).
+    #[default]
+    Names,
+    /// The humanoid mapper: finds legs, spine, arms and fingers from hierarchy and geometry,
+    /// with names as evidence. Needs the humanoid profile's bone names.
+    Humanoid,
+}
+
+/// A chain as written.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainSpec {
+    /// Name.
+    pub name: String,
+    /// Bones from start to end.
+    pub bones: Vec<String>,
+}
+
+/// The words the name matcher knows. All comparisons are case-insensitive.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Naming {
+    /// Regexes removed from the start of a name before it is split into words.
+    pub prefixes: Vec<String>,
+    /// Words with no meaning (`joint`, `bone`).
+    pub noise: Vec<String>,
+    /// Words marking helper, IK, control or twist bones, which are never mapped.
+    pub helpers: Vec<String>,
+    /// Words marking end bones (tips, end sites), which are never mapped.
+    pub ends: Vec<String>,
+    /// Words marking a bone inside the palm (a metacarpal).
+    pub palm: Vec<String>,
+    /// Words meaning "left".
+    pub left: Vec<String>,
+    /// Words meaning "right".
+    pub right: Vec<String>,
+    /// Word sequences replaced by others (`thigh` -> `upper leg`).
+    pub synonyms: Vec<(String, String)>,
+}
+
+fn words(s: &str) -> Vec<String> {
+    s.split_whitespace().map(str::to_lowercase).collect()
+}
+
+impl ProfileFile {
+    /// Checks every rule and builds the profile, or returns every problem found:
+    /// 1. bone names are unique and not empty;
+    /// 2. a parent exists and comes before its child; there is at least one bone;
+    /// 3. rotations are unit quaternions (within 1e-3) and origins finite;
+    /// 4. tails, root and scale base name existing bones; a tail bone descends from its bone;
+    /// 5. chains are non-empty paths down the tree with unique names;
+    /// 6. name weights lie in 0..=1 and prefix patterns are valid regexes.
+    pub fn validate(&self) -> Result<Profile, Vec<String>> {
+        let mut problems = Vec::new();
+        let mut index: HashMap<&str, ProfileBoneId> = HashMap::new();
+        let mut bones: Vec<ProfileBone> = Vec::with_capacity(self.bones.len());
+        if self.bones.is_empty() {
+            problems.push("profile has no bones".into());
+        }
+        for (i, b) in self.bones.iter().enumerate() {
+            if b.name.trim().is_empty() {
+                problems.push(format!("bone {i} has an empty name"));
+            }
+            if index.contains_key(b.name.as_str()) {
+                problems.push(format!("bone `{}` is listed twice", b.name));
+            }
+            let parent = match &b.parent {
+                None => None,
+                Some(p) => match index.get(p.as_str()) {
+                    Some(&id) => Some(id),
+                    None => {
+                        let why = if self.bones.iter().any(|o| &o.name == p) {
+                            "comes after it"
+                        } else {
+                            "does not exist"
+                        };
+                        problems.push(format!("bone `{}`: parent `{p}` {why}", b.name));
+                        None
+                    }
+                },
+            };
+            let (x, y, z, w) = b.rotation;
+            let q = Quat::from_xyzw(x, y, z, w);
+            if !q.is_finite() || (q.length() - 1.0).abs() > 1e-3 {
+                problems.push(format!("bone `{}`: rotation is not a unit quaternion", b.name));
+            }
+            let o = Vec3::new(b.origin.0, b.origin.1, b.origin.2);
+            if !o.is_finite() {
+                problems.push(format!("bone `{}`: origin is not finite", b.name));
+            }
+            for (phrase, weight) in &b.names {
+                if !(0.0..=1.0).contains(weight) || words(phrase).is_empty() {
+                    problems.push(format!(
+                        "bone `{}`: name `{phrase}` needs words and a weight in 0..=1",
+                        b.name
+                    ));
+                }
+            }
+            index.entry(b.name.as_str()).or_insert(ProfileBoneId(i as u32));
+            bones.push(ProfileBone {
+                name: b.name.clone(),
+                parent,
+                group: b.group.clone(),
+                required: b.required,
+                side: b.side,
+                tail: Tail::Average,
+                reference: Transform {
+                    translation: o,
+                    rotation: if q.is_finite() && q.length() > 0.5 {
+                        q.normalize()
+                    } else {
+                        Quat::IDENTITY
+                    },
+                    scale: Vec3::ONE,
+                },
+                names: b.names.iter().map(|(p, w)| (words(p), *w)).collect(),
+            });
+        }
+        let lookup = |name: &str, what: &str, problems: &mut Vec<String>| {
+            let id = index.get(name).copied();
+            if id.is_none() {
+                problems.push(format!("{what}: bone `{name}` does not exist"));
+            }
+            id
+        };
+        let root = self
+            .root
+            .as_deref()
+            .and_then(|r| lookup(r, "root", &mut problems));
+        let scale_base = self
+            .scale_base
+            .as_deref()
+            .and_then(|r| lookup(r, "scale_base", &mut problems));
+        let parents: Vec<Option<ProfileBoneId>> = bones.iter().map(|b| b.parent).collect();
+        let descends = |d: ProfileBoneId, a: ProfileBoneId| {
+            let mut at = parents[d.index()];
+            while let Some(p) = at {
+                if p == a {
+                    return true;
+                }
+                at = parents[p.index()];
+            }
+            false
+        };
+        for (i, b) in self.bones.iter().enumerate() {
+            bones[i].tail = match &b.tail {
+                TailSpec::Average => Tail::Average,
+                TailSpec::End => Tail::End,
+                TailSpec::Bone(t) => match lookup(t, &format!("bone `{}`: tail", b.name), &mut problems) {
+                    Some(id) if descends(id, ProfileBoneId(i as u32)) => Tail::Bone(id),
+                    Some(_) => {
+                        problems.push(format!("bone `{}`: tail `{t}` is not below it", b.name));
+                        Tail::Average
+                    }
+                    None => Tail::Average,
+                },
+            };
+        }
+        let mut chains = Vec::with_capacity(self.chains.len());
+        for (k, c) in self.chains.iter().enumerate() {
+            if self.chains[..k].iter().any(|o| o.name == c.name) {
+                problems.push(format!("chain `{}` is listed twice", c.name));
+            }
+            if c.bones.is_empty() {
+                problems.push(format!("chain `{}` has no bones", c.name));
+            }
+            let what = format!("chain `{}`", c.name);
+            let ids: Vec<ProfileBoneId> = c
+                .bones
+                .iter()
+                .filter_map(|n| lookup(n, &what, &mut problems))
+                .collect();
+            if ids.len() == c.bones.len() {
+                for w in ids.windows(2) {
+                    if !descends(w[1], w[0]) {
+                        problems.push(format!(
+                            "chain `{}`: `{}` is not below `{}`",
+                            c.name,
+                            bones[w[1].index()].name,
+                            bones[w[0].index()].name
+                        ));
+                    }
+                }
+            }
+            chains.push(Chain {
+                name: c.name.clone(),
+                bones: ids,
+            });
+        }
+        let mut prefixes = Vec::new();
+        for p in &self.naming.prefixes {
+            match regex::RegexBuilder::new(p).case_insensitive(true).build() {
+                Ok(r) => prefixes.push(r),
+                Err(e) => problems.push(format!("naming prefix `{p}` is not a valid regex: {e}")),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        Ok(Profile {
+            name: self.name.clone(),
+            root,
+            scale_base,
+            mapper: self.mapper,
+            bones,
+            chains,
+            naming: self.naming.clone(),
+            prefixes,
+        })
+    }
+}

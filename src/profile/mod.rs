@@ -1,0 +1,193 @@
+//! Skeleton profiles: the bones a normalized skeleton has (names, parents, groups, which are
+//! required, where each bone points, its reference rest), the chains retargeting works on, and
+//! the words the auto-mapper looks for in bone names.
+//!
+//! Profiles are RON files (see `profiles/humanoid.ron`, which is built in). Loading validates
+//! the whole file and reports every problem, naming the bone. This module imports only `model`.
+
+mod file;
+
+pub use file::{BoneSpec, ChainSpec, MapperKind, Naming, ProfileFile, Side, TailSpec};
+
+use crate::model::Transform;
+use glam::{Quat, Vec3};
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// The built-in humanoid profile, as shipped in `profiles/humanoid.ron`.
+pub const HUMANOID_RON: &str = include_str!("../../profiles/humanoid.ron");
+
+/// Index of a bone in [`Profile::bones`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+pub struct ProfileBoneId(pub u32);
+
+impl ProfileBoneId {
+    /// The index as `usize`.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What a bone points at in the rest pose (its tail).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tail {
+    /// The average of its mapped children's joints.
+    Average,
+    /// One named child (or descendant) bone's joint.
+    Bone(ProfileBoneId),
+    /// Nothing: the bone has no tail (a head, a tip).
+    End,
+}
+
+/// One bone of a profile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileBone {
+    /// Name (`LeftUpperArm`).
+    pub name: String,
+    /// Parent; parents come before children.
+    pub parent: Option<ProfileBoneId>,
+    /// Group, for reports and pictures (`Body`, `Face`, `LeftHand`).
+    pub group: String,
+    /// Whether a skeleton must have this bone to fit the profile.
+    pub required: bool,
+    /// Which side of the body the bone is on.
+    pub side: Side,
+    /// What the bone points at.
+    pub tail: Tail,
+    /// Reference rest, local to the parent: origin in metres (directions matter, not lengths) and
+    /// a unit rotation.
+    pub reference: Transform,
+    /// Name phrases (words separated by spaces) with a weight in 0..=1.
+    pub names: Vec<(Vec<String>, f32)>,
+}
+
+/// A chain of bones for retargeting, from its start bone down to its end bone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chain {
+    /// Name (`LeftArm`).
+    pub name: String,
+    /// Bones from start to end; each is a descendant of the one before.
+    pub bones: Vec<ProfileBoneId>,
+}
+
+/// A validated profile.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    /// Name (`humanoid`).
+    pub name: String,
+    /// The bone root motion lives on, if any.
+    pub root: Option<ProfileBoneId>,
+    /// The bone whose rest height scales motion (the hips), if any.
+    pub scale_base: Option<ProfileBoneId>,
+    /// Which auto-mapper suits the profile.
+    pub mapper: MapperKind,
+    /// Bones, parents before children.
+    pub bones: Vec<ProfileBone>,
+    /// Chains for retargeting.
+    pub chains: Vec<Chain>,
+    /// Words for the name matcher.
+    pub naming: Naming,
+    /// The prefix patterns of `naming`, compiled (case-insensitive).
+    pub prefixes: Vec<regex::Regex>,
+}
+
+/// A profile file that could not be loaded; lists every problem found.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{origin}: {}", problems.join("; "))]
+pub struct ProfileError {
+    /// The file (or `built-in humanoid`).
+    pub origin: String,
+    /// What is wrong, each naming the bone or chain.
+    pub problems: Vec<String>,
+}
+
+impl Profile {
+    /// The built-in humanoid profile (Godot's SkeletonProfileHumanoid).
+    pub fn humanoid() -> &'static Profile {
+        static HUMANOID: OnceLock<Profile> = OnceLock::new();
+        HUMANOID.get_or_init(|| {
+            // The built-in file is checked by this module's tests; it cannot fail at run time.
+            Profile::from_ron(HUMANOID_RON, "built-in humanoid profile").expect("built-in profile is valid")
+        })
+    }
+
+    /// Reads and validates a profile file.
+    pub fn load(path: &Path) -> Result<Profile, ProfileError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ProfileError {
+            origin: origin.clone(),
+            problems: vec![format!("cannot read: {e}")],
+        })?;
+        Profile::from_ron(&text, &origin)
+    }
+
+    /// Parses and validates profile text; `origin` names it in errors.
+    pub fn from_ron(text: &str, origin: &str) -> Result<Profile, ProfileError> {
+        let spec: ProfileFile = ron::from_str(text).map_err(|e| ProfileError {
+            origin: origin.into(),
+            problems: vec![format!("not a valid profile: {e}")],
+        })?;
+        spec.validate().map_err(|problems| ProfileError {
+            origin: origin.into(),
+            problems,
+        })
+    }
+
+    /// Looks a bone up by name.
+    pub fn find(&self, name: &str) -> Option<ProfileBoneId> {
+        self.bones
+            .iter()
+            .position(|b| b.name == name)
+            .map(|i| ProfileBoneId(i as u32))
+    }
+
+    /// The bone with this id.
+    pub fn bone(&self, id: ProfileBoneId) -> &ProfileBone {
+        &self.bones[id.index()]
+    }
+
+    /// Ids of all bones, in order.
+    pub fn ids(&self) -> impl Iterator<Item = ProfileBoneId> {
+        (0..self.bones.len() as u32).map(ProfileBoneId)
+    }
+
+    /// Global (character-space) reference rotation of every bone: the product of the local
+    /// reference rotations from the root down.
+    pub fn reference_rotations(&self) -> Vec<Quat> {
+        let mut out: Vec<Quat> = Vec::with_capacity(self.bones.len());
+        for b in &self.bones {
+            let parent = b.parent.map_or(Quat::IDENTITY, |p| out[p.index()]);
+            out.push((parent * b.reference.rotation).normalize());
+        }
+        out
+    }
+
+    /// Global (character-space) reference joint positions.
+    pub fn reference_positions(&self) -> Vec<Vec3> {
+        let rotations = self.reference_rotations();
+        let mut out: Vec<Vec3> = Vec::with_capacity(self.bones.len());
+        for b in &self.bones {
+            let p = match b.parent {
+                Some(p) => out[p.index()] + rotations[p.index()] * b.reference.translation,
+                None => b.reference.translation,
+            };
+            out.push(p);
+        }
+        out
+    }
+
+    /// Whether `ancestor` is `bone` or one of its ancestors.
+    pub fn is_ancestor(&self, ancestor: ProfileBoneId, bone: ProfileBoneId) -> bool {
+        let mut at = Some(bone);
+        while let Some(b) = at {
+            if b == ancestor {
+                return true;
+            }
+            at = self.bone(b).parent;
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests;

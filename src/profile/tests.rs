@@ -1,0 +1,155 @@
+use super::*;
+
+fn axes(p: &Profile, name: &str) -> [Vec3; 3] {
+    let q = p.reference_rotations()[p.find(name).unwrap().index()];
+    [q * Vec3::X, q * Vec3::Y, q * Vec3::Z]
+}
+
+#[test]
+fn humanoid_has_godots_bones() {
+    let p = Profile::humanoid();
+    assert_eq!(p.bones.len(), 56);
+    assert_eq!(p.bones.iter().filter(|b| b.required).count(), 15);
+    assert_eq!(p.root, p.find("Root"));
+    assert_eq!(p.scale_base, p.find("Hips"));
+    assert_eq!(p.mapper, MapperKind::Humanoid);
+    let chains: Vec<&str> = p.chains.iter().map(|c| c.name.as_str()).collect();
+    for c in [
+        "Spine",
+        "Neck",
+        "Head",
+        "LeftArm",
+        "RightLeg",
+        "LeftThumb",
+        "RightLittle",
+    ] {
+        assert!(chains.contains(&c), "{c}");
+    }
+}
+
+#[test]
+fn humanoid_global_frames_match_the_design() {
+    // humanoid.md: "Global frames that follow (X / Y / Z axes of the bone in character space)".
+    let p = Profile::humanoid();
+    let table = [
+        ("LeftUpperArm", [-Vec3::Z, Vec3::X, -Vec3::Y]),
+        ("LeftLowerArm", [-Vec3::Y, Vec3::X, Vec3::Z]),
+        ("LeftHand", [-Vec3::Z, Vec3::X, -Vec3::Y]),
+        ("LeftIndexProximal", [-Vec3::Z, Vec3::X, -Vec3::Y]),
+        ("LeftLittleDistal", [-Vec3::Z, Vec3::X, -Vec3::Y]),
+        ("LeftUpperLeg", [-Vec3::X, -Vec3::Y, Vec3::Z]),
+        ("LeftLowerLeg", [Vec3::X, -Vec3::Y, -Vec3::Z]),
+        ("LeftFoot", [-Vec3::X, Vec3::Z, Vec3::Y]),
+        ("LeftToes", [Vec3::X, Vec3::Z, -Vec3::Y]),
+        ("RightUpperLeg", [-Vec3::X, -Vec3::Y, Vec3::Z]),
+        ("Hips", [Vec3::X, Vec3::Y, Vec3::Z]),
+        ("Head", [Vec3::X, Vec3::Y, Vec3::Z]),
+    ];
+    for (name, want) in table {
+        let got = axes(p, name);
+        for k in 0..3 {
+            assert!(
+                got[k].abs_diff_eq(want[k], 1e-3),
+                "{name} axis {k}: {} vs {}",
+                got[k],
+                want[k]
+            );
+        }
+    }
+    // Right arm bones point along -X; +X stays flexion.
+    assert!(axes(p, "RightUpperArm")[1].abs_diff_eq(-Vec3::X, 1e-3));
+    assert!(axes(p, "RightHand")[1].abs_diff_eq(-Vec3::X, 1e-3));
+    // The thumb points 35.26 degrees forward of the fingers, in the horizontal plane.
+    let thumb = axes(p, "LeftThumbMetacarpal")[1];
+    assert!(thumb.y.abs() < 1e-3, "{thumb}");
+    let angle = thumb.angle_between(Vec3::X).to_degrees();
+    assert!((angle - 35.26).abs() < 0.1 && thumb.z > 0.0, "{angle}");
+}
+
+#[test]
+fn bones_point_at_their_tails() {
+    let p = Profile::humanoid();
+    let pos = p.reference_positions();
+    let rot = p.reference_rotations();
+    for (i, b) in p.bones.iter().enumerate() {
+        let child = p
+            .bones
+            .iter()
+            .position(|c| c.parent == Some(ProfileBoneId(i as u32)));
+        let target = match b.tail {
+            Tail::Bone(t) => Some(t.index()),
+            Tail::Average => child,
+            Tail::End => None,
+        };
+        let Some(t) = target else { continue };
+        if matches!(b.tail, Tail::Average)
+            && p.bones
+                .iter()
+                .filter(|c| c.parent.map(|x| x.index()) == Some(i))
+                .count()
+                > 1
+        {
+            continue;
+        }
+        let dir = (pos[t] - pos[i]).normalize();
+        let y = rot[i] * Vec3::Y;
+        assert!(
+            dir.angle_between(y).to_degrees() < 0.05,
+            "{}: +Y {y} vs tail {dir}",
+            b.name
+        );
+    }
+}
+
+#[test]
+fn loading_names_every_problem() {
+    let text = r#"(
+        name: "bad",
+        root: Some("Nope"),
+        bones: [
+            (name: "A", rotation: (0.0, 0.0, 0.0, 2.0)),
+            (name: "B", parent: Some("C")),
+            (name: "C", parent: Some("A"), tail: Bone("A")),
+            (name: "A"),
+        ],
+        chains: [(name: "X", bones: ["C", "A"])],
+    )"#;
+    let e = Profile::from_ron(text, "bad.ron").unwrap_err();
+    let all = e.to_string();
+    for needle in [
+        "bad.ron:",
+        "bone `A`: rotation is not a unit quaternion",
+        "bone `B`: parent `C` comes after it",
+        "bone `C`: tail `A` is not below it",
+        "bone `A` is listed twice",
+        "root: bone `Nope` does not exist",
+        "chain `X`: `A` is not below `C`",
+    ] {
+        assert!(all.contains(needle), "missing `{needle}` in {all}");
+    }
+}
+
+#[test]
+fn unknown_fields_and_syntax_errors_are_reported() {
+    let e = Profile::from_ron("(name: \"x\", bones: [(name: \"A\", colour: 1)])", "x.ron").unwrap_err();
+    assert!(e.to_string().contains("colour"), "{e}");
+    let e = Profile::from_ron("(name: ", "y.ron").unwrap_err();
+    assert!(e.to_string().starts_with("y.ron: not a valid profile"), "{e}");
+}
+
+#[test]
+fn a_small_custom_profile_loads() {
+    let text = r#"(
+        name: "quadruped",
+        bones: [
+            (name: "Pelvis", required: true, names: [("pelvis", 1.0)]),
+            (name: "Spine", parent: Some("Pelvis"), names: [("spine", 1.0)]),
+            (name: "Head", parent: Some("Spine"), required: true, tail: End),
+        ],
+        chains: [(name: "Body", bones: ["Pelvis", "Spine", "Head"])],
+    )"#;
+    let p = Profile::from_ron(text, "q.ron").unwrap();
+    assert_eq!(p.mapper, MapperKind::Names);
+    assert_eq!(p.chains[0].bones.len(), 3);
+    assert_eq!(p.bone(p.find("Head").unwrap()).tail, Tail::End);
+}
