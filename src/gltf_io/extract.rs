@@ -7,6 +7,7 @@
 //! skeleton from its VRM humanoid bones, or else from its animated nodes (clip-only files).
 
 use super::accessor::Data;
+use super::hints;
 use super::error::{invalid, ErrorKind};
 use crate::model::{
     Attachment, Bone, BoneId, BoneTracks, Clip, Interpolation, Model, OpaqueKind, OpaqueTrack, Skeleton,
@@ -83,6 +84,8 @@ pub(crate) fn model(
         });
     }
     attach(root, parents, &locals, &bone_of, &mut skeletons);
+    hints::weights(root, json, &bone_of, &mut skeletons, data, &mut warnings);
+    hints::declared(json, &bone_of, &mut skeletons);
     let clips = clips(root, json, pointers, &bone_of, &skeletons, data)?;
     Ok((Model { skeletons, clips }, warnings))
 }
@@ -321,6 +324,7 @@ fn build_skeleton(
             parent,
             rest: locals[n],
             is_joint: joints.contains(&n),
+            weighted: None,
             node: Some(n as u32),
         });
     }
@@ -350,6 +354,7 @@ fn build_skeleton(
         attachments: Vec::new(),
         base,
         base_nodes,
+        declared: None,
     })
 }
 

@@ -11,6 +11,7 @@ mod buffers;
 mod container;
 mod error;
 mod extract;
+mod hints;
 mod layout;
 mod patch;
 mod read;

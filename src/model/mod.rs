@@ -38,8 +38,32 @@ pub struct Bone {
     /// Whether the bone is a joint of a skin (it deforms a mesh), as opposed to a node that only
     /// connects joints or hangs below them (helpers, end sites).
     pub is_joint: bool,
+    /// Whether some vertex carries weight on this bone: `Some(false)` for a joint no vertex
+    /// uses (an IK or control bone) and for bones that are no joint; `None` when unknown
+    /// (compressed mesh data, a skin no mesh uses, a model built in code).
+    pub weighted: Option<bool>,
     /// Index of the glTF node this bone was read from, if any.
     pub node: Option<u32>,
+}
+
+/// Where a skeleton's declared humanoid bone map comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum DeclaredSource {
+    /// The `VRM` extension (VRM 0.x).
+    Vrm0,
+    /// The `VRMC_vrm` extension (VRM 1.0).
+    Vrm1,
+    /// The `VRMC_vrm_animation` extension (VRMA).
+    VrmAnimation,
+}
+
+/// A humanoid bone map the file itself declares: (bone id as the file names it, bone).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeclaredMap {
+    /// Which extension declared it.
+    pub source: DeclaredSource,
+    /// Entries sorted by name, such as `("leftUpperArm", BoneId(12))`.
+    pub bones: Vec<(String, BoneId)>,
 }
 
 /// A skin: which bones deform a mesh, with their inverse bind matrices.
@@ -84,6 +108,8 @@ pub struct Skeleton {
     pub base: Mat4,
     /// The glTF nodes above the skeleton, from the scene root down to the roots' parent.
     pub base_nodes: Vec<u32>,
+    /// The humanoid bone map the file declares (VRM), if any.
+    pub declared: Option<DeclaredMap>,
 }
 
 /// Everything skelnorm understands of a file: its skeletons and their clips.
@@ -243,6 +269,7 @@ mod tests {
                 parent: i.checked_sub(1).map(|p| BoneId(p as u32)),
                 rest: Transform::from_translation(Vec3::Y),
                 is_joint: true,
+                weighted: None,
                 node: Some(i as u32),
             })
             .collect();
@@ -253,6 +280,7 @@ mod tests {
             attachments: vec![],
             base: Mat4::IDENTITY,
             base_nodes: vec![],
+            declared: None,
         }
     }
 

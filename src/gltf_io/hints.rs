@@ -1,0 +1,141 @@
+//! What a file says about its bones beyond the hierarchy: which skin joints carry vertex
+//! weights, and the humanoid bone map of a VRM 0.x, VRM 1.0 or VRMA extension.
+
+use super::accessor::Data;
+use crate::model::{BoneId, DeclaredMap, DeclaredSource, Skeleton};
+use gltf::json::accessor::Type;
+use gltf::json::mesh::Semantic;
+use gltf::json::validation::Checked;
+use gltf::json::Root;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// Marks each bone `weighted` (Some(true/false)) from the skinned meshes' JOINTS_n/WEIGHTS_n.
+/// Joints of a skin whose mesh data cannot be read (Draco, unsupported compression) or that no
+/// mesh uses are `None` (unknown); bones that are no joint are `Some(false)`.
+pub(crate) fn weights(
+    root: &Root,
+    json: &Value,
+    bone_of: &HashMap<usize, (usize, BoneId)>,
+    skeletons: &mut [Skeleton],
+    data: &mut Data,
+    warnings: &mut Vec<String>,
+) {
+    let mut used: Vec<Option<Vec<bool>>> = root
+        .skins
+        .iter()
+        .map(|s| Some(vec![false; s.joints.len()]))
+        .collect();
+    let mut referenced = vec![false; root.skins.len()];
+    for node in &root.nodes {
+        let (Some(m), Some(k)) = (node.mesh, node.skin) else { continue };
+        let (m, k) = (m.value(), k.value());
+        referenced[k] = true;
+        let Some(mesh) = root.meshes.get(m) else { continue };
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            let compressed = json
+                .pointer(&format!("/meshes/{m}/primitives/{p}/extensions/KHR_draco_mesh_compression"))
+                .is_some();
+            let read = if compressed {
+                None
+            } else {
+                mark(prim, data, used[k].as_deref_mut())
+            };
+            if read.is_none() {
+                if used[k].is_some() {
+                    warnings.push(format!(
+                        "weights_unknown: meshes[{m}].primitives[{p}]: skin weights cannot be read \
+                         (compressed or malformed), so which joints of skins[{k}] carry weight is unknown"
+                    ));
+                }
+                used[k] = None;
+            }
+        }
+    }
+    for (k, u) in used.iter_mut().enumerate() {
+        if !referenced[k] {
+            *u = None;
+        }
+    }
+    for b in skeletons.iter_mut().flat_map(|s| s.bones.iter_mut()) {
+        b.weighted = Some(false);
+    }
+    for (k, skin) in root.skins.iter().enumerate() {
+        for (j, joint) in skin.joints.iter().enumerate() {
+            let Some(&(s, b)) = bone_of.get(&joint.value()) else { continue };
+            let bone = &mut skeletons[s].bones[b.index()];
+            match &used[k] {
+                None if bone.weighted != Some(true) => bone.weighted = None,
+                Some(u) if u[j] => bone.weighted = Some(true),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Sets `used[j]` for every joint index that some vertex weighs above zero. `None` when the
+/// attributes cannot be read; `Some(())` otherwise (also when `used` is `None`: nothing to mark).
+fn mark(prim: &gltf::json::mesh::Primitive, data: &mut Data, used: Option<&mut [bool]>) -> Option<()> {
+    let used = used?;
+    for (sem, acc) in &prim.attributes {
+        let Checked::Valid(Semantic::Joints(set)) = sem else { continue };
+        let weights = prim
+            .attributes
+            .iter()
+            .find(|(s, _)| matches!(s, Checked::Valid(Semantic::Weights(w)) if w == set))
+            .map(|(_, a)| a.value())?;
+        let (j, _) = data.floats(acc.value(), &[Type::Vec4]).ok()?;
+        let (w, _) = data.floats(weights, &[Type::Vec4]).ok()?;
+        for (ji, wi) in j.iter().zip(&w) {
+            if *wi > 0.0 {
+                if let Some(slot) = used.get_mut(*ji as usize) {
+                    *slot = true;
+                }
+            }
+        }
+    }
+    Some(())
+}
+
+/// Reads the humanoid bone map of a VRM extension into the skeleton holding the mapped nodes.
+pub(crate) fn declared(json: &Value, bone_of: &HashMap<usize, (usize, BoneId)>, skeletons: &mut [Skeleton]) {
+    let mut entries: Vec<(String, usize)> = Vec::new();
+    let mut source = None;
+    for (ptr, src) in [
+        ("/extensions/VRMC_vrm/humanoid/humanBones", DeclaredSource::Vrm1),
+        ("/extensions/VRMC_vrm_animation/humanoid/humanBones", DeclaredSource::VrmAnimation),
+    ] {
+        if let Some(bones) = json.pointer(ptr).and_then(Value::as_object) {
+            source = Some(src);
+            entries.extend(bones.iter().filter_map(|(name, b)| {
+                let node = b.get("node").and_then(Value::as_u64)?;
+                Some((name.clone(), node as usize))
+            }));
+            break;
+        }
+    }
+    if source.is_none() {
+        if let Some(bones) = json.pointer("/extensions/VRM/humanoid/humanBones").and_then(Value::as_array) {
+            source = Some(DeclaredSource::Vrm0);
+            entries.extend(bones.iter().filter_map(|b| {
+                let name = b.get("bone").and_then(Value::as_str)?;
+                let node = b.get("node").and_then(Value::as_u64)?;
+                Some((name.to_string(), node as usize))
+            }));
+        }
+    }
+    let Some(source) = source else { return };
+    let mut per_skeleton: Vec<Vec<(String, BoneId)>> = vec![Vec::new(); skeletons.len()];
+    for (name, node) in entries {
+        if let Some(&(s, b)) = bone_of.get(&node) {
+            per_skeleton[s].push((name, b));
+        }
+    }
+    for (s, mut bones) in per_skeleton.into_iter().enumerate() {
+        if bones.is_empty() {
+            continue;
+        }
+        bones.sort();
+        skeletons[s].declared = Some(DeclaredMap { source, bones });
+    }
+}
