@@ -9,5 +9,6 @@
 
 pub mod gltf_io;
 pub mod inspect;
+pub mod mapping;
 pub mod model;
 pub mod profile;

@@ -2,6 +2,7 @@
 //! code that prints. Library errors become `skelnorm: <file>: <problem>` on stderr.
 
 mod inspect;
+mod map;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -35,6 +36,27 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Map each skeleton's bones to a profile (the built-in humanoid by default): names,
+    /// hierarchy and rest-pose geometry decide; a VRM humanoid map is used as declared. Exits 3
+    /// when a required bone is missing, unless --allow-partial.
+    Map {
+        /// A .gltf, .glb, .vrm or .vrma file.
+        file: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Write the map as an editable bone-map RON file (pass it back with --bone-map).
+        #[arg(short = 'o', long, value_name = "MAP")]
+        output: Option<PathBuf>,
+        /// Map only this skeleton (by index, as `inspect` lists them).
+        #[arg(long, value_name = "N")]
+        skeleton: Option<usize>,
+        /// Accept a map that lacks required bones (exit 0 instead of 3).
+        #[arg(long)]
+        allow_partial: bool,
+        #[command(flatten)]
+        map: map::MapArgs,
+    },
     /// Convert between .gltf and .glb (.vrm/.vrma are GLB); a lossless round trip.
     Convert {
         /// The input file.
@@ -55,11 +77,19 @@ pub fn run() -> i32 {
         }
     };
     let result = match cli.command {
-        Command::Inspect { file, json } => inspect::run(&file, json),
-        Command::Convert { input, output } => convert(&input, &output),
+        Command::Inspect { file, json } => inspect::run(&file, json).map(|()| EXIT_OK),
+        Command::Map {
+            file,
+            json,
+            output,
+            skeleton,
+            allow_partial,
+            map,
+        } => map::run(&file, &map, json, output.as_deref(), skeleton, allow_partial),
+        Command::Convert { input, output } => convert(&input, &output).map(|()| EXIT_OK),
     };
     match result {
-        Ok(()) => EXIT_OK,
+        Ok(code) => code,
         Err(Failure::Usage(msg)) => {
             eprintln!("skelnorm: {msg}");
             EXIT_USAGE

@@ -7,8 +7,8 @@
 //! skeleton from its VRM humanoid bones, or else from its animated nodes (clip-only files).
 
 use super::accessor::Data;
-use super::hints;
 use super::error::{invalid, ErrorKind};
+use super::hints;
 use crate::model::{
     Attachment, Bone, BoneId, BoneTracks, Clip, Interpolation, Model, OpaqueKind, OpaqueTrack, Skeleton,
     Skin, Track, Transform,

@@ -28,13 +28,17 @@ pub(crate) fn weights(
         .collect();
     let mut referenced = vec![false; root.skins.len()];
     for node in &root.nodes {
-        let (Some(m), Some(k)) = (node.mesh, node.skin) else { continue };
+        let (Some(m), Some(k)) = (node.mesh, node.skin) else {
+            continue;
+        };
         let (m, k) = (m.value(), k.value());
         referenced[k] = true;
         let Some(mesh) = root.meshes.get(m) else { continue };
         for (p, prim) in mesh.primitives.iter().enumerate() {
             let compressed = json
-                .pointer(&format!("/meshes/{m}/primitives/{p}/extensions/KHR_draco_mesh_compression"))
+                .pointer(&format!(
+                    "/meshes/{m}/primitives/{p}/extensions/KHR_draco_mesh_compression"
+                ))
                 .is_some();
             let read = if compressed {
                 None
@@ -62,7 +66,9 @@ pub(crate) fn weights(
     }
     for (k, skin) in root.skins.iter().enumerate() {
         for (j, joint) in skin.joints.iter().enumerate() {
-            let Some(&(s, b)) = bone_of.get(&joint.value()) else { continue };
+            let Some(&(s, b)) = bone_of.get(&joint.value()) else {
+                continue;
+            };
             let bone = &mut skeletons[s].bones[b.index()];
             match &used[k] {
                 None if bone.weighted != Some(true) => bone.weighted = None,
@@ -78,7 +84,9 @@ pub(crate) fn weights(
 fn mark(prim: &gltf::json::mesh::Primitive, data: &mut Data, used: Option<&mut [bool]>) -> Option<()> {
     let used = used?;
     for (sem, acc) in &prim.attributes {
-        let Checked::Valid(Semantic::Joints(set)) = sem else { continue };
+        let Checked::Valid(Semantic::Joints(set)) = sem else {
+            continue;
+        };
         let weights = prim
             .attributes
             .iter()
@@ -103,7 +111,10 @@ pub(crate) fn declared(json: &Value, bone_of: &HashMap<usize, (usize, BoneId)>, 
     let mut source = None;
     for (ptr, src) in [
         ("/extensions/VRMC_vrm/humanoid/humanBones", DeclaredSource::Vrm1),
-        ("/extensions/VRMC_vrm_animation/humanoid/humanBones", DeclaredSource::VrmAnimation),
+        (
+            "/extensions/VRMC_vrm_animation/humanoid/humanBones",
+            DeclaredSource::VrmAnimation,
+        ),
     ] {
         if let Some(bones) = json.pointer(ptr).and_then(Value::as_object) {
             source = Some(src);
@@ -115,7 +126,10 @@ pub(crate) fn declared(json: &Value, bone_of: &HashMap<usize, (usize, BoneId)>, 
         }
     }
     if source.is_none() {
-        if let Some(bones) = json.pointer("/extensions/VRM/humanoid/humanBones").and_then(Value::as_array) {
+        if let Some(bones) = json
+            .pointer("/extensions/VRM/humanoid/humanBones")
+            .and_then(Value::as_array)
+        {
             source = Some(DeclaredSource::Vrm0);
             entries.extend(bones.iter().filter_map(|b| {
                 let name = b.get("bone").and_then(Value::as_str)?;

@@ -1,0 +1,189 @@
+//! `skelnorm map`: map each skeleton's bones to a profile; print text or JSON, optionally write
+//! an editable bone-map file.
+
+use super::Failure;
+use anyhow::Context;
+use serde::Serialize;
+use skelnorm::gltf_io;
+use skelnorm::mapping::{map_skeleton, BoneMapFile, MapOptions, MapReport};
+use skelnorm::profile::Profile;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Exit code: a required profile bone has no source bone (and `--allow-partial` was not given).
+pub const EXIT_PARTIAL: i32 = 3;
+
+/// The flags shared by every command that maps bones.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct MapArgs {
+    /// A profile RON file to map to instead of the built-in humanoid.
+    #[arg(long, value_name = "PROFILE")]
+    pub profile: Option<PathBuf>,
+    /// A bone-map RON file (from `skelnorm map -o`); its entries win over auto-mapping.
+    #[arg(long, value_name = "MAP")]
+    pub bone_map: Option<PathBuf>,
+    /// Auto-map even when the file declares a VRM humanoid map.
+    #[arg(long)]
+    pub ignore_vrm: bool,
+}
+
+impl MapArgs {
+    /// Loads the profile and the bone-map file the flags name.
+    pub fn resolve(&self) -> Result<(std::borrow::Cow<'static, Profile>, MapOptions), Failure> {
+        let profile = match &self.profile {
+            Some(p) => std::borrow::Cow::Owned(Profile::load(p).map_err(|e| Failure::Usage(e.to_string()))?),
+            None => std::borrow::Cow::Borrowed(Profile::humanoid()),
+        };
+        let overrides = match &self.bone_map {
+            Some(path) => {
+                let file = BoneMapFile::load(path).map_err(|e| Failure::Usage(e.to_string()))?;
+                file.check(&profile, &path.display().to_string())
+                    .map_err(|e| Failure::Usage(e.to_string()))?;
+                Some(file)
+            }
+            None => None,
+        };
+        let options = MapOptions {
+            overrides,
+            ignore_declared: self.ignore_vrm,
+        };
+        Ok((profile, options))
+    }
+}
+
+#[derive(Serialize)]
+struct Output {
+    file: String,
+    skeletons: Vec<MapReport>,
+}
+
+/// Runs `map`; returns the exit code for success paths (0, or 3 for a partial map).
+pub fn run(
+    file: &Path,
+    args: &MapArgs,
+    json: bool,
+    output: Option<&Path>,
+    skeleton: Option<usize>,
+    allow_partial: bool,
+) -> Result<i32, Failure> {
+    let (profile, options) = args.resolve()?;
+    let doc = gltf_io::read(file)?;
+    let skeletons = &doc.model.skeletons;
+    if let Some(k) = skeleton.filter(|&k| k >= skeletons.len()) {
+        return Err(Failure::Usage(format!(
+            "{}: there is no skeleton {k} (the file has {})",
+            file.display(),
+            skeletons.len()
+        )));
+    }
+    let chosen: Vec<usize> = match skeleton {
+        Some(k) => vec![k],
+        None => (0..skeletons.len()).collect(),
+    };
+    if output.is_some() && chosen.len() != 1 {
+        return Err(Failure::Usage(format!(
+            "{}: has {} skeletons; choose one with --skeleton to write a bone map",
+            file.display(),
+            chosen.len()
+        )));
+    }
+    let maps: Vec<_> = chosen
+        .iter()
+        .map(|&k| map_skeleton(&skeletons[k], &profile, &options))
+        .collect();
+    let reports: Vec<MapReport> = chosen
+        .iter()
+        .zip(&maps)
+        .map(|(&k, m)| m.report(&skeletons[k], &profile))
+        .collect();
+    let partial: Vec<String> = reports
+        .iter()
+        .filter(|r| !r.missing_required.is_empty())
+        .map(|r| {
+            format!(
+                "skeleton `{}` lacks {}",
+                r.skeleton,
+                r.missing_required.join(", ")
+            )
+        })
+        .collect();
+    print(file, &reports, json)?;
+    if !partial.is_empty() && !allow_partial {
+        eprintln!(
+            "skelnorm: {}: not a {} skeleton: {} (use --allow-partial to accept a partial map)",
+            file.display(),
+            profile.name,
+            partial.join("; ")
+        );
+        return Ok(EXIT_PARTIAL);
+    }
+    if let (Some(out), [k]) = (output, chosen.as_slice()) {
+        let text = BoneMapFile::write_ron(&maps[0], &skeletons[*k], &profile);
+        write_text(out, &text).with_context(|| format!("{}: cannot write the bone map", out.display()))?;
+    }
+    Ok(super::EXIT_OK)
+}
+
+fn write_text(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(text.as_bytes())?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+fn print(file: &Path, reports: &[MapReport], json: bool) -> Result<(), Failure> {
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    if json {
+        let out = Output {
+            file: file.display().to_string(),
+            skeletons: reports.to_vec(),
+        };
+        serde_json::to_writer_pretty(&mut w, &out)?;
+        writeln!(w)?;
+    } else {
+        writeln!(w, "{}", file.display())?;
+        for r in reports {
+            text(&mut w, r)?;
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// The text form of one skeleton's map (also used by `inspect`).
+pub fn text(w: &mut impl Write, r: &MapReport) -> std::io::Result<()> {
+    let total = r.bones.len() + r.unmapped_profile.len();
+    writeln!(
+        w,
+        "\nskeleton `{}` → profile `{}`: {}/{} bones mapped",
+        r.skeleton,
+        r.profile,
+        r.bones.len(),
+        total
+    )?;
+    let width = r.bones.keys().map(|k| k.chars().count()).max().unwrap_or(0);
+    for (name, m) in &r.bones {
+        writeln!(
+            w,
+            "  {name:width$}  ← {}  ({:.2}, {})",
+            m.source, m.confidence, m.reason
+        )?;
+    }
+    if !r.unmapped_profile.is_empty() {
+        writeln!(w, "  not mapped: {}", r.unmapped_profile.join(", "))?;
+    }
+    if !r.unmapped_source.is_empty() {
+        writeln!(w, "  source bones left over: {}", r.unmapped_source.join(", "))?;
+    }
+    for warn in &r.warnings {
+        let code = serde_json::to_value(warn.code).ok();
+        let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("warning");
+        writeln!(w, "  warning [{code}]: {}", warn.message)?;
+    }
+    Ok(())
+}

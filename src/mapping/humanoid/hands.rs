@@ -1,0 +1,195 @@
+//! Fingers: every path of candidate bones from the hand to a leaf is a finger. Names say which
+//! finger when they can (`index`, `pinky`, 3ds Max `Finger1`); otherwise the thumb is the path
+//! pointing furthest from the others, and the rest are ordered across the palm from the thumb.
+
+use super::limbs::mean_dir;
+use super::{Ctx, Facing, Part};
+use crate::model::BoneId;
+use crate::profile::Side;
+use glam::Vec3;
+
+const FINGERS: [&str; 5] = ["Thumb", "Index", "Middle", "Ring", "Little"];
+
+/// Which finger a bone's name states (0 thumb … 4 little).
+fn named_finger(ctx: &Ctx, b: BoneId) -> Option<usize> {
+    let info = &ctx.info[b.index()];
+    for (k, f) in ["thumb", "index", "middle", "ring", "little"].iter().enumerate() {
+        if info.words.iter().any(|w| w == f) {
+            return Some(k);
+        }
+    }
+    // 3ds Max Biped: `Finger0` is the thumb, `Finger1` the index, `Finger12` its third bone.
+    if info.words.iter().any(|w| w == "finger") {
+        let d = info.digits.first()?;
+        let k = d.chars().next()?.to_digit(10)? as usize;
+        return (k < 5 && d.len() <= 2).then_some(k);
+    }
+    None
+}
+
+fn majority(votes: &[usize]) -> Option<usize> {
+    let mut count = [0usize; 5];
+    for &v in votes {
+        count[v] += 1;
+    }
+    let best = (0..5).max_by_key(|&k| (count[k], std::cmp::Reverse(k)))?;
+    (count[best] > 0).then_some(best)
+}
+
+pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: Facing) -> Part {
+    let mut part = Part::default();
+    let used: Vec<BoneId> = done.entries.iter().map(|(_, m)| m.bone).collect();
+    let sub = ctx.subtree(root);
+    let mut paths: Vec<Vec<BoneId>> = Vec::new();
+    for &b in &sub {
+        if b == root || !ctx.cand[b.index()] || used.contains(&b) {
+            continue;
+        }
+        let leaf = !ctx.subtree(b).iter().any(|d| *d != b && ctx.cand[d.index()]);
+        if leaf {
+            let path: Vec<BoneId> = ctx.path(root, b)[1..]
+                .iter()
+                .copied()
+                .filter(|x| ctx.cand[x.index()] && !used.contains(x))
+                .collect();
+            paths.push(path);
+        }
+    }
+    // Bones shared by several fingers sit in the palm.
+    let shared = |b: &BoneId| paths.iter().filter(|p| p.contains(b)).count() > 1;
+    let paths: Vec<Vec<BoneId>> = paths
+        .iter()
+        .map(|p| p.iter().copied().filter(|b| !shared(b)).collect::<Vec<_>>())
+        .filter(|p| !p.is_empty())
+        .collect();
+    let mut ids: Vec<Option<usize>> = paths
+        .iter()
+        .map(|p| majority(&p.iter().filter_map(|&b| named_finger(ctx, b)).collect::<Vec<_>>()))
+        .collect();
+    let named: Vec<bool> = ids.iter().map(Option::is_some).collect();
+    guess(ctx, root, &paths, &mut ids, facing);
+    let is_palm = |b: BoneId| {
+        let info = &ctx.info[b.index()];
+        info.palm || info.words == ["hand"]
+    };
+    // The wrist: the hand's joint, or where the palm bones start when the fingers hang from
+    // the forearm.
+    let wrist = if ctx
+        .profile
+        .find(&format!(
+            "{}Hand",
+            if side == Side::Right { "Right" } else { "Left" }
+        ))
+        .is_some_and(|id| done.entries.iter().any(|(i, m)| *i == id && m.bone == root))
+    {
+        ctx.pos[root.index()]
+    } else {
+        sub.iter()
+            .find(|b| is_palm(**b))
+            .map_or(ctx.pos[root.index()], |b| ctx.pos[b.index()])
+    };
+    let knuckles = paths
+        .iter()
+        .zip(&ids)
+        .filter(|(_, id)| id.is_some_and(|k| k > 0))
+        .filter_map(|(p, _)| p.iter().find(|b| !is_palm(**b)))
+        .map(|b| ctx.pos[b.index()].distance(wrist))
+        .fold(0.0f32, f32::max);
+    let mut taken = [false; 5];
+    let pre = if side == Side::Right { "Right" } else { "Left" };
+    for (k, path) in paths.iter().enumerate() {
+        let Some(f) = ids[k] else { continue };
+        if std::mem::replace(&mut taken[f], true) {
+            continue;
+        }
+        let keep_palm = |b: &BoneId| !is_palm(*b) || (f == 0 && named_finger(ctx, *b) == Some(0));
+        let mut bones: Vec<BoneId> = path.iter().copied().filter(keep_palm).collect();
+        let parts: [&str; 3] = if f == 0 {
+            ["Metacarpal", "Proximal", "Distal"]
+        } else {
+            ["Proximal", "Intermediate", "Distal"]
+        };
+        let near = |b: BoneId| ctx.pos[b.index()].distance(wrist);
+        let mut start = 0;
+        if f == 0 {
+            if bones.len() <= 2 && knuckles > 0.0 && near(bones[0]) > 0.5 * knuckles {
+                start = 1;
+            }
+        } else {
+            while bones.len() > 3 && knuckles > 0.0 && near(bones[0]) < 0.6 * knuckles {
+                bones.remove(0);
+            }
+        }
+        for (slot, b) in (start..3).zip(bones) {
+            let role = format!("{pre}{}{}", FINGERS[f], parts[slot]);
+            let how = if named[k] { "name" } else { "place across the palm" };
+            part.score += 0.1;
+            part.add(
+                ctx,
+                &role,
+                b,
+                if named[k] { 0.9 } else { 0.6 },
+                format!(
+                    "{} finger by {how}, bone {} from the hand",
+                    FINGERS[f].to_lowercase(),
+                    slot + 1
+                ),
+            );
+        }
+    }
+    part
+}
+
+/// Gives unnamed finger paths an identity: the thumb points furthest from the hand's main
+/// direction; the others are ordered from the thumb side across the palm.
+fn guess(ctx: &Ctx, root: BoneId, paths: &[Vec<BoneId>], ids: &mut [Option<usize>], facing: Facing) {
+    if ids.iter().all(Option::is_some) || paths.is_empty() {
+        return;
+    }
+    let wrist = ctx.pos[root.index()];
+    let base = |k: usize| ctx.pos[paths[k][0].index()];
+    let tip = |k: usize| ctx.pos[paths[k][paths[k].len() - 1].index()];
+    let dir = mean_dir(wrist, (0..paths.len()).map(tip));
+    let free: Vec<usize> = (0..paths.len()).filter(|&k| ids[k].is_none()).collect();
+    let has = |ids: &[Option<usize>], f: usize| ids.contains(&Some(f));
+    if !has(ids, 0) && paths.len() >= 3 {
+        let angle = |k: usize| (tip(k) - wrist).normalize_or_zero().angle_between(dir);
+        if let Some(&t) = free
+            .iter()
+            .max_by(|a, b| angle(**a).total_cmp(&angle(**b)).then(b.cmp(a)))
+        {
+            if angle(t).to_degrees() > 20.0 {
+                ids[t] = Some(0);
+            }
+        }
+    }
+    let across = match ids.iter().position(|i| *i == Some(0)) {
+        Some(t) => {
+            let v = base(t) - wrist;
+            (v - dir * v.dot(dir)).normalize_or_zero()
+        }
+        None => facing.left.cross(Vec3::Y),
+    };
+    let mut rest: Vec<usize> = (0..paths.len()).filter(|&k| ids[k].is_none()).collect();
+    rest.sort_by(|&a, &b| {
+        (base(b) - wrist)
+            .dot(across)
+            .total_cmp(&(base(a) - wrist).dot(across))
+            .then(a.cmp(&b))
+    });
+    let order: &[usize] = match rest.len() {
+        1 => &[2],
+        2 => &[1, 2],
+        3 => &[1, 2, 3],
+        _ => &[1, 2, 3, 4],
+    };
+    let mut slots = order
+        .iter()
+        .copied()
+        .filter(|f| !has(ids, *f))
+        .collect::<Vec<_>>()
+        .into_iter();
+    for k in rest {
+        ids[k] = slots.next();
+    }
+}

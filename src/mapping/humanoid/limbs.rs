@@ -1,0 +1,350 @@
+//! Legs and arms: each limb's bones aligned to its profile chain by dynamic programming over
+//! every path from the limb's first bone to a leaf, scoring names and height or reach fractions.
+
+use super::{Ctx, Facing, Part, Trunk};
+use crate::model::BoneId;
+use crate::profile::Side;
+use glam::Vec3;
+
+/// A found arm: which side, its first bone, and the spine bone it hangs from.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Arm {
+    pub side: Side,
+    pub root: BoneId,
+    pub attach: BoneId,
+    /// Whether names stated its side.
+    pub named: bool,
+}
+
+/// Score added when a slot is left empty: required slots cost a lot.
+const SKIP_REQUIRED: f32 = -5.0;
+
+fn gauss(x: f32, centre: f32, width: f32) -> f32 {
+    (-((x - centre) / width).powi(2)).exp()
+}
+
+fn prefix(side: Side) -> &'static str {
+    if side == Side::Right {
+        "Right"
+    } else {
+        "Left"
+    }
+}
+
+/// How much the name of `b` supports slot `role` of a chain: positive when it says so, -2 when
+/// it clearly names another bone, plus what fixed entries say.
+fn name_term(ctx: &Ctx, role: &str, chain: &[String], b: BoneId) -> f32 {
+    let s = ctx.ns(role, b);
+    let top = ctx.top(b);
+    let mut in_chain: Vec<f32> = chain.iter().map(|r| ctx.ns(r, b)).collect();
+    in_chain.sort_by(|a, b| b.total_cmp(a));
+    let best_in_chain = in_chain.first().copied().unwrap_or(0.0);
+    let ambiguous = in_chain.len() > 1 && best_in_chain > 0.0 && in_chain[1] >= 0.6 * best_in_chain;
+    let penalty = top >= 0.7 && s < 0.5 * top && !(ambiguous && best_in_chain >= top - 1e-6);
+    1.5 * s - if penalty { 2.0 } else { 0.0 } + ctx.fixed_term(role, b)
+}
+
+/// Best assignment of `slots` (in order, required flag) to positions of one of `paths`, given
+/// `table(slot, path, position)`; returns (score, path index, position per slot).
+fn align(
+    paths: &[Vec<BoneId>],
+    required: &[bool],
+    table: impl Fn(usize, &[BoneId], usize) -> f32,
+) -> Option<(f32, usize, Vec<Option<usize>>)> {
+    let mut best: Option<(f32, usize, Vec<Option<usize>>)> = None;
+    let m = required.len();
+    for (pi, path) in paths.iter().enumerate() {
+        let n = path.len();
+        // f[j][i]: best score with slots < j done and positions < i used.
+        let mut f = vec![vec![f32::NEG_INFINITY; n + 1]; m + 1];
+        let mut from = vec![vec![0u8; n + 1]; m + 1];
+        f[0][0] = 0.0;
+        for j in 0..=m {
+            for i in 0..=n {
+                let here = f[j][i];
+                if here == f32::NEG_INFINITY {
+                    continue;
+                }
+                let mut relax = |jj: usize, ii: usize, v: f32, how: u8| {
+                    if v > f[jj][ii] {
+                        f[jj][ii] = v;
+                        from[jj][ii] = how;
+                    }
+                };
+                if i < n {
+                    relax(j, i + 1, here, 1);
+                }
+                if j < m {
+                    let skip = if required[j] { SKIP_REQUIRED } else { 0.0 };
+                    relax(j + 1, i, here + skip, 2);
+                    if i < n {
+                        let base = if required[j] { 2.0 } else { 0.5 };
+                        relax(j + 1, i + 1, here + base + table(j, path, i), 3);
+                    }
+                }
+            }
+        }
+        let total = f[m][n];
+        if best.as_ref().is_some_and(|b| b.0 >= total) {
+            continue;
+        }
+        let mut placed = vec![None; m];
+        let (mut j, mut i) = (m, n);
+        while j > 0 || i > 0 {
+            match from[j][i] {
+                1 => i -= 1,
+                2 => j -= 1,
+                _ => {
+                    j -= 1;
+                    i -= 1;
+                    placed[j] = Some(i);
+                }
+            }
+        }
+        best = Some((total, pi, placed));
+    }
+    best
+}
+
+/// Paths of candidate bones from `root` down to each candidate leaf.
+fn leaf_paths(ctx: &Ctx, root: BoneId) -> Vec<Vec<BoneId>> {
+    let sub = ctx.subtree(root);
+    let in_sub = |b: &BoneId| sub.binary_search(b).is_ok();
+    let mut out = Vec::new();
+    for &b in &sub {
+        let has_cand_child = ctx.children[b.index()]
+            .iter()
+            .any(|c| in_sub(c) && ctx.subtree(*c).iter().any(|d| ctx.cand[d.index()]));
+        if ctx.cand[b.index()] && !has_cand_child {
+            let path: Vec<BoneId> = ctx
+                .path(root, b)
+                .into_iter()
+                .filter(|x| ctx.cand[x.index()])
+                .collect();
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Both legs.
+pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
+    let mut part = Part::default();
+    let hips = ctx.pos[trunk.hips.index()];
+    let lat = |leg: BoneId| {
+        ctx.subtree(leg)
+            .iter()
+            .map(|b| (ctx.pos[b.index()] - hips).dot(facing.left))
+            .sum::<f32>()
+    };
+    let left_first = lat(trunk.legs[0]) >= lat(trunk.legs[1]);
+    let sides = if left_first {
+        [Side::Left, Side::Right]
+    } else {
+        [Side::Right, Side::Left]
+    };
+    let drop = (hips.y - ctx.ground).max(1e-6);
+    for (leg, side) in trunk.legs.into_iter().zip(sides) {
+        let p = prefix(side);
+        let roles: Vec<String> = ["UpperLeg", "LowerLeg", "Foot", "Toes"]
+            .iter()
+            .map(|r| format!("{p}{r}"))
+            .collect();
+        let table = |j: usize, path: &[BoneId], i: usize| {
+            let b = path[i];
+            let at = ctx.pos[b.index()];
+            let t = (hips.y - at.y) / drop;
+            let geo = match j {
+                0 => {
+                    let wide = (at - hips).dot(facing.left).abs() >= 0.02 * ctx.height;
+                    let long = path
+                        .get(i + 1)
+                        .is_none_or(|n| ctx.pos[n.index()].distance(at) >= 0.1 * ctx.height);
+                    gauss(t, 0.08, 0.2) - if wide { 0.0 } else { 1.5 } - if long { 0.0 } else { 1.0 }
+                }
+                1 => gauss(t, 0.5, 0.2),
+                2 => gauss(t, 0.92, 0.12),
+                _ if t < 0.85 => -2.0,
+                _ => gauss(t, 1.0, 0.1),
+            };
+            geo + name_term(ctx, &roles[j], &roles, b)
+        };
+        let paths = leaf_paths(ctx, leg);
+        let Some((score, pi, placed)) = align(&paths, &[true, true, true, false], table) else {
+            continue;
+        };
+        part.score += score;
+        let why = ["upper leg", "knee", "ankle", "toes"];
+        for (j, k) in placed.iter().enumerate() {
+            let Some(k) = k else { continue };
+            let b = paths[pi][*k];
+            let s = ctx.ns(&roles[j], b);
+            let reason = if s >= 0.5 {
+                format!(
+                    "name `{}`; {} of the {} leg",
+                    ctx.name(b),
+                    why[j],
+                    side_word(side)
+                )
+            } else {
+                format!("{} of the {} leg, by height", why[j], side_word(side))
+            };
+            part.add(ctx, &roles[j], b, 0.65 + 0.35 * s, reason);
+        }
+    }
+    part
+}
+
+fn side_word(side: Side) -> &'static str {
+    if side == Side::Right {
+        "right"
+    } else {
+        "left"
+    }
+}
+
+/// The two branches leaving the spine sideways (not the legs, which hang from the spine in
+/// 3ds Max Biped): [left, right].
+pub(super) fn find_arms(ctx: &Ctx, trunk: &Trunk, spine: &[BoneId], facing: Facing) -> [Option<Arm>; 2] {
+    let mut found: Vec<(f32, BoneId, BoneId)> = Vec::new();
+    for &at in spine.iter().skip(1) {
+        for &c in &ctx.children[at.index()] {
+            if spine.contains(&c) {
+                continue;
+            }
+            let sub = ctx.subtree(c);
+            if !sub.iter().any(|b| ctx.cand[b.index()]) {
+                continue;
+            }
+            if trunk.legs.iter().any(|l| sub.binary_search(l).is_ok()) {
+                continue;
+            }
+            let base = ctx.pos[at.index()];
+            let far = sub
+                .iter()
+                .map(|b| (ctx.pos[b.index()] - base).dot(facing.left))
+                .max_by(|a, b| a.abs().total_cmp(&b.abs()))
+                .unwrap_or(0.0);
+            if far.abs() >= 0.1 * ctx.height {
+                found.push((far, c, at));
+            }
+        }
+    }
+    let pick = |sign: f32| {
+        found
+            .iter()
+            .filter(|f| f.0 * sign > 0.0)
+            .max_by(|a, b| (a.0 * sign).total_cmp(&(b.0 * sign)).then(b.1.cmp(&a.1)))
+            .copied()
+    };
+    let mut arms = [pick(1.0), pick(-1.0)].map(|f| {
+        f.map(|(_, root, attach)| Arm {
+            side: Side::Center,
+            root,
+            attach,
+            named: false,
+        })
+    });
+    let named = arms.map(|a| a.and_then(|a| ctx.named_side(&ctx.subtree(a.root))));
+    let swap = named == [Some(Side::Right), Some(Side::Left)];
+    if swap {
+        arms.swap(0, 1);
+    }
+    for (arm, side) in arms.iter_mut().zip([Side::Left, Side::Right]) {
+        if let Some(a) = arm {
+            a.side = side;
+            a.named = ctx.named_side(&ctx.subtree(a.root)).is_some();
+        }
+    }
+    arms
+}
+
+/// One arm; also returns the bone the fingers fan out from (the hand, or the forearm of a rig
+/// without a hand bone).
+pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
+    let mut part = Part::default();
+    let p = prefix(arm.side);
+    let roles: Vec<String> = ["Shoulder", "UpperArm", "LowerArm", "Hand"]
+        .iter()
+        .map(|r| format!("{p}{r}"))
+        .collect();
+    let base = ctx.pos[arm.attach.index()];
+    let sub = ctx.subtree(arm.root);
+    let reach = sub
+        .iter()
+        .map(|b| ctx.pos[b.index()].distance(base))
+        .fold(1e-6f32, f32::max);
+    let fans = |b: BoneId| {
+        ctx.children[b.index()]
+            .iter()
+            .filter(|c| ctx.subtree(**c).iter().any(|d| ctx.cand[d.index()]))
+            .count()
+    };
+    let table = |j: usize, path: &[BoneId], i: usize| {
+        let b = path[i];
+        let r = ctx.pos[b.index()].distance(base) / reach;
+        let geo = match j {
+            0 => gauss(r, 0.08, 0.12),
+            1 => gauss(r, 0.22, 0.15),
+            2 => gauss(r, 0.5, 0.2),
+            _ => {
+                let bonus = match fans(b) {
+                    0 => 0.8,
+                    1 => 0.0,
+                    _ => 1.5,
+                };
+                gauss(r, 0.8, 0.25) + bonus
+            }
+        };
+        // A palm bone (a metacarpal, or anything below a bone that fans out into three or more
+        // branches) is inside the hand: never the hand or an arm bone.
+        let below_fan = path[..i].iter().any(|p| fans(*p) >= 3);
+        let inside_hand = j > 0 && (ctx.info[b.index()].palm || below_fan);
+        if inside_hand {
+            return f32::NEG_INFINITY;
+        }
+        geo + name_term(ctx, &roles[j], &roles, b)
+    };
+    let paths = leaf_paths(ctx, arm.root);
+    let Some((score, pi, placed)) = align(&paths, &[false, true, true, true], table) else {
+        return (part, None);
+    };
+    part.score += score;
+    let why = ["shoulder", "upper arm", "elbow", "hand"];
+    let mut last = None;
+    for (j, k) in placed.iter().enumerate() {
+        let Some(k) = k else { continue };
+        let b = paths[pi][*k];
+        last = Some((j, b));
+        let s = ctx.ns(&roles[j], b);
+        let reason = if s >= 0.5 {
+            format!(
+                "name `{}`; {} of the {} arm",
+                ctx.name(b),
+                why[j],
+                side_word(arm.side)
+            )
+        } else {
+            format!(
+                "{} of the {} arm, by reach and shape",
+                why[j],
+                side_word(arm.side)
+            )
+        };
+        part.add(ctx, &roles[j], b, 0.65 + 0.35 * s, reason);
+    }
+    let hand_root = match last {
+        Some((3, b)) => Some(b),
+        Some((_, b)) if fans(b) >= 2 => Some(b),
+        _ => None,
+    };
+    (part, hand_root)
+}
+
+/// The direction a set of points spreads along, from `from` (unit, or zero when degenerate).
+pub(super) fn mean_dir(from: Vec3, points: impl Iterator<Item = Vec3>) -> Vec3 {
+    points
+        .map(|p| (p - from).normalize_or_zero())
+        .sum::<Vec3>()
+        .normalize_or_zero()
+}

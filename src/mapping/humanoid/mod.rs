@@ -1,0 +1,335 @@
+//! The humanoid auto-mapper. It reads the body from the hierarchy and the rest pose, with names
+//! as evidence, and tries every plausible hips bone, keeping the whole-skeleton assignment that
+//! scores best:
+//! 1. hips: a bone with two branches reaching down toward the floor and one reaching up;
+//! 2. facing from the feet (toes point forward) or the knees, so left and right are known even
+//!    without names;
+//! 3. the spine path from the hips to the top of the head, the arms as the two branches leaving
+//!    it sideways, then Spine lowest, UpperChest where the neck and shoulders hang, Chest
+//!    between by height;
+//! 4. each leg and arm aligned to its profile chain by dynamic programming over names and
+//!    height or reach fractions;
+//! 5. fingers from the bones fanning out of the hand, by name or by order across the palm;
+//! 6. eyes and jaw by name, Root above the hips.
+
+mod hands;
+mod limbs;
+mod torso;
+
+use super::names::{analyze, score, vocabulary, NameInfo};
+use super::{MapWarning, Mapped, Origin, WarningCode};
+use crate::model::{BoneId, Skeleton};
+use crate::profile::{Profile, ProfileBoneId, Side};
+use glam::Vec3;
+
+/// Bones the humanoid mapper needs the profile to have.
+const NEEDED: [&str; 16] = [
+    "Hips",
+    "Spine",
+    "Chest",
+    "UpperChest",
+    "Neck",
+    "Head",
+    "LeftShoulder",
+    "LeftUpperArm",
+    "LeftLowerArm",
+    "LeftHand",
+    "LeftUpperLeg",
+    "LeftLowerLeg",
+    "LeftFoot",
+    "LeftToes",
+    "Root",
+    "LeftIndexProximal",
+];
+
+/// Whether the profile has the humanoid bone names this mapper fills.
+pub(super) fn fits(profile: &Profile) -> bool {
+    NEEDED.iter().all(|n| profile.find(n).is_some())
+}
+
+/// Everything the steps share: positions, children, names, candidates, body size.
+pub(super) struct Ctx<'a> {
+    pub sk: &'a Skeleton,
+    pub profile: &'a Profile,
+    pub pos: Vec<Vec3>,
+    pub children: Vec<Vec<BoneId>>,
+    pub info: Vec<NameInfo>,
+    /// Bones that may be mapped: not helpers or end bones, and weighted or above weighted bones.
+    pub cand: Vec<bool>,
+    /// Name score of every (bone, profile bone).
+    pub names: Vec<Vec<f32>>,
+    pub height: f32,
+    pub ground: f32,
+    pub fixed: &'a [Option<Mapped>],
+    pub forced_empty: &'a [bool],
+}
+
+/// A partial result: entries, the evidence score behind them, and warnings.
+#[derive(Default)]
+pub(super) struct Part {
+    pub score: f32,
+    pub entries: Vec<(ProfileBoneId, Mapped)>,
+    pub warnings: Vec<MapWarning>,
+}
+
+impl Part {
+    pub fn add(&mut self, ctx: &Ctx, name: &str, bone: BoneId, confidence: f32, reason: String) {
+        let id = ctx.pid(name);
+        self.entries.push((
+            id,
+            Mapped {
+                bone,
+                confidence: confidence.clamp(0.0, 1.0),
+                origin: Origin::Auto,
+                reason,
+            },
+        ));
+    }
+
+    pub fn merge(&mut self, other: Part) {
+        self.score += other.score;
+        self.entries.extend(other.entries);
+        self.warnings.extend(other.warnings);
+    }
+}
+
+/// The character's frame in scene space.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Facing {
+    pub left: Vec3,
+    /// Whether feet or knees showed the facing (otherwise +Z is assumed).
+    pub seen: bool,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(
+        sk: &'a Skeleton,
+        profile: &'a Profile,
+        fixed: &'a [Option<Mapped>],
+        forced_empty: &'a [bool],
+    ) -> Self {
+        let vocab = vocabulary(profile);
+        let pos: Vec<Vec3> = sk.rest_world().iter().map(|m| m.w_axis.truncate()).collect();
+        let children = sk.children();
+        let info: Vec<NameInfo> = sk
+            .bones
+            .iter()
+            .map(|b| analyze(&b.name, profile, &vocab))
+            .collect();
+        let names = info
+            .iter()
+            .map(|i| profile.bones.iter().map(|pb| score(pb, i)).collect())
+            .collect();
+        let any_weights = sk.bones.iter().any(|b| b.weighted == Some(true));
+        let n = sk.bones.len();
+        // Rigid parts (meshes parented to a bone) deform with it as much as skin weights do.
+        let mut carries = vec![false; n];
+        for a in &sk.attachments {
+            carries[a.parent.index()] = true;
+        }
+        let mut weighted_below = vec![false; n];
+        for i in (0..n).rev() {
+            let w = !any_weights || sk.bones[i].weighted != Some(false) || carries[i];
+            if w || weighted_below[i] {
+                if let Some(p) = sk.bones[i].parent {
+                    weighted_below[p.index()] = true;
+                }
+            }
+        }
+        let cand = (0..n)
+            .map(|i| {
+                let w = !any_weights || sk.bones[i].weighted != Some(false) || carries[i];
+                !info[i].helper && !info[i].end && (w || weighted_below[i])
+            })
+            .collect();
+        let (lo, hi) = pos
+            .iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), p| {
+                (lo.min(p.y), hi.max(p.y))
+            });
+        Ctx {
+            sk,
+            profile,
+            pos,
+            children,
+            info,
+            cand,
+            names,
+            height: (hi - lo).max(1e-6),
+            ground: lo,
+            fixed,
+            forced_empty,
+        }
+    }
+
+    /// The profile bone of this name (the mapper checked with [`fits`] that it exists).
+    pub fn pid(&self, name: &str) -> ProfileBoneId {
+        self.profile.find(name).unwrap_or(ProfileBoneId(0))
+    }
+
+    /// Name score of bone `b` for profile bone `name`.
+    pub fn ns(&self, name: &str, b: BoneId) -> f32 {
+        self.profile
+            .find(name)
+            .map_or(0.0, |id| self.names[b.index()][id.index()])
+    }
+
+    /// The best name score of bone `b` over all profile bones.
+    pub fn top(&self, b: BoneId) -> f32 {
+        self.names[b.index()].iter().copied().fold(0.0, f32::max)
+    }
+
+    /// What fixed entries (bone-map file, VRM) say about placing `b` at `name`: a large bonus
+    /// when fixed there, a large penalty when fixed elsewhere, 0 when free.
+    pub fn fixed_term(&self, name: &str, b: BoneId) -> f32 {
+        let id = self.pid(name);
+        if self.forced_empty[id.index()] {
+            return -100.0;
+        }
+        if let Some(f) = &self.fixed[id.index()] {
+            return if f.bone == b { 100.0 } else { -100.0 };
+        }
+        if self.fixed.iter().flatten().any(|m| m.bone == b) {
+            return -100.0;
+        }
+        0.0
+    }
+
+    /// Bones of the subtree under `b` (itself included), in bone order.
+    pub fn subtree(&self, b: BoneId) -> Vec<BoneId> {
+        let mut out = vec![b];
+        let mut i = 0;
+        while i < out.len() {
+            out.extend(self.children[out[i].index()].iter().copied());
+            i += 1;
+        }
+        out.sort();
+        out
+    }
+
+    /// Path from `from` down to `to` (both included); empty if `to` is not below `from`.
+    pub fn path(&self, from: BoneId, to: BoneId) -> Vec<BoneId> {
+        let mut out = vec![to];
+        let mut at = to;
+        while at != from {
+            match self.sk.bones[at.index()].parent {
+                Some(p) => {
+                    out.push(p);
+                    at = p;
+                }
+                None => return Vec::new(),
+            }
+        }
+        out.reverse();
+        out
+    }
+
+    /// The side names state for a set of bones: the majority, if there is one.
+    pub fn named_side(&self, bones: &[BoneId]) -> Option<Side> {
+        let (mut l, mut r) = (0, 0);
+        for b in bones {
+            match self.info[b.index()].side {
+                Some(Side::Left) => l += 1,
+                Some(Side::Right) => r += 1,
+                _ => {}
+            }
+        }
+        match l.cmp(&r) {
+            std::cmp::Ordering::Greater => Some(Side::Left),
+            std::cmp::Ordering::Less => Some(Side::Right),
+            std::cmp::Ordering::Equal => None,
+        }
+    }
+
+    pub fn name(&self, b: BoneId) -> &str {
+        &self.sk.bones[b.index()].name
+    }
+}
+
+/// A hips bone with the roots of its two legs and the first bone of its spine.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Trunk {
+    pub hips: BoneId,
+    pub legs: [BoneId; 2],
+    pub spine: BoneId,
+}
+
+pub(super) fn map(
+    sk: &Skeleton,
+    profile: &Profile,
+    fixed: &[Option<Mapped>],
+    forced_empty: &[bool],
+    warnings: &mut Vec<MapWarning>,
+) -> Vec<Option<Mapped>> {
+    let mut out = vec![None; profile.bones.len()];
+    if sk.bones.is_empty() {
+        return out;
+    }
+    let ctx = Ctx::new(sk, profile, fixed, forced_empty);
+    let mut best: Option<Part> = None;
+    for trunk in torso::trunks(&ctx) {
+        let part = body(&ctx, trunk);
+        if std::env::var("SKELNORM_DEBUG").is_ok() {
+            eprintln!(
+                "trunk {} legs {} {} spine {} score {} conflicts {}",
+                ctx.name(trunk.hips),
+                ctx.name(trunk.legs[0]),
+                ctx.name(trunk.legs[1]),
+                ctx.name(trunk.spine),
+                part.score,
+                torso::name_conflicts(&ctx, &trunk)
+            );
+        }
+        if best.as_ref().is_none_or(|b| part.score > b.score) {
+            best = Some(part);
+        }
+    }
+    let Some(best) = best else {
+        warnings.push(MapWarning {
+            code: WarningCode::RequiredMissing,
+            bone: Some("Hips".into()),
+            message: "no hips found: no bone has two legs reaching down and a spine reaching up".into(),
+        });
+        return out;
+    };
+    for (id, m) in best.entries {
+        if out[id.index()].is_none() {
+            out[id.index()] = Some(m);
+        }
+    }
+    warnings.extend(best.warnings);
+    out
+}
+
+/// Maps the whole body for one choice of hips.
+fn body(ctx: &Ctx, trunk: Trunk) -> Part {
+    let mut part = Part {
+        score: torso::name_conflicts(ctx, &trunk),
+        ..Part::default()
+    };
+    let facing = torso::facing(ctx, &trunk);
+    let legs = limbs::legs(ctx, &trunk, facing);
+    let spine = torso::spine_path(ctx, &trunk);
+    let arms = limbs::find_arms(ctx, &trunk, &spine, facing);
+    part.merge(torso::spine(ctx, &trunk, &spine, &arms));
+    part.merge(legs);
+    for arm in arms.iter().flatten() {
+        let (p, hand_root) = limbs::arm(ctx, arm);
+        part.merge(p);
+        if let Some(root) = hand_root {
+            let f = hands::fingers(ctx, arm.side, root, &part, facing);
+            part.merge(f);
+        }
+    }
+    let face = torso::face_and_root(ctx, &trunk, &part, facing);
+    part.merge(face);
+    if !facing.seen && arms.iter().flatten().all(|a| !a.named) {
+        part.warnings.push(MapWarning {
+            code: WarningCode::AmbiguousSide,
+            bone: None,
+            message: "neither names nor feet or knees tell left from right; assumed the character faces +Z"
+                .into(),
+        });
+    }
+    part
+}

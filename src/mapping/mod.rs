@@ -1,0 +1,225 @@
+//! Mapping a skeleton's bones to a profile's bones.
+//!
+//! [`map_skeleton`] combines, in order of precedence: a bone-map file's entries
+//! ([`BoneMapFile`]), the humanoid map a VRM/VRMA file declares, and the auto-mapper, which
+//! scores candidates on names, hierarchy, rest-pose geometry and skin data and then picks one
+//! consistent assignment for the whole skeleton. The result is deterministic, and every mapped
+//! bone carries a confidence and a short reason. This module imports `model` and `profile`.
+
+mod file;
+mod generic;
+mod humanoid;
+pub mod names;
+mod report;
+mod vrm;
+
+pub use file::{BoneMapFile, BoneMapFileError};
+pub use report::{MapReport, MappedReport};
+
+use crate::model::{BoneId, Skeleton};
+use crate::profile::{MapperKind, Profile, ProfileBoneId};
+use serde::Serialize;
+
+/// Options of [`map_skeleton`].
+#[derive(Debug, Clone, Default)]
+pub struct MapOptions {
+    /// Entries that win over everything else (from `--bone-map`).
+    pub overrides: Option<BoneMapFile>,
+    /// Ignore the humanoid map a VRM/VRMA extension declares and auto-map instead.
+    pub ignore_declared: bool,
+}
+
+/// How a bone came to be mapped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// A bone-map file said so.
+    Override,
+    /// The file's VRM humanoid extension said so.
+    Declared,
+    /// The auto-mapper chose it.
+    Auto,
+}
+
+/// One mapped profile bone.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Mapped {
+    /// The source bone.
+    pub bone: BoneId,
+    /// How sure the mapper is, 0..=1.
+    pub confidence: f32,
+    /// Where the decision came from.
+    pub origin: Origin,
+    /// A short reason, such as `name "LeftForeArm"; 2nd bone of the left arm`.
+    pub reason: String,
+}
+
+/// What a warning is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningCode {
+    /// A required profile bone has no source bone.
+    RequiredMissing,
+    /// Left and right could not be told apart with confidence (or names and geometry disagree).
+    AmbiguousSide,
+    /// Two profile bones were given the same source bone (by a bone-map file).
+    ClaimedTwice,
+    /// A mapped bone's profile parent maps to a source bone that is not its ancestor.
+    ParentOrder,
+    /// A bone-map file or VRM extension names a bone that does not exist.
+    UnknownBone,
+}
+
+/// A problem found while mapping.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MapWarning {
+    /// What kind of problem.
+    pub code: WarningCode,
+    /// The profile bone concerned, if any.
+    pub bone: Option<String>,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+/// The mapping of one skeleton to a profile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoneMap {
+    /// One entry per profile bone, in profile order.
+    pub entries: Vec<Option<Mapped>>,
+    /// Problems found.
+    pub warnings: Vec<MapWarning>,
+}
+
+impl BoneMap {
+    /// The source bone mapped to a profile bone.
+    pub fn get(&self, id: ProfileBoneId) -> Option<BoneId> {
+        self.entries[id.index()].as_ref().map(|m| m.bone)
+    }
+
+    /// The source bone mapped to the profile bone of this name.
+    pub fn by_name(&self, profile: &Profile, name: &str) -> Option<BoneId> {
+        profile.find(name).and_then(|id| self.get(id))
+    }
+
+    /// The profile bone a source bone is mapped to, if any.
+    pub fn profile_bone_of(&self, bone: BoneId) -> Option<ProfileBoneId> {
+        self.entries
+            .iter()
+            .position(|e| e.as_ref().is_some_and(|m| m.bone == bone))
+            .map(|i| ProfileBoneId(i as u32))
+    }
+
+    /// Required profile bones with no source bone.
+    pub fn missing_required(&self, profile: &Profile) -> Vec<ProfileBoneId> {
+        profile
+            .ids()
+            .filter(|&id| profile.bone(id).required && self.get(id).is_none())
+            .collect()
+    }
+
+    /// Source bones no profile bone maps to, in bone order.
+    pub fn unmapped_source(&self, skeleton: &Skeleton) -> Vec<BoneId> {
+        let mut used = vec![false; skeleton.bones.len()];
+        for m in self.entries.iter().flatten() {
+            used[m.bone.index()] = true;
+        }
+        (0..skeleton.bones.len() as u32)
+            .map(BoneId)
+            .filter(|b| !used[b.index()])
+            .collect()
+    }
+}
+
+/// Maps a skeleton's bones to a profile. Never fails: what cannot be mapped is left unmapped
+/// and reported in [`BoneMap::warnings`] (a missing required bone is a
+/// [`WarningCode::RequiredMissing`] warning; callers decide whether that is an error).
+pub fn map_skeleton(skeleton: &Skeleton, profile: &Profile, options: &MapOptions) -> BoneMap {
+    let mut warnings = Vec::new();
+    let mut fixed: Vec<Option<Mapped>> = vec![None; profile.bones.len()];
+    let mut forced_empty = vec![false; profile.bones.len()];
+    if let Some(o) = &options.overrides {
+        o.apply(skeleton, profile, &mut fixed, &mut forced_empty, &mut warnings);
+    }
+    if !options.ignore_declared {
+        if let Some(declared) = &skeleton.declared {
+            vrm::apply(
+                declared,
+                skeleton,
+                profile,
+                &mut fixed,
+                &forced_empty,
+                &mut warnings,
+            );
+        }
+    }
+    let mut entries = match profile.mapper {
+        MapperKind::Humanoid if humanoid::fits(profile) => {
+            humanoid::map(skeleton, profile, &fixed, &forced_empty, &mut warnings)
+        }
+        _ => generic::map(skeleton, profile, &fixed, &forced_empty),
+    };
+    for (i, f) in fixed.into_iter().enumerate() {
+        if let Some(f) = f {
+            for e in entries.iter_mut() {
+                if e.as_ref().is_some_and(|m| m.bone == f.bone) {
+                    *e = None;
+                }
+            }
+            entries[i] = Some(f);
+        } else if forced_empty[i] {
+            entries[i] = None;
+        }
+    }
+    let mut map = BoneMap { entries, warnings };
+    check(&mut map, skeleton, profile);
+    map
+}
+
+/// Adds the warnings every map gets: required bones missing, parents out of order.
+fn check(map: &mut BoneMap, skeleton: &Skeleton, profile: &Profile) {
+    for id in map.missing_required(profile) {
+        let name = &profile.bone(id).name;
+        map.warnings.push(MapWarning {
+            code: WarningCode::RequiredMissing,
+            bone: Some(name.clone()),
+            message: format!("required bone `{name}` has no source bone"),
+        });
+    }
+    for id in profile.ids() {
+        let Some(b) = map.get(id) else { continue };
+        let mut up = profile.bone(id).parent;
+        while let Some(p) = up {
+            if let Some(pb) = map.get(p) {
+                if !is_ancestor(skeleton, pb, b) || pb == b {
+                    let (n, pn) = (&profile.bone(id).name, &profile.bone(p).name);
+                    map.warnings.push(MapWarning {
+                        code: WarningCode::ParentOrder,
+                        bone: Some(n.clone()),
+                        message: format!(
+                            "`{n}` maps to `{}`, which is not below `{}` (mapped to `{pn}`)",
+                            skeleton.bones[b.index()].name,
+                            skeleton.bones[pb.index()].name
+                        ),
+                    });
+                }
+                break;
+            }
+            up = profile.bone(p).parent;
+        }
+    }
+}
+
+/// Whether `a` is a proper ancestor of `b`.
+pub(crate) fn is_ancestor(skeleton: &Skeleton, a: BoneId, b: BoneId) -> bool {
+    let mut at = skeleton.bones[b.index()].parent;
+    while let Some(p) = at {
+        if p == a {
+            return true;
+        }
+        at = skeleton.bones[p.index()].parent;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,243 @@
+//! Reading bone names: prefixes stripped, words split (camelCase, separators, digits), sides
+//! found in every common form, synonyms applied; then scoring a name against a profile bone.
+
+use crate::profile::{Profile, ProfileBone, Side};
+use std::collections::HashSet;
+
+/// What a bone's name says.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NameInfo {
+    /// Meaningful words after synonyms, lowercase, without side words, digits or noise.
+    pub words: Vec<String>,
+    /// The side the name states.
+    pub side: Option<Side>,
+    /// Digit groups in order of appearance (`Finger01` gives `"01"`).
+    pub digits: Vec<String>,
+    /// A helper, IK, control or twist bone.
+    pub helper: bool,
+    /// An end bone (tip, end site).
+    pub end: bool,
+    /// A bone inside the palm (a metacarpal).
+    pub palm: bool,
+}
+
+/// Splits a name into lowercase words: separators, camelCase humps and digit runs.
+pub fn split_words(name: &str) -> Vec<String> {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            continue;
+        }
+        if let Some(&p) = cur.chars().last().as_ref() {
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            let hump = (p.is_lowercase() && c.is_uppercase())
+                || (p.is_uppercase() && c.is_uppercase() && next_lower)
+                || (p.is_ascii_digit() != c.is_ascii_digit());
+            if hump {
+                out.push(std::mem::take(&mut cur));
+            }
+        }
+        cur.push(c);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out.into_iter().map(|w| w.to_lowercase()).collect()
+}
+
+/// The words a profile's names and synonyms know, for splitting glued side letters (`lhand`).
+pub fn vocabulary(profile: &Profile) -> HashSet<String> {
+    let n = &profile.naming;
+    let mut v: HashSet<String> = HashSet::new();
+    for b in &profile.bones {
+        v.extend(b.names.iter().flat_map(|(p, _)| p.iter().cloned()));
+    }
+    for (a, b) in &n.synonyms {
+        v.extend(
+            a.split_whitespace()
+                .chain(b.split_whitespace())
+                .map(str::to_lowercase),
+        );
+    }
+    v.extend(n.palm.iter().chain(&n.helpers).chain(&n.ends).cloned());
+    v
+}
+
+/// Reads a name with a profile's naming rules.
+pub fn analyze(name: &str, profile: &Profile, vocab: &HashSet<String>) -> NameInfo {
+    let n = &profile.naming;
+    let mut stripped = name;
+    for re in &profile.prefixes {
+        if let Some(m) = re.find(stripped) {
+            if m.start() == 0 && m.end() < stripped.len() {
+                stripped = &stripped[m.end()..];
+            }
+        }
+    }
+    let mut words = Vec::new();
+    for w in split_words(stripped) {
+        match w.split_at_checked(1) {
+            Some((s @ ("l" | "r"), rest)) if !vocab.contains(&w) && vocab.contains(rest) => {
+                words.push(s.to_string());
+                words.push(rest.to_string());
+            }
+            _ => words.push(w),
+        }
+    }
+    let mut info = NameInfo::default();
+    let has = |list: &[String], w: &str| list.iter().any(|x| x == w);
+    let mut kept = Vec::new();
+    for w in &words {
+        if w.chars().all(|c| c.is_ascii_digit()) {
+            info.digits.push(w.clone());
+        } else if has(&n.left, w) && info.side.is_none() {
+            info.side = Some(Side::Left);
+        } else if has(&n.right, w) && info.side.is_none() {
+            info.side = Some(Side::Right);
+        } else if !has(&n.noise, w) {
+            kept.push(w.clone());
+        }
+    }
+    info.helper = kept.iter().any(|w| has(&n.helpers, w));
+    info.end = kept.iter().any(|w| has(&n.ends, w));
+    info.words = apply_synonyms(&kept, &n.synonyms);
+    info.palm = info.words.iter().any(|w| has(&n.palm, w));
+    info
+}
+
+fn apply_synonyms(words: &[String], synonyms: &[(String, String)]) -> Vec<String> {
+    let mut rules: Vec<(Vec<&str>, &str)> = synonyms
+        .iter()
+        .map(|(a, b)| (a.split_whitespace().collect(), b.as_str()))
+        .collect();
+    rules.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+    let mut out = Vec::new();
+    let mut i = 0;
+    'outer: while i < words.len() {
+        for (from, to) in &rules {
+            let k = from.len();
+            if k > 0 && i + k <= words.len() && words[i..i + k].iter().zip(from).all(|(w, f)| w == f) {
+                out.extend(to.split_whitespace().map(String::from));
+                i += k;
+                continue 'outer;
+            }
+        }
+        out.push(words[i].clone());
+        i += 1;
+    }
+    out
+}
+
+/// How well a name fits a profile bone, 0..=1: the best of the bone's name phrases, lowered
+/// when the name's side disagrees or is missing. Helpers and end bones score 0.
+pub fn score(bone: &ProfileBone, info: &NameInfo) -> f32 {
+    if info.helper || info.end || info.words.is_empty() {
+        return 0.0;
+    }
+    let best = bone
+        .names
+        .iter()
+        .map(|(phrase, weight)| weight * overlap(phrase, &info.words))
+        .fold(0.0f32, f32::max);
+    let side = match (bone.side, info.side) {
+        (Side::Center, None) => 1.0,
+        (Side::Center, Some(_)) => 0.3,
+        (_, None) => 0.8,
+        (want, Some(got)) if want == got => 1.0,
+        _ => 0.0,
+    };
+    best * side
+}
+
+/// 1 when the words equal the phrase, less when one contains the other, 0 otherwise.
+fn overlap(phrase: &[String], words: &[String]) -> f32 {
+    if phrase == words {
+        return 1.0;
+    }
+    let contains = |big: &[String], small: &[String]| small.iter().all(|s| big.contains(s));
+    if contains(words, phrase) {
+        0.9 * phrase.len() as f32 / words.len() as f32
+    } else if contains(phrase, words) {
+        0.6 * words.len() as f32 / phrase.len() as f32
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(name: &str) -> NameInfo {
+        let p = Profile::humanoid();
+        analyze(name, p, &vocabulary(p))
+    }
+
+    #[test]
+    fn splits_humps_separators_and_digits() {
+        assert_eq!(
+            split_words("mixamorig:LeftHandIndex1"),
+            ["mixamorig", "left", "hand", "index", "1"]
+        );
+        assert_eq!(split_words("LHipJoint"), ["l", "hip", "joint"]);
+        assert_eq!(
+            split_words("upperarm_twist_01_l"),
+            ["upperarm", "twist", "01", "l"]
+        );
+        assert_eq!(split_words("DEF-thigh.L.001"), ["def", "thigh", "l", "001"]);
+    }
+
+    #[test]
+    fn sides_in_every_form() {
+        for (name, side) in [
+            ("LeftArm", Side::Left),
+            ("L_UpperArm", Side::Left),
+            ("upperarm_l", Side::Left),
+            ("upper_arm.L", Side::Left),
+            ("Bip01 L UpperArm", Side::Left),
+            ("lShldrBend", Side::Left),
+            ("mShoulderLeft", Side::Left),
+            ("Left arm", Side::Left),
+            ("J_Bip_R_UpperArm", Side::Right),
+            ("RightHand", Side::Right),
+            ("rhand", Side::Right),
+            ("CC_Base_R_Upperarm", Side::Right),
+        ] {
+            assert_eq!(read(name).side, Some(side), "{name}");
+        }
+        assert_eq!(read("Ring1").side, None);
+        assert_eq!(read("leg_joint_R_1").side, Some(Side::Right));
+    }
+
+    #[test]
+    fn synonyms_and_prefixes() {
+        assert_eq!(read("mixamorig:LeftUpLeg").words, ["upper", "leg"]);
+        assert_eq!(read("mixamorig1:LeftForeArm").words, ["lower", "arm"]);
+        assert_eq!(read("DEF-thigh.L").words, ["upper", "leg"]);
+        assert_eq!(read("calf_r").words, ["lower", "leg"]);
+        assert_eq!(read("clavicle_l").words, ["shoulder"]);
+        assert_eq!(read("ValveBiped.Bip01_L_Forearm").words, ["lower", "arm"]);
+        assert_eq!(read("CC_Base_L_Thigh").words, ["upper", "leg"]);
+        assert_eq!(read("J_Bip_L_ToeBase").words, ["toes"]);
+        assert!(read("ik_foot_l").helper);
+        assert!(read("mixamorig:LeftToe_End").end);
+        assert!(read("index_metacarpal_l").palm);
+    }
+
+    #[test]
+    fn scores_prefer_the_right_bone() {
+        let p = Profile::humanoid();
+        let s = |bone: &str, name: &str| score(p.bone(p.find(bone).unwrap()), &read(name));
+        assert!(s("LeftUpperArm", "mixamorig:LeftArm") > s("LeftLowerArm", "mixamorig:LeftArm"));
+        assert!(s("LeftLowerLeg", "mixamorig:LeftLeg") > s("LeftUpperLeg", "mixamorig:LeftLeg"));
+        assert_eq!(s("RightUpperArm", "mixamorig:LeftArm"), 0.0);
+        assert!(s("LeftUpperLeg", "mHipLeft") > s("Hips", "mHipLeft"));
+        assert!(s("Hips", "pelvis") > 0.9);
+        assert_eq!(s("LeftFoot", "ik_foot_l"), 0.0);
+    }
+}
