@@ -10,6 +10,18 @@ use glam::Vec3;
 
 const FINGERS: [&str; 5] = ["Thumb", "Index", "Middle", "Ring", "Little"];
 
+/// A joint no vertex uses, with nothing below it (while its parent is used).
+fn weightless_leaf(ctx: &Ctx, b: BoneId) -> bool {
+    let bone = &ctx.sk.bones[b.index()];
+    bone.is_joint
+        && bone.weighted == Some(false)
+        && bone
+            .parent
+            .is_some_and(|p| ctx.sk.bones[p.index()].weighted == Some(true))
+        && !ctx.subtree(b).iter().any(|d| *d != b && ctx.cand[d.index()])
+        && !ctx.sk.attachments.iter().any(|a| a.parent == b)
+}
+
 /// Which finger a bone's name states (0 thumb … 4 little).
 fn named_finger(ctx: &Ctx, b: BoneId) -> Option<usize> {
     let info = &ctx.info[b.index()];
@@ -104,6 +116,10 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
         }
         let keep_palm = |b: &BoneId| !is_palm(*b) || (f == 0 && named_finger(ctx, *b) == Some(0));
         let mut bones: Vec<BoneId> = path.iter().copied().filter(keep_palm).collect();
+        // A weightless joint at the tip (Mixamo's `LeftHandIndex4`) is an end bone.
+        while bones.len() > 1 && bones.last().is_some_and(|b| weightless_leaf(ctx, *b)) {
+            bones.pop();
+        }
         let parts: [&str; 3] = if f == 0 {
             ["Metacarpal", "Proximal", "Distal"]
         } else {

@@ -225,7 +225,12 @@ pub(super) fn find_arms(ctx: &Ctx, trunk: &Trunk, spine: &[BoneId], facing: Faci
                 .map(|b| (ctx.pos[b.index()] - base).dot(facing.left))
                 .max_by(|a, b| a.abs().total_cmp(&b.abs()))
                 .unwrap_or(0.0);
-            if far.abs() >= 0.1 * ctx.height {
+            let reach = sub
+                .iter()
+                .map(|b| ctx.pos[b.index()].distance(base))
+                .fold(0.0f32, f32::max);
+            // Arms in a T- or A-pose reach out sideways; legs of a four-legged rig hang down.
+            if far.abs() >= 0.1 * ctx.height && far.abs() >= 0.3 * reach {
                 found.push((far, c, at));
             }
         }

@@ -54,7 +54,7 @@ pub(super) struct Ctx<'a> {
     pub pos: Vec<Vec3>,
     pub children: Vec<Vec<BoneId>>,
     pub info: Vec<NameInfo>,
-    /// Bones that may be mapped: not helpers or end bones, and weighted or above weighted bones.
+    /// Bones that may be mapped: not helpers, end sites or weightless tip bones.
     pub cand: Vec<bool>,
     /// Name score of every (bone, profile bone).
     pub names: Vec<Vec<f32>>,
@@ -120,28 +120,18 @@ impl<'a> Ctx<'a> {
             .iter()
             .map(|i| profile.bones.iter().map(|pb| score(pb, i)).collect())
             .collect();
-        let any_weights = sk.bones.iter().any(|b| b.weighted == Some(true));
         let n = sk.bones.len();
-        // Rigid parts (meshes parented to a bone) deform with it as much as skin weights do.
-        let mut carries = vec![false; n];
-        for a in &sk.attachments {
-            carries[a.parent.index()] = true;
-        }
-        let mut weighted_below = vec![false; n];
+        let skinned = sk.bones.iter().any(|b| b.is_joint);
+        let mut cand = vec![false; n];
         for i in (0..n).rev() {
-            let w = !any_weights || sk.bones[i].weighted != Some(false) || carries[i];
-            if w || weighted_below[i] {
-                if let Some(p) = sk.bones[i].parent {
-                    weighted_below[p.index()] = true;
-                }
-            }
+            let bone = &sk.bones[i];
+            let named_out = info[i].helper || info[i].end;
+            let has_cand_child = children[i].iter().any(|c| cand[c.index()]);
+            // End sites (nodes below the last joint) are never mapped; weightless tip joints are
+            // dropped per finger (see `hands`).
+            let end_site = skinned && !bone.is_joint && !has_cand_child;
+            cand[i] = !named_out && !end_site;
         }
-        let cand = (0..n)
-            .map(|i| {
-                let w = !any_weights || sk.bones[i].weighted != Some(false) || carries[i];
-                !info[i].helper && !info[i].end && (w || weighted_below[i])
-            })
-            .collect();
         let (lo, hi) = pos
             .iter()
             .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), p| {
