@@ -19,6 +19,8 @@ pub struct NameInfo {
     pub end: bool,
     /// A bone inside the palm (a metacarpal).
     pub palm: bool,
+    /// A secondary bone (twist, roll): mapped only when nothing else fits.
+    pub secondary: bool,
 }
 
 /// Splits a name into lowercase words: separators, camelCase humps and digit runs.
@@ -64,7 +66,14 @@ pub fn vocabulary(profile: &Profile) -> HashSet<String> {
                 .map(str::to_lowercase),
         );
     }
-    v.extend(n.palm.iter().chain(&n.helpers).chain(&n.ends).cloned());
+    v.extend(
+        n.palm
+            .iter()
+            .chain(&n.helpers)
+            .chain(&n.ends)
+            .chain(&n.secondary)
+            .cloned(),
+    );
     v
 }
 
@@ -105,6 +114,7 @@ pub fn analyze(name: &str, profile: &Profile, vocab: &HashSet<String>) -> NameIn
     }
     info.helper = kept.iter().any(|w| has(&n.helpers, w));
     info.end = kept.iter().any(|w| has(&n.ends, w));
+    info.secondary = kept.iter().any(|w| has(&n.secondary, w));
     info.words = apply_synonyms(&kept, &n.synonyms);
     info.palm = info.words.iter().any(|w| has(&n.palm, w));
     info

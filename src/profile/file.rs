@@ -137,6 +137,8 @@ pub struct Naming {
     pub noise: Vec<String>,
     /// Words marking helper, IK, control or twist bones, which are never mapped.
     pub helpers: Vec<String>,
+    /// Words marking secondary bones (twist, roll), mapped only when nothing else fits.
+    pub secondary: Vec<String>,
     /// Words marking end bones (tips, end sites), which are never mapped.
     pub ends: Vec<String>,
     /// Words marking a bone inside the palm (a metacarpal).

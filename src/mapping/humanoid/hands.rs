@@ -30,8 +30,13 @@ fn named_finger(ctx: &Ctx, b: BoneId) -> Option<usize> {
             return Some(k);
         }
     }
+    // MakeHuman: `finger1-2` is the thumb's second bone (fingers counted from 1).
     // 3ds Max Biped: `Finger0` is the thumb, `Finger1` the index, `Finger12` its third bone.
     if info.words.iter().any(|w| w == "finger") {
+        if let [f, _, ..] = info.digits.as_slice() {
+            let k = f.parse::<usize>().ok()?;
+            return (1..=5).contains(&k).then(|| k - 1);
+        }
         let d = info.digits.first()?;
         let k = d.chars().next()?.to_digit(10)? as usize;
         return (k < 5 && d.len() <= 2).then_some(k);

@@ -41,7 +41,8 @@ fn name_term(ctx: &Ctx, role: &str, chain: &[String], b: BoneId) -> f32 {
     let best_in_chain = in_chain.first().copied().unwrap_or(0.0);
     let ambiguous = in_chain.len() > 1 && best_in_chain > 0.0 && in_chain[1] >= 0.6 * best_in_chain;
     let penalty = top >= 0.7 && s < 0.5 * top && !(ambiguous && best_in_chain >= top - 1e-6);
-    1.5 * s - if penalty { 2.0 } else { 0.0 } + ctx.fixed_term(role, b)
+    let secondary = if ctx.info[b.index()].secondary { 1.0 } else { 0.0 };
+    1.5 * s - if penalty { 2.0 } else { 0.0 } - secondary + ctx.fixed_term(role, b)
 }
 
 /// Best assignment of `slots` (in order, required flag) to positions of one of `paths`, given

@@ -259,17 +259,6 @@ pub(super) fn map(
     let mut best: Option<Part> = None;
     for trunk in torso::trunks(&ctx) {
         let part = body(&ctx, trunk);
-        if std::env::var("SKELNORM_DEBUG").is_ok() {
-            eprintln!(
-                "trunk {} legs {} {} spine {} score {} conflicts {}",
-                ctx.name(trunk.hips),
-                ctx.name(trunk.legs[0]),
-                ctx.name(trunk.legs[1]),
-                ctx.name(trunk.spine),
-                part.score,
-                torso::name_conflicts(&ctx, &trunk)
-            );
-        }
         if best.as_ref().is_none_or(|b| part.score > b.score) {
             best = Some(part);
         }

@@ -104,10 +104,11 @@ pub(super) fn name_conflicts(ctx: &Ctx, trunk: &Trunk) -> f32 {
             .filter(|b| says_leg(**b) == Some(false))
             .count() as f32;
     }
+    let legs: Vec<BoneId> = trunk.legs.iter().flat_map(|l| ctx.subtree(*l)).collect();
     penalty += ctx
         .subtree(trunk.spine)
         .iter()
-        .filter(|b| says_leg(**b) == Some(true))
+        .filter(|b| !legs.contains(b) && says_leg(**b) == Some(true))
         .count() as f32;
     -penalty
 }

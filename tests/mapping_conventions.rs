@@ -1,0 +1,920 @@
+//! Issue 3: every naming convention maps 100% correctly. Each rig is built in code from the
+//! canonical humanoid, renamed and reshaped to its convention; the expected map follows from
+//! the canonical ids.
+
+mod conventions;
+
+use conventions::rig::{apply_a_pose, Joint, Parts};
+use conventions::{expected, finger, humanoid, insert, pos, prune, remove, reparent, skeleton, split, title};
+use glam::{Mat4, Quat, Vec3};
+use skelnorm::mapping::{map_skeleton, MapOptions};
+use skelnorm::profile::Profile;
+
+struct Case {
+    name: &'static str,
+    parts: Parts,
+    names: fn(&str) -> String,
+    edit: fn(&mut Vec<Joint>),
+    a_pose: bool,
+    /// Turn the character to face -Z (VRM 0.x).
+    faces_minus_z: bool,
+    /// Centimetres under a 0.01 scale, Z up under a -90° X turn.
+    cm_z_up: bool,
+    /// Ids whose expected profile bone differs from the canonical one (None: unmapped).
+    except: &'static [(&'static str, Option<&'static str>)],
+}
+
+const ALL: Parts = Parts {
+    root: false,
+    long_spine: false,
+    twist: false,
+    ik: false,
+    ends: true,
+};
+
+fn none(_: &mut Vec<Joint>) {}
+
+fn side_word(side: &str) -> &'static str {
+    if side == "L" {
+        "Left"
+    } else {
+        "Right"
+    }
+}
+
+fn mixamo_base(id: &str) -> String {
+    let (base, side) = split(id);
+    let s = if side.is_empty() { "" } else { side_word(side) };
+    match base {
+        "hips" => "Hips".into(),
+        "spine" => "Spine".into(),
+        "chest" => "Spine1".into(),
+        "chest2" => "Spine2".into(),
+        "upper_chest" => "Spine2".into(),
+        "neck" => "Neck".into(),
+        "neck2" => "Neck1".into(),
+        "head" => "Head".into(),
+        "head_end" => "HeadTop_End".into(),
+        "eye" => format!("{s}Eye"),
+        "toes_end" => format!("{s}Toe_End"),
+        "shoulder" => format!("{s}Shoulder"),
+        "upper_arm" => format!("{s}Arm"),
+        "lower_arm" => format!("{s}ForeArm"),
+        "hand" => format!("{s}Hand"),
+        "upper_leg" => format!("{s}UpLeg"),
+        "lower_leg" => format!("{s}Leg"),
+        "foot" => format!("{s}Foot"),
+        "toes" => format!("{s}ToeBase"),
+        "root" => "Reference".into(),
+        b => {
+            let (f, n) = finger(b).expect("finger");
+            let f = if f == "little" {
+                "Pinky".to_string()
+            } else {
+                title(f)
+            };
+            format!("{s}Hand{f}{n}")
+        }
+    }
+}
+
+fn mixamo(id: &str) -> String {
+    format!("mixamorig:{}", mixamo_base(id))
+}
+
+fn mixamo1(id: &str) -> String {
+    format!("mixamorig1:{}", mixamo_base(id))
+}
+
+fn human_ik(id: &str) -> String {
+    match id {
+        "chest2" => "Spine2".into(),
+        "upper_chest" => "Spine3".into(),
+        _ => mixamo_base(id),
+    }
+}
+
+fn add_eyes(j: &mut Vec<Joint>) {
+    let head = pos(j, "head");
+    for (s, x) in [("L", 0.03f32), ("R", -0.03)] {
+        insert(
+            j,
+            &format!("eye.{s}"),
+            Some("head"),
+            &[],
+            head + Vec3::new(x, 0.08, 0.08),
+        );
+    }
+}
+
+fn unreal(id: &str) -> String {
+    let (base, side) = split(id);
+    let s = if side.is_empty() {
+        String::new()
+    } else {
+        format!("_{}", side.to_lowercase())
+    };
+    match base {
+        "root" | "ik_foot_root" | "ik_hand_root" | "ik_hand_gun" => base.into(),
+        "ik_foot" | "ik_hand" => format!("{base}{s}"),
+        "hips" => "pelvis".into(),
+        "spine" => "spine_01".into(),
+        "chest" => "spine_02".into(),
+        "chest2" => "spine_03".into(),
+        "upper_chest" if id == "upper_chest" => "spine_03".into(),
+        "neck" => "neck_01".into(),
+        "neck2" => "neck_02".into(),
+        "head" => "head".into(),
+        "shoulder" => format!("clavicle{s}"),
+        "upper_arm" => format!("upperarm{s}"),
+        "lower_arm" => format!("lowerarm{s}"),
+        "hand" => format!("hand{s}"),
+        "upper_arm_twist" => format!("upperarm_twist_01{s}"),
+        "lower_arm_twist" => format!("lowerarm_twist_01{s}"),
+        "upper_leg_twist" => format!("thigh_twist_01{s}"),
+        "lower_leg_twist" => format!("calf_twist_01{s}"),
+        "upper_leg" => format!("thigh{s}"),
+        "lower_leg" => format!("calf{s}"),
+        "foot" => format!("foot{s}"),
+        "toes" => format!("ball{s}"),
+        b if b.ends_with("_meta") => format!(
+            "{}_metacarpal{s}",
+            b.trim_end_matches("_meta").replace("little", "pinky")
+        ),
+        b => {
+            let (f, n) = finger(b).expect("unreal finger");
+            let f = if f == "little" { "pinky" } else { f };
+            format!("{f}_0{n}{s}")
+        }
+    }
+}
+
+/// UE5: five spine bones, two neck bones, metacarpals for four fingers.
+fn unreal5(id: &str) -> String {
+    match id {
+        "chest2" => "spine_03".into(),
+        "chest3" => "spine_04".into(),
+        "upper_chest" => "spine_05".into(),
+        _ => unreal(id),
+    }
+}
+
+fn ue5_edit(j: &mut Vec<Joint>) {
+    let c2 = pos(j, "chest2");
+    insert(
+        j,
+        "chest3",
+        Some("chest2"),
+        &["upper_chest"],
+        c2 + Vec3::new(0.0, 0.04, 0.0),
+    );
+    for s in ["L", "R"] {
+        let hand = pos(j, &format!("hand.{s}"));
+        for f in ["index", "middle", "ring", "little"] {
+            let first = format!("{f}1.{s}");
+            let meta = format!("{f}_meta.{s}");
+            let p = hand.lerp(pos(j, &first), 0.3);
+            insert(j, &meta, Some(&format!("hand.{s}")), &[&first], p);
+        }
+    }
+}
+
+fn vrm_id(id: &str) -> String {
+    let (base, side) = split(id);
+    let s = match side {
+        "L" => "left",
+        "R" => "right",
+        _ => "",
+    };
+    let cap = |x: &str| {
+        if s.is_empty() {
+            x.to_string()
+        } else {
+            format!("{s}{}", title(x))
+        }
+    };
+    match base {
+        "hips" | "spine" | "chest" | "neck" | "head" => base.into(),
+        "upper_chest" => "upperChest".into(),
+        "shoulder" => cap("shoulder"),
+        "upper_arm" => cap("upperArm"),
+        "lower_arm" => cap("lowerArm"),
+        "hand" => cap("hand"),
+        "upper_leg" => cap("upperLeg"),
+        "lower_leg" => cap("lowerLeg"),
+        "foot" => cap("foot"),
+        "toes" => cap("toes"),
+        "head_end" => "headTop_end".into(),
+        "toes_end" => cap("toes_end"),
+        b => {
+            let (f, n) = finger(b).expect("vrm finger");
+            if n == 4 {
+                return cap(&format!("{f}_end"));
+            }
+            let part = if f == "thumb" {
+                ["Metacarpal", "Proximal", "Distal"][n - 1]
+            } else {
+                ["Proximal", "Intermediate", "Distal"][n - 1]
+            };
+            cap(&format!("{f}{part}"))
+        }
+    }
+}
+
+fn godot(id: &str) -> String {
+    match split(id) {
+        ("head_end", _) => "HeadTop".into(),
+        (b, s) if b.ends_with("_end") => format!("{}_end{}", title(b.trim_end_matches("_end")), s),
+        _ => {
+            let v = vrm_id(id);
+            title(&v)
+        }
+    }
+}
+
+fn vroid(id: &str) -> String {
+    let (base, side) = split(id);
+    let s = if side.is_empty() { "C" } else { side };
+    let name = match base {
+        "head_end" => return "J_Adj_C_HeadTop_End".into(),
+        "toes_end" => return format!("J_Adj_{s}_Toe_End"),
+        "toes" => "ToeBase".to_string(),
+        b => match finger(b) {
+            Some((f, 4)) => return format!("J_Adj_{s}_{}3_End", title(f)),
+            Some((f, n)) => format!("{}{n}", title(f)),
+            None => vrm_id(b)
+                .chars()
+                .take(1)
+                .flat_map(char::to_uppercase)
+                .chain(vrm_id(b).chars().skip(1))
+                .collect(),
+        },
+    };
+    format!("J_Bip_{s}_{name}")
+}
+
+fn rigify(id: &str) -> String {
+    let (base, side) = split(id);
+    let s = if side.is_empty() {
+        String::new()
+    } else {
+        format!(".{side}")
+    };
+    let name = match base {
+        "hips" => "spine".into(),
+        "spine" => "spine.001".into(),
+        "chest" => "spine.002".into(),
+        "upper_chest" => "spine.003".into(),
+        "neck" => "spine.004".into(),
+        "head" => "spine.006".into(),
+        "head_end" => "spine.006_end".into(),
+        "shoulder" => format!("shoulder{s}"),
+        "upper_arm" => format!("upper_arm{s}"),
+        "upper_arm_twist" => format!("upper_arm{s}.001"),
+        "lower_arm_twist" => format!("forearm{s}.001"),
+        "lower_arm" => format!("forearm{s}"),
+        "hand" => format!("hand{s}"),
+        "upper_leg" => format!("thigh{s}"),
+        "upper_leg_twist" => format!("thigh{s}.001"),
+        "lower_leg_twist" => format!("shin{s}.001"),
+        "lower_leg" => format!("shin{s}"),
+        "foot" => format!("foot{s}"),
+        "toes" => format!("toe{s}"),
+        "toes_end" => format!("toe{s}_end"),
+        b => {
+            let (f, n) = finger(b).expect("rigify finger");
+            let f = if f == "thumb" {
+                "thumb".to_string()
+            } else {
+                format!("f_{}", if f == "little" { "pinky" } else { f })
+            };
+            if n == 4 {
+                format!("{f}.03{s}_end")
+            } else {
+                format!("{f}.0{n}{s}")
+            }
+        }
+    };
+    format!("DEF-{name}")
+}
+
+/// Rigify's twist bones (`upper_arm.L.001`) sit in the chain between the limb's two bones.
+fn rigify_edit(j: &mut Vec<Joint>) {
+    for s in ["L", "R"] {
+        for (twist, top, below) in [
+            ("upper_arm_twist", "upper_arm", "lower_arm"),
+            ("lower_arm_twist", "lower_arm", "hand"),
+            ("upper_leg_twist", "upper_leg", "lower_leg"),
+            ("lower_leg_twist", "lower_leg", "foot"),
+        ] {
+            let (t, a, b) = (
+                format!("{twist}.{s}"),
+                format!("{top}.{s}"),
+                format!("{below}.{s}"),
+            );
+            let p = pos(j, &a).lerp(pos(j, &b), 0.5);
+            insert(j, &t, Some(&a), &[&b], p);
+        }
+    }
+}
+
+/// MakeHuman's default skeleton: spine numbered from the top down, doubled limb bones.
+fn makehuman(id: &str) -> String {
+    let (base, side) = split(id);
+    let s = if side.is_empty() {
+        String::new()
+    } else {
+        format!(".{side}")
+    };
+    match base {
+        "root" => "root".into(),
+        "hips" => "spine05".into(),
+        "spine" => "spine04".into(),
+        "chest" => "spine03".into(),
+        "chest2" => "spine02".into(),
+        "upper_chest" => "spine01".into(),
+        "neck" => "neck01".into(),
+        "neck2" => "neck02".into(),
+        "head" => "head".into(),
+        "head_end" => "head_end".into(),
+        "shoulder" => format!("clavicle{s}"),
+        "upper_arm" => format!("upperarm01{s}"),
+        "upper_arm_twist" => format!("upperarm02{s}"),
+        "lower_arm" => format!("lowerarm01{s}"),
+        "lower_arm_twist" => format!("lowerarm02{s}"),
+        "hand" => format!("wrist{s}"),
+        "upper_leg" => format!("upperleg01{s}"),
+        "upper_leg_twist" => format!("upperleg02{s}"),
+        "lower_leg" => format!("lowerleg01{s}"),
+        "lower_leg_twist" => format!("lowerleg02{s}"),
+        "foot" => format!("foot{s}"),
+        "toes" => format!("toe1-1{s}"),
+        "toes_end" => format!("toe1-1_end{s}"),
+        b if b.ends_with("_meta") => {
+            let k = ["index", "middle", "ring", "little"]
+                .iter()
+                .position(|f| b.starts_with(f))
+                .unwrap_or(0);
+            format!("metacarpal{}{s}", k + 1)
+        }
+        b => {
+            let (f, n) = finger(b).expect("makehuman finger");
+            let k = ["thumb", "index", "middle", "ring", "little"]
+                .iter()
+                .position(|x| *x == f)
+                .unwrap_or(0)
+                + 1;
+            if n == 4 {
+                format!("finger{k}-3_end{s}")
+            } else {
+                format!("finger{k}-{n}{s}")
+            }
+        }
+    }
+}
+
+fn makehuman_edit(j: &mut Vec<Joint>) {
+    rigify_edit(j);
+    ue5_meta(j);
+}
+
+fn ue5_meta(j: &mut Vec<Joint>) {
+    for s in ["L", "R"] {
+        let hand = pos(j, &format!("hand.{s}"));
+        for f in ["index", "middle", "ring", "little"] {
+            let first = format!("{f}1.{s}");
+            let p = hand.lerp(pos(j, &first), 0.3);
+            insert(
+                j,
+                &format!("{f}_meta.{s}"),
+                Some(&format!("hand.{s}")),
+                &[&first],
+                p,
+            );
+        }
+    }
+}
+
+/// Character Creator 3/4 (`CC_Base_L_Upperarm`), hip above pelvis and waist, twist necks.
+fn cc(id: &str) -> String {
+    let (base, side) = split(id);
+    let s = if side.is_empty() {
+        String::new()
+    } else {
+        format!("{side}_")
+    };
+    let name = match base {
+        "root" => "BoneRoot".into(),
+        "hips" => "Hip".into(),
+        "pelvis_split" => "Pelvis".into(),
+        "spine" => "Waist".into(),
+        "chest" => "Spine01".into(),
+        "upper_chest" => "Spine02".into(),
+        "neck" => "NeckTwist01".into(),
+        "neck2" => "NeckTwist02".into(),
+        "head" => "Head".into(),
+        "head_end" => "Head_End".into(),
+        "shoulder" => format!("{s}Clavicle"),
+        "upper_arm" => format!("{s}Upperarm"),
+        "upper_arm_twist" => format!("{s}UpperarmTwist01"),
+        "lower_arm" => format!("{s}Forearm"),
+        "lower_arm_twist" => format!("{s}ForearmTwist01"),
+        "hand" => format!("{s}Hand"),
+        "upper_leg" => format!("{s}Thigh"),
+        "upper_leg_twist" => format!("{s}ThighTwist01"),
+        "lower_leg" => format!("{s}Calf"),
+        "lower_leg_twist" => format!("{s}CalfTwist01"),
+        "foot" => format!("{s}Foot"),
+        "toes" => format!("{s}ToeBase"),
+        "toes_end" => format!("{s}ToeBase_End"),
+        b => {
+            let (f, n) = finger(b).expect("cc finger");
+            let f = match f {
+                "little" => "Pinky".to_string(),
+                "middle" => "Mid".to_string(),
+                f => title(f),
+            };
+            if n == 4 {
+                format!("{s}{f}3_End")
+            } else {
+                format!("{s}{f}{n}")
+            }
+        }
+    };
+    format!("CC_Base_{name}")
+}
+
+/// Legs hang from a pelvis bone below the hips; the neck has two bones.
+fn split_pelvis(j: &mut Vec<Joint>) {
+    let hips = pos(j, "hips");
+    insert(
+        j,
+        "pelvis_split",
+        Some("hips"),
+        &["upper_leg.L", "upper_leg.R"],
+        hips - Vec3::new(0.0, 0.03, 0.0),
+    );
+    add_neck2(j);
+}
+
+fn add_neck2(j: &mut Vec<Joint>) {
+    let p = pos(j, "neck").lerp(pos(j, "head"), 0.5);
+    insert(j, "neck2", Some("neck"), &["head"], p);
+}
+
+/// Daz Genesis 8 (`lShldrBend`, `lForearmTwist`, carpals shared by two fingers).
+fn daz(id: &str) -> String {
+    let (base, side) = split(id);
+    let s = side.to_lowercase();
+    match base {
+        "hips" => "hip".into(),
+        "pelvis_split" => "pelvis".into(),
+        "spine" => "abdomenLower".into(),
+        "chest" => "abdomenUpper".into(),
+        "chest2" => "chestLower".into(),
+        "upper_chest" => "chestUpper".into(),
+        "neck" => "neckLower".into(),
+        "neck2" => "neckUpper".into(),
+        "head" => "head".into(),
+        "head_end" => "head_end".into(),
+        "shoulder" => format!("{s}Collar"),
+        "upper_arm" => format!("{s}ShldrBend"),
+        "upper_arm_twist" => format!("{s}ShldrTwist"),
+        "lower_arm" => format!("{s}ForearmBend"),
+        "lower_arm_twist" => format!("{s}ForearmTwist"),
+        "hand" => format!("{s}Hand"),
+        "upper_leg" => format!("{s}ThighBend"),
+        "upper_leg_twist" => format!("{s}ThighTwist"),
+        "lower_leg" => format!("{s}Shin"),
+        "foot" => format!("{s}Foot"),
+        "metatarsals" => format!("{s}Metatarsals"),
+        "toes" => format!("{s}Toe"),
+        "toes_end" => format!("{s}Toe_end"),
+        "carpal1" => format!("{s}Carpal1"),
+        "carpal2" => format!("{s}Carpal2"),
+        b => {
+            let (f, n) = finger(b).expect("daz finger");
+            let f = match f {
+                "little" => "Pinky".to_string(),
+                "middle" => "Mid".to_string(),
+                f => title(f),
+            };
+            if n == 4 {
+                format!("{s}{f}3_end")
+            } else {
+                format!("{s}{f}{n}")
+            }
+        }
+    }
+}
+
+fn daz_edit(j: &mut Vec<Joint>) {
+    split_pelvis(j);
+    for s in ["L", "R"] {
+        let id = |x: &str| format!("{x}.{s}");
+        // Twists in the chain: ShldrBend → ShldrTwist → ForearmBend → ForearmTwist → Hand.
+        for (twist, top, below) in [
+            ("upper_arm_twist", "upper_arm", "lower_arm"),
+            ("lower_arm_twist", "lower_arm", "hand"),
+            ("upper_leg_twist", "upper_leg", "lower_leg"),
+        ] {
+            let p = pos(j, &id(top)).lerp(pos(j, &id(below)), 0.5);
+            insert(j, &id(twist), Some(&id(top)), &[&id(below)], p);
+        }
+        let p = pos(j, &id("foot")).lerp(pos(j, &id("toes")), 0.5);
+        insert(j, &id("metatarsals"), Some(&id("foot")), &[&id("toes")], p);
+        let hand = pos(j, &id("hand"));
+        let c1 = hand.lerp(pos(j, &id("index1")), 0.3);
+        let c2 = hand.lerp(pos(j, &id("ring1")), 0.3);
+        insert(
+            j,
+            &id("carpal1"),
+            Some(&id("hand")),
+            &[&id("index1"), &id("middle1")],
+            c1,
+        );
+        insert(
+            j,
+            &id("carpal2"),
+            Some(&id("hand")),
+            &[&id("ring1"), &id("little1")],
+            c2,
+        );
+    }
+}
+
+/// 3ds Max Biped: thighs hang from `Spine`, clavicles from `Neck`, nubs at the ends.
+fn biped(id: &str) -> String {
+    let (base, side) = split(id);
+    let s = if side.is_empty() {
+        String::new()
+    } else {
+        format!("{side} ")
+    };
+    let name = match base {
+        "com" => return "Bip01".into(),
+        "hips" => "Pelvis".into(),
+        "spine" => "Spine".into(),
+        "chest" => "Spine1".into(),
+        "upper_chest" => "Spine2".into(),
+        "neck" => "Neck".into(),
+        "head" => "Head".into(),
+        "head_end" => "HeadNub".into(),
+        "shoulder" => format!("{s}Clavicle"),
+        "upper_arm" => format!("{s}UpperArm"),
+        "lower_arm" => format!("{s}Forearm"),
+        "hand" => format!("{s}Hand"),
+        "upper_leg" => format!("{s}Thigh"),
+        "lower_leg" => format!("{s}Calf"),
+        "foot" => format!("{s}Foot"),
+        "toes" => format!("{s}Toe0"),
+        "toes_end" => format!("{s}Toe0Nub"),
+        b => {
+            let (f, n) = finger(b).expect("biped finger");
+            let k = ["thumb", "index", "middle", "ring", "little"]
+                .iter()
+                .position(|x| *x == f)
+                .unwrap_or(0);
+            match n {
+                1 => format!("{s}Finger{k}"),
+                4 => format!("{s}Finger{k}Nub"),
+                n => format!("{s}Finger{k}{}", n - 1),
+            }
+        }
+    };
+    format!("Bip01 {name}")
+}
+
+fn biped_edit(j: &mut Vec<Joint>) {
+    let hips = pos(j, "hips");
+    insert(j, "com", None, &["hips"], hips + Vec3::new(0.0, 0.0, 0.01));
+    for s in ["L", "R"] {
+        reparent(j, &format!("upper_leg.{s}"), "spine");
+        reparent(j, &format!("shoulder.{s}"), "neck");
+    }
+}
+
+/// Second Life (`mHipLeft`, `mShoulderLeft` is the upper arm, no fingers).
+fn second_life(id: &str) -> String {
+    let (base, side) = split(id);
+    let s = if side.is_empty() { "" } else { side_word(side) };
+    match base {
+        "hips" => "mPelvis".into(),
+        "spine" => "mTorso".into(),
+        "upper_chest" => "mChest".into(),
+        "neck" => "mNeck".into(),
+        "head" => "mHead".into(),
+        "head_end" => "mSkull".into(),
+        "shoulder" => format!("mCollar{s}"),
+        "upper_arm" => format!("mShoulder{s}"),
+        "lower_arm" => format!("mElbow{s}"),
+        "hand" => format!("mWrist{s}"),
+        "upper_leg" => format!("mHip{s}"),
+        "lower_leg" => format!("mKnee{s}"),
+        "foot" => format!("mAnkle{s}"),
+        "toes" => format!("mFoot{s}"),
+        "toes_end" => format!("mToe{s}"),
+        other => panic!("second life has no {other}"),
+    }
+}
+
+fn second_life_edit(j: &mut Vec<Joint>) {
+    remove(j, "chest");
+    for s in ["L", "R"] {
+        for f in ["thumb", "index", "middle", "ring", "little"] {
+            prune(j, &format!("{f}1.{s}"));
+        }
+    }
+}
+
+/// CMU motion capture in 3ds Max-friendly names (`LeftHip` is the upper leg, `LeftShoulder`
+/// the upper arm), as in `bvh/cmu_131_03_maxfriendly.bvh`.
+fn cmu(id: &str) -> String {
+    let (base, side) = split(id);
+    let s = if side.is_empty() { "" } else { side_word(side) };
+    let l = side.to_lowercase();
+    match base {
+        "hips" => "Hips".into(),
+        "hip_joint" => format!("{side}HipJoint"),
+        "spine" => "lowerback".into(),
+        "chest" => "Chest".into(),
+        "upper_chest" => "Chest2".into(),
+        "neck" => "lowerneck".into(),
+        "neck2" => "Neck".into(),
+        "head" => "Head".into(),
+        "head_end" => "Head_End".into(),
+        "shoulder" => format!("{s}Collar"),
+        "upper_arm" => format!("{s}Shoulder"),
+        "lower_arm" => format!("{s}Elbow"),
+        "hand" => format!("{s}Wrist"),
+        "palm" => format!("{l}hand"),
+        "middle1" => format!("{side}Fingers"),
+        "thumb1" => format!("{side}Thumb"),
+        "upper_leg" => format!("{s}Hip"),
+        "lower_leg" => format!("{s}Knee"),
+        "foot" => format!("{s}Ankle"),
+        "toes" => format!("{s}Toe"),
+        "toes_end" => format!("{s}Toe_End"),
+        b if b.ends_with("_end") => format!("{side}{}_End", title(b)),
+        other => panic!("cmu has no {other}"),
+    }
+}
+
+fn cmu_edit(j: &mut Vec<Joint>) {
+    add_neck2(j);
+    let hips = pos(j, "hips");
+    for s in ["L", "R"] {
+        let id = |x: &str| format!("{x}.{s}");
+        insert(j, &id("hip_joint"), Some("hips"), &[&id("upper_leg")], hips);
+        for f in ["index", "ring", "little"] {
+            prune(j, &id(&format!("{f}1")));
+        }
+        for x in ["middle2", "thumb2"] {
+            prune(j, &id(x));
+        }
+        let hand = pos(j, &id("hand"));
+        let p = hand.lerp(pos(j, &id("middle1")), 0.4);
+        insert(j, &id("palm"), Some(&id("hand")), &[&id("middle1")], p);
+    }
+}
+
+/// Meaningless names: only hierarchy and geometry can decide.
+fn joint_n(id: &str) -> String {
+    // A stable number per id, unrelated to the role.
+    let h = id
+        .bytes()
+        .fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(b as u32));
+    format!("joint{}", h % 100_000)
+}
+
+fn cases() -> Vec<Case> {
+    let base = Case {
+        name: "",
+        parts: ALL,
+        names: mixamo,
+        edit: none,
+        a_pose: false,
+        faces_minus_z: false,
+        cm_z_up: false,
+        except: &[],
+    };
+    vec![
+        Case {
+            name: "Mixamo (mixamorig:)",
+            a_pose: true,
+            cm_z_up: true,
+            ..base
+        },
+        Case {
+            name: "Mixamo (mixamorig1:)",
+            names: mixamo1,
+            ..base
+        },
+        Case {
+            name: "Mixamo without prefix",
+            names: mixamo_base,
+            a_pose: true,
+            ..base
+        },
+        Case {
+            name: "Ready Player Me",
+            names: mixamo_base,
+            edit: add_eyes,
+            ..base
+        },
+        Case {
+            name: "HumanIK / MotionBuilder",
+            names: human_ik,
+            parts: Parts {
+                root: true,
+                long_spine: true,
+                ..ALL
+            },
+            except: &[("root", Some("Root"))],
+            ..base
+        },
+        Case {
+            name: "UE4 mannequin",
+            names: unreal,
+            parts: Parts {
+                root: true,
+                twist: true,
+                ik: true,
+                ends: false,
+                long_spine: false,
+            },
+            cm_z_up: true,
+            ..base
+        },
+        Case {
+            name: "UE5 mannequin",
+            names: unreal5,
+            parts: Parts {
+                root: true,
+                twist: true,
+                ik: true,
+                ends: false,
+                long_spine: true,
+            },
+            edit: ue5_edit,
+            a_pose: true,
+            ..base
+        },
+        Case {
+            name: "Godot / Unity humanoid ids",
+            names: godot,
+            ..base
+        },
+        Case {
+            name: "VRM bone ids",
+            names: vrm_id,
+            faces_minus_z: true,
+            ..base
+        },
+        Case {
+            name: "VRoid J_Bip_",
+            names: vroid,
+            faces_minus_z: true,
+            ..base
+        },
+        Case {
+            name: "Blender Rigify DEF-",
+            names: rigify,
+            edit: rigify_edit,
+            ..base
+        },
+        Case {
+            name: "MakeHuman",
+            names: makehuman,
+            parts: Parts {
+                root: true,
+                long_spine: true,
+                ..ALL
+            },
+            edit: makehuman_edit,
+            ..base
+        },
+        Case {
+            name: "CC3/CC4",
+            names: cc,
+            parts: Parts {
+                root: true,
+                twist: true,
+                ..ALL
+            },
+            edit: split_pelvis,
+            ..base
+        },
+        Case {
+            name: "Daz Genesis",
+            names: daz,
+            parts: Parts {
+                long_spine: true,
+                ..ALL
+            },
+            edit: daz_edit,
+            a_pose: true,
+            ..base
+        },
+        Case {
+            name: "3ds Max Biped",
+            names: biped,
+            edit: biped_edit,
+            cm_z_up: true,
+            ..base
+        },
+        Case {
+            name: "Second Life",
+            names: second_life,
+            edit: second_life_edit,
+            ..base
+        },
+        Case {
+            name: "CMU BVH",
+            names: cmu,
+            edit: cmu_edit,
+            except: &[],
+            ..base
+        },
+        Case {
+            name: "meaningless names (joint1, joint2, …)",
+            names: joint_n,
+            a_pose: true,
+            ..base
+        },
+        Case {
+            name: "meaningless names facing -Z",
+            names: joint_n,
+            faces_minus_z: true,
+            ..base
+        },
+    ]
+}
+
+fn run(case: &Case) -> Vec<String> {
+    let mut joints = humanoid(case.parts);
+    (case.edit)(&mut joints);
+    if case.a_pose {
+        apply_a_pose(&mut joints);
+    }
+    if case.faces_minus_z {
+        for j in joints.iter_mut() {
+            j.pos = Quat::from_rotation_y(std::f32::consts::PI) * j.pos;
+        }
+    }
+    let base = if case.cm_z_up {
+        for j in joints.iter_mut() {
+            j.pos = Vec3::new(j.pos.x, -j.pos.z, j.pos.y) * 100.0;
+        }
+        Mat4::from_scale_rotation_translation(
+            Vec3::splat(0.01),
+            Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
+            Vec3::ZERO,
+        )
+    } else {
+        Mat4::IDENTITY
+    };
+    let sk = skeleton(&joints, &|id| (case.names)(id), base);
+    let profile = Profile::humanoid();
+    let map = map_skeleton(&sk, profile, &MapOptions::default());
+    let mut wrong = Vec::new();
+    for id in profile.ids() {
+        let pname = &profile.bone(id).name;
+        let want = joints
+            .iter()
+            .find(|j| {
+                let e = case
+                    .except
+                    .iter()
+                    .find(|(x, _)| *x == j.id)
+                    .map(|(_, e)| e.map(String::from));
+                e.unwrap_or_else(|| expected(&j.id)).as_deref() == Some(pname.as_str())
+            })
+            .map(|j| (case.names)(&j.id));
+        let got = map.get(id).map(|b| sk.bones[b.index()].name.clone());
+        if want != got {
+            wrong.push(format!("{pname}: want {want:?}, got {got:?}"));
+        }
+    }
+    if !wrong.is_empty() {
+        wrong.push(format!("warnings: {:?}", map.warnings));
+    }
+    wrong
+}
+
+#[test]
+fn every_convention_maps_exactly() {
+    let mut failures = Vec::new();
+    for case in cases() {
+        let wrong = run(&case);
+        if !wrong.is_empty() {
+            failures.push(format!("{}:\n  {}", case.name, wrong.join("\n  ")));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} conventions wrong:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
