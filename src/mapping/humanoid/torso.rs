@@ -234,7 +234,18 @@ pub(super) fn spine(ctx: &Ctx, trunk: &Trunk, path: &[BoneId], arms: &[Option<Ar
         (None, None) => ((h_i >= 2).then(|| h_i - 1), None),
     };
     let spine_i = (h_i > 0 && neck != Some(0)).then_some(0);
-    let upper = upper.filter(|&u| Some(u) != spine_i);
+    let mut upper = upper.filter(|&u| Some(u) != spine_i);
+    // A two-bone spine whose upper bone is named chest (VRM's `chest`): Chest, not UpperChest.
+    let direct = match (spine_i, upper) {
+        (Some(s), Some(u)) if u == s + 1 => {
+            let b = cp[u];
+            (ctx.ns("Chest", b) > ctx.ns("UpperChest", b) && ctx.ns("Chest", b) >= 0.7).then_some(u)
+        }
+        _ => None,
+    };
+    if direct.is_some() {
+        upper = None;
+    }
     let chest = match (spine_i, upper) {
         (Some(s), Some(u)) if u > s + 1 => {
             let mid = (ctx.pos[cp[s].index()].y + ctx.pos[cp[u].index()].y) / 2.0;
@@ -243,7 +254,7 @@ pub(super) fn spine(ctx: &Ctx, trunk: &Trunk, path: &[BoneId], arms: &[Option<Ar
                 d(a).total_cmp(&d(b))
             })
         }
-        _ => None,
+        _ => direct,
     };
     let roles = [
         ("Spine", spine_i, "lowest bone of the spine"),
