@@ -75,6 +75,8 @@ pub struct SkeletonInfo {
     pub naming: &'static str,
     /// The bones, parents first.
     pub bones: Vec<BoneInfo>,
+    /// The map to the built-in humanoid profile.
+    pub mapping: crate::mapping::MapReport,
 }
 
 /// One clip as `inspect` shows it.
@@ -128,7 +130,10 @@ fn skeleton_info(s: &Skeleton) -> SkeletonInfo {
             world_position: world[i].w_axis.truncate().to_array(),
         })
         .collect();
+    let profile = crate::profile::Profile::humanoid();
+    let mapping = crate::mapping::map_skeleton(s, profile, &Default::default()).report(s, profile);
     SkeletonInfo {
+        mapping,
         name: s.name.clone(),
         bone_count: s.bones.len(),
         joint_count: s.bones.iter().filter(|b| b.is_joint).count(),

@@ -82,6 +82,19 @@ fn print_text(w: &mut impl Write, out: &Output) -> std::io::Result<()> {
                 g.offset_units, g.authored_up, g.base_scale, g.up
             )?;
         }
+        let m = &s.mapping;
+        let missing = if m.missing_required.is_empty() {
+            "all required bones".to_string()
+        } else {
+            format!("missing required {}", m.missing_required.join(", "))
+        };
+        writeln!(
+            w,
+            "  {} map: {}/{} bones, {missing} (see `skelnorm map`)",
+            m.profile,
+            m.bones.len(),
+            m.bones.len() + m.unmapped_profile.len()
+        )?;
         for b in &s.bones {
             let q = b.rest_rotation;
             let p = b.world_position;

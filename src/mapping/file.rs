@@ -24,9 +24,9 @@ use std::path::Path;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BoneMapFile {
-    /// The profile the map is for (checked when given).
+    /// The profile the map is for (checked unless empty).
     #[serde(default)]
-    pub profile: Option<String>,
+    pub profile: String,
     /// Profile bone name → source bone name.
     #[serde(default)]
     pub bones: BTreeMap<String, String>,
@@ -78,10 +78,11 @@ impl BoneMapFile {
             file: file.into(),
             message,
         };
-        if let Some(p) = &self.profile {
-            if p != &profile.name {
-                return Err(err(format!("is for profile `{p}`, not `{}`", profile.name)));
-            }
+        if !self.profile.is_empty() && self.profile != profile.name {
+            return Err(err(format!(
+                "is for profile `{}`, not `{}`",
+                self.profile, profile.name
+            )));
         }
         let unknown: Vec<&str> = self
             .bones

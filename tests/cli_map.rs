@@ -1,0 +1,173 @@
+//! `skelnorm map`: JSON shape, exit code 3 for non-humanoids, bone-map files round trip and
+//! win over auto-mapping, custom profiles.
+
+mod common;
+
+use std::path::PathBuf;
+
+fn fixture(name: &str) -> String {
+    common::root()
+        .join("fixtures")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = common::skelnorm(args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
+#[test]
+fn json_names_source_node_confidence_and_reason() {
+    let v = json(&["map", "--json", &fixture("mixamo.glb")]);
+    let s = &v["skeletons"][0];
+    let arm = &s["bones"]["LeftLowerArm"];
+    assert_eq!(arm["source"], "mixamorig:LeftForeArm");
+    assert!(arm["node"].as_u64().is_some());
+    let c = arm["confidence"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&c));
+    assert!(arm["reason"].as_str().unwrap().contains("elbow"), "{arm}");
+    let unmapped: Vec<&str> = s["unmapped_profile"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|x| x.as_str())
+        .collect();
+    assert_eq!(unmapped, ["Root", "LeftEye", "RightEye", "Jaw"]);
+    assert!(s["unmapped_source"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|x| x == "mixamorig:HeadTop_End"));
+    assert_eq!(s["missing_required"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn a_quadruped_exits_3_naming_the_missing_bones() {
+    let out = common::skelnorm(&["map", &fixture("quadruped.glb")]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not a humanoid skeleton") && err.contains("LeftUpperArm"),
+        "{err}"
+    );
+    let out = common::skelnorm(&["map", "--allow-partial", &fixture("quadruped.glb")]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn bone_map_files_round_trip_and_win() {
+    let dir = tempfile::tempdir().unwrap();
+    let map: PathBuf = dir.path().join("map.ron");
+    let out = common::skelnorm(&["map", &fixture("blender.glb"), "-o", map.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&map).unwrap();
+    assert!(text.contains("\"LeftUpperArm\": \"DEF-upper_arm.L\""), "{text}");
+    // Feeding the written map back gives the same map, every entry from the file.
+    let v = json(&[
+        "map",
+        "--json",
+        &fixture("blender.glb"),
+        "--bone-map",
+        map.to_str().unwrap(),
+    ]);
+    let bones = v["skeletons"][0]["bones"].as_object().unwrap();
+    assert_eq!(bones.len(), 52);
+    assert!(bones.values().all(|b| b["origin"] == "override"));
+    // A partial file: its entries win, the rest is auto-mapped.
+    let partial = dir.path().join("partial.ron");
+    std::fs::write(
+        &partial,
+        r#"(profile: "humanoid", bones: {"Chest": "DEF-spine.003"}, unmapped: ["LeftToes"])"#,
+    )
+    .unwrap();
+    let v = json(&[
+        "map",
+        "--json",
+        &fixture("blender.glb"),
+        "--bone-map",
+        partial.to_str().unwrap(),
+    ]);
+    let b = &v["skeletons"][0]["bones"];
+    assert_eq!(b["Chest"]["source"], "DEF-spine.003");
+    assert_eq!(b["Chest"]["origin"], "override");
+    assert!(b.get("UpperChest").is_none(), "DEF-spine.003 is taken by Chest");
+    assert!(b.get("LeftToes").is_none());
+    assert_eq!(b["RightToes"]["source"], "DEF-toe.R");
+    assert_eq!(b["Hips"]["origin"], "auto");
+}
+
+#[test]
+fn bad_bone_maps_and_profiles_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.ron");
+    std::fs::write(&bad, r#"(bones: {"LeftWing": "x"})"#).unwrap();
+    let out = common::skelnorm(&["map", &fixture("mixamo.glb"), "--bone-map", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.ron") && err.contains("LeftWing"), "{err}");
+    std::fs::write(&bad, "(name: \"x\", bones: [(name: \"A\", parent: Some(\"B\"))])").unwrap();
+    let out = common::skelnorm(&["map", &fixture("mixamo.glb"), "--profile", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bone `A`: parent `B` does not exist"), "{err}");
+}
+
+#[test]
+fn a_custom_profile_maps_by_names_and_hierarchy() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("quadruped.ron");
+    std::fs::write(
+        &profile,
+        r#"(
+            name: "quadruped",
+            bones: [
+                (name: "Pelvis", required: true, names: [("pelvis", 1.0)]),
+                (name: "Chest", parent: Some("Pelvis"), names: [("chest", 1.0)]),
+                (name: "Head", parent: Some("Chest"), required: true, names: [("head", 1.0)]),
+                (name: "LeftThigh", parent: Some("Pelvis"), side: Left, names: [("thigh", 1.0)]),
+                (name: "RightThigh", parent: Some("Pelvis"), side: Right, names: [("thigh", 1.0)]),
+                (name: "Tail", parent: Some("Pelvis"), names: [("tail", 1.0)]),
+            ],
+            naming: (left: ["l"], right: ["r"]),
+        )"#,
+    )
+    .unwrap();
+    let v = json(&[
+        "map",
+        "--json",
+        &fixture("quadruped.glb"),
+        "--profile",
+        profile.to_str().unwrap(),
+    ]);
+    let b = &v["skeletons"][0]["bones"];
+    assert_eq!(b["Pelvis"]["source"], "pelvis");
+    assert_eq!(b["Chest"]["source"], "chest");
+    assert_eq!(b["Head"]["source"], "head");
+    assert_eq!(b["LeftThigh"]["source"], "thigh.L");
+    assert_eq!(b["RightThigh"]["source"], "thigh.R");
+    assert_eq!(v["skeletons"][0]["profile"], "quadruped");
+}
+
+#[test]
+fn inspect_reports_the_mapping() {
+    let v = json(&["inspect", "--json", &fixture("ue_zup.glb")]);
+    let m = &v["skeletons"][0]["mapping"];
+    assert_eq!(m["bones"]["Hips"]["source"], "pelvis");
+    assert_eq!(m["bones"]["Root"]["source"], "root");
+    let out = common::skelnorm(&["inspect", &fixture("ue_zup.glb")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("humanoid map: 53/56 bones"), "{text}");
+}
