@@ -65,13 +65,16 @@ fn mtable(pairs: &[(&str, &str)], sides: [&str; 2]) -> BTreeMap<String, String> 
     mirrored(pairs, sides).into_iter().collect()
 }
 
+/// A fixture file, the naming function and the canonical parts it was generated with.
+type FixtureCase = (&'static str, fn(&str) -> String, Parts);
+
 #[test]
 fn fixture_files_map_exactly() {
     let ends = Parts {
         ends: true,
         ..Parts::default()
     };
-    let cases: [(&str, fn(&str) -> String, Parts); 8] = [
+    let cases: [FixtureCase; 8] = [
         ("mixamo.glb", names::mixamo, ends),
         ("mixamo_meshopt.glb", names::mixamo, ends),
         ("blender.glb", names::rigify, ends),

@@ -115,24 +115,19 @@ pub fn analyze(name: &str, profile: &Profile, vocab: &HashSet<String>) -> NameIn
     info.helper = kept.iter().any(|w| has(&n.helpers, w));
     info.end = kept.iter().any(|w| has(&n.ends, w));
     info.secondary = kept.iter().any(|w| has(&n.secondary, w));
-    info.words = apply_synonyms(&kept, &n.synonyms);
+    info.words = apply_synonyms(&kept, &profile.synonym_rules);
     info.palm = info.words.iter().any(|w| has(&n.palm, w));
     info
 }
 
-fn apply_synonyms(words: &[String], synonyms: &[(String, String)]) -> Vec<String> {
-    let mut rules: Vec<(Vec<&str>, &str)> = synonyms
-        .iter()
-        .map(|(a, b)| (a.split_whitespace().collect(), b.as_str()))
-        .collect();
-    rules.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+fn apply_synonyms(words: &[String], rules: &[(Vec<String>, Vec<String>)]) -> Vec<String> {
     let mut out = Vec::new();
     let mut i = 0;
     'outer: while i < words.len() {
-        for (from, to) in &rules {
+        for (from, to) in rules {
             let k = from.len();
-            if k > 0 && i + k <= words.len() && words[i..i + k].iter().zip(from).all(|(w, f)| w == f) {
-                out.extend(to.split_whitespace().map(String::from));
+            if i + k <= words.len() && words[i..i + k] == from[..] {
+                out.extend(to.iter().cloned());
                 i += k;
                 continue 'outer;
             }

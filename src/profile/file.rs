@@ -319,6 +319,17 @@ impl ProfileFile {
             chains,
             naming: self.naming.clone(),
             prefixes,
+            synonym_rules: {
+                let mut rules: Vec<(Vec<String>, Vec<String>)> = self
+                    .naming
+                    .synonyms
+                    .iter()
+                    .map(|(a, b)| (words(a), words(b)))
+                    .filter(|(a, _)| !a.is_empty())
+                    .collect();
+                rules.sort_by_key(|r| std::cmp::Reverse(r.0.len()));
+                rules
+            },
         })
     }
 }

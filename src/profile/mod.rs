@@ -89,6 +89,8 @@ pub struct Profile {
     pub naming: Naming,
     /// The prefix patterns of `naming`, compiled (case-insensitive).
     pub prefixes: Vec<regex::Regex>,
+    /// The synonym rules of `naming` as word lists, longest first.
+    pub synonym_rules: Vec<(Vec<String>, Vec<String>)>,
 }
 
 /// A profile file that could not be loaded; lists every problem found.

@@ -18,7 +18,7 @@ fn weightless_leaf(ctx: &Ctx, b: BoneId) -> bool {
         && bone
             .parent
             .is_some_and(|p| ctx.sk.bones[p.index()].weighted == Some(true))
-        && !ctx.subtree(b).iter().any(|d| *d != b && ctx.cand[d.index()])
+        && !ctx.children[b.index()].iter().any(|c| ctx.cand_below[c.index()])
         && !ctx.sk.attachments.iter().any(|a| a.parent == b)
 }
 
@@ -62,7 +62,7 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
         if b == root || !ctx.cand[b.index()] || used.contains(&b) {
             continue;
         }
-        let leaf = !ctx.subtree(b).iter().any(|d| *d != b && ctx.cand[d.index()]);
+        let leaf = !ctx.children[b.index()].iter().any(|c| ctx.cand_below[c.index()]);
         if leaf {
             let path: Vec<BoneId> = ctx.path(root, b)[1..]
                 .iter()

@@ -115,7 +115,7 @@ fn leaf_paths(ctx: &Ctx, root: BoneId) -> Vec<Vec<BoneId>> {
     for &b in &sub {
         let has_cand_child = ctx.children[b.index()]
             .iter()
-            .any(|c| in_sub(c) && ctx.subtree(*c).iter().any(|d| ctx.cand[d.index()]));
+            .any(|c| in_sub(c) && ctx.cand_below[c.index()]);
         if ctx.cand[b.index()] && !has_cand_child {
             let path: Vec<BoneId> = ctx
                 .path(root, b)
@@ -283,7 +283,7 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
     let fans = |b: BoneId| {
         ctx.children[b.index()]
             .iter()
-            .filter(|c| ctx.subtree(**c).iter().any(|d| ctx.cand[d.index()]))
+            .filter(|c| ctx.cand_below[c.index()])
             .count()
     };
     let table = |j: usize, path: &[BoneId], i: usize| {

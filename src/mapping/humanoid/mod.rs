@@ -56,6 +56,8 @@ pub(super) struct Ctx<'a> {
     pub info: Vec<NameInfo>,
     /// Bones that may be mapped: not helpers, end sites or weightless tip bones.
     pub cand: Vec<bool>,
+    /// Whether the bone or one of its descendants is a candidate.
+    pub cand_below: Vec<bool>,
     /// Name score of every (bone, profile bone).
     pub names: Vec<Vec<f32>>,
     pub height: f32,
@@ -132,6 +134,12 @@ impl<'a> Ctx<'a> {
             let end_site = skinned && !bone.is_joint && !has_cand_child;
             cand[i] = !named_out && !end_site;
         }
+        let mut cand_below = cand.clone();
+        for i in (0..n).rev() {
+            if let (true, Some(p)) = (cand_below[i], sk.bones[i].parent) {
+                cand_below[p.index()] = true;
+            }
+        }
         let (lo, hi) = pos
             .iter()
             .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), p| {
@@ -144,6 +152,7 @@ impl<'a> Ctx<'a> {
             children,
             info,
             cand,
+            cand_below,
             names,
             height: (hi - lo).max(1e-6),
             ground: lo,

@@ -43,7 +43,7 @@ pub(super) fn trunks(ctx: &Ctx) -> Vec<Trunk> {
                     .collect();
             }
         }
-        legs.retain(|l| ctx.subtree(*l).iter().any(|b| ctx.cand[b.index()]));
+        legs.retain(|l| ctx.cand_below[l.index()]);
         legs.sort_by(|a, b| lo[a.index()].total_cmp(&lo[b.index()]).then(a.cmp(b)));
         let spine = ctx.children[i]
             .iter()
