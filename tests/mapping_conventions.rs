@@ -168,15 +168,7 @@ fn ue5_edit(j: &mut Vec<Joint>) {
         &["upper_chest"],
         c2 + Vec3::new(0.0, 0.04, 0.0),
     );
-    for s in ["L", "R"] {
-        let hand = pos(j, &format!("hand.{s}"));
-        for f in ["index", "middle", "ring", "little"] {
-            let first = format!("{f}1.{s}");
-            let meta = format!("{f}_meta.{s}");
-            let p = hand.lerp(pos(j, &first), 0.3);
-            insert(j, &meta, Some(&format!("hand.{s}")), &[&first], p);
-        }
-    }
+    ue5_meta(j);
 }
 
 fn vrm_id(id: &str) -> String {
