@@ -3,7 +3,7 @@
 //! source ancestors, each source bone maps once). Ties break by bone order, so it is
 //! deterministic.
 
-use super::names::{analyze, score, vocabulary};
+use super::names::{analyze, score};
 use super::{is_ancestor, Mapped, Origin};
 use crate::model::{BoneId, Skeleton};
 use crate::profile::{Profile, ProfileBoneId};
@@ -17,12 +17,7 @@ pub(super) fn map(
     fixed: &[Option<Mapped>],
     forced_empty: &[bool],
 ) -> Vec<Option<Mapped>> {
-    let vocab = vocabulary(profile);
-    let infos: Vec<_> = skeleton
-        .bones
-        .iter()
-        .map(|b| analyze(&b.name, profile, &vocab))
-        .collect();
+    let infos: Vec<_> = skeleton.bones.iter().map(|b| analyze(&b.name, profile)).collect();
     let mut pairs: Vec<(f32, ProfileBoneId, BoneId)> = Vec::new();
     for id in profile.ids() {
         for (i, info) in infos.iter().enumerate() {

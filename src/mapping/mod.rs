@@ -190,7 +190,7 @@ fn check(map: &mut BoneMap, skeleton: &Skeleton, profile: &Profile) {
         let mut up = profile.bone(id).parent;
         while let Some(p) = up {
             if let Some(pb) = map.get(p) {
-                if !is_ancestor(skeleton, pb, b) || pb == b {
+                if !is_ancestor(skeleton, pb, b) {
                     let (n, pn) = (&profile.bone(id).name, &profile.bone(p).name);
                     map.warnings.push(MapWarning {
                         code: WarningCode::ParentOrder,

@@ -2,7 +2,6 @@
 //! found in every common form, synonyms applied; then scoring a name against a profile bone.
 
 use crate::profile::{Profile, ProfileBone, Side};
-use std::collections::HashSet;
 
 /// What a bone's name says.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -52,33 +51,9 @@ pub fn split_words(name: &str) -> Vec<String> {
     out.into_iter().map(|w| w.to_lowercase()).collect()
 }
 
-/// The words a profile's names and synonyms know, for splitting glued side letters (`lhand`).
-pub fn vocabulary(profile: &Profile) -> HashSet<String> {
-    let n = &profile.naming;
-    let mut v: HashSet<String> = HashSet::new();
-    for b in &profile.bones {
-        v.extend(b.names.iter().flat_map(|(p, _)| p.iter().cloned()));
-    }
-    for (a, b) in &n.synonyms {
-        v.extend(
-            a.split_whitespace()
-                .chain(b.split_whitespace())
-                .map(str::to_lowercase),
-        );
-    }
-    v.extend(
-        n.palm
-            .iter()
-            .chain(&n.helpers)
-            .chain(&n.ends)
-            .chain(&n.secondary)
-            .cloned(),
-    );
-    v
-}
-
 /// Reads a name with a profile's naming rules.
-pub fn analyze(name: &str, profile: &Profile, vocab: &HashSet<String>) -> NameInfo {
+pub fn analyze(name: &str, profile: &Profile) -> NameInfo {
+    let vocab = &profile.vocabulary;
     let n = &profile.naming;
     let mut stripped = name;
     for re in &profile.prefixes {
@@ -180,7 +155,7 @@ mod tests {
 
     fn read(name: &str) -> NameInfo {
         let p = Profile::humanoid();
-        analyze(name, p, &vocabulary(p))
+        analyze(name, p)
     }
 
     #[test]

@@ -95,17 +95,6 @@ pub enum Side {
     Right,
 }
 
-impl Side {
-    /// The other side (`Center` stays).
-    pub fn mirror(self) -> Side {
-        match self {
-            Side::Left => Side::Right,
-            Side::Right => Side::Left,
-            Side::Center => Side::Center,
-        }
-    }
-}
-
 /// Which auto-mapper suits a profile.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum MapperKind {
@@ -310,6 +299,28 @@ impl ProfileFile {
         if !problems.is_empty() {
             return Err(problems);
         }
+        let mut synonym_rules: Vec<(Vec<String>, Vec<String>)> = self
+            .naming
+            .synonyms
+            .iter()
+            .map(|(a, b)| (words(a), words(b)))
+            .filter(|(a, _)| !a.is_empty())
+            .collect();
+        synonym_rules.sort_by_key(|r| std::cmp::Reverse(r.0.len()));
+        let n = &self.naming;
+        let vocabulary = bones
+            .iter()
+            .flat_map(|b| b.names.iter().flat_map(|(p, _)| p.iter().cloned()))
+            .chain(synonym_rules.iter().flat_map(|(a, b)| a.iter().chain(b).cloned()))
+            .chain(
+                n.palm
+                    .iter()
+                    .chain(&n.helpers)
+                    .chain(&n.ends)
+                    .chain(&n.secondary)
+                    .cloned(),
+            )
+            .collect();
         Ok(Profile {
             name: self.name.clone(),
             root,
@@ -319,17 +330,8 @@ impl ProfileFile {
             chains,
             naming: self.naming.clone(),
             prefixes,
-            synonym_rules: {
-                let mut rules: Vec<(Vec<String>, Vec<String>)> = self
-                    .naming
-                    .synonyms
-                    .iter()
-                    .map(|(a, b)| (words(a), words(b)))
-                    .filter(|(a, _)| !a.is_empty())
-                    .collect();
-                rules.sort_by_key(|r| std::cmp::Reverse(r.0.len()));
-                rules
-            },
+            synonym_rules,
+            vocabulary,
         })
     }
 }

@@ -91,6 +91,9 @@ pub struct Profile {
     pub prefixes: Vec<regex::Regex>,
     /// The synonym rules of `naming` as word lists, longest first.
     pub synonym_rules: Vec<(Vec<String>, Vec<String>)>,
+    /// Every word the profile's names and naming rules know (for splitting glued side letters
+    /// such as `lhand`).
+    pub vocabulary: std::collections::HashSet<String>,
 }
 
 /// A profile file that could not be loaded; lists every problem found.

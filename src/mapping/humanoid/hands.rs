@@ -2,7 +2,7 @@
 //! finger when they can (`index`, `pinky`, 3ds Max `Finger1`); otherwise the thumb is the path
 //! pointing furthest from the others, and the rest are ordered across the palm from the thumb.
 
-use super::limbs::mean_dir;
+use super::limbs::{leaf_paths, mean_dir};
 use super::{Ctx, Facing, Part};
 use crate::model::BoneId;
 use crate::profile::Side;
@@ -56,27 +56,17 @@ fn majority(votes: &[usize]) -> Option<usize> {
 pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: Facing) -> Part {
     let mut part = Part::default();
     let used: Vec<BoneId> = done.entries.iter().map(|(_, m)| m.bone).collect();
-    let sub = ctx.subtree(root);
-    let mut paths: Vec<Vec<BoneId>> = Vec::new();
-    for &b in &sub {
-        if b == root || !ctx.cand[b.index()] || used.contains(&b) {
-            continue;
-        }
-        let leaf = !ctx.children[b.index()].iter().any(|c| ctx.cand_below[c.index()]);
-        if leaf {
-            let path: Vec<BoneId> = ctx.path(root, b)[1..]
-                .iter()
-                .copied()
-                .filter(|x| ctx.cand[x.index()] && !used.contains(x))
-                .collect();
-            paths.push(path);
-        }
-    }
-    // Bones shared by several fingers sit in the palm.
+    let paths = leaf_paths(ctx, root);
+    // The hand itself and bones shared by several fingers (they sit in the palm) are no finger.
     let shared = |b: &BoneId| paths.iter().filter(|p| p.contains(b)).count() > 1;
     let paths: Vec<Vec<BoneId>> = paths
         .iter()
-        .map(|p| p.iter().copied().filter(|b| !shared(b)).collect::<Vec<_>>())
+        .map(|p| {
+            p.iter()
+                .copied()
+                .filter(|b| *b != root && !used.contains(b) && !shared(b))
+                .collect::<Vec<_>>()
+        })
         .filter(|p| !p.is_empty())
         .collect();
     let mut ids: Vec<Option<usize>> = paths
@@ -91,18 +81,14 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
     };
     // The wrist: the hand's joint, or where the palm bones start when the fingers hang from
     // the forearm.
-    let wrist = if ctx
-        .profile
-        .find(&format!(
-            "{}Hand",
-            if side == Side::Right { "Right" } else { "Left" }
-        ))
-        .is_some_and(|id| done.entries.iter().any(|(i, m)| *i == id && m.bone == root))
-    {
+    let pre = if side == Side::Right { "Right" } else { "Left" };
+    let hand = ctx.pid(&format!("{pre}Hand"));
+    let wrist = if done.entries.iter().any(|(i, m)| *i == hand && m.bone == root) {
         ctx.pos[root.index()]
     } else {
-        sub.iter()
-            .find(|b| is_palm(**b))
+        ctx.subtree(root)
+            .into_iter()
+            .find(|b| is_palm(*b))
             .map_or(ctx.pos[root.index()], |b| ctx.pos[b.index()])
     };
     let knuckles = paths
@@ -113,7 +99,6 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
         .map(|b| ctx.pos[b.index()].distance(wrist))
         .fold(0.0f32, f32::max);
     let mut taken = [false; 5];
-    let pre = if side == Side::Right { "Right" } else { "Left" };
     for (k, path) in paths.iter().enumerate() {
         let Some(f) = ids[k] else { continue };
         if std::mem::replace(&mut taken[f], true) {

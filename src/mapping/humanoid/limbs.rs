@@ -108,14 +108,10 @@ fn align(
 }
 
 /// Paths of candidate bones from `root` down to each candidate leaf.
-fn leaf_paths(ctx: &Ctx, root: BoneId) -> Vec<Vec<BoneId>> {
-    let sub = ctx.subtree(root);
-    let in_sub = |b: &BoneId| sub.binary_search(b).is_ok();
+pub(super) fn leaf_paths(ctx: &Ctx, root: BoneId) -> Vec<Vec<BoneId>> {
     let mut out = Vec::new();
-    for &b in &sub {
-        let has_cand_child = ctx.children[b.index()]
-            .iter()
-            .any(|c| in_sub(c) && ctx.cand_below[c.index()]);
+    for b in ctx.subtree(root) {
+        let has_cand_child = ctx.children[b.index()].iter().any(|c| ctx.cand_below[c.index()]);
         if ctx.cand[b.index()] && !has_cand_child {
             let path: Vec<BoneId> = ctx
                 .path(root, b)

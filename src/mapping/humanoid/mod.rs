@@ -16,7 +16,7 @@ mod hands;
 mod limbs;
 mod torso;
 
-use super::names::{analyze, score, vocabulary, NameInfo};
+use super::names::{analyze, score, NameInfo};
 use super::{MapWarning, Mapped, Origin, WarningCode};
 use crate::model::{BoneId, Skeleton};
 use crate::profile::{Profile, ProfileBoneId, Side};
@@ -53,6 +53,8 @@ pub(super) struct Ctx<'a> {
     pub profile: &'a Profile,
     pub pos: Vec<Vec3>,
     pub children: Vec<Vec<BoneId>>,
+    /// Depth of every bone in the hierarchy (roots are 0).
+    pub depth: Vec<usize>,
     pub info: Vec<NameInfo>,
     /// Bones that may be mapped: not helpers, end sites or weightless tip bones.
     pub cand: Vec<bool>,
@@ -110,14 +112,9 @@ impl<'a> Ctx<'a> {
         fixed: &'a [Option<Mapped>],
         forced_empty: &'a [bool],
     ) -> Self {
-        let vocab = vocabulary(profile);
         let pos: Vec<Vec3> = sk.rest_world().iter().map(|m| m.w_axis.truncate()).collect();
         let children = sk.children();
-        let info: Vec<NameInfo> = sk
-            .bones
-            .iter()
-            .map(|b| analyze(&b.name, profile, &vocab))
-            .collect();
+        let info: Vec<NameInfo> = sk.bones.iter().map(|b| analyze(&b.name, profile)).collect();
         let names = info
             .iter()
             .map(|i| profile.bones.iter().map(|pb| score(pb, i)).collect())
@@ -150,6 +147,7 @@ impl<'a> Ctx<'a> {
             profile,
             pos,
             children,
+            depth: sk.depths(),
             info,
             cand,
             cand_below,

@@ -115,7 +115,6 @@ pub(super) fn name_conflicts(ctx: &Ctx, trunk: &Trunk) -> f32 {
 
 /// The leaf of a leg's subtree that is lowest (deepest first among near-equal heights).
 fn foot_tip(ctx: &Ctx, leg: BoneId) -> BoneId {
-    let depth = ctx.sk.depths();
     let sub = ctx.subtree(leg);
     let low = sub
         .iter()
@@ -123,7 +122,7 @@ fn foot_tip(ctx: &Ctx, leg: BoneId) -> BoneId {
         .fold(f32::INFINITY, f32::min);
     *sub.iter()
         .filter(|b| ctx.pos[b.index()].y <= low + 0.02 * ctx.height)
-        .max_by_key(|b| (depth[b.index()], std::cmp::Reverse(**b)))
+        .max_by_key(|b| (ctx.depth[b.index()], std::cmp::Reverse(**b)))
         .unwrap_or(&leg)
 }
 
@@ -132,9 +131,10 @@ fn foot_tip(ctx: &Ctx, leg: BoneId) -> BoneId {
 pub(super) fn facing(ctx: &Ctx, trunk: &Trunk) -> Facing {
     let h = ctx.height;
     let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
+    // Each leg from its first bone down to its lowest, deepest bone.
+    let paths = trunk.legs.map(|leg| ctx.path(leg, foot_tip(ctx, leg)));
     let mut forward = Vec3::ZERO;
-    for leg in trunk.legs {
-        let path = ctx.path(leg, foot_tip(ctx, leg));
+    for path in &paths {
         let low: Vec<&BoneId> = path
             .iter()
             .filter(|b| ctx.pos[b.index()].y < ctx.ground + 0.15 * h)
@@ -147,9 +147,8 @@ pub(super) fn facing(ctx: &Ctx, trunk: &Trunk) -> Facing {
         }
     }
     if forward.length() < 0.5 {
-        for leg in trunk.legs {
-            let path = ctx.path(leg, foot_tip(ctx, leg));
-            let (hip, ankle) = (ctx.pos[leg.index()], ctx.pos[path[path.len() - 1].index()]);
+        for path in &paths {
+            let (hip, ankle) = (ctx.pos[path[0].index()], ctx.pos[path[path.len() - 1].index()]);
             let mid = path.iter().map(|b| ctx.pos[b.index()]).min_by(|a, b| {
                 let m = (hip.y + ankle.y) / 2.0;
                 (a.y - m).abs().total_cmp(&(b.y - m).abs())
@@ -166,11 +165,12 @@ pub(super) fn facing(ctx: &Ctx, trunk: &Trunk) -> Facing {
     let seen = forward.length() > 0.5;
     let forward = if seen { forward.normalize() } else { Vec3::Z };
     let mut left = Vec3::Y.cross(forward).normalize();
-    let lat = |leg: BoneId| (ctx.pos[foot_tip(ctx, leg).index()] - ctx.pos[trunk.hips.index()]).dot(left);
+    let lat =
+        |k: usize| (ctx.pos[paths[k][paths[k].len() - 1].index()] - ctx.pos[trunk.hips.index()]).dot(left);
     let named = trunk.legs.map(|l| ctx.named_side(&ctx.subtree(l)));
     if let [Some(a), Some(b)] = named {
         if a != b {
-            let geometric_left_is_a = lat(trunk.legs[0]) > lat(trunk.legs[1]);
+            let geometric_left_is_a = lat(0) > lat(1);
             if geometric_left_is_a != (a == Side::Left) {
                 left = -left;
             }
