@@ -3,9 +3,11 @@
 //! 0.2 s or 5 runs per file); writing is to memory (`Document::to_parts`) plus GLB framing, so
 //! disk speed does not enter.
 
+mod common;
+
 use skelnorm::gltf_io;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn files() -> Vec<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -29,16 +31,8 @@ fn files() -> Vec<PathBuf> {
     v
 }
 
-fn median(mut f: impl FnMut()) -> Duration {
-    let mut times = Vec::new();
-    let start = Instant::now();
-    while times.len() < 5 || start.elapsed() < Duration::from_millis(200) {
-        let t = Instant::now();
-        f();
-        times.push(t.elapsed());
-    }
-    times.sort();
-    times[times.len() / 2]
+fn median(f: impl FnMut()) -> Duration {
+    common::median(5, Duration::from_millis(200), f)
 }
 
 fn main() {

@@ -2,6 +2,8 @@
 //! every skeleton of the fixtures and real assets. Run with `cargo bench --bench map`; each
 //! figure is the median of repeated runs (at least 0.3 s or 20 runs).
 
+mod common;
+
 #[path = "../tests/conventions/mod.rs"]
 mod conventions;
 
@@ -10,18 +12,10 @@ use skelnorm::mapping::{map_skeleton, MapOptions};
 use skelnorm::model::Skeleton;
 use skelnorm::profile::Profile;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-fn median(mut f: impl FnMut()) -> Duration {
-    let mut times = Vec::new();
-    let start = Instant::now();
-    while times.len() < 20 || start.elapsed() < Duration::from_millis(300) {
-        let t = Instant::now();
-        f();
-        times.push(t.elapsed());
-    }
-    times.sort();
-    times[times.len() / 2]
+fn median(f: impl FnMut()) -> Duration {
+    common::median(20, Duration::from_millis(300), f)
 }
 
 fn report(name: &str, sk: &Skeleton) {

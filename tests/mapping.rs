@@ -4,10 +4,7 @@
 mod common;
 mod conventions;
 
-#[allow(dead_code)]
-#[path = "../examples/make_fixtures/names.rs"]
-mod names;
-
+use conventions::names;
 use conventions::rig::{self, Parts};
 use skelnorm::gltf_io;
 use skelnorm::mapping::{map_skeleton, BoneMap, MapOptions};

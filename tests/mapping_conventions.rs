@@ -5,7 +5,9 @@
 mod conventions;
 
 use conventions::rig::{apply_a_pose, Joint, Parts};
-use conventions::{expected, finger, humanoid, insert, pos, prune, remove, reparent, skeleton, split, title};
+use conventions::{
+    expected, finger, humanoid, insert, names, pos, prune, remove, reparent, skeleton, split, title,
+};
 use glam::{Mat4, Quat, Vec3};
 use skelnorm::mapping::{map_skeleton, MapOptions};
 use skelnorm::profile::Profile;
@@ -43,38 +45,12 @@ fn side_word(side: &str) -> &'static str {
 }
 
 fn mixamo_base(id: &str) -> String {
-    let (base, side) = split(id);
-    let s = if side.is_empty() { "" } else { side_word(side) };
-    match base {
-        "hips" => "Hips".into(),
-        "spine" => "Spine".into(),
-        "chest" => "Spine1".into(),
-        "chest2" => "Spine2".into(),
-        "upper_chest" => "Spine2".into(),
-        "neck" => "Neck".into(),
-        "neck2" => "Neck1".into(),
-        "head" => "Head".into(),
-        "head_end" => "HeadTop_End".into(),
-        "eye" => format!("{s}Eye"),
-        "toes_end" => format!("{s}Toe_End"),
-        "shoulder" => format!("{s}Shoulder"),
-        "upper_arm" => format!("{s}Arm"),
-        "lower_arm" => format!("{s}ForeArm"),
-        "hand" => format!("{s}Hand"),
-        "upper_leg" => format!("{s}UpLeg"),
-        "lower_leg" => format!("{s}Leg"),
-        "foot" => format!("{s}Foot"),
-        "toes" => format!("{s}ToeBase"),
-        "root" => "Reference".into(),
-        b => {
-            let (f, n) = finger(b).expect("finger");
-            let f = if f == "little" {
-                "Pinky".to_string()
-            } else {
-                title(f)
-            };
-            format!("{s}Hand{f}{n}")
-        }
+    match split(id) {
+        ("root", _) => "Reference".into(),
+        ("chest2", _) => "Spine2".into(),
+        ("neck2", _) => "Neck1".into(),
+        ("eye", side) => format!("{}Eye", side_word(side)),
+        _ => names::human_ik(id),
     }
 }
 
@@ -108,44 +84,15 @@ fn add_eyes(j: &mut Vec<Joint>) {
 }
 
 fn unreal(id: &str) -> String {
-    let (base, side) = split(id);
-    let s = if side.is_empty() {
-        String::new()
-    } else {
-        format!("_{}", side.to_lowercase())
-    };
-    match base {
-        "root" | "ik_foot_root" | "ik_hand_root" | "ik_hand_gun" => base.into(),
-        "ik_foot" | "ik_hand" => format!("{base}{s}"),
-        "hips" => "pelvis".into(),
-        "spine" => "spine_01".into(),
-        "chest" => "spine_02".into(),
-        "chest2" => "spine_03".into(),
-        "upper_chest" if id == "upper_chest" => "spine_03".into(),
-        "neck" => "neck_01".into(),
-        "neck2" => "neck_02".into(),
-        "head" => "head".into(),
-        "shoulder" => format!("clavicle{s}"),
-        "upper_arm" => format!("upperarm{s}"),
-        "lower_arm" => format!("lowerarm{s}"),
-        "hand" => format!("hand{s}"),
-        "upper_arm_twist" => format!("upperarm_twist_01{s}"),
-        "lower_arm_twist" => format!("lowerarm_twist_01{s}"),
-        "upper_leg_twist" => format!("thigh_twist_01{s}"),
-        "lower_leg_twist" => format!("calf_twist_01{s}"),
-        "upper_leg" => format!("thigh{s}"),
-        "lower_leg" => format!("calf{s}"),
-        "foot" => format!("foot{s}"),
-        "toes" => format!("ball{s}"),
-        b if b.ends_with("_meta") => format!(
-            "{}_metacarpal{s}",
-            b.trim_end_matches("_meta").replace("little", "pinky")
+    match split(id) {
+        ("chest2", _) => "spine_03".into(),
+        ("neck2", _) => "neck_02".into(),
+        (b, side) if b.ends_with("_meta") => format!(
+            "{}_metacarpal_{}",
+            b.trim_end_matches("_meta").replace("little", "pinky"),
+            side.to_lowercase()
         ),
-        b => {
-            let (f, n) = finger(b).expect("unreal finger");
-            let f = if f == "little" { "pinky" } else { f };
-            format!("{f}_0{n}{s}")
-        }
+        _ => names::unreal(id),
     }
 }
 
@@ -217,77 +164,19 @@ fn godot(id: &str) -> String {
     match split(id) {
         ("head_end", _) => "HeadTop".into(),
         (b, s) if b.ends_with("_end") => format!("{}_end{}", title(b.trim_end_matches("_end")), s),
-        _ => {
-            let v = vrm_id(id);
-            title(&v)
-        }
+        _ => names::godot(id),
     }
 }
 
-fn vroid(id: &str) -> String {
-    let (base, side) = split(id);
-    let s = if side.is_empty() { "C" } else { side };
-    let name = match base {
-        "head_end" => return "J_Adj_C_HeadTop_End".into(),
-        "toes_end" => return format!("J_Adj_{s}_Toe_End"),
-        "toes" => "ToeBase".to_string(),
-        b => match finger(b) {
-            Some((f, 4)) => return format!("J_Adj_{s}_{}3_End", title(f)),
-            Some((f, n)) => format!("{}{n}", title(f)),
-            None => vrm_id(b)
-                .chars()
-                .take(1)
-                .flat_map(char::to_uppercase)
-                .chain(vrm_id(b).chars().skip(1))
-                .collect(),
-        },
-    };
-    format!("J_Bip_{s}_{name}")
-}
-
 fn rigify(id: &str) -> String {
-    let (base, side) = split(id);
-    let s = if side.is_empty() {
-        String::new()
-    } else {
-        format!(".{side}")
-    };
-    let name = match base {
-        "hips" => "spine".into(),
-        "spine" => "spine.001".into(),
-        "chest" => "spine.002".into(),
-        "upper_chest" => "spine.003".into(),
-        "neck" => "spine.004".into(),
-        "head" => "spine.006".into(),
-        "head_end" => "spine.006_end".into(),
-        "shoulder" => format!("shoulder{s}"),
-        "upper_arm" => format!("upper_arm{s}"),
-        "upper_arm_twist" => format!("upper_arm{s}.001"),
-        "lower_arm_twist" => format!("forearm{s}.001"),
-        "lower_arm" => format!("forearm{s}"),
-        "hand" => format!("hand{s}"),
-        "upper_leg" => format!("thigh{s}"),
-        "upper_leg_twist" => format!("thigh{s}.001"),
-        "lower_leg_twist" => format!("shin{s}.001"),
-        "lower_leg" => format!("shin{s}"),
-        "foot" => format!("foot{s}"),
-        "toes" => format!("toe{s}"),
-        "toes_end" => format!("toe{s}_end"),
-        b => {
-            let (f, n) = finger(b).expect("rigify finger");
-            let f = if f == "thumb" {
-                "thumb".to_string()
-            } else {
-                format!("f_{}", if f == "little" { "pinky" } else { f })
-            };
-            if n == 4 {
-                format!("{f}.03{s}_end")
-            } else {
-                format!("{f}.0{n}{s}")
-            }
-        }
-    };
-    format!("DEF-{name}")
+    let twist = |limb: &str, side: &str| format!("DEF-{limb}.{side}.001");
+    match split(id) {
+        ("upper_arm_twist", s) => twist("upper_arm", s),
+        ("lower_arm_twist", s) => twist("forearm", s),
+        ("upper_leg_twist", s) => twist("thigh", s),
+        ("lower_leg_twist", s) => twist("shin", s),
+        _ => names::rigify(id),
+    }
 }
 
 /// Rigify's twist bones (`upper_arm.L.001`) sit in the chain between the limb's two bones.
@@ -765,7 +654,7 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "VRoid J_Bip_",
-            names: vroid,
+            names: names::vroid,
             faces_minus_z: true,
             ..base
         },

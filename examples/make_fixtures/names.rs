@@ -1,13 +1,15 @@
 //! Bone names in the conventions real files use, from canonical ids (`upper_arm.L`).
 
-fn split(id: &str) -> (&str, Option<&str>) {
+/// `(base, side)` of a canonical id: `upper_arm.L` → (`upper_arm`, `Some("L")`).
+pub fn split(id: &str) -> (&str, Option<&str>) {
     match id.rsplit_once('.') {
         Some((base, side)) => (base, Some(side)),
         None => (id, None),
     }
 }
 
-fn finger(base: &str) -> Option<(&str, usize)> {
+/// `(finger, n)` of a finger id base: `index2` → (`index`, 2); `_end` is 4.
+pub fn finger(base: &str) -> Option<(&str, usize)> {
     for f in ["thumb", "index", "middle", "ring", "little"] {
         if let Some(rest) = base.strip_prefix(f) {
             let n = if rest == "_end" { 4 } else { rest.parse().ok()? };
@@ -17,7 +19,8 @@ fn finger(base: &str) -> Option<(&str, usize)> {
     None
 }
 
-fn title(s: &str) -> String {
+/// The word with its first letter upper-cased.
+pub fn title(s: &str) -> String {
     let mut c = s.chars();
     c.next()
         .map(|f| f.to_uppercase().collect::<String>() + c.as_str())

@@ -1,30 +1,12 @@
 use super::*;
-use crate::model::{Bone, Transform};
-use glam::{Mat4, Vec3};
 
-/// A tiny chain rig: pelvis → spine → head, with names only.
+/// A chain rig (pelvis → spine → head, say) that only names can tell apart.
 fn chain(names: &[&str]) -> Skeleton {
-    let bones = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| Bone {
-            name: n.to_string(),
-            parent: i.checked_sub(1).map(|p| BoneId(p as u32)),
-            rest: Transform::from_translation(Vec3::Y * 0.3),
-            is_joint: true,
-            weighted: Some(true),
-            node: Some(i as u32),
-        })
-        .collect();
-    Skeleton {
-        name: "chain".into(),
-        bones,
-        skins: vec![],
-        attachments: vec![],
-        base: Mat4::IDENTITY,
-        base_nodes: vec![],
-        declared: None,
+    let mut sk = crate::model::tests::chain(names.len());
+    for (bone, name) in sk.bones.iter_mut().zip(names) {
+        bone.name = name.to_string();
     }
+    sk
 }
 
 #[test]

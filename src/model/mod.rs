@@ -258,11 +258,12 @@ impl Skeleton {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use glam::{Quat, Vec3};
 
-    fn chain(n: usize) -> Skeleton {
+    /// A chain of `n` bones `b0`, `b1`, … one unit apart along +Y (for tests of any module).
+    pub(crate) fn chain(n: usize) -> Skeleton {
         let bones = (0..n)
             .map(|i| Bone {
                 name: format!("b{i}"),

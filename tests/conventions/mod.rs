@@ -6,31 +6,19 @@
 #[path = "../../examples/make_fixtures/rig.rs"]
 pub mod rig;
 
+#[path = "../../examples/make_fixtures/names.rs"]
+pub mod names;
+
 use glam::{Mat4, Quat, Vec3};
 use rig::{Joint, Parts};
 use skelnorm::model::{Bone, BoneId, Skeleton, Transform};
 
-/// `(base, side)` of a canonical id: `upper_arm.L` → (`upper_arm`, `L`).
+pub use names::{finger, title};
+
+/// `(base, side)` of a canonical id, with `""` for no side: `upper_arm.L` → (`upper_arm`, `L`).
 pub fn split(id: &str) -> (&str, &str) {
-    id.rsplit_once('.').unwrap_or((id, ""))
-}
-
-/// `(finger, n)` of a finger id base: `index2` → (`index`, 2); `_end` is 4.
-pub fn finger(base: &str) -> Option<(&str, usize)> {
-    for f in ["thumb", "index", "middle", "ring", "little"] {
-        if let Some(rest) = base.strip_prefix(f) {
-            let n = if rest == "_end" { 4 } else { rest.parse().ok()? };
-            return Some((f, n));
-        }
-    }
-    None
-}
-
-pub fn title(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-        .unwrap_or_default()
+    let (base, side) = names::split(id);
+    (base, side.unwrap_or(""))
 }
 
 /// The profile bone a canonical id stands for.
