@@ -300,13 +300,7 @@ fn vrm_animation_names_its_nodes_by_vrm_id() {
         .bones
         .iter()
         .filter_map(|b| {
-            let title: String = b
-                .name
-                .chars()
-                .take(1)
-                .flat_map(char::to_uppercase)
-                .chain(b.name.chars().skip(1))
-                .collect();
+            let title = names::title(&b.name);
             p.find(&title).map(|_| (title, b.name.clone()))
         })
         .collect();
