@@ -119,20 +119,10 @@ pub fn run(
     }
     if let (Some(out), [k]) = (output, chosen.as_slice()) {
         let text = BoneMapFile::write_ron(&maps[0], &skeletons[*k], &profile);
-        write_text(out, &text).with_context(|| format!("{}: cannot write the bone map", out.display()))?;
+        gltf_io::write_file(out, text.as_bytes())
+            .with_context(|| format!("{}: cannot write the bone map", out.display()))?;
     }
     Ok(super::EXIT_OK)
-}
-
-fn write_text(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(text.as_bytes())?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 fn print(file: &Path, reports: &[MapReport], json: bool) -> Result<(), Failure> {

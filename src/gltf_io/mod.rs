@@ -235,6 +235,16 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// Writes `bytes` to `out` the way every output is written: a temporary file (mode 0644) in the
+/// destination folder, synced, then renamed, so a failed write leaves no partial file.
+pub fn write_file(out: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    write_atomic(dir, out, bytes)
+}
+
 fn write_atomic(dir: &Path, out: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let mut builder = tempfile::Builder::new();
