@@ -7,8 +7,11 @@
 //! (meshes, materials, extensions, extras) survives unchanged.
 #![deny(missing_docs)]
 
+pub mod check;
 pub mod gltf_io;
 pub mod inspect;
 pub mod mapping;
 pub mod model;
+pub mod pipeline;
 pub mod profile;
+pub mod rest;

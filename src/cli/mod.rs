@@ -3,6 +3,7 @@
 
 mod inspect;
 mod map;
+mod normalize;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -57,6 +58,10 @@ enum Command {
         #[command(flatten)]
         map: map::MapArgs,
     },
+    /// Normalize a file: map its bones, then fix the rest (fold node transforms, face +Z,
+    /// T-pose, profile axes) with every clip, skin and attached mesh converted so that every
+    /// animated frame looks the same. Exits 3 when no skeleton fits the profile.
+    Normalize(normalize::NormalizeArgs),
     /// Convert between .gltf and .glb (.vrm/.vrma are GLB); a lossless round trip.
     Convert {
         /// The input file.
@@ -86,6 +91,7 @@ pub fn run() -> i32 {
             allow_partial,
             map,
         } => map::run(&file, &map, json, output.as_deref(), skeleton, allow_partial),
+        Command::Normalize(args) => normalize::run(&args),
         Command::Convert { input, output } => convert(&input, &output).map(|()| EXIT_OK),
     };
     match result {

@@ -437,6 +437,11 @@ fn clips(
     let mut out = Vec::new();
     for (a, anim) in root.animations.iter().enumerate() {
         let name = anim.name.clone().unwrap_or_else(|| format!("animation{a}"));
+        let motion_scale = json["animations"][a]
+            .pointer("/extras/skelnorm/motion_scale")
+            .and_then(Value::as_f64)
+            .map(|h| h as f32)
+            .filter(|h| h.is_finite() && *h > 0.0);
         let mut per_skeleton: Vec<Option<Clip>> = vec![None; skeletons.len()];
         let mut opaque = Vec::new();
         // Channel indices in the original JSON: the typed list skips pointer channels.
@@ -479,6 +484,7 @@ fn clips(
                     tracks: vec![BoneTracks::default(); skeletons[sk].bones.len()],
                     opaque: Vec::new(),
                     source: Some(a as u32),
+                    motion_scale,
                 })
             });
             let placed = match (clip, bone, path) {
@@ -513,6 +519,7 @@ fn clips(
                 tracks: vec![BoneTracks::default(); skeletons[0].bones.len()],
                 opaque: Vec::new(),
                 source: Some(a as u32),
+                motion_scale,
             });
         }
         if let Some(first) = made.first_mut() {

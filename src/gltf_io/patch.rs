@@ -5,7 +5,7 @@
 use super::buffers::{push_array, OutBuffers};
 use super::error::ErrorKind;
 use crate::model::{Clip, Model, Skeleton, Track, TrackValue, Transform};
-use glam::{Quat, Vec3};
+use glam::{Mat4, Quat, Vec3};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
@@ -73,10 +73,7 @@ fn patch_skeleton(
         )));
     }
     if new.base != old.base {
-        return Err(fail(format!(
-            "skeleton `{}`: changing the base transform is not supported",
-            new.name
-        )));
+        set_base(json, old, new)?;
     }
     for (b, o) in new.bones.iter().zip(&old.bones) {
         if b.name != o.name {
@@ -133,6 +130,98 @@ fn patch_skeleton(
             json["skins"][k as usize]["inverseBindMatrices"] = acc.into();
         }
     }
+    Ok(())
+}
+
+/// A node's local transform as stored (`matrix`, or TRS with glTF's defaults).
+fn stored_local(json: &Value, n: u32) -> Result<Mat4, ErrorKind> {
+    let node = json
+        .pointer(&format!("/nodes/{n}"))
+        .ok_or_else(|| fail(format!("node {n} does not exist")))?;
+    let floats = |key: &str, len: usize| -> Option<Vec<f32>> {
+        let v: Vec<f32> = node
+            .get(key)?
+            .as_array()?
+            .iter()
+            .filter_map(|x| x.as_f64())
+            .map(|x| x as f32)
+            .collect();
+        (v.len() == len).then_some(v)
+    };
+    if let Some(m) = floats("matrix", 16) {
+        return Ok(Mat4::from_cols_slice(&m));
+    }
+    let t = floats("translation", 3).map_or(Vec3::ZERO, |v| Vec3::from_slice(&v));
+    let r = floats("rotation", 4).map_or(Quat::IDENTITY, |v| Quat::from_slice(&v).normalize());
+    let sc = floats("scale", 3).map_or(Vec3::ONE, |v| Vec3::from_slice(&v));
+    Ok(Mat4::from_scale_rotation_translation(sc, r, t))
+}
+
+/// The TRS form of `m`, or an error naming `what` when `m` has shear.
+fn as_trs(m: &Mat4, what: &str) -> Result<Transform, ErrorKind> {
+    let t = Transform::from_mat4(m);
+    let size = m.x_axis.truncate().length().max(1e-30);
+    let back = t.to_mat4();
+    if (0..4).all(|c| (back.col(c) - m.col(c)).length() <= 1e-4 * size.max(1.0)) {
+        Ok(t)
+    } else {
+        Err(fail(format!(
+            "{what}: the new transform cannot be written as translation, rotation and scale"
+        )))
+    }
+}
+
+/// Gives a skeleton a new base transform by changing only the node right above its roots (or a
+/// new node there, if the roots hang from the scene). That node's other children are
+/// compensated so they stay where they were.
+fn set_base(json: &mut Value, old: &Skeleton, new: &Skeleton) -> Result<(), ErrorKind> {
+    let roots: Vec<u32> = new
+        .bones
+        .iter()
+        .filter(|b| b.parent.is_none())
+        .filter_map(|b| b.node)
+        .collect();
+    let Some(&last) = old.base_nodes.last() else {
+        let t = as_trs(&new.base, &format!("skeleton `{}`", new.name))?;
+        let mut node = json!({ "name": new.name.clone(), "children": roots.clone() });
+        write_trs(node.as_object_mut().expect("an object"), &t);
+        let idx = push_array(json, "nodes", node);
+        for scene in json
+            .get_mut("scenes")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            let Some(list) = scene.get_mut("nodes").and_then(Value::as_array_mut) else {
+                continue;
+            };
+            let is_root = |v: &Value| v.as_u64().is_some_and(|n| roots.contains(&(n as u32)));
+            if let Some(at) = list.iter().position(is_root) {
+                list.retain(|v| !is_root(v));
+                list.insert(at.min(list.len()), idx.into());
+            }
+        }
+        return Ok(());
+    };
+    let mut above = Mat4::IDENTITY;
+    for &n in &old.base_nodes[..old.base_nodes.len() - 1] {
+        above *= stored_local(json, n)?;
+    }
+    let old_last = stored_local(json, last)?;
+    let new_last = as_trs(&(above.inverse() * new.base), &format!("node {last}"))?;
+    let compensate = new_last.to_mat4().inverse() * old_last;
+    let children: Vec<u32> = json["nodes"][last as usize]["children"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_u64().map(|n| n as u32))
+        .filter(|n| !roots.contains(n))
+        .collect();
+    for c in children {
+        let t = as_trs(&(compensate * stored_local(json, c)?), &format!("node {c}"))?;
+        write_trs(node_mut(json, Some(c), &format!("node {c}"))?, &t);
+    }
+    write_trs(node_mut(json, Some(last), &format!("node {last}"))?, &new_last);
     Ok(())
 }
 
@@ -359,7 +448,20 @@ fn rebuild(
     let mut anim = anim; // the borrows of the old channels ended with `r`
     anim["channels"] = Value::Array(channels);
     anim["samplers"] = Value::Array(samplers);
-    anim["name"] = new[0].name.clone().into();
+    // An unnamed animation keeps having no name unless the clip was renamed.
+    let unnamed = a.is_some_and(|a| anim.get("name").is_none() && new[0].name == format!("animation{a}"));
+    if !unnamed {
+        anim["name"] = new[0].name.clone().into();
+    }
+    if let Some(h) = new[0].motion_scale {
+        if !anim["extras"].is_object() {
+            anim["extras"] = json!({});
+        }
+        if !anim["extras"]["skelnorm"].is_object() {
+            anim["extras"]["skelnorm"] = json!({});
+        }
+        anim["extras"]["skelnorm"]["motion_scale"] = num(h);
+    }
     match a {
         Some(a) => json["animations"][a] = anim,
         None => {

@@ -17,7 +17,7 @@ pub use file::{BoneMapFile, BoneMapFileError};
 pub use report::{MapReport, MappedReport};
 
 use crate::model::{BoneId, Skeleton};
-use crate::profile::{MapperKind, Profile, ProfileBoneId};
+use crate::profile::{MapperKind, Profile, ProfileBoneId, Tail};
 use serde::Serialize;
 
 /// Options of [`map_skeleton`].
@@ -114,6 +114,38 @@ impl BoneMap {
         profile
             .ids()
             .filter(|&id| profile.bone(id).required && self.get(id).is_none())
+            .collect()
+    }
+
+    /// The profile bones whose mapped joints make `id`'s tail (what the bone points at): its
+    /// tail bone if mapped, else the nearest mapped bone down every child branch of the
+    /// profile. `None` when the bone has no tail or some branch has no mapped bone (so
+    /// `UpperChest` needs the neck and both shoulders, or the bones below them).
+    pub fn tail_bones(&self, profile: &Profile, id: ProfileBoneId) -> Option<Vec<ProfileBoneId>> {
+        match profile.bone(id).tail {
+            Tail::End => None,
+            Tail::Bone(b) if self.get(b).is_some() => Some(vec![b]),
+            _ => {
+                let mut out = Vec::new();
+                for c in profile.children(id) {
+                    let found = self.nearest_mapped(profile, c);
+                    if found.is_empty() {
+                        return None;
+                    }
+                    out.extend(found);
+                }
+                (!out.is_empty()).then_some(out)
+            }
+        }
+    }
+
+    fn nearest_mapped(&self, profile: &Profile, id: ProfileBoneId) -> Vec<ProfileBoneId> {
+        if self.get(id).is_some() {
+            return vec![id];
+        }
+        profile
+            .children(id)
+            .flat_map(|c| self.nearest_mapped(profile, c))
             .collect()
     }
 

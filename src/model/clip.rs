@@ -257,6 +257,9 @@ pub struct Clip {
     pub opaque: Vec<OpaqueTrack>,
     /// Index of the glTF animation this clip was read from, if any.
     pub source: Option<u32>,
+    /// When set, the translation keys of the root and hips bones were divided by this height
+    /// (metres): multiply them back by the playing skeleton's own hips height.
+    pub motion_scale: Option<f32>,
 }
 
 impl Clip {

@@ -61,6 +61,15 @@ pub struct BoneSpec {
     /// Name phrases with weights in 0..=1, for the name matcher.
     #[serde(default)]
     pub names: Vec<(String, f32)>,
+    /// Second lines fixing the bone's roll in the rest fix, each from one bone's joint to
+    /// another's (the knuckle line of a hand, the left–right line of the hips); the first whose
+    /// two bones are both mapped is used. Both bones must be at or below this bone.
+    #[serde(default)]
+    pub roll: Vec<(String, String)>,
+    /// The rest fix keeps this bone's own pitch and only turns its yaw (feet), unless asked to
+    /// align it fully.
+    #[serde(default)]
+    pub keep_pitch: bool,
 }
 
 fn body() -> String {
@@ -149,7 +158,8 @@ impl ProfileFile {
     /// 1. bone names are unique and not empty;
     /// 2. a parent exists and comes before its child; there is at least one bone;
     /// 3. rotations are unit quaternions (within 1e-3) and origins finite;
-    /// 4. tails, root and scale base name existing bones; a tail bone descends from its bone;
+    /// 4. tails, roll lines, root and scale base name existing bones; a tail bone descends from its
+    ///    bone, and a roll line joins two different bones at or below it;
     /// 5. chains are non-empty paths down the tree with unique names;
     /// 6. name weights lie in 0..=1 and prefix patterns are valid regexes.
     pub fn validate(&self) -> Result<Profile, Vec<String>> {
@@ -216,6 +226,8 @@ impl ProfileFile {
                     scale: Vec3::ONE,
                 },
                 names: b.names.iter().map(|(p, w)| (words(p), *w)).collect(),
+                roll: Vec::new(),
+                keep_pitch: b.keep_pitch,
             });
         }
         let lookup = |name: &str, what: &str, problems: &mut Vec<String>| {
@@ -257,6 +269,26 @@ impl ProfileFile {
                     None => Tail::Average,
                 },
             };
+        }
+        for (i, b) in self.bones.iter().enumerate() {
+            for (from, to) in &b.roll {
+                let what = format!("bone `{}`: roll", b.name);
+                let ends = (
+                    lookup(from, &what, &mut problems),
+                    lookup(to, &what, &mut problems),
+                );
+                if let (Some(f), Some(t)) = ends {
+                    let me = ProfileBoneId(i as u32);
+                    let below = |x: ProfileBoneId| x == me || descends(x, me);
+                    if f == t || !below(f) || !below(t) {
+                        problems.push(format!(
+                            "{what}: `{from}` and `{to}` must be two different bones at or below it"
+                        ));
+                    } else {
+                        bones[i].roll.push((f, t));
+                    }
+                }
+            }
         }
         let mut chains = Vec::with_capacity(self.chains.len());
         for (k, c) in self.chains.iter().enumerate() {

@@ -59,6 +59,11 @@ pub struct ProfileBone {
     pub reference: Transform,
     /// Name phrases (words separated by spaces) with a weight in 0..=1.
     pub names: Vec<(Vec<String>, f32)>,
+    /// Lines (from one bone's joint to another's) that fix the bone's roll in the rest fix; the
+    /// first whose bones are both mapped counts.
+    pub roll: Vec<(ProfileBoneId, ProfileBoneId)>,
+    /// Whether the rest fix keeps the bone's own pitch by default (feet).
+    pub keep_pitch: bool,
 }
 
 /// A chain of bones for retargeting, from its start bone down to its end bone.
@@ -179,6 +184,11 @@ impl Profile {
             out.push(p);
         }
         out
+    }
+
+    /// The children of a bone, in profile order.
+    pub fn children(&self, id: ProfileBoneId) -> impl Iterator<Item = ProfileBoneId> + '_ {
+        self.ids().filter(move |&c| self.bone(c).parent == Some(id))
     }
 
     /// Whether `ancestor` is `bone` or one of its ancestors.

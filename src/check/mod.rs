@@ -1,0 +1,314 @@
+//! Measures the invariants of normalization on any model, or any pair (input, output): skin
+//! invariance over every clip, the T-pose, bones' +Y toward their tails, facing, roll (palms),
+//! and how well a clip transfers between two normalized rigs. Measures, never changes.
+//! Imports `model`, `profile` and `mapping`.
+
+use crate::mapping::BoneMap;
+use crate::model::{BoneId, Clip, Model, Pose, Skeleton};
+use crate::profile::{Profile, ProfileBoneId, Side};
+use crate::rest::{body_bone, MAX_TAIL_DEG};
+use glam::{Mat4, Quat, Vec3};
+use serde::Serialize;
+
+/// Sampling rate of the checks, frames per second.
+pub const FPS: f32 = 30.0;
+
+/// The largest change of any joint's skinning matrix over every sampled frame of every clip.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkinCheck {
+    /// Clips compared.
+    pub clips: usize,
+    /// Frames sampled over all clips ([`FPS`] per second, both ends included).
+    pub frames: usize,
+    /// Skinning matrices compared (frames × joints).
+    pub matrices: usize,
+    /// Largest element difference of `J(t) · IBM`, divided by the character's height.
+    pub max_error: f32,
+    /// Where the largest difference is: clip, time, joint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worst: Option<String>,
+}
+
+/// Compares skeleton `k`'s skinning matrices in `before` and `after` (clips paired by order,
+/// bones by index) at [`FPS`] frames per second. Skeletons without skins compare bone world
+/// matrices instead, allowing each bone's frame one constant change (taken from the first
+/// frame): exactly what a bind matrix would absorb.
+pub fn skin(before: &Model, after: &Model, k: usize) -> SkinCheck {
+    let (a, b) = (&before.skeletons[k], &after.skeletons[k]);
+    let height = height(a).max(1e-6);
+    let clips_a: Vec<&Clip> = before.clips.iter().filter(|c| c.skeleton == k).collect();
+    let clips_b: Vec<&Clip> = after.clips.iter().filter(|c| c.skeleton == k).collect();
+    let mut out = SkinCheck {
+        clips: clips_a.len().min(clips_b.len()),
+        frames: 0,
+        matrices: 0,
+        max_error: 0.0,
+        worst: None,
+    };
+    let (mut pa, mut pb) = (Pose::rest(a), Pose::rest(b));
+    let mut changes: Option<Vec<Mat4>> = None;
+    for (ca, cb) in clips_a.iter().zip(&clips_b) {
+        let frames = (ca.duration() * FPS).floor() as usize + 1;
+        for f in 0..frames {
+            let time = (f as f32 / FPS).min(ca.duration());
+            pa.locals
+                .iter_mut()
+                .zip(&a.bones)
+                .for_each(|(l, bone)| *l = bone.rest);
+            pb.locals
+                .iter_mut()
+                .zip(&b.bones)
+                .for_each(|(l, bone)| *l = bone.rest);
+            pa.sample_into(ca, time);
+            pb.sample_into(cb, time);
+            let (wa, wb) = (pa.world(a), pb.world(b));
+            out.frames += 1;
+            let mut compare = |j: usize, ma: Mat4, mb: Mat4| {
+                let e = (ma - mb).abs().to_cols_array().into_iter().fold(0.0f32, f32::max) / height;
+                out.matrices += 1;
+                if e > out.max_error || e.is_nan() {
+                    out.max_error = if e.is_nan() { f32::INFINITY } else { e };
+                    out.worst = Some(format!(
+                        "clip `{}`, {time:.3} s, joint `{}`",
+                        ca.name, a.bones[j].name
+                    ));
+                }
+            };
+            if a.skins.is_empty() {
+                // No bind: each bone's frame may change by a constant; the first frame fixes it.
+                let change = changes
+                    .get_or_insert_with(|| wb.iter().zip(&wa).map(|(b, a)| b.inverse() * *a).collect());
+                for j in 0..a.bones.len() {
+                    compare(j, wa[j], wb[j] * change[j]);
+                }
+            }
+            for (sa, sb) in a.skins.iter().zip(&b.skins) {
+                for (n, j) in sa.joints.iter().enumerate() {
+                    let jb = sb.joints[n].index();
+                    compare(
+                        j.index(),
+                        wa[j.index()] * sa.inverse_bind_matrices[n],
+                        wb[jb] * sb.inverse_bind_matrices[n],
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Size of a skeleton: the largest extent of its rest joint positions along any axis (scene
+/// units).
+pub fn height(s: &Skeleton) -> f32 {
+    let ps: Vec<Vec3> = s.rest_world().iter().map(|m| m.w_axis.truncate()).collect();
+    let lo = ps.iter().copied().fold(Vec3::splat(f32::INFINITY), Vec3::min);
+    let hi = ps.iter().copied().fold(Vec3::splat(f32::NEG_INFINITY), Vec3::max);
+    (hi - lo).max_element().max(0.0)
+}
+
+/// How closely a skeleton's rest matches the profile's T-pose, measured in skeleton space
+/// (below its base).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RestCheck {
+    /// Largest angle between a mapped bone's direction (joint → tail) and the profile's,
+    /// degrees; bones that keep their pitch (feet) count only their yaw.
+    pub max_direction_deg: f32,
+    /// The bone with that angle.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worst_direction: Option<String>,
+    /// Largest angle between a mapped bone's +Y and its tail, degrees.
+    pub max_tail_deg: f32,
+    /// The bone with that angle.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worst_tail: Option<String>,
+    /// Largest angle between a mapped bone's global rest rotation and the profile's, once the
+    /// profile's frame is turned the least so that +Y points at the bone's tail (which is no
+    /// turn at all for an exact T-pose), degrees.
+    pub max_frame_deg: f32,
+    /// The root or hips when its tail lies more than 90° from the profile's direction (not
+    /// measured for direction and tail; the rest fix leaves it as it is).
+    pub reversed_tails: Vec<String>,
+    /// Whether the character faces +Z (its left-side bones lie at +X of its right-side ones).
+    pub faces_plus_z: bool,
+    /// Per bone with a roll line (hands: the palm; hips): the angle between the plane of its
+    /// direction and roll line and the profile's, degrees.
+    pub roll_deg: Vec<(String, f32)>,
+    /// Mapped bones measured.
+    pub bones: usize,
+}
+
+/// Measures skeleton `s`'s rest against the profile through `map`.
+pub fn rest(s: &Skeleton, map: &BoneMap, profile: &Profile) -> RestCheck {
+    let world = skeleton_space(s);
+    let pos = |b: BoneId| world[b.index()].w_axis.truncate();
+    let rot = |b: BoneId| rotation(&world[b.index()]);
+    let reference = profile.reference_positions();
+    let frames = profile.reference_rotations();
+    let mut out = RestCheck {
+        max_direction_deg: 0.0,
+        worst_direction: None,
+        max_tail_deg: 0.0,
+        worst_tail: None,
+        max_frame_deg: 0.0,
+        reversed_tails: Vec::new(),
+        faces_plus_z: false,
+        roll_deg: Vec::new(),
+        bones: 0,
+    };
+    for pk in profile.ids() {
+        let Some(b) = map.get(pk) else { continue };
+        out.bones += 1;
+        let bone = profile.bone(pk);
+        let name = &s.bones[b.index()].name;
+        let frame = rot(b);
+        let Some(tails) = map.tail_bones(profile, pk) else {
+            let deg = rotation_angle(frame, frames[pk.index()]);
+            if deg > out.max_frame_deg {
+                out.max_frame_deg = deg;
+            }
+            continue;
+        };
+        let mean = |ids: &[ProfileBoneId], f: &dyn Fn(ProfileBoneId) -> Vec3| {
+            ids.iter().map(|&i| f(i)).sum::<Vec3>() / ids.len() as f32
+        };
+        let d = mean(&tails, &|t| pos(map.get(t).expect("tail bones are mapped"))) - pos(b);
+        let e = mean(&tails, &|t| reference[t.index()]) - reference[pk.index()];
+        let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
+        if (angle(d, e) > MAX_TAIL_DEG && body_bone(profile, pk)) || d.length_squared() < 1e-20 {
+            // The rest fix does not turn such a bone (see `rest::MAX_TAIL_DEG`).
+            out.reversed_tails.push(format!("{name} ({})", bone.name));
+            out.max_frame_deg = out.max_frame_deg.max(rotation_angle(frame, frames[pk.index()]));
+            continue;
+        }
+        let direction = if bone.keep_pitch {
+            angle(flat(d), flat(e))
+        } else {
+            angle(d, e)
+        };
+        let tail = angle(frame * Vec3::Y, d);
+        // The profile's frame turned the least so that +Y points at the tail (feet keep their
+        // pitch; a tail of fallback bones may lie off the frame's +Y).
+        let wanted =
+            Quat::from_rotation_arc(frames[pk.index()] * Vec3::Y, d.normalize()) * frames[pk.index()];
+        let framed = rotation_angle(frame, wanted);
+        for (v, max, worst) in [
+            (direction, &mut out.max_direction_deg, &mut out.worst_direction),
+            (tail, &mut out.max_tail_deg, &mut out.worst_tail),
+        ] {
+            if v > *max {
+                *max = v;
+                *worst = Some(format!("{name} ({})", bone.name));
+            }
+        }
+        out.max_frame_deg = out.max_frame_deg.max(framed);
+        let roll = bone.roll.iter().find_map(|&(from, to)| {
+            let v = pos(map.get(to)?) - pos(map.get(from)?);
+            let w = reference[to.index()] - reference[from.index()];
+            Some(angle(d.cross(v), e.cross(w)))
+        });
+        if let Some(r) = roll {
+            out.roll_deg.push((bone.name.clone(), r));
+        }
+    }
+    let side_x = |side: Side| {
+        let xs: Vec<f32> = profile
+            .ids()
+            .filter(|&p| profile.bone(p).side == side)
+            .filter_map(|p| map.get(p))
+            .map(|b| pos(b).x)
+            .collect();
+        (!xs.is_empty()).then(|| xs.iter().sum::<f32>() / xs.len() as f32)
+    };
+    out.faces_plus_z = matches!((side_x(Side::Left), side_x(Side::Right)), (Some(l), Some(r)) if l > r);
+    out
+}
+
+/// Rest world matrices below the skeleton's base (the space its roots live in).
+fn skeleton_space(s: &Skeleton) -> Vec<Mat4> {
+    let locals: Vec<Mat4> = s.bones.iter().map(|b| b.rest.to_mat4()).collect();
+    let mut world: Vec<Mat4> = Vec::with_capacity(locals.len());
+    for (b, l) in s.bones.iter().zip(&locals) {
+        let parent = b.parent.map_or(Mat4::IDENTITY, |p| world[p.index()]);
+        world.push(parent * *l);
+    }
+    world
+}
+
+/// The rotation of a matrix with uniform positive scale.
+fn rotation(m: &Mat4) -> Quat {
+    let scale = m.x_axis.truncate().length().max(1e-30);
+    Quat::from_mat3(&glam::Mat3::from_mat4(*m).mul_scalar(1.0 / scale)).normalize()
+}
+
+/// Angle between two vectors in degrees (0 when either vanishes).
+fn angle(a: Vec3, b: Vec3) -> f32 {
+    if a.length_squared() < 1e-20 || b.length_squared() < 1e-20 {
+        return 0.0;
+    }
+    a.cross(b).length().atan2(a.dot(b)).to_degrees()
+}
+
+/// Angle between two rotations in degrees, accurate near 0 (unlike `acos`).
+pub fn rotation_angle(a: Quat, b: Quat) -> f32 {
+    let d = a.conjugate() * b;
+    (2.0 * d.xyz().length().atan2(d.w.abs())).to_degrees()
+}
+
+/// Plays `clip` of skeleton `src` on skeleton `dst` by giving each bone mapped in both the
+/// rotation relative to its nearest mapped ancestor that it has in the source (which is copying
+/// local rotations when mapped bones are adjacent), and returns the largest angle between the
+/// two skeletons' global bone directions (+Y) over every frame, degrees. Both skeletons must be
+/// normalized to `profile`.
+#[allow(clippy::type_complexity)]
+pub fn transfer(src: (&Skeleton, &BoneMap, &Clip), dst: (&Skeleton, &BoneMap), profile: &Profile) -> f32 {
+    let (s, smap, clip) = src;
+    let (d, dmap) = dst;
+    let both: Vec<ProfileBoneId> = profile
+        .ids()
+        .filter(|&p| smap.get(p).is_some() && dmap.get(p).is_some())
+        .collect();
+    let anchor = |map: &BoneMap, p: ProfileBoneId| {
+        let mut at = profile.bone(p).parent;
+        while let Some(a) = at {
+            if both.contains(&a) {
+                return map.get(a);
+            }
+            at = profile.bone(a).parent;
+        }
+        None
+    };
+    let rot = rotation;
+    let frames = (clip.duration() * FPS).floor() as usize + 1;
+    let mut worst = 0.0f32;
+    let mut pose = Pose::rest(d);
+    for f in 0..frames {
+        let time = (f as f32 / FPS).min(clip.duration());
+        let sw = Pose::sample(s, clip, time).world(s);
+        // Each shared bone takes the source's rotation relative to its anchor; target bones
+        // between anchor and bone keep their rest.
+        pose.locals
+            .iter_mut()
+            .zip(&d.bones)
+            .for_each(|(l, b)| l.rotation = b.rest.rotation);
+        for &p in &both {
+            let (sb, db) = (smap.get(p).expect("in both"), dmap.get(p).expect("in both"));
+            let wanted_rel = match anchor(smap, p) {
+                Some(a) => rot(&sw[a.index()]).inverse() * rot(&sw[sb.index()]),
+                None => rot(&s.base).inverse() * rot(&sw[sb.index()]),
+            };
+            let dw = pose.world(d);
+            let parent = d.bones[db.index()].parent.map_or(d.base, |q| dw[q.index()]);
+            let anchor_world = anchor(dmap, p).map_or(d.base, |a| dw[a.index()]);
+            let global = rot(&anchor_world) * wanted_rel;
+            pose.locals[db.index()].rotation = (rot(&parent).inverse() * global).normalize();
+        }
+        let dw = pose.world(d);
+        for &p in &both {
+            let (sb, db) = (smap.get(p).expect("in both"), dmap.get(p).expect("in both"));
+            let a = rot(&s.base).inverse() * rot(&sw[sb.index()]) * Vec3::Y;
+            let b = rot(&d.base).inverse() * rot(&dw[db.index()]) * Vec3::Y;
+            worst = worst.max(angle(a, b));
+        }
+    }
+    worst
+}

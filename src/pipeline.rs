@@ -1,0 +1,179 @@
+//! The stage order, known here and nowhere else: map → rest fix (then, optionally, the
+//! measurements of [`check`](crate::check)). Works on the model; reads and writes no files.
+
+use crate::check::{self, RestCheck, SkinCheck};
+use crate::mapping::{map_skeleton, BoneMap, MapOptions, MapReport};
+use crate::model::Model;
+use crate::profile::Profile;
+use crate::rest::{fix_rest, RestError, RestOptions, RestReport};
+use serde::Serialize;
+
+/// Options of `normalize`: one field per stage, plus what to do with skeletons that do not fit.
+#[derive(Debug, Clone, Default)]
+pub struct NormalizeOptions {
+    /// How bones are mapped.
+    pub map: MapOptions,
+    /// The rest fix.
+    pub rest: RestOptions,
+    /// Normalize only this skeleton (by index); by default every skeleton that fits the profile.
+    pub skeleton: Option<usize>,
+    /// Normalize skeletons that lack any required bones (with what is mapped). Without it, a
+    /// skeleton may lack only required *end* bones (no required bone below them: head, hands,
+    /// feet), as rigs without hand or foot bones do; the report lists them.
+    pub allow_partial: bool,
+    /// Refuse skeletons that lack any required bone.
+    pub require_all: bool,
+    /// Measure the invariants (skin, T-pose) and put them in the report; costs a pass over
+    /// every clip at 30 frames per second.
+    pub measure: bool,
+}
+
+/// The measured invariants of one normalized skeleton.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Measured {
+    /// Skinning matrices before and after, over every clip.
+    pub skin: SkinCheck,
+    /// The new rest against the profile.
+    pub rest: RestCheck,
+}
+
+/// What happened to one skeleton.
+#[derive(Debug, Clone, Serialize)]
+pub struct SkeletonReport {
+    /// Index in the file.
+    pub index: usize,
+    /// Its name.
+    pub skeleton: String,
+    /// Why it was left alone, if it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// The bone map.
+    pub mapping: MapReport,
+    /// What the rest fix did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rest: Option<RestReport>,
+    /// The measured invariants.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured: Option<Measured>,
+}
+
+/// What `normalize` did to a model.
+#[derive(Debug, Clone, Serialize)]
+pub struct NormalizeReport {
+    /// The profile.
+    pub profile: String,
+    /// Per skeleton considered.
+    pub skeletons: Vec<SkeletonReport>,
+}
+
+impl NormalizeReport {
+    /// Skeletons that were normalized.
+    pub fn normalized(&self) -> usize {
+        self.skeletons.iter().filter(|s| s.skipped.is_none()).count()
+    }
+}
+
+/// Why `normalize` changed nothing.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NormalizeError {
+    /// `skeleton` names a skeleton the model does not have.
+    #[error("there is no skeleton {0} (the file has {1})")]
+    NoSkeleton(usize, usize),
+    /// No skeleton fits the profile; lists what each lacks.
+    #[error("no skeleton fits the `{profile}` profile: {}", missing.join("; "))]
+    NoFit {
+        /// The profile.
+        profile: String,
+        /// Per skeleton, what it lacks.
+        missing: Vec<String>,
+    },
+    /// The rest fix refused a skeleton.
+    #[error(transparent)]
+    Rest(#[from] RestError),
+}
+
+/// Maps and normalizes the skeletons of `model`. On error the model is unchanged.
+pub fn normalize(
+    model: &mut Model,
+    profile: &Profile,
+    options: &NormalizeOptions,
+) -> Result<NormalizeReport, NormalizeError> {
+    let count = model.skeletons.len();
+    let chosen: Vec<usize> = match options.skeleton {
+        Some(k) if k >= count => return Err(NormalizeError::NoSkeleton(k, count)),
+        Some(k) => vec![k],
+        None => (0..count).collect(),
+    };
+    let maps: Vec<(usize, BoneMap)> = chosen
+        .iter()
+        .map(|&k| (k, map_skeleton(&model.skeletons[k], profile, &options.map)))
+        .collect();
+    let fits = |m: &BoneMap| {
+        let missing = m.missing_required(profile);
+        let inner = |p: &crate::profile::ProfileBoneId| {
+            profile
+                .ids()
+                .any(|d| d != *p && profile.bone(d).required && profile.is_ancestor(*p, d))
+        };
+        m.entries.iter().any(Option::is_some)
+            && (options.allow_partial
+                || missing.is_empty()
+                || (!options.require_all && !missing.iter().any(inner)))
+    };
+    if !maps.iter().any(|(_, m)| fits(m)) {
+        let missing = maps
+            .iter()
+            .map(|(k, m)| {
+                let lacks: Vec<&str> = m
+                    .missing_required(profile)
+                    .iter()
+                    .map(|&p| profile.bone(p).name.as_str())
+                    .collect();
+                format!(
+                    "skeleton `{}` lacks {}",
+                    model.skeletons[*k].name,
+                    lacks.join(", ")
+                )
+            })
+            .collect();
+        return Err(NormalizeError::NoFit {
+            profile: profile.name.clone(),
+            missing,
+        });
+    }
+    let before = options.measure.then(|| model.clone());
+    let mut working = model.clone();
+    let mut skeletons = Vec::new();
+    for (k, map) in &maps {
+        let mapping = map.report(&working.skeletons[*k], profile);
+        let mut report = SkeletonReport {
+            index: *k,
+            skeleton: working.skeletons[*k].name.clone(),
+            skipped: None,
+            mapping,
+            rest: None,
+            measured: None,
+        };
+        if !fits(map) {
+            report.skipped = Some(format!(
+                "lacks required bones: {}",
+                report.mapping.missing_required.join(", ")
+            ));
+            skeletons.push(report);
+            continue;
+        }
+        report.rest = Some(fix_rest(&mut working, *k, map, profile, &options.rest)?);
+        if let Some(before) = &before {
+            report.measured = Some(Measured {
+                skin: check::skin(before, &working, *k),
+                rest: check::rest(&working.skeletons[*k], map, profile),
+            });
+        }
+        skeletons.push(report);
+    }
+    *model = working;
+    Ok(NormalizeReport {
+        profile: profile.name.clone(),
+        skeletons,
+    })
+}

@@ -1,0 +1,245 @@
+//! The rest fix: turns a mapped skeleton's rest into the profile's T-pose facing +Z, with each
+//! mapped bone's +Y pointing at its child, while every animated frame, the skin and attached
+//! meshes look exactly as before. Implements steps 1–6 of `math.md`:
+//!
+//! 1. fold the nodes above the skeleton (0.01 scales, axis swaps) into it, and turn a character
+//!    that faces −Z or sideways so that it faces +Z in its own space (a node above the skeleton
+//!    keeps that turn, so the scene does not change);
+//! 2. silhouette: rotate mapped bones about their joints so they point where the profile's
+//!    bones point (with a second line fixing the roll of hands and hips; feet keep their pitch),
+//!    after giving every changed bone a one-key track of its old rest where a clip lacked one;
+//! 3. overwrite axes: mapped bones take the profile's global rest rotation, unmapped bones keep
+//!    their global rotation, joints stay where they are;
+//! 4. convert every key exactly (all interpolations, tangents included);
+//! 5. fix inverse bind matrices and attached nodes;
+//! 6. optionally divide root and hips translation keys by the hips height.
+//!
+//! Pure over the model; imports `model`, `profile` and `mapping`.
+
+mod convert;
+mod pose;
+mod sim;
+
+pub use pose::{body_bone, MAX_TAIL_DEG};
+
+use crate::mapping::BoneMap;
+use crate::model::{Model, Problem};
+use crate::profile::Profile;
+use serde::{Deserialize, Serialize};
+
+/// What the rest fix does. Every field has a documented default and a `normalize` flag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RestOptions {
+    /// Fold the transforms of the nodes above the skeleton (a 0.01 scale, a Z-up rotation)
+    /// into its bones, keys and skin, so the skeleton lives in scene space in metres.
+    /// Default: true.
+    pub apply_node_transforms: bool,
+    /// Turn a character that faces −Z (VRM 0.x) or sideways so that it faces +Z in its own
+    /// space; a node above the skeleton keeps the opposite turn, so the scene looks the same.
+    /// Default: true.
+    pub fix_facing: bool,
+    /// Rotate mapped bones at rest so they point where the profile's bones point (A-pose →
+    /// T-pose). Keys are not changed by this, so animated frames still match; the mesh at rest
+    /// moves into the T-pose. Default: true.
+    pub fix_silhouette: bool,
+    /// Bones whose direction differs from the profile's by at most this angle are left alone
+    /// by the silhouette fix, in degrees. 0 aligns every mapped bone exactly, so two normalized
+    /// rigs correspond exactly; Godot uses 15. Default: 0.
+    pub silhouette_threshold_deg: f32,
+    /// Profile bones (such as `LeftFoot`) the silhouette fix leaves alone. Default: none.
+    pub silhouette_skip: Vec<String>,
+    /// Align feet fully with the profile (flat, toes forward) instead of keeping their own
+    /// pitch and turning only their yaw. Default: false.
+    pub flatten_feet: bool,
+    /// Give mapped bones the profile's global rest rotation (unmapped bones always keep
+    /// theirs). Default: true.
+    pub overwrite_axes: bool,
+    /// Divide the root and hips translation keys by the hips height and record that height in
+    /// the clip (`extras.skelnorm.motion_scale`), so root motion is proportional to leg length.
+    /// This changes how the clip plays on this skeleton alone. Default: false.
+    pub motion_scale: bool,
+}
+
+impl Default for RestOptions {
+    fn default() -> Self {
+        RestOptions {
+            apply_node_transforms: true,
+            fix_facing: true,
+            fix_silhouette: true,
+            silhouette_threshold_deg: 0.0,
+            silhouette_skip: Vec::new(),
+            flatten_feet: false,
+            overwrite_axes: true,
+            motion_scale: false,
+        }
+    }
+}
+
+/// Why the rest fix refused a skeleton; nothing was changed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RestError {
+    /// There is no skeleton with this index.
+    #[error("skeleton {0} does not exist")]
+    NoSkeleton(usize),
+    /// The map was made for another skeleton or profile.
+    #[error("the bone map does not fit skeleton `{0}` and the profile")]
+    MapMismatch(String),
+    /// The skeleton or one of its clips breaks a model rule.
+    #[error("skeleton `{skeleton}` is not valid: {}", problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Invalid {
+        /// The skeleton.
+        skeleton: String,
+        /// Every broken rule.
+        problems: Vec<Problem>,
+    },
+    /// A bone's rest has a zero or negative scale (a hidden or mirrored bone), which no T-pose
+    /// can represent.
+    #[error(
+        "bone `{bone}`: rest scale {scale:?} has a zero or negative axis, so its rest cannot be normalized"
+    )]
+    Scale {
+        /// The bone.
+        bone: String,
+        /// Its local rest scale.
+        scale: [f32; 3],
+    },
+    /// An option names a bone the profile does not have.
+    #[error("silhouette_skip: the profile has no bone `{0}`")]
+    UnknownBone(String),
+}
+
+/// Kinds of rest-fix warnings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RestWarningCode {
+    /// The nodes above the skeleton were not folded in (non-uniform or negative scale, animated,
+    /// or shared with another skeleton); the skeleton is normalized in their space.
+    BaseNotFolded,
+    /// Facing could not be found (no legs, arms or shoulders on both sides).
+    NoFacing,
+    /// A mapped bone has no tail target, so the silhouette fix skipped it.
+    NoTail,
+    /// The root's or hips' tail lies more than 90° from the profile's direction (a spine
+    /// starting below the hips joint), so the silhouette fix skipped it.
+    TailReversed,
+    /// Bones with a non-uniform rest scale or scale keys keep their axes (the silhouette fix
+    /// still turns them), because no change of frame keeps such bones exact.
+    NonUniformScale,
+    /// Motion scale was asked for but the hips height is about 0.
+    NoMotionScale,
+}
+
+/// Something the user should know about; the fix went on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RestWarning {
+    /// What kind of warning.
+    pub code: RestWarningCode,
+    /// The bone concerned, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bone: Option<String>,
+    /// The clip concerned, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clip: Option<String>,
+    /// What happened.
+    pub message: String,
+}
+
+/// What the rest fix did to one bone.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BoneRest {
+    /// The bone's name.
+    pub bone: String,
+    /// The profile bone it is mapped to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// Rotation the silhouette fix gave the bone at rest, degrees.
+    pub silhouette_deg: f32,
+    /// Angle between the bone's old and new global rest frames, degrees.
+    pub axes_deg: f32,
+}
+
+/// What the nodes above the skeleton did and what became of them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BaseFold {
+    /// Whether they were folded into the skeleton.
+    pub folded: bool,
+    /// Their scale (0.01 for centimetre exports), the first axis's if not uniform.
+    pub scale: f32,
+    /// Their rotation, degrees.
+    pub rotation_deg: f32,
+}
+
+/// What the rest fix did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RestReport {
+    /// The nodes above the skeleton.
+    pub base: BaseFold,
+    /// Turn about +Y that made the character face +Z, degrees (0, 90, 180 or -90).
+    pub facing_turn_deg: f32,
+    /// Rotation tracks added (one key holding the old rest) so clips keep their pose.
+    pub complemented_tracks: usize,
+    /// Hips height the root and hips translation keys were divided by, metres.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub motion_scale: Option<f32>,
+    /// Per bone, in skeleton order.
+    pub bones: Vec<BoneRest>,
+    /// Warnings.
+    pub warnings: Vec<RestWarning>,
+}
+
+/// Normalizes the rest of skeleton `skeleton` of `model` (and converts its clips) with the bone
+/// map `map` to `profile`. Checks everything first: on error the model is unchanged.
+pub fn fix_rest(
+    model: &mut Model,
+    skeleton: usize,
+    map: &BoneMap,
+    profile: &Profile,
+    options: &RestOptions,
+) -> Result<RestReport, RestError> {
+    check(model, skeleton, map, profile, options)?;
+    let plan = pose::plan(model, skeleton, map, profile, options);
+    Ok(convert::apply(model, skeleton, plan, options))
+}
+
+fn check(
+    model: &Model,
+    k: usize,
+    map: &BoneMap,
+    profile: &Profile,
+    options: &RestOptions,
+) -> Result<(), RestError> {
+    let s = model.skeletons.get(k).ok_or(RestError::NoSkeleton(k))?;
+    let mut problems = s.validate();
+    for c in model.clips.iter().filter(|c| c.skeleton == k) {
+        problems.extend(c.validate(s));
+    }
+    if !problems.is_empty() {
+        return Err(RestError::Invalid {
+            skeleton: s.name.clone(),
+            problems,
+        });
+    }
+    let fits = map.entries.len() == profile.bones.len()
+        && map
+            .entries
+            .iter()
+            .flatten()
+            .all(|m| m.bone.index() < s.bones.len());
+    if !fits {
+        return Err(RestError::MapMismatch(s.name.clone()));
+    }
+    if let Some(b) = s.bones.iter().find(|b| b.rest.scale.min_element() <= 0.0) {
+        return Err(RestError::Scale {
+            bone: b.name.clone(),
+            scale: b.rest.scale.to_array(),
+        });
+    }
+    if let Some(n) = options.silhouette_skip.iter().find(|n| profile.find(n).is_none()) {
+        return Err(RestError::UnknownBone(n.clone()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,456 @@
+//! Steps 1–3 of the rest fix, computed without changing anything: the new base and facing, the
+//! silhouette-fixed rest, and each bone's change of frame `F_i` (old frame → new frame).
+
+use super::sim::{twist_between, Sim};
+use super::{BaseFold, BoneRest, RestOptions, RestWarning, RestWarningCode};
+use crate::mapping::BoneMap;
+use crate::model::{BoneId, Model, OpaqueKind, Skeleton, Transform};
+use crate::profile::{Profile, ProfileBoneId, Side, Tail};
+use glam::{Mat4, Quat, Vec3};
+
+/// The silhouette fix leaves turns smaller than this alone, degrees (rounding noise, and what
+/// makes normalizing a normalized file change nothing).
+const MIN_TURN_DEG: f32 = 1e-3;
+
+/// Largest relative spread of a scale's axes still taken as uniform: f32 rounding.
+const SCALE_NOISE: f32 = 1e-6;
+
+/// Bones whose rest or scale keys are not uniform: turning their frames cannot be exact, so
+/// they keep their axes.
+fn locked_bones(model: &Model, k: usize) -> Vec<bool> {
+    let uneven = |v: &Vec3| {
+        let (lo, hi) = (v.abs().min_element(), v.abs().max_element());
+        hi - lo > SCALE_NOISE * hi
+    };
+    let mut locked: Vec<bool> = model.skeletons[k]
+        .bones
+        .iter()
+        .map(|b| uneven(&b.rest.scale))
+        .collect();
+    for clip in model.clips.iter().filter(|c| c.skeleton == k) {
+        for (i, t) in clip.tracks.iter().enumerate() {
+            if t.scale.as_ref().is_some_and(|t| t.values.iter().any(uneven)) {
+                locked[i] = true;
+            }
+        }
+    }
+    locked
+}
+
+/// A tail of the root or hips further than this from the profile's direction does not count,
+/// degrees: the whole body hangs from those bones and already stands upright facing +Z, so such
+/// a tail (a spine that starts below the hips joint) says nothing about how they should turn.
+pub const MAX_TAIL_DEG: f32 = 90.0;
+
+/// Whether `pk` carries the whole body (the profile's root or scale base, the hips).
+pub fn body_bone(profile: &Profile, pk: ProfileBoneId) -> bool {
+    profile.root == Some(pk) || profile.scale_base == Some(pk)
+}
+
+/// Everything [`super::convert`] needs to change the model.
+pub(super) struct Plan {
+    /// Maps the old space of the roots' parent into the new one (the `A` of a root's keys).
+    pub top: Sim,
+    /// The skeleton's new base transform (identity, or the turn that keeps the scene as it was).
+    pub new_base: Mat4,
+    pub base: BaseFold,
+    pub facing_turn_deg: f32,
+    /// Local rests after the silhouette fix, before the change of frames.
+    pub rests: Vec<Transform>,
+    /// Change of frame per bone: new world = old world · `F_i`, at rest and in every frame.
+    pub frames: Vec<Sim>,
+    /// The old rest rotation of bones whose local rest rotation the silhouette fix changed.
+    pub changed: Vec<Option<Quat>>,
+    /// Hips height in the new rest (metres), and the bones whose translations motion scale
+    /// divides.
+    pub hips_height: Option<f32>,
+    pub motion_bones: Vec<BoneId>,
+    pub bones: Vec<BoneRest>,
+    pub warnings: Vec<RestWarning>,
+}
+
+fn warn(code: RestWarningCode, bone: Option<&str>, message: String) -> RestWarning {
+    RestWarning {
+        code,
+        bone: bone.map(str::to_string),
+        clip: None,
+        message,
+    }
+}
+
+pub(super) fn plan(model: &Model, k: usize, map: &BoneMap, profile: &Profile, options: &RestOptions) -> Plan {
+    let s = &model.skeletons[k];
+    let mut warnings = Vec::new();
+    let original: Vec<Sim> = s.bones.iter().map(|b| Sim::approx(&b.rest)).collect();
+    let locked = locked_bones(model, k);
+    let names: Vec<&str> = locked
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| **l)
+        .map(|(i, _)| s.bones[i].name.as_str())
+        .collect();
+    if !names.is_empty() {
+        warnings.push(warn(
+            RestWarningCode::NonUniformScale,
+            None,
+            format!(
+                "bones with a non-uniform scale keep their axes (no frame turn can keep them exact): {}",
+                names.join(", ")
+            ),
+        ));
+    }
+    let (top0, keep, base, can_turn) = fold(model, k, options, &mut warnings);
+    let turn = if options.fix_facing && can_turn {
+        facing_turn(s, &world_of(s, top0, &original), map, profile, &mut warnings)
+    } else {
+        0
+    };
+    let turn_q = Quat::from_rotation_y(turn as f32 * std::f32::consts::FRAC_PI_2);
+    let top = Sim::rotation(turn_q).mul(top0);
+    let new_base = keep * Mat4::from_quat(turn_q.conjugate());
+
+    let shape = Shape::new(s, map, profile);
+    let mut locals = original.clone();
+    let mut world = vec![Sim::IDENTITY; s.bones.len()];
+    let mut silhouette = vec![0.0f32; s.bones.len()];
+    for i in 0..s.bones.len() {
+        let parent = s.bones[i].parent.map_or(top, |p| world[p.index()]);
+        world[i] = parent.mul(locals[i]);
+        let Some(pk) = map.profile_bone_of(BoneId(i as u32)) else {
+            continue;
+        };
+        let skip = options
+            .silhouette_skip
+            .iter()
+            .any(|n| *n == profile.bone(pk).name);
+        if !options.fix_silhouette || skip {
+            continue;
+        }
+        let Some(q) = shape.silhouette(i, pk, &world[i], &locals, options, &mut warnings) else {
+            continue;
+        };
+        let angle = 2.0 * q.xyz().length().atan2(q.w.abs());
+        if angle.to_degrees() > options.silhouette_threshold_deg.max(MIN_TURN_DEG) {
+            let turn_local = parent.r.conjugate() * q * parent.r;
+            locals[i].r = (turn_local * locals[i].r).normalize();
+            world[i] = parent.mul(locals[i]);
+            silhouette[i] = angle.to_degrees();
+        }
+    }
+
+    let reference = profile.reference_rotations();
+    let mut targets = Vec::with_capacity(s.bones.len());
+    let mut frames = Vec::with_capacity(s.bones.len());
+    let mut bones = Vec::with_capacity(s.bones.len());
+    for (i, w) in world.iter().enumerate() {
+        let pk = map.profile_bone_of(BoneId(i as u32));
+        let r = match pk {
+            Some(pk) if options.overwrite_axes => {
+                let p = reference[pk.index()];
+                // The profile's frame, turned the least so that +Y points at the tail: a no-op
+                // after an exact silhouette fix, except for feet that keep their pitch and bones
+                // whose tail is not where the profile's frame points (a forearm pointing at its
+                // fingers when there is no hand bone).
+                match shape.tail(i, pk, w.r, &locals) {
+                    Ok((d, _)) => Quat::from_rotation_arc(p * Vec3::Y, d) * p,
+                    Err(_) => p,
+                }
+            }
+            _ => w.r,
+        };
+        let x = Sim {
+            t: w.t,
+            r: r.normalize(),
+            s: 1.0,
+        };
+        // Unmapped and locked bones keep their axes exactly (no rounding noise).
+        let keep = locked[i] || !(pk.is_some() && options.overwrite_axes);
+        let f = Sim {
+            t: Vec3::ZERO,
+            r: if keep {
+                Quat::IDENTITY
+            } else {
+                (w.r.conjugate() * x.r).normalize()
+            },
+            s: 1.0 / w.s,
+        };
+        bones.push(BoneRest {
+            bone: s.bones[i].name.clone(),
+            profile: pk.map(|p| profile.bone(p).name.clone()),
+            silhouette_deg: silhouette[i],
+            axes_deg: (2.0 * f.r.xyz().length().atan2(f.r.w.abs())).to_degrees(),
+        });
+        targets.push(x);
+        frames.push(f);
+    }
+    let rests = s
+        .bones
+        .iter()
+        .zip(&locals)
+        .map(|(b, l)| Transform {
+            rotation: l.r,
+            ..b.rest
+        })
+        .collect();
+    let changed = original
+        .iter()
+        .zip(&locals)
+        .map(|(o, n)| (o.r != n.r).then_some(o.r))
+        .collect();
+    let hips = profile.scale_base.and_then(|h| map.get(h));
+    let motion_bones = [profile.root, profile.scale_base]
+        .into_iter()
+        .flatten()
+        .filter_map(|p| map.get(p))
+        .collect();
+    Plan {
+        top,
+        new_base,
+        base,
+        facing_turn_deg: turn as f32 * 90.0,
+        rests,
+        frames,
+        changed,
+        hips_height: hips.map(|h| targets[h.index()].t.y),
+        motion_bones,
+        bones,
+        warnings,
+    }
+}
+
+/// World transforms of every bone for `locals` under `top`.
+fn world_of(s: &Skeleton, top: Sim, locals: &[Sim]) -> Vec<Sim> {
+    let mut world: Vec<Sim> = Vec::with_capacity(locals.len());
+    for (b, l) in s.bones.iter().zip(locals) {
+        let parent = b.parent.map_or(top, |p| world[p.index()]);
+        world.push(parent.mul(*l));
+    }
+    world
+}
+
+/// Decides whether the nodes above the skeleton fold into it. Returns the part of the base
+/// folded in (`top0`), the part kept above the skeleton, the report, and whether the base may
+/// change at all (needed to turn the character).
+fn fold(
+    model: &Model,
+    k: usize,
+    options: &RestOptions,
+    warnings: &mut Vec<RestWarning>,
+) -> (Sim, Mat4, BaseFold, bool) {
+    let s = &model.skeletons[k];
+    let (scale, rotation, _) = s.base.to_scale_rotation_translation();
+    let report = |folded| BaseFold {
+        folded,
+        scale: scale.x,
+        rotation_deg: rotation.angle_between(Quat::IDENTITY).to_degrees(),
+    };
+    let animated = model.clips.iter().filter(|c| c.skeleton == k).any(|c| {
+        c.opaque
+            .iter()
+            .any(|o| matches!(&o.kind, OpaqueKind::NodeTransform { node, .. } if s.base_nodes.contains(node)))
+    });
+    let shared = s.base_nodes.last().is_some_and(|last| {
+        model
+            .skeletons
+            .iter()
+            .enumerate()
+            .any(|(j, o)| j != k && o.base_nodes.last() == Some(last))
+    });
+    let why = if animated {
+        Some("a clip animates a node above the skeleton")
+    } else if shared {
+        Some("another skeleton hangs from the same node")
+    } else {
+        None
+    };
+    let sim = Sim::from_mat4(&s.base);
+    let identity = s.base.abs_diff_eq(Mat4::IDENTITY, 1e-7);
+    if let Some(why) = why {
+        if !identity {
+            warnings.push(warn(
+                RestWarningCode::BaseNotFolded,
+                None,
+                format!("nodes above skeleton `{}` not folded in: {why}", s.name),
+            ));
+        }
+        return (Sim::IDENTITY, s.base, report(false), false);
+    }
+    match sim {
+        Some(sim) if options.apply_node_transforms => (sim, Mat4::IDENTITY, report(!identity), true),
+        _ => {
+            if options.apply_node_transforms && !identity {
+                warnings.push(warn(
+                    RestWarningCode::BaseNotFolded,
+                    None,
+                    format!(
+                        "nodes above skeleton `{}` not folded in: their scale {:?} is not uniform and positive (or they shear)",
+                        s.name,
+                        scale.to_array()
+                    ),
+                ));
+            }
+            (Sim::IDENTITY, s.base, report(false), true)
+        }
+    }
+}
+
+/// Quarter turns about +Y that make the character's left (mapped left-side bones minus
+/// right-side ones) point along +X.
+fn facing_turn(
+    s: &Skeleton,
+    world: &[Sim],
+    map: &BoneMap,
+    profile: &Profile,
+    warnings: &mut Vec<RestWarning>,
+) -> i32 {
+    let mean = |side: Side| {
+        let ps: Vec<Vec3> = profile
+            .ids()
+            .filter(|&p| profile.bone(p).side == side)
+            .filter_map(|p| map.get(p))
+            .map(|b| world[b.index()].t)
+            .collect();
+        (!ps.is_empty()).then(|| ps.iter().sum::<Vec3>() / ps.len() as f32)
+    };
+    let left = match (mean(Side::Left), mean(Side::Right)) {
+        (Some(l), Some(r)) => Vec3::new(l.x - r.x, 0.0, l.z - r.z),
+        _ => Vec3::ZERO,
+    };
+    if left.length_squared() < 1e-12 {
+        warnings.push(warn(
+            RestWarningCode::NoFacing,
+            None,
+            format!(
+                "skeleton `{}`: no mapped bones on both sides, facing left as it is",
+                s.name
+            ),
+        ));
+        return 0;
+    }
+    (0..4)
+        .max_by(|&a, &b| {
+            let x = |k: i32| (Quat::from_rotation_y(k as f32 * std::f32::consts::FRAC_PI_2) * left).x;
+            x(a).total_cmp(&x(b))
+        })
+        .map_or(0, |k| if k == 3 { -1 } else { k })
+}
+
+/// The profile and skeleton geometry the silhouette fix compares.
+struct Shape<'a> {
+    s: &'a Skeleton,
+    map: &'a BoneMap,
+    profile: &'a Profile,
+    reference: Vec<Vec3>,
+}
+
+impl<'a> Shape<'a> {
+    fn new(s: &'a Skeleton, map: &'a BoneMap, profile: &'a Profile) -> Self {
+        Shape {
+            s,
+            map,
+            profile,
+            reference: profile.reference_positions(),
+        }
+    }
+
+    /// Position of bone `j`'s joint in bone `i`'s frame (j at or below i), from `locals`.
+    fn relative(&self, i: usize, j: BoneId, locals: &[Sim]) -> Option<Vec3> {
+        let mut p = Vec3::ZERO;
+        let mut at = j;
+        while at.index() != i {
+            p = locals[at.index()].point(p);
+            at = self.s.bones[at.index()].parent?;
+        }
+        Some(p)
+    }
+
+    /// Mean position of the mapped joints of `bones`, in bone `i`'s frame.
+    fn mean_relative(&self, i: usize, bones: &[ProfileBoneId], locals: &[Sim]) -> Option<Vec3> {
+        let mut sum = Vec3::ZERO;
+        for &b in bones {
+            sum += self.relative(i, self.map.get(b)?, locals)?;
+        }
+        Some(sum / bones.len() as f32)
+    }
+
+    /// Where bone `i` (mapped to `pk`, world rotation `r`) points and where the profile's bone
+    /// points, both global and unit length: `Err(None)` when it has no tail (or one of zero
+    /// length), `Err(Some(angle))` when the bone carries the body and its tail lies more than
+    /// [`MAX_TAIL_DEG`] away from the profile's direction.
+    fn tail(
+        &self,
+        i: usize,
+        pk: ProfileBoneId,
+        r: Quat,
+        locals: &[Sim],
+    ) -> Result<(Vec3, Vec3), Option<f32>> {
+        let bones = self.map.tail_bones(self.profile, pk).ok_or(None)?;
+        let local = self.mean_relative(i, &bones, locals).ok_or(None)?;
+        let mean_ref = bones.iter().map(|b| self.reference[b.index()]).sum::<Vec3>() / bones.len() as f32;
+        let e = (mean_ref - self.reference[pk.index()]).normalize_or_zero();
+        let d = (r * local).normalize_or_zero();
+        if d == Vec3::ZERO || e == Vec3::ZERO {
+            return Err(None);
+        }
+        let angle = d.cross(e).length().atan2(d.dot(e)).to_degrees();
+        if angle > MAX_TAIL_DEG && body_bone(self.profile, pk) {
+            return Err(Some(angle));
+        }
+        Ok((d, e))
+    }
+
+    /// The global rotation that makes bone `i` (mapped to `pk`, world transform `w`) point where
+    /// the profile's bone points, with its roll fixed by the profile's roll lines, or only its
+    /// yaw turned for bones that keep their pitch.
+    fn silhouette(
+        &self,
+        i: usize,
+        pk: ProfileBoneId,
+        w: &Sim,
+        locals: &[Sim],
+        options: &RestOptions,
+        warnings: &mut Vec<RestWarning>,
+    ) -> Option<Quat> {
+        let bone = self.profile.bone(pk);
+        let name = &self.s.bones[i].name;
+        let (d, e) = match self.tail(i, pk, w.r, locals) {
+            Ok(de) => de,
+            Err(Some(angle)) => {
+                warnings.push(warn(
+                    RestWarningCode::TailReversed,
+                    Some(name),
+                    format!(
+                        "`{name}` ({}): what it points at lies {angle:.0}° from the profile's direction, so the silhouette fix left it as it was",
+                        bone.name
+                    ),
+                ));
+                return None;
+            }
+            Err(None) => {
+                let has_tail = bone.tail != Tail::End && self.profile.children(pk).next().is_some();
+                if has_tail {
+                    warnings.push(warn(
+                        RestWarningCode::NoTail,
+                        Some(name),
+                        format!(
+                            "`{name}` ({}): nothing mapped below it to point at, so the silhouette fix left it as it was",
+                            bone.name
+                        ),
+                    ));
+                }
+                return None;
+            }
+        };
+        if bone.keep_pitch && !options.flatten_feet {
+            return Some(twist_between(Vec3::Y, d, e));
+        }
+        let arc = Quat::from_rotation_arc(d, e);
+        let roll = bone.roll.iter().find_map(|&(from, to)| {
+            let a = self.relative(i, self.map.get(from)?, locals)?;
+            let b = self.relative(i, self.map.get(to)?, locals)?;
+            let wanted = self.reference[to.index()] - self.reference[from.index()];
+            Some(twist_between(e, arc * (w.r * (b - a)), wanted))
+        });
+        Some(roll.unwrap_or(Quat::IDENTITY) * arc)
+    }
+}
