@@ -46,6 +46,9 @@ fn modules_import_only_to_their_left() {
         ("profile", &["model"]),
         ("mapping", &["model", "profile"]),
         ("inspect", &["model", "profile", "mapping"]),
+        ("rest", &["model", "profile", "mapping"]),
+        ("check", &["model", "profile", "mapping", "rest"]),
+        ("pipeline", &["model", "profile", "mapping", "rest", "check"]),
     ];
     for (module, ok) in allowed {
         let used = imports(&src.join(module));

@@ -7,7 +7,7 @@ use crate::mapping::BoneMap;
 use crate::model::{BoneId, Clip, Model, Pose, Skeleton};
 use crate::profile::{Profile, ProfileBoneId, Side};
 use crate::rest::{body_bone, MAX_TAIL_DEG};
-use glam::{Mat4, Quat, Vec3};
+use glam::{DMat4, Mat4, Quat, Vec3};
 use serde::Serialize;
 
 /// Sampling rate of the checks, frames per second.
@@ -22,7 +22,8 @@ pub struct SkinCheck {
     pub frames: usize,
     /// Skinning matrices compared (frames × joints).
     pub matrices: usize,
-    /// Largest element difference of `J(t) · IBM`, divided by the character's height.
+    /// Largest element difference of `J(t) · IBM`: translation elements divided by the
+    /// character's height, axis elements by their column's length (see [`skin`]).
     pub max_error: f32,
     /// Where the largest difference is: clip, time, joint.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -30,7 +31,9 @@ pub struct SkinCheck {
 }
 
 /// Compares skeleton `k`'s skinning matrices in `before` and `after` (clips paired by order,
-/// bones by index) at [`FPS`] frames per second. Skeletons without skins compare bone world
+/// bones by index) at [`FPS`] frames per second. The error is unit-free: translation elements
+/// relative to the character's height, axis elements relative to the length of their column
+/// (1 for a mesh in the skeleton's units, so then this is the plain element difference). Skeletons without skins compare bone world
 /// matrices instead, allowing each bone's frame one constant change (taken from the first
 /// frame): exactly what a bind matrix would absorb.
 pub fn skin(before: &Model, after: &Model, k: usize) -> SkinCheck {
@@ -46,7 +49,7 @@ pub fn skin(before: &Model, after: &Model, k: usize) -> SkinCheck {
         worst: None,
     };
     let (mut pa, mut pb) = (Pose::rest(a), Pose::rest(b));
-    let mut changes: Option<Vec<Mat4>> = None;
+    let mut changes: Option<Vec<DMat4>> = None;
     for (ca, cb) in clips_a.iter().zip(&clips_b) {
         let frames = (ca.duration() * FPS).floor() as usize + 1;
         for f in 0..frames {
@@ -61,10 +64,10 @@ pub fn skin(before: &Model, after: &Model, k: usize) -> SkinCheck {
                 .for_each(|(l, bone)| *l = bone.rest);
             pa.sample_into(ca, time);
             pb.sample_into(cb, time);
-            let (wa, wb) = (pa.world(a), pb.world(b));
+            let (wa, wb) = (world64(a, &pa), world64(b, &pb));
             out.frames += 1;
-            let mut compare = |j: usize, ma: Mat4, mb: Mat4| {
-                let e = (ma - mb).abs().to_cols_array().into_iter().fold(0.0f32, f32::max) / height;
+            let mut compare = |j: usize, ma: DMat4, mb: DMat4| {
+                let e = matrix_error(&ma, &mb, height as f64) as f32;
                 out.matrices += 1;
                 if e > out.max_error || e.is_nan() {
                     out.max_error = if e.is_nan() { f32::INFINITY } else { e };
@@ -87,14 +90,44 @@ pub fn skin(before: &Model, after: &Model, k: usize) -> SkinCheck {
                     let jb = sb.joints[n].index();
                     compare(
                         j.index(),
-                        wa[j.index()] * sa.inverse_bind_matrices[n],
-                        wb[jb] * sb.inverse_bind_matrices[n],
+                        wa[j.index()] * sa.inverse_bind_matrices[n].as_dmat4(),
+                        wb[jb] * sb.inverse_bind_matrices[n].as_dmat4(),
                     );
                 }
             }
         }
     }
     out
+}
+
+/// How far `b` is from `a`, without units: the translation column's difference relative to the
+/// character's height, and each axis column's difference relative to that column's length in
+/// `a` (which is 1 unless the mesh and the skeleton use different units, as when a file scales
+/// its armature by 100: then every axis element is about 100 and an f32 rounding of it alone
+/// is 4e-6).
+fn matrix_error(a: &DMat4, b: &DMat4, height: f64) -> f64 {
+    let mut e = ((a.w_axis - b.w_axis).truncate().abs().max_element()) / height;
+    for c in 0..3 {
+        let (ca, cb) = (a.col(c).truncate(), b.col(c).truncate());
+        e = e.max((ca - cb).abs().max_element() / ca.length().max(1e-12));
+    }
+    e
+}
+
+/// World matrices of a pose in f64 (from the f32 values stored), so that the check's own
+/// rounding does not hide or fake differences.
+fn world64(s: &Skeleton, pose: &Pose) -> Vec<DMat4> {
+    let mut world: Vec<DMat4> = Vec::with_capacity(s.bones.len());
+    for (b, l) in s.bones.iter().zip(&pose.locals) {
+        let local = DMat4::from_scale_rotation_translation(
+            l.scale.as_dvec3(),
+            l.rotation.as_dquat(),
+            l.translation.as_dvec3(),
+        );
+        let parent = b.parent.map_or(s.base.as_dmat4(), |p| world[p.index()]);
+        world.push(parent * local);
+    }
+    world
 }
 
 /// Size of a skeleton: the largest extent of its rest joint positions along any axis (scene

@@ -115,6 +115,17 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         )));
     }
     let (profile, map) = args.map.resolve()?;
+    if let Some(bad) = args
+        .rest
+        .silhouette_skip
+        .iter()
+        .find(|n| profile.find(n).is_none())
+    {
+        return Err(Failure::Usage(format!(
+            "--silhouette-skip {bad}: the `{}` profile has no such bone",
+            profile.name
+        )));
+    }
     let options = NormalizeOptions {
         map,
         rest: args.rest.resolve()?,

@@ -11,6 +11,7 @@ use super::pose::Plan;
 use super::sim::Sim;
 use super::{RestOptions, RestReport, RestWarning, RestWarningCode};
 use crate::model::{Interpolation, Model, Track, Transform};
+use glam::{DMat4, DQuat, DVec3, Vec3};
 
 pub(super) fn apply(model: &mut Model, k: usize, plan: Plan, options: &RestOptions) -> RestReport {
     let mut warnings = plan.warnings;
@@ -20,7 +21,10 @@ pub(super) fn apply(model: &mut Model, k: usize, plan: Plan, options: &RestOptio
         .iter()
         .map(|b| b.parent.map(|p| p.index()))
         .collect();
-    let outer = |i: usize| parents[i].map_or(plan.top, |p| plan.frames[p].inverse());
+    // Conversions run in f64 and round once, so outputs sit within an f32 rounding of exact.
+    let frames: Vec<Wide> = plan.frames.iter().map(|f| Wide::of(*f)).collect();
+    let top = Wide::of(plan.top);
+    let outer = |i: usize| parents[i].map_or(top, |p| frames[p].inverse());
     let motion = plan
         .hips_height
         .filter(|h| options.motion_scale && *h > 1e-4 && h.is_finite());
@@ -44,15 +48,15 @@ pub(super) fn apply(model: &mut Model, k: usize, plan: Plan, options: &RestOptio
                 });
                 complemented += 1;
             }
-            let (a, f) = (outer(i), plan.frames[i]);
+            let (a, f) = (outer(i), frames[i]);
             if let Some(t) = &mut tracks.translation {
-                map_values(t, |v, tangent| if tangent { a.r * (v * a.s) } else { a.point(v) });
+                map_values(t, |v, tangent| a.vector(v, !tangent));
                 if let Some(h) = motion.filter(|_| plan.motion_bones.iter().any(|b| b.index() == i)) {
                     map_values(t, |v, _| v / h);
                 }
             }
             if let Some(t) = &mut tracks.rotation {
-                map_values(t, |q, _| a.r * q * f.r);
+                map_values(t, |q, _| (a.r * q.as_dquat() * f.r).as_quat());
                 if t.interpolation != Interpolation::CubicSpline {
                     for j in 1..t.values.len() {
                         if t.values[j].dot(t.values[j - 1]) < 0.0 {
@@ -63,7 +67,7 @@ pub(super) fn apply(model: &mut Model, k: usize, plan: Plan, options: &RestOptio
             }
             if let Some(t) = &mut tracks.scale {
                 // Uniform, or on a bone that keeps its axes: exact either way.
-                map_values(t, |v, _| v * (a.s * f.s));
+                map_values(t, |v, _| (v.as_dvec3() * (a.s * f.s)).as_vec3());
             }
         }
         if motion.is_some() {
@@ -72,16 +76,20 @@ pub(super) fn apply(model: &mut Model, k: usize, plan: Plan, options: &RestOptio
     }
     let skeleton = &mut model.skeletons[k];
     for (i, (bone, rest)) in skeleton.bones.iter_mut().zip(&plan.rests).enumerate() {
-        bone.rest = convert_rest(rest, outer(i), plan.frames[i]);
+        bone.rest = convert_rest(rest, outer(i), frames[i]);
     }
     skeleton.base = plan.new_base;
     for skin in &mut skeleton.skins {
         for (j, ibm) in skin.joints.iter().zip(&mut skin.inverse_bind_matrices) {
-            *ibm = plan.frames[j.index()].inverse().to_mat4() * *ibm;
+            *ibm = (frames[j.index()].inverse().to_dmat4() * ibm.as_dmat4()).as_mat4();
         }
     }
     for att in &mut skeleton.attachments {
-        att.transform = plan.frames[att.parent.index()].inverse().apply(&att.transform);
+        att.transform = convert_rest(
+            &att.transform,
+            frames[att.parent.index()].inverse(),
+            Wide::IDENTITY,
+        );
     }
     RestReport {
         base: plan.base,
@@ -94,11 +102,54 @@ pub(super) fn apply(model: &mut Model, k: usize, plan: Plan, options: &RestOptio
 }
 
 /// `a · rest · f`, the same map the keys take, so "no track" keeps meaning the rest.
-fn convert_rest(rest: &Transform, a: Sim, f: Sim) -> Transform {
+fn convert_rest(rest: &Transform, a: Wide, f: Wide) -> Transform {
     Transform {
-        translation: a.point(rest.translation),
-        rotation: (a.r * rest.rotation * f.r).normalize(),
-        scale: rest.scale * (a.s * f.s),
+        translation: a.vector(rest.translation, true),
+        rotation: (a.r * rest.rotation.as_dquat() * f.r).normalize().as_quat(),
+        scale: (rest.scale.as_dvec3() * (a.s * f.s)).as_vec3(),
+    }
+}
+
+/// A [`Sim`] in f64.
+#[derive(Clone, Copy)]
+struct Wide {
+    t: DVec3,
+    r: DQuat,
+    s: f64,
+}
+
+impl Wide {
+    const IDENTITY: Wide = Wide {
+        t: DVec3::ZERO,
+        r: DQuat::IDENTITY,
+        s: 1.0,
+    };
+
+    fn of(x: Sim) -> Wide {
+        Wide {
+            t: x.t.as_dvec3(),
+            r: x.r.as_dquat().normalize(),
+            s: x.s as f64,
+        }
+    }
+
+    fn inverse(self) -> Wide {
+        let r = self.r.conjugate();
+        Wide {
+            t: -(r * self.t) / self.s,
+            r,
+            s: 1.0 / self.s,
+        }
+    }
+
+    /// Maps a position (`point`) or a direction (a tangent).
+    fn vector(self, v: Vec3, point: bool) -> Vec3 {
+        let moved = self.r * (v.as_dvec3() * self.s);
+        (if point { self.t + moved } else { moved }).as_vec3()
+    }
+
+    fn to_dmat4(self) -> DMat4 {
+        DMat4::from_scale_rotation_translation(DVec3::splat(self.s), self.r, self.t)
     }
 }
 

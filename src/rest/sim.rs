@@ -71,6 +71,7 @@ impl Sim {
         }
     }
 
+    #[cfg(test)]
     pub fn inverse(self) -> Sim {
         let r = self.r.conjugate();
         Sim {
@@ -82,15 +83,6 @@ impl Sim {
 
     pub fn point(self, p: Vec3) -> Vec3 {
         self.t + self.r * (p * self.s)
-    }
-
-    /// `self · t` for a TRS transform `t` (exact: the uniform scale commutes with the rotation).
-    pub fn apply(self, t: &Transform) -> Transform {
-        Transform {
-            translation: self.point(t.translation),
-            rotation: (self.r * t.rotation).normalize(),
-            scale: t.scale * self.s,
-        }
     }
 }
 

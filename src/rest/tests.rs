@@ -1,1 +1,189 @@
+//! Property tests over generated rigs: the profile's own skeleton, with every rest rotation
+//! disturbed, some bones unmapped, a scaled and turned armature above it, and random clips in all
+//! three interpolations. Whatever the rig, skinning matrices stay the same at every frame and the
+//! rest becomes the profile's T-pose.
+
 use super::*;
+use crate::check;
+use crate::mapping::{Mapped, Origin};
+use crate::model::{Bone, BoneId, BoneTracks, Clip, Interpolation, Skeleton, Skin, Track, Transform};
+use glam::{Mat4, Quat, Vec3};
+use proptest::prelude::*;
+
+/// The profile's reference skeleton, with rests disturbed by `noise` (one rotation per bone).
+fn rig(noise: &[Quat], base: Mat4) -> Skeleton {
+    let p = Profile::humanoid();
+    let rest_globals = {
+        let mut s = Skeleton {
+            name: "rig".into(),
+            bones: Vec::new(),
+            skins: Vec::new(),
+            attachments: Vec::new(),
+            base,
+            base_nodes: vec![0],
+            declared: None,
+        };
+        for (i, b) in p.bones.iter().enumerate() {
+            s.bones.push(Bone {
+                name: b.name.clone(),
+                parent: b.parent.map(|q| BoneId(q.0)),
+                rest: Transform {
+                    rotation: (b.reference.rotation * noise[i % noise.len()]).normalize(),
+                    ..b.reference
+                },
+                is_joint: true,
+                weighted: Some(true),
+                node: Some(i as u32 + 1),
+            });
+        }
+        s
+    };
+    let mut s = rest_globals;
+    let world = s.rest_world();
+    s.skins.push(Skin {
+        name: "skin".into(),
+        joints: (0..s.bones.len() as u32).map(BoneId).collect(),
+        inverse_bind_matrices: world.iter().map(|m| m.inverse()).collect(),
+        source: Some(0),
+    });
+    s
+}
+
+fn identity_map(s: &Skeleton, skip: usize) -> BoneMap {
+    let p = Profile::humanoid();
+    BoneMap {
+        entries: p
+            .ids()
+            .map(|id| {
+                // Leave every `skip`-th optional bone unmapped (an in-between bone).
+                let unmapped = skip > 0 && !p.bone(id).required && id.index() % skip == 0;
+                (!unmapped).then(|| Mapped {
+                    bone: s.find(&p.bone(id).name).unwrap(),
+                    confidence: 1.0,
+                    origin: Origin::Auto,
+                    reason: "test".into(),
+                })
+            })
+            .collect(),
+        warnings: Vec::new(),
+    }
+}
+
+fn clip(s: &Skeleton, keys: &[Quat], interpolation: Interpolation) -> Clip {
+    let tracks = s
+        .bones
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            // Every third bone has no rotation track: the rest fix must add one.
+            if i % 3 == 1 {
+                return BoneTracks::default();
+            }
+            let values: Vec<Quat> = (0..3)
+                .map(|k| (b.rest.rotation * keys[(i + k) % keys.len()]).normalize())
+                .collect();
+            let values = match interpolation {
+                Interpolation::CubicSpline => values.iter().flat_map(|q| [*q * 0.3, *q, *q * -0.2]).collect(),
+                _ => values,
+            };
+            BoneTracks {
+                translation: (i == 1).then(|| Track {
+                    interpolation: Interpolation::Linear,
+                    times: vec![0.0, 1.0],
+                    values: vec![b.rest.translation, b.rest.translation + Vec3::new(0.1, 0.0, 0.3)],
+                }),
+                rotation: Some(Track {
+                    interpolation,
+                    times: vec![0.0, 0.5, 1.0],
+                    values,
+                }),
+                scale: None,
+            }
+        })
+        .collect();
+    Clip {
+        name: format!("{interpolation:?}"),
+        skeleton: 0,
+        tracks,
+        opaque: Vec::new(),
+        source: None,
+        motion_scale: None,
+    }
+}
+
+fn quat() -> impl Strategy<Value = Quat> {
+    (-0.35f32..0.35, -0.35f32..0.35, -0.35f32..0.35)
+        .prop_map(|(x, y, z)| Quat::from_euler(glam::EulerRot::XYZ, x, y, z))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn any_rig_keeps_its_skin_and_gets_the_t_pose(
+        noise in proptest::collection::vec(quat(), 7),
+        keys in proptest::collection::vec(quat(), 5),
+        scale in prop_oneof![Just(1.0f32), Just(0.01), Just(100.0)],
+        turn in 0..4i32,
+        skip in prop_oneof![Just(0usize), Just(5), Just(7)],
+    ) {
+        let base = Mat4::from_scale_rotation_translation(
+            Vec3::splat(scale),
+            Quat::from_rotation_y(turn as f32 * std::f32::consts::FRAC_PI_2) * Quat::from_rotation_x(-0.3),
+            // Offset in the character's own units: a 1.7-unit character 2 units from the origin
+            // (f32 cannot hold a 0.017-unit character 2 units away to 1e-5 of its height).
+            Vec3::new(1.0, 0.0, -2.0) * scale,
+        );
+        let s = rig(&noise, base);
+        let map = identity_map(&s, skip);
+        let mut model = Model {
+            clips: [Interpolation::Linear, Interpolation::Step, Interpolation::CubicSpline]
+                .into_iter()
+                .map(|i| clip(&s, &keys, i))
+                .collect(),
+            skeletons: vec![s],
+        };
+        let before = model.clone();
+        let report = fix_rest(&mut model, 0, &map, Profile::humanoid(), &RestOptions::default()).unwrap();
+        let disturbed = noise.iter().any(|q| q.xyz().length() > 1e-3);
+        prop_assert!(report.complemented_tracks > 0 || !disturbed);
+        let skin = check::skin(&before, &model, 0);
+        prop_assert!(skin.max_error <= 1e-5, "{:?}", skin);
+        prop_assert_eq!(skin.clips, 3);
+        let rest = check::rest(&model.skeletons[0], &map, Profile::humanoid());
+        prop_assert!(rest.max_direction_deg <= 0.01, "{:?}", rest);
+        prop_assert!(rest.max_tail_deg <= 0.01, "{:?}", rest);
+        prop_assert!(rest.faces_plus_z, "{:?}", rest);
+        prop_assert!(rest.roll_deg.iter().all(|(_, d)| *d <= 0.01), "{:?}", rest);
+    }
+}
+
+#[test]
+fn refuses_a_zero_scale_without_changing_anything() {
+    let mut s = rig(&[Quat::IDENTITY], Mat4::IDENTITY);
+    s.bones[3].rest.scale = Vec3::new(1.0, 0.0, 1.0);
+    let map = identity_map(&s, 0);
+    let mut model = Model {
+        skeletons: vec![s],
+        clips: Vec::new(),
+    };
+    let before = model.clone();
+    let err = fix_rest(&mut model, 0, &map, Profile::humanoid(), &RestOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("Chest"), "{err}");
+    assert_eq!(model, before);
+}
+
+#[test]
+fn faces_minus_z_rigs_turn_half_around() {
+    let s = rig(&[Quat::IDENTITY], Mat4::from_rotation_y(std::f32::consts::PI));
+    let map = identity_map(&s, 0);
+    let mut model = Model {
+        skeletons: vec![s],
+        clips: Vec::new(),
+    };
+    let r = fix_rest(&mut model, 0, &map, Profile::humanoid(), &RestOptions::default()).unwrap();
+    assert_eq!(r.facing_turn_deg, 180.0);
+    // The turn stays above the skeleton: the scene is as before.
+    assert!(model.skeletons[0]
+        .base
+        .abs_diff_eq(Mat4::from_rotation_y(std::f32::consts::PI), 1e-6));
+}

@@ -145,6 +145,40 @@ pub fn three_check(input: &Path, output: &Path) -> Option<f64> {
     v["max_rel_error"].as_f64()
 }
 
+/// Inputs the three.js checks cannot load in Node (no meshopt or Draco decoder is set, and Node
+/// lacks `ProgressEvent` for data URIs).
+pub fn three_skips(input: &Path) -> bool {
+    let name = input.file_name().unwrap().to_string_lossy();
+    name.contains("meshopt") || name.contains("draco") || name.ends_with(".gltf")
+}
+
+/// `tests/tools/three_per_clip.mjs`: every clip played on freshly loaded scenes; returns the
+/// shared check's measure and the unit-free one, or `None` when three.js is not installed.
+pub fn three_per_clip(input: &Path, output: &Path) -> Option<(f64, f64)> {
+    let tools = tools_dir();
+    if !tools.join("node_modules/three").is_dir() {
+        skip_tool("three.js per-clip check: three missing");
+        return None;
+    }
+    let local = tools.join("three_per_clip.mjs");
+    std::fs::copy(root().join("tests/tools/three_per_clip.mjs"), &local).expect("copy three_per_clip.mjs");
+    let out = Command::new("node")
+        .arg(&local)
+        .arg(input)
+        .arg(output)
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap_or_else(|_| {
+        panic!(
+            "three_per_clip gave no JSON for {}: {text} {}",
+            output.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    Some((v["raw"].as_f64()?, v["unit_free"].as_f64()?))
+}
+
 /// Splits a GLB into JSON and BIN (test-side, independent of the library).
 pub fn split_glb(glb: &[u8]) -> (serde_json::Value, Vec<u8>) {
     let jl = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;

@@ -1,0 +1,118 @@
+//! `skelnorm normalize` from the command line (issue 4): output, report, exit codes.
+
+mod common;
+
+use common::skelnorm;
+
+#[test]
+fn normalizes_a_fixture_and_reports_what_it_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::root().join("fixtures/mixamo.glb");
+    let before = std::fs::read(&input).unwrap();
+    let out = dir.path().join("out.glb");
+    let report = dir.path().join("report.json");
+    let run = skelnorm(&[
+        "normalize",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(text.contains("folded the nodes above it (scale 0.01"), "{text}");
+    assert!(text.contains("skin: max error"), "{text}");
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        before,
+        "the input is never modified"
+    );
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let s = &r["skeletons"][0];
+    assert_eq!(
+        s["mapping"]["bones"]["LeftUpperArm"]["source"],
+        "mixamorig:LeftArm"
+    );
+    let bones = s["rest"]["bones"].as_array().unwrap();
+    let arm = bones.iter().find(|b| b["bone"] == "mixamorig:LeftArm").unwrap();
+    assert!(
+        arm["silhouette_deg"].as_f64().unwrap() > 30.0,
+        "the A-pose arm turned: {arm}"
+    );
+    assert!(s["measured"]["skin"]["max_error"].as_f64().unwrap() <= 1e-5);
+    assert!(s["measured"]["rest"]["max_tail_deg"].as_f64().unwrap() <= 0.01);
+    assert_eq!(s["measured"]["rest"]["faces_plus_z"], true);
+    assert_eq!(s["rest"]["base"]["folded"], true);
+    // The output reads back and is a normalized skeleton.
+    let doc = skelnorm::gltf_io::read(&out).unwrap();
+    assert!(doc.model.skeletons[0]
+        .base
+        .abs_diff_eq(glam::Mat4::IDENTITY, 1e-6));
+}
+
+#[test]
+fn flags_reach_the_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::root().join("fixtures/vrm0.vrm");
+    let out = dir.path().join("out.vrm");
+    let run = skelnorm(&[
+        "normalize",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--no-silhouette",
+        "--no-facing",
+        "--motion-scale",
+        "--json",
+    ]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let rest = &r["skeletons"][0]["rest"];
+    assert_eq!(rest["facing_turn_deg"], 0.0);
+    assert!(rest["bones"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|b| b["silhouette_deg"] == 0.0));
+    let h = rest["motion_scale"].as_f64().unwrap();
+    assert!((h - 1.0).abs() < 0.05, "hips height {h}");
+    let doc = skelnorm::gltf_io::read(&out).unwrap();
+    assert!(doc.model.clips.iter().all(|c| c.motion_scale == Some(h as f32)));
+}
+
+#[test]
+fn refuses_what_is_not_a_humanoid_and_bad_usage() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.glb");
+    let quad = common::root().join("fixtures/quadruped.glb");
+    let run = skelnorm(&["normalize", quad.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("lacks LeftUpperArm"));
+    assert!(!out.exists(), "no output for a refused file");
+    let mixamo = common::root().join("fixtures/mixamo.glb");
+    let run = skelnorm(&[
+        "normalize",
+        mixamo.to_str().unwrap(),
+        "-o",
+        dir.path().join("x.txt").to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    let run = skelnorm(&[
+        "normalize",
+        mixamo.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--silhouette-skip",
+        "Tail",
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--silhouette-skip Tail"));
+    let run = skelnorm(&[
+        "normalize",
+        mixamo.to_str().unwrap(),
+        "-o",
+        mixamo.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(1), "never overwrites its input");
+}
