@@ -221,8 +221,7 @@ pub fn rest(s: &Skeleton, map: &BoneMap, profile: &Profile) -> RestCheck {
         let tail = angle(frame * Vec3::Y, d);
         // The profile's frame turned the least so that +Y points at the tail (feet keep their
         // pitch; a tail of fallback bones may lie off the frame's +Y).
-        let wanted =
-            Quat::from_rotation_arc(frames[pk.index()] * Vec3::Y, d.normalize()) * frames[pk.index()];
+        let wanted = crate::rest::arc(frames[pk.index()] * Vec3::Y, d.normalize()) * frames[pk.index()];
         let framed = rotation_angle(frame, wanted);
         for (v, max, worst) in [
             (direction, &mut out.max_direction_deg, &mut out.worst_direction),

@@ -21,6 +21,7 @@ mod pose;
 mod sim;
 
 pub use pose::{body_bone, MAX_TAIL_DEG};
+pub use sim::arc;
 
 use crate::mapping::BoneMap;
 use crate::model::{Model, Problem};

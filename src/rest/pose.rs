@@ -154,7 +154,7 @@ pub(super) fn plan(model: &Model, k: usize, map: &BoneMap, profile: &Profile, op
                 // whose tail is not where the profile's frame points (a forearm pointing at its
                 // fingers when there is no hand bone).
                 match shape.tail(i, pk, w.r, &locals) {
-                    Ok((d, _)) => Quat::from_rotation_arc(p * Vec3::Y, d) * p,
+                    Ok((d, _)) => crate::rest::arc(p * Vec3::Y, d) * p,
                     Err(_) => p,
                 }
             }
@@ -446,7 +446,7 @@ impl<'a> Shape<'a> {
         if bone.keep_pitch && !options.flatten_feet {
             return Some(twist_between(Vec3::Y, d, e));
         }
-        let arc = Quat::from_rotation_arc(d, e);
+        let arc = crate::rest::arc(d, e);
         let roll = bone.roll.iter().find_map(|&(from, to)| {
             let a = self.relative(i, self.map.get(from)?, locals)?;
             let b = self.relative(i, self.map.get(to)?, locals)?;

@@ -93,6 +93,21 @@ pub(crate) fn uniform(scale: Vec3) -> Option<f32> {
     (lo > 0.0 && (hi - lo) <= UNIFORM_TOLERANCE * hi).then(|| (scale.x * scale.y * scale.z).cbrt())
 }
 
+/// The shortest rotation turning unit vector `from` into unit vector `to`, accurate for tiny
+/// angles too (glam's `Quat::from_rotation_arc` returns the identity below about 0.05°).
+pub fn arc(from: Vec3, to: Vec3) -> Quat {
+    let axis = from.cross(to);
+    let (sin, cos) = (axis.length(), from.dot(to));
+    if sin < 1e-12 {
+        return if cos > 0.0 {
+            Quat::IDENTITY
+        } else {
+            Quat::from_rotation_arc(from, to)
+        };
+    }
+    Quat::from_axis_angle(axis / sin, sin.atan2(cos))
+}
+
 /// The rotation about `axis` (unit) that turns `from`'s projection onto `axis`'s normal plane
 /// into `to`'s, or the identity when either projection vanishes.
 pub(crate) fn twist_between(axis: Vec3, from: Vec3, to: Vec3) -> Quat {
