@@ -289,10 +289,16 @@ pub fn rotation_angle(a: Quat, b: Quat) -> f32 {
 /// Plays `clip` of skeleton `src` on skeleton `dst` by giving each bone mapped in both the
 /// rotation relative to its nearest mapped ancestor that it has in the source (which is copying
 /// local rotations when mapped bones are adjacent), and returns the largest angle between the
-/// two skeletons' global bone directions (+Y) over every frame, degrees. Both skeletons must be
-/// normalized to `profile`.
+/// two skeletons' global bone directions (joint → tail, as the profile defines tails) over every
+/// frame, degrees, with the profile bone and time where it is largest. Bones whose tail the clip
+/// moves by translation keys are left out: copying rotations does not carry those. It is small only when
+/// both rests correspond (normalized to `profile`).
 #[allow(clippy::type_complexity)]
-pub fn transfer(src: (&Skeleton, &BoneMap, &Clip), dst: (&Skeleton, &BoneMap), profile: &Profile) -> f32 {
+pub fn transfer(
+    src: (&Skeleton, &BoneMap, &Clip),
+    dst: (&Skeleton, &BoneMap),
+    profile: &Profile,
+) -> (f32, String) {
     let (s, smap, clip) = src;
     let (d, dmap) = dst;
     let both: Vec<ProfileBoneId> = profile
@@ -310,8 +316,18 @@ pub fn transfer(src: (&Skeleton, &BoneMap, &Clip), dst: (&Skeleton, &BoneMap), p
         None
     };
     let rot = rotation;
+    // Directions that translation keys of the clip move (a hips or a shoulder keyed in place)
+    // are not what copying rotations transfers: leave those bones out.
+    let translated = |b: ProfileBoneId| {
+        smap.get(b)
+            .is_some_and(|sb| clip.tracks[sb.index()].translation.is_some())
+    };
+    let measured: Vec<_> = comparable((s, smap), (d, dmap), &both, profile)
+        .into_iter()
+        .filter(|(_, tails)| !tails.iter().any(|&t| translated(t)))
+        .collect();
     let frames = (clip.duration() * FPS).floor() as usize + 1;
-    let mut worst = 0.0f32;
+    let mut worst = (0.0f32, String::new());
     let mut pose = Pose::rest(d);
     for f in 0..frames {
         let time = (f as f32 / FPS).min(clip.duration());
@@ -335,12 +351,46 @@ pub fn transfer(src: (&Skeleton, &BoneMap, &Clip), dst: (&Skeleton, &BoneMap), p
             pose.locals[db.index()].rotation = (rot(&parent).inverse() * global).normalize();
         }
         let dw = pose.world(d);
-        for &p in &both {
-            let (sb, db) = (smap.get(p).expect("in both"), dmap.get(p).expect("in both"));
-            let a = rot(&s.base).inverse() * rot(&sw[sb.index()]) * Vec3::Y;
-            let b = rot(&d.base).inverse() * rot(&dw[db.index()]) * Vec3::Y;
-            worst = worst.max(angle(a, b));
+        for (p, tails) in &measured {
+            let dir = |sk: &Skeleton, map: &BoneMap, w: &[Mat4]| {
+                let at = |b: ProfileBoneId| w[map.get(b).expect("mapped").index()].w_axis.truncate();
+                let tail = tails.iter().map(|&t| at(t)).sum::<Vec3>() / tails.len() as f32;
+                rot(&sk.base).inverse() * (tail - at(*p))
+            };
+            let e = angle(dir(s, smap, &sw), dir(d, dmap, &dw));
+            if e > worst.0 {
+                worst = (e, format!("{} at {time:.3} s", profile.bone(*p).name));
+            }
         }
     }
     worst
+}
+
+/// The bones whose joint → tail direction both skeletons define the same way (same tail
+/// bones), leaving out the root (it points at the moving hips) and a root or hips whose tail
+/// lies reversed at rest (see
+/// [`crate::rest::MAX_TAIL_DEG`]).
+fn comparable(
+    s: (&Skeleton, &BoneMap),
+    d: (&Skeleton, &BoneMap),
+    both: &[ProfileBoneId],
+    profile: &Profile,
+) -> Vec<(ProfileBoneId, Vec<ProfileBoneId>)> {
+    let reference = profile.reference_positions();
+    let reversed = |(sk, map): (&Skeleton, &BoneMap), p: ProfileBoneId, tails: &[ProfileBoneId]| {
+        let w = skeleton_space(sk);
+        let at = |b: ProfileBoneId| w[map.get(b).expect("mapped").index()].w_axis.truncate();
+        let dir = tails.iter().map(|&t| at(t)).sum::<Vec3>() / tails.len() as f32 - at(p);
+        let e = tails.iter().map(|t| reference[t.index()]).sum::<Vec3>() / tails.len() as f32
+            - reference[p.index()];
+        body_bone(profile, p) && angle(dir, e) > MAX_TAIL_DEG
+    };
+    both.iter()
+        // The root's "direction" points at the hips, which move by translation, not rotation.
+        .filter(|&&p| profile.root != Some(p))
+        .filter_map(|&p| {
+            let (ts, td) = (s.1.tail_bones(profile, p)?, d.1.tail_bones(profile, p)?);
+            (ts == td && !reversed(s, p, &ts) && !reversed(d, p, &td)).then_some((p, ts))
+        })
+        .collect()
 }

@@ -68,13 +68,14 @@ fn visit_accessor_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
 /// parts), images, and any `bufferView` key inside an `extensions` object (Draco and others).
 fn visit_view_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
     for acc in each_array(json, "accessors") {
-        for ptr in [
-            "/bufferView",
-            "/sparse/indices/bufferView",
-            "/sparse/values/bufferView",
-        ] {
-            if let Some(v) = acc.pointer_mut(ptr) {
-                f(v);
+        if let Some(v) = acc.get_mut("bufferView") {
+            f(v);
+        }
+        if let Some(sparse) = acc.get_mut("sparse") {
+            for part in ["indices", "values"] {
+                if let Some(v) = sparse.get_mut(part).and_then(|p| p.get_mut("bufferView")) {
+                    f(v);
+                }
             }
         }
     }
@@ -97,6 +98,8 @@ fn visit_extension_views(v: &mut Value, inside: bool, f: &mut dyn FnMut(&mut Val
                 }
             }
         }
+        // Arrays of numbers (min, max, matrices, weights) hold no objects: skip them whole.
+        Value::Array(items) if items.iter().all(Value::is_number) => {}
         Value::Array(items) => items.iter_mut().for_each(|c| visit_extension_views(c, inside, f)),
         _ => {}
     }

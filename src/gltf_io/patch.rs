@@ -295,8 +295,8 @@ impl Rebuild<'_> {
 
     fn old_channel_for(&self, node: u32, path: &str) -> Option<usize> {
         self.old_channels.iter().position(|c| {
-            c.pointer("/target/node").and_then(Value::as_u64) == Some(node as u64)
-                && c.pointer("/target/path").and_then(Value::as_str) == Some(path)
+            let target = &c["target"];
+            target["node"].as_u64() == Some(node as u64) && target["path"].as_str() == Some(path)
         })
     }
 
