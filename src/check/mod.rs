@@ -377,8 +377,8 @@ fn comparable(
     profile: &Profile,
 ) -> Vec<(ProfileBoneId, Vec<ProfileBoneId>)> {
     let reference = profile.reference_positions();
-    let reversed = |(sk, map): (&Skeleton, &BoneMap), p: ProfileBoneId, tails: &[ProfileBoneId]| {
-        let w = skeleton_space(sk);
+    let (ws, wd) = (skeleton_space(s.0), skeleton_space(d.0));
+    let reversed = |(w, map): (&[Mat4], &BoneMap), p: ProfileBoneId, tails: &[ProfileBoneId]| {
         let at = |b: ProfileBoneId| w[map.get(b).expect("mapped").index()].w_axis.truncate();
         let dir = tails.iter().map(|&t| at(t)).sum::<Vec3>() / tails.len() as f32 - at(p);
         let e = tails.iter().map(|t| reference[t.index()]).sum::<Vec3>() / tails.len() as f32
@@ -390,7 +390,8 @@ fn comparable(
         .filter(|&&p| profile.root != Some(p))
         .filter_map(|&p| {
             let (ts, td) = (s.1.tail_bones(profile, p)?, d.1.tail_bones(profile, p)?);
-            (ts == td && !reversed(s, p, &ts) && !reversed(d, p, &td)).then_some((p, ts))
+            let keep = ts == td && !reversed((&ws, s.1), p, &ts) && !reversed((&wd, d.1), p, &td);
+            keep.then_some((p, ts))
         })
         .collect()
 }

@@ -126,23 +126,30 @@ pub fn three_check(input: &Path, output: &Path) -> Option<f64> {
         return None;
     }
     // An ES module resolves `three` from its own folder: run a copy beside node_modules.
-    let local = tools.join("three_check.mjs");
-    std::fs::copy(&script, &local).expect("copy three_check.mjs");
+    let v = run_module(&script, input, output);
+    v["max_rel_error"].as_f64()
+}
+
+/// Runs a Node ES module on (input, output) from a copy beside `.tools/node_modules` (so it
+/// resolves `three`), and parses the one JSON line it prints.
+fn run_module(script: &Path, input: &Path, output: &Path) -> serde_json::Value {
+    let local = tools_dir().join(script.file_name().unwrap());
+    std::fs::copy(script, &local).expect("copy the check script beside node_modules");
     let out = Command::new("node")
         .arg(&local)
         .arg(input)
         .arg(output)
         .output()
-        .ok()?;
+        .expect("run node");
     let text = String::from_utf8_lossy(&out.stdout);
-    let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap_or_else(|_| {
+    serde_json::from_str(text.trim()).unwrap_or_else(|_| {
         panic!(
-            "three_check gave no JSON for {}: {text} {}",
+            "{} gave no JSON for {}: {text} {}",
+            script.display(),
             output.display(),
             String::from_utf8_lossy(&out.stderr)
         )
-    });
-    v["max_rel_error"].as_f64()
+    })
 }
 
 /// Inputs the three.js checks cannot load in Node (no meshopt or Draco decoder is set, and Node
@@ -160,22 +167,7 @@ pub fn three_per_clip(input: &Path, output: &Path) -> Option<(f64, f64)> {
         skip_tool("three.js per-clip check: three missing");
         return None;
     }
-    let local = tools.join("three_per_clip.mjs");
-    std::fs::copy(root().join("tests/tools/three_per_clip.mjs"), &local).expect("copy three_per_clip.mjs");
-    let out = Command::new("node")
-        .arg(&local)
-        .arg(input)
-        .arg(output)
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap_or_else(|_| {
-        panic!(
-            "three_per_clip gave no JSON for {}: {text} {}",
-            output.display(),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let v = run_module(&root().join("tests/tools/three_per_clip.mjs"), input, output);
     Some((v["raw"].as_f64()?, v["unit_free"].as_f64()?))
 }
 
