@@ -15,3 +15,4 @@ pub mod model;
 pub mod pipeline;
 pub mod profile;
 pub mod rest;
+pub mod settings;

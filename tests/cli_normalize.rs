@@ -116,3 +116,56 @@ fn refuses_what_is_not_a_humanoid_and_bad_usage() {
     ]);
     assert_eq!(run.status.code(), Some(1), "never overwrites its input");
 }
+
+#[test]
+fn settings_files_sit_between_defaults_and_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    // `config --dump-defaults` is a settings file that parses back into the defaults.
+    let dump = skelnorm(&["config", "--dump-defaults"]);
+    assert!(dump.status.success());
+    let text = String::from_utf8(dump.stdout).unwrap();
+    let parsed = skelnorm::settings::Settings::from_ron(&text, "dump").unwrap();
+    assert_eq!(parsed, skelnorm::settings::Settings::default());
+    assert!(
+        text.contains("// Bones whose direction differs from the profile's"),
+        "{text}"
+    );
+    // The file turns the silhouette fix off; a flag turns facing off on top of it.
+    let settings = dir.path().join("s.ron");
+    std::fs::write(&settings, "(rest: (fix_silhouette: false, motion_scale: true))").unwrap();
+    let input = common::root().join("fixtures/vrm0.vrm");
+    let out = dir.path().join("o.glb");
+    let run = skelnorm(&[
+        "normalize",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--settings",
+        settings.to_str().unwrap(),
+        "--no-facing",
+        "--json",
+    ]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let rest = &r["skeletons"][0]["rest"];
+    assert!(rest["bones"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|b| b["silhouette_deg"] == 0.0));
+    assert_eq!(rest["facing_turn_deg"], 0.0);
+    assert!(rest["motion_scale"].as_f64().is_some());
+    // A misspelt key is a usage error naming the key and the file.
+    std::fs::write(&settings, "(rest: (fix_silhouete: false))").unwrap();
+    let run = skelnorm(&[
+        "normalize",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--settings",
+        settings.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("s.ron:1:") && err.contains("fix_silhouete"), "{err}");
+}

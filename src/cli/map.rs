@@ -7,6 +7,7 @@ use serde::Serialize;
 use skelnorm::gltf_io;
 use skelnorm::mapping::{map_skeleton, BoneMapFile, MapOptions, MapReport};
 use skelnorm::profile::Profile;
+use skelnorm::settings::MapSettings;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -28,13 +29,24 @@ pub struct MapArgs {
 }
 
 impl MapArgs {
-    /// Loads the profile and the bone-map file the flags name.
-    pub fn resolve(&self) -> Result<(std::borrow::Cow<'static, Profile>, MapOptions), Failure> {
-        let profile = match &self.profile {
+    /// Loads the profile and the bone-map file the flags name, or else the settings name.
+    pub fn resolve(
+        &self,
+        settings: &MapSettings,
+    ) -> Result<(std::borrow::Cow<'static, Profile>, MapOptions), Failure> {
+        let profile_path = self
+            .profile
+            .clone()
+            .or_else(|| settings.profile.as_ref().map(PathBuf::from));
+        let bone_map = self
+            .bone_map
+            .clone()
+            .or_else(|| settings.bone_map.as_ref().map(PathBuf::from));
+        let profile = match &profile_path {
             Some(p) => std::borrow::Cow::Owned(Profile::load(p).map_err(|e| Failure::Usage(e.to_string()))?),
             None => std::borrow::Cow::Borrowed(Profile::humanoid()),
         };
-        let overrides = match &self.bone_map {
+        let overrides = match &bone_map {
             Some(path) => {
                 let file = BoneMapFile::load(path).map_err(|e| Failure::Usage(e.to_string()))?;
                 file.check(&profile, &path.display().to_string())
@@ -45,7 +57,7 @@ impl MapArgs {
         };
         let options = MapOptions {
             overrides,
-            ignore_declared: self.ignore_vrm,
+            ignore_declared: self.ignore_vrm || settings.ignore_vrm,
         };
         Ok((profile, options))
     }
@@ -66,7 +78,7 @@ pub fn run(
     skeleton: Option<usize>,
     allow_partial: bool,
 ) -> Result<i32, Failure> {
-    let (profile, options) = args.resolve()?;
+    let (profile, options) = args.resolve(&MapSettings::default())?;
     let doc = gltf_io::read(file)?;
     let skeletons = &doc.model.skeletons;
     if let Some(k) = skeleton.filter(|&k| k >= skeletons.len()) {

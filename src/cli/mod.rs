@@ -62,6 +62,13 @@ enum Command {
     /// T-pose, profile axes) with every clip, skin and attached mesh converted so that every
     /// animated frame looks the same. Exits 3 when no skeleton fits the profile.
     Normalize(normalize::NormalizeArgs),
+    /// Settings files: `--dump-defaults` prints every option with its documentation and default,
+    /// as a settings file for `normalize --settings`.
+    Config {
+        /// Print every option with its documentation and default (valid RON).
+        #[arg(long)]
+        dump_defaults: bool,
+    },
     /// Convert between .gltf and .glb (.vrm/.vrma are GLB); a lossless round trip.
     Convert {
         /// The input file.
@@ -92,6 +99,7 @@ pub fn run() -> i32 {
             map,
         } => map::run(&file, &map, json, output.as_deref(), skeleton, allow_partial),
         Command::Normalize(args) => normalize::run(&args),
+        Command::Config { dump_defaults } => config(dump_defaults),
         Command::Convert { input, output } => convert(&input, &output).map(|()| EXIT_OK),
     };
     match result {
@@ -130,6 +138,18 @@ impl<E: Into<anyhow::Error>> From<E> for Failure {
     fn from(e: E) -> Self {
         Failure::Input(e.into())
     }
+}
+
+fn config(dump_defaults: bool) -> Result<i32, Failure> {
+    if !dump_defaults {
+        return Err(Failure::Usage(
+            "config: nothing to do (try --dump-defaults)".into(),
+        ));
+    }
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(skelnorm::settings::Settings::dump_defaults().as_bytes())?;
+    Ok(EXIT_OK)
 }
 
 fn convert(input: &std::path::Path, output: &std::path::Path) -> Result<(), Failure> {

@@ -8,6 +8,7 @@ use serde::Serialize;
 use skelnorm::gltf_io;
 use skelnorm::pipeline::{normalize, NormalizeError, NormalizeOptions, NormalizeReport};
 use skelnorm::rest::RestOptions;
+use skelnorm::settings::Settings;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -42,9 +43,9 @@ pub struct RestArgs {
 }
 
 impl RestArgs {
-    /// The rest options: defaults, changed by the flags given.
-    pub fn resolve(&self) -> Result<RestOptions, Failure> {
-        let mut o = RestOptions::default();
+    /// The rest options: `base` (defaults or the settings file), changed by the flags given.
+    pub fn resolve(&self, base: &RestOptions) -> Result<RestOptions, Failure> {
+        let mut o = base.clone();
         o.apply_node_transforms &= !self.keep_node_transforms;
         o.fix_facing &= !self.no_facing;
         o.fix_silhouette &= !self.no_silhouette;
@@ -91,6 +92,9 @@ pub struct NormalizeArgs {
     /// Skip measuring the invariants (skin, T-pose) for the report.
     #[arg(long)]
     pub no_check: bool,
+    /// A settings file (RON; see `skelnorm config --dump-defaults`); flags win over it.
+    #[arg(long, value_name = "SETTINGS")]
+    pub settings: Option<PathBuf>,
     #[command(flatten)]
     pub map: MapArgs,
     #[command(flatten)]
@@ -114,7 +118,11 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
             args.output.display()
         )));
     }
-    let (profile, map) = args.map.resolve()?;
+    let settings = match &args.settings {
+        Some(path) => Settings::load(path).map_err(|e| Failure::Usage(e.to_string()))?,
+        None => Settings::default(),
+    };
+    let (profile, map) = args.map.resolve(&settings.map)?;
     if let Some(bad) = args
         .rest
         .silhouette_skip
@@ -126,22 +134,28 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
             profile.name
         )));
     }
+    let n = &settings.normalize;
+    let allow_partial = (args.allow_partial || n.allow_partial) && !args.strict;
     let options = NormalizeOptions {
         map,
-        rest: args.rest.resolve()?,
+        rest: args.rest.resolve(&settings.rest)?,
         skeleton: args.skeleton,
-        allow_partial: args.allow_partial,
-        require_all: args.strict,
-        measure: !args.no_check,
+        allow_partial,
+        require_all: args.strict || (n.strict && !args.allow_partial),
+        measure: n.check && !args.no_check,
     };
     let mut doc = gltf_io::read(&args.input)?;
     let report = match normalize(&mut doc.model, &profile, &options) {
         Ok(r) => r,
-        Err(NormalizeError::NoFit { .. }) if !args.allow_partial => {
-            let e = normalize(&mut doc.model.clone(), &profile, &options).unwrap_err();
+        Err(e @ NormalizeError::NoFit { .. }) => {
             eprintln!(
-                "skelnorm: {}: {e} (use --allow-partial to normalize what is mapped)",
-                args.input.display()
+                "skelnorm: {}: {e}{}",
+                args.input.display(),
+                if allow_partial {
+                    ""
+                } else {
+                    " (use --allow-partial to normalize what is mapped)"
+                }
             );
             return Ok(EXIT_PARTIAL);
         }

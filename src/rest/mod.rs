@@ -29,7 +29,7 @@ use crate::profile::Profile;
 use serde::{Deserialize, Serialize};
 
 /// What the rest fix does. Every field has a documented default and a `normalize` flag.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, documented::DocumentedFields)]
 #[serde(default, deny_unknown_fields)]
 pub struct RestOptions {
     /// Fold the transforms of the nodes above the skeleton (a 0.01 scale, a Z-up rotation)
