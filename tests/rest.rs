@@ -320,3 +320,47 @@ fn vrm_extensions_still_point_at_the_same_bones() {
         }
     }
 }
+
+/// A character facing −Z whose bones hang straight from the scene: the turn that keeps the scene
+/// as it was needs a new node above the bones (the writer adds one).
+#[test]
+fn facing_turn_gets_a_new_node_when_bones_hang_from_the_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut json, bin) =
+        common::split_glb(&std::fs::read(common::root().join("fixtures/vrm0.vrm")).unwrap());
+    let armature = json["scenes"][0]["nodes"][0].as_u64().unwrap() as usize;
+    let children = json["nodes"][armature]["children"].take();
+    json["nodes"][armature]
+        .as_object_mut()
+        .unwrap()
+        .remove("children");
+    let mut roots = children.as_array().unwrap().clone();
+    roots.extend(
+        json["scenes"][0]["nodes"].as_array().unwrap()[1..]
+            .iter()
+            .cloned(),
+    );
+    json["scenes"][0]["nodes"] = roots.into();
+    let input = dir.path().join("loose.glb");
+    std::fs::write(&input, common::join_glb(&json, &bin)).unwrap();
+    let n = normalize_file(&input).unwrap();
+    let nodes_before = n.input.json()["nodes"].as_array().unwrap().len();
+    assert_eq!(
+        n.output.json()["nodes"].as_array().unwrap().len(),
+        nodes_before + 1,
+        "one node added"
+    );
+    let r = check::rest(&n.output.model.skeletons[0], &n.maps[0].1, Profile::humanoid());
+    assert!(r.faces_plus_z && r.max_tail_deg <= 0.01, "{r:?}");
+    let c = check::skin(&n.input.model, &n.output.model, 0);
+    assert!(c.max_error <= 1e-5 && c.clips == 3, "{c:?}");
+    if let (Some(before), Some(after)) = (
+        common::validator_errors(&input),
+        common::validator_errors(&n.out_path),
+    ) {
+        assert!(after <= before, "{after} validator errors, input had {before}");
+    }
+    if let Some((_, e)) = common::three_per_clip(&input, &n.out_path) {
+        assert!(e <= 1e-5, "three.js per clip {e}");
+    }
+}
