@@ -6,7 +6,7 @@
 use crate::mapping::BoneMap;
 use crate::model::{BoneId, Clip, Model, Pose, Skeleton};
 use crate::profile::{Profile, ProfileBoneId, Side};
-use crate::rest::{body_bone, MAX_TAIL_DEG};
+use crate::rest::{angle_deg, body_bone, reference_tail, turn_deg, MAX_TAIL_DEG};
 use glam::{DMat4, Mat4, Quat, Vec3};
 use serde::Serialize;
 
@@ -201,24 +201,24 @@ pub fn rest(s: &Skeleton, map: &BoneMap, profile: &Profile) -> RestCheck {
             }
             continue;
         };
-        let mean = |ids: &[ProfileBoneId], f: &dyn Fn(ProfileBoneId) -> Vec3| {
-            ids.iter().map(|&i| f(i)).sum::<Vec3>() / ids.len() as f32
-        };
-        let d = mean(&tails, &|t| pos(map.get(t).expect("tail bones are mapped"))) - pos(b);
-        let e = mean(&tails, &|t| reference[t.index()]) - reference[pk.index()];
+        let tail_at = tails
+            .iter()
+            .map(|&t| pos(map.get(t).expect("tail bones are mapped")));
+        let d = tail_at.sum::<Vec3>() / tails.len() as f32 - pos(b);
+        let e = reference_tail(&reference, pk, &tails);
         let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
-        if (angle(d, e) > MAX_TAIL_DEG && body_bone(profile, pk)) || d.length_squared() < 1e-20 {
+        if (angle_deg(d, e) > MAX_TAIL_DEG && body_bone(profile, pk)) || d.length_squared() < 1e-20 {
             // The rest fix does not turn such a bone (see `rest::MAX_TAIL_DEG`).
             out.reversed_tails.push(format!("{name} ({})", bone.name));
             out.max_frame_deg = out.max_frame_deg.max(rotation_angle(frame, frames[pk.index()]));
             continue;
         }
         let direction = if bone.keep_pitch {
-            angle(flat(d), flat(e))
+            angle_deg(flat(d), flat(e))
         } else {
-            angle(d, e)
+            angle_deg(d, e)
         };
-        let tail = angle(frame * Vec3::Y, d);
+        let tail = angle_deg(frame * Vec3::Y, d);
         // The profile's frame turned the least so that +Y points at the tail (feet keep their
         // pitch; a tail of fallback bones may lie off the frame's +Y).
         let wanted = crate::rest::arc(frames[pk.index()] * Vec3::Y, d.normalize()) * frames[pk.index()];
@@ -236,7 +236,7 @@ pub fn rest(s: &Skeleton, map: &BoneMap, profile: &Profile) -> RestCheck {
         let roll = bone.roll.iter().find_map(|&(from, to)| {
             let v = pos(map.get(to)?) - pos(map.get(from)?);
             let w = reference[to.index()] - reference[from.index()];
-            Some(angle(d.cross(v), e.cross(w)))
+            Some(angle_deg(d.cross(v), e.cross(w)))
         });
         if let Some(r) = roll {
             out.roll_deg.push((bone.name.clone(), r));
@@ -272,18 +272,9 @@ fn rotation(m: &Mat4) -> Quat {
     Quat::from_mat3(&glam::Mat3::from_mat4(*m).mul_scalar(1.0 / scale)).normalize()
 }
 
-/// Angle between two vectors in degrees (0 when either vanishes).
-fn angle(a: Vec3, b: Vec3) -> f32 {
-    if a.length_squared() < 1e-20 || b.length_squared() < 1e-20 {
-        return 0.0;
-    }
-    a.cross(b).length().atan2(a.dot(b)).to_degrees()
-}
-
 /// Angle between two rotations in degrees, accurate near 0 (unlike `acos`).
 pub fn rotation_angle(a: Quat, b: Quat) -> f32 {
-    let d = a.conjugate() * b;
-    (2.0 * d.xyz().length().atan2(d.w.abs())).to_degrees()
+    turn_deg(a.conjugate() * b)
 }
 
 /// Plays `clip` of skeleton `src` on skeleton `dst` by giving each bone mapped in both the
@@ -357,7 +348,7 @@ pub fn transfer(
                 let tail = tails.iter().map(|&t| at(t)).sum::<Vec3>() / tails.len() as f32;
                 rot(&sk.base).inverse() * (tail - at(*p))
             };
-            let e = angle(dir(s, smap, &sw), dir(d, dmap, &dw));
+            let e = angle_deg(dir(s, smap, &sw), dir(d, dmap, &dw));
             if e > worst.0 {
                 worst = (e, format!("{} at {time:.3} s", profile.bone(*p).name));
             }
@@ -381,9 +372,8 @@ fn comparable(
     let reversed = |(w, map): (&[Mat4], &BoneMap), p: ProfileBoneId, tails: &[ProfileBoneId]| {
         let at = |b: ProfileBoneId| w[map.get(b).expect("mapped").index()].w_axis.truncate();
         let dir = tails.iter().map(|&t| at(t)).sum::<Vec3>() / tails.len() as f32 - at(p);
-        let e = tails.iter().map(|t| reference[t.index()]).sum::<Vec3>() / tails.len() as f32
-            - reference[p.index()];
-        body_bone(profile, p) && angle(dir, e) > MAX_TAIL_DEG
+        let e = reference_tail(&reference, p, tails);
+        body_bone(profile, p) && angle_deg(dir, e) > MAX_TAIL_DEG
     };
     both.iter()
         // The root's "direction" points at the hips, which move by translation, not rotation.

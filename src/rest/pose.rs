@@ -1,7 +1,7 @@
 //! Steps 1–3 of the rest fix, computed without changing anything: the new base and facing, the
 //! silhouette-fixed rest, and each bone's change of frame `F_i` (old frame → new frame).
 
-use super::sim::{twist_between, Sim};
+use super::sim::{angle_deg, turn_deg, twist_between, Sim};
 use super::{BaseFold, BoneRest, RestOptions, RestWarning, RestWarningCode};
 use crate::mapping::BoneMap;
 use crate::model::{BoneId, Model, OpaqueKind, Skeleton, Transform};
@@ -43,6 +43,12 @@ fn locked_bones(model: &Model, k: usize) -> Vec<bool> {
 /// degrees: the whole body hangs from those bones and already stands upright facing +Z, so such
 /// a tail (a spine that starts below the hips joint) says nothing about how they should turn.
 pub const MAX_TAIL_DEG: f32 = 90.0;
+
+/// Where the profile's bone `pk` points: from its reference joint to the mean reference joint of
+/// its tail bones `tails` (not normalized).
+pub fn reference_tail(reference: &[Vec3], pk: ProfileBoneId, tails: &[ProfileBoneId]) -> Vec3 {
+    tails.iter().map(|t| reference[t.index()]).sum::<Vec3>() / tails.len() as f32 - reference[pk.index()]
+}
 
 /// Whether `pk` carries the whole body (the profile's root or scale base, the hips).
 pub fn body_bone(profile: &Profile, pk: ProfileBoneId) -> bool {
@@ -131,12 +137,12 @@ pub(super) fn plan(model: &Model, k: usize, map: &BoneMap, profile: &Profile, op
         let Some(q) = shape.silhouette(i, pk, &world[i], &locals, options, &mut warnings) else {
             continue;
         };
-        let angle = 2.0 * q.xyz().length().atan2(q.w.abs());
-        if angle.to_degrees() > options.silhouette_threshold_deg.max(MIN_TURN_DEG) {
+        let angle = turn_deg(q);
+        if angle > options.silhouette_threshold_deg.max(MIN_TURN_DEG) {
             let turn_local = parent.r.conjugate() * q * parent.r;
             locals[i].r = (turn_local * locals[i].r).normalize();
             world[i] = parent.mul(locals[i]);
-            silhouette[i] = angle.to_degrees();
+            silhouette[i] = angle;
         }
     }
 
@@ -180,7 +186,7 @@ pub(super) fn plan(model: &Model, k: usize, map: &BoneMap, profile: &Profile, op
             bone: s.bones[i].name.clone(),
             profile: pk.map(|p| profile.bone(p).name.clone()),
             silhouette_deg: silhouette[i],
-            axes_deg: (2.0 * f.r.xyz().length().atan2(f.r.w.abs())).to_degrees(),
+            axes_deg: turn_deg(f.r),
         });
         targets.push(x);
         frames.push(f);
@@ -388,13 +394,12 @@ impl<'a> Shape<'a> {
     ) -> Result<(Vec3, Vec3), Option<f32>> {
         let bones = self.map.tail_bones(self.profile, pk).ok_or(None)?;
         let local = self.mean_relative(i, &bones, locals).ok_or(None)?;
-        let mean_ref = bones.iter().map(|b| self.reference[b.index()]).sum::<Vec3>() / bones.len() as f32;
-        let e = (mean_ref - self.reference[pk.index()]).normalize_or_zero();
+        let e = reference_tail(&self.reference, pk, &bones).normalize_or_zero();
         let d = (r * local).normalize_or_zero();
         if d == Vec3::ZERO || e == Vec3::ZERO {
             return Err(None);
         }
-        let angle = d.cross(e).length().atan2(d.dot(e)).to_degrees();
+        let angle = angle_deg(d, e);
         if angle > MAX_TAIL_DEG && body_bone(self.profile, pk) {
             return Err(Some(angle));
         }
