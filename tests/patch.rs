@@ -105,7 +105,9 @@ mod properties {
             }
             for clip in &mut doc.model.clips {
                 if let Some(t) = clip.tracks.iter_mut().find_map(|t| t.rotation.as_mut()) {
-                    let k = key % t.values.len();
+                    // A key's value, not a tangent (tangents may be zero).
+                    let per_key = t.values.len() / t.times.len();
+                    let k = (key % t.times.len()) * per_key + per_key / 2;
                     t.values[k] = (t.values[k] * turn).normalize();
                 }
             }

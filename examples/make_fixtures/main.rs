@@ -34,6 +34,7 @@ fn styles() -> Vec<Style> {
         z_up: false,
         faces_minus_z: false,
         vrm0: false,
+        key_every_bone: false,
     };
     vec![
         Style {
@@ -41,6 +42,7 @@ fn styles() -> Vec<Style> {
             names: names::mixamo,
             a_pose: true,
             centimetres: true,
+            key_every_bone: true,
             ..base
         },
         Style {
@@ -354,7 +356,7 @@ fn build(style: &Style) -> Vec<u8> {
         ("wave", "CUBICSPLINE", 5, 2.0),
         ("idle", "STEP", 4, 1.0),
     ] {
-        write_clip(&mut doc, &laid, &local, clip, interp, keys, dur);
+        write_clip(&mut doc, &laid, &local, clip, interp, keys, dur, style.key_every_bone);
     }
     if style.vrm0 {
         let bones: Vec<Value> = (0..j.len())
@@ -455,6 +457,7 @@ fn write_clip(
     interp: &str,
     keys: usize,
     dur: f32,
+    key_every_bone: bool,
 ) {
     let times: Vec<f32> = (0..keys).map(|k| dur * k as f32 / (keys - 1) as f32).collect();
     let input = doc.floats(&times, "SCALAR", true, None);
@@ -491,7 +494,38 @@ fn write_clip(
         channels
             .push(json!({ "sampler": samplers.len() - 1, "target": { "node": i + 1, "path": "rotation" } }));
     }
-    if let Some(h) = index_of(&laid.joints, "hips").or_else(|| index_of(&laid.joints, "pelvis")) {
+    let hips = index_of(&laid.joints, "hips").or_else(|| index_of(&laid.joints, "pelvis"));
+    if key_every_bone {
+        // Constant keys at rest: rotations of bones the motion leaves alone, translations of
+        // every bone but the hips (whose translation moves).
+        let constant = |doc: &mut Doc, v: &[f32]| {
+            let mut data = Vec::new();
+            for _ in &times {
+                if interp == "CUBICSPLINE" {
+                    data.extend(v.iter().map(|_| 0.0));
+                    data.extend_from_slice(v);
+                    data.extend(v.iter().map(|_| 0.0));
+                } else {
+                    data.extend_from_slice(v);
+                }
+            }
+            doc.floats(&data, if v.len() == 4 { "VEC4" } else { "VEC3" }, false, None)
+        };
+        for (i, jt) in laid.joints.iter().enumerate() {
+            let mut keyed = Vec::new();
+            if motion(clip, &jt.id, 0.0).is_none() {
+                keyed.push(("rotation", constant(doc, &local[i].1.to_array())));
+            }
+            if Some(i) != hips {
+                keyed.push(("translation", constant(doc, &local[i].0.to_array())));
+            }
+            for (path, output) in keyed {
+                samplers.push(json!({ "input": input, "output": output, "interpolation": interp }));
+                channels.push(json!({ "sampler": samplers.len() - 1, "target": { "node": i + 1, "path": path } }));
+            }
+        }
+    }
+    if let Some(h) = hips {
         let gp = laid.joints[h]
             .parent
             .as_deref()

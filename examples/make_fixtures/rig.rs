@@ -228,6 +228,9 @@ pub struct Style {
     pub z_up: bool,
     pub faces_minus_z: bool,
     pub vrm0: bool,
+    /// Key the rest translation and rotation of every bone the motion leaves alone, in every
+    /// clip, as Mixamo and many FBX exports do.
+    pub key_every_bone: bool,
 }
 
 /// A basis with `axis` along `dir` and the next axis as close as possible to `reference`.

@@ -307,11 +307,24 @@ pub fn transfer(
         None
     };
     let rot = rotation;
-    // Directions that translation keys of the clip move (a hips or a shoulder keyed in place)
-    // are not what copying rotations transfers: leave those bones out.
+    // Directions that translation keys of the clip move (a hips or a shoulder keyed away from
+    // its rest) are not what copying rotations transfers: leave those bones out. Keys at the
+    // rest (within 1e-5 of the height) move nothing.
+    let rest_world = s.rest_world();
+    let height = height(s).max(1e-6);
     let translated = |b: ProfileBoneId| {
-        smap.get(b)
-            .is_some_and(|sb| clip.tracks[sb.index()].translation.is_some())
+        smap.get(b).is_some_and(|sb| {
+            let bone = &s.bones[sb.index()];
+            let scale = bone
+                .parent
+                .map_or(s.base, |p| rest_world[p.index()])
+                .x_axis
+                .truncate()
+                .length();
+            clip.tracks[sb.index()].translation.as_ref().is_some_and(|t| {
+                t.max_distance(bone.rest.translation, |a, b| a.distance(b)) * scale > 1e-5 * height
+            })
+        })
     };
     let measured: Vec<_> = comparable((s, smap), (d, dmap), &both, profile)
         .into_iter()

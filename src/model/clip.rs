@@ -153,6 +153,13 @@ impl<T: TrackValue> Track<T> {
         }
     }
 
+    /// Largest distance of any key's value from `v` (tangents are not keys), by `distance`.
+    pub fn max_distance(&self, v: T, distance: impl Fn(T, T) -> f32) -> f32 {
+        (0..self.len())
+            .map(|k| distance(self.key(k), v))
+            .fold(0.0, f32::max)
+    }
+
     fn check(&self, what: &str, out: &mut Vec<Problem>) {
         let per_key = if self.interpolation == Interpolation::CubicSpline {
             3
