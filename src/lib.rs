@@ -14,5 +14,7 @@ pub mod mapping;
 pub mod model;
 pub mod pipeline;
 pub mod profile;
+pub mod rename;
 pub mod rest;
 pub mod settings;
+pub mod tracks;

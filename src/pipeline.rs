@@ -1,20 +1,50 @@
-//! The stage order, known here and nowhere else: map → rest fix (then, optionally, the
-//! measurements of [`check`](crate::check)). Works on the model; reads and writes no files.
+//! The stage order, known here and nowhere else: map → rest fix → track stripping → renaming
+//! (then, optionally, the measurements of [`check`](crate::check)). Works on the model; reads
+//! and writes no files.
 
 use crate::check::{self, RestCheck, SkinCheck};
 use crate::mapping::{map_skeleton, BoneMap, MapOptions, MapReport};
 use crate::model::Model;
 use crate::profile::Profile;
+use crate::rename::{rename, RenameError, RenameOptions, RenameReport};
 use crate::rest::{fix_rest, RestError, RestOptions, RestReport};
+use crate::tracks::{rejoin, strip, StripReport, TrackError, TrackOptions, UnmappedBones};
 use serde::Serialize;
+
+/// Which stages after mapping run. All do by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stages {
+    /// The rest fix ([`crate::rest`]).
+    pub rest: bool,
+    /// Track stripping ([`crate::tracks`]).
+    pub strip: bool,
+    /// Renaming ([`crate::rename`]).
+    pub rename: bool,
+}
+
+impl Default for Stages {
+    fn default() -> Self {
+        Stages {
+            rest: true,
+            strip: true,
+            rename: true,
+        }
+    }
+}
 
 /// Options of `normalize`: one field per stage, plus what to do with skeletons that do not fit.
 #[derive(Debug, Clone, Default)]
 pub struct NormalizeOptions {
     /// How bones are mapped.
     pub map: MapOptions,
+    /// Which stages run.
+    pub stages: Stages,
     /// The rest fix.
     pub rest: RestOptions,
+    /// Track stripping.
+    pub tracks: TrackOptions,
+    /// Renaming.
+    pub rename: RenameOptions,
     /// Normalize only this skeleton (by index); by default every skeleton that fits the profile.
     pub skeleton: Option<usize>,
     /// Normalize skeletons that lack any required bones (with what is mapped). Without it, a
@@ -52,6 +82,12 @@ pub struct SkeletonReport {
     /// What the rest fix did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rest: Option<RestReport>,
+    /// What track stripping did, per clip.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tracks: Option<StripReport>,
+    /// Which bones were renamed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rename: Option<RenameReport>,
     /// The measured invariants.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub measured: Option<Measured>,
@@ -90,6 +126,12 @@ pub enum NormalizeError {
     /// The rest fix refused a skeleton.
     #[error(transparent)]
     Rest(#[from] RestError),
+    /// Track stripping refused a skeleton.
+    #[error(transparent)]
+    Tracks(#[from] TrackError),
+    /// Renaming refused a skeleton.
+    #[error(transparent)]
+    Rename(#[from] RenameError),
 }
 
 /// Maps and normalizes the skeletons of `model`. On error the model is unchanged.
@@ -152,6 +194,8 @@ pub fn normalize(
             skipped: None,
             mapping,
             rest: None,
+            tracks: None,
+            rename: None,
             measured: None,
         };
         if !fits(map) {
@@ -162,10 +206,27 @@ pub fn normalize(
             skeletons.push(report);
             continue;
         }
-        report.rest = Some(fix_rest(&mut working, *k, map, profile, &options.rest)?);
+        let stages = options.stages;
+        if stages.rest {
+            report.rest = Some(fix_rest(&mut working, *k, map, profile, &options.rest)?);
+        }
+        if stages.strip {
+            report.tracks = Some(strip(&mut working, *k, map, profile, &options.tracks)?);
+        }
+        if stages.rename {
+            report.rename = Some(rename(&mut working, *k, map, profile, &options.rename)?);
+        }
         if let Some(before) = &before {
+            // Companion clips play together with their clips: measure them joined.
+            let joined;
+            let after = if stages.strip && options.tracks.unmapped_bones == UnmappedBones::Separate {
+                joined = rejoin(&working, *k);
+                &joined
+            } else {
+                &working
+            };
             report.measured = Some(Measured {
-                skin: check::skin(before, &working, *k),
+                skin: check::skin(before, after, *k),
                 rest: check::rest(&working.skeletons[*k], map, profile),
             });
         }

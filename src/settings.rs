@@ -4,7 +4,9 @@
 //! settings file that parses back into the defaults. Parses, merges and dumps; imports only the
 //! stages' option types.
 
+use crate::rename::RenameOptions;
 use crate::rest::RestOptions;
+use crate::tracks::TrackOptions;
 use documented::DocumentedFields;
 use serde::{Deserialize, Serialize};
 
@@ -14,10 +16,15 @@ use serde::{Deserialize, Serialize};
 pub struct Settings {
     /// Mapping bones to the profile.
     pub map: MapSettings,
-    /// Which skeletons are normalized, and whether the invariants are measured.
+    /// Which skeletons are normalized, which stages run, and whether the invariants are
+    /// measured.
     pub normalize: NormalizeSettings,
     /// The rest fix: node transforms, facing, T-pose, axes, keys, skin.
     pub rest: RestOptions,
+    /// Track stripping: which channels the clips lose.
+    pub tracks: TrackOptions,
+    /// Renaming: mapped bones take their profile names.
+    pub rename: RenameOptions,
 }
 
 /// How bones are mapped.
@@ -44,6 +51,12 @@ pub struct NormalizeSettings {
     pub strict: bool,
     /// Measure the invariants (skin, T-pose) for the report. Default: true.
     pub check: bool,
+    /// Run the rest fix (T-pose facing +Z, +Y toward each bone's child). Default: true.
+    pub fix_rest: bool,
+    /// Run track stripping (see the `tracks` section). Default: true.
+    pub strip_tracks: bool,
+    /// Rename mapped bones to their profile names (see the `rename` section). Default: true.
+    pub rename_bones: bool,
 }
 
 impl Default for NormalizeSettings {
@@ -52,6 +65,9 @@ impl Default for NormalizeSettings {
             allow_partial: false,
             strict: false,
             check: true,
+            fix_rest: true,
+            strip_tracks: true,
+            rename_bones: true,
         }
     }
 }
@@ -122,6 +138,8 @@ fn field_docs(section: &str, field: &str) -> Option<&'static str> {
         "map" => MapSettings::get_field_docs(field).ok(),
         "normalize" => NormalizeSettings::get_field_docs(field).ok(),
         "rest" => RestOptions::get_field_docs(field).ok(),
+        "tracks" => TrackOptions::get_field_docs(field).ok(),
+        "rename" => RenameOptions::get_field_docs(field).ok(),
         _ => None,
     }
 }
@@ -134,17 +152,16 @@ mod tests {
     fn dumped_defaults_parse_back_into_the_defaults() {
         let text = Settings::dump_defaults();
         assert_eq!(Settings::from_ron(&text, "dump").unwrap(), Settings::default());
-        // Every option is documented.
-        let options = text
-            .lines()
-            .filter(|l| l.starts_with("        ") && l.contains(':') && !l.trim_start().starts_with("//"))
-            .count();
-        assert!(options >= 11, "{text}");
-        for (i, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| l.starts_with("        ") && !l.trim_start().starts_with("//"))
-        {
+        // Every option (a key at the second level) is documented.
+        let option = |l: &&str| {
+            l.starts_with("        ")
+                && !l.starts_with("         ")
+                && l.contains(':')
+                && !l.trim_start().starts_with("//")
+        };
+        let options = text.lines().filter(option).count();
+        assert!(options >= 24, "{options} options in\n{text}");
+        for (i, line) in text.lines().enumerate().filter(|(_, l)| option(l)) {
             let before = text.lines().nth(i - 1).unwrap();
             assert!(
                 before.trim_start().starts_with("//"),

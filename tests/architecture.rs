@@ -49,9 +49,14 @@ fn modules_import_only_to_their_left() {
         ("mapping", &["model", "profile"]),
         ("inspect", &["model", "profile", "mapping"]),
         ("rest", &["model", "profile", "mapping"]),
+        ("tracks", &["model", "profile", "mapping", "rest"]),
+        ("rename", &["model", "profile", "mapping"]),
         ("check", &["model", "profile", "mapping", "rest"]),
-        ("pipeline", &["model", "profile", "mapping", "rest", "check"]),
-        ("settings", &["rest"]),
+        (
+            "pipeline",
+            &["model", "profile", "mapping", "rest", "tracks", "rename", "check"],
+        ),
+        ("settings", &["rest", "tracks", "rename"]),
     ];
     for (module, ok) in allowed {
         let used = imports(&src.join(module));

@@ -107,7 +107,8 @@ fn refuses_what_is_not_a_humanoid_and_bad_usage() {
         "Tail",
     ]);
     assert_eq!(run.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&run.stderr).contains("--silhouette-skip Tail"));
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("silhouette skip `Tail`") && err.contains("no such bone"), "{err}");
     let run = skelnorm(&[
         "normalize",
         mixamo.to_str().unwrap(),

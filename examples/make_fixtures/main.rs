@@ -356,7 +356,16 @@ fn build(style: &Style) -> Vec<u8> {
         ("wave", "CUBICSPLINE", 5, 2.0),
         ("idle", "STEP", 4, 1.0),
     ] {
-        write_clip(&mut doc, &laid, &local, clip, interp, keys, dur, style.key_every_bone);
+        write_clip(
+            &mut doc,
+            &laid,
+            &local,
+            clip,
+            interp,
+            keys,
+            dur,
+            style.key_every_bone,
+        );
     }
     if style.vrm0 {
         let bones: Vec<Value> = (0..j.len())
@@ -521,7 +530,9 @@ fn write_clip(
             }
             for (path, output) in keyed {
                 samplers.push(json!({ "input": input, "output": output, "interpolation": interp }));
-                channels.push(json!({ "sampler": samplers.len() - 1, "target": { "node": i + 1, "path": path } }));
+                channels.push(
+                    json!({ "sampler": samplers.len() - 1, "target": { "node": i + 1, "path": path } }),
+                );
             }
         }
     }

@@ -30,7 +30,7 @@ pub struct SkinCheck {
     pub worst: Option<String>,
 }
 
-/// Compares skeleton `k`'s skinning matrices in `before` and `after` (clips paired by order,
+/// Compares skeleton `k`'s skinning matrices in `before` and `after` (clips paired by name,
 /// bones by index) at [`FPS`] frames per second. The error is unit-free: translation elements
 /// relative to the character's height, axis elements relative to the length of their column
 /// (1 for a mesh in the skeleton's units, so then this is the plain element difference). Skeletons without skins compare bone world
@@ -38,11 +38,20 @@ pub struct SkinCheck {
 /// frame): exactly what a bind matrix would absorb.
 pub fn skin(before: &Model, after: &Model, k: usize) -> SkinCheck {
     let (a, b) = (&before.skeletons[k], &after.skeletons[k]);
-    let height = height(a).max(1e-6);
-    let clips_a: Vec<&Clip> = before.clips.iter().filter(|c| c.skeleton == k).collect();
-    let clips_b: Vec<&Clip> = after.clips.iter().filter(|c| c.skeleton == k).collect();
+    let height = a.height().max(1e-6);
+    // Clips pair by name (in order among equal names): stages may remove or add clips.
+    let mut unused: Vec<&Clip> = after.clips.iter().filter(|c| c.skeleton == k).collect();
+    let pairs: Vec<(&Clip, &Clip)> = before
+        .clips
+        .iter()
+        .filter(|c| c.skeleton == k)
+        .filter_map(|ca| {
+            let at = unused.iter().position(|cb| cb.name == ca.name)?;
+            Some((ca, unused.remove(at)))
+        })
+        .collect();
     let mut out = SkinCheck {
-        clips: clips_a.len().min(clips_b.len()),
+        clips: pairs.len(),
         frames: 0,
         matrices: 0,
         max_error: 0.0,
@@ -50,7 +59,7 @@ pub fn skin(before: &Model, after: &Model, k: usize) -> SkinCheck {
     };
     let (mut pa, mut pb) = (Pose::rest(a), Pose::rest(b));
     let mut changes: Option<Vec<DMat4>> = None;
-    for (ca, cb) in clips_a.iter().zip(&clips_b) {
+    for (ca, cb) in pairs {
         let frames = (ca.duration() * FPS).floor() as usize + 1;
         for f in 0..frames {
             let time = (f as f32 / FPS).min(ca.duration());
@@ -128,15 +137,6 @@ fn world64(s: &Skeleton, pose: &Pose) -> Vec<DMat4> {
         world.push(parent * local);
     }
     world
-}
-
-/// Size of a skeleton: the largest extent of its rest joint positions along any axis (scene
-/// units).
-pub fn height(s: &Skeleton) -> f32 {
-    let ps: Vec<Vec3> = s.rest_world().iter().map(|m| m.w_axis.truncate()).collect();
-    let lo = ps.iter().copied().fold(Vec3::splat(f32::INFINITY), Vec3::min);
-    let hi = ps.iter().copied().fold(Vec3::splat(f32::NEG_INFINITY), Vec3::max);
-    (hi - lo).max_element().max(0.0)
 }
 
 /// How closely a skeleton's rest matches the profile's T-pose, measured in skeleton space
@@ -311,7 +311,7 @@ pub fn transfer(
     // its rest) are not what copying rotations transfers: leave those bones out. Keys at the
     // rest (within 1e-5 of the height) move nothing.
     let rest_world = s.rest_world();
-    let height = height(s).max(1e-6);
+    let height = s.height().max(1e-6);
     let translated = |b: ProfileBoneId| {
         smap.get(b).is_some_and(|sb| {
             let bone = &s.bones[sb.index()];

@@ -4,6 +4,7 @@
 mod inspect;
 mod map;
 mod normalize;
+mod stages;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;

@@ -1,69 +1,18 @@
-//! `skelnorm normalize`: map → rest fix, write the result, print a summary, optionally write a
-//! JSON report with the mapping, the per-bone changes and the measured invariants.
+//! `skelnorm normalize`: map → rest fix → strip tracks → rename, write the result, print a
+//! summary, optionally write a JSON report with the mapping, the per-bone changes, the removed
+//! tracks, the renamed bones, the file sizes and the measured invariants.
 
 use super::map::{MapArgs, EXIT_PARTIAL};
+use super::stages::{RenameArgs, RestArgs, StageArgs, TrackArgs};
 use super::Failure;
 use anyhow::Context;
 use serde::Serialize;
 use skelnorm::gltf_io;
-use skelnorm::pipeline::{normalize, NormalizeError, NormalizeOptions, NormalizeReport};
-use skelnorm::rest::RestOptions;
+use skelnorm::pipeline::{normalize, NormalizeError, NormalizeOptions, NormalizeReport, Stages};
 use skelnorm::settings::Settings;
+use skelnorm::tracks::StripReason;
 use std::io::Write;
 use std::path::PathBuf;
-
-/// Flags of the rest fix; each flips or sets one field of `RestOptions` (defaults there).
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct RestArgs {
-    /// Leave the nodes above the skeleton (0.01 scales, Z-up rotations) where they are.
-    #[arg(long)]
-    pub keep_node_transforms: bool,
-    /// Do not turn a character that faces −Z or sideways.
-    #[arg(long)]
-    pub no_facing: bool,
-    /// Keep the rest pose's silhouette (no A-pose → T-pose).
-    #[arg(long)]
-    pub no_silhouette: bool,
-    /// Leave bones within this many degrees of the profile's direction alone (default 0:
-    /// align exactly; Godot uses 15).
-    #[arg(long, value_name = "DEG")]
-    pub silhouette_threshold: Option<f32>,
-    /// A profile bone the silhouette fix leaves alone (repeatable).
-    #[arg(long, value_name = "BONE")]
-    pub silhouette_skip: Vec<String>,
-    /// Make feet flat (toes forward) instead of keeping their pitch.
-    #[arg(long)]
-    pub flatten_feet: bool,
-    /// Keep mapped bones' global rest rotations instead of the profile's.
-    #[arg(long)]
-    pub no_overwrite_axes: bool,
-    /// Divide root and hips translation keys by the hips height (recorded in the clip).
-    #[arg(long)]
-    pub motion_scale: bool,
-}
-
-impl RestArgs {
-    /// The rest options: `base` (defaults or the settings file), changed by the flags given.
-    pub fn resolve(&self, base: &RestOptions) -> Result<RestOptions, Failure> {
-        let mut o = base.clone();
-        o.apply_node_transforms &= !self.keep_node_transforms;
-        o.fix_facing &= !self.no_facing;
-        o.fix_silhouette &= !self.no_silhouette;
-        if let Some(t) = self.silhouette_threshold {
-            if !(0.0..=180.0).contains(&t) {
-                return Err(Failure::Usage(format!(
-                    "--silhouette-threshold {t}: must be between 0 and 180 degrees"
-                )));
-            }
-            o.silhouette_threshold_deg = t;
-        }
-        o.silhouette_skip.extend(self.silhouette_skip.iter().cloned());
-        o.flatten_feet |= self.flatten_feet;
-        o.overwrite_axes &= !self.no_overwrite_axes;
-        o.motion_scale |= self.motion_scale;
-        Ok(o)
-    }
-}
 
 /// Everything `normalize` takes.
 #[derive(clap::Args, Debug, Clone)]
@@ -98,7 +47,13 @@ pub struct NormalizeArgs {
     #[command(flatten)]
     pub map: MapArgs,
     #[command(flatten)]
+    pub stages: StageArgs,
+    #[command(flatten)]
     pub rest: RestArgs,
+    #[command(flatten)]
+    pub tracks: TrackArgs,
+    #[command(flatten)]
+    pub rename: RenameArgs,
 }
 
 #[derive(Serialize)]
@@ -106,6 +61,9 @@ struct Output<'a> {
     file: String,
     output: String,
     warnings: &'a [String],
+    /// Bytes on disk of the input (with the buffers and images it refers to) and the output.
+    size_before: u64,
+    size_after: u64,
     #[serde(flatten)]
     report: &'a NormalizeReport,
 }
@@ -123,22 +81,18 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         None => Settings::default(),
     };
     let (profile, map) = args.map.resolve(&settings.map)?;
-    if let Some(bad) = args
-        .rest
-        .silhouette_skip
-        .iter()
-        .find(|n| profile.find(n).is_none())
-    {
-        return Err(Failure::Usage(format!(
-            "--silhouette-skip {bad}: the `{}` profile has no such bone",
-            profile.name
-        )));
-    }
     let n = &settings.normalize;
     let allow_partial = (args.allow_partial || n.allow_partial) && !args.strict;
     let options = NormalizeOptions {
         map,
-        rest: args.rest.resolve(&settings.rest)?,
+        stages: Stages {
+            rest: n.fix_rest && !args.stages.no_rest,
+            strip: n.strip_tracks && !args.stages.no_strip,
+            rename: n.rename_bones && !args.stages.no_rename,
+        },
+        rest: args.rest.resolve(&settings.rest, &profile)?,
+        tracks: args.tracks.resolve(&settings.tracks, &profile)?,
+        rename: args.rename.resolve(&settings.rename)?,
         skeleton: args.skeleton,
         allow_partial,
         require_all: args.strict || (n.strict && !args.allow_partial),
@@ -169,6 +123,8 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         file: args.input.display().to_string(),
         output: args.output.display().to_string(),
         warnings: &doc.warnings,
+        size_before: gltf_io::stored_size(&args.input),
+        size_after: gltf_io::stored_size(&args.output),
         report: &report,
     };
     if let Some(path) = &args.report {
@@ -190,6 +146,7 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
 
 fn summary(w: &mut impl Write, out: &Output) -> std::io::Result<()> {
     writeln!(w, "{} → {}", out.file, out.output)?;
+    writeln!(w, "size: {} → {} bytes", out.size_before, out.size_after)?;
     for s in &out.report.skeletons {
         let total = s.mapping.bones.len() + s.mapping.unmapped_profile.len();
         write!(
@@ -254,6 +211,29 @@ fn summary(w: &mut impl Write, out: &Output) -> std::io::Result<()> {
                 writeln!(w, "  warning [{code}]: {}", warn.message)?;
             }
         }
+        if let Some(t) = &s.tracks {
+            tracks_summary(w, t)?;
+        }
+        if let Some(r) = &s.rename {
+            if !r.bones.is_empty() || r.skeleton.is_some() {
+                write!(w, "  renamed {} bones to profile names", r.bones.len())?;
+                if let Some(sk) = &r.skeleton {
+                    write!(w, ", the skeleton `{}` → `{}`", sk.from, sk.to)?;
+                }
+                writeln!(w)?;
+            }
+            for m in &r.moved_aside {
+                writeln!(w, "  moved node `{}` aside to `{}`", m.from, m.to)?;
+            }
+            for warn in &r.warnings {
+                writeln!(
+                    w,
+                    "  warning [name_taken]: {}: {}",
+                    warn.message,
+                    warn.names.join(", ")
+                )?;
+            }
+        }
         if let Some(m) = &s.measured {
             writeln!(
                 w,
@@ -268,6 +248,51 @@ fn summary(w: &mut impl Write, out: &Output) -> std::io::Result<()> {
                 if m.rest.faces_plus_z { "+Z" } else { "not +Z" }
             )?;
         }
+    }
+    Ok(())
+}
+
+fn tracks_summary(w: &mut impl Write, t: &skelnorm::tracks::StripReport) -> std::io::Result<()> {
+    if t.removed_tracks > 0 {
+        let reasons = [
+            (StripReason::UnimportantPosition, "unimportant positions"),
+            (StripReason::UnmappedBone, "of unmapped bones"),
+            (StripReason::Separated, "moved to companion clips"),
+            (StripReason::NotBoneTransform, "not bone transforms"),
+            (StripReason::AtRest, "at rest"),
+        ];
+        let parts: Vec<String> = reasons
+            .iter()
+            .filter_map(|(r, what)| {
+                let n = t
+                    .clips
+                    .iter()
+                    .flat_map(|c| &c.removed)
+                    .filter(|x| x.reason == *r)
+                    .count();
+                (n > 0).then(|| format!("{n} {what}"))
+            })
+            .collect();
+        let clips = t.clips.iter().filter(|c| !c.removed.is_empty()).count();
+        writeln!(
+            w,
+            "  tracks: removed {} channels from {clips} clips ({})",
+            t.removed_tracks,
+            parts.join(", ")
+        )?;
+    }
+    if !t.companions.is_empty() {
+        writeln!(w, "  added {} companion clips (`.unmapped`)", t.companions.len())?;
+    }
+    for warn in &t.warnings {
+        let code = serde_json::to_value(warn.code).ok();
+        let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("warning");
+        writeln!(
+            w,
+            "  warning [{code}]: {}: {}",
+            warn.message,
+            warn.names.join(", ")
+        )?;
     }
     Ok(())
 }

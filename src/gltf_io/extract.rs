@@ -10,8 +10,8 @@ use super::accessor::Data;
 use super::error::{invalid, ErrorKind};
 use super::hints;
 use crate::model::{
-    Attachment, Bone, BoneId, BoneTracks, Clip, Interpolation, Model, OpaqueKind, OpaqueTrack, Skeleton,
-    Skin, Track, Transform,
+    Attachment, Bone, BoneId, BoneTracks, Clip, Interpolation, Model, NodeName, OpaqueKind, OpaqueTrack,
+    Skeleton, Skin, Track, Transform,
 };
 use glam::{Mat4, Quat, Vec3};
 use gltf::json::accessor::Type;
@@ -87,7 +87,21 @@ pub(crate) fn model(
     hints::weights(root, json, &bone_of, &mut skeletons, data, &mut warnings);
     hints::declared(json, &bone_of, &mut skeletons);
     let clips = clips(root, json, pointers, &bone_of, &skeletons, data)?;
-    Ok((Model { skeletons, clips }, warnings))
+    let other_nodes = root
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(n, _)| !bone_of.contains_key(n))
+        .filter_map(|(n, node)| node.name.clone().map(|name| NodeName { node: n as u32, name }))
+        .collect();
+    Ok((
+        Model {
+            skeletons,
+            clips,
+            other_nodes,
+        },
+        warnings,
+    ))
 }
 
 fn node_locals(root: &Root, warnings: &mut Vec<String>) -> Result<Vec<Transform>, ErrorKind> {

@@ -228,6 +228,33 @@ impl Document {
     }
 }
 
+/// Bytes on disk of a glTF file and of the buffers and images it refers to by relative URI
+/// (a `.gltf`'s `.bin` and textures; nothing more for GLB, VRM and VRMA). Files that cannot be
+/// read count 0.
+pub fn stored_size(path: &Path) -> u64 {
+    let own = std::fs::metadata(path).map_or(0, |m| m.len());
+    if Format::for_path(path) != Some(Format::Gltf) {
+        return own;
+    }
+    let Some(json) = std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+    else {
+        return own;
+    };
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let uris = ["buffers", "images"]
+        .iter()
+        .flat_map(|k| json[*k].as_array().into_iter().flatten())
+        .filter_map(|v| v["uri"].as_str())
+        .filter(|u| !u.starts_with("data:"));
+    own + uris
+        .filter_map(|u| percent_encoding::percent_decode_str(u).decode_utf8().ok())
+        .filter_map(|u| std::fs::metadata(dir.join(u.as_ref())).ok())
+        .map(|m| m.len())
+        .sum::<u64>()
+}
+
 fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,

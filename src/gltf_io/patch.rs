@@ -36,6 +36,16 @@ pub(crate) fn apply(
     if model.skeletons.len() != original.skeletons.len() {
         return Err(fail("skeletons cannot be added or removed"));
     }
+    let was: HashMap<u32, &str> = original
+        .other_nodes
+        .iter()
+        .map(|n| (n.node, n.name.as_str()))
+        .collect();
+    for n in &model.other_nodes {
+        if was.get(&n.node) != Some(&n.name.as_str()) {
+            node_mut(json, Some(n.node), &n.name)?.insert("name".into(), n.name.clone().into());
+        }
+    }
     for (new, old) in model.skeletons.iter().zip(&original.skeletons) {
         patch_skeleton(json, buffers, old, new)?;
     }
@@ -72,8 +82,13 @@ fn patch_skeleton(
             new.name
         )));
     }
-    if new.base != old.base {
+    // A new name for a skeleton without a node above its bones needs that node: set_base
+    // inserts it.
+    if new.base != old.base || (new.name != old.name && old.base_nodes.is_empty()) {
         set_base(json, old, new)?;
+    }
+    if let (true, Some(&armature)) = (new.name != old.name, old.base_nodes.last()) {
+        node_mut(json, Some(armature), &new.name)?.insert("name".into(), new.name.clone().into());
     }
     for (b, o) in new.bones.iter().zip(&old.bones) {
         if b.name != o.name {
@@ -182,6 +197,20 @@ fn set_base(json: &mut Value, old: &Skeleton, new: &Skeleton) -> Result<(), Erro
         .filter_map(|b| b.node)
         .collect();
     let Some(&last) = old.base_nodes.last() else {
+        // A new node right above the roots, holding the whole base (the scene root's identity
+        // times it).
+        let has_node_parent = json["nodes"].as_array().into_iter().flatten().any(|n| {
+            n["children"].as_array().is_some_and(|c| {
+                c.iter()
+                    .any(|v| v.as_u64().is_some_and(|v| roots.contains(&(v as u32))))
+            })
+        });
+        if has_node_parent {
+            return Err(fail(format!(
+                "skeleton `{}`: its roots hang from different nodes, so no one node can be put above them",
+                new.name
+            )));
+        }
         let t = as_trs(&new.base, &format!("skeleton `{}`", new.name))?;
         let mut node = json!({ "name": new.name.clone(), "children": roots.clone() });
         write_trs(node.as_object_mut().expect("an object"), &t);

@@ -16,6 +16,9 @@ mod vrm;
 pub use file::{BoneMapFile, BoneMapFileError};
 pub use report::{MapReport, MappedReport};
 
+#[cfg(test)]
+pub(crate) mod testing;
+
 use crate::model::{BoneId, Skeleton};
 use crate::profile::{MapperKind, Profile, ProfileBoneId, Tail};
 use serde::Serialize;
@@ -91,6 +94,17 @@ pub struct BoneMap {
 }
 
 impl BoneMap {
+    /// Whether this map can be a map of `skeleton` to `profile`: one entry per profile bone, every
+    /// mapped bone inside the skeleton. Stages refuse maps that do not fit.
+    pub fn fits(&self, skeleton: &Skeleton, profile: &Profile) -> bool {
+        self.entries.len() == profile.bones.len()
+            && self
+                .entries
+                .iter()
+                .flatten()
+                .all(|m| m.bone.index() < skeleton.bones.len())
+    }
+
     /// The source bone mapped to a profile bone.
     pub fn get(&self, id: ProfileBoneId) -> Option<BoneId> {
         self.entries[id.index()].as_ref().map(|m| m.bone)

@@ -119,6 +119,18 @@ pub struct Model {
     pub skeletons: Vec<Skeleton>,
     /// Clips; each names the skeleton it animates.
     pub clips: Vec<Clip>,
+    /// The file's named nodes that are not bones (meshes, armatures, attachments, cameras), so
+    /// that stages renaming bones can keep names unique. Changing a name here renames the node.
+    pub other_nodes: Vec<NodeName>,
+}
+
+/// The name of a glTF node that is not a bone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeName {
+    /// The glTF node index.
+    pub node: u32,
+    /// Its name.
+    pub name: String,
 }
 
 impl Model {
@@ -227,6 +239,21 @@ impl Skeleton {
             }
         }
         children
+    }
+
+    /// Size of the skeleton: the largest extent of its rest joint positions along any axis
+    /// (scene units). The unit-free measures divide by it.
+    pub fn height(&self) -> f32 {
+        let ps: Vec<glam::Vec3> = self.rest_world().iter().map(|m| m.w_axis.truncate()).collect();
+        let lo = ps
+            .iter()
+            .copied()
+            .fold(glam::Vec3::splat(f32::INFINITY), glam::Vec3::min);
+        let hi = ps
+            .iter()
+            .copied()
+            .fold(glam::Vec3::splat(f32::NEG_INFINITY), glam::Vec3::max);
+        (hi - lo).max_element().max(0.0)
     }
 
     /// World (scene-space) rest matrices of every bone, including [`Skeleton::base`].

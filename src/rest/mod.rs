@@ -221,13 +221,7 @@ fn check(
             problems,
         });
     }
-    let fits = map.entries.len() == profile.bones.len()
-        && map
-            .entries
-            .iter()
-            .flatten()
-            .all(|m| m.bone.index() < s.bones.len());
-    if !fits {
+    if !map.fits(s, profile) {
         return Err(RestError::MapMismatch(s.name.clone()));
     }
     if let Some(b) = s.bones.iter().find(|b| b.rest.scale.min_element() <= 0.0) {

@@ -5,69 +5,10 @@
 
 use super::*;
 use crate::check;
-use crate::mapping::{Mapped, Origin};
-use crate::model::{Bone, BoneId, BoneTracks, Clip, Interpolation, Skeleton, Skin, Track, Transform};
+use crate::mapping::testing::{identity_map, rig};
+use crate::model::{BoneTracks, Clip, Interpolation, Skeleton, Track};
 use glam::{Mat4, Quat, Vec3};
 use proptest::prelude::*;
-
-/// The profile's reference skeleton, with rests disturbed by `noise` (one rotation per bone).
-fn rig(noise: &[Quat], base: Mat4) -> Skeleton {
-    let p = Profile::humanoid();
-    let rest_globals = {
-        let mut s = Skeleton {
-            name: "rig".into(),
-            bones: Vec::new(),
-            skins: Vec::new(),
-            attachments: Vec::new(),
-            base,
-            base_nodes: vec![0],
-            declared: None,
-        };
-        for (i, b) in p.bones.iter().enumerate() {
-            s.bones.push(Bone {
-                name: b.name.clone(),
-                parent: b.parent.map(|q| BoneId(q.0)),
-                rest: Transform {
-                    rotation: (b.reference.rotation * noise[i % noise.len()]).normalize(),
-                    ..b.reference
-                },
-                is_joint: true,
-                weighted: Some(true),
-                node: Some(i as u32 + 1),
-            });
-        }
-        s
-    };
-    let mut s = rest_globals;
-    let world = s.rest_world();
-    s.skins.push(Skin {
-        name: "skin".into(),
-        joints: (0..s.bones.len() as u32).map(BoneId).collect(),
-        inverse_bind_matrices: world.iter().map(|m| m.inverse()).collect(),
-        source: Some(0),
-    });
-    s
-}
-
-fn identity_map(s: &Skeleton, skip: usize) -> BoneMap {
-    let p = Profile::humanoid();
-    BoneMap {
-        entries: p
-            .ids()
-            .map(|id| {
-                // Leave every `skip`-th optional bone unmapped (an in-between bone).
-                let unmapped = skip > 0 && !p.bone(id).required && id.index() % skip == 0;
-                (!unmapped).then(|| Mapped {
-                    bone: s.find(&p.bone(id).name).unwrap(),
-                    confidence: 1.0,
-                    origin: Origin::Auto,
-                    reason: "test".into(),
-                })
-            })
-            .collect(),
-        warnings: Vec::new(),
-    }
-}
 
 fn clip(s: &Skeleton, keys: &[Quat], interpolation: Interpolation) -> Clip {
     let tracks = s
@@ -141,6 +82,7 @@ proptest! {
                 .map(|i| clip(&s, &keys, i))
                 .collect(),
             skeletons: vec![s],
+            other_nodes: Vec::new(),
         };
         let before = model.clone();
         let report = fix_rest(&mut model, 0, &map, Profile::humanoid(), &RestOptions::default()).unwrap();
@@ -164,7 +106,7 @@ fn refuses_a_zero_scale_without_changing_anything() {
     let map = identity_map(&s, 0);
     let mut model = Model {
         skeletons: vec![s],
-        clips: Vec::new(),
+        ..Model::default()
     };
     let before = model.clone();
     let err = fix_rest(&mut model, 0, &map, Profile::humanoid(), &RestOptions::default()).unwrap_err();
@@ -178,7 +120,7 @@ fn faces_minus_z_rigs_turn_half_around() {
     let map = identity_map(&s, 0);
     let mut model = Model {
         skeletons: vec![s],
-        clips: Vec::new(),
+        ..Model::default()
     };
     let r = fix_rest(&mut model, 0, &map, Profile::humanoid(), &RestOptions::default()).unwrap();
     assert_eq!(r.facing_turn_deg, 180.0);

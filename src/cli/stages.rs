@@ -1,0 +1,175 @@
+//! Flags of the stages after mapping, one struct per stage, each resolved over the stage's
+//! options from the settings file (defaults < settings file < flags).
+
+use super::Failure;
+use skelnorm::profile::Profile;
+use skelnorm::rename::RenameOptions;
+use skelnorm::rest::RestOptions;
+use skelnorm::tracks::{TrackOptions, UnmappedBones};
+
+/// Flags of the rest fix; each flips or sets one field of `RestOptions` (defaults there).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct RestArgs {
+    /// Leave the nodes above the skeleton (0.01 scales, Z-up rotations) where they are.
+    #[arg(long)]
+    pub keep_node_transforms: bool,
+    /// Do not turn a character that faces −Z or sideways.
+    #[arg(long)]
+    pub no_facing: bool,
+    /// Keep the rest pose's silhouette (no A-pose → T-pose).
+    #[arg(long)]
+    pub no_silhouette: bool,
+    /// Leave bones within this many degrees of the profile's direction alone (default 0:
+    /// align exactly; Godot uses 15).
+    #[arg(long, value_name = "DEG")]
+    pub silhouette_threshold: Option<f32>,
+    /// A profile bone the silhouette fix leaves alone (repeatable).
+    #[arg(long, value_name = "BONE")]
+    pub silhouette_skip: Vec<String>,
+    /// Make feet flat (toes forward) instead of keeping their pitch.
+    #[arg(long)]
+    pub flatten_feet: bool,
+    /// Keep mapped bones' global rest rotations instead of the profile's.
+    #[arg(long)]
+    pub no_overwrite_axes: bool,
+    /// Divide root and hips translation keys by the hips height (recorded in the clip).
+    #[arg(long)]
+    pub motion_scale: bool,
+}
+
+impl RestArgs {
+    /// The rest options: `base` (defaults or the settings file), changed by the flags given.
+    pub fn resolve(&self, base: &RestOptions, profile: &Profile) -> Result<RestOptions, Failure> {
+        let mut o = base.clone();
+        o.apply_node_transforms &= !self.keep_node_transforms;
+        o.fix_facing &= !self.no_facing;
+        o.fix_silhouette &= !self.no_silhouette;
+        if let Some(t) = self.silhouette_threshold {
+            if !(0.0..=180.0).contains(&t) {
+                return Err(Failure::Usage(format!(
+                    "--silhouette-threshold {t}: must be between 0 and 180 degrees"
+                )));
+            }
+            o.silhouette_threshold_deg = t;
+        }
+        o.silhouette_skip.extend(self.silhouette_skip.iter().cloned());
+        if let Some(bad) = o.silhouette_skip.iter().find(|n| profile.find(n).is_none()) {
+            return Err(Failure::Usage(format!(
+                "silhouette skip `{bad}`: the `{}` profile has no such bone",
+                profile.name
+            )));
+        }
+        o.flatten_feet |= self.flatten_feet;
+        o.overwrite_axes &= !self.no_overwrite_axes;
+        o.motion_scale |= self.motion_scale;
+        Ok(o)
+    }
+}
+
+/// Which stages run; each flag turns one off.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct StageArgs {
+    /// Skip the rest fix (keep the rest pose, axes and node transforms).
+    #[arg(long)]
+    pub no_rest: bool,
+    /// Skip track stripping (keep every channel).
+    #[arg(long)]
+    pub no_strip: bool,
+    /// Skip renaming (keep every bone's name).
+    #[arg(long)]
+    pub no_rename: bool,
+}
+
+/// What `--unmapped-bones` takes.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnmappedArg {
+    /// Leave their tracks in the clips.
+    Keep,
+    /// Remove their tracks.
+    Remove,
+    /// Move their tracks to companion clips named `<clip>.unmapped`.
+    Separate,
+}
+
+/// Flags of track stripping; each flips or sets one field of `TrackOptions` (defaults there).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct TrackArgs {
+    /// Remove every channel that is not a bone transform (morph weights, pointer channels,
+    /// other nodes).
+    #[arg(long)]
+    pub except_bone_transform: bool,
+    /// Keep the translation tracks of every bone (by default only Root and Hips keep theirs,
+    /// unless a track moves its bone).
+    #[arg(long)]
+    pub keep_positions: bool,
+    /// A profile bone whose translation tracks are kept, besides Root and Hips (repeatable).
+    #[arg(long, value_name = "BONE")]
+    pub position_bone: Vec<String>,
+    /// What becomes of the tracks of unmapped bones.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub unmapped_bones: Option<UnmappedArg>,
+    /// Remove channels whose every key equals the rest.
+    #[arg(long)]
+    pub drop_rest_channels: bool,
+    /// How close to the rest counts as the rest (fraction of the height; radians for
+    /// rotations; default 1e-5).
+    #[arg(long, value_name = "X")]
+    pub track_tolerance: Option<f32>,
+}
+
+impl TrackArgs {
+    /// The stripping options: `base` (defaults or the settings file), changed by the flags given.
+    pub fn resolve(&self, base: &TrackOptions, profile: &Profile) -> Result<TrackOptions, Failure> {
+        let mut o = base.clone();
+        o.except_bone_transform |= self.except_bone_transform;
+        o.unimportant_positions &= !self.keep_positions;
+        o.position_bones.extend(self.position_bone.iter().cloned());
+        if let Some(u) = self.unmapped_bones {
+            o.unmapped_bones = match u {
+                UnmappedArg::Keep => UnmappedBones::Keep,
+                UnmappedArg::Remove => UnmappedBones::Remove,
+                UnmappedArg::Separate => UnmappedBones::Separate,
+            };
+        }
+        o.drop_rest_channels |= self.drop_rest_channels;
+        if let Some(t) = self.track_tolerance {
+            o.tolerance = t;
+        }
+        if !(o.tolerance >= 0.0 && o.tolerance.is_finite()) {
+            return Err(Failure::Usage(format!(
+                "track tolerance {}: must be a finite number of at least 0",
+                o.tolerance
+            )));
+        }
+        if let Some(bad) = o.position_bones.iter().find(|n| profile.find(n).is_none()) {
+            return Err(Failure::Usage(format!(
+                "position bone `{bad}`: the `{}` profile has no such bone",
+                profile.name
+            )));
+        }
+        Ok(o)
+    }
+}
+
+/// Flags of renaming.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct RenameArgs {
+    /// Also name the node above the bones (Godot: GeneralSkeleton), adding one if the bones
+    /// hang from the scene.
+    #[arg(long, value_name = "NAME")]
+    pub skeleton_name: Option<String>,
+}
+
+impl RenameArgs {
+    /// The renaming options: `base` (defaults or the settings file), changed by the flags given.
+    pub fn resolve(&self, base: &RenameOptions) -> Result<RenameOptions, Failure> {
+        let mut o = base.clone();
+        if let Some(n) = &self.skeleton_name {
+            o.skeleton_name = Some(n.clone());
+        }
+        if o.skeleton_name.as_deref().is_some_and(|n| n.trim().is_empty()) {
+            return Err(Failure::Usage("the skeleton name must not be empty".into()));
+        }
+        Ok(o)
+    }
+}
