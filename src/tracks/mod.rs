@@ -39,10 +39,10 @@ pub struct TrackOptions {
     /// Remove every channel that is not a bone's translation, rotation or scale: morph-target
     /// weights, `KHR_animation_pointer` channels, nodes outside the skeleton. Default: false.
     pub except_bone_transform: bool,
-    /// Remove the translation tracks of bones other than `position_bones`. A track that moves
-    /// its bone away from its rest by more than `tolerance` is kept, with a
-    /// `translation_motion` warning: such a rig moves by translation, and removing the track
-    /// would break it. Default: true.
+    /// Remove the translation tracks of bones other than `position_bones`. A bone that some
+    /// clip moves away from its rest by more than `tolerance` keeps its translation tracks in
+    /// every clip, with a `translation_motion` warning: such a rig moves by translation, and
+    /// removing them would break it. Default: true.
     pub unimportant_positions: bool,
     /// Profile bones whose translation tracks are always kept. Default: ["Root", "Hips"].
     pub position_bones: Vec<String>,
@@ -117,7 +117,8 @@ pub struct ClipStrip {
     pub clip: String,
     /// Channels removed (or moved to the companion clip), with the reason.
     pub removed: Vec<RemovedTrack>,
-    /// Translation tracks of non-position bones kept because they move their bone.
+    /// Translation tracks of bones other than the position bones, kept because some clip of
+    /// the skeleton moves the bone by translation (the deviation is this clip's).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub kept_moving: Vec<MovingTranslation>,
     /// The companion clip made from it, if any.
@@ -211,9 +212,27 @@ pub fn strip(
         }
     }
     let at_rest = AtRest::new(s, options.tolerance);
-    let mapped: Vec<bool> = (0..s.bones.len())
-        .map(|b| map.profile_bone_of(BoneId(b as u32)).is_some())
+    // A bone that some clip moves by translation keeps its translation tracks in every clip:
+    // players that carry a bone's pose from one clip into the next need them all.
+    let moves: Vec<bool> = (0..s.bones.len())
+        .map(|b| {
+            model.clips.iter().filter(|c| c.skeleton == k).any(|c| {
+                c.tracks[b]
+                    .translation
+                    .as_ref()
+                    .is_some_and(|t| at_rest.translation(b, t) > options.tolerance)
+            })
+        })
         .collect();
+    let job = Job {
+        skeleton: s,
+        options,
+        at_rest,
+        keep_position: keep_position.iter().zip(&moves).map(|(a, b)| *a || *b).collect(),
+        mapped: (0..s.bones.len())
+            .map(|b| map.profile_bone_of(BoneId(b as u32)).is_some())
+            .collect(),
+    };
     let mut report = StripReport {
         clips: Vec::new(),
         removed_tracks: 0,
@@ -221,9 +240,35 @@ pub fn strip(
         warnings: Vec::new(),
     };
     let mut companions = Vec::new();
-    let mut moving: Vec<String> = Vec::new();
     for clip in model.clips.iter_mut().filter(|c| c.skeleton == k) {
-        let companion_clip = clip.name.ends_with(COMPANION_SUFFIX);
+        let (out, companion) = job.clip(clip, k, &keep_position);
+        report.removed_tracks += out.removed.len();
+        report.clips.push(out);
+        companions.extend(companion);
+    }
+    model
+        .clips
+        .retain(|c| c.skeleton != k || c.channel_count() > 0 || !c.opaque.is_empty());
+    report.companions = companions.iter().map(|c| c.name.clone()).collect();
+    model.clips.extend(companions);
+    report.warnings = warnings(&report, &model.skeletons[k], &moves, &keep_position);
+    Ok(report)
+}
+
+/// What stripping one skeleton's clips needs to know.
+struct Job<'a> {
+    skeleton: &'a Skeleton,
+    options: &'a TrackOptions,
+    at_rest: AtRest<'a>,
+    /// Bones whose translation tracks stay: position bones and bones some clip moves.
+    keep_position: Vec<bool>,
+    mapped: Vec<bool>,
+}
+
+impl Job<'_> {
+    /// Strips one clip; returns its report and its companion clip, if one is made.
+    fn clip(&self, clip: &mut Clip, k: usize, position_bone: &[bool]) -> (ClipStrip, Option<Clip>) {
+        let options = self.options;
         let mut out = ClipStrip {
             clip: clip.name.clone(),
             removed: Vec::new(),
@@ -245,9 +290,11 @@ pub fn strip(
                 });
             }
         }
-        let mut separated = vec![BoneTracks::default(); s.bones.len()];
+        let separate =
+            options.unmapped_bones == UnmappedBones::Separate && !clip.name.ends_with(COMPANION_SUFFIX);
+        let mut separated = vec![BoneTracks::default(); self.skeleton.bones.len()];
         for (b, tracks) in clip.tracks.iter_mut().enumerate() {
-            let bone = &s.bones[b].name;
+            let bone = &self.skeleton.bones[b].name;
             let mut remove = |channel: &str, reason| {
                 out.removed.push(RemovedTrack {
                     target: bone.clone(),
@@ -255,57 +302,27 @@ pub fn strip(
                     reason,
                 })
             };
-            if options.unimportant_positions && !keep_position[b] {
-                if let Some(t) = &tracks.translation {
-                    let deviation = at_rest.translation(b, t);
-                    if deviation <= options.tolerance {
-                        tracks.translation = None;
-                        remove("translation", StripReason::UnimportantPosition);
-                    } else {
-                        out.kept_moving.push(MovingTranslation {
-                            bone: bone.clone(),
-                            deviation,
-                        });
-                        if !moving.contains(bone) {
-                            moving.push(bone.clone());
-                        }
-                    }
+            if let (true, Some(t)) = (options.unimportant_positions, &tracks.translation) {
+                if !self.keep_position[b] {
+                    tracks.translation = None;
+                    remove("translation", StripReason::UnimportantPosition);
+                } else if !position_bone[b] {
+                    out.kept_moving.push(MovingTranslation {
+                        bone: bone.clone(),
+                        deviation: self.at_rest.translation(b, t),
+                    });
                 }
             }
             if options.drop_rest_channels {
-                if tracks
-                    .translation
-                    .as_ref()
-                    .is_some_and(|t| at_rest.translation(b, t) <= options.tolerance)
-                {
-                    tracks.translation = None;
-                    remove("translation", StripReason::AtRest);
-                }
-                if tracks
-                    .rotation
-                    .as_ref()
-                    .is_some_and(|t| at_rest.rotation(b, t) <= options.tolerance)
-                {
-                    tracks.rotation = None;
-                    remove("rotation", StripReason::AtRest);
-                }
-                if tracks
-                    .scale
-                    .as_ref()
-                    .is_some_and(|t| at_rest.scale(b, t) <= options.tolerance)
-                {
-                    tracks.scale = None;
-                    remove("scale", StripReason::AtRest);
-                }
+                self.drop_rest(b, tracks, &mut remove);
             }
-            if mapped[b] || tracks.is_empty() {
+            if self.mapped[b] || tracks.is_empty() {
                 continue;
             }
             let reason = match options.unmapped_bones {
-                UnmappedBones::Keep => continue,
-                UnmappedBones::Separate if companion_clip => continue,
                 UnmappedBones::Remove => StripReason::UnmappedBone,
-                UnmappedBones::Separate => StripReason::Separated,
+                UnmappedBones::Separate if separate => StripReason::Separated,
+                _ => continue,
             };
             for (channel, present) in [
                 ("translation", tracks.translation.is_some()),
@@ -318,33 +335,56 @@ pub fn strip(
             }
             separated[b] = std::mem::take(tracks);
         }
-        if options.unmapped_bones == UnmappedBones::Separate && separated.iter().any(|t| !t.is_empty()) {
-            let name = format!("{}{COMPANION_SUFFIX}", clip.name);
-            out.companion = Some(name.clone());
-            companions.push(Clip {
-                name,
-                skeleton: k,
-                tracks: separated,
-                opaque: Vec::new(),
-                source: None,
-                motion_scale: None,
-            });
-        }
+        let companion = (separate && separated.iter().any(|t| !t.is_empty())).then(|| Clip {
+            name: format!("{}{COMPANION_SUFFIX}", clip.name),
+            skeleton: k,
+            tracks: separated,
+            opaque: Vec::new(),
+            source: None,
+            motion_scale: None,
+        });
+        out.companion = companion.as_ref().map(|c| c.name.clone());
         out.emptied = clip.channel_count() == 0 && clip.opaque.is_empty();
-        report.removed_tracks += out.removed.len();
-        report.clips.push(out);
+        (out, companion)
     }
-    let emptied: Vec<String> = report
-        .clips
-        .iter()
-        .filter(|c| c.emptied)
-        .map(|c| c.clip.clone())
+
+    /// Removes bone `b`'s channels that hold the rest (`drop_rest_channels`).
+    fn drop_rest(&self, b: usize, tracks: &mut BoneTracks, remove: &mut impl FnMut(&str, StripReason)) {
+        let tol = self.options.tolerance;
+        if tracks
+            .translation
+            .as_ref()
+            .is_some_and(|t| self.at_rest.translation(b, t) <= tol)
+        {
+            tracks.translation = None;
+            remove("translation", StripReason::AtRest);
+        }
+        if tracks
+            .rotation
+            .as_ref()
+            .is_some_and(|t| self.at_rest.rotation(b, t) <= tol)
+        {
+            tracks.rotation = None;
+            remove("rotation", StripReason::AtRest);
+        }
+        if tracks
+            .scale
+            .as_ref()
+            .is_some_and(|t| self.at_rest.scale(b, t) <= tol)
+        {
+            tracks.scale = None;
+            remove("scale", StripReason::AtRest);
+        }
+    }
+}
+
+/// The skeleton-wide warnings of a strip: bones kept because they move, clips emptied.
+fn warnings(report: &StripReport, s: &Skeleton, moves: &[bool], position_bone: &[bool]) -> Vec<TrackWarning> {
+    let mut out = Vec::new();
+    let moving: Vec<String> = (0..s.bones.len())
+        .filter(|&b| moves[b] && !position_bone[b])
+        .map(|b| s.bones[b].name.clone())
         .collect();
-    model
-        .clips
-        .retain(|c| c.skeleton != k || c.channel_count() > 0 || !c.opaque.is_empty());
-    report.companions = companions.iter().map(|c| c.name.clone()).collect();
-    model.clips.extend(companions);
     if !moving.is_empty() {
         let worst = report
             .clips
@@ -352,25 +392,31 @@ pub fn strip(
             .flat_map(|c| &c.kept_moving)
             .map(|m| m.deviation)
             .fold(0.0, f32::max);
-        report.warnings.push(TrackWarning {
+        out.push(TrackWarning {
             code: TrackWarningCode::TranslationMotion,
             message: format!(
                 "translation keys move {} bone(s) up to {:.2}% of the height away from their rest: the rig \
-                 moves by translation, so these tracks were kept",
+                 moves by translation, so their translation tracks were kept in every clip",
                 moving.len(),
                 worst * 100.0
             ),
             names: moving,
         });
     }
+    let emptied: Vec<String> = report
+        .clips
+        .iter()
+        .filter(|c| c.emptied)
+        .map(|c| c.clip.clone())
+        .collect();
     if !emptied.is_empty() {
-        report.warnings.push(TrackWarning {
+        out.push(TrackWarning {
             code: TrackWarningCode::ClipEmptied,
             message: format!("{} clip(s) lost every channel and were removed", emptied.len()),
             names: emptied,
         });
     }
-    Ok(report)
+    out
 }
 
 /// Measures how far channels of a skeleton's bones stay from their rest, without units.
