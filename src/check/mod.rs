@@ -307,29 +307,7 @@ pub fn transfer(
         None
     };
     let rot = rotation;
-    // Directions that translation keys of the clip move (a hips or a shoulder keyed away from
-    // its rest) are not what copying rotations transfers: leave those bones out. Keys at the
-    // rest (within 1e-5 of the height) move nothing.
-    let rest_world = s.rest_world();
-    let height = s.height().max(1e-6);
-    let translated = |b: ProfileBoneId| {
-        smap.get(b).is_some_and(|sb| {
-            let bone = &s.bones[sb.index()];
-            let scale = bone
-                .parent
-                .map_or(s.base, |p| rest_world[p.index()])
-                .x_axis
-                .truncate()
-                .length();
-            clip.tracks[sb.index()].translation.as_ref().is_some_and(|t| {
-                t.max_distance(bone.rest.translation, |a, b| a.distance(b)) * scale > 1e-5 * height
-            })
-        })
-    };
-    let measured: Vec<_> = comparable((s, smap), (d, dmap), &both, profile)
-        .into_iter()
-        .filter(|(_, tails)| !tails.iter().any(|&t| translated(t)))
-        .collect();
+    let measured = measured_bones((s, smap, clip), (d, dmap, None), &both, profile);
     let frames = (clip.duration() * FPS).floor() as usize + 1;
     let mut worst = (0.0f32, String::new());
     let mut pose = Pose::rest(d);
@@ -355,19 +333,118 @@ pub fn transfer(
             pose.locals[db.index()].rotation = (rot(&parent).inverse() * global).normalize();
         }
         let dw = pose.world(d);
-        for (p, tails) in &measured {
-            let dir = |sk: &Skeleton, map: &BoneMap, w: &[Mat4]| {
-                let at = |b: ProfileBoneId| w[map.get(b).expect("mapped").index()].w_axis.truncate();
-                let tail = tails.iter().map(|&t| at(t)).sum::<Vec3>() / tails.len() as f32;
-                rot(&sk.base).inverse() * (tail - at(*p))
-            };
-            let e = angle_deg(dir(s, smap, &sw), dir(d, dmap, &dw));
-            if e > worst.0 {
-                worst = (e, format!("{} at {time:.3} s", profile.bone(*p).name));
-            }
-        }
+        compare_directions(
+            &measured,
+            (s, smap, &sw),
+            (d, dmap, &dw),
+            time,
+            profile,
+            &mut worst,
+        );
     }
     worst
+}
+
+/// Plays `src`'s clip on its skeleton and `dst`'s clip on its own, and returns the largest angle
+/// between the two skeletons' global bone directions (joint → tail) over every frame of the
+/// source clip, degrees, with the profile bone and time where it is largest. This is how a clip
+/// copied from one rig into another (by name, say) is judged: the same bones as [`transfer`]
+/// are compared (tails moved by translation keys of either clip are left out).
+#[allow(clippy::type_complexity)]
+pub fn directions(
+    src: (&Skeleton, &BoneMap, &Clip),
+    dst: (&Skeleton, &BoneMap, &Clip),
+    profile: &Profile,
+) -> (f32, String) {
+    let (s, smap, clip) = src;
+    let (d, dmap, dclip) = dst;
+    let both: Vec<ProfileBoneId> = profile
+        .ids()
+        .filter(|&p| smap.get(p).is_some() && dmap.get(p).is_some())
+        .collect();
+    let measured = measured_bones(src, (d, dmap, Some(dclip)), &both, profile);
+    let frames = (clip.duration() * FPS).floor() as usize + 1;
+    let mut worst = (0.0f32, String::new());
+    for f in 0..frames {
+        let time = (f as f32 / FPS).min(clip.duration());
+        let sw = Pose::sample(s, clip, time).world(s);
+        let dw = Pose::sample(d, dclip, time).world(d);
+        compare_directions(
+            &measured,
+            (s, smap, &sw),
+            (d, dmap, &dw),
+            time,
+            profile,
+            &mut worst,
+        );
+    }
+    worst
+}
+
+/// The bones [`transfer`] and [`directions`] compare, with their tail bones: those both
+/// skeletons define the same way, leaving out tails that translation keys move.
+#[allow(clippy::type_complexity)]
+fn measured_bones(
+    src: (&Skeleton, &BoneMap, &Clip),
+    dst: (&Skeleton, &BoneMap, Option<&Clip>),
+    both: &[ProfileBoneId],
+    profile: &Profile,
+) -> Vec<(ProfileBoneId, Vec<ProfileBoneId>)> {
+    // Directions that translation keys move (a hips or a shoulder keyed away from its rest)
+    // are not what copying rotations transfers: leave those bones out. Keys at the rest
+    // (within 1e-5 of the height) move nothing.
+    let moved = |(s, map, clip): (&Skeleton, &BoneMap, &Clip)| -> Vec<bool> {
+        let rest_world = s.rest_world();
+        let height = s.height().max(1e-6);
+        profile
+            .ids()
+            .map(|p| {
+                map.get(p).is_some_and(|b| {
+                    let bone = &s.bones[b.index()];
+                    let parent = bone.parent.map_or(s.base, |q| rest_world[q.index()]);
+                    let scale = parent.x_axis.truncate().length();
+                    clip.tracks[b.index()].translation.as_ref().is_some_and(|t| {
+                        t.max_distance(bone.rest.translation, |a, b| a.distance(b)) * scale > 1e-5 * height
+                    })
+                })
+            })
+            .collect()
+    };
+    let (d, dmap, dclip) = dst;
+    let in_src = moved(src);
+    let in_dst = dclip.map(|c| moved((d, dmap, c)));
+    comparable((src.0, src.1), (d, dmap), both, profile)
+        .into_iter()
+        .filter(|(_, tails)| {
+            !tails
+                .iter()
+                .any(|t| in_src[t.index()] || in_dst.as_ref().is_some_and(|m| m[t.index()]))
+        })
+        .collect()
+}
+
+/// Updates `worst` with the largest angle between the two posed skeletons' bone directions.
+#[allow(clippy::type_complexity)]
+fn compare_directions(
+    measured: &[(ProfileBoneId, Vec<ProfileBoneId>)],
+    src: (&Skeleton, &BoneMap, &[Mat4]),
+    dst: (&Skeleton, &BoneMap, &[Mat4]),
+    time: f32,
+    profile: &Profile,
+    worst: &mut (f32, String),
+) {
+    let rot = rotation;
+    for (p, tails) in measured {
+        let dir = |(sk, map, w): (&Skeleton, &BoneMap, &[Mat4])| {
+            let at = |b: ProfileBoneId| w[map.get(b).expect("mapped").index()].w_axis.truncate();
+            let tail = tails.iter().map(|&t| at(t)).sum::<Vec3>() / tails.len() as f32;
+            rot(&sk.base).inverse() * (tail - at(*p))
+        };
+        let e = angle_deg(dir(src), dir(dst));
+        if e > worst.0 {
+            *worst = (e, format!("{} at {time:.3} s", profile.bone(*p).name));
+        }
+    }
 }
 
 /// The bones whose joint → tail direction both skeletons define the same way (same tail
