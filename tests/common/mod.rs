@@ -101,6 +101,30 @@ pub fn validator_errors(file: &Path) -> Option<u64> {
     v["errors"].as_u64()
 }
 
+/// The Khronos validator's messages counted per code, all severities (`UNUSED_OBJECT` is an
+/// info), or `None` (with a message) when the validator is not installed.
+pub fn validator_codes(file: &Path) -> Option<std::collections::BTreeMap<String, u64>> {
+    let modules = tools_dir().join("node_modules");
+    if !modules.join("gltf-validator").is_dir() {
+        skip_tool("validator message counts: gltf-validator missing");
+        return None;
+    }
+    let out = Command::new("node")
+        .arg(root().join("tests/tools/issue_codes.cjs"))
+        .arg(file)
+        .env("NODE_PATH", &modules)
+        .output()
+        .expect("run node");
+    let text = String::from_utf8_lossy(&out.stdout);
+    Some(serde_json::from_str(text.trim()).unwrap_or_else(|_| {
+        panic!(
+            "issue_codes.cjs gave no JSON for {}: {text} {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    }))
+}
+
 /// Skips a check that needs an outside tool, with a message; under `SKELNORM_REQUIRE_TOOLS=1`
 /// (as `.ci/run` sets) a missing tool fails instead.
 fn skip_tool(what: &str) {
