@@ -1,4 +1,4 @@
-//! `skelnorm normalize` from the command line (issue 4): output, report, exit codes.
+//! `skelnorm normalize` from the command line (issues 4 and 5): output, report, stage flags, settings, exit codes.
 
 mod common;
 
@@ -172,4 +172,120 @@ fn settings_files_sit_between_defaults_and_flags() {
     assert_eq!(run.status.code(), Some(2));
     let err = String::from_utf8_lossy(&run.stderr);
     assert!(err.contains("s.ron:1:") && err.contains("fix_silhouete"), "{err}");
+}
+
+/// Issue 5 on the command line: the report says per clip which tracks went and why, which
+/// bones were renamed, and the file sizes; each stage can be switched off by a flag or by the
+/// settings file; a misspelt key in the new sections names the key and the file.
+#[test]
+fn strips_renames_and_reports_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::root().join("fixtures/mixamo.glb");
+    let out = dir.path().join("out.glb");
+    let normalize = |extra: &[&str]| {
+        let mut args = vec![
+            "normalize",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let run = skelnorm(&args);
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        serde_json::from_slice::<serde_json::Value>(&run.stdout).unwrap()
+    };
+    let r = normalize(&[]);
+    let size = |p: &std::path::Path| std::fs::metadata(p).unwrap().len();
+    assert_eq!(r["size_before"], size(&input));
+    assert_eq!(r["size_after"], size(&out));
+    assert!(
+        r["size_after"].as_u64() < r["size_before"].as_u64(),
+        "192 tracks fewer: smaller"
+    );
+    let s = &r["skeletons"][0];
+    let walk = &s["tracks"]["clips"][0];
+    assert_eq!(walk["clip"], "walk");
+    let removed = walk["removed"].as_array().unwrap();
+    assert_eq!(
+        removed.len(),
+        64,
+        "every bone but the hips loses its rest translation"
+    );
+    assert!(removed
+        .iter()
+        .all(|t| t["reason"] == "unimportant_position" && t["channel"] == "translation"));
+    assert!(removed.iter().any(|t| t["target"] == "mixamorig:LeftArm"));
+    let renamed = s["rename"]["bones"].as_array().unwrap();
+    assert!(renamed
+        .iter()
+        .any(|b| b["from"] == "mixamorig:LeftArm" && b["to"] == "LeftUpperArm"));
+    let doc = skelnorm::gltf_io::read(&out).unwrap();
+    assert!(doc.model.skeletons[0].find("LeftUpperArm").is_some());
+
+    // Each stage switched off by its flag.
+    let r = normalize(&["--no-rest", "--no-strip", "--no-rename"]);
+    let s = &r["skeletons"][0];
+    assert!(
+        s.get("rest").is_none() && s.get("tracks").is_none() && s.get("rename").is_none(),
+        "{s}"
+    );
+    let doc = skelnorm::gltf_io::read(&out).unwrap();
+    let same = skelnorm::gltf_io::read(&input).unwrap();
+    assert_eq!(doc.model, same.model, "no stage: the model is unchanged");
+
+    // Options by flag: separate unmapped bones, name the skeleton.
+    let r = normalize(&[
+        "--unmapped-bones",
+        "separate",
+        "--skeleton-name",
+        "GeneralSkeleton",
+    ]);
+    let s = &r["skeletons"][0];
+    assert_eq!(s["tracks"]["companions"][0], "walk.unmapped");
+    assert_eq!(s["rename"]["skeleton"]["to"], "GeneralSkeleton");
+    let doc = skelnorm::gltf_io::read(&out).unwrap();
+    assert_eq!(doc.model.skeletons[0].name, "GeneralSkeleton");
+    assert!(doc.model.clips.iter().any(|c| c.name == "walk.unmapped"));
+
+    // The settings file's sections, and a flag over them.
+    let settings = dir.path().join("s.ron");
+    std::fs::write(
+        &settings,
+        "(normalize: (rename_bones: false), tracks: (unimportant_positions: false, unmapped_bones: remove))",
+    )
+    .unwrap();
+    let r = normalize(&[
+        "--settings",
+        settings.to_str().unwrap(),
+        "--unmapped-bones",
+        "keep",
+    ]);
+    let s = &r["skeletons"][0];
+    assert!(s.get("rename").is_none());
+    assert!(
+        s["tracks"]["clips"][0]["removed"].as_array().unwrap().is_empty(),
+        "{s}"
+    );
+    std::fs::write(&settings, "(tracks: (unmaped_bones: remove))").unwrap();
+    let run = skelnorm(&[
+        "normalize",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--settings",
+        settings.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("s.ron:1:") && err.contains("unmaped_bones"), "{err}");
+    let run = skelnorm(&[
+        "normalize",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--position-bone",
+        "Tail",
+    ]);
+    assert_eq!(run.status.code(), Some(2));
 }
