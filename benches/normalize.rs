@@ -1,13 +1,18 @@
 //! Normalization speed beside plain conversion, per file: read + write to memory (`convert`)
-//! against read + map + rest fix + write (`normalize`, without the optional measurements), and the
-//! rest fix alone per bone-sample (one key of one bone channel, or one bone when a file has no
-//! clips). Run with `cargo bench --bench normalize`; each figure is a median.
+//! against read + map + rest fix + strip + rename + write (`normalize`, without the optional
+//! measurements); the stages in memory (`stages`: map + rest + strip + rename), and track
+//! stripping and renaming alone; the stages per bone-sample (one key of one bone channel, or one
+//! bone when a file has no clips). Run with `cargo bench --bench normalize`; each figure is a
+//! median.
 
 mod common;
 
 use skelnorm::gltf_io::{read_bytes, Resources};
-use skelnorm::pipeline::{normalize, NormalizeOptions};
+use skelnorm::mapping::{map_skeleton, MapOptions};
+use skelnorm::pipeline::{normalize, NormalizeOptions, Stages};
 use skelnorm::profile::Profile;
+use skelnorm::rename::{rename, RenameOptions};
+use skelnorm::tracks::{strip, TrackOptions};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -38,9 +43,17 @@ fn files() -> Vec<PathBuf> {
 fn main() {
     let profile = Profile::humanoid();
     let options = NormalizeOptions::default();
+    let rest_only = NormalizeOptions {
+        stages: Stages {
+            strip: false,
+            rename: false,
+            ..Stages::default()
+        },
+        ..NormalizeOptions::default()
+    };
     println!(
-        "{:34} {:>10} {:>12} {:>12} {:>10} {:>12}",
-        "file", "samples", "convert µs", "normalize µs", "rest µs", "ns/sample"
+        "{:34} {:>8} {:>11} {:>13} {:>10} {:>9} {:>10} {:>10}",
+        "file", "samples", "convert µs", "normalize µs", "stages µs", "strip µs", "rename µs", "ns/sample"
     );
     for path in files() {
         let bytes = std::fs::read(&path).unwrap();
@@ -71,17 +84,53 @@ fn main() {
             normalize(&mut d.model, profile, &options).unwrap();
             std::hint::black_box(d.to_parts(None).unwrap());
         });
-        let rest = median(|| {
+        let stages = median(|| {
             let mut m = doc.model.clone();
             std::hint::black_box(normalize(&mut m, profile, &options).unwrap());
         });
+        // Strip and rename alone, on the rest-fixed model (minus the time to clone it).
+        let mut fixed = doc.model.clone();
+        let report = normalize(&mut fixed, profile, &rest_only).unwrap();
+        let maps: Vec<_> = report
+            .skeletons
+            .iter()
+            .filter(|s| s.skipped.is_none())
+            .map(|s| {
+                (
+                    s.index,
+                    map_skeleton(&doc.model.skeletons[s.index], profile, &MapOptions::default()),
+                )
+            })
+            .collect();
+        let clone = median(|| {
+            std::hint::black_box(fixed.clone());
+        });
+        let alone = |stage: &dyn Fn(&mut skelnorm::model::Model, usize, &skelnorm::mapping::BoneMap)| {
+            median(|| {
+                let mut m = fixed.clone();
+                for (k, map) in &maps {
+                    stage(&mut m, *k, map);
+                }
+                std::hint::black_box(m);
+            })
+            .saturating_sub(clone)
+        };
+        let strip_t = alone(&|m, k, map| {
+            strip(m, k, map, profile, &TrackOptions::default()).unwrap();
+        });
+        let rename_t = alone(&|m, k, map| {
+            rename(m, k, map, profile, &RenameOptions::default()).unwrap();
+        });
         let name = path.file_name().unwrap().to_string_lossy();
+        let us = |d: Duration| d.as_secs_f64() * 1e6;
         println!(
-            "{name:34} {samples:>10} {:>12.1} {:>12.1} {:>10.1} {:>12.1}",
-            convert.as_secs_f64() * 1e6,
-            full.as_secs_f64() * 1e6,
-            rest.as_secs_f64() * 1e6,
-            rest.as_secs_f64() * 1e9 / samples as f64
+            "{name:34} {samples:>8} {:>11.1} {:>13.1} {:>10.1} {:>9.1} {:>10.1} {:>10.1}",
+            us(convert),
+            us(full),
+            us(stages),
+            us(strip_t),
+            us(rename_t),
+            stages.as_secs_f64() * 1e9 / samples as f64
         );
     }
 }
