@@ -67,6 +67,23 @@ fn humanoid_files() -> Vec<PathBuf> {
         .collect()
 }
 
+/// The output has no more validator errors than the input, and no more `UNUSED_OBJECT` infos:
+/// whatever stripping left unused went with it.
+fn no_new_problems(input: &Path, output: &Path) {
+    let name = input.display();
+    if let (Some(a), Some(b)) = (common::validator_codes(input), common::validator_codes(output)) {
+        let count =
+            |m: &std::collections::BTreeMap<String, u64>, code: &str| m.get(code).copied().unwrap_or(0);
+        assert!(
+            count(&b, "UNUSED_OBJECT") <= count(&a, "UNUSED_OBJECT"),
+            "{name}: unused objects left behind: {b:?} (input {a:?})"
+        );
+    }
+    if let (Some(a), Some(b)) = (common::validator_errors(input), common::validator_errors(output)) {
+        assert!(b <= a, "{name}: {b} validator errors (input {a})");
+    }
+}
+
 fn bone_at(s: &Skeleton, node: Option<u32>) -> BoneId {
     BoneId(
         s.bones
@@ -141,23 +158,7 @@ fn default_normalize_strips_positions_renames_and_plays_the_same() {
             );
             seen += 1;
         }
-        if let (Some(a), Some(b)) = (
-            common::validator_codes(&path),
-            common::validator_codes(&r.out_path),
-        ) {
-            let count =
-                |m: &std::collections::BTreeMap<String, u64>, code: &str| m.get(code).copied().unwrap_or(0);
-            assert!(
-                count(&b, "UNUSED_OBJECT") <= count(&a, "UNUSED_OBJECT"),
-                "{name}: unused objects left behind: {b:?} (input {a:?})"
-            );
-        }
-        if let (Some(a), Some(b)) = (
-            common::validator_errors(&path),
-            common::validator_errors(&r.out_path),
-        ) {
-            assert!(b <= a, "{name}: {b} validator errors (input {a})");
-        }
+        no_new_problems(&path, &r.out_path);
     }
     assert!(seen >= 8, "only {seen} skeletons normalized");
 }
@@ -237,12 +238,7 @@ fn unmapped_bone_tracks_are_removed_or_separated() {
             skin.max_error
         );
         for r in [&removed, &separated] {
-            if let (Some(a), Some(b)) = (
-                common::validator_errors(&path),
-                common::validator_errors(&r.out_path),
-            ) {
-                assert!(b <= a, "{name}: {b} validator errors (input {a})");
-            }
+            no_new_problems(&path, &r.out_path);
         }
     }
     assert!(separated_any > 0);
@@ -338,4 +334,45 @@ fn a_clip_written_into_another_rigs_file_by_name_plays_correctly() {
     );
     let (worst, _) = check::directions((sa, &ma, own), (sb, &mb, shared), profile);
     assert!(worst > 10.0, "without the rest fix: {worst}°");
+}
+
+/// `except_bone_transform` on the real files that animate other things (RobotExpressive: a
+/// channel of a node outside the skeleton in every clip; test.vrma: its expression nodes): no
+/// such channel is left, bone tracks are untouched, nothing unused stays behind.
+#[test]
+fn channels_that_are_not_bone_transforms_go_when_asked() {
+    let options = NormalizeOptions {
+        tracks: TrackOptions {
+            except_bone_transform: true,
+            ..TrackOptions::default()
+        },
+        ..defaults()
+    };
+    let files: Vec<PathBuf> = ["threejs/RobotExpressive.glb", "vrm/test.vrma"]
+        .iter()
+        .filter_map(|f| common::asset(f))
+        .collect();
+    for path in files {
+        let name = path.display();
+        let kept = run(&path, &defaults()).unwrap();
+        let r = run(&path, &options).unwrap();
+        let opaque = |r: &Run| r.output.model.clips.iter().map(|c| c.opaque.len()).sum::<usize>();
+        assert!(opaque(&kept) > 0, "{name}: nothing to remove to begin with");
+        assert_eq!(opaque(&r), 0, "{name}");
+        let removed: usize = r.report.skeletons[0]
+            .tracks
+            .as_ref()
+            .unwrap()
+            .clips
+            .iter()
+            .flat_map(|c| &c.removed)
+            .filter(|t| t.reason == skelnorm::tracks::StripReason::NotBoneTransform)
+            .count();
+        assert_eq!(removed, opaque(&kept), "{name}: each removed channel is reported");
+        assert_eq!(r.output.model.clips.len(), kept.output.model.clips.len());
+        for (a, b) in kept.output.model.clips.iter().zip(&r.output.model.clips) {
+            assert_eq!(a.tracks, b.tracks, "{name}: `{}` bone tracks", a.name);
+        }
+        no_new_problems(&path, &r.out_path);
+    }
 }
