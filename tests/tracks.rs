@@ -376,3 +376,53 @@ fn channels_that_are_not_bone_transforms_go_when_asked() {
         no_new_problems(&path, &r.out_path);
     }
 }
+
+/// `--skeleton-name`: the node above the bones takes the name (mixamo's `Armature`), or a new
+/// node holding it is put above bones that hang from the scene (test.vrma); the file stays valid,
+/// VRMA's bone references still hold, and doing it again changes nothing.
+#[test]
+fn the_skeleton_name_goes_to_the_armature_or_a_new_node() {
+    let options = NormalizeOptions {
+        rename: skelnorm::rename::RenameOptions {
+            skeleton_name: Some("GeneralSkeleton".into()),
+        },
+        ..defaults()
+    };
+    let mut files = vec![common::root().join("fixtures/mixamo.glb")];
+    files.extend(common::asset("vrm/test.vrma"));
+    for path in files {
+        let name = path.display();
+        let r = run(&path, &options).unwrap();
+        let nodes = |d: &Document| d.json()["nodes"].as_array().unwrap().len();
+        let added = nodes(&r.output) - nodes(&r.input);
+        let s = &r.output.model.skeletons[0];
+        assert_eq!(s.name, "GeneralSkeleton", "{name}");
+        let armature = *s.base_nodes.last().expect("a node above the bones");
+        assert_eq!(
+            r.output.json()["nodes"][armature as usize]["name"],
+            "GeneralSkeleton"
+        );
+        let hung_from_scene = r.input.model.skeletons[0].base_nodes.is_empty();
+        assert_eq!(added, hung_from_scene as usize, "{name}: nodes added");
+        assert_eq!(
+            r.input.json()["extensions"],
+            r.output.json()["extensions"],
+            "{name}: extensions"
+        );
+        let skin = check::skin(&r.input.model, &r.output.model, 0);
+        assert!(skin.max_error <= 1e-5, "{name}: skin {}", skin.max_error);
+        no_new_problems(&path, &r.out_path);
+        let again = run(&r.out_path, &options).unwrap();
+        assert_eq!(
+            nodes(&again.output),
+            nodes(&r.output),
+            "{name}: a second run adds nothing"
+        );
+        assert!(again.report.skeletons[0]
+            .rename
+            .as_ref()
+            .unwrap()
+            .skeleton
+            .is_none());
+    }
+}
