@@ -118,27 +118,36 @@ pub(crate) fn is_fallback(buffer: &Value) -> bool {
 /// appends (which come after them in the JSON `buffers` array).
 pub(crate) struct OutBuffers<'a> {
     base: &'a [BufferData],
-    added: Vec<Vec<u8>>,
+    /// All new data, in one buffer (index `base.len()` once made).
+    added: Option<Vec<u8>>,
 }
 
 impl<'a> OutBuffers<'a> {
     pub fn new(base: &'a [BufferData]) -> Self {
-        OutBuffers {
-            base,
-            added: Vec::new(),
-        }
+        OutBuffers { base, added: None }
     }
 
-    /// Appends a buffer's bytes (its JSON entry is pushed by the caller).
-    pub fn push(&mut self, bytes: Vec<u8>) {
-        self.added.push(bytes);
+    /// Appends `bytes` (4-byte aligned) to the one buffer that holds all new data, adding that
+    /// buffer to `json` on first use; returns the buffer's index and the bytes' offset.
+    pub fn append(&mut self, json: &mut Value, bytes: &[u8]) -> (usize, usize) {
+        if self.added.is_none() {
+            let index = push_array(json, "buffers", serde_json::json!({ "byteLength": 0 }));
+            debug_assert_eq!(index, self.base.len(), "new buffers come after the read ones");
+        }
+        let data = self.added.get_or_insert_with(Vec::new);
+        data.resize(data.len().next_multiple_of(4), 0);
+        let offset = data.len();
+        data.extend_from_slice(bytes);
+        json["buffers"][self.base.len()]["byteLength"] = data.len().into();
+        (self.base.len(), offset)
     }
 
     /// The bytes of buffer `i`, or `None` if it holds no data (a meshopt fallback) or is absent.
     pub fn get(&self, i: usize) -> Option<&[u8]> {
         match self.base.get(i) {
             Some(data) => data.as_deref(),
-            None => self.added.get(i - self.base.len()).map(Vec::as_slice),
+            None if i == self.base.len() => self.added.as_deref(),
+            None => None,
         }
     }
 }

@@ -263,13 +263,11 @@ fn add_accessor(json: &mut Value, buffers: &mut OutBuffers, data: &[f32], ty: &s
         _ => 16,
     };
     let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
-    let buffer = push_array(json, "buffers", json!({ "byteLength": bytes.len() }));
-    buffers.push(bytes);
-    let len = data.len() * 4;
+    let (buffer, offset) = buffers.append(json, &bytes);
     let view = push_array(
         json,
         "bufferViews",
-        json!({ "buffer": buffer, "byteLength": len }),
+        json!({ "buffer": buffer, "byteOffset": offset, "byteLength": bytes.len() }),
     );
     let mut acc = json!({ "bufferView": view, "componentType": 5126, "count": data.len() / n, "type": ty });
     if min_max {
@@ -295,6 +293,8 @@ struct Rebuild<'a> {
     samplers: Vec<Value>,
     reused: HashMap<u64, usize>,
     inputs: HashMap<Vec<u32>, usize>,
+    /// The original channel of each (node, path), looked up once per animation.
+    targets: HashMap<(u64, String), usize>,
 }
 
 impl Rebuild<'_> {
@@ -323,10 +323,7 @@ impl Rebuild<'_> {
     }
 
     fn old_channel_for(&self, node: u32, path: &str) -> Option<usize> {
-        self.old_channels.iter().position(|c| {
-            let target = &c["target"];
-            target["node"].as_u64() == Some(node as u64) && target["path"].as_str() == Some(path)
-        })
+        self.targets.get(&(node as u64, path.to_string())).copied()
     }
 
     fn new_track<T: TrackValue>(
@@ -417,7 +414,14 @@ fn rebuild(
         samplers: vec![],
         reused: HashMap::new(),
         inputs: HashMap::new(),
+        targets: HashMap::new(),
     };
+    for (c, ch) in old_channels.iter().enumerate().rev() {
+        let target = &ch["target"];
+        if let (Some(node), Some(path)) = (target["node"].as_u64(), target["path"].as_str()) {
+            r.targets.insert((node, path.to_string()), c); // the first channel wins
+        }
+    }
     for clip in new {
         let skeleton = model
             .skeletons
