@@ -253,6 +253,17 @@ fn a_clip_written_into_another_rigs_file_by_name_plays_correctly() {
     let profile = Profile::humanoid();
     let src = common::root().join("fixtures/mixamo.glb");
     let dst = common::root().join("fixtures/ue_zup.glb");
+    // How the shared clip plays on the mannequin against `walk` on mixamo.
+    let played_alike = |a: &Run, back: &Document| {
+        let find = |d: &Document, name: &str| d.model.clips.iter().find(|c| c.name == name).cloned().unwrap();
+        let (own, shared) = (find(&a.output, "walk"), find(back, "walk from mixamo"));
+        let (sa, sb) = (&a.output.model.skeletons[0], &back.model.skeletons[0]);
+        let (ma, mb) = (
+            map_skeleton(sa, profile, &MapOptions::default()),
+            map_skeleton(sb, profile, &MapOptions::default()),
+        );
+        check::directions((sa, &ma, &own), (sb, &mb, &shared), profile)
+    };
     let share = |options: &NormalizeOptions| {
         let (a, b) = (run(&src, options).unwrap(), run(&dst, options).unwrap());
         let clip = a.output.model.clips.iter().find(|c| c.name == "walk").unwrap();
@@ -283,19 +294,7 @@ fn a_clip_written_into_another_rigs_file_by_name_plays_correctly() {
             &a.input.model.skeletons[0].bones[bone_at(&a.output.model.skeletons[0], now.node).index()];
         assert!(unmapped.contains(&before.name), "`{m}` did not carry over");
     }
-    let shared = back
-        .model
-        .clips
-        .iter()
-        .find(|c| c.name == "walk from mixamo")
-        .unwrap();
-    let own = a.output.model.clips.iter().find(|c| c.name == "walk").unwrap();
-    let (sa, sb) = (&a.output.model.skeletons[0], &back.model.skeletons[0]);
-    let (ma, mb) = (
-        map_skeleton(sa, profile, &MapOptions::default()),
-        map_skeleton(sb, profile, &MapOptions::default()),
-    );
-    let (worst, at) = check::directions((sa, &ma, own), (sb, &mb, shared), profile);
+    let (worst, at) = played_alike(&a, &back);
     eprintln!("mixamo `walk` written into ue_zup by name: {worst:.5}° ({at})");
     assert!(worst < 0.01, "{worst}° at {at}");
     if let Some(errors) = common::validator_errors(&out) {
@@ -320,19 +319,7 @@ fn a_clip_written_into_another_rigs_file_by_name_plays_correctly() {
         ..defaults()
     };
     let (a, _, back, _, _) = share(&no_rest);
-    let shared = back
-        .model
-        .clips
-        .iter()
-        .find(|c| c.name == "walk from mixamo")
-        .unwrap();
-    let own = a.output.model.clips.iter().find(|c| c.name == "walk").unwrap();
-    let (sa, sb) = (&a.output.model.skeletons[0], &back.model.skeletons[0]);
-    let (ma, mb) = (
-        map_skeleton(sa, profile, &MapOptions::default()),
-        map_skeleton(sb, profile, &MapOptions::default()),
-    );
-    let (worst, _) = check::directions((sa, &ma, own), (sb, &mb, shared), profile);
+    let (worst, _) = played_alike(&a, &back);
     assert!(worst > 10.0, "without the rest fix: {worst}°");
 }
 

@@ -308,12 +308,8 @@ pub fn transfer(
     };
     let rot = rotation;
     let measured = measured_bones((s, smap, clip), (d, dmap, None), &both, profile);
-    let frames = (clip.duration() * FPS).floor() as usize + 1;
-    let mut worst = (0.0f32, String::new());
     let mut pose = Pose::rest(d);
-    for f in 0..frames {
-        let time = (f as f32 / FPS).min(clip.duration());
-        let sw = Pose::sample(s, clip, time).world(s);
+    over_frames((s, smap, clip), (d, dmap), &measured, profile, |_, sw| {
         // Each shared bone takes the source's rotation relative to its anchor; target bones
         // between anchor and bone keep their rest.
         pose.locals
@@ -332,17 +328,8 @@ pub fn transfer(
             let global = rot(&anchor_world) * wanted_rel;
             pose.locals[db.index()].rotation = (rot(&parent).inverse() * global).normalize();
         }
-        let dw = pose.world(d);
-        compare_directions(
-            &measured,
-            (s, smap, &sw),
-            (d, dmap, &dw),
-            time,
-            profile,
-            &mut worst,
-        );
-    }
-    worst
+        pose.world(d)
+    })
 }
 
 /// Plays `src`'s clip on its skeleton and `dst`'s clip on its own, and returns the largest angle
@@ -356,23 +343,39 @@ pub fn directions(
     dst: (&Skeleton, &BoneMap, &Clip),
     profile: &Profile,
 ) -> (f32, String) {
-    let (s, smap, clip) = src;
+    let smap = src.1;
     let (d, dmap, dclip) = dst;
     let both: Vec<ProfileBoneId> = profile
         .ids()
         .filter(|&p| smap.get(p).is_some() && dmap.get(p).is_some())
         .collect();
     let measured = measured_bones(src, (d, dmap, Some(dclip)), &both, profile);
+    over_frames(src, (d, dmap), &measured, profile, |time, _| {
+        Pose::sample(d, dclip, time).world(d)
+    })
+}
+
+/// Samples the source clip at [`FPS`], poses the target by `target(time, source_world)`, and
+/// returns the largest angle between the measured bones' directions, with where it is.
+#[allow(clippy::type_complexity)]
+fn over_frames(
+    src: (&Skeleton, &BoneMap, &Clip),
+    dst: (&Skeleton, &BoneMap),
+    measured: &[(ProfileBoneId, Vec<ProfileBoneId>)],
+    profile: &Profile,
+    mut target: impl FnMut(f32, &[Mat4]) -> Vec<Mat4>,
+) -> (f32, String) {
+    let (s, smap, clip) = src;
     let frames = (clip.duration() * FPS).floor() as usize + 1;
     let mut worst = (0.0f32, String::new());
     for f in 0..frames {
         let time = (f as f32 / FPS).min(clip.duration());
         let sw = Pose::sample(s, clip, time).world(s);
-        let dw = Pose::sample(d, dclip, time).world(d);
+        let dw = target(time, &sw);
         compare_directions(
-            &measured,
+            measured,
             (s, smap, &sw),
-            (d, dmap, &dw),
+            (dst.0, dst.1, &dw),
             time,
             profile,
             &mut worst,
