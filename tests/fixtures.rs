@@ -24,6 +24,9 @@ const EXPECTED: &[(&str, &str, &str, &str, &str, &str)] = &[
     ("ue_zup.glb", "m", "m", "+Z", "+Z", "A-pose"),
     ("identity.gltf", "m", "m", "+Y", "+Z", "T-pose"),
     ("long_spine.glb", "m", "m", "+Y", "+Z", "T-pose"),
+    ("long_legs.glb", "m", "m", "+Y", "+Z", "T-pose"),
+    ("spine2.glb", "m", "m", "+Y", "+Z", "T-pose"),
+    ("spine5.glb", "m", "m", "+Y", "+Z", "A-pose"),
 ];
 
 #[test]

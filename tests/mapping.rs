@@ -71,7 +71,7 @@ fn fixture_files_map_exactly() {
         ends: true,
         ..Parts::default()
     };
-    let cases: [FixtureCase; 8] = [
+    let cases: [FixtureCase; 11] = [
         ("mixamo.glb", names::mixamo, ends),
         ("mixamo_meshopt.glb", names::mixamo, ends),
         ("blender.glb", names::rigify, ends),
@@ -96,12 +96,34 @@ fn fixture_files_map_exactly() {
                 ..Parts::default()
             },
         ),
+        ("long_legs.glb", names::godot, Parts::default()),
+        (
+            "spine2.glb",
+            names::human_ik_spine2,
+            Parts {
+                spine_bones: 2,
+                ..ends
+            },
+        ),
+        (
+            "spine5.glb",
+            names::human_ik_spine5,
+            Parts {
+                spine_bones: 5,
+                ..ends
+            },
+        ),
     ];
     for (file, names, parts) in cases {
-        let want: BTreeMap<String, String> = rig::humanoid(parts)
+        let mut want: BTreeMap<String, String> = rig::humanoid(parts)
             .iter()
             .filter_map(|j| conventions::expected(&j.id).map(|p| (p, names(&j.id))))
             .collect();
+        if parts.spine_bones == 5 {
+            // Five spine bones: Chest is the one nearest mid-height (the third), the second and
+            // fourth stay unmapped in-between bones.
+            want.insert("Chest".into(), "Spine2".into());
+        }
         let (sk, map) = map_file(&common::root().join("fixtures").join(file), false);
         assert_map(file, &sk, &map, &want);
         let (sk, map) = map_file(&common::root().join("fixtures").join(file), true);

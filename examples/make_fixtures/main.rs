@@ -34,6 +34,8 @@ fn styles() -> Vec<Style> {
         z_up: false,
         faces_minus_z: false,
         vrm0: false,
+        leg_scale: 1.0,
+        bend: false,
         key_every_bone: false,
     };
     vec![
@@ -88,6 +90,38 @@ fn styles() -> Vec<Style> {
                 ends: true,
                 ..Parts::default()
             },
+            ..base
+        },
+        // Ground-truth pairs for retargeting: legs 1.3 times as long as identity.gltf's, and
+        // spines of 2 and 5 bones that bend the same way.
+        Style {
+            name: "long_legs.glb",
+            leg_scale: 1.3,
+            parts: Parts::default(),
+            ..base
+        },
+        Style {
+            name: "spine2.glb",
+            names: names::human_ik_spine2,
+            parts: Parts {
+                spine_bones: 2,
+                ends: true,
+                ..Parts::default()
+            },
+            bend: true,
+            ..base
+        },
+        Style {
+            name: "spine5.glb",
+            names: names::human_ik_spine5,
+            parts: Parts {
+                spine_bones: 5,
+                ends: true,
+                ..Parts::default()
+            },
+            frames: Frames::XAlong,
+            a_pose: true,
+            bend: true,
             ..base
         },
         Style {
@@ -200,6 +234,9 @@ fn lay_out(style: &Style) -> Laid {
     } else {
         rig::humanoid(style.parts)
     };
+    if style.leg_scale != 1.0 {
+        rig::scale_legs(&mut joints, style.leg_scale);
+    }
     if style.a_pose {
         rig::apply_a_pose(&mut joints);
     }
@@ -285,6 +322,37 @@ fn motion(clip: &str, id: &str, t: f32) -> Option<Quat> {
     }
 }
 
+/// For each spine bone (from `spine` to `upper_chest`), the growth of its joint's normalized arc
+/// length along the spine over its parent's: bending bone k by `θ · Δu_k` turns it, in the world,
+/// by `θ · u_k`, the same field whatever the number of spine bones.
+fn spine_spans(laid: &Laid) -> HashMap<usize, f32> {
+    let ids = ["spine", "chest", "chest2", "chest3", "upper_chest"];
+    let chain: Vec<usize> = ids.iter().filter_map(|id| index_of(&laid.joints, id)).collect();
+    let mut arc = vec![0.0f32];
+    for w in chain.windows(2) {
+        let d = laid.pos[w[1]].distance(laid.pos[w[0]]);
+        arc.push(arc.last().copied().unwrap_or(0.0) + d);
+    }
+    let total = arc.last().copied().unwrap_or(1.0).max(1e-6);
+    let mut out = HashMap::new();
+    for (k, &i) in chain.iter().enumerate() {
+        let prev = if k == 0 { 0.0 } else { arc[k - 1] / total };
+        out.insert(i, arc[k] / total - prev);
+    }
+    out
+}
+
+/// The `bend` clip's world turn for a spine bone whose arc-length share is `du`: forward and a
+/// little sideways, about one axis at each moment.
+fn bend(t: f32, du: f32) -> Quat {
+    let axis = Vec3::new(0.6 * (PI * t).sin(), 0.0, 0.3 * (TAU * t).sin());
+    let angle = axis.length();
+    if angle < 1e-9 {
+        return Quat::IDENTITY;
+    }
+    Quat::from_axis_angle(axis / angle, angle * du)
+}
+
 fn build(style: &Style) -> Vec<u8> {
     let laid = lay_out(style);
     let j = &laid.joints;
@@ -351,11 +419,15 @@ fn build(style: &Style) -> Vec<u8> {
         "skins",
         json!({ "name": "Armature", "inverseBindMatrices": ibm, "joints": skin_nodes }),
     );
-    for (clip, interp, keys, dur) in [
+    let mut clips = vec![
         ("walk", "LINEAR", 25, 1.0f32),
         ("wave", "CUBICSPLINE", 5, 2.0),
         ("idle", "STEP", 4, 1.0),
-    ] {
+    ];
+    if style.bend {
+        clips.push(("bend", "LINEAR", 21, 1.0));
+    }
+    for (clip, interp, keys, dur) in clips {
         write_clip(
             &mut doc,
             &laid,
@@ -472,14 +544,19 @@ fn write_clip(
     let input = doc.floats(&times, "SCALAR", true, None);
     let to_arm = |d: Quat| laid.base_rot.inverse() * laid.facing * d * laid.facing.inverse() * laid.base_rot;
     let (mut channels, mut samplers) = (Vec::new(), Vec::new());
-    for (i, jt) in laid.joints.iter().enumerate() {
-        if motion(clip, &jt.id, 0.0).is_none() {
+    let spans = spine_spans(laid);
+    let delta = |i: usize, t: f32| match clip {
+        "bend" => spans.get(&i).map(|&du| bend(t, du)),
+        _ => motion(clip, &laid.joints[i].id, t),
+    };
+    for (i, _) in laid.joints.iter().enumerate() {
+        if delta(i, 0.0).is_none() {
             continue;
         }
         let g = laid.global[i];
         let mut qs: Vec<Quat> = times
             .iter()
-            .map(|&t| local[i].1 * (g.inverse() * to_arm(motion(clip, &jt.id, t).expect("animated")) * g))
+            .map(|&t| local[i].1 * (g.inverse() * to_arm(delta(i, t).expect("animated")) * g))
             .collect();
         for k in 1..qs.len() {
             if qs[k].dot(qs[k - 1]) < 0.0 {
@@ -520,9 +597,9 @@ fn write_clip(
             }
             doc.floats(&data, if v.len() == 4 { "VEC4" } else { "VEC3" }, false, None)
         };
-        for (i, jt) in laid.joints.iter().enumerate() {
+        for (i, _) in laid.joints.iter().enumerate() {
             let mut keyed = Vec::new();
-            if motion(clip, &jt.id, 0.0).is_none() {
+            if delta(i, 0.0).is_none() {
                 keyed.push(("rotation", constant(doc, &local[i].1.to_array())));
             }
             if Some(i) != hips {

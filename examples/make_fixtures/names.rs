@@ -209,6 +209,25 @@ pub fn human_ik_long(id: &str) -> String {
     }
 }
 
+/// HumanIK with a two-bone spine (`Spine`, `Spine1`).
+pub fn human_ik_spine2(id: &str) -> String {
+    match id {
+        "upper_chest" => "Spine1".into(),
+        _ => human_ik(id),
+    }
+}
+
+/// HumanIK with a five-bone spine (`Spine` … `Spine4`).
+pub fn human_ik_spine5(id: &str) -> String {
+    match id {
+        "chest" => "Spine1".into(),
+        "chest2" => "Spine2".into(),
+        "chest3" => "Spine3".into(),
+        "upper_chest" => "Spine4".into(),
+        _ => human_ik(id),
+    }
+}
+
 /// VRM 0.x humanoid bone names for the `VRM` extension.
 pub fn vrm_bone(id: &str) -> Option<String> {
     let (base, side) = split(id);

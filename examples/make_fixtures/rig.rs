@@ -18,6 +18,9 @@ pub struct Joint {
 pub struct Parts {
     pub root: bool,
     pub long_spine: bool,
+    /// Spine bones from the hips to the one the neck hangs from: 2 or 5 (0: 3, or 4 with
+    /// `long_spine`).
+    pub spine_bones: usize,
     pub twist: bool,
     pub ik: bool,
     pub ends: bool,
@@ -45,14 +48,25 @@ pub fn humanoid(parts: Parts) -> Vec<Joint> {
     };
     j(&mut v, "hips", top, [0.0, 1.0, 0.0]);
     j(&mut v, "spine", Some("hips"), [0.0, 1.1, 0.01]);
-    j(&mut v, "chest", Some("spine"), [0.0, 1.22, 0.0]);
-    let upper_parent = if parts.long_spine {
-        j(&mut v, "chest2", Some("chest"), [0.0, 1.32, -0.01]);
-        "chest2"
-    } else {
-        "chest"
-    };
-    j(&mut v, "upper_chest", Some(upper_parent), [0.0, 1.4, -0.015]);
+    match parts.spine_bones {
+        2 => j(&mut v, "upper_chest", Some("spine"), [0.0, 1.27, -0.01]),
+        5 => {
+            j(&mut v, "chest", Some("spine"), [0.0, 1.17, 0.005]);
+            j(&mut v, "chest2", Some("chest"), [0.0, 1.24, 0.0]);
+            j(&mut v, "chest3", Some("chest2"), [0.0, 1.32, -0.01]);
+            j(&mut v, "upper_chest", Some("chest3"), [0.0, 1.4, -0.015]);
+        }
+        _ => {
+            j(&mut v, "chest", Some("spine"), [0.0, 1.22, 0.0]);
+            let upper_parent = if parts.long_spine {
+                j(&mut v, "chest2", Some("chest"), [0.0, 1.32, -0.01]);
+                "chest2"
+            } else {
+                "chest"
+            };
+            j(&mut v, "upper_chest", Some(upper_parent), [0.0, 1.4, -0.015]);
+        }
+    }
     j(&mut v, "neck", Some("upper_chest"), [0.0, 1.52, 0.0]);
     let head_parent = if parts.long_spine {
         j(&mut v, "neck2", Some("neck"), [0.0, 1.57, 0.01]);
@@ -228,6 +242,13 @@ pub struct Style {
     pub z_up: bool,
     pub faces_minus_z: bool,
     pub vrm0: bool,
+    /// Legs (from the upper-leg joints down) this many times as long; the body above stands
+    /// higher by the difference.
+    pub leg_scale: f32,
+    /// Add a `bend` clip: the spine bends forward along its length (each spine bone's world
+    /// turn proportional to its joint's arc length along the spine), as ground truth for
+    /// retargeting between spines of different bone counts.
+    pub bend: bool,
     /// Key the rest translation and rotation of every bone the motion leaves alone, in every
     /// clip, as Mixamo and many FBX exports do.
     pub key_every_bone: bool,
@@ -280,4 +301,29 @@ fn descends(joints: &[Joint], id: &str, ancestor: &str) -> bool {
         at = joints.iter().find(|j| j.id == cur).and_then(|j| j.parent.clone());
     }
     false
+}
+
+/// Makes the legs `scale` times as long (joints from the upper legs down), raising the body
+/// above them by the difference so the feet stay on the floor.
+pub fn scale_legs(joints: &mut [Joint], scale: f32) {
+    let hip_joint = 0.95;
+    for joint in joints.iter_mut() {
+        let base = joint.id.split('.').next().unwrap_or("");
+        let leg = [
+            "upper_leg",
+            "lower_leg",
+            "foot",
+            "toes",
+            "toes_end",
+            "upper_leg_twist",
+            "lower_leg_twist",
+        ]
+        .contains(&base)
+            || joint.id.starts_with("ik_foot.");
+        if leg {
+            joint.pos.y *= scale;
+        } else if !joint.id.starts_with("ik_") && joint.id != "root" {
+            joint.pos.y += (scale - 1.0) * hip_joint;
+        }
+    }
 }
