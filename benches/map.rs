@@ -39,6 +39,7 @@ fn main() {
         twist: true,
         ik: true,
         ends: true,
+        spine_bones: 0,
     };
     let mut joints = conventions::humanoid(parts);
     // Three hair strands of six bones: 101 bones in all.
