@@ -32,6 +32,7 @@ const ALL: Parts = Parts {
     twist: false,
     ik: false,
     ends: true,
+    spine_bones: 0,
 };
 
 fn none(_: &mut Vec<Joint>) {}
@@ -623,6 +624,7 @@ fn cases() -> Vec<Case> {
                 ik: true,
                 ends: false,
                 long_spine: false,
+                spine_bones: 0,
             },
             cm_z_up: true,
             ..base
@@ -636,6 +638,7 @@ fn cases() -> Vec<Case> {
                 ik: true,
                 ends: false,
                 long_spine: true,
+                spine_bones: 0,
             },
             edit: ue5_edit,
             a_pose: true,
