@@ -16,5 +16,6 @@ pub mod pipeline;
 pub mod profile;
 pub mod rename;
 pub mod rest;
+pub mod retarget;
 pub mod settings;
 pub mod tracks;

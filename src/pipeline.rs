@@ -79,6 +79,9 @@ pub struct SkeletonReport {
     pub skipped: Option<String>,
     /// The bone map.
     pub mapping: MapReport,
+    /// The bone map itself (for stages after `normalize`, such as retargeting).
+    #[serde(skip)]
+    pub bone_map: BoneMap,
     /// What the rest fix did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rest: Option<RestReport>,
@@ -193,6 +196,7 @@ pub fn normalize(
             skeleton: working.skeletons[*k].name.clone(),
             skipped: None,
             mapping,
+            bone_map: map.clone(),
             rest: None,
             tracks: None,
             rename: None,

@@ -1,4 +1,4 @@
-//! Settings files: every stage's options in one RON file, merged as defaults < settings file <
+//! Settings files: every stage's options (normalizing and retargeting) in one RON file, merged as defaults < settings file <
 //! command-line flags. Unknown or misspelt keys are errors that name the key and the file.
 //! [`Settings::dump_defaults`] prints every option with its documentation and default, as a
 //! settings file that parses back into the defaults. Parses, merges and dumps; imports only the
@@ -6,6 +6,7 @@
 
 use crate::rename::RenameOptions;
 use crate::rest::RestOptions;
+use crate::retarget::RetargetOptions;
 use crate::tracks::TrackOptions;
 use documented::DocumentedFields;
 use serde::{Deserialize, Serialize};
@@ -25,6 +26,8 @@ pub struct Settings {
     pub tracks: TrackOptions,
     /// Renaming: mapped bones take their profile names.
     pub rename: RenameOptions,
+    /// Retargeting (`skelnorm retarget`): root, FK and IK passes, chains, retarget pose.
+    pub retarget: RetargetOptions,
 }
 
 /// How bones are mapped.
@@ -140,6 +143,7 @@ fn field_docs(section: &str, field: &str) -> Option<&'static str> {
         "rest" => RestOptions::get_field_docs(field).ok(),
         "tracks" => TrackOptions::get_field_docs(field).ok(),
         "rename" => RenameOptions::get_field_docs(field).ok(),
+        "retarget" => RetargetOptions::get_field_docs(field).ok(),
         _ => None,
     }
 }

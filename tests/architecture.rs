@@ -51,12 +51,13 @@ fn modules_import_only_to_their_left() {
         ("rest", &["model", "profile", "mapping"]),
         ("tracks", &["model", "profile", "mapping", "rest"]),
         ("rename", &["model", "profile", "mapping"]),
-        ("check", &["model", "profile", "mapping", "rest"]),
+        ("retarget", &["model", "profile", "mapping", "rest"]),
+        ("check", &["model", "profile", "mapping", "rest", "retarget"]),
         (
             "pipeline",
             &["model", "profile", "mapping", "rest", "tracks", "rename", "check"],
         ),
-        ("settings", &["rest", "tracks", "rename"]),
+        ("settings", &["rest", "tracks", "rename", "retarget"]),
     ];
     for (module, ok) in allowed {
         let used = imports(&src.join(module));

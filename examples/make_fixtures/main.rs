@@ -35,7 +35,7 @@ fn styles() -> Vec<Style> {
         faces_minus_z: false,
         vrm0: false,
         leg_scale: 1.0,
-        bend: false,
+        retarget_clips: false,
         key_every_bone: false,
     };
     vec![
@@ -80,6 +80,7 @@ fn styles() -> Vec<Style> {
             name: "identity.gltf",
             frames: Frames::Identity,
             parts: Parts::default(),
+            retarget_clips: true,
             ..base
         },
         Style {
@@ -98,6 +99,7 @@ fn styles() -> Vec<Style> {
             name: "long_legs.glb",
             leg_scale: 1.3,
             parts: Parts::default(),
+            retarget_clips: true,
             ..base
         },
         Style {
@@ -108,7 +110,7 @@ fn styles() -> Vec<Style> {
                 ends: true,
                 ..Parts::default()
             },
-            bend: true,
+            retarget_clips: true,
             ..base
         },
         Style {
@@ -121,7 +123,7 @@ fn styles() -> Vec<Style> {
             },
             frames: Frames::XAlong,
             a_pose: true,
-            bend: true,
+            retarget_clips: true,
             ..base
         },
         Style {
@@ -353,6 +355,46 @@ fn bend(t: f32, du: f32) -> Quat {
     Quat::from_axis_angle(axis / angle, angle * du)
 }
 
+/// The `sway` clip's hips offset (world, metres): side to side and a little forward and back,
+/// lowered so that the legs can reach their planted feet.
+fn sway_offset(t: f32) -> Vec3 {
+    Vec3::new(
+        0.05 * (TAU * t).sin(),
+        -0.02 - 0.03 * (1.0 - (TAU * t).cos()),
+        0.03 * (2.0 * TAU * t).sin(),
+    )
+}
+
+/// The `sway` clip's world turn of a leg bone: thighs and shins bend (two-bone IK, knees
+/// forward) so the feet stay where they stand at rest while the hips sway; feet keep their world
+/// rotation. Other bones do not turn.
+fn sway_leg(laid: &Laid, i: usize, t: f32) -> Option<Quat> {
+    let id = &laid.joints[i].id;
+    let (base, side) = id.split_once('.')?;
+    if !["upper_leg", "lower_leg", "foot"].contains(&base) {
+        return None;
+    }
+    let at = |b: &str| laid.joints[index_of(&laid.joints, &format!("{b}.{side}")).expect("leg")].pos;
+    let (hip, knee, foot) = (at("upper_leg"), at("lower_leg"), at("foot"));
+    let hip_t = hip + sway_offset(t);
+    let (a, b) = (knee.distance(hip), foot.distance(knee));
+    let d = foot.distance(hip_t).min(a + b - 1e-5);
+    let dir = (foot - hip_t).normalize();
+    let cos = ((a * a + d * d - b * b) / (2.0 * a * d)).clamp(-1.0, 1.0);
+    let forward = (Vec3::Z - dir * dir.dot(Vec3::Z)).normalize();
+    let knee_t = hip_t + a * (cos * dir + (1.0 - cos * cos).sqrt() * forward);
+    let thigh = Quat::from_rotation_arc((knee - hip).normalize(), (knee_t - hip_t).normalize());
+    let shin_world =
+        Quat::from_rotation_arc(thigh * (foot - knee).normalize(), (foot - knee_t).normalize()) * thigh;
+    // The clip's turns compose down the tree (a bone's world turn is its parent's times its
+    // own): give each bone what it adds to its parent's.
+    Some(match base {
+        "upper_leg" => thigh,
+        "lower_leg" => thigh.inverse() * shin_world,
+        _ => shin_world.inverse(),
+    })
+}
+
 fn build(style: &Style) -> Vec<u8> {
     let laid = lay_out(style);
     let j = &laid.joints;
@@ -424,8 +466,9 @@ fn build(style: &Style) -> Vec<u8> {
         ("wave", "CUBICSPLINE", 5, 2.0),
         ("idle", "STEP", 4, 1.0),
     ];
-    if style.bend {
+    if style.retarget_clips {
         clips.push(("bend", "LINEAR", 21, 1.0));
+        clips.push(("sway", "LINEAR", 31, 1.0));
     }
     for (clip, interp, keys, dur) in clips {
         write_clip(
@@ -547,6 +590,7 @@ fn write_clip(
     let spans = spine_spans(laid);
     let delta = |i: usize, t: f32| match clip {
         "bend" => spans.get(&i).map(|&du| bend(t, du)),
+        "sway" => sway_leg(laid, i, t),
         _ => motion(clip, &laid.joints[i].id, t),
     };
     for (i, _) in laid.joints.iter().enumerate() {
@@ -619,7 +663,10 @@ fn write_clip(
             .as_deref()
             .and_then(|p| index_of(&laid.joints, p))
             .map_or(Quat::IDENTITY, |p| laid.global[p]);
-        let offset = |t: f32| Vec3::new(0.0, 0.03 * (2.0 * TAU * t).sin(), 0.2 * t);
+        let offset = |t: f32| match clip {
+            "sway" => sway_offset(t),
+            _ => Vec3::new(0.0, 0.03 * (2.0 * TAU * t).sin(), 0.2 * t),
+        };
         let to_local = |v: Vec3| gp.inverse() * (laid.base_rot.inverse() * laid.facing * v) / laid.base_scale;
         let mut data = Vec::new();
         for &t in &times {

@@ -245,10 +245,11 @@ pub struct Style {
     /// Legs (from the upper-leg joints down) this many times as long; the body above stands
     /// higher by the difference.
     pub leg_scale: f32,
-    /// Add a `bend` clip: the spine bends forward along its length (each spine bone's world
-    /// turn proportional to its joint's arc length along the spine), as ground truth for
-    /// retargeting between spines of different bone counts.
-    pub bend: bool,
+    /// Add the clips retargeting is measured on: `bend` (the spine bends forward along its
+    /// length, each spine bone's world turn proportional to its joint's arc length along the
+    /// spine, the same field whatever the bone count) and `sway` (the hips sway while the feet
+    /// stay planted: legs bent by IK).
+    pub retarget_clips: bool,
     /// Key the rest translation and rotation of every bone the motion leaves alone, in every
     /// clip, as Mixamo and many FBX exports do.
     pub key_every_bone: bool,

@@ -3,6 +3,8 @@
 //! and how well a clip transfers between two normalized rigs. Measures, never changes.
 //! Imports `model`, `profile` and `mapping`.
 
+pub mod retarget;
+
 use crate::mapping::BoneMap;
 use crate::model::{BoneId, Clip, Model, Pose, Skeleton};
 use crate::profile::{Profile, ProfileBoneId, Side};

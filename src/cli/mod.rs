@@ -4,6 +4,7 @@
 mod inspect;
 mod map;
 mod normalize;
+mod retarget;
 mod stages;
 
 use clap::{Parser, Subcommand};
@@ -63,6 +64,12 @@ enum Command {
     /// T-pose, profile axes) with every clip, skin and attached mesh converted so that every
     /// animated frame looks the same. Exits 3 when no skeleton fits the profile.
     Normalize(normalize::NormalizeArgs),
+    /// Retarget clips from one character (or a clip-only file such as VRMA) onto another by
+    /// chains: both are normalized in memory, then each target bone takes the source's change
+    /// at the same place along its chain, the hips move scaled by the hips-height ratio, and
+    /// leg IK keeps the feet where the source's reach puts them. Writes the target with the new
+    /// clips and reports the measures per clip.
+    Retarget(retarget::RetargetArgs),
     /// Settings files: `--dump-defaults` prints every option with its documentation and default,
     /// as a settings file for `normalize --settings`.
     Config {
@@ -100,6 +107,7 @@ pub fn run() -> i32 {
             map,
         } => map::run(&file, &map, json, output.as_deref(), skeleton, allow_partial),
         Command::Normalize(args) => normalize::run(&args),
+        Command::Retarget(args) => retarget::run(&args),
         Command::Config { dump_defaults } => config(dump_defaults),
         Command::Convert { input, output } => convert(&input, &output).map(|()| EXIT_OK),
     };

@@ -1,0 +1,323 @@
+//! Chain retargeting between two skeletons normalized to the same profile and T-pose (formulas
+//! in `../shared/design/math.md`): each source bone's global change from its rest,
+//! `Δ(t) = Gs(t) · Gs_rest⁻¹`, is given to the target, `Gt(t) = Δ(t) · Gt_rest`, chain by
+//! chain, with target bones placed by their normalized arc length along their chain; the hips
+//! position is scaled by the hips-height ratio; an optional two-bone IK pass puts feet (or
+//! hands) where the source's reach says. Bone lengths always stay the target's.
+//!
+//! [`Retargeter`] is the runtime form: built once per pair of skeletons, then one call per frame
+//! that neither allocates nor touches files. [`retarget_clip`] is the offline form over a whole
+//! clip. Pure over the model; imports `model`, `profile`, `mapping` and `rest`'s arc helper.
+
+mod ik;
+mod plan;
+mod runtime;
+#[cfg(test)]
+mod tests;
+
+pub use plan::{ChainPlan, Plan, PlanWarning};
+pub use runtime::Retargeter;
+
+use crate::mapping::BoneMap;
+use crate::model::{BoneTracks, Clip, Interpolation, Pose, Skeleton, Track};
+use crate::profile::Profile;
+use documented::DocumentedFields;
+use glam::Quat;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One side of a retarget: a skeleton, its map to the profile, and the profile.
+#[derive(Debug, Clone, Copy)]
+pub struct Rig<'a> {
+    /// The skeleton (normalized: T-pose facing +Z).
+    pub skeleton: &'a Skeleton,
+    /// Its bone map.
+    pub map: &'a BoneMap,
+    /// The profile the map is to (it brings the chains).
+    pub profile: &'a Profile,
+}
+
+/// How the bones of a target chain take their rotation from the source chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChainMode {
+    /// Each target bone takes the source's change at the same normalized arc length along the
+    /// chain (blending the two source bones around it): any bone count on either side.
+    #[default]
+    Interpolated,
+    /// Bone by bone from the start of the chain; extra target bones keep their rest.
+    OneToOne,
+    /// Bone by bone from the end of the chain; extra target bones keep their rest.
+    OneToOneReversed,
+    /// The chain is not retargeted: its bones keep their rest.
+    None,
+}
+
+/// Settings of one target chain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ChainSettings {
+    /// The source chain that drives it; `None`: the chain of the same name (or, for profiles
+    /// whose chains are named differently, the closest name).
+    pub source: Option<String>,
+    /// How its bones take their rotation.
+    pub mode: ChainMode,
+    /// Run the two-bone IK pass on this chain; `None`: on for legs (chains whose name has
+    /// `Leg`), off for the others.
+    pub ik: Option<bool>,
+    /// The profile bone IK places (its parent and grandparent bend); `None`: the chain's `Foot`
+    /// for a `…Leg` chain, `Hand` for an `…Arm` chain (`LeftLeg` → `LeftFoot`), else its last
+    /// bone.
+    pub ik_end: Option<String>,
+    /// 0 places the end by the source's reach scaled to the target's limb length; 1 at the
+    /// source's own position scaled by the hips-height ratio; in between blends.
+    pub ik_blend: f32,
+}
+
+impl Default for ChainSettings {
+    fn default() -> Self {
+        ChainSettings {
+            source: None,
+            mode: ChainMode::Interpolated,
+            ik: None,
+            ik_end: None,
+            ik_blend: 0.0,
+        }
+    }
+}
+
+/// Per-bone rotation offsets applied to one side's rest before the changes are taken, for rigs
+/// whose rest cannot be made a clean T-pose: profile bone name → rotation in the bone's local
+/// frame, as X, Y, Z Euler angles in degrees (applied X first).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RetargetPose {
+    /// Offsets of source bones.
+    pub source: BTreeMap<String, [f32; 3]>,
+    /// Offsets of target bones.
+    pub target: BTreeMap<String, [f32; 3]>,
+}
+
+impl RetargetPose {
+    /// Reads a retarget-pose RON file (`(source: {"LeftUpperArm": (0, 0, -45)}, target: {})`).
+    pub fn load(path: &std::path::Path) -> Result<RetargetPose, String> {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        ron::from_str(&text).map_err(|e: ron::error::SpannedError| {
+            format!(
+                "{}:{}:{}: {}",
+                path.display(),
+                e.position.line,
+                e.position.col,
+                e.code
+            )
+        })
+    }
+}
+
+/// Options of retargeting. Every field has a default; a settings file may give any of them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocumentedFields)]
+#[serde(default, deny_unknown_fields)]
+pub struct RetargetOptions {
+    /// Run the root pass: the hips position, scaled by the hips-height ratio. Off, the hips stay
+    /// at their rest position. Default: true.
+    pub root: bool,
+    /// Run the FK pass: chain rotations. Off, every bone keeps its rest rotation. Default: true.
+    pub fk: bool,
+    /// Run the IK pass on the chains whose settings ask for it. Default: true.
+    pub ik: bool,
+    /// Factor on the horizontal hips motion, on top of the hips-height ratio. Default: 1.
+    pub horizontal_scale: f32,
+    /// Factor on the vertical hips motion, on top of the hips-height ratio. Default: 1.
+    pub vertical_scale: f32,
+    /// No horizontal travel: the hips keep their rest position across the floor. Default: false.
+    pub in_place: bool,
+    /// Move the hips' horizontal travel and yaw to the Root bone (the target needs one above the
+    /// hips). Default: false.
+    pub root_motion: bool,
+    /// Per target chain (by the target profile's chain name), what differs from the default:
+    /// `source` (another source chain), `mode` (`interpolated`, `one_to_one`,
+    /// `one_to_one_reversed`, `none`), `ik` (default: on for legs, placing the feet; off for
+    /// arms and the rest), `ik_end`, `ik_blend`. Example: `{"LeftArm": (ik: Some(true))}`.
+    /// Default: {}.
+    pub chains: BTreeMap<String, ChainSettings>,
+    /// Rotation offsets of either side's rest (see `RetargetPose`). Default: none.
+    pub pose: RetargetPose,
+    /// Sampling rate of offline retargeting, frames per second. Default: 30.
+    pub fps: f32,
+}
+
+impl Default for RetargetOptions {
+    fn default() -> Self {
+        RetargetOptions {
+            root: true,
+            fk: true,
+            ik: true,
+            horizontal_scale: 1.0,
+            vertical_scale: 1.0,
+            in_place: false,
+            root_motion: false,
+            chains: BTreeMap::new(),
+            pose: RetargetPose::default(),
+            fps: 30.0,
+        }
+    }
+}
+
+/// Why retargeting cannot start.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RetargetError {
+    /// A map was made for another skeleton.
+    #[error("the bone map does not fit skeleton `{0}`")]
+    MapMismatch(String),
+    /// A side has no mapped hips.
+    #[error("skeleton `{0}` has no mapped hips bone")]
+    NoHips(String),
+    /// The source hips are (almost) on the floor: no height ratio can be taken.
+    #[error(
+        "the source hips height is {height} (skeleton `{skeleton}`): too close to 0 to scale the root motion by; \
+         is the source normalized, and are its hips above its feet?"
+    )]
+    HipsHeight {
+        /// The source skeleton.
+        skeleton: String,
+        /// Its hips height.
+        height: f32,
+    },
+    /// Root motion needs a target Root bone above the hips.
+    #[error("root motion needs a Root bone above the hips in skeleton `{0}`")]
+    NoRootBone(String),
+    /// Settings name a chain the profile does not have.
+    #[error("chain `{chain}`: the `{profile}` profile has no such chain")]
+    UnknownChain {
+        /// The name given.
+        chain: String,
+        /// The profile.
+        profile: String,
+    },
+    /// Settings name a bone the profile does not have.
+    #[error("bone `{bone}`: the `{profile}` profile has no such bone")]
+    UnknownBone {
+        /// The name given.
+        bone: String,
+        /// The profile.
+        profile: String,
+    },
+    /// A number in the options is out of range.
+    #[error("{0}")]
+    BadOption(String),
+    /// A pose handed to [`Retargeter::retarget`] has the wrong number of bones.
+    #[error("the {side} pose has {got} bones, the skeleton {want}")]
+    PoseSize {
+        /// `source` or `target`.
+        side: &'static str,
+        /// Bones in the pose.
+        got: usize,
+        /// Bones in the skeleton.
+        want: usize,
+    },
+}
+
+/// A clip retargeted onto the target skeleton, with the plan that made it.
+#[derive(Debug, Clone)]
+pub struct Retargeted {
+    /// The new clip: LINEAR tracks sampled at `options.fps`, rotations of every driven bone,
+    /// translations of the hips (and of the Root with root motion); no glTF source.
+    pub clip: Clip,
+    /// How chains were paired, and what could not be.
+    pub plan: Plan,
+}
+
+/// Retargets `clip` (of `source`) onto `target` (skeleton `target_index` in its model),
+/// sampling at `options.fps`. A clip with a motion scale (`extras.skelnorm.motion_scale`) has
+/// its root and hips translations scaled back by the source's hips height first.
+pub fn retarget_clip(
+    source: &Rig,
+    clip: &Clip,
+    target: &Rig,
+    target_index: usize,
+    options: &RetargetOptions,
+) -> Result<Retargeted, RetargetError> {
+    if !(options.fps > 0.0 && options.fps.is_finite()) {
+        return Err(RetargetError::BadOption(format!(
+            "fps {}: must be above 0",
+            options.fps
+        )));
+    }
+    let mut r = Retargeter::new(source, target, options)?;
+    let clip = unscaled(clip, r.plan());
+    let duration = clip.duration();
+    let frames = (duration * options.fps).ceil().max(0.0) as usize + 1;
+    let times: Vec<f32> = (0..frames)
+        .map(|f| (f as f32 / options.fps).min(duration))
+        .collect();
+    let driven = r.plan().driven.clone();
+    let moved = r.plan().translated.clone();
+    let mut rotations: Vec<Vec<Quat>> = vec![Vec::with_capacity(frames); driven.len()];
+    let mut translations: Vec<Vec<glam::Vec3>> = vec![Vec::with_capacity(frames); moved.len()];
+    let mut sp = Pose::rest(source.skeleton);
+    let mut tp = Pose::rest(target.skeleton);
+    for &time in &times {
+        for (l, b) in sp.locals.iter_mut().zip(&source.skeleton.bones) {
+            *l = b.rest;
+        }
+        sp.sample_into(&clip, time);
+        r.retarget(&sp, &mut tp)?;
+        for (k, b) in driven.iter().enumerate() {
+            let q = tp.locals[b.index()].rotation;
+            // One hemisphere along the track, so LINEAR keys slerp the short way.
+            let q = match rotations[k].last() {
+                Some(prev) if prev.dot(q) < 0.0 => -q,
+                _ => q,
+            };
+            rotations[k].push(q);
+        }
+        for (k, b) in moved.iter().enumerate() {
+            translations[k].push(tp.locals[b.index()].translation);
+        }
+    }
+    let mut tracks = vec![BoneTracks::default(); target.skeleton.bones.len()];
+    for (b, values) in driven.iter().zip(rotations) {
+        tracks[b.index()].rotation = Some(Track {
+            interpolation: Interpolation::Linear,
+            times: times.clone(),
+            values,
+        });
+    }
+    for (b, values) in moved.iter().zip(translations) {
+        tracks[b.index()].translation = Some(Track {
+            interpolation: Interpolation::Linear,
+            times: times.clone(),
+            values,
+        });
+    }
+    Ok(Retargeted {
+        clip: Clip {
+            name: clip.name.clone(),
+            skeleton: target_index,
+            tracks,
+            opaque: Vec::new(),
+            source: None,
+            motion_scale: None,
+        },
+        plan: r.plan().clone(),
+    })
+}
+
+/// `clip` with a recorded motion scale undone: root and hips translations times the source's
+/// own hips height (what playing it on the source would do).
+fn unscaled(clip: &Clip, plan: &Plan) -> Clip {
+    let mut out = clip.clone();
+    if clip.motion_scale.is_none() {
+        return out;
+    }
+    out.motion_scale = None;
+    for b in [plan.source_root, Some(plan.source_hips)].into_iter().flatten() {
+        if let Some(t) = &mut out.tracks[b.index()].translation {
+            for v in &mut t.values {
+                *v *= plan.source_hips_height;
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,659 @@
+//! The plan of a retarget, found once per pair of skeletons: which source chain drives each
+//! target chain, where each target bone sits along its chain, which source bones it blends,
+//! the hips-height ratio, and the IK limbs.
+
+use super::{ChainMode, ChainSettings, RetargetError, RetargetOptions, Rig};
+use crate::model::{BoneId, Skeleton, Transform};
+use crate::profile::{Profile, ProfileBoneId};
+use glam::{EulerRot, Quat, Vec3};
+use serde::Serialize;
+
+/// How one target chain is driven.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChainPlan {
+    /// The target chain (profile chain name).
+    pub chain: String,
+    /// The source chain driving it, if any.
+    pub source_chain: Option<String>,
+    /// How.
+    pub mode: ChainMode,
+    /// The target skeleton's bones along the chain, start to end (unmapped in-between bones
+    /// included).
+    pub target_bones: Vec<String>,
+    /// The source skeleton's bones along its chain.
+    pub source_bones: Vec<String>,
+    /// Normalized arc length of each target bone's joint along the chain (0 at the start, 1 at
+    /// the end bone).
+    pub target_u: Vec<f32>,
+    /// The same for the source bones.
+    pub source_u: Vec<f32>,
+    /// The profile bone the IK pass places, if it runs on this chain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ik_end: Option<String>,
+    #[serde(skip)]
+    pub(crate) target_ids: Vec<BoneId>,
+    #[serde(skip)]
+    pub(crate) source_ids: Vec<BoneId>,
+}
+
+/// Kinds of plan warnings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanWarningCode {
+    /// A target chain has no mapped bones, or no source chain to take from: it keeps its rest.
+    ChainUnmatched,
+    /// A target chain took the source chain of the closest name (profiles differ).
+    ChainByFuzzyName,
+    /// A chain's mapped bones do not lie on one path down the skeleton.
+    NotAPath,
+    /// IK was asked for but a side lacks the limb's bones.
+    IkUnavailable,
+}
+
+/// A warning of the plan.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanWarning {
+    /// What kind.
+    pub code: PlanWarningCode,
+    /// The chain concerned.
+    pub chain: String,
+    /// A sentence for people.
+    pub message: String,
+}
+
+/// What drives one target bone's rotation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Driver {
+    /// Keeps its local rest rotation.
+    Rest,
+    /// Takes the global change of source bones `a` and `b`, blended by `w` (0: all `a`).
+    Delta { a: u32, b: u32, w: f32 },
+}
+
+/// A two-bone IK limb: bone ids on both sides and the reach scaling.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct IkLimb {
+    pub target: [BoneId; 3],
+    pub source: [BoneId; 3],
+    /// Target bones from the upper bone down to the end, in order (in-between bones included).
+    pub path: Vec<BoneId>,
+    /// Target limb length over source limb length (rest).
+    pub length_ratio: f32,
+    pub blend: f32,
+}
+
+/// How the retarget goes, found once per pair of skeletons.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    /// Per target chain.
+    pub chains: Vec<ChainPlan>,
+    /// Height of the source hips above the skeleton's origin at rest (skeleton units).
+    pub source_hips_height: f32,
+    /// The same for the target.
+    pub target_hips_height: f32,
+    /// `target_hips_height / source_hips_height`: what hips positions are scaled by.
+    pub hips_ratio: f32,
+    /// Warnings.
+    pub warnings: Vec<PlanWarning>,
+    #[serde(skip)]
+    pub(crate) source_hips: BoneId,
+    #[serde(skip)]
+    pub(crate) target_hips: BoneId,
+    #[serde(skip)]
+    pub(crate) source_root: Option<BoneId>,
+    #[serde(skip)]
+    pub(crate) target_root: Option<BoneId>,
+    /// Target bones whose rotation the retarget sets, in bone order.
+    #[serde(skip)]
+    pub(crate) driven: Vec<BoneId>,
+    /// Target bones whose translation the retarget sets.
+    #[serde(skip)]
+    pub(crate) translated: Vec<BoneId>,
+    #[serde(skip)]
+    pub(crate) drivers: Vec<Driver>,
+    #[serde(skip)]
+    pub(crate) limbs: Vec<IkLimb>,
+    /// Global rest rotations and positions (skeleton space, retarget pose applied).
+    #[serde(skip)]
+    pub(crate) source_rest: Vec<(Quat, Vec3)>,
+    #[serde(skip)]
+    pub(crate) target_rest: Vec<(Quat, Vec3)>,
+    /// Local rest rotations of the target with its retarget pose applied.
+    #[serde(skip)]
+    pub(crate) target_local_rest: Vec<Quat>,
+}
+
+impl Plan {
+    /// Target bone ids along each chain with its source chain, for measuring.
+    pub fn chain_bones(&self) -> impl Iterator<Item = (&ChainPlan, &[BoneId], &[BoneId])> {
+        self.chains
+            .iter()
+            .map(|c| (c, c.target_ids.as_slice(), c.source_ids.as_slice()))
+    }
+
+    /// The source and target hips bones.
+    pub fn hips(&self) -> (BoneId, BoneId) {
+        (self.source_hips, self.target_hips)
+    }
+
+    /// Target bones whose translation the retarget sets (the hips, and the root with root
+    /// motion).
+    pub fn translated_bones(&self) -> &[BoneId] {
+        &self.translated
+    }
+
+    /// Target bones whose rotation the retarget sets, in bone order.
+    pub fn driven_bones(&self) -> &[BoneId] {
+        &self.driven
+    }
+}
+
+/// A bone's global transform in skeleton space: rotation, joint position, and uniform scale
+/// (the x component of the scales above it: normalized skeletons have unit scales).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Global {
+    pub rot: Quat,
+    pub pos: Vec3,
+    pub scale: f32,
+}
+
+impl Global {
+    pub(crate) const ROOT: Global = Global {
+        rot: Quat::IDENTITY,
+        pos: Vec3::ZERO,
+        scale: 1.0,
+    };
+
+    /// The global transform of a child with local transform `l`.
+    #[inline]
+    pub(crate) fn child(&self, l: &Transform) -> Global {
+        Global {
+            rot: self.rot * l.rotation,
+            pos: self.pos + self.rot * (l.translation * self.scale),
+            scale: self.scale * l.scale.x,
+        }
+    }
+
+    /// The local translation that puts a child of this transform at `pos`.
+    #[inline]
+    pub fn local_translation(&self, pos: Vec3) -> Vec3 {
+        self.rot.inverse() * (pos - self.pos) / self.scale
+    }
+}
+
+/// Global rest rotation and joint position of every bone, in skeleton space.
+type RestFrames = Vec<(Quat, Vec3)>;
+
+/// Local rest rotations, and global rest frames in skeleton space (below the base), with local
+/// rotation offsets applied to the bones named in `offsets`.
+fn rest_globals(
+    rig: &Rig,
+    offsets: &std::collections::BTreeMap<String, [f32; 3]>,
+) -> Result<(Vec<Quat>, RestFrames), RetargetError> {
+    let s = rig.skeleton;
+    let mut local: Vec<Quat> = s.bones.iter().map(|b| b.rest.rotation).collect();
+    for (name, [x, y, z]) in offsets {
+        let p = rig.profile.find(name).ok_or_else(|| RetargetError::UnknownBone {
+            bone: name.clone(),
+            profile: rig.profile.name.clone(),
+        })?;
+        if let Some(b) = rig.map.get(p) {
+            let offset = Quat::from_euler(EulerRot::XYZ, x.to_radians(), y.to_radians(), z.to_radians());
+            local[b.index()] = (local[b.index()] * offset).normalize();
+        }
+    }
+    let mut global: Vec<Global> = Vec::with_capacity(s.bones.len());
+    for (i, b) in s.bones.iter().enumerate() {
+        let parent = b.parent.map_or(Global::ROOT, |p| global[p.index()]);
+        let mut g = parent.child(&Transform {
+            rotation: local[i],
+            ..b.rest
+        });
+        g.rot = g.rot.normalize();
+        global.push(g);
+    }
+    let global = global.into_iter().map(|g| (g.rot, g.pos)).collect();
+    Ok((local, global))
+}
+
+/// The skeleton's bones from `start` down to `end`, or `None` if `end` is not below `start`.
+fn path(s: &Skeleton, start: BoneId, end: BoneId) -> Option<Vec<BoneId>> {
+    let mut out = vec![end];
+    let mut at = end;
+    while at != start {
+        at = s.bones[at.index()].parent?;
+        out.push(at);
+    }
+    out.reverse();
+    Some(out)
+}
+
+/// Normalized arc length of each bone's joint along `bones` (0 at the first, 1 at the last).
+fn arc_params(bones: &[BoneId], rest: &[(Quat, Vec3)]) -> Vec<f32> {
+    let mut arc = vec![0.0f32];
+    for w in bones.windows(2) {
+        let d = rest[w[1].index()].1.distance(rest[w[0].index()].1);
+        arc.push(arc.last().copied().unwrap_or(0.0) + d);
+    }
+    let total = arc.last().copied().unwrap_or(0.0);
+    arc.iter()
+        .map(|a| if total > 1e-12 { a / total } else { 0.0 })
+        .collect()
+}
+
+/// A rig's bones along a profile chain: the path from its first mapped bone to its last.
+fn chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Result<Option<Vec<BoneId>>, ()> {
+    let mapped: Vec<BoneId> = bones.iter().filter_map(|&p| rig.map.get(p)).collect();
+    match (mapped.first(), mapped.last()) {
+        (Some(&a), Some(&b)) => path(rig.skeleton, a, b).map(Some).ok_or(()),
+        _ => Ok(None),
+    }
+}
+
+/// The source chain for a target chain: the settings', the same name, or the closest name.
+fn source_chain<'p>(
+    source: &'p Profile,
+    name: &str,
+    settings: &ChainSettings,
+) -> (Option<&'p crate::profile::Chain>, bool) {
+    if let Some(n) = &settings.source {
+        return (source.chains.iter().find(|c| &c.name == n), false);
+    }
+    if let Some(c) = source.chains.iter().find(|c| c.name == name) {
+        return (Some(c), false);
+    }
+    let best = source
+        .chains
+        .iter()
+        .map(|c| {
+            (
+                strsim::normalized_damerau_levenshtein(&c.name.to_lowercase(), &name.to_lowercase()),
+                c,
+            )
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match best {
+        Some((score, c)) if score >= 0.6 => (Some(c), true),
+        _ => (None, false),
+    }
+}
+
+/// Which source bones drive each target bone of a chain, by mode.
+fn chain_drivers(mode: ChainMode, tu: &[f32], su: &[f32], sids: &[BoneId]) -> Vec<Driver> {
+    let (n, m) = (tu.len(), su.len());
+    let single = |k: usize| Driver::Delta {
+        a: sids[k].0,
+        b: sids[k].0,
+        w: 0.0,
+    };
+    match mode {
+        ChainMode::None => vec![Driver::Rest; n],
+        ChainMode::OneToOne => (0..n)
+            .map(|i| if i < m { single(i) } else { Driver::Rest })
+            .collect(),
+        ChainMode::OneToOneReversed => (0..n)
+            .map(|i| {
+                let from_end = n - 1 - i;
+                if from_end < m {
+                    single(m - 1 - from_end)
+                } else {
+                    Driver::Rest
+                }
+            })
+            .collect(),
+        ChainMode::Interpolated => tu
+            .iter()
+            .map(|&u| {
+                if m == 1 {
+                    return single(0);
+                }
+                let k = su.partition_point(|&s| s <= u).clamp(1, m - 1) - 1;
+                let span = su[k + 1] - su[k];
+                let w = if span > 1e-12 {
+                    ((u - su[k]) / span).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+                Driver::Delta {
+                    a: sids[k].0,
+                    b: sids[k + 1].0,
+                    w,
+                }
+            })
+            .collect(),
+    }
+}
+
+/// Finds the plan: checks the options, pairs chains, places bones, finds the hips ratio and the
+/// IK limbs.
+pub(crate) fn build(source: &Rig, target: &Rig, options: &RetargetOptions) -> Result<Plan, RetargetError> {
+    for rig in [source, target] {
+        if !rig.map.fits(rig.skeleton, rig.profile) {
+            return Err(RetargetError::MapMismatch(rig.skeleton.name.clone()));
+        }
+    }
+    for (what, v) in [
+        ("horizontal_scale", options.horizontal_scale),
+        ("vertical_scale", options.vertical_scale),
+    ] {
+        if !v.is_finite() {
+            return Err(RetargetError::BadOption(format!(
+                "{what} {v}: must be a finite number"
+            )));
+        }
+    }
+    for (name, c) in &options.chains {
+        if !target.profile.chains.iter().any(|x| &x.name == name) {
+            return Err(RetargetError::UnknownChain {
+                chain: name.clone(),
+                profile: target.profile.name.clone(),
+            });
+        }
+        if let Some(s) = &c.source {
+            if !source.profile.chains.iter().any(|x| &x.name == s) {
+                return Err(RetargetError::UnknownChain {
+                    chain: s.clone(),
+                    profile: source.profile.name.clone(),
+                });
+            }
+        }
+        if !(0.0..=1.0).contains(&c.ik_blend) {
+            return Err(RetargetError::BadOption(format!(
+                "chain `{name}`: ik_blend {}: must be between 0 and 1",
+                c.ik_blend
+            )));
+        }
+    }
+    let (_, source_rest) = rest_globals(source, &options.pose.source)?;
+    let (target_local_rest, target_rest) = rest_globals(target, &options.pose.target)?;
+    let hips = |rig: &Rig| {
+        rig.profile
+            .find("Hips")
+            .and_then(|p| rig.map.get(p))
+            .ok_or_else(|| RetargetError::NoHips(rig.skeleton.name.clone()))
+    };
+    let (source_hips, target_hips) = (hips(source)?, hips(target)?);
+    let source_hips_height = source_rest[source_hips.index()].1.y;
+    let target_hips_height = target_rest[target_hips.index()].1.y;
+    let source_size = source.skeleton.height().max(1e-12);
+    if source_hips_height.abs() < 1e-3 * source_size || !source_hips_height.is_finite() {
+        return Err(RetargetError::HipsHeight {
+            skeleton: source.skeleton.name.clone(),
+            height: source_hips_height,
+        });
+    }
+    let root = |rig: &Rig| rig.profile.root.and_then(|p| rig.map.get(p));
+    let mut plan = Plan {
+        chains: Vec::new(),
+        source_hips_height,
+        target_hips_height,
+        hips_ratio: target_hips_height / source_hips_height,
+        warnings: Vec::new(),
+        source_hips,
+        target_hips,
+        source_root: root(source),
+        target_root: root(target),
+        driven: Vec::new(),
+        translated: Vec::new(),
+        drivers: vec![Driver::Rest; target.skeleton.bones.len()],
+        limbs: Vec::new(),
+        source_rest,
+        target_rest,
+        target_local_rest,
+    };
+    if options.root_motion {
+        let ok = plan
+            .target_root
+            .is_some_and(|r| path(target.skeleton, r, target_hips).is_some() && r != target_hips);
+        if !ok {
+            return Err(RetargetError::NoRootBone(target.skeleton.name.clone()));
+        }
+    }
+    plan_chains(&mut plan, source, target, options)?;
+    finish(&mut plan, source, target, options);
+    Ok(plan)
+}
+
+/// Pairs every target chain with its source chain and sets the drivers of its bones.
+fn plan_chains(
+    plan: &mut Plan,
+    source: &Rig,
+    target: &Rig,
+    options: &RetargetOptions,
+) -> Result<(), RetargetError> {
+    let default = ChainSettings::default();
+    for chain in &target.profile.chains {
+        let settings = options.chains.get(&chain.name).unwrap_or(&default);
+        let warn = |plan: &mut Plan, code, message: String| {
+            plan.warnings.push(PlanWarning {
+                code,
+                chain: chain.name.clone(),
+                message,
+            })
+        };
+        let Ok(tpath) = chain_path(target, &chain.bones) else {
+            warn(
+                plan,
+                PlanWarningCode::NotAPath,
+                format!(
+                    "the target's `{}` bones are not one path down the skeleton",
+                    chain.name
+                ),
+            );
+            continue;
+        };
+        let Some(tids) = tpath else {
+            continue; // the target lacks the chain: nothing to drive
+        };
+        let (schain, fuzzy) = source_chain(source.profile, &chain.name, settings);
+        let spath = schain.map(|c| chain_path(source, &c.bones));
+        let sids = match spath {
+            Some(Ok(Some(ids))) => ids,
+            Some(Err(())) => {
+                warn(
+                    plan,
+                    PlanWarningCode::NotAPath,
+                    format!(
+                        "the source's `{}` bones are not one path down the skeleton",
+                        schain.map_or("", |c| &c.name)
+                    ),
+                );
+                continue;
+            }
+            _ => {
+                warn(
+                    plan,
+                    PlanWarningCode::ChainUnmatched,
+                    format!(
+                        "no mapped source chain drives `{}`: it keeps its rest",
+                        chain.name
+                    ),
+                );
+                continue;
+            }
+        };
+        let schain = schain.expect("a source chain");
+        if fuzzy {
+            warn(
+                plan,
+                PlanWarningCode::ChainByFuzzyName,
+                format!(
+                    "`{}` takes the source chain `{}`, the closest name",
+                    chain.name, schain.name
+                ),
+            );
+        }
+        let tu = arc_params(&tids, &plan.target_rest);
+        let su = arc_params(&sids, &plan.source_rest);
+        let mode = settings.mode;
+        for (b, d) in tids.iter().zip(chain_drivers(mode, &tu, &su, &sids)) {
+            plan.drivers[b.index()] = d;
+        }
+        let names =
+            |s: &Skeleton, ids: &[BoneId]| ids.iter().map(|b| s.bones[b.index()].name.clone()).collect();
+        let mut cp = ChainPlan {
+            chain: chain.name.clone(),
+            source_chain: Some(schain.name.clone()),
+            mode,
+            target_bones: names(target.skeleton, &tids),
+            source_bones: names(source.skeleton, &sids),
+            target_u: tu,
+            source_u: su,
+            ik_end: None,
+            target_ids: tids,
+            source_ids: sids,
+        };
+        let ik = settings
+            .ik
+            .unwrap_or_else(|| chain.name.to_lowercase().contains("leg"));
+        if ik && options.ik {
+            match ik_limb(plan, source, target, chain, schain, settings)? {
+                Some((limb, end)) => {
+                    plan.limbs.push(limb);
+                    cp.ik_end = Some(end);
+                }
+                None => warn(
+                    plan,
+                    PlanWarningCode::IkUnavailable,
+                    format!(
+                        "IK on `{}` needs its end bone and the two above it mapped on both sides",
+                        chain.name
+                    ),
+                ),
+            }
+        }
+        plan.chains.push(cp);
+    }
+    Ok(())
+}
+
+/// The IK limb of a chain: its end bone (settings, or the chain's last) and the two profile
+/// bones above it, mapped on both sides.
+fn ik_limb(
+    plan: &Plan,
+    source: &Rig,
+    target: &Rig,
+    chain: &crate::profile::Chain,
+    schain: &crate::profile::Chain,
+    settings: &ChainSettings,
+) -> Result<Option<(IkLimb, String)>, RetargetError> {
+    let end = match &settings.ik_end {
+        Some(n) => target.profile.find(n).ok_or_else(|| RetargetError::UnknownBone {
+            bone: n.clone(),
+            profile: target.profile.name.clone(),
+        })?,
+        None => {
+            // `LeftLeg` → `LeftFoot`, `RightArm` → `RightHand`, when the chain has that bone.
+            let named = [("Leg", "Foot"), ("Arm", "Hand")]
+                .iter()
+                .filter(|(c, _)| chain.name.contains(c))
+                .find_map(|(c, e)| target.profile.find(&chain.name.replace(c, e)))
+                .filter(|b| chain.bones.contains(b));
+            named.unwrap_or(*chain.bones.last().expect("chains are not empty"))
+        }
+    };
+    // The source end: the bone at the same place in the source chain (the same profile bone
+    // when both profiles agree).
+    let at = chain.bones.iter().position(|&b| b == end);
+    let send = match at {
+        Some(i) if i < schain.bones.len() => schain.bones[i],
+        _ => match source.profile.find(&target.profile.bone(end).name) {
+            Some(p) => p,
+            None => return Ok(None),
+        },
+    };
+    let three = |profile: &Profile, map: &crate::mapping::BoneMap, e: ProfileBoneId| -> Option<[BoneId; 3]> {
+        let mid = profile.bone(e).parent?;
+        let up = profile.bone(mid).parent?;
+        Some([map.get(up)?, map.get(mid)?, map.get(e)?])
+    };
+    let (Some(t), Some(s)) = (
+        three(target.profile, target.map, end),
+        three(source.profile, source.map, send),
+    ) else {
+        return Ok(None);
+    };
+    let Some(limb_path) = path(target.skeleton, t[0], t[2]) else {
+        return Ok(None);
+    };
+    let length = |rest: &[(Quat, Vec3)], ids: &[BoneId; 3]| {
+        rest[ids[0].index()].1.distance(rest[ids[1].index()].1)
+            + rest[ids[1].index()].1.distance(rest[ids[2].index()].1)
+    };
+    let (lt, ls) = (length(&plan.target_rest, &t), length(&plan.source_rest, &s));
+    if ls < 1e-9 || lt < 1e-9 {
+        return Ok(None);
+    }
+    Ok(Some((
+        IkLimb {
+            target: t,
+            source: s,
+            path: limb_path,
+            length_ratio: lt / ls,
+            blend: settings.ik_blend,
+        },
+        target.profile.bone(end).name.clone(),
+    )))
+}
+
+/// Bones outside chains that both sides map (hips, root, eyes, jaw) copy their change; then the
+/// lists of driven and translated bones.
+fn finish(plan: &mut Plan, source: &Rig, target: &Rig, options: &RetargetOptions) {
+    let in_chain: Vec<bool> = {
+        let mut v = vec![false; target.skeleton.bones.len()];
+        for c in &plan.chains {
+            for b in &c.target_ids {
+                v[b.index()] = true;
+            }
+        }
+        v
+    };
+    for p in target.profile.ids() {
+        let Some(tb) = target.map.get(p) else { continue };
+        if in_chain[tb.index()] || target.profile.chains.iter().any(|c| c.bones.contains(&p)) {
+            continue;
+        }
+        if let Some(sb) = source
+            .profile
+            .find(&target.profile.bone(p).name)
+            .and_then(|q| source.map.get(q))
+        {
+            plan.drivers[tb.index()] = Driver::Delta {
+                a: sb.0,
+                b: sb.0,
+                w: 0.0,
+            };
+        }
+    }
+    if !options.fk {
+        // Only the root pass (and IK) move anything: hips and root keep their source change.
+        for (i, d) in plan.drivers.iter_mut().enumerate() {
+            let keep = i == plan.target_hips.index() || Some(i) == plan.target_root.map(|r| r.index());
+            if !keep {
+                *d = Driver::Rest;
+            }
+        }
+    }
+    let mut driven: Vec<BoneId> = (0..target.skeleton.bones.len() as u32)
+        .map(BoneId)
+        .filter(|b| plan.drivers[b.index()] != Driver::Rest)
+        .collect();
+    for limb in &plan.limbs {
+        for b in &limb.path {
+            if !driven.contains(b) {
+                driven.push(*b);
+            }
+        }
+    }
+    if let Some(r) = plan.target_root.filter(|_| options.root_motion) {
+        if !driven.contains(&r) {
+            driven.push(r);
+        }
+    }
+    driven.sort();
+    plan.driven = driven;
+    plan.translated = vec![plan.target_hips];
+    if let Some(r) = plan.target_root.filter(|_| options.root_motion) {
+        plan.translated.insert(0, r);
+    }
+}

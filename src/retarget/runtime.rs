@@ -1,0 +1,319 @@
+//! The runtime retargeter: built once per pair of skeletons, then one call per frame that
+//! neither allocates nor reads files, for retargeting live in a game engine.
+
+use super::ik;
+use super::plan::{self, Driver, Global, Plan};
+use super::{RetargetError, RetargetOptions, Rig};
+use crate::model::{Pose, Skeleton, Transform};
+use glam::{Quat, Vec3};
+
+/// Retargets poses of one skeleton onto another, frame by frame.
+///
+/// Build it once (it finds the chain plan, rest frames and IK limbs), then call
+/// [`retarget`](Retargeter::retarget) every frame with the source's pose: it writes the
+/// target's local transforms, allocating nothing.
+///
+/// ```
+/// use skelnorm::mapping::{map_skeleton, MapOptions};
+/// use skelnorm::model::Pose;
+/// use skelnorm::pipeline::{normalize, NormalizeOptions};
+/// use skelnorm::profile::Profile;
+/// use skelnorm::retarget::{Retargeter, RetargetOptions, Rig};
+///
+/// let profile = Profile::humanoid();
+/// let load = |f: &str| {
+///     let mut doc = skelnorm::gltf_io::read(f.as_ref()).unwrap();
+///     normalize(&mut doc.model, profile, &NormalizeOptions::default()).unwrap();
+///     doc.model
+/// };
+/// let (src, dst) = (load("fixtures/mixamo.glb"), load("fixtures/ue_zup.glb"));
+/// let (ss, ts) = (&src.skeletons[0], &dst.skeletons[0]);
+/// let (sm, tm) = (map_skeleton(ss, profile, &MapOptions::default()), map_skeleton(ts, profile, &MapOptions::default()));
+/// let mut r = Retargeter::new(
+///     &Rig { skeleton: ss, map: &sm, profile },
+///     &Rig { skeleton: ts, map: &tm, profile },
+///     &RetargetOptions::default(),
+/// ).unwrap();
+/// // Per frame: the engine's source pose in, the target pose out.
+/// let (source_pose, mut target_pose) = (Pose::sample(ss, &src.clips[0], 0.5), Pose::rest(ts));
+/// r.retarget(&source_pose, &mut target_pose).unwrap();
+/// ```
+#[derive(Debug, Clone)]
+pub struct Retargeter {
+    plan: Plan,
+    root: bool,
+    in_place: bool,
+    root_motion: bool,
+    horizontal: f32,
+    vertical: f32,
+    source_parents: Vec<u32>,
+    target_parents: Vec<u32>,
+    target_rest: Vec<Transform>,
+    /// Inverse global rest rotations of the source.
+    source_rest_inv: Vec<Quat>,
+    // Scratch, sized once.
+    source_global: Vec<Global>,
+    source_delta: Vec<Quat>,
+    target_global: Vec<Global>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Retargeter {
+    /// Plans the retarget of `source`'s poses onto `target`. Both skeletons should be
+    /// normalized to the same T-pose (use `options.pose` for rests that cannot be).
+    pub fn new(source: &Rig, target: &Rig, options: &RetargetOptions) -> Result<Retargeter, RetargetError> {
+        let plan = plan::build(source, target, options)?;
+        let parents = |s: &Skeleton| s.bones.iter().map(|b| b.parent.map_or(NONE, |p| p.0)).collect();
+        let (ns, nt) = (source.skeleton.bones.len(), target.skeleton.bones.len());
+        Ok(Retargeter {
+            root: options.root,
+            in_place: options.in_place,
+            root_motion: options.root_motion,
+            horizontal: options.horizontal_scale,
+            vertical: options.vertical_scale,
+            source_parents: parents(source.skeleton),
+            target_parents: parents(target.skeleton),
+            target_rest: target
+                .skeleton
+                .bones
+                .iter()
+                .zip(&plan.target_local_rest)
+                .map(|(b, &r)| Transform {
+                    rotation: r,
+                    ..b.rest
+                })
+                .collect(),
+            source_rest_inv: plan.source_rest.iter().map(|(q, _)| q.inverse()).collect(),
+            source_global: vec![Global::ROOT; ns],
+            source_delta: vec![Quat::IDENTITY; ns],
+            target_global: vec![Global::ROOT; nt],
+            plan,
+        })
+    }
+
+    /// The plan: chain pairing, bone placement along chains, hips ratio, warnings.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Where a source position goes on the target: scaled by the hips-height ratio (times the
+    /// horizontal and vertical factors).
+    pub fn scale_position(&self, p: Vec3) -> Vec3 {
+        let r = self.plan.hips_ratio;
+        Vec3::new(
+            p.x * r * self.horizontal,
+            p.y * r * self.vertical,
+            p.z * r * self.horizontal,
+        )
+    }
+
+    /// Retargets one frame: `source` holds the source skeleton's local transforms, `target`
+    /// receives the target's (every bone is written: driven bones get the retargeted rotation,
+    /// the hips their position, the others their rest). Allocates nothing.
+    pub fn retarget(&mut self, source: &Pose, target: &mut Pose) -> Result<(), RetargetError> {
+        let (ns, nt) = (self.source_parents.len(), self.target_parents.len());
+        if source.locals.len() != ns {
+            return Err(RetargetError::PoseSize {
+                side: "source",
+                got: source.locals.len(),
+                want: ns,
+            });
+        }
+        if target.locals.len() != nt {
+            return Err(RetargetError::PoseSize {
+                side: "target",
+                got: target.locals.len(),
+                want: nt,
+            });
+        }
+        self.source_pass(source);
+        self.fk_pass(target);
+        if self.root {
+            self.root_pass(target);
+        }
+        self.positions(target);
+        for k in 0..self.plan.limbs.len() {
+            self.ik_pass(k, target);
+        }
+        Ok(())
+    }
+
+    /// Puts limb `k`'s end where the source's normalized reach, scaled to the target's limb,
+    /// says (blended toward the source's scaled position), bending the two bones above it. The
+    /// end keeps the global rotation the FK pass gave it.
+    fn ik_pass(&mut self, k: usize, target: &mut Pose) {
+        let limb = &self.plan.limbs[k];
+        let ([tu, tm, te], [su, _, se]) = (limb.target, limb.source);
+        let (ratio, blend) = (limb.length_ratio, limb.blend);
+        let (a, b, c) = (
+            self.target_global[tu.index()].pos,
+            self.target_global[tm.index()].pos,
+            self.target_global[te.index()].pos,
+        );
+        let end_rot = self.target_global[te.index()].rot;
+        let (ps_u, ps_e) = (
+            self.source_global[su.index()].pos,
+            self.source_global[se.index()].pos,
+        );
+        let mut goal = a + (ps_e - ps_u) * ratio;
+        if blend > 0.0 {
+            // The source's own end position, scaled, relative to where the hips went.
+            let (sh, th) = (self.plan.source_hips.index(), self.plan.target_hips.index());
+            let shift = self.target_global[th].pos - self.scale_position(self.source_global[sh].pos);
+            goal = goal.lerp(self.scale_position(ps_e) + shift, blend);
+        }
+        let (first, second) = ik::two_bone(a, b, c, goal);
+        let set = |me: &mut Self, target: &mut Pose, bone: usize, rot: Quat| {
+            let parent = me.parent_of(bone);
+            target.locals[bone].rotation = (parent.rot.inverse() * rot).normalize();
+        };
+        let upper_rot = first * self.target_global[tu.index()].rot;
+        set(self, target, tu.index(), upper_rot);
+        self.refresh_path(target, k, tu.index(), tm.index());
+        let mid_rot = second * self.target_global[tm.index()].rot;
+        set(self, target, tm.index(), mid_rot);
+        self.refresh_path(target, k, tm.index(), te.index());
+        set(self, target, te.index(), end_rot);
+        self.refresh_path(target, k, te.index(), te.index());
+    }
+
+    /// Recomputes the globals of limb `k`'s path bones from `from` to `to` (inclusive).
+    fn refresh_path(&mut self, target: &Pose, k: usize, from: usize, to: usize) {
+        let n = self.plan.limbs[k].path.len();
+        let mut j = (self.plan.limbs[k].path.iter())
+            .position(|b| b.index() == from)
+            .unwrap_or(0);
+        while j < n {
+            let i = self.plan.limbs[k].path[j].index();
+            let parent = self.parent_of(i);
+            self.target_global[i] = parent.child(&target.locals[i]);
+            if i == to {
+                break;
+            }
+            j += 1;
+        }
+    }
+
+    fn parent_of(&self, i: usize) -> Global {
+        let p = self.target_parents[i];
+        if p == NONE {
+            Global::ROOT
+        } else {
+            self.target_global[p as usize]
+        }
+    }
+
+    /// Source globals (skeleton space) and each bone's change from its rest.
+    fn source_pass(&mut self, source: &Pose) {
+        for (i, l) in source.locals.iter().enumerate() {
+            let p = self.source_parents[i];
+            let parent = if p == NONE {
+                Global::ROOT
+            } else {
+                self.source_global[p as usize]
+            };
+            let g = parent.child(l);
+            self.source_delta[i] = g.rot * self.source_rest_inv[i];
+            self.source_global[i] = g;
+        }
+    }
+
+    /// Rotations: each driven bone's global rest turned by its (blended) source change; the
+    /// other bones keep their local rest. Positions follow in [`Self::positions`].
+    fn fk_pass(&mut self, target: &mut Pose) {
+        for i in 0..self.target_parents.len() {
+            let p = self.target_parents[i];
+            let pr = if p == NONE {
+                Quat::IDENTITY
+            } else {
+                self.target_global[p as usize].rot
+            };
+            let rest = &self.target_rest[i];
+            let rot = match self.plan.drivers[i] {
+                Driver::Rest => pr * rest.rotation,
+                Driver::Delta { a, b, w } => {
+                    let da = self.source_delta[a as usize];
+                    let delta = if a == b || w <= 0.0 {
+                        da
+                    } else {
+                        let db = self.source_delta[b as usize];
+                        let db = if da.dot(db) < 0.0 { -db } else { db };
+                        da.slerp(db, w)
+                    };
+                    (delta * self.plan.target_rest[i].0).normalize()
+                }
+            };
+            target.locals[i] = Transform {
+                rotation: (pr.inverse() * rot).normalize(),
+                ..*rest
+            };
+            self.target_global[i].rot = rot;
+        }
+    }
+
+    /// The hips' position from the source's, scaled; optionally in place or as root motion.
+    fn root_pass(&mut self, target: &mut Pose) {
+        let (sh, th) = (self.plan.source_hips.index(), self.plan.target_hips.index());
+        let rest_hips = self.plan.target_rest[th].1;
+        let mut want = self.scale_position(self.source_global[sh].pos);
+        if self.in_place {
+            want.x = rest_hips.x;
+            want.z = rest_hips.z;
+        }
+        if let (true, Some(root)) = (self.root_motion, self.plan.target_root) {
+            // The root takes the horizontal travel and the yaw of the hips' change.
+            let r = root.index();
+            let travel = Vec3::new(want.x - rest_hips.x, 0.0, want.z - rest_hips.z);
+            let yaw = yaw_of(self.source_delta[sh]);
+            let (rest_rot, rest_pos) = self.plan.target_rest[r];
+            let parent = self.global_from_locals(target, self.target_parents[r]);
+            target.locals[r].rotation = (parent.rot.inverse() * yaw * rest_rot).normalize();
+            target.locals[r].translation = parent.local_translation(rest_pos + travel);
+        }
+        let parent = self.global_from_locals(target, self.target_parents[th]);
+        target.locals[th].translation = parent.local_translation(want);
+        // The hips keep the global rotation the FK pass gave them, whatever moved above.
+        target.locals[th].rotation = (parent.rot.inverse() * self.target_global[th].rot).normalize();
+    }
+
+    /// A bone's global transform computed from the locals written so far (used near the root,
+    /// before [`Self::positions`] runs).
+    fn global_from_locals(&self, target: &Pose, bone: u32) -> Global {
+        let mut chain = [0u32; 32];
+        let mut n = 0;
+        let mut at = bone;
+        while at != NONE && n < chain.len() {
+            chain[n] = at;
+            n += 1;
+            at = self.target_parents[at as usize];
+        }
+        chain[..n]
+            .iter()
+            .rev()
+            .fold(Global::ROOT, |g, &b| g.child(&target.locals[b as usize]))
+    }
+
+    /// Target globals from the locals (for the IK pass).
+    fn positions(&mut self, target: &Pose) {
+        for i in 0..self.target_parents.len() {
+            let p = self.target_parents[i];
+            let parent = if p == NONE {
+                Global::ROOT
+            } else {
+                self.target_global[p as usize]
+            };
+            self.target_global[i] = parent.child(&target.locals[i]);
+        }
+    }
+}
+
+/// The rotation about +Y (yaw) contained in `q` (its twist about the vertical).
+fn yaw_of(q: Quat) -> Quat {
+    let twist = Quat::from_xyzw(0.0, q.y, 0.0, q.w);
+    if twist.length_squared() < 1e-12 {
+        Quat::IDENTITY
+    } else {
+        twist.normalize()
+    }
+}
