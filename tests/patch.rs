@@ -28,8 +28,15 @@ fn model_changes_are_written_and_read_back() {
         let out = dir.path().join(format!("patched-{fixture}"));
         doc.write(&out).unwrap();
         let back = gltf_io::read(&out).unwrap();
+        // Removing an animation renumbers the ones after it: compare clips without their index.
+        let unindexed = |m: &skelnorm::model::Model| {
+            let mut m = m.clone();
+            m.clips.iter_mut().for_each(|c| c.source = None);
+            m
+        };
         assert_eq!(
-            back.model, doc.model,
+            unindexed(&back.model),
+            unindexed(&doc.model),
             "{fixture}: patched model does not read back"
         );
         assert_ne!(

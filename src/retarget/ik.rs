@@ -66,10 +66,14 @@ mod tests {
             assert!(c2.distance(goal) < 1e-4, "{goal}: reached {c2}");
             assert!(((b2 - a).length() - (b - a).length()).abs() < 1e-5);
             assert!(((c2 - b2).length() - (c - b).length()).abs() < 1e-5);
-            // The knee stays forward (+Z) of the hip–goal line, as in the FK pose.
+            // The knee stays on the side of the hip–goal line where the FK knee was (the pole).
             let dir = (goal - a).normalize();
-            let side = (b2 - a) - dir * (b2 - a).dot(dir);
-            assert!(side.z > 0.0, "{goal}: knee went {side}");
+            let off = |k: Vec3| (k - a) - dir * (k - a).dot(dir);
+            assert!(off(b2).dot(off(b)) > 0.0, "{goal}: knee went {}", off(b2));
+            assert!(
+                off(b2).normalize().distance(off(b).normalize()) < 1e-4,
+                "{goal}: left the pole's plane"
+            );
         }
         // Out of reach: the limb points straight at the goal.
         let (_, c2) = apply(a, b, c, Vec3::new(0.0, -2.0, 0.0));
