@@ -26,7 +26,7 @@ const EXPECTED: &[(&str, &str, &str, &str, &str, &str)] = &[
     ("long_spine.glb", "m", "m", "+Y", "+Z", "T-pose"),
     ("long_legs.glb", "m", "m", "+Y", "+Z", "T-pose"),
     ("spine2.glb", "m", "m", "+Y", "+Z", "T-pose"),
-    ("spine5.glb", "m", "m", "+Y", "+Z", "A-pose"),
+    ("spine5.glb", "m", "m", "+Y", "+Z", "T-pose"),
 ];
 
 #[test]

@@ -122,7 +122,6 @@ fn styles() -> Vec<Style> {
                 ..Parts::default()
             },
             frames: Frames::XAlong,
-            a_pose: true,
             retarget_clips: true,
             ..base
         },

@@ -48,13 +48,19 @@ pub fn humanoid(parts: Parts) -> Vec<Joint> {
     };
     j(&mut v, "hips", top, [0.0, 1.0, 0.0]);
     j(&mut v, "spine", Some("hips"), [0.0, 1.1, 0.01]);
+    // The two- and five-bone spines stand straight, as the profile's does: the same motion on
+    // their authored rests is then the same motion on their T-poses (ground truth).
     match parts.spine_bones {
-        2 => j(&mut v, "upper_chest", Some("spine"), [0.0, 1.27, -0.01]),
+        2 => {
+            v.last_mut().expect("spine").pos.z = 0.0;
+            j(&mut v, "upper_chest", Some("spine"), [0.0, 1.27, 0.0]);
+        }
         5 => {
-            j(&mut v, "chest", Some("spine"), [0.0, 1.17, 0.005]);
+            v.last_mut().expect("spine").pos.z = 0.0;
+            j(&mut v, "chest", Some("spine"), [0.0, 1.17, 0.0]);
             j(&mut v, "chest2", Some("chest"), [0.0, 1.24, 0.0]);
-            j(&mut v, "chest3", Some("chest2"), [0.0, 1.32, -0.01]);
-            j(&mut v, "upper_chest", Some("chest3"), [0.0, 1.4, -0.015]);
+            j(&mut v, "chest3", Some("chest2"), [0.0, 1.32, 0.0]);
+            j(&mut v, "upper_chest", Some("chest3"), [0.0, 1.4, 0.0]);
         }
         _ => {
             j(&mut v, "chest", Some("spine"), [0.0, 1.22, 0.0]);
@@ -304,10 +310,16 @@ fn descends(joints: &[Joint], id: &str, ancestor: &str) -> bool {
     false
 }
 
-/// Makes the legs `scale` times as long (joints from the upper legs down), raising the body
-/// above them by the difference so the feet stay on the floor.
+/// Makes the legs `scale` times as long (every joint from the upper legs down, scaled about
+/// its side's upper-leg joint, so the legs keep their shape), raising the body above them by the
+/// difference so the feet stay on the floor.
 pub fn scale_legs(joints: &mut [Joint], scale: f32) {
     let hip_joint = 0.95;
+    let hips: Vec<(String, Vec3)> = joints
+        .iter()
+        .filter(|j| j.id.starts_with("upper_leg."))
+        .map(|j| (j.id.trim_start_matches("upper_leg").to_string(), j.pos))
+        .collect();
     for joint in joints.iter_mut() {
         let base = joint.id.split('.').next().unwrap_or("");
         let leg = [
@@ -319,10 +331,13 @@ pub fn scale_legs(joints: &mut [Joint], scale: f32) {
             "upper_leg_twist",
             "lower_leg_twist",
         ]
-        .contains(&base)
-            || joint.id.starts_with("ik_foot.");
-        if leg {
-            joint.pos.y *= scale;
+        .contains(&base);
+        if let (true, Some((_, h))) = (
+            leg,
+            hips.iter().find(|(side, _)| joint.id.ends_with(side.as_str())),
+        ) {
+            let raised = Vec3::new(h.x, h.y * scale, h.z);
+            joint.pos = raised + (joint.pos - *h) * scale;
         } else if !joint.id.starts_with("ik_") && joint.id != "root" {
             joint.pos.y += (scale - 1.0) * hip_joint;
         }

@@ -42,7 +42,8 @@ pub struct Rig<'a> {
 #[serde(rename_all = "snake_case")]
 pub enum ChainMode {
     /// Each target bone takes the source's change at the same normalized arc length along the
-    /// chain (blending the two source bones around it): any bone count on either side.
+    /// chain (blending the two source bones around it): any bone count on either side. Chains
+    /// with equal bone counts pair bone by bone.
     #[default]
     Interpolated,
     /// Bone by bone from the start of the chain; extra target bones keep their rest.

@@ -301,6 +301,9 @@ fn chain_drivers(mode: ChainMode, tu: &[f32], su: &[f32], sids: &[BoneId]) -> Ve
                 }
             })
             .collect(),
+        // Equal bone counts pair bone by bone: blending neighbours because the chains'
+        // proportions differ a little would only blur the motion.
+        ChainMode::Interpolated if n == m => (0..n).map(single).collect(),
         ChainMode::Interpolated => tu
             .iter()
             .map(|&u| {
