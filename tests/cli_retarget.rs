@@ -1,0 +1,187 @@
+//! `skelnorm retarget` from the command line (issue 6): the real assets (test.vrma onto
+//! RobotExpressive, ModularMen_Casual and sphere.vrm), output validity, report, options, errors.
+
+mod common;
+
+use common::skelnorm;
+use std::path::Path;
+
+fn retarget(args: &[&str]) -> (Option<i32>, serde_json::Value, String) {
+    let mut all = vec!["retarget"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    let run = skelnorm(&all);
+    let json = serde_json::from_slice(&run.stdout).unwrap_or(serde_json::Value::Null);
+    (
+        run.status.code(),
+        json,
+        String::from_utf8_lossy(&run.stderr).into(),
+    )
+}
+
+/// The issue's real-asset test: outputs have no more validator errors than the target file,
+/// and the measured figures meet the bounds where they apply (bone directions where chains have
+/// equal bone counts, chain ends otherwise, feet under leg IK, no bone-length drift).
+#[test]
+fn vrma_onto_real_characters() {
+    let Some(vrma) = common::asset("vrm/test.vrma") else {
+        return;
+    };
+    let targets: Vec<_> = [
+        "threejs/RobotExpressive.glb",
+        "quaternius/ModularMen_Casual.glb",
+        "vrm/sphere.vrm",
+    ]
+    .iter()
+    .filter_map(|t| common::asset(t))
+    .collect();
+    let dir = tempfile::tempdir().unwrap();
+    for target in targets {
+        let name = target.file_name().unwrap().to_string_lossy().to_string();
+        let out = dir.path().join(&name);
+        let (code, r, err) = retarget(&[
+            "--source",
+            vrma.to_str().unwrap(),
+            "--target",
+            target.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--suffix",
+            " (vrma)",
+        ]);
+        assert_eq!(code, Some(0), "{name}: {err}");
+        let clip = &r["clips"][0];
+        assert_eq!(clip["clip"], "animation0 (vrma)");
+        let m = &clip["measured"];
+        eprintln!("test.vrma → {name}: {}", serde_json::to_string(m).unwrap());
+        for c in m["chains"].as_array().unwrap() {
+            match c["bones_deg"].as_f64() {
+                Some(d) => assert!(d <= 0.5, "{name}: {c}"),
+                None => assert!(c["end_deg"].as_f64().unwrap() <= 2.0, "{name}: {c}"),
+            }
+        }
+        for e in m["effectors"].as_array().unwrap() {
+            let ik = r["plan"]["chains"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["ik_end"] == e["bone"]);
+            if ik {
+                assert!(e["max_error"].as_f64().unwrap() <= 0.01, "{name}: {e}");
+            }
+        }
+        for s in m["skate"].as_array().unwrap() {
+            let (src, tgt) = (s["source"].as_f64().unwrap(), s["target"].as_f64().unwrap());
+            if src <= 0.01 {
+                assert!(tgt <= src + 0.001, "{name}: {s}");
+            }
+        }
+        assert!(m["length_drift"].as_f64().unwrap() <= 1e-5, "{name}");
+        // The output is the target with one more clip, as valid as the target was.
+        let doc = skelnorm::gltf_io::read(&out).unwrap();
+        let before = skelnorm::gltf_io::read(&target).unwrap();
+        assert_eq!(doc.model.clips.len(), before.model.clips.len() + 1, "{name}");
+        // The meshes are the target's (accessors renumber when unused ones go): same
+        // primitives, same vertex positions.
+        let (ma, mb) = (
+            before.json()["meshes"].as_array().unwrap(),
+            doc.json()["meshes"].as_array().unwrap(),
+        );
+        assert_eq!(ma.len(), mb.len(), "{name}: meshes");
+        for (x, y) in ma.iter().zip(mb) {
+            assert_eq!(x["name"], y["name"]);
+            for (p, q) in x["primitives"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .zip(y["primitives"].as_array().unwrap())
+            {
+                let pos = |d: &skelnorm::gltf_io::Document, prim: &serde_json::Value| {
+                    d.accessor_floats(prim["attributes"]["POSITION"].as_u64().unwrap() as usize)
+                        .unwrap()
+                };
+                assert_eq!(pos(&before, p), pos(&doc, q), "{name}: vertex positions");
+            }
+        }
+        if let (Some(a), Some(b)) = (common::validator_errors(&target), common::validator_errors(&out)) {
+            assert!(b <= a, "{name}: {b} validator errors (target {a})");
+        }
+    }
+}
+
+#[test]
+fn options_errors_and_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = |f: &str| common::root().join("fixtures").join(f);
+    let (src, dst) = (fixture("mixamo.glb"), fixture("ue_zup.glb"));
+    let out = dir.path().join("out.glb");
+    let args = |extra: &[&str]| {
+        let mut v = vec![
+            "--source",
+            src.to_str().unwrap(),
+            "--target",
+            dst.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        v.extend_from_slice(extra);
+        v.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let call = |extra: &[&str]| {
+        let a = args(extra);
+        let refs: Vec<&str> = a.iter().map(String::as_str).collect();
+        retarget(&refs)
+    };
+    // The target already has `walk`: the names must be made different.
+    let (code, _, err) = call(&["--clip", "walk"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("already has a clip `walk`") && err.contains("--suffix"),
+        "{err}"
+    );
+    let (code, r, err) = call(&["--clip", "walk", "--prefix", "mixamo "]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(r["clips"].as_array().unwrap().len(), 1);
+    assert_eq!(r["clips"][0]["clip"], "mixamo walk");
+    let doc = skelnorm::gltf_io::read(&out).unwrap();
+    assert!(doc.model.clips.iter().any(|c| c.name == "mixamo walk"));
+    // An unknown clip lists the ones there are.
+    let (code, _, err) = call(&["--clip", "run"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("no clip `run`") && err.contains("walk"), "{err}");
+    // Settings reach the options; a bad chain name is a usage error naming it.
+    let settings = dir.path().join("s.ron");
+    std::fs::write(&settings, r#"(retarget: (chains: {"LeftArmm": (mode: none)}))"#).unwrap();
+    let (code, _, err) = call(&["--suffix", "2", "--settings", settings.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("LeftArmm"), "{err}");
+    // A pose file with a misspelt key names the file.
+    let pose = dir.path().join("p.ron");
+    std::fs::write(&pose, "(sourse: {})").unwrap();
+    let (code, _, err) = call(&["--suffix", "2", "--pose", pose.to_str().unwrap()]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("p.ron:1:") && err.contains("sourse"), "{err}");
+    // A quadruped target does not fit: exit 3.
+    let (code, _, _) = retarget(&[
+        "--source",
+        src.to_str().unwrap(),
+        "--target",
+        fixture("quadruped.glb").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(3));
+    // The inputs are never touched; the output is not the target.
+    let (code, _, _) = retarget(&[
+        "--source",
+        src.to_str().unwrap(),
+        "--target",
+        dst.to_str().unwrap(),
+        "-o",
+        dst.to_str().unwrap(),
+        "--suffix",
+        "2",
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(Path::new(&dst).is_file());
+}
