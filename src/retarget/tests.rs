@@ -1,1 +1,443 @@
+//! Retargeting on rigs built in code: the profile's own skeleton and a copy of it at another
+//! size, posed at random; every option and switch; chain modes and mapping; the retarget pose;
+//! the errors.
 
+use super::*;
+use crate::mapping::testing::{identity_map, rig};
+use crate::model::{BoneId, Transform};
+use glam::{Mat4, Quat, Vec3};
+use proptest::prelude::*;
+
+/// The profile rig scaled `k` times (every joint offset), a map, and the profile.
+fn sized(k: f32) -> (Skeleton, BoneMap) {
+    let mut s = rig(&[Quat::IDENTITY], Mat4::IDENTITY);
+    for b in &mut s.bones {
+        b.rest.translation *= k;
+    }
+    let map = identity_map(&s, 0);
+    (s, map)
+}
+
+fn random_pose(s: &Skeleton, turns: &[Quat], hips: Vec3) -> Pose {
+    let mut p = Pose::rest(s);
+    for (i, l) in p.locals.iter_mut().enumerate() {
+        l.rotation = (l.rotation * turns[i % turns.len()]).normalize();
+    }
+    let h = s.find("Hips").unwrap().index();
+    p.locals[h].translation += hips;
+    p
+}
+
+/// Global rotations and positions of a pose in skeleton space.
+fn globals(s: &Skeleton, p: &Pose) -> Vec<(Quat, Vec3)> {
+    let w = p.world(s);
+    w.iter()
+        .map(|m| {
+            let (_, r, t) = m.to_scale_rotation_translation();
+            (r, t)
+        })
+        .collect()
+}
+
+fn quat() -> impl Strategy<Value = Quat> {
+    (-0.6f32..0.6, -0.6f32..0.6, -0.6f32..0.6)
+        .prop_map(|(x, y, z)| Quat::from_euler(glam::EulerRot::XYZ, x, y, z))
+}
+
+fn no_ik() -> RetargetOptions {
+    RetargetOptions {
+        ik: false,
+        ..RetargetOptions::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// Between two rigs of the same shape and different size, every bone turns as the source's
+    /// does, the hips move scaled by the size, bone lengths stay the target's; with leg IK the
+    /// feet land exactly where the scaled source puts them.
+    #[test]
+    fn a_scaled_copy_follows_exactly(
+        turns in proptest::collection::vec(quat(), 7),
+        hips in (-0.3f32..0.3, -0.2f32..0.2, -0.3f32..0.3),
+        k in 0.5f32..2.0,
+        ik in any::<bool>(),
+    ) {
+        let profile = Profile::humanoid();
+        let (ss, sm) = sized(1.0);
+        let (ts, tm) = sized(k);
+        let options = RetargetOptions { ik, ..RetargetOptions::default() };
+        let mut r = Retargeter::new(
+            &Rig { skeleton: &ss, map: &sm, profile },
+            &Rig { skeleton: &ts, map: &tm, profile },
+            &options,
+        ).unwrap();
+        prop_assert!((r.plan().hips_ratio - k).abs() < 1e-5);
+        let sp = random_pose(&ss, &turns, Vec3::from(hips));
+        let mut tp = Pose::rest(&ts);
+        r.retarget(&sp, &mut tp).unwrap();
+        let (gs, gt) = (globals(&ss, &sp), globals(&ts, &tp));
+        let (rs, rt) = (globals(&ss, &Pose::rest(&ss)), globals(&ts, &Pose::rest(&ts)));
+        for (i, b) in ts.bones.iter().enumerate() {
+            let ds = gs[i].0 * rs[i].0.inverse();
+            let dt = gt[i].0 * rt[i].0.inverse();
+            prop_assert!(ds.angle_between(dt) < 2e-3, "{}: {}", b.name, ds.angle_between(dt));
+            prop_assert!((gt[i].1 - gs[i].1 * k).length() < 1e-4 * k, "{} at {} not {}", b.name, gt[i].1, gs[i].1 * k);
+            if b.name != "Hips" {
+                prop_assert!((tp.locals[i].translation - b.rest.translation).length() < 1e-6);
+            }
+        }
+    }
+}
+
+#[test]
+fn in_place_and_root_motion_move_the_travel() {
+    let profile = Profile::humanoid();
+    let (s, m) = sized(1.0);
+    let rig = Rig {
+        skeleton: &s,
+        map: &m,
+        profile,
+    };
+    let hips = s.find("Hips").unwrap().index();
+    let root = s.find("Root").unwrap().index();
+    let turn = Quat::from_rotation_y(0.7) * Quat::from_rotation_x(0.2);
+    let mut sp = Pose::rest(&s);
+    sp.locals[hips].translation += Vec3::new(0.4, -0.1, 0.9);
+    sp.locals[hips].rotation = turn * sp.locals[hips].rotation;
+    let pose = |o: RetargetOptions| {
+        let mut r = Retargeter::new(&rig, &rig, &o).unwrap();
+        let mut tp = Pose::rest(&s);
+        r.retarget(&sp, &mut tp).unwrap();
+        globals(&s, &tp)
+    };
+    let plain = pose(no_ik());
+    let rest = globals(&s, &Pose::rest(&s));
+    assert!((plain[hips].1 - (rest[hips].1 + Vec3::new(0.4, -0.1, 0.9))).length() < 1e-5);
+    // In place: no horizontal travel, the height still follows.
+    let still = pose(RetargetOptions {
+        in_place: true,
+        ..no_ik()
+    });
+    assert!((still[hips].1 - Vec3::new(rest[hips].1.x, plain[hips].1.y, rest[hips].1.z)).length() < 1e-5);
+    // Root motion: the same world pose of the hips, the travel and yaw on the root.
+    let moved = pose(RetargetOptions {
+        root_motion: true,
+        ..no_ik()
+    });
+    assert!((moved[hips].1 - plain[hips].1).length() < 1e-5);
+    assert!(moved[hips].0.angle_between(plain[hips].0) < 1e-4);
+    assert!(
+        (moved[root].1 - Vec3::new(0.4, rest[root].1.y, 0.9)).length() < 1e-5,
+        "{}",
+        moved[root].1
+    );
+    let yaw = moved[root].0 * rest[root].0.inverse();
+    let (axis, angle) = yaw.to_axis_angle();
+    assert!(
+        axis.abs_diff_eq(Vec3::Y, 1e-4) && (angle - 0.7).abs() < 0.05,
+        "{axis} {angle}"
+    );
+    // Root motion needs a root above the hips.
+    let mut no_root = m.clone();
+    no_root.entries[profile.find("Root").unwrap().index()] = None;
+    let err = Retargeter::new(
+        &rig,
+        &Rig {
+            skeleton: &s,
+            map: &no_root,
+            profile,
+        },
+        &RetargetOptions {
+            root_motion: true,
+            ..RetargetOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(err, RetargetError::NoRootBone(_)), "{err}");
+}
+
+#[test]
+fn the_global_switches_turn_passes_off() {
+    let profile = Profile::humanoid();
+    let (s, m) = sized(1.0);
+    let rig = Rig {
+        skeleton: &s,
+        map: &m,
+        profile,
+    };
+    let sp = random_pose(
+        &s,
+        &[Quat::from_rotation_z(0.4), Quat::from_rotation_x(-0.3)],
+        Vec3::new(0.1, 0.05, 0.2),
+    );
+    let run = |o: RetargetOptions| {
+        let mut r = Retargeter::new(&rig, &rig, &o).unwrap();
+        let mut tp = Pose::rest(&s);
+        r.retarget(&sp, &mut tp).unwrap();
+        (tp, r.plan().limbs.len())
+    };
+    let hips = s.find("Hips").unwrap().index();
+    let (tp, _) = run(RetargetOptions {
+        root: false,
+        ..RetargetOptions::default()
+    });
+    assert!((tp.locals[hips].translation - s.bones[hips].rest.translation).length() < 1e-6);
+    let (tp, _) = run(RetargetOptions {
+        fk: false,
+        ik: false,
+        ..RetargetOptions::default()
+    });
+    for (i, (l, b)) in tp.locals.iter().zip(&s.bones).enumerate() {
+        if i != hips && b.name != "Root" {
+            assert!(l.rotation.angle_between(b.rest.rotation) < 1e-5, "{}", b.name);
+        }
+    }
+    assert_eq!(run(RetargetOptions::default()).1, 2, "leg IK by default");
+    assert_eq!(run(no_ik()).1, 0);
+    let mut arms = RetargetOptions::default();
+    arms.chains.insert(
+        "LeftArm".into(),
+        ChainSettings {
+            ik: Some(true),
+            ..ChainSettings::default()
+        },
+    );
+    assert_eq!(run(arms).1, 3);
+}
+
+#[test]
+fn chain_modes_and_sources() {
+    let profile = Profile::humanoid();
+    let (s, m) = sized(1.0);
+    let rig = Rig {
+        skeleton: &s,
+        map: &m,
+        profile,
+    };
+    // The target lacks LeftShoulder: its arm chain has 3 bones against the source's 4.
+    let mut short = m.clone();
+    short.entries[profile.find("LeftShoulder").unwrap().index()] = None;
+    let target = Rig {
+        skeleton: &s,
+        map: &short,
+        profile,
+    };
+    let drivers = |mode: ChainMode| {
+        let mut o = RetargetOptions::default();
+        o.chains.insert(
+            "LeftArm".into(),
+            ChainSettings {
+                mode,
+                ..ChainSettings::default()
+            },
+        );
+        let plan = plan::build(&rig, &target, &o).unwrap();
+        let c = plan.chains.iter().find(|c| c.chain == "LeftArm").unwrap().clone();
+        let d: Vec<_> = c.target_ids.iter().map(|b| plan.drivers[b.index()]).collect();
+        (c, d)
+    };
+    let id = |n: &str| s.find(n).unwrap().0;
+    let (c, d) = drivers(ChainMode::OneToOne);
+    assert_eq!(c.target_bones, ["LeftUpperArm", "LeftLowerArm", "LeftHand"]);
+    assert_eq!(c.source_bones.len(), 4);
+    assert_eq!(
+        d[0],
+        plan::Driver::Delta {
+            a: id("LeftShoulder"),
+            b: id("LeftShoulder"),
+            w: 0.0
+        }
+    );
+    let (_, d) = drivers(ChainMode::OneToOneReversed);
+    assert_eq!(
+        d[2],
+        plan::Driver::Delta {
+            a: id("LeftHand"),
+            b: id("LeftHand"),
+            w: 0.0
+        }
+    );
+    assert_eq!(
+        d[0],
+        plan::Driver::Delta {
+            a: id("LeftUpperArm"),
+            b: id("LeftUpperArm"),
+            w: 0.0
+        }
+    );
+    let (_, d) = drivers(ChainMode::None);
+    assert!(d.iter().all(|x| *x == plan::Driver::Rest));
+    let (c, d) = drivers(ChainMode::Interpolated);
+    assert_eq!(c.target_u.first(), Some(&0.0));
+    assert_eq!(c.target_u.last(), Some(&1.0));
+    assert!(
+        matches!(d[1], plan::Driver::Delta { w, .. } if w > 0.0 && w < 1.0),
+        "{d:?}"
+    );
+    // Another source chain: the left arm follows the source's right arm.
+    let mut o = RetargetOptions::default();
+    o.chains.insert(
+        "LeftArm".into(),
+        ChainSettings {
+            source: Some("RightArm".into()),
+            ..ChainSettings::default()
+        },
+    );
+    let plan = plan::build(&rig, &rig, &o).unwrap();
+    let hand = s.find("LeftHand").unwrap().index();
+    assert_eq!(
+        plan.drivers[hand],
+        plan::Driver::Delta {
+            a: id("RightHand"),
+            b: id("RightHand"),
+            w: 0.0
+        }
+    );
+}
+
+#[test]
+fn differently_named_chains_pair_by_the_closest_name() {
+    let text = include_str!("../../profiles/humanoid.ron")
+        .replace("name: \"LeftArm\"", "name: \"Left_Arm\"")
+        .replace("name: \"RightLeg\"", "name: \"Right_Leg\"");
+    let custom = Profile::from_ron(&text, "custom").unwrap();
+    let (s, m) = sized(1.0);
+    let source = Rig {
+        skeleton: &s,
+        map: &m,
+        profile: Profile::humanoid(),
+    };
+    let target = Rig {
+        skeleton: &s,
+        map: &m,
+        profile: &custom,
+    };
+    let plan = plan::build(&source, &target, &RetargetOptions::default()).unwrap();
+    let arm = plan.chains.iter().find(|c| c.chain == "Left_Arm").unwrap();
+    assert_eq!(arm.source_chain.as_deref(), Some("LeftArm"));
+    let fuzzy: Vec<&str> = plan
+        .warnings
+        .iter()
+        .filter(|w| w.code == plan::PlanWarningCode::ChainByFuzzyName)
+        .map(|w| w.chain.as_str())
+        .collect();
+    assert_eq!(fuzzy, ["Left_Arm", "Right_Leg"]);
+    assert!(
+        plan.limbs.len() == 2,
+        "IK still on both legs: {}",
+        plan.limbs.len()
+    );
+}
+
+#[test]
+fn a_retarget_pose_stands_in_for_a_t_pose() {
+    let profile = Profile::humanoid();
+    let (t, tm) = sized(1.0);
+    // The source's left arm rests 45° down (an A-pose nobody normalized); the offset lifts it.
+    let mut a = t.clone();
+    let arm = a.find("LeftUpperArm").unwrap().index();
+    let down = Quat::from_rotation_z(-45f32.to_radians());
+    a.bones[arm].rest.rotation = (a.bones[arm].rest.rotation * down).normalize();
+    let am = identity_map(&a, 0);
+    let turns = [Quat::from_rotation_x(0.3), Quat::from_rotation_y(-0.2)];
+    // The same poses on both sources (the A-posed source's clip lifts the arm to where the
+    // T-posed one's does): only their rests differ.
+    let tp_src = random_pose(&t, &turns, Vec3::ZERO);
+    let ap_src = tp_src.clone();
+    let mut options = no_ik();
+    options
+        .pose
+        .source
+        .insert("LeftUpperArm".into(), [0.0, 0.0, 45.0]);
+    let out = |src: &Skeleton, map: &BoneMap, pose: &Pose, o: &RetargetOptions| {
+        let mut r = Retargeter::new(
+            &Rig {
+                skeleton: src,
+                map,
+                profile,
+            },
+            &Rig {
+                skeleton: &t,
+                map: &tm,
+                profile,
+            },
+            o,
+        )
+        .unwrap();
+        let mut tp = Pose::rest(&t);
+        r.retarget(pose, &mut tp).unwrap();
+        tp
+    };
+    let want = out(&t, &tm, &tp_src, &no_ik());
+    let got = out(&a, &am, &ap_src, &options);
+    for (i, (x, y)) in want.locals.iter().zip(&got.locals).enumerate() {
+        assert!(x.rotation.angle_between(y.rotation) < 1e-4, "{}", t.bones[i].name);
+    }
+    // Without the offset the arm comes out 45° off.
+    let off = out(&a, &am, &ap_src, &no_ik());
+    let lower = t.find("LeftLowerArm").unwrap().index();
+    let g = |p: &Pose| globals(&t, p)[lower].0;
+    assert!(g(&off).angle_between(g(&want)) > 0.5);
+}
+
+#[test]
+fn bad_input_is_refused_with_the_reason() {
+    let profile = Profile::humanoid();
+    let (s, m) = sized(1.0);
+    let rig = Rig {
+        skeleton: &s,
+        map: &m,
+        profile,
+    };
+    // Hips on the floor: no height ratio.
+    let mut flat = s.clone();
+    let h = flat.find("Hips").unwrap().index();
+    let root = flat.find("Root").unwrap().index();
+    flat.bones[root].rest = Transform::default();
+    flat.bones[h].rest.translation = Vec3::ZERO;
+    let err = Retargeter::new(
+        &Rig {
+            skeleton: &flat,
+            map: &m,
+            profile,
+        },
+        &rig,
+        &RetargetOptions::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, RetargetError::HipsHeight { .. }), "{err}");
+    assert!(err.to_string().contains("hips height"));
+    let mut o = RetargetOptions::default();
+    o.chains.insert("Tail".into(), ChainSettings::default());
+    assert!(matches!(
+        Retargeter::new(&rig, &rig, &o),
+        Err(RetargetError::UnknownChain { .. })
+    ));
+    let mut o = RetargetOptions::default();
+    o.pose.target.insert("Wing".into(), [0.0; 3]);
+    assert!(matches!(
+        Retargeter::new(&rig, &rig, &o),
+        Err(RetargetError::UnknownBone { .. })
+    ));
+    let mut o = RetargetOptions::default();
+    o.chains.insert(
+        "LeftLeg".into(),
+        ChainSettings {
+            ik_blend: 2.0,
+            ..ChainSettings::default()
+        },
+    );
+    assert!(matches!(
+        Retargeter::new(&rig, &rig, &o),
+        Err(RetargetError::BadOption(_))
+    ));
+    // Poses of the wrong size are an error, not a panic.
+    let mut r = Retargeter::new(&rig, &rig, &RetargetOptions::default()).unwrap();
+    let mut small = Pose {
+        locals: vec![Transform::default(); 3],
+    };
+    let err = r.retarget(&Pose::rest(&s), &mut small).unwrap_err();
+    assert!(matches!(err, RetargetError::PoseSize { side: "target", .. }));
+    let _ = BoneId(0);
+}

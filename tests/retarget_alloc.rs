@@ -1,0 +1,82 @@
+//! The runtime retargeter allocates nothing per call (issue 6): a counting global allocator
+//! watches `Retargeter::retarget` over many frames of a real clip, with leg IK on.
+
+mod common;
+
+use skelnorm::gltf_io;
+use skelnorm::mapping::{map_skeleton, MapOptions};
+use skelnorm::model::Pose;
+use skelnorm::pipeline::{normalize, NormalizeOptions};
+use skelnorm::profile::Profile;
+use skelnorm::retarget::{RetargetOptions, Retargeter, Rig};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn retarget_allocates_nothing_per_call() {
+    let profile = Profile::humanoid();
+    let load = |f: &str| {
+        let mut doc = gltf_io::read(&common::root().join("fixtures").join(f)).unwrap();
+        normalize(&mut doc.model, profile, &NormalizeOptions::default()).unwrap();
+        doc.model
+    };
+    let (src, dst) = (load("mixamo.glb"), load("long_legs.glb"));
+    let (ss, ts) = (&src.skeletons[0], &dst.skeletons[0]);
+    let (sm, tm) = (
+        map_skeleton(ss, profile, &MapOptions::default()),
+        map_skeleton(ts, profile, &MapOptions::default()),
+    );
+    let mut r = Retargeter::new(
+        &Rig {
+            skeleton: ss,
+            map: &sm,
+            profile,
+        },
+        &Rig {
+            skeleton: ts,
+            map: &tm,
+            profile,
+        },
+        &RetargetOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        r.plan().chains.iter().filter(|c| c.ik_end.is_some()).count(),
+        2,
+        "leg IK on"
+    );
+    let poses: Vec<Pose> = (0..30)
+        .map(|f| Pose::sample(ss, &src.clips[0], f as f32 / 30.0))
+        .collect();
+    let mut out = Pose::rest(ts);
+    r.retarget(&poses[0], &mut out).unwrap();
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    for _ in 0..10 {
+        for p in &poses {
+            r.retarget(p, &mut out).unwrap();
+        }
+    }
+    let after = ALLOCATIONS.load(Ordering::SeqCst);
+    assert_eq!(after - before, 0, "{} allocations in 300 calls", after - before);
+}
