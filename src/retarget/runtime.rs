@@ -51,6 +51,10 @@ pub struct Retargeter {
     target_rest: Vec<Transform>,
     /// Inverse global rest rotations of the source.
     source_rest_inv: Vec<Quat>,
+    /// Source bones whose position this frame needs (the hips, IK limbs, their ancestors).
+    source_needs_position: Vec<bool>,
+    /// Target bones whose global position the IK pass needs, in bone order.
+    target_positioned: Vec<u32>,
     // Scratch, sized once.
     source_global: Vec<Global>,
     source_delta: Vec<Quat>,
@@ -66,7 +70,33 @@ impl Retargeter {
         let plan = plan::build(source, target, options)?;
         let parents = |s: &Skeleton| s.bones.iter().map(|b| b.parent.map_or(NONE, |p| p.0)).collect();
         let (ns, nt) = (source.skeleton.bones.len(), target.skeleton.bones.len());
+        let with_ancestors = |s: &Skeleton, bones: &mut dyn Iterator<Item = crate::model::BoneId>| {
+            let mut need = vec![false; s.bones.len()];
+            for b in bones {
+                let mut at = Some(b);
+                while let Some(x) = at.filter(|x| !need[x.index()]) {
+                    need[x.index()] = true;
+                    at = s.bones[x.index()].parent;
+                }
+            }
+            need
+        };
+        let source_needs_position = with_ancestors(
+            source.skeleton,
+            &mut std::iter::once(plan.source_hips).chain(plan.limbs.iter().flat_map(|l| l.source)),
+        );
+        let target_positioned = with_ancestors(
+            target.skeleton,
+            &mut plan.limbs.iter().flat_map(|l| l.path.clone()),
+        )
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| **n)
+        .map(|(i, _)| i as u32)
+        .collect();
         Ok(Retargeter {
+            source_needs_position,
+            target_positioned,
             root: options.root,
             in_place: options.in_place,
             root_motion: options.root_motion,
@@ -204,7 +234,8 @@ impl Retargeter {
         }
     }
 
-    /// Source globals (skeleton space) and each bone's change from its rest.
+    /// Source globals (skeleton space: rotations of every bone, positions where needed) and
+    /// each bone's change from its rest.
     fn source_pass(&mut self, source: &Pose) {
         for (i, l) in source.locals.iter().enumerate() {
             let p = self.source_parents[i];
@@ -213,7 +244,14 @@ impl Retargeter {
             } else {
                 self.source_global[p as usize]
             };
-            let g = parent.child(l);
+            let g = if self.source_needs_position[i] {
+                parent.child(l)
+            } else {
+                Global {
+                    rot: parent.rot * l.rotation,
+                    ..parent
+                }
+            };
             self.source_delta[i] = g.rot * self.source_rest_inv[i];
             self.source_global[i] = g;
         }
@@ -231,7 +269,11 @@ impl Retargeter {
             };
             let rest = &self.target_rest[i];
             let rot = match self.plan.drivers[i] {
-                Driver::Rest => pr * rest.rotation,
+                Driver::Rest => {
+                    target.locals[i] = *rest;
+                    self.target_global[i].rot = pr * rest.rotation;
+                    continue;
+                }
                 Driver::Delta { a, b, w } => {
                     let da = self.source_delta[a as usize];
                     let delta = if a == b || w <= 0.0 {
@@ -241,11 +283,11 @@ impl Retargeter {
                         let db = if da.dot(db) < 0.0 { -db } else { db };
                         da.slerp(db, w)
                     };
-                    (delta * self.plan.target_rest[i].0).normalize()
+                    delta * self.plan.target_rest[i].0
                 }
             };
             target.locals[i] = Transform {
-                rotation: (pr.inverse() * rot).normalize(),
+                rotation: (pr.conjugate() * rot).normalize(),
                 ..*rest
             };
             self.target_global[i].rot = rot;
@@ -294,15 +336,11 @@ impl Retargeter {
             .fold(Global::ROOT, |g, &b| g.child(&target.locals[b as usize]))
     }
 
-    /// Target globals from the locals (for the IK pass).
+    /// Target globals from the locals, for the bones the IK pass needs.
     fn positions(&mut self, target: &Pose) {
-        for i in 0..self.target_parents.len() {
-            let p = self.target_parents[i];
-            let parent = if p == NONE {
-                Global::ROOT
-            } else {
-                self.target_global[p as usize]
-            };
+        for k in 0..self.target_positioned.len() {
+            let i = self.target_positioned[k] as usize;
+            let parent = self.parent_of(i);
             self.target_global[i] = parent.child(&target.locals[i]);
         }
     }

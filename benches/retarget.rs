@@ -1,0 +1,104 @@
+//! Retargeting speed: the runtime `Retargeter::retarget` call per pose, and offline
+//! `retarget_clip` throughput in bone-samples per second (target bones × frames), for 65-bone
+//! rigs (blender.glb → mixamo.glb, both normalized first), with and without leg IK; and the
+//! one-off `Retargeter::new`. Run with `cargo bench --bench retarget`; each figure is a median.
+
+mod common;
+
+use skelnorm::gltf_io;
+use skelnorm::mapping::{map_skeleton, MapOptions};
+use skelnorm::model::{Clip, Model, Pose};
+use skelnorm::pipeline::{normalize, NormalizeOptions};
+use skelnorm::profile::Profile;
+use skelnorm::retarget::{retarget_clip, RetargetOptions, Retargeter, Rig};
+use std::path::Path;
+use std::time::Duration;
+
+fn load(name: &str) -> Model {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name);
+    let mut doc = gltf_io::read(&path).unwrap();
+    normalize(&mut doc.model, Profile::humanoid(), &NormalizeOptions::default()).unwrap();
+    doc.model
+}
+
+fn main() {
+    let profile = Profile::humanoid();
+    let (src, dst) = (load("blender.glb"), load("mixamo.glb"));
+    let (ss, ts) = (&src.skeletons[0], &dst.skeletons[0]);
+    let (sm, tm) = (
+        map_skeleton(ss, profile, &MapOptions::default()),
+        map_skeleton(ts, profile, &MapOptions::default()),
+    );
+    let (sr, tr) = (
+        Rig {
+            skeleton: ss,
+            map: &sm,
+            profile,
+        },
+        Rig {
+            skeleton: ts,
+            map: &tm,
+            profile,
+        },
+    );
+    // A long clip: `walk` sampled at 30 fps for 10 s (loops of the 1 s clip).
+    let walk = src.clips.iter().find(|c| c.name == "walk").unwrap();
+    let long = Clip {
+        tracks: walk
+            .tracks
+            .iter()
+            .map(|t| {
+                let mut t = t.clone();
+                for tr in [&mut t.translation, &mut t.scale].into_iter().flatten() {
+                    tr.times.iter_mut().for_each(|x| *x *= 10.0);
+                }
+                if let Some(r) = &mut t.rotation {
+                    r.times.iter_mut().for_each(|x| *x *= 10.0);
+                }
+                t
+            })
+            .collect(),
+        ..walk.clone()
+    };
+    println!(
+        "{} bones → {} bones; medians of 10 runs",
+        ss.bones.len(),
+        ts.bones.len()
+    );
+    for (label, options) in [
+        (
+            "FK + root",
+            RetargetOptions {
+                ik: false,
+                ..RetargetOptions::default()
+            },
+        ),
+        ("FK + root + leg IK", RetargetOptions::default()),
+    ] {
+        let new = common::median(10, Duration::from_millis(200), || {
+            std::hint::black_box(Retargeter::new(&sr, &tr, &options).unwrap());
+        });
+        let mut r = Retargeter::new(&sr, &tr, &options).unwrap();
+        let poses: Vec<Pose> = (0..30).map(|f| Pose::sample(ss, walk, f as f32 / 30.0)).collect();
+        let mut out = Pose::rest(ts);
+        let call = common::median(10, Duration::from_millis(300), || {
+            for p in &poses {
+                r.retarget(p, &mut out).unwrap();
+            }
+            std::hint::black_box(&out);
+        }) / poses.len() as u32;
+        let offline = common::median(10, Duration::from_millis(300), || {
+            std::hint::black_box(retarget_clip(&sr, &long, &tr, 0, &options).unwrap());
+        });
+        let frames = (long.duration() * options.fps).ceil() as usize + 1;
+        let samples = frames * ts.bones.len();
+        println!(
+            "{label:20} new {:>8.1} µs   retarget() {:>6.3} µs per pose ({:.1} M bone-samples/s)   retarget_clip {:>7.2} ms for {frames} frames ({:.1} M bone-samples/s, sampling the source included)",
+            new.as_secs_f64() * 1e6,
+            call.as_secs_f64() * 1e6,
+            ts.bones.len() as f64 / call.as_secs_f64() / 1e6,
+            offline.as_secs_f64() * 1e3,
+            samples as f64 / offline.as_secs_f64() / 1e6,
+        );
+    }
+}
