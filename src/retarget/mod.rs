@@ -123,7 +123,8 @@ pub struct RetargetOptions {
     /// Run the root pass: the hips position, scaled by the hips-height ratio. Off, the hips stay
     /// at their rest position. Default: true.
     pub root: bool,
-    /// Run the FK pass: chain rotations. Off, every bone keeps its rest rotation. Default: true.
+    /// Run the FK pass: chain rotations. Off, every bone but the hips and the root keeps its
+    /// rest rotation. Default: true.
     pub fk: bool,
     /// Run the IK pass on the chains whose settings ask for it. Default: true.
     pub ik: bool,
@@ -142,7 +143,9 @@ pub struct RetargetOptions {
     /// arms and the rest), `ik_end`, `ik_blend`. Example: `{"LeftArm": (ik: Some(true))}`.
     /// Default: {}.
     pub chains: BTreeMap<String, ChainSettings>,
-    /// Rotation offsets of either side's rest (see `RetargetPose`). Default: none.
+    /// Rotation offsets of either side's rest, applied before the changes are taken, for rigs
+    /// whose rest cannot be made a clean T-pose: profile bone → local X, Y, Z Euler degrees,
+    /// such as `source: {"LeftUpperArm": (0.0, 0.0, 45.0)}`. Default: none.
     pub pose: RetargetPose,
     /// Sampling rate of offline retargeting, frames per second. Default: 30.
     pub fps: f32,
