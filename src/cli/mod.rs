@@ -149,6 +149,32 @@ impl<E: Into<anyhow::Error>> From<E> for Failure {
     }
 }
 
+/// Writes a command's report: to `report_file` as JSON if given, and to stdout as JSON when
+/// `json`, else as the text `summary`.
+fn emit<T: serde::Serialize>(
+    report: &T,
+    report_file: Option<&std::path::Path>,
+    json: bool,
+    summary: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), Failure> {
+    use anyhow::Context;
+    use std::io::Write;
+    if let Some(path) = report_file {
+        let text = serde_json::to_vec_pretty(report)?;
+        skelnorm::gltf_io::write_file(path, &text)
+            .with_context(|| format!("{}: cannot write the report", path.display()))?;
+    }
+    let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+    if json {
+        serde_json::to_writer_pretty(&mut w, report)?;
+        writeln!(w)?;
+    } else {
+        summary(&mut w)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
 fn config(dump_defaults: bool) -> Result<i32, Failure> {
     if !dump_defaults {
         return Err(Failure::Usage(

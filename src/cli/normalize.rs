@@ -5,7 +5,6 @@
 use super::map::{MapArgs, EXIT_PARTIAL};
 use super::stages::{RenameArgs, RestArgs, StageArgs, TrackArgs};
 use super::Failure;
-use anyhow::Context;
 use serde::Serialize;
 use skelnorm::gltf_io;
 use skelnorm::pipeline::{normalize, NormalizeError, NormalizeOptions, NormalizeReport, Stages};
@@ -127,24 +126,11 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         size_after: gltf_io::stored_size(&args.output),
         report: &report,
     };
-    if let Some(path) = &args.report {
-        let text = serde_json::to_vec_pretty(&out)?;
-        gltf_io::write_file(path, &text)
-            .with_context(|| format!("{}: cannot write the report", path.display()))?;
-    }
-    let stdout = std::io::stdout();
-    let mut w = std::io::BufWriter::new(stdout.lock());
-    if args.json {
-        serde_json::to_writer_pretty(&mut w, &out)?;
-        writeln!(w)?;
-    } else {
-        summary(&mut w, &out)?;
-    }
-    w.flush()?;
+    super::emit(&out, args.report.as_deref(), args.json, |w| summary(w, &out))?;
     Ok(super::EXIT_OK)
 }
 
-fn summary(w: &mut impl Write, out: &Output) -> std::io::Result<()> {
+fn summary(w: &mut dyn Write, out: &Output) -> std::io::Result<()> {
     writeln!(w, "{} → {}", out.file, out.output)?;
     writeln!(w, "size: {} → {} bytes", out.size_before, out.size_after)?;
     for s in &out.report.skeletons {
@@ -252,7 +238,7 @@ fn summary(w: &mut impl Write, out: &Output) -> std::io::Result<()> {
     Ok(())
 }
 
-fn tracks_summary(w: &mut impl Write, t: &skelnorm::tracks::StripReport) -> std::io::Result<()> {
+fn tracks_summary(w: &mut dyn Write, t: &skelnorm::tracks::StripReport) -> std::io::Result<()> {
     if t.removed_tracks > 0 {
         let reasons = [
             (StripReason::UnimportantPosition, "unimportant positions"),

@@ -3,7 +3,6 @@
 
 use super::map::EXIT_PARTIAL;
 use super::Failure;
-use anyhow::Context;
 use serde::Serialize;
 use skelnorm::check::retarget::{retarget as measure, RetargetCheck};
 use skelnorm::gltf_io::{self, Document};
@@ -310,23 +309,13 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
         clips: outs,
         size_after: gltf_io::stored_size(&args.output),
     };
-    if let Some(path) = &args.report {
-        let text = serde_json::to_vec_pretty(&report)?;
-        gltf_io::write_file(path, &text)
-            .with_context(|| format!("{}: cannot write the report", path.display()))?;
-    }
-    let mut w = std::io::BufWriter::new(std::io::stdout().lock());
-    if args.json {
-        serde_json::to_writer_pretty(&mut w, &report)?;
-        writeln!(w)?;
-    } else {
-        summary(&mut w, &report)?;
-    }
-    w.flush()?;
+    super::emit(&report, args.report.as_deref(), args.json, |w| {
+        summary(w, &report)
+    })?;
     Ok(super::EXIT_OK)
 }
 
-fn summary(w: &mut impl Write, r: &Report) -> std::io::Result<()> {
+fn summary(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
     writeln!(w, "{} → {} → {}", r.source, r.target, r.output)?;
     writeln!(
         w,
