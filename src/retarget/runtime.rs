@@ -55,6 +55,8 @@ pub struct Retargeter {
     source_needs_position: Vec<bool>,
     /// Target bones whose global position the IK pass needs, in bone order.
     target_positioned: Vec<u32>,
+    /// The target hips' ancestors, from the top down.
+    hips_ancestors: Vec<u32>,
     // Scratch, sized once.
     source_global: Vec<Global>,
     source_delta: Vec<Quat>,
@@ -94,7 +96,15 @@ impl Retargeter {
         .filter(|(_, n)| **n)
         .map(|(i, _)| i as u32)
         .collect();
+        let mut hips_ancestors = Vec::new();
+        let mut at = target.skeleton.bones[plan.target_hips.index()].parent;
+        while let Some(b) = at {
+            hips_ancestors.push(b.0);
+            at = target.skeleton.bones[b.index()].parent;
+        }
+        hips_ancestors.reverse();
         Ok(Retargeter {
+            hips_ancestors,
             source_needs_position,
             target_positioned,
             root: options.root,
@@ -319,21 +329,20 @@ impl Retargeter {
         target.locals[th].rotation = (parent.rot.inverse() * self.target_global[th].rot).normalize();
     }
 
-    /// A bone's global transform computed from the locals written so far (used near the root,
-    /// before [`Self::positions`] runs).
+    /// The global transform of `bone`, an ancestor of the target hips (or none), from the
+    /// locals written so far: the root pass runs before [`Self::positions`].
     fn global_from_locals(&self, target: &Pose, bone: u32) -> Global {
-        let mut chain = [0u32; 32];
-        let mut n = 0;
-        let mut at = bone;
-        while at != NONE && n < chain.len() {
-            chain[n] = at;
-            n += 1;
-            at = self.target_parents[at as usize];
+        let mut g = Global::ROOT;
+        if bone == NONE {
+            return g;
         }
-        chain[..n]
-            .iter()
-            .rev()
-            .fold(Global::ROOT, |g, &b| g.child(&target.locals[b as usize]))
+        for &b in &self.hips_ancestors {
+            g = g.child(&target.locals[b as usize]);
+            if b == bone {
+                break;
+            }
+        }
+        g
     }
 
     /// Target globals from the locals, for the bones the IK pass needs.
