@@ -7,6 +7,7 @@
 //! (meshes, materials, extensions, extras) survives unchanged.
 #![deny(missing_docs)]
 
+pub mod batch;
 pub mod check;
 pub mod gltf_io;
 pub mod inspect;
@@ -15,6 +16,7 @@ pub mod model;
 pub mod pipeline;
 pub mod profile;
 pub mod rename;
+pub mod report;
 pub mod rest;
 pub mod retarget;
 pub mod settings;

@@ -1,6 +1,7 @@
 //! Command-line front end: clap argument structs, then one function per subcommand. The only
 //! code that prints. Library errors become `skelnorm: <file>: <problem>` on stderr.
 
+mod batch;
 mod inspect;
 mod map;
 mod normalize;
@@ -70,6 +71,17 @@ enum Command {
     /// leg IK keeps the feet where the source's reach puts them. Writes the target with the new
     /// clips and reports the measures per clip.
     Retarget(retarget::RetargetArgs),
+    /// Normalize (or, with --retarget-to, retarget) every .gltf, .glb, .vrm and .vrma file under
+    /// a folder, in parallel, mirroring the tree into the output folder. A `skelnorm.ron` in a
+    /// folder sets the options for it and below (the nearest wins); flags win over all. Exit 1
+    /// if some input failed (each is reported), 2 for usage errors.
+    Batch(batch::BatchArgs),
+    /// Check files or folders as `batch` would, writing nothing (for import hooks): exit 1 if
+    /// any file fails (or has warnings, with --strict), one line per file on stderr.
+    Validate(batch::ValidateArgs),
+    /// Work with run reports.
+    #[command(subcommand)]
+    Report(batch::ReportCommand),
     /// Settings files: `--dump-defaults` prints every option with its documentation and default,
     /// as a settings file for `normalize --settings`.
     Config {
@@ -108,6 +120,9 @@ pub fn run() -> i32 {
         } => map::run(&file, &map, json, output.as_deref(), skeleton, allow_partial),
         Command::Normalize(args) => normalize::run(&args),
         Command::Retarget(args) => retarget::run(&args),
+        Command::Batch(args) => batch::run_batch(&args),
+        Command::Validate(args) => batch::run_validate(&args),
+        Command::Report(cmd) => batch::run_report(&cmd),
         Command::Config { dump_defaults } => config(dump_defaults),
         Command::Convert { input, output } => convert(&input, &output).map(|()| EXIT_OK),
     };

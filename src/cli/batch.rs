@@ -1,0 +1,377 @@
+//! `skelnorm batch`, `skelnorm validate` and `skelnorm report merge`: whole trees in parallel,
+//! with a progress bar on a terminal, per-folder settings, name rules, shards, and JSON/HTML
+//! reports.
+
+use super::stages::{RenameArgs, RestArgs, StageArgs, TrackArgs};
+use super::Failure;
+use skelnorm::batch::{self, Existing, Job, Naming, Resolved, Shard};
+use skelnorm::mapping::MapOptions;
+use skelnorm::pipeline::{NormalizeOptions, Stages};
+use skelnorm::profile::Profile;
+use skelnorm::report::{render_html, BatchReport, FileReport, Status};
+use skelnorm::settings::Settings;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+/// What `--existing` takes.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExistingArg {
+    /// Leave the existing output and report the input as skipped.
+    Skip,
+    /// Replace the existing output.
+    Overwrite,
+    /// Report the input as failed.
+    Error,
+}
+
+/// Flags shared by batch and validate: threads, progress, settings, reports.
+#[derive(clap::Args, Debug, Clone)]
+pub struct RunArgs {
+    /// Worker threads (default: every core).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// A settings file under every folder's own `skelnorm.ron` (the nearest of those wins).
+    #[arg(long, value_name = "SETTINGS")]
+    pub settings: Option<PathBuf>,
+    /// A profile RON file; the built-in humanoid by default.
+    #[arg(long, value_name = "PROFILE")]
+    pub profile: Option<PathBuf>,
+    /// Write the JSON report here.
+    #[arg(long, value_name = "REPORT")]
+    pub report: Option<PathBuf>,
+    /// Write the HTML report (one self-contained page with pictures) here.
+    #[arg(long, value_name = "HTML")]
+    pub html: Option<PathBuf>,
+    /// Skip measuring the invariants.
+    #[arg(long)]
+    pub no_check: bool,
+    #[command(flatten)]
+    pub stages: StageArgs,
+    #[command(flatten)]
+    pub rest: RestArgs,
+    #[command(flatten)]
+    pub tracks: TrackArgs,
+    #[command(flatten)]
+    pub rename: RenameArgs,
+}
+
+/// Everything `batch` takes.
+#[derive(clap::Args, Debug, Clone)]
+pub struct BatchArgs {
+    /// The folder to process (every .gltf, .glb, .vrm, .vrma below it).
+    pub input: PathBuf,
+    /// The output folder: the input tree is mirrored below it. It must not be inside the input.
+    #[arg(short = 'o', long, value_name = "OUT_DIR")]
+    pub output: PathBuf,
+    /// Put this before every output file's name.
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    pub prefix: String,
+    /// Put this after every output file's name (before the extension).
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    pub suffix: String,
+    /// Replace FROM by TO in every output file's name (repeatable, applied in order).
+    #[arg(long, value_name = "FROM=TO")]
+    pub replace: Vec<String>,
+    /// What to do when an output exists.
+    #[arg(long, value_enum, default_value = "error")]
+    pub existing: ExistingArg,
+    /// Process only shard K of N (files split by a stable hash of their relative path).
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Retarget every file's clips onto this character (one output per input: the character with
+    /// the clips).
+    #[arg(long, value_name = "TARGET")]
+    pub retarget_to: Option<PathBuf>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Everything `validate` takes.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ValidateArgs {
+    /// Files or folders to check.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Count warnings as failures (exit 1).
+    #[arg(long)]
+    pub strict: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// `report` subcommands.
+#[derive(clap::Subcommand, Debug, Clone)]
+pub enum ReportCommand {
+    /// Join the JSON reports of shard runs into one.
+    Merge {
+        /// The shard reports.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// The merged JSON report.
+        #[arg(short = 'o', long, value_name = "ALL")]
+        output: PathBuf,
+        /// Also write the merged HTML report.
+        #[arg(long, value_name = "HTML")]
+        html: Option<PathBuf>,
+    },
+}
+
+impl RunArgs {
+    /// The per-folder resolver: settings (folder file, or `--settings`, or defaults) to options,
+    /// flags applied on top.
+    fn resolver(&self, base: Option<Settings>) -> impl Fn(&Settings) -> Result<Resolved, String> + Sync + '_ {
+        move |folder: &Settings| {
+            let s = if folder == &Settings::default() {
+                base.clone().unwrap_or_default()
+            } else {
+                folder.clone()
+            };
+            let profile_path = self
+                .profile
+                .clone()
+                .or_else(|| s.map.profile.as_ref().map(PathBuf::from));
+            let profile = match &profile_path {
+                Some(p) => Profile::load(p).map_err(|e| e.to_string())?,
+                None => Profile::humanoid().clone(),
+            };
+            let usage = |f: Failure| match f {
+                Failure::Usage(m) => m,
+                Failure::Input(e) => e.to_string(),
+            };
+            let n = &s.normalize;
+            let normalize = NormalizeOptions {
+                map: MapOptions {
+                    overrides: None,
+                    ignore_declared: s.map.ignore_vrm,
+                },
+                stages: Stages {
+                    rest: n.fix_rest && !self.stages.no_rest,
+                    strip: n.strip_tracks && !self.stages.no_strip,
+                    rename: n.rename_bones && !self.stages.no_rename,
+                },
+                rest: self.rest.resolve(&s.rest, &profile).map_err(usage)?,
+                tracks: self.tracks.resolve(&s.tracks, &profile).map_err(usage)?,
+                rename: self.rename.resolve(&s.rename).map_err(usage)?,
+                skeleton: None,
+                allow_partial: n.allow_partial,
+                require_all: n.strict,
+                measure: n.check && !self.no_check,
+            };
+            Ok(Resolved {
+                profile,
+                normalize,
+                retarget: s.retarget.clone(),
+            })
+        }
+    }
+
+    fn base_settings(&self) -> Result<Option<Settings>, Failure> {
+        self.settings
+            .as_ref()
+            .map(|p| Settings::load(p).map_err(|e| Failure::Usage(e.to_string())))
+            .transpose()
+    }
+
+    fn jobs(&self) -> Result<usize, Failure> {
+        match self.jobs {
+            Some(0) => Err(Failure::Usage("--jobs 0: at least one job".into())),
+            Some(n) => Ok(n),
+            None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+        }
+    }
+}
+
+/// A progress bar on stderr when it is a terminal and not `--quiet`.
+fn progress_bar(total: usize, quiet: bool) -> indicatif::ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(total as u64);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files, {per_sec}, eta {eta} {msg}")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn write_reports(report: &BatchReport, json: Option<&Path>, html: Option<&Path>) -> Result<(), Failure> {
+    if let Some(p) = json {
+        let text = serde_json::to_vec_pretty(report)?;
+        skelnorm::gltf_io::write_file(p, &text)
+            .map_err(|e| anyhow::anyhow!("{}: cannot write the report: {e}", p.display()))?;
+    }
+    if let Some(p) = html {
+        skelnorm::gltf_io::write_file(p, render_html(report).as_bytes())
+            .map_err(|e| anyhow::anyhow!("{}: cannot write the report: {e}", p.display()))?;
+    }
+    Ok(())
+}
+
+fn one_line(f: &FileReport) -> Option<String> {
+    match f.status {
+        Status::Failed => Some(format!(
+            "skelnorm: {}: {}",
+            f.input,
+            f.error.as_deref().unwrap_or("failed")
+        )),
+        Status::Warnings => Some(format!(
+            "skelnorm: {}: warning: {}",
+            f.input,
+            f.warnings.first().map_or("", String::as_str)
+        )),
+        _ => None,
+    }
+}
+
+/// Runs `batch`; exit 0 when every input went well, 1 when some failed.
+pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
+    if !args.input.is_dir() {
+        return Err(Failure::Usage(format!("{}: not a folder", args.input.display())));
+    }
+    let shard = args
+        .shard
+        .as_deref()
+        .map(str::parse::<Shard>)
+        .transpose()
+        .map_err(Failure::Usage)?;
+    let replace = args
+        .replace
+        .iter()
+        .map(|r| {
+            r.split_once('=')
+                .filter(|(from, _)| !from.is_empty())
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .ok_or_else(|| Failure::Usage(format!("--replace {r}: expected FROM=TO")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    std::fs::create_dir_all(&args.output).map_err(|e| {
+        Failure::Usage(format!(
+            "{}: cannot create the output folder: {e}",
+            args.output.display()
+        ))
+    })?;
+    let (inp, out) = (args.input.canonicalize()?, args.output.canonicalize()?);
+    if out.starts_with(&inp) {
+        return Err(Failure::Usage(format!(
+            "{}: the output folder is inside the input folder {}",
+            args.output.display(),
+            args.input.display()
+        )));
+    }
+    let mut files = batch::find_files(&inp);
+    if let Some(s) = shard {
+        files.retain(|(root, f)| s.contains(f.strip_prefix(root).unwrap_or(f)));
+    }
+    let base = args.run.base_settings()?;
+    let resolve = args.run.resolver(base);
+    let job = Job {
+        files,
+        output: Some(out),
+        jobs: args.run.jobs()?,
+        existing: match args.existing {
+            ExistingArg::Skip => Existing::Skip,
+            ExistingArg::Overwrite => Existing::Overwrite,
+            ExistingArg::Error => Existing::Error,
+        },
+        naming: Naming {
+            prefix: args.prefix.clone(),
+            suffix: args.suffix.clone(),
+            replace,
+        },
+        retarget_to: args.retarget_to.clone(),
+        resolve: &resolve,
+    };
+    let bar = progress_bar(job.files.len(), args.run.quiet);
+    let mut report = batch::run(&job, &|f| {
+        bar.inc(1);
+        if f.status == Status::Failed {
+            bar.suspend(|| eprintln!("{}", one_line(f).unwrap_or_default()));
+        }
+    })
+    .map_err(Failure::Usage)?;
+    bar.finish_and_clear();
+    report.shard = args.shard.clone();
+    write_reports(&report, args.run.report.as_deref(), args.run.html.as_deref())?;
+    let s = &report.summary;
+    eprintln!(
+        "{} files: {} ok, {} with warnings, {} failed, {} skipped in {:.2} s",
+        s.files,
+        s.ok,
+        s.warnings,
+        s.failed,
+        s.skipped,
+        s.wall_ms / 1000.0
+    );
+    Ok(if s.failed > 0 {
+        super::EXIT_INPUT
+    } else {
+        super::EXIT_OK
+    })
+}
+
+/// Runs `validate`: the same checks, no outputs; exit 1 if a file failed (or, with `--strict`,
+/// has warnings).
+pub fn run_validate(args: &ValidateArgs) -> Result<i32, Failure> {
+    let mut files = Vec::new();
+    for p in &args.paths {
+        if !p.exists() {
+            return Err(Failure::Usage(format!("{}: no such file or folder", p.display())));
+        }
+        files.extend(batch::find_files(p));
+    }
+    let base = args.run.base_settings()?;
+    let resolve = args.run.resolver(base);
+    let job = Job {
+        files,
+        output: None,
+        jobs: args.run.jobs()?,
+        existing: Existing::Error,
+        naming: Naming::default(),
+        retarget_to: None,
+        resolve: &resolve,
+    };
+    let bar = progress_bar(job.files.len(), args.run.quiet);
+    let report = batch::run(&job, &|_| bar.inc(1)).map_err(Failure::Usage)?;
+    bar.finish_and_clear();
+    for f in &report.files {
+        if let Some(line) = one_line(f).filter(|_| f.status == Status::Failed || args.strict) {
+            eprintln!("{line}");
+        }
+    }
+    write_reports(&report, args.run.report.as_deref(), args.run.html.as_deref())?;
+    let bad = report.summary.failed + if args.strict { report.summary.warnings } else { 0 };
+    Ok(if bad > 0 {
+        super::EXIT_INPUT
+    } else {
+        super::EXIT_OK
+    })
+}
+
+/// Runs `report merge`.
+pub fn run_report(cmd: &ReportCommand) -> Result<i32, Failure> {
+    let ReportCommand::Merge {
+        reports,
+        output,
+        html,
+    } = cmd;
+    let mut all = Vec::new();
+    for p in reports {
+        let text =
+            std::fs::read(p).map_err(|e| Failure::Usage(format!("{}: cannot read: {e}", p.display())))?;
+        let r: BatchReport = serde_json::from_slice(&text)
+            .map_err(|e| Failure::Usage(format!("{}: not a skelnorm report: {e}", p.display())))?;
+        all.push(r);
+    }
+    let merged = BatchReport::merge(all).map_err(Failure::Usage)?;
+    write_reports(&merged, Some(output), html.as_deref())?;
+    let s = &merged.summary;
+    eprintln!(
+        "{} files: {} ok, {} with warnings, {} failed, {} skipped",
+        s.files, s.ok, s.warnings, s.failed, s.skipped
+    );
+    Ok(super::EXIT_OK)
+}

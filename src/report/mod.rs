@@ -1,0 +1,232 @@
+//! Reports of batch and validate runs: one entry per file (status, error, what each stage did,
+//! measured invariants, warnings, time), a summary, merging shard reports, and rendering as JSON
+//! or as one self-contained HTML page with pictures. Aggregates and renders; computes nothing.
+//! Imports `pipeline` (its report types).
+
+mod html;
+
+pub use html::render_html;
+
+use crate::pipeline::NormalizeReport;
+use serde::{Deserialize, Serialize};
+
+/// How a file went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Processed, nothing to tell.
+    Ok,
+    /// Processed, with warnings.
+    Warnings,
+    /// Could not be processed (unreadable, not a humanoid, a stage refused it, …).
+    Failed,
+    /// Left alone (its output exists and `--existing skip`).
+    Skipped,
+}
+
+/// One bone of a skeleton picture: rest joint positions before and after, and its mapping.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PictureBone {
+    /// The bone's name before the run.
+    pub name: String,
+    /// Index of its parent in the same list.
+    pub parent: Option<usize>,
+    /// Rest joint position before, in the skeleton's own space (metres or file units).
+    pub before: [f32; 3],
+    /// Rest joint position after normalization, if the skeleton was normalized.
+    pub after: Option<[f32; 3]>,
+    /// The profile bone it maps to.
+    pub profile: Option<String>,
+    /// The mapper's confidence, 0..=1.
+    pub confidence: Option<f32>,
+}
+
+/// What a picture of one skeleton needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Picture {
+    /// The skeleton's name.
+    pub skeleton: String,
+    /// Its bones, parents first.
+    pub bones: Vec<PictureBone>,
+    /// Required profile bones nothing maps to.
+    pub missing: Vec<String>,
+}
+
+/// One file of a run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FileReport {
+    /// The input, relative to the run's input folder (or as given).
+    pub input: String,
+    /// The output written, if any.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub output: Option<String>,
+    /// How it went.
+    pub status: Status,
+    /// Why it failed or was skipped.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub error: Option<String>,
+    /// Warnings of every stage, as `code: message`.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// What normalizing did (mapping, rest, tracks, renaming, measured invariants).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub normalize: Option<serde_json::Value>,
+    /// Retargeting, when the run retargets: the plan and measures per clip.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub retarget: Option<serde_json::Value>,
+    /// Pictures of the skeletons.
+    #[serde(default)]
+    pub pictures: Vec<Picture>,
+    /// Bytes of the input and of the output.
+    #[serde(default)]
+    pub size_before: u64,
+    /// Bytes of the output (0 when none was written).
+    #[serde(default)]
+    pub size_after: u64,
+    /// Time taken, milliseconds.
+    pub time_ms: f64,
+}
+
+impl FileReport {
+    /// A file about to be processed (status `ok` until told otherwise).
+    pub fn new(input: String) -> FileReport {
+        FileReport {
+            input,
+            output: None,
+            status: Status::Ok,
+            error: None,
+            warnings: Vec::new(),
+            normalize: None,
+            retarget: None,
+            pictures: Vec::new(),
+            size_before: 0,
+            size_after: 0,
+            time_ms: 0.0,
+        }
+    }
+
+    /// A failed file.
+    pub fn failed(input: String, error: String, time_ms: f64) -> FileReport {
+        FileReport {
+            status: Status::Failed,
+            error: Some(error),
+            time_ms,
+            ..FileReport::new(input)
+        }
+    }
+
+    /// Fills the normalize part from a pipeline report (and its warnings).
+    pub fn set_normalize(&mut self, r: &NormalizeReport) {
+        for s in &r.skeletons {
+            let at = |code: Option<serde_json::Value>, message: &str| {
+                let code = code
+                    .as_ref()
+                    .and_then(|c| c.as_str())
+                    .unwrap_or("warning")
+                    .to_string();
+                format!("{code}: `{}`: {message}", s.skeleton)
+            };
+            if let Some(why) = &s.skipped {
+                self.warnings
+                    .push(format!("skeleton_skipped: `{}`: {why}", s.skeleton));
+            }
+            if !s.mapping.missing_required.is_empty() && s.skipped.is_none() {
+                self.warnings.push(format!(
+                    "required_missing: `{}`: lacks {}",
+                    s.skeleton,
+                    s.mapping.missing_required.join(", ")
+                ));
+            }
+            for w in s.rest.iter().flat_map(|r| &r.warnings) {
+                self.warnings
+                    .push(at(serde_json::to_value(w.code).ok(), &w.message));
+            }
+            for w in s.tracks.iter().flat_map(|t| &t.warnings) {
+                self.warnings
+                    .push(at(serde_json::to_value(w.code).ok(), &w.message));
+            }
+            for w in s.rename.iter().flat_map(|t| &t.warnings) {
+                self.warnings
+                    .push(at(serde_json::to_value(w.code).ok(), &w.message));
+            }
+        }
+        self.normalize = serde_json::to_value(r).ok();
+    }
+}
+
+/// Counts of a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Files in the report.
+    pub files: usize,
+    /// Processed without warnings.
+    pub ok: usize,
+    /// Processed with warnings.
+    pub warnings: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Skipped.
+    pub skipped: usize,
+    /// Sum of the files' times, milliseconds.
+    pub total_ms: f64,
+    /// Wall-clock time of the run (or the longest of merged shards), milliseconds.
+    pub wall_ms: f64,
+}
+
+/// The report of a run (or of merged shard runs).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct BatchReport {
+    /// What ran: `batch`, `validate`, or `merge`.
+    pub command: String,
+    /// The input folder(s).
+    pub inputs: Vec<String>,
+    /// The shard this run covered (`K/N`), if any.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub shard: Option<String>,
+    /// Counts.
+    pub summary: Summary,
+    /// Per file, in path order.
+    pub files: Vec<FileReport>,
+}
+
+impl BatchReport {
+    /// Recomputes the summary from the files (keeping the wall time) and sorts them by path.
+    pub fn finish(&mut self) {
+        self.files.sort_by(|a, b| a.input.cmp(&b.input));
+        let count = |s: Status| self.files.iter().filter(|f| f.status == s).count();
+        self.summary = Summary {
+            files: self.files.len(),
+            ok: count(Status::Ok),
+            warnings: count(Status::Warnings),
+            failed: count(Status::Failed),
+            skipped: count(Status::Skipped),
+            total_ms: self.files.iter().map(|f| f.time_ms).sum(),
+            wall_ms: self.summary.wall_ms,
+        };
+    }
+
+    /// Joins shard reports into one. A file listed twice (shards overlapping) is an error.
+    pub fn merge(reports: Vec<BatchReport>) -> Result<BatchReport, String> {
+        let mut out = BatchReport {
+            command: "merge".into(),
+            ..BatchReport::default()
+        };
+        let mut seen = std::collections::HashSet::new();
+        for r in reports {
+            for i in r.inputs {
+                if !out.inputs.contains(&i) {
+                    out.inputs.push(i);
+                }
+            }
+            out.summary.wall_ms = out.summary.wall_ms.max(r.summary.wall_ms);
+            for f in r.files {
+                if !seen.insert(f.input.clone()) {
+                    return Err(format!("`{}` is in more than one report", f.input));
+                }
+                out.files.push(f);
+            }
+        }
+        out.finish();
+        Ok(out)
+    }
+}
