@@ -227,6 +227,21 @@ fn one_line(f: &FileReport) -> Option<String> {
     }
 }
 
+/// `path` made absolute without creating it: its nearest existing ancestor canonicalized, the
+/// rest appended.
+fn absolute(path: &Path) -> Result<PathBuf, Failure> {
+    let path = std::path::absolute(path)?;
+    let mut existing = path.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        rest.push(existing.file_name().map(|n| n.to_os_string()).unwrap_or_default());
+        existing = existing.parent().unwrap_or(Path::new("/"));
+    }
+    let mut out = existing.canonicalize()?;
+    out.extend(rest.iter().rev());
+    Ok(out)
+}
+
 /// Runs `batch`; exit 0 when every input went well, 1 when some failed.
 pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
     if !args.input.is_dir() {
@@ -248,20 +263,21 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
                 .ok_or_else(|| Failure::Usage(format!("--replace {r}: expected FROM=TO")))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    std::fs::create_dir_all(&args.output).map_err(|e| {
-        Failure::Usage(format!(
-            "{}: cannot create the output folder: {e}",
-            args.output.display()
-        ))
-    })?;
-    let (inp, out) = (args.input.canonicalize()?, args.output.canonicalize()?);
-    if out.starts_with(&inp) {
+    let inp = args.input.canonicalize()?;
+    if absolute(&args.output)?.starts_with(&inp) {
         return Err(Failure::Usage(format!(
             "{}: the output folder is inside the input folder {}",
             args.output.display(),
             args.input.display()
         )));
     }
+    std::fs::create_dir_all(&args.output).map_err(|e| {
+        Failure::Usage(format!(
+            "{}: cannot create the output folder: {e}",
+            args.output.display()
+        ))
+    })?;
+    let out = args.output.canonicalize()?;
     let mut files = batch::find_files(&inp);
     if let Some(s) = shard {
         files.retain(|(root, f)| s.contains(f.strip_prefix(root).unwrap_or(f)));

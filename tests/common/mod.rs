@@ -125,6 +125,34 @@ pub fn validator_codes(file: &Path) -> Option<std::collections::BTreeMap<String,
     }))
 }
 
+/// The DOM of an HTML file after its scripts ran, from headless Chromium (Debian's `chromium`,
+/// installed by `.ci/run`), or `None` (with a message) when Chromium is not installed.
+pub fn chromium_dom(html: &Path) -> Option<String> {
+    let chromium = ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find(|c| {
+            Command::new(c)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    let Some(chromium) = chromium else {
+        skip_tool("HTML report in Chromium: chromium missing");
+        return None;
+    };
+    let out = Command::new(chromium)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(format!("file://{}", html.canonicalize().unwrap().display()))
+        .output()
+        .expect("run chromium");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// Skips a check that needs an outside tool, with a message; under `SKELNORM_REQUIRE_TOOLS=1`
 /// (as `.ci/run` sets) a missing tool fails instead.
 fn skip_tool(what: &str) {

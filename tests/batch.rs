@@ -1,0 +1,334 @@
+//! Issue 7 (batch): a generated library of over 500 files (fixtures copied under varied names
+//! into nested folders, plus damaged files) run with 2 jobs: outputs, report, exit code, inputs
+//! untouched, shards that split the library exactly, the merged report, and the HTML report
+//! checked in headless Chromium.
+
+mod common;
+
+use common::skelnorm;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Fixtures that normalize, and the damaged files: (relative path, bytes, what is wrong).
+fn library(root: &Path) -> (BTreeSet<String>, BTreeMap<String, &'static str>) {
+    let good = [
+        "mixamo.glb",
+        "blender.glb",
+        "vrm0.vrm",
+        "ue_zup.glb",
+        "identity.gltf",
+        "long_spine.glb",
+        "long_legs.glb",
+        "spine2.glb",
+        "spine5.glb",
+        "mixamo_meshopt.glb",
+        "blender_draco.glb",
+    ];
+    let names = [
+        "hero",
+        "npc walk",
+        "Élodie",
+        "crowd-07",
+        "boss_final",
+        "a.b.c",
+        "x",
+    ];
+    let mut ok = BTreeSet::new();
+    let mut bad = BTreeMap::new();
+    let write = |rel: &str, bytes: &[u8]| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    };
+    let sources: Vec<Vec<u8>> = good
+        .iter()
+        .map(|f| std::fs::read(common::root().join("fixtures").join(f)).unwrap())
+        .collect();
+    for i in 0..500 {
+        let k = i % good.len();
+        let ext = Path::new(good[k])
+            .extension()
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        let rel = format!(
+            "set{}/group {}/{}/{}_{i:03}.{ext}",
+            i % 4,
+            i % 5,
+            if i % 3 == 0 { "deep/er" } else { "flat" },
+            names[i % names.len()]
+        );
+        write(&rel, &sources[k]);
+        ok.insert(rel);
+    }
+    let mixamo = &sources[0];
+    let damaged: [(&str, Vec<u8>, &'static str); 6] = [
+        ("broken/cut.glb", mixamo[..mixamo.len() / 3].to_vec(), "truncated"),
+        (
+            "broken/noise.glb",
+            (0..4000u32).map(|i| (i * 7919 % 251) as u8).collect(),
+            "not glTF",
+        ),
+        ("broken/empty.vrm", Vec::new(), "empty"),
+        (
+            "broken/bad json.gltf",
+            b"{\"asset\": {\"version\": \"2.0\"}, \"nodes\": [".to_vec(),
+            "bad JSON",
+        ),
+        (
+            "broken/deep/quadruped.glb",
+            std::fs::read(common::root().join("fixtures/quadruped.glb")).unwrap(),
+            "not a humanoid",
+        ),
+        (
+            "broken/no_bin.gltf",
+            br#"{"asset":{"version":"2.0"},"buffers":[{"uri":"missing.bin","byteLength":64}]}"#.to_vec(),
+            "missing buffer",
+        ),
+    ];
+    for (rel, bytes, why) in damaged {
+        write(rel, &bytes);
+        bad.insert(rel.to_string(), why);
+    }
+    (ok, bad)
+}
+
+/// A fingerprint of every file under `dir`.
+fn fingerprint(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| (e.path().to_path_buf(), std::fs::read(e.path()).unwrap()))
+        .collect()
+}
+
+fn report(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_library_of_500_files_in_parallel_and_in_shards() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (lib, out) = (tmp.path().join("library"), tmp.path().join("out"));
+    let (good, bad) = library(&lib);
+    let total = good.len() + bad.len();
+    assert!(total >= 500);
+    let before = fingerprint(&lib);
+    let (json, html) = (tmp.path().join("r.json"), tmp.path().join("r.html"));
+    let run = skelnorm(&[
+        "batch",
+        lib.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--jobs",
+        "2",
+        "--report",
+        json.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(fingerprint(&lib), before, "inputs are never touched");
+    let r = report(&json);
+    assert_eq!(r["summary"]["files"], total);
+    assert_eq!(r["summary"]["failed"], bad.len());
+    let files: BTreeMap<String, &serde_json::Value> = r["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["input"].as_str().unwrap().to_string(), f))
+        .collect();
+    for rel in &good {
+        let f = files[rel];
+        assert!(f["status"] == "ok" || f["status"] == "warnings", "{rel}: {f}");
+        let out_file = out.join(rel);
+        assert_eq!(f["output"].as_str().map(PathBuf::from), Some(out_file.clone()));
+        let doc = skelnorm::gltf_io::read(&out_file).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        assert!(!doc.model.skeletons.is_empty(), "{rel}");
+        assert!(!f["pictures"].as_array().unwrap().is_empty(), "{rel}: no picture");
+    }
+    for (rel, why) in &bad {
+        let f = files[rel];
+        assert_eq!(f["status"], "failed", "{rel}");
+        let error = f["error"].as_str().unwrap();
+        eprintln!("{rel} ({why}): {error}");
+        assert!(error.len() > 10, "{rel}: {error}");
+        assert!(!out.join(rel).exists(), "{rel}: no output for a failed file");
+    }
+    // Every stderr line of a failure names its file.
+    let err = String::from_utf8_lossy(&run.stderr);
+    for rel in bad.keys() {
+        assert!(err.contains(rel.as_str()), "{rel} missing from stderr");
+    }
+    // A sample of outputs passes the Khronos validator as well as its input did.
+    for rel in good.iter().step_by(97) {
+        if let (Some(a), Some(b)) = (
+            common::validator_errors(&lib.join(rel)),
+            common::validator_errors(&out.join(rel)),
+        ) {
+            assert!(b <= a, "{rel}: {b} validator errors (input {a})");
+        }
+    }
+    // Running again without --existing refuses every output; skip leaves them.
+    let again = skelnorm(&[
+        "batch",
+        lib.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+        "--existing",
+        "skip",
+        "--report",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(again.status.code(), Some(1), "the damaged files still fail");
+    assert_eq!(report(&json)["summary"]["skipped"], good.len());
+
+    // Shards 0/3, 1/3, 2/3 together process each file exactly once; the merged report is whole.
+    let mut seen = BTreeMap::new();
+    let mut shard_reports = Vec::new();
+    for k in 0..3 {
+        let (o, j) = (
+            tmp.path().join(format!("shard{k}")),
+            tmp.path().join(format!("shard{k}.json")),
+        );
+        let run = skelnorm(&[
+            "batch",
+            lib.to_str().unwrap(),
+            "-o",
+            o.to_str().unwrap(),
+            "--jobs",
+            "2",
+            "-q",
+            "--shard",
+            &format!("{k}/3"),
+            "--report",
+            j.to_str().unwrap(),
+        ]);
+        assert!(matches!(run.status.code(), Some(0 | 1)));
+        for f in report(&j)["files"].as_array().unwrap() {
+            *seen.entry(f["input"].as_str().unwrap().to_string()).or_insert(0) += 1;
+        }
+        shard_reports.push(j);
+    }
+    assert_eq!(seen.len(), total, "every file in some shard");
+    assert!(seen.values().all(|&n| n == 1), "no file in two shards");
+    let merged = tmp.path().join("merged.json");
+    let mut args = vec!["report", "merge"];
+    args.extend(shard_reports.iter().map(|p| p.to_str().unwrap()));
+    args.extend(["-o", merged.to_str().unwrap()]);
+    assert!(skelnorm(&args).status.success());
+    assert_eq!(report(&merged)["summary"]["files"], total);
+    assert_eq!(report(&merged)["summary"]["failed"], bad.len());
+
+    // The HTML report in headless Chromium: the summary numbers, a section per file, pictures.
+    if let Some(dom) = common::chromium_dom(&html) {
+        assert!(dom.contains(&format!("id=\"n-files\">{total}<")), "summary files");
+        assert!(
+            dom.contains(&format!("id=\"n-failed\">{}<", bad.len())),
+            "summary failed"
+        );
+        assert_eq!(
+            dom.matches("<section class=\"file").count(),
+            total,
+            "one section per file"
+        );
+        assert!(
+            dom.matches("<svg").count() >= 4 * good.len(),
+            "four pictures per good file"
+        );
+        assert!(dom.contains("id=\"filter\""), "the status filter");
+    }
+}
+
+#[test]
+fn usage_errors_and_folder_settings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = tmp.path().join("lib");
+    std::fs::create_dir_all(lib.join("sub")).unwrap();
+    std::fs::copy(common::root().join("fixtures/mixamo.glb"), lib.join("a.glb")).unwrap();
+    std::fs::copy(common::root().join("fixtures/mixamo.glb"), lib.join("sub/b.glb")).unwrap();
+    // The output folder inside the input is refused.
+    let run = skelnorm(&[
+        "batch",
+        lib.to_str().unwrap(),
+        "-o",
+        lib.join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("inside the input"));
+    // Bad shard and replace rules.
+    for bad in [["--shard", "3/3"], ["--replace", "nothing"]] {
+        let run = skelnorm(&[
+            "batch",
+            lib.to_str().unwrap(),
+            "-o",
+            tmp.path().join("o").to_str().unwrap(),
+            bad[0],
+            bad[1],
+        ]);
+        assert_eq!(run.status.code(), Some(2), "{bad:?}");
+    }
+    // A folder's settings apply below it: sub/ keeps every translation track; name rules.
+    std::fs::write(
+        lib.join("sub/skelnorm.ron"),
+        "(tracks: (unimportant_positions: false))",
+    )
+    .unwrap();
+    let (out, json) = (tmp.path().join("o"), tmp.path().join("r.json"));
+    let run = skelnorm(&[
+        "batch",
+        lib.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+        "--prefix",
+        "n_",
+        "--replace",
+        "b=bee",
+        "--report",
+        json.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(out.join("n_a.glb").is_file() && out.join("sub/n_bee.glb").is_file());
+    let r = report(&json);
+    let removed = |i: usize| {
+        r["files"][i]["normalize"]["skeletons"][0]["tracks"]["removed_tracks"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(r["files"][0]["input"], "a.glb");
+    assert!(
+        removed(0) > 0 && removed(1) == 0,
+        "sub/ keeps its translation tracks"
+    );
+    // A misspelt settings file stops the run before it starts, naming the file.
+    std::fs::write(lib.join("sub/skelnorm.ron"), "(trakcs: ())").unwrap();
+    let run = skelnorm(&[
+        "batch",
+        lib.to_str().unwrap(),
+        "-o",
+        tmp.path().join("o2").to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("skelnorm.ron:1:"));
+    std::fs::remove_file(lib.join("sub/skelnorm.ron")).unwrap();
+    // validate: exit 0 for good files, 1 with a one-line reason for a bad one.
+    assert!(skelnorm(&["validate", lib.to_str().unwrap(), "-q"])
+        .status
+        .success());
+    std::fs::write(lib.join("sub/bad.glb"), b"glTF").unwrap();
+    let run = skelnorm(&["validate", lib.to_str().unwrap(), "-q"]);
+    assert_eq!(run.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(err.lines().filter(|l| l.contains("bad.glb")).count(), 1, "{err}");
+    // validate writes nothing.
+    assert!(!lib.join("out").exists());
+}
