@@ -160,6 +160,15 @@ fn a_library_of_500_files_in_parallel_and_in_shards() {
         eprintln!("{rel} ({why}): {error}");
         assert!(error.len() > 10, "{rel}: {error}");
         assert!(!out.join(rel).exists(), "{rel}: no output for a failed file");
+        assert!(
+            f.get("output").is_none(),
+            "{rel}: no output named for a failed file"
+        );
+        if *why == "not a humanoid" {
+            // Pictured anyway, with the required bones it lacks, so the report shows why.
+            let missing = f["pictures"][0]["missing"].as_array().unwrap();
+            assert!(missing.iter().any(|m| m == "LeftUpperArm"), "{rel}: {f}");
+        }
     }
     // Every stderr line of a failure names its file.
     let err = String::from_utf8_lossy(&run.stderr);

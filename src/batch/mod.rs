@@ -298,8 +298,17 @@ fn process(
     }
     let mut doc = gltf_io::read(file).map_err(|e| e.kind.to_string())?;
     let before = doc.model.clone();
-    let normalized =
-        normalize(&mut doc.model, &resolved.profile, &resolved.normalize).map_err(|e| e.to_string())?;
+    let normalized = match normalize(&mut doc.model, &resolved.profile, &resolved.normalize) {
+        Ok(r) => r,
+        Err(e) => {
+            // Not a fit (or refused): still picture what was mapped, so the report shows why.
+            report.status = Status::Failed;
+            report.error = Some(e.to_string());
+            report.output = None;
+            report.pictures = picture::unfit(&before, &resolved.profile, &resolved.normalize.map);
+            return Ok(report);
+        }
+    };
     report.set_normalize(&normalized);
     report.pictures = picture::pictures(&before, &doc.model, &normalized, &resolved.profile);
     let written = match target {
