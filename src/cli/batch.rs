@@ -2,11 +2,11 @@
 //! with a progress bar on a terminal, per-folder settings, name rules, shards, and JSON/HTML
 //! reports.
 
-use super::stages::{RenameArgs, RestArgs, StageArgs, TrackArgs};
+use super::stages::StageFlags;
 use super::Failure;
 use skelnorm::batch::{self, Existing, Job, Naming, Resolved, Shard};
 use skelnorm::mapping::MapOptions;
-use skelnorm::pipeline::{NormalizeOptions, Stages};
+use skelnorm::pipeline::NormalizeOptions;
 use skelnorm::profile::Profile;
 use skelnorm::report::{render_html, BatchReport, FileReport, Status};
 use skelnorm::settings::Settings;
@@ -49,13 +49,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_check: bool,
     #[command(flatten)]
-    pub stages: StageArgs,
-    #[command(flatten)]
-    pub rest: RestArgs,
-    #[command(flatten)]
-    pub tracks: TrackArgs,
-    #[command(flatten)]
-    pub rename: RenameArgs,
+    pub stages: StageFlags,
 }
 
 /// Everything `batch` takes.
@@ -142,24 +136,23 @@ impl RunArgs {
                 Failure::Input(e) => e.to_string(),
             };
             let n = &s.normalize;
-            let normalize = NormalizeOptions {
-                map: MapOptions {
-                    overrides: None,
-                    ignore_declared: s.map.ignore_vrm,
-                },
-                stages: Stages {
-                    rest: n.fix_rest && !self.stages.no_rest,
-                    strip: n.strip_tracks && !self.stages.no_strip,
-                    rename: n.rename_bones && !self.stages.no_rename,
-                },
-                rest: self.rest.resolve(&s.rest, &profile).map_err(usage)?,
-                tracks: self.tracks.resolve(&s.tracks, &profile).map_err(usage)?,
-                rename: self.rename.resolve(&s.rename).map_err(usage)?,
-                skeleton: None,
-                allow_partial: n.allow_partial,
-                require_all: n.strict,
-                measure: n.check && !self.no_check,
-            };
+            let normalize = self
+                .stages
+                .apply(
+                    &s,
+                    &profile,
+                    NormalizeOptions {
+                        map: MapOptions {
+                            overrides: None,
+                            ignore_declared: s.map.ignore_vrm,
+                        },
+                        allow_partial: n.allow_partial,
+                        require_all: n.strict,
+                        measure: n.check && !self.no_check,
+                        ..NormalizeOptions::default()
+                    },
+                )
+                .map_err(usage)?;
             Ok(Resolved {
                 profile,
                 normalize,

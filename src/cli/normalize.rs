@@ -3,11 +3,11 @@
 //! tracks, the renamed bones, the file sizes and the measured invariants.
 
 use super::map::{MapArgs, EXIT_PARTIAL};
-use super::stages::{RenameArgs, RestArgs, StageArgs, TrackArgs};
+use super::stages::StageFlags;
 use super::Failure;
 use serde::Serialize;
 use skelnorm::gltf_io;
-use skelnorm::pipeline::{normalize, NormalizeError, NormalizeOptions, NormalizeReport, Stages};
+use skelnorm::pipeline::{normalize, NormalizeError, NormalizeOptions, NormalizeReport};
 use skelnorm::settings::Settings;
 use skelnorm::tracks::StripReason;
 use std::io::Write;
@@ -46,13 +46,7 @@ pub struct NormalizeArgs {
     #[command(flatten)]
     pub map: MapArgs,
     #[command(flatten)]
-    pub stages: StageArgs,
-    #[command(flatten)]
-    pub rest: RestArgs,
-    #[command(flatten)]
-    pub tracks: TrackArgs,
-    #[command(flatten)]
-    pub rename: RenameArgs,
+    pub stages: StageFlags,
 }
 
 #[derive(Serialize)]
@@ -82,21 +76,18 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
     let (profile, map) = args.map.resolve(&settings.map)?;
     let n = &settings.normalize;
     let allow_partial = (args.allow_partial || n.allow_partial) && !args.strict;
-    let options = NormalizeOptions {
-        map,
-        stages: Stages {
-            rest: n.fix_rest && !args.stages.no_rest,
-            strip: n.strip_tracks && !args.stages.no_strip,
-            rename: n.rename_bones && !args.stages.no_rename,
+    let options = args.stages.apply(
+        &settings,
+        &profile,
+        NormalizeOptions {
+            map,
+            skeleton: args.skeleton,
+            allow_partial,
+            require_all: args.strict || (n.strict && !args.allow_partial),
+            measure: n.check && !args.no_check,
+            ..NormalizeOptions::default()
         },
-        rest: args.rest.resolve(&settings.rest, &profile)?,
-        tracks: args.tracks.resolve(&settings.tracks, &profile)?,
-        rename: args.rename.resolve(&settings.rename)?,
-        skeleton: args.skeleton,
-        allow_partial,
-        require_all: args.strict || (n.strict && !args.allow_partial),
-        measure: n.check && !args.no_check,
-    };
+    )?;
     let mut doc = gltf_io::read(&args.input)?;
     let report = match normalize(&mut doc.model, &profile, &options) {
         Ok(r) => r,

@@ -2,9 +2,11 @@
 //! options from the settings file (defaults < settings file < flags).
 
 use super::Failure;
+use skelnorm::pipeline::{NormalizeOptions, Stages};
 use skelnorm::profile::Profile;
 use skelnorm::rename::RenameOptions;
 use skelnorm::rest::RestOptions;
+use skelnorm::settings::Settings;
 use skelnorm::tracks::{TrackOptions, UnmappedBones};
 
 /// Flags of the rest fix; each flips or sets one field of `RestOptions` (defaults there).
@@ -171,5 +173,42 @@ impl RenameArgs {
             return Err(Failure::Usage("the skeleton name must not be empty".into()));
         }
         Ok(o)
+    }
+}
+
+/// Every stage's flags, as `normalize` and `batch` take them.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct StageFlags {
+    #[command(flatten)]
+    pub stages: StageArgs,
+    #[command(flatten)]
+    pub rest: RestArgs,
+    #[command(flatten)]
+    pub tracks: TrackArgs,
+    #[command(flatten)]
+    pub rename: RenameArgs,
+}
+
+impl StageFlags {
+    /// `options` with the stages, and each stage's options, from `settings` changed by the
+    /// flags given.
+    pub fn apply(
+        &self,
+        settings: &Settings,
+        profile: &Profile,
+        options: NormalizeOptions,
+    ) -> Result<NormalizeOptions, Failure> {
+        let n = &settings.normalize;
+        Ok(NormalizeOptions {
+            stages: Stages {
+                rest: n.fix_rest && !self.stages.no_rest,
+                strip: n.strip_tracks && !self.stages.no_strip,
+                rename: n.rename_bones && !self.stages.no_rename,
+            },
+            rest: self.rest.resolve(&settings.rest, profile)?,
+            tracks: self.tracks.resolve(&settings.tracks, profile)?,
+            rename: self.rename.resolve(&settings.rename)?,
+            ..options
+        })
     }
 }
