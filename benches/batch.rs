@@ -60,6 +60,7 @@ fn main() {
                 existing: Existing::Overwrite,
                 naming: Naming::default(),
                 retarget_to: None,
+                base: Settings::default(),
                 resolve: &resolve,
             };
             let start = Instant::now();

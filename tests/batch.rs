@@ -317,6 +317,33 @@ fn usage_errors_and_folder_settings() {
         removed(0) > 0 && removed(1) == 0,
         "sub/ keeps its translation tracks"
     );
+    // --settings applies where no folder file does; a folder's file wins, even one that only
+    // restates the defaults.
+    std::fs::write(lib.join("sub/skelnorm.ron"), "()").unwrap();
+    let base = tmp.path().join("base.ron");
+    std::fs::write(&base, "(tracks: (unimportant_positions: false))").unwrap();
+    let run = skelnorm(&[
+        "batch",
+        lib.to_str().unwrap(),
+        "-o",
+        tmp.path().join("o3").to_str().unwrap(),
+        "-q",
+        "--settings",
+        base.to_str().unwrap(),
+        "--report",
+        json.to_str().unwrap(),
+    ]);
+    assert!(run.status.success());
+    let r = report(&json);
+    let removed = |i: usize| {
+        r["files"][i]["normalize"]["skeletons"][0]["tracks"]["removed_tracks"]
+            .as_u64()
+            .unwrap()
+    };
+    assert!(
+        removed(0) == 0 && removed(1) > 0,
+        "--settings for a.glb, sub/skelnorm.ron for sub/b.glb"
+    );
     // A misspelt settings file stops the run before it starts, naming the file.
     std::fs::write(lib.join("sub/skelnorm.ron"), "(trakcs: ())").unwrap();
     let run = skelnorm(&[

@@ -138,6 +138,8 @@ pub struct Job<'a> {
     pub naming: Naming,
     /// A character that every file's clips are retargeted onto.
     pub retarget_to: Option<PathBuf>,
+    /// The settings of files under no `skelnorm.ron` (the defaults, or `--settings`).
+    pub base: Settings,
     /// Options per folder settings.
     pub resolve: &'a Resolver<'a>,
 }
@@ -203,7 +205,7 @@ pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<BatchRe
     let settings = folder_settings(&job.files)?;
     // Each settings file (and the defaults) resolves once; a bad one stops the run here.
     let mut resolved: HashMap<Option<PathBuf>, Resolved> = HashMap::new();
-    resolved.insert(None, (job.resolve)(&Settings::default())?);
+    resolved.insert(None, (job.resolve)(&job.base)?);
     for (path, s) in &settings {
         let r = (job.resolve)(s).map_err(|e| format!("{}: {e}", path.display()))?;
         resolved.insert(Some(path.clone()), r);
@@ -213,7 +215,7 @@ pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<BatchRe
         .build()
         .map_err(|e| format!("cannot start {} worker threads: {e}", job.jobs))?;
     let target = match &job.retarget_to {
-        Some(path) => Some(prepare_target(path, job.resolve)?),
+        Some(path) => Some(prepare_target(path, &resolved[&None])?),
         None => None,
     };
     let files: Vec<FileReport> = pool.install(|| {
@@ -340,8 +342,7 @@ struct Target {
     map: crate::mapping::BoneMap,
 }
 
-fn prepare_target(path: &Path, resolve: &Resolver) -> Result<Target, String> {
-    let resolved = resolve(&Settings::default())?;
+fn prepare_target(path: &Path, resolved: &Resolved) -> Result<Target, String> {
     let mut doc = gltf_io::read(path).map_err(|e| e.to_string())?;
     let report = normalize(&mut doc.model, &resolved.profile, &resolved.normalize)
         .map_err(|e| format!("{}: {e}", path.display()))?;

@@ -114,15 +114,10 @@ pub enum ReportCommand {
 }
 
 impl RunArgs {
-    /// The per-folder resolver: settings (folder file, or `--settings`, or defaults) to options,
-    /// flags applied on top.
-    fn resolver(&self, base: Option<Settings>) -> impl Fn(&Settings) -> Result<Resolved, String> + Sync + '_ {
-        move |folder: &Settings| {
-            let s = if folder == &Settings::default() {
-                base.clone().unwrap_or_default()
-            } else {
-                folder.clone()
-            };
+    /// The per-folder resolver: settings (a folder's file, or `--settings`, or the defaults) to
+    /// options, flags applied on top.
+    fn resolver(&self) -> impl Fn(&Settings) -> Result<Resolved, String> + Sync + '_ {
+        move |s: &Settings| {
             let profile_path = self
                 .profile
                 .clone()
@@ -139,7 +134,7 @@ impl RunArgs {
             let normalize = self
                 .stages
                 .apply(
-                    &s,
+                    s,
                     &profile,
                     NormalizeOptions {
                         map: MapOptions {
@@ -161,11 +156,11 @@ impl RunArgs {
         }
     }
 
-    fn base_settings(&self) -> Result<Option<Settings>, Failure> {
-        self.settings
-            .as_ref()
-            .map(|p| Settings::load(p).map_err(|e| Failure::Usage(e.to_string())))
-            .transpose()
+    fn base_settings(&self) -> Result<Settings, Failure> {
+        match &self.settings {
+            Some(p) => Settings::load(p).map_err(|e| Failure::Usage(e.to_string())),
+            None => Ok(Settings::default()),
+        }
     }
 
     fn jobs(&self) -> Result<usize, Failure> {
@@ -276,7 +271,7 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
         files.retain(|(root, f)| s.contains(f.strip_prefix(root).unwrap_or(f)));
     }
     let base = args.run.base_settings()?;
-    let resolve = args.run.resolver(base);
+    let resolve = args.run.resolver();
     let job = Job {
         files,
         output: Some(out),
@@ -292,6 +287,7 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
             replace,
         },
         retarget_to: args.retarget_to.clone(),
+        base,
         resolve: &resolve,
     };
     let bar = progress_bar(job.files.len(), args.run.quiet);
@@ -333,7 +329,7 @@ pub fn run_validate(args: &ValidateArgs) -> Result<i32, Failure> {
         files.extend(batch::find_files(p));
     }
     let base = args.run.base_settings()?;
-    let resolve = args.run.resolver(base);
+    let resolve = args.run.resolver();
     let job = Job {
         files,
         output: None,
@@ -341,6 +337,7 @@ pub fn run_validate(args: &ValidateArgs) -> Result<i32, Failure> {
         existing: Existing::Error,
         naming: Naming::default(),
         retarget_to: None,
+        base,
         resolve: &resolve,
     };
     let bar = progress_bar(job.files.len(), args.run.quiet);
