@@ -157,10 +157,7 @@ impl RunArgs {
     }
 
     fn base_settings(&self) -> Result<Settings, Failure> {
-        match &self.settings {
-            Some(p) => Settings::load(p).map_err(|e| Failure::Usage(e.to_string())),
-            None => Ok(Settings::default()),
-        }
+        super::load_settings(self.settings.as_deref())
     }
 
     fn jobs(&self) -> Result<usize, Failure> {

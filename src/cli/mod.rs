@@ -164,6 +164,26 @@ impl<E: Into<anyhow::Error>> From<E> for Failure {
     }
 }
 
+/// Refuses an output path whose extension names no container, before any work is done.
+fn check_output(output: &std::path::Path) -> Result<(), Failure> {
+    if skelnorm::gltf_io::Format::for_path(output).is_none() {
+        return Err(Failure::Usage(format!(
+            "{}: the output must end in .gltf, .glb, .vrm or .vrma",
+            output.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The settings file given (a usage error naming the file when it cannot be read or parsed), or
+/// the defaults.
+fn load_settings(path: Option<&std::path::Path>) -> Result<skelnorm::settings::Settings, Failure> {
+    match path {
+        Some(p) => skelnorm::settings::Settings::load(p).map_err(|e| Failure::Usage(e.to_string())),
+        None => Ok(skelnorm::settings::Settings::default()),
+    }
+}
+
 /// Writes a command's report: to `report_file` as JSON if given, and to stdout as JSON when
 /// `json`, else as the text `summary`.
 fn emit<T: serde::Serialize>(
@@ -203,12 +223,7 @@ fn config(dump_defaults: bool) -> Result<i32, Failure> {
 }
 
 fn convert(input: &std::path::Path, output: &std::path::Path) -> Result<(), Failure> {
-    if skelnorm::gltf_io::Format::for_path(output).is_none() {
-        return Err(Failure::Usage(format!(
-            "{}: the output must end in .gltf, .glb, .vrm or .vrma",
-            output.display()
-        )));
-    }
+    check_output(output)?;
     let doc = skelnorm::gltf_io::read(input)?;
     doc.write(output)?;
     Ok(())

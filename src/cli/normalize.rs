@@ -8,7 +8,6 @@ use super::Failure;
 use serde::Serialize;
 use skelnorm::gltf_io;
 use skelnorm::pipeline::{normalize, NormalizeError, NormalizeOptions, NormalizeReport};
-use skelnorm::settings::Settings;
 use skelnorm::tracks::StripReason;
 use std::io::Write;
 use std::path::PathBuf;
@@ -63,16 +62,8 @@ struct Output<'a> {
 
 /// Runs `normalize`; returns the exit code (0, or 3 when no skeleton fits the profile).
 pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
-    if gltf_io::Format::for_path(&args.output).is_none() {
-        return Err(Failure::Usage(format!(
-            "{}: the output must end in .gltf, .glb, .vrm or .vrma",
-            args.output.display()
-        )));
-    }
-    let settings = match &args.settings {
-        Some(path) => Settings::load(path).map_err(|e| Failure::Usage(e.to_string()))?,
-        None => Settings::default(),
-    };
+    super::check_output(&args.output)?;
+    let settings = super::load_settings(args.settings.as_deref())?;
     let (profile, map) = args.map.resolve(&settings.map)?;
     let n = &settings.normalize;
     let allow_partial = (args.allow_partial || n.allow_partial) && !args.strict;

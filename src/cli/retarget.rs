@@ -10,7 +10,6 @@ use skelnorm::mapping::{BoneMap, MapOptions};
 use skelnorm::pipeline::{normalize, NormalizeError, NormalizeOptions};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{retarget_clip, Plan, RetargetOptions, RetargetPose, Rig};
-use skelnorm::settings::Settings;
 use skelnorm::tracks::COMPANION_SUFFIX;
 use std::io::Write;
 use std::path::PathBuf;
@@ -187,16 +186,8 @@ fn normalized(
 
 /// Runs `retarget`; returns the exit code (0, or 3 when a side has no skeleton that fits).
 pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
-    if gltf_io::Format::for_path(&args.output).is_none() {
-        return Err(Failure::Usage(format!(
-            "{}: the output must end in .gltf, .glb, .vrm or .vrma",
-            args.output.display()
-        )));
-    }
-    let settings = match &args.settings {
-        Some(path) => Settings::load(path).map_err(|e| Failure::Usage(e.to_string()))?,
-        None => Settings::default(),
-    };
+    super::check_output(&args.output)?;
+    let settings = super::load_settings(args.settings.as_deref())?;
     let options = args.resolve(&settings.retarget)?;
     let profile_path = args
         .profile
