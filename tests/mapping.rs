@@ -194,15 +194,15 @@ fn robot_expressive() {
     let Some(path) = common::asset("threejs/RobotExpressive.glb") else {
         return;
     };
-    // The legs and spine hang from `Body` (so it is the hips, and the bone named `Hips` is the
-    // spine). The feet hang from the IK root `Bone`, not from the legs, and the fingers fan out
-    // of the forearm through palm bones: no foot and no hand can be mapped.
+    // Issue 14: an IK layout. The legs hang from `Body`, a bone above the one named `Hips`,
+    // from which the spine rises: the hips are `Hips`, and the legs (beside it) and the feet
+    // (hanging from the IK root `Bone`, at the shins' ends) map with `ik_layout` warnings. The
+    // fingers fan out of the forearm through palm bones: no hand can be mapped.
     let want = mtable(
         &[
             ("Root", "Bone"),
-            ("Hips", "Body"),
-            ("Spine", "Hips"),
-            ("Chest", "Abdomen"),
+            ("Hips", "Hips"),
+            ("Spine", "Abdomen"),
             ("UpperChest", "Torso"),
             ("Neck", "Neck"),
             ("Head", "Head"),
@@ -219,17 +219,27 @@ fn robot_expressive() {
             ("{S}RingIntermediate", "Ring2.{s}"),
             ("{S}UpperLeg", "UpperLeg.{s}"),
             ("{S}LowerLeg", "LowerLeg.{s}"),
+            ("{S}Foot", "Foot.{s}"),
         ],
         ["L", "R"],
     );
     let (sk, map) = map_file(&path, false);
     assert_map("RobotExpressive", &sk, &map, &want);
+    let ik: Vec<&str> = map
+        .warnings
+        .iter()
+        .filter(|w| w.code == skelnorm::mapping::WarningCode::IkLayout)
+        .filter_map(|w| w.bone.as_deref())
+        .collect();
+    for b in ["LeftFoot", "RightFoot", "LeftUpperLeg", "RightUpperLeg"] {
+        assert!(ik.contains(&b), "no ik_layout warning for {b}: {:?}", map.warnings);
+    }
     let missing: Vec<String> = map
         .missing_required(Profile::humanoid())
         .iter()
         .map(|id| Profile::humanoid().bone(*id).name.clone())
         .collect();
-    assert_eq!(missing, ["LeftHand", "RightHand", "LeftFoot", "RightFoot"]);
+    assert_eq!(missing, ["LeftHand", "RightHand"]);
 }
 
 #[test]

@@ -1,12 +1,15 @@
-//! Issue 3: every naming convention maps 100% correctly. Each rig is built in code from the
-//! canonical humanoid, renamed and reshaped to its convention; the expected map follows from
-//! the canonical ids.
+//! Issues 3 and 14: every naming convention maps 100% correctly. The first rigs are built in
+//! code from the canonical humanoid, renamed and reshaped to their convention; the expected map
+//! follows from the canonical ids. The rigs in `tests/conventions/real/` carry each convention's
+//! real bone names and real parent layout (each file names where they come from) and the
+//! profile bone every bone must map to.
 
 mod conventions;
 
 use conventions::rig::{apply_a_pose, Joint, Parts};
 use conventions::{
-    expected, finger, humanoid, insert, names, pos, prune, remove, reparent, skeleton, split, title,
+    expected, finger, humanoid, insert, names, pos, prune, real_rigs, real_skeleton, remove,
+    reparent, skeleton, split, title, RealRig,
 };
 use glam::{Mat4, Quat, Vec3};
 use skelnorm::mapping::{map_skeleton, MapOptions};
@@ -800,6 +803,78 @@ fn every_convention_maps_exactly() {
     assert!(
         failures.is_empty(),
         "{} conventions wrong:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// What a real rig maps wrong: one line per profile bone whose source bone differs.
+fn real_wrong(rig: &RealRig) -> Vec<String> {
+    let sk = real_skeleton(rig, &|n| n.to_string());
+    let profile = Profile::humanoid();
+    let map = map_skeleton(&sk, profile, &MapOptions::default());
+    let mut wrong = Vec::new();
+    for id in profile.ids() {
+        let pname = &profile.bone(id).name;
+        let want = rig
+            .bones
+            .iter()
+            .find(|b| b.expected.as_deref() == Some(pname.as_str()))
+            .map(|b| b.name.clone());
+        let got = map.get(id).map(|b| sk.bones[b.index()].name.clone());
+        if want != got {
+            wrong.push(format!("{pname}: want {want:?}, got {got:?}"));
+        }
+    }
+    if !wrong.is_empty() {
+        wrong.push(format!("warnings: {:?}", map.warnings));
+    }
+    wrong
+}
+
+#[test]
+fn real_convention_files_are_well_formed() {
+    let profile = Profile::humanoid();
+    let rigs = real_rigs();
+    for (file, rig) in &rigs {
+        assert!(!rig.name.is_empty(), "{file}: no name");
+        assert!(!rig.sources.is_empty(), "{file}: no source");
+        let mut seen = std::collections::BTreeSet::new();
+        for b in &rig.bones {
+            if let Some(e) = &b.expected {
+                assert!(profile.find(e).is_some(), "{file}: `{e}` is no profile bone");
+                assert!(seen.insert(e.clone()), "{file}: `{e}` expected twice");
+            }
+        }
+        for req in profile.ids().filter(|&id| profile.bone(id).required) {
+            let n = &profile.bone(req).name;
+            let upper_body = rig.has("upper_body");
+            let leg = n.contains("Leg") || n.contains("Foot");
+            assert!(
+                seen.contains(n) || (upper_body && leg),
+                "{file}: required `{n}` expected of no bone"
+            );
+        }
+    }
+    assert!(
+        cases().len() + rigs.len() >= 30,
+        "{} conventions, want at least 30",
+        cases().len() + rigs.len()
+    );
+}
+
+#[test]
+fn every_real_convention_maps_exactly() {
+    let mut failures = Vec::new();
+    for (file, rig) in real_rigs() {
+        let wrong = real_wrong(&rig);
+        if !wrong.is_empty() {
+            failures.push(format!("{} ({file}):\n  {}", rig.name, wrong.join("\n  ")));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} real conventions wrong:\n{}",
         failures.len(),
         failures.join("\n")
     );

@@ -71,6 +71,13 @@ pub enum WarningCode {
     ParentOrder,
     /// A bone-map file or VRM extension names a bone that does not exist.
     UnknownBone,
+    /// A mapped bone does not hang below the bone its profile parent maps to, as in IK layouts
+    /// (feet hanging from the root, legs from a `Body` bone above the hips); stages drive it
+    /// from its chain.
+    IkLayout,
+    /// No legs were found: the hips and spine were found from the arms and head, and the legs
+    /// are left unmapped.
+    UpperBody,
 }
 
 /// A problem found while mapping.
@@ -231,8 +238,17 @@ fn check(map: &mut BoneMap, skeleton: &Skeleton, profile: &Profile) {
             message: format!("required bone `{name}` has no source bone"),
         });
     }
+    let ik_layout: Vec<String> = map
+        .warnings
+        .iter()
+        .filter(|w| w.code == WarningCode::IkLayout)
+        .filter_map(|w| w.bone.clone())
+        .collect();
     for id in profile.ids() {
         let Some(b) = map.get(id) else { continue };
+        if ik_layout.contains(&profile.bone(id).name) {
+            continue;
+        }
         let mut up = profile.bone(id).parent;
         while let Some(p) = up {
             if let Some(pb) = map.get(p) {

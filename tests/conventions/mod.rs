@@ -180,3 +180,204 @@ pub fn skeleton(joints: &[Joint], names: &dyn Fn(&str) -> String, base: Mat4) ->
 pub fn humanoid(parts: Parts) -> Vec<Joint> {
     rig::humanoid(parts)
 }
+
+/// A rig read from `tests/conventions/real/*.txt`: a convention's real bone names and parent
+/// layout, each bone placed on the canonical humanoid, with the profile bone it must map to.
+pub struct RealRig {
+    /// The convention, as people say it.
+    pub name: String,
+    /// Where the names and parents come from.
+    pub sources: Vec<String>,
+    /// `a_pose`, `cm_z_up`, `faces_minus_z`, `skinless`.
+    pub options: Vec<String>,
+    pub bones: Vec<RealBone>,
+}
+
+pub struct RealBone {
+    pub name: String,
+    pub parent: Option<String>,
+    /// The profile bone it must map to (`None`: it stays unmapped).
+    pub expected: Option<String>,
+    /// Canonical placement: `id`, `a>b:t`, with an optional `+dx,dy,dz` offset.
+    pub at: String,
+}
+
+impl RealRig {
+    pub fn has(&self, option: &str) -> bool {
+        self.options.iter().any(|o| o == option)
+    }
+}
+
+/// Every real convention file, sorted by file name.
+pub fn real_rigs() -> Vec<(String, RealRig)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conventions/real");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/conventions/real")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("readable");
+            let file = p.file_name().unwrap().to_string_lossy().into_owned();
+            let rig = parse_real(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+            (file, rig)
+        })
+        .collect()
+}
+
+fn parse_real(text: &str) -> Result<RealRig, String> {
+    let mut rig = RealRig {
+        name: String::new(),
+        sources: vec![],
+        options: vec![],
+        bones: vec![],
+    };
+    let mut header_seen = false;
+    for (k, line) in text.lines().enumerate() {
+        let line = line.trim_end();
+        if let Some(c) = line.strip_prefix('#') {
+            let c = c.trim();
+            if let Some(s) = c.strip_prefix("source:") {
+                rig.sources.push(s.trim().to_string());
+            } else if let Some(o) = c.strip_prefix("options:") {
+                rig.options = o.split_whitespace().map(String::from).collect();
+            } else if rig.name.is_empty() {
+                rig.name = c.to_string();
+            } else if !rig.sources.is_empty() && !c.is_empty() && !c.contains(':') {
+                rig.sources.push(c.to_string());
+            }
+            continue;
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cols.len() != 4 {
+            return Err(format!("line {}: want 4 columns: {line}", k + 1));
+        }
+        if !header_seen && cols[0] == "name" {
+            header_seen = true;
+            continue;
+        }
+        let opt = |s: &str| (s != "-").then(|| s.to_string());
+        let bone = RealBone {
+            name: cols[0].to_string(),
+            parent: opt(cols[1]),
+            expected: opt(cols[2]),
+            at: cols[3].to_string(),
+        };
+        if let Some(p) = &bone.parent {
+            if !rig.bones.iter().any(|b| &b.name == p) {
+                return Err(format!("line {}: parent `{p}` not listed before", k + 1));
+            }
+        }
+        if rig.bones.iter().any(|b| b.name == bone.name) {
+            return Err(format!("line {}: `{}` listed twice", k + 1, bone.name));
+        }
+        rig.bones.push(bone);
+    }
+    if rig.bones.is_empty() {
+        return Err("no bones".into());
+    }
+    Ok(rig)
+}
+
+/// Resolves a placement against the canonical humanoid (A-posed when `a_pose`).
+fn place(at: &str, canon: &[Joint]) -> Result<Vec3, String> {
+    let (base, off) = match at.split_once('+') {
+        Some((b, o)) => {
+            let v: Vec<f32> = o
+                .split(',')
+                .map(|x| x.trim().parse::<f32>().map_err(|e| format!("{at}: {e}")))
+                .collect::<Result<_, _>>()?;
+            let [x, y, z] = v[..] else {
+                return Err(format!("{at}: offset needs 3 numbers"));
+            };
+            (b, Vec3::new(x, y, z))
+        }
+        None => (at, Vec3::ZERO),
+    };
+    let get = |id: &str| {
+        canon
+            .iter()
+            .find(|j| j.id == id.trim())
+            .map(|j| j.pos)
+            .ok_or_else(|| format!("no canonical joint `{id}` in `{at}`"))
+    };
+    let p = match base.split_once('>') {
+        Some((a, rest)) => {
+            let (b, t) = rest
+                .split_once(':')
+                .ok_or_else(|| format!("{at}: `a>b:t` needs `:t`"))?;
+            let t: f32 = t.trim().parse().map_err(|e| format!("{at}: {e}"))?;
+            get(a)?.lerp(get(b)?, t)
+        }
+        None => get(base)?,
+    };
+    Ok(p + off)
+}
+
+/// The canonical humanoid every real rig is placed on.
+pub fn canonical(a_pose: bool) -> Vec<Joint> {
+    let mut j = humanoid(Parts {
+        root: true,
+        long_spine: true,
+        twist: false,
+        ik: false,
+        ends: true,
+        spine_bones: 0,
+    });
+    if a_pose {
+        rig::apply_a_pose(&mut j);
+    }
+    j
+}
+
+/// The joints of a real rig (ids are the real names), placed on the canonical humanoid.
+pub fn real_joints(rig: &RealRig) -> Vec<Joint> {
+    let canon = canonical(rig.has("a_pose"));
+    rig.bones
+        .iter()
+        .map(|b| Joint {
+            id: b.name.clone(),
+            parent: b.parent.clone(),
+            pos: place(&b.at, &canon).unwrap_or_else(|e| panic!("{}: {e}", rig.name)),
+            weighted: !rig.has("skinless"),
+            in_skin: !rig.has("skinless"),
+        })
+        .collect()
+}
+
+/// Builds the skeleton of a real rig with its options applied (facing, units and up axis,
+/// skin), naming each bone with `names` (the identity for the real names).
+pub fn real_skeleton(rig: &RealRig, names: &dyn Fn(&str) -> String) -> Skeleton {
+    let mut joints = real_joints(rig);
+    if rig.has("faces_minus_z") {
+        for j in joints.iter_mut() {
+            j.pos = Quat::from_rotation_y(std::f32::consts::PI) * j.pos;
+        }
+    }
+    let base = if rig.has("cm_z_up") {
+        for j in joints.iter_mut() {
+            j.pos = Vec3::new(j.pos.x, -j.pos.z, j.pos.y) * 100.0;
+        }
+        Mat4::from_scale_rotation_translation(
+            Vec3::splat(0.01),
+            Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
+            Vec3::ZERO,
+        )
+    } else {
+        Mat4::IDENTITY
+    };
+    let mut sk = skeleton(&joints, names, base);
+    if rig.has("skinless") {
+        for b in sk.bones.iter_mut() {
+            b.is_joint = false;
+            b.weighted = None;
+        }
+    }
+    sk
+}

@@ -2,6 +2,7 @@
 //! every path from the limb's first bone to a leaf, scoring names and height or reach fractions.
 
 use super::{Ctx, Facing, Part, Trunk};
+use crate::mapping::{MapWarning, WarningCode};
 use crate::model::BoneId;
 use crate::profile::Side;
 use glam::Vec3;
@@ -124,6 +125,53 @@ pub(super) fn leaf_paths(ctx: &Ctx, root: BoneId) -> Vec<Vec<BoneId>> {
     out
 }
 
+/// Paths of candidate bones from a limb's first bone down its main line: where a bone branches,
+/// a child whose subtree reaches less than 60% as far as its longest sibling's (a twist, roll,
+/// share or corrective bone beside the chain, a helper at the elbow), or whose name marks it
+/// secondary while a sibling is not, is no continuation of the limb. The chain to the hand is the
+/// branch that leads to the fingers, the chain to the foot the one that leads to the toes.
+pub(super) fn limb_paths(ctx: &Ctx, root: BoneId) -> Vec<Vec<BoneId>> {
+    let reach_below = |from: BoneId, c: BoneId| {
+        ctx.subtree(c)
+            .iter()
+            .filter(|b| ctx.cand_below[b.index()])
+            .map(|b| ctx.pos[b.index()].distance(ctx.pos[from.index()]))
+            .fold(0.0f32, f32::max)
+    };
+    let mut out = Vec::new();
+    let mut stack = vec![(root, Vec::new())];
+    while let Some((b, mut path)) = stack.pop() {
+        if ctx.cand[b.index()] {
+            path.push(b);
+        }
+        let kids: Vec<BoneId> = ctx.children[b.index()]
+            .iter()
+            .copied()
+            .filter(|c| ctx.cand_below[c.index()])
+            .collect();
+        let main = |c: &BoneId| !ctx.info[c.index()].secondary;
+        let any_main = kids.iter().any(main);
+        let reach: Vec<f32> = kids.iter().map(|&c| reach_below(b, c)).collect();
+        let longest = reach.iter().copied().fold(0.0f32, f32::max);
+        let follow: Vec<BoneId> = kids
+            .iter()
+            .zip(&reach)
+            .filter(|(c, r)| **r >= 0.6 * longest && (main(c) || !any_main))
+            .map(|(c, _)| *c)
+            .collect();
+        if follow.is_empty() {
+            if !path.is_empty() {
+                out.push(path);
+            }
+            continue;
+        }
+        for c in follow.into_iter().rev() {
+            stack.push((c, path.clone()));
+        }
+    }
+    out
+}
+
 /// Both legs.
 pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
     let mut part = Part::default();
@@ -166,15 +214,32 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
             };
             geo + name_term(ctx, &roles[j], &roles, b)
         };
-        let paths = leaf_paths(ctx, leg);
+        let paths = limb_paths(ctx, leg);
         let Some((score, pi, placed)) = align(&paths, &[true, true, true, false], table) else {
             continue;
         };
         part.score += score;
+        let mut chosen: Vec<Option<BoneId>> = placed.iter().map(|k| k.map(|k| paths[pi][k])).collect();
+        if let (Some(upper), Some(knee), None) = (chosen[0], chosen[1], chosen[2]) {
+            // An IK layout: the foot hangs from the root or an IK bone, not from the shin.
+            if let Some((foot, toes, s)) = off_chain_foot(ctx, trunk, side, upper, knee, &table) {
+                part.score += s;
+                chosen[2] = Some(foot);
+                chosen[3] = toes;
+                let (f, k) = (ctx.name(foot), ctx.name(knee));
+                part.warnings.push(MapWarning {
+                    code: WarningCode::IkLayout,
+                    bone: Some(roles[2].clone()),
+                    message: format!(
+                        "`{}` maps to `{f}`, which does not hang below `{k}` (an IK layout); stages drive it from its chain",
+                        roles[2]
+                    ),
+                });
+            }
+        }
         let why = ["upper leg", "knee", "ankle", "toes"];
-        for (j, k) in placed.iter().enumerate() {
-            let Some(k) = k else { continue };
-            let b = paths[pi][*k];
+        for (j, b) in chosen.iter().enumerate() {
+            let Some(b) = *b else { continue };
             let s = ctx.ns(&roles[j], b);
             let reason = if s >= 0.5 {
                 format!(
@@ -190,6 +255,62 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
         }
     }
     part
+}
+
+/// Where the shin ends: its nearest child (an end site counts), else one thigh's length on.
+fn shin_tail(ctx: &Ctx, upper: BoneId, knee: BoneId) -> (Vec3, bool) {
+    let at = ctx.pos[knee.index()];
+    let child = ctx.children[knee.index()]
+        .iter()
+        .map(|c| ctx.pos[c.index()])
+        .filter(|p| p.distance(at) > 0.05 * ctx.height)
+        .min_by(|a, b| a.distance(at).total_cmp(&b.distance(at)));
+    match child {
+        Some(p) => (p, true),
+        None => (at + (at - ctx.pos[upper.index()]), false),
+    }
+}
+
+/// A foot that is no descendant of its shin (Quaternius, Blender game rigs: feet hang from the
+/// root or an IK bone): a free candidate at the shin's end, by place and name, with its toes.
+/// Returns the foot, its toes and the evidence score.
+fn off_chain_foot(
+    ctx: &Ctx,
+    trunk: &Trunk,
+    side: Side,
+    upper: BoneId,
+    knee: BoneId,
+    table: &dyn Fn(usize, &[BoneId], usize) -> f32,
+) -> Option<(BoneId, Option<BoneId>, f32)> {
+    let (tail, exact) = shin_tail(ctx, upper, knee);
+    let upper_body = ctx.subtree(trunk.spine);
+    let legs: Vec<BoneId> = trunk.legs.iter().flat_map(|l| ctx.subtree(*l)).collect();
+    let role = format!("{}Foot", prefix(side));
+    let h = ctx.height;
+    let best = (0..ctx.sk.bones.len() as u32)
+        .map(BoneId)
+        .filter(|&b| {
+            ctx.cand[b.index()]
+                && upper_body.binary_search(&b).is_err()
+                && !legs.contains(&b)
+                && !super::super::is_ancestor(ctx.sk, b, trunk.hips)
+                && ctx.info[b.index()].side.is_none_or(|s| s == side)
+        })
+        .filter_map(|b| {
+            let d = ctx.pos[b.index()].distance(tail);
+            let name = ctx.ns(&role, b);
+            let near = if exact { d <= 0.03 * h } else { d <= 0.08 * h };
+            (near || (name >= 0.7 && d <= 0.15 * h)).then(|| (name + 1.0 - d / (0.15 * h), b))
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))?;
+    let foot = best.1;
+    let paths = limb_paths(ctx, foot);
+    let toes = align(&paths, &[true, false], |j, p, i| table(j + 2, p, i)).and_then(|(_, pi, placed)| {
+        (placed[0] == Some(0))
+            .then(|| placed[1].map(|k| paths[pi][k]))
+            .flatten()
+    });
+    Some((foot, toes, 2.0 + best.0))
 }
 
 fn side_word(side: Side) -> &'static str {
@@ -307,7 +428,7 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
         }
         geo + name_term(ctx, &roles[j], &roles, b)
     };
-    let paths = leaf_paths(ctx, arm.root);
+    let paths = limb_paths(ctx, arm.root);
     let Some((score, pi, placed)) = align(&paths, &[false, true, true, true], table) else {
         return (part, None);
     };

@@ -309,6 +309,28 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
     }
     let face = torso::face_and_root(ctx, &trunk, &part, facing);
     part.merge(face);
+    for (leg, role) in trunk.legs.iter().zip(["UpperLeg", "UpperLeg"]) {
+        if !super::is_ancestor(ctx.sk, trunk.hips, *leg) {
+            let Some((id, m)) = part
+                .entries
+                .iter()
+                .find(|(id, m)| m.bone == *leg && ctx.profile.bone(*id).name.ends_with(role))
+            else {
+                continue;
+            };
+            let name = ctx.profile.bone(*id).name.clone();
+            let message = format!(
+                "`{name}` maps to `{}`, which hangs beside the hips `{}` rather than below them (an IK layout); stages drive it from its chain",
+                ctx.name(m.bone),
+                ctx.name(trunk.hips)
+            );
+            part.warnings.push(MapWarning {
+                code: WarningCode::IkLayout,
+                bone: Some(name),
+                message,
+            });
+        }
+    }
     if !facing.seen && arms.iter().flatten().all(|a| !a.named) {
         part.warnings.push(MapWarning {
             code: WarningCode::AmbiguousSide,

@@ -59,6 +59,22 @@ pub(super) fn trunks(ctx: &Ctx) -> Vec<Trunk> {
             spine,
         };
         out.push(trunk);
+        // Legs hanging from a `Body` bone above a separate `Hips` (Quaternius, RobotExpressive):
+        // the hips are the spine's first bone when its name says so and the Body's does not.
+        if ctx.cand[spine.index()] && ctx.ns("Hips", spine) >= 0.7 && ctx.ns("Hips", hips) < 0.5 {
+            let up = ctx.children[spine.index()]
+                .iter()
+                .copied()
+                .filter(|c| hi[c.index()] > y + 0.2 * h)
+                .max_by(|a, b| hi[a.index()].total_cmp(&hi[b.index()]).then(b.cmp(a)));
+            if let Some(up) = up {
+                out.push(Trunk {
+                    hips: spine,
+                    spine: up,
+                    ..trunk
+                });
+            }
+        }
         let mut child = hips;
         let mut at = ctx.sk.bones[i].parent;
         for _ in 0..2 {
