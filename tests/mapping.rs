@@ -119,6 +119,11 @@ fn fixture_files_map_exactly() {
             .iter()
             .filter_map(|j| conventions::expected(&j.id).map(|p| (p, names(&j.id))))
             .collect();
+        if parts.spine_bones == 2 {
+            // Issue 14: a two-bone spine's upper bone is Chest (Godot, Unity, VRM).
+            let upper = want.remove("UpperChest").expect("upper chest");
+            want.insert("Chest".into(), upper);
+        }
         if parts.spine_bones == 5 {
             // Five spine bones: Chest is the one nearest mid-height (the third), the second and
             // fourth stay unmapped in-between bones.
@@ -146,7 +151,8 @@ fn khronos_collada_style_figures() {
     let body = [
         ("Hips", "torso_joint_1"),
         ("Spine", "torso_joint_2"),
-        ("UpperChest", "torso_joint_3"),
+        // Issue 14: a two-bone spine's upper bone is Chest (Godot, Unity, VRM).
+        ("Chest", "torso_joint_3"),
         ("Neck", "neck_joint_1"),
         ("Head", "neck_joint_2"),
         ("{S}UpperLeg", "leg_joint_{s}_1"),
@@ -203,7 +209,7 @@ fn robot_expressive() {
             ("Root", "Bone"),
             ("Hips", "Hips"),
             ("Spine", "Abdomen"),
-            ("UpperChest", "Torso"),
+            ("Chest", "Torso"),
             ("Neck", "Neck"),
             ("Head", "Head"),
             ("{S}Shoulder", "Shoulder.{s}"),

@@ -196,7 +196,7 @@ pub fn rest(s: &Skeleton, map: &BoneMap, profile: &Profile) -> RestCheck {
         let bone = profile.bone(pk);
         let name = &s.bones[b.index()].name;
         let frame = rot(b);
-        let Some(tails) = map.tail_bones(profile, pk) else {
+        let Some(tails) = map.attached_tail_bones(s, profile, pk) else {
             let deg = rotation_angle(frame, frames[pk.index()]);
             if deg > out.max_frame_deg {
                 out.max_frame_deg = deg;
@@ -474,7 +474,8 @@ fn comparable(
         // The root's "direction" points at the hips, which move by translation, not rotation.
         .filter(|&&p| profile.root != Some(p))
         .filter_map(|&p| {
-            let (ts, td) = (s.1.tail_bones(profile, p)?, d.1.tail_bones(profile, p)?);
+            let ts = s.1.attached_tail_bones(s.0, profile, p)?;
+            let td = d.1.attached_tail_bones(d.0, profile, p)?;
             let keep = ts == td && !reversed((&ws, s.1), p, &ts) && !reversed((&wd, d.1), p, &td);
             keep.then_some((p, ts))
         })

@@ -160,6 +160,23 @@ impl BoneMap {
         }
     }
 
+    /// [`BoneMap::tail_bones`] when every one of them hangs below the bone `id` maps to, so
+    /// that turning the bone carries its tail along; `None` otherwise (in IK layouts a shin's
+    /// foot may hang from the root).
+    pub fn attached_tail_bones(
+        &self,
+        skeleton: &Skeleton,
+        profile: &Profile,
+        id: ProfileBoneId,
+    ) -> Option<Vec<ProfileBoneId>> {
+        let b = self.get(id)?;
+        let tails = self.tail_bones(profile, id)?;
+        tails
+            .iter()
+            .all(|&t| self.get(t).is_some_and(|tb| is_ancestor(skeleton, b, tb)))
+            .then_some(tails)
+    }
+
     fn nearest_mapped(&self, profile: &Profile, id: ProfileBoneId) -> Vec<ProfileBoneId> {
         if self.get(id).is_some() {
             return vec![id];

@@ -435,12 +435,20 @@ impl<'a> Shape<'a> {
             }
             Err(None) => {
                 let has_tail = bone.tail != Tail::End && self.profile.children(pk).next().is_some();
+                // An IK layout: what the bone points at is mapped but hangs elsewhere (a foot
+                // on the root), so turning the bone would not carry it along.
+                let elsewhere = self.map.tail_bones(self.profile, pk).is_some();
+                let why = if elsewhere {
+                    "what it points at hangs elsewhere in the hierarchy (an IK layout)"
+                } else {
+                    "nothing mapped below it to point at"
+                };
                 if has_tail {
                     warnings.push(warn(
                         RestWarningCode::NoTail,
                         Some(name),
                         format!(
-                            "`{name}` ({}): nothing mapped below it to point at, so the silhouette fix left it as it was",
+                            "`{name}` ({}): {why}, so the silhouette fix left it as it was",
                             bone.name
                         ),
                     ));

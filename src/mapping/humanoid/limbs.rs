@@ -131,34 +131,13 @@ pub(super) fn leaf_paths(ctx: &Ctx, root: BoneId) -> Vec<Vec<BoneId>> {
 /// secondary while a sibling is not, is no continuation of the limb. The chain to the hand is the
 /// branch that leads to the fingers, the chain to the foot the one that leads to the toes.
 pub(super) fn limb_paths(ctx: &Ctx, root: BoneId) -> Vec<Vec<BoneId>> {
-    let reach_below = |from: BoneId, c: BoneId| {
-        ctx.subtree(c)
-            .iter()
-            .filter(|b| ctx.cand_below[b.index()])
-            .map(|b| ctx.pos[b.index()].distance(ctx.pos[from.index()]))
-            .fold(0.0f32, f32::max)
-    };
     let mut out = Vec::new();
     let mut stack = vec![(root, Vec::new())];
     while let Some((b, mut path)) = stack.pop() {
         if ctx.cand[b.index()] {
             path.push(b);
         }
-        let kids: Vec<BoneId> = ctx.children[b.index()]
-            .iter()
-            .copied()
-            .filter(|c| ctx.cand_below[c.index()])
-            .collect();
-        let main = |c: &BoneId| !ctx.info[c.index()].secondary;
-        let any_main = kids.iter().any(main);
-        let reach: Vec<f32> = kids.iter().map(|&c| reach_below(b, c)).collect();
-        let longest = reach.iter().copied().fold(0.0f32, f32::max);
-        let follow: Vec<BoneId> = kids
-            .iter()
-            .zip(&reach)
-            .filter(|(c, r)| **r >= 0.6 * longest && (main(c) || !any_main))
-            .map(|(c, _)| *c)
-            .collect();
+        let follow = main_children(ctx, b);
         if follow.is_empty() {
             if !path.is_empty() {
                 out.push(path);
@@ -170,6 +149,31 @@ pub(super) fn limb_paths(ctx: &Ctx, root: BoneId) -> Vec<Vec<BoneId>> {
         }
     }
     out
+}
+
+/// The children of `b` that continue a limb (see [`limb_paths`]).
+pub(super) fn main_children(ctx: &Ctx, b: BoneId) -> Vec<BoneId> {
+    let reach_below = |c: BoneId| {
+        ctx.subtree(c)
+            .iter()
+            .filter(|x| ctx.cand_below[x.index()])
+            .map(|x| ctx.pos[x.index()].distance(ctx.pos[b.index()]))
+            .fold(0.0f32, f32::max)
+    };
+    let kids: Vec<BoneId> = ctx.children[b.index()]
+        .iter()
+        .copied()
+        .filter(|c| ctx.cand_below[c.index()])
+        .collect();
+    let main = |c: &BoneId| !ctx.info[c.index()].secondary;
+    let any_main = kids.iter().any(main);
+    let reach: Vec<f32> = kids.iter().map(|&c| reach_below(c)).collect();
+    let longest = reach.iter().copied().fold(0.0f32, f32::max);
+    kids.iter()
+        .zip(&reach)
+        .filter(|(c, r)| **r >= 0.6 * longest && (main(c) || !any_main))
+        .map(|(c, _)| *c)
+        .collect()
 }
 
 /// Both legs.
@@ -397,12 +401,7 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
         .iter()
         .map(|b| ctx.pos[b.index()].distance(base))
         .fold(1e-6f32, f32::max);
-    let fans = |b: BoneId| {
-        ctx.children[b.index()]
-            .iter()
-            .filter(|c| ctx.cand_below[c.index()])
-            .count()
-    };
+    let fans = |b: BoneId| main_children(ctx, b).len();
     let table = |j: usize, path: &[BoneId], i: usize| {
         let b = path[i];
         let r = ctx.pos[b.index()].distance(base) / reach;
@@ -411,7 +410,11 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
             1 => gauss(r, 0.22, 0.15),
             2 => gauss(r, 0.5, 0.2),
             _ => {
+                // A leaf below a bone that is itself named hand or wrist (SMPL's `left_hand`
+                // below `left_wrist`) is the end of the hand, not the hand.
+                let hand_above = i > 0 && ctx.ns(&roles[3], path[i - 1]) >= 0.7;
                 let bonus = match fans(b) {
+                    0 if hand_above => -1.0,
                     0 => 0.8,
                     1 => 0.0,
                     _ => 1.5,

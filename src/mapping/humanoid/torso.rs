@@ -251,11 +251,12 @@ pub(super) fn spine(ctx: &Ctx, trunk: &Trunk, path: &[BoneId], arms: &[Option<Ar
     };
     let spine_i = (h_i > 0 && neck != Some(0)).then_some(0);
     let mut upper = upper.filter(|&u| Some(u) != spine_i);
-    // A two-bone spine whose upper bone is named chest (VRM's `chest`): Chest, not UpperChest.
+    // A two-bone spine: the upper bone, which the neck and shoulders hang from, is Chest (as
+    // Godot's and Unity's auto-mappers and VRM have it), unless its name says upper chest.
     let direct = match (spine_i, upper) {
         (Some(s), Some(u)) if u == s + 1 => {
             let b = cp[u];
-            (ctx.ns("Chest", b) > ctx.ns("UpperChest", b) && ctx.ns("Chest", b) >= 0.7).then_some(u)
+            (ctx.ns("UpperChest", b) < 0.7 || ctx.ns("Chest", b) > ctx.ns("UpperChest", b)).then_some(u)
         }
         _ => None,
     };
@@ -277,7 +278,11 @@ pub(super) fn spine(ctx: &Ctx, trunk: &Trunk, path: &[BoneId], arms: &[Option<Ar
         (
             "Chest",
             chest,
-            "spine bone nearest mid-height between Spine and UpperChest",
+            if direct.is_some() {
+                "upper bone of a two-bone spine: the neck and shoulders hang from it"
+            } else {
+                "spine bone nearest mid-height between Spine and UpperChest"
+            },
         ),
         ("UpperChest", upper, "the neck and shoulders hang from it"),
         ("Neck", neck, "first bone above the shoulders"),
