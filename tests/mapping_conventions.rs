@@ -732,6 +732,12 @@ fn cases() -> Vec<Case> {
             ..base
         },
         Case {
+            name: "no names at all (every joint unnamed)",
+            names: |_| String::new(),
+            a_pose: true,
+            ..base
+        },
+        Case {
             name: "meaningless names facing -Z",
             names: joint_n,
             faces_minus_z: true,
@@ -848,10 +854,11 @@ fn real_convention_files_are_well_formed() {
         }
         for req in profile.ids().filter(|&id| profile.bone(id).required) {
             let n = &profile.bone(req).name;
+            // Upper-body rigs lack the legs, and half-body avatars the arms too.
             let upper_body = rig.has("upper_body");
-            let leg = n.contains("Leg") || n.contains("Foot");
+            let limb = ["Leg", "Foot", "Arm"].iter().any(|w| n.contains(w));
             assert!(
-                seen.contains(n) || (upper_body && leg),
+                seen.contains(n) || (upper_body && limb),
                 "{file}: required `{n}` expected of no bone"
             );
         }
@@ -906,4 +913,102 @@ fn debug_real() {
         }
         println!("{:?}", map.warnings);
     }
+}
+
+/// The profile bones the scrambled-name property covers: torso, arms, legs and hands (not the
+/// root, eyes or jaw, which only names can tell).
+fn structural(profile: &Profile, id: skelnorm::profile::ProfileBoneId) -> bool {
+    let b = profile.bone(id);
+    profile.root != Some(id) && b.group != "Face"
+}
+
+/// Maps `sk` with its names and with every name replaced by `joint<N>`; lists the structural
+/// profile bones the names mapped that the scrambled names map elsewhere or not at all.
+fn scrambled_differences(sk: &skelnorm::model::Skeleton) -> Vec<String> {
+    let profile = Profile::humanoid();
+    let options = MapOptions {
+        ignore_declared: true,
+        ..MapOptions::default()
+    };
+    let named = map_skeleton(sk, profile, &options);
+    let mut blind = sk.clone();
+    for (i, b) in blind.bones.iter_mut().enumerate() {
+        b.name = format!("joint{}", (i * 7919 + 13) % 10007);
+    }
+    let scrambled = map_skeleton(&blind, profile, &options);
+    profile
+        .ids()
+        .filter(|&id| structural(profile, id))
+        .filter_map(|id| {
+            let want = named.get(id)?;
+            let got = scrambled.get(id);
+            (got != Some(want)).then(|| {
+                format!(
+                    "{}: names map `{}`, scrambled names map {:?}",
+                    profile.bone(id).name,
+                    sk.bones[want.index()].name,
+                    got.map(|g| &sk.bones[g.index()].name)
+                )
+            })
+        })
+        .collect()
+}
+
+/// Issue 14: a rig whose names are all replaced by `joint<N>` maps its torso, arms, legs and
+/// hands as its real names do, for every convention rig, fixture file and real asset.
+#[test]
+fn scrambled_names_map_like_real_names() {
+    let mut failures = Vec::new();
+    for (file, rig) in real_rigs() {
+        let d = scrambled_differences(&real_skeleton(&rig, &|n| n.to_string()));
+        if !d.is_empty() {
+            failures.push(format!("{file}:\n  {}", d.join("\n  ")));
+        }
+    }
+    for case in cases() {
+        let mut joints = humanoid(case.parts);
+        (case.edit)(&mut joints);
+        if case.a_pose {
+            apply_a_pose(&mut joints);
+        }
+        let d = scrambled_differences(&skeleton(&joints, &|id| (case.names)(id), Mat4::IDENTITY));
+        if !d.is_empty() {
+            failures.push(format!("{}:\n  {}", case.name, d.join("\n  ")));
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("fixtures"))
+        .expect("fixtures")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    let assets = root.join("../shared/assets");
+    if assets.is_dir() {
+        for dir in ["khronos", "quaternius", "threejs", "vrm"] {
+            if let Ok(rd) = std::fs::read_dir(assets.join(dir)) {
+                files.extend(rd.map(|e| e.expect("entry").path()));
+            }
+        }
+    } else {
+        eprintln!("skipping real assets: {} is absent", assets.display());
+    }
+    files.sort();
+    for path in files {
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if !["glb", "gltf", "vrm", "vrma"].contains(&ext) {
+            continue;
+        }
+        let doc = skelnorm::gltf_io::read(&path).unwrap_or_else(|e| panic!("{e}"));
+        for sk in &doc.model.skeletons {
+            let d = scrambled_differences(sk);
+            if !d.is_empty() {
+                failures.push(format!("{}:\n  {}", path.display(), d.join("\n  ")));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} rigs map differently without names:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

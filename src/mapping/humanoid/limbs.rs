@@ -214,6 +214,8 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
                 1 => gauss(t, 0.5, 0.2),
                 2 => gauss(t, 0.92, 0.12),
                 _ if t < 0.85 => -2.0,
+                // A toe bone below a toe bone is a phalanx: Toes is the first.
+                _ if i > 0 && ctx.ns(&roles[3], path[i - 1]) >= 0.7 => gauss(t, 1.0, 0.1) - 1.0,
                 _ => gauss(t, 1.0, 0.1),
             };
             geo + name_term(ctx, &roles[j], &roles, b)
@@ -426,7 +428,13 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
         // branches) is inside the hand: never the hand or an arm bone.
         let below_fan = path[..i].iter().any(|p| fans(*p) >= 3);
         let inside_hand = j > 0 && (ctx.info[b.index()].palm || below_fan);
-        if inside_hand {
+        // A bone named for a finger is never an arm bone (half-body avatars hang the hands, and
+        // so the fingers, straight from the spine).
+        let finger = ctx.info[b.index()]
+            .words
+            .iter()
+            .any(|w| ["thumb", "index", "middle", "ring", "little"].contains(&w.as_str()));
+        if inside_hand || finger {
             return f32::NEG_INFINITY;
         }
         geo + name_term(ctx, &roles[j], &roles, b)

@@ -247,8 +247,11 @@ impl<'a> Ctx<'a> {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Trunk {
     pub hips: BoneId,
+    /// The legs' first bones (both the hips when `legless`).
     pub legs: [BoneId; 2],
     pub spine: BoneId,
+    /// An upper-body rig: no legs were found.
+    pub legless: bool,
 }
 
 pub(super) fn map(
@@ -264,7 +267,11 @@ pub(super) fn map(
     }
     let ctx = Ctx::new(sk, profile, fixed, forced_empty);
     let mut best: Option<Part> = None;
-    for trunk in torso::trunks(&ctx) {
+    let mut trunks = torso::trunks(&ctx);
+    if trunks.is_empty() {
+        trunks.extend(torso::legless(&ctx));
+    }
+    for trunk in trunks {
         let part = body(&ctx, trunk);
         if best.as_ref().is_none_or(|b| part.score > b.score) {
             best = Some(part);
@@ -293,8 +300,25 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
         score: torso::name_conflicts(ctx, &trunk),
         ..Part::default()
     };
-    let facing = torso::facing(ctx, &trunk);
-    let legs = limbs::legs(ctx, &trunk, facing);
+    let (facing, legs) = if trunk.legless {
+        let facing = Facing {
+            left: Vec3::X,
+            seen: false,
+        };
+        let mut part = Part::default();
+        part.warnings.push(MapWarning {
+            code: WarningCode::UpperBody,
+            bone: None,
+            message: format!(
+                "no legs found: the hips (`{}`) and spine were found from the arms and head, and the legs are left unmapped",
+                ctx.name(trunk.hips)
+            ),
+        });
+        (facing, part)
+    } else {
+        let facing = torso::facing(ctx, &trunk);
+        (facing, limbs::legs(ctx, &trunk, facing))
+    };
     let spine = torso::spine_path(ctx, &trunk);
     let arms = limbs::find_arms(ctx, &trunk, &spine, facing);
     part.merge(torso::spine(ctx, &trunk, &spine, &arms));
@@ -310,7 +334,7 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
     let face = torso::face_and_root(ctx, &trunk, &part, facing);
     part.merge(face);
     for (leg, role) in trunk.legs.iter().zip(["UpperLeg", "UpperLeg"]) {
-        if !super::is_ancestor(ctx.sk, trunk.hips, *leg) {
+        if !trunk.legless && !super::is_ancestor(ctx.sk, trunk.hips, *leg) {
             let Some((id, m)) = part
                 .entries
                 .iter()

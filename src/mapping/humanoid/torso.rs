@@ -57,6 +57,7 @@ pub(super) fn trunks(ctx: &Ctx) -> Vec<Trunk> {
             hips,
             legs: [*a, *b],
             spine,
+            legless: false,
         };
         out.push(trunk);
         // Legs hanging from a `Body` bone above a separate `Hips` (Quaternius, RobotExpressive):
@@ -99,9 +100,38 @@ pub(super) fn trunks(ctx: &Ctx) -> Vec<Trunk> {
     out
 }
 
+/// The hips of an upper-body rig (no legs): on the path from the top root to the highest bone,
+/// the bone named hips, else the first candidate that is not a root, with a child on the path.
+pub(super) fn legless(ctx: &Ctx) -> Option<Trunk> {
+    let top = (0..ctx.sk.bones.len())
+        .filter(|&i| ctx.cand[i])
+        .max_by(|&a, &b| ctx.pos[a].y.total_cmp(&ctx.pos[b].y).then(b.cmp(&a)))?;
+    let mut path = vec![BoneId(top as u32)];
+    while let Some(p) = ctx.sk.bones[path[path.len() - 1].index()].parent {
+        path.push(p);
+    }
+    path.reverse();
+    let at = |k: usize| path.get(k + 1).map(|&spine| (path[k], spine));
+    let named = (0..path.len()).find(|&k| ctx.cand[path[k].index()] && ctx.ns("Hips", path[k]) >= 0.7);
+    let first = (0..path.len()).find(|&k| {
+        let b = path[k];
+        ctx.cand[b.index()] && ctx.ns("Root", b) < 0.5 && ctx.top(b) - ctx.ns("Hips", b) < 0.7
+    });
+    let (hips, spine) = at(named.or(first)?)?;
+    Some(Trunk {
+        hips,
+        legs: [hips, hips],
+        spine,
+        legless: true,
+    })
+}
+
 /// How far names contradict a choice of hips: -1 for every bone below a leg whose name says it
 /// is no leg bone, and for every bone above the hips whose name says it is a leg bone.
 pub(super) fn name_conflicts(ctx: &Ctx, trunk: &Trunk) -> f32 {
+    if trunk.legless {
+        return 0.0;
+    }
     let leg_words = ["UpperLeg", "LowerLeg", "Foot", "Toes"];
     let says_leg = |b: BoneId| -> Option<bool> {
         let row = &ctx.names[b.index()];
@@ -233,10 +263,28 @@ pub(super) fn spine(ctx: &Ctx, trunk: &Trunk, path: &[BoneId], arms: &[Option<Ar
         .filter(|b| ctx.cand[b.index()])
         .collect();
     let Some(&last) = cp.last() else { return part };
+    // Unnamed: the first bone above the shoulders that fans out into three or more branches
+    // (eyes, jaw, a face rig), or the last candidate below it when it is a helper (Rigify's
+    // `face`); else the top of the path.
+    let attach = arms
+        .iter()
+        .flatten()
+        .filter_map(|a| path.iter().position(|&x| x == a.attach))
+        .max()
+        .unwrap_or(0);
+    let fan = (attach + 1..path.len()).find_map(|k| {
+        let b = path[k];
+        let branches = ctx.children[b.index()]
+            .iter()
+            .filter(|c| ctx.cand_below[c.index()])
+            .count();
+        (branches >= 3).then(|| path[attach + 1..=k].iter().rev().copied().find(|x| cp.contains(x)))?
+    });
     let head = cp
         .iter()
         .copied()
         .find(|&b| ctx.ns("Head", b) >= 0.7)
+        .or(fan)
         .unwrap_or(last);
     let at = |b: BoneId| cp.iter().position(|&x| x == b).unwrap_or(0);
     let h_i = at(head);
