@@ -238,7 +238,11 @@ fn robot_expressive() {
         .filter_map(|w| w.bone.as_deref())
         .collect();
     for b in ["LeftFoot", "RightFoot", "LeftUpperLeg", "RightUpperLeg"] {
-        assert!(ik.contains(&b), "no ik_layout warning for {b}: {:?}", map.warnings);
+        assert!(
+            ik.contains(&b),
+            "no ik_layout warning for {b}: {:?}",
+            map.warnings
+        );
     }
     let missing: Vec<String> = map
         .missing_required(Profile::humanoid())

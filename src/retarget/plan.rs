@@ -48,6 +48,8 @@ pub enum PlanWarningCode {
     NotAPath,
     /// IK was asked for but a side lacks the limb's bones.
     IkUnavailable,
+    /// A chain's bone hangs elsewhere (an IK layout): the chain stops above it.
+    Detached,
 }
 
 /// A warning of the plan.
@@ -103,6 +105,13 @@ pub struct Plan {
     pub(crate) source_root: Option<BoneId>,
     #[serde(skip)]
     pub(crate) target_root: Option<BoneId>,
+    /// The target bone that carries the hips and the legs when the legs hang beside the hips
+    /// (`Body` above `Hips`): the hips' position moves it.
+    #[serde(skip)]
+    pub(crate) target_carrier: Option<BoneId>,
+    /// The target hips' rest translation below the carrier.
+    #[serde(skip)]
+    pub(crate) carrier_offset: Vec3,
     /// Target bones whose rotation the retarget sets, in bone order.
     #[serde(skip)]
     pub(crate) driven: Vec<BoneId>,
@@ -243,11 +252,43 @@ fn arc_params(bones: &[BoneId], rest: &[(Quat, Vec3)]) -> Vec<f32> {
 
 /// A rig's bones along a profile chain: the path from its first mapped bone to its last.
 fn chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Result<Option<Vec<BoneId>>, ()> {
-    let mapped: Vec<BoneId> = bones.iter().filter_map(|&p| rig.map.get(p)).collect();
+    let mapped: Vec<BoneId> = chain_attached(rig, bones).0;
     match (mapped.first(), mapped.last()) {
         (Some(&a), Some(&b)) => path(rig.skeleton, a, b).map(Some).ok_or(()),
         _ => Ok(None),
     }
+}
+
+/// A chain's mapped bones up to the first that does not hang below the one before it (an IK
+/// layout: a foot on the root), and the profile bones cut off there.
+fn chain_attached(rig: &Rig, bones: &[ProfileBoneId]) -> (Vec<BoneId>, Vec<ProfileBoneId>) {
+    let mut out: Vec<BoneId> = Vec::new();
+    for (k, &p) in bones.iter().enumerate() {
+        let Some(b) = rig.map.get(p) else { continue };
+        if out.last().is_some_and(|&a| path(rig.skeleton, a, b).is_none()) {
+            let cut = bones[k..]
+                .iter()
+                .copied()
+                .filter(|&q| rig.map.get(q).is_some())
+                .collect();
+            return (out, cut);
+        }
+        out.push(b);
+    }
+    (out, Vec::new())
+}
+
+/// The bone that carries both the hips and the legs when the legs hang beside the hips (an
+/// IK layout: `Body` above `Hips`): the hips' parent, when the upper legs hang below it.
+fn hips_carrier(rig: &Rig, hips: BoneId) -> Option<BoneId> {
+    let parent = rig.skeleton.bones[hips.index()].parent?;
+    let legs: Vec<BoneId> = ["LeftUpperLeg", "RightUpperLeg"]
+        .iter()
+        .filter_map(|n| rig.map.by_name(rig.profile, n))
+        .collect();
+    let beside = legs.iter().any(|&l| path(rig.skeleton, hips, l).is_none());
+    let carried = legs.iter().all(|&l| path(rig.skeleton, parent, l).is_some());
+    (beside && carried && !legs.is_empty()).then_some(parent)
 }
 
 /// The source chain for a target chain: the settings', the same name, or the closest name.
@@ -396,6 +437,8 @@ pub(crate) fn build(source: &Rig, target: &Rig, options: &RetargetOptions) -> Re
         target_hips,
         source_root: root(source),
         target_root: root(target),
+        target_carrier: hips_carrier(target, target_hips),
+        carrier_offset: target.skeleton.bones[target_hips.index()].rest.translation,
         driven: Vec::new(),
         translated: Vec::new(),
         drivers: vec![Driver::Rest; target.skeleton.bones.len()],
@@ -434,6 +477,18 @@ fn plan_chains(
                 message,
             })
         };
+        let cut = chain_attached(target, &chain.bones).1;
+        if let Some(first) = cut.first() {
+            let name = &target.profile.bone(*first).name;
+            warn(
+                plan,
+                PlanWarningCode::Detached,
+                format!(
+                    "the target's `{name}` does not hang below the rest of `{}` (an IK layout): the chain is driven down to the bone above it, and `{name}` keeps its rest",
+                    chain.name
+                ),
+            );
+        }
         let Ok(tpath) = chain_path(target, &chain.bones) else {
             warn(
                 plan,
@@ -656,6 +711,13 @@ fn finish(plan: &mut Plan, source: &Rig, target: &Rig, options: &RetargetOptions
     driven.sort();
     plan.driven = driven;
     plan.translated = vec![plan.target_hips];
+    if let Some(c) = plan.target_carrier {
+        plan.translated.insert(0, c);
+        if !plan.driven.contains(&c) {
+            plan.driven.push(c);
+            plan.driven.sort();
+        }
+    }
     if let Some(r) = plan.target_root.filter(|_| options.root_motion) {
         plan.translated.insert(0, r);
     }

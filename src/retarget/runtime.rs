@@ -323,6 +323,19 @@ impl Retargeter {
             target.locals[r].rotation = (parent.rot.inverse() * yaw * rest_rot).normalize();
             target.locals[r].translation = parent.local_translation(rest_pos + travel);
         }
+        if let Some(c) = self.plan.target_carrier {
+            // The legs hang beside the hips from their parent (`Body`): move that instead, so
+            // that the hips land at `want` and the legs come along.
+            let c = c.index();
+            let above = self.global_from_locals(target, self.target_parents[c]);
+            let carrier = above.child(&target.locals[c]);
+            let offset = carrier.rot * (self.plan.carrier_offset * carrier.scale);
+            target.locals[c].translation = above.local_translation(want - offset);
+            target.locals[th].translation = self.plan.carrier_offset;
+            let parent = self.global_from_locals(target, self.target_parents[th]);
+            target.locals[th].rotation = (parent.rot.inverse() * self.target_global[th].rot).normalize();
+            return;
+        }
         let parent = self.global_from_locals(target, self.target_parents[th]);
         target.locals[th].translation = parent.local_translation(want);
         // The hips keep the global rotation the FK pass gave them, whatever moved above.

@@ -321,6 +321,17 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
     };
     let spine = torso::spine_path(ctx, &trunk);
     let arms = limbs::find_arms(ctx, &trunk, &spine, facing);
+    if trunk.legless && arms.iter().any(Option::is_none) {
+        // Neither legs nor two arms: nothing tells a humanoid.
+        return Part {
+            warnings: vec![MapWarning {
+                code: WarningCode::RequiredMissing,
+                bone: Some("Hips".into()),
+                message: "no hips found: no bone has two legs reaching down and a spine reaching up, and no spine has two arms".into(),
+            }],
+            ..Part::default()
+        };
+    }
     part.merge(torso::spine(ctx, &trunk, &spine, &arms));
     part.merge(legs);
     for arm in arms.iter().flatten() {

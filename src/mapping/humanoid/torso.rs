@@ -278,7 +278,13 @@ pub(super) fn spine(ctx: &Ctx, trunk: &Trunk, path: &[BoneId], arms: &[Option<Ar
             .iter()
             .filter(|c| ctx.cand_below[c.index()])
             .count();
-        (branches >= 3).then(|| path[attach + 1..=k].iter().rev().copied().find(|x| cp.contains(x)))?
+        (branches >= 3).then(|| {
+            path[attach + 1..=k]
+                .iter()
+                .rev()
+                .copied()
+                .find(|x| cp.contains(x))
+        })?
     });
     let head = cp
         .iter()
