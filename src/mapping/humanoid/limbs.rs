@@ -137,7 +137,7 @@ pub(super) fn limb_paths(ctx: &Ctx, root: BoneId) -> Vec<Vec<BoneId>> {
         if ctx.cand[b.index()] {
             path.push(b);
         }
-        let follow = main_children(ctx, b);
+        let follow = ctx.main[b.index()].clone();
         if follow.is_empty() {
             if !path.is_empty() {
                 out.push(path);
@@ -153,18 +153,25 @@ pub(super) fn limb_paths(ctx: &Ctx, root: BoneId) -> Vec<Vec<BoneId>> {
 
 /// The children of `b` that continue a limb (see [`limb_paths`]).
 pub(super) fn main_children(ctx: &Ctx, b: BoneId) -> Vec<BoneId> {
-    let reach_below = |c: BoneId| {
-        ctx.subtree(c)
-            .iter()
-            .filter(|x| ctx.cand_below[x.index()])
-            .map(|x| ctx.pos[x.index()].distance(ctx.pos[b.index()]))
-            .fold(0.0f32, f32::max)
-    };
     let kids: Vec<BoneId> = ctx.children[b.index()]
         .iter()
         .copied()
         .filter(|c| ctx.cand_below[c.index()])
         .collect();
+    if kids.len() < 2 {
+        return kids;
+    }
+    let reach_below = |c: BoneId| {
+        let mut far = 0.0f32;
+        let mut stack = vec![c];
+        while let Some(x) = stack.pop() {
+            if ctx.cand_below[x.index()] {
+                far = far.max(ctx.pos[x.index()].distance(ctx.pos[b.index()]));
+                stack.extend(ctx.children[x.index()].iter().copied());
+            }
+        }
+        far
+    };
     let main = |c: &BoneId| !ctx.info[c.index()].secondary;
     let any_main = kids.iter().any(main);
     let reach: Vec<f32> = kids.iter().map(|&c| reach_below(c)).collect();
@@ -403,7 +410,7 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
         .iter()
         .map(|b| ctx.pos[b.index()].distance(base))
         .fold(1e-6f32, f32::max);
-    let fans = |b: BoneId| main_children(ctx, b).len();
+    let fans = |b: BoneId| ctx.main[b.index()].len();
     let table = |j: usize, path: &[BoneId], i: usize| {
         let b = path[i];
         let r = ctx.pos[b.index()].distance(base) / reach;

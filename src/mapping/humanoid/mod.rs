@@ -66,6 +66,8 @@ pub(super) struct Ctx<'a> {
     pub ground: f32,
     pub fixed: &'a [Option<Mapped>],
     pub forced_empty: &'a [bool],
+    /// The children of every bone that continue a limb (see [`limbs::main_children`]).
+    pub main: Vec<Vec<BoneId>>,
 }
 
 /// A partial result: entries, the evidence score behind them, and warnings.
@@ -156,6 +158,7 @@ impl<'a> Ctx<'a> {
             ground: lo,
             fixed,
             forced_empty,
+            main: Vec::new(),
         }
     }
 
@@ -265,7 +268,10 @@ pub(super) fn map(
     if sk.bones.is_empty() {
         return out;
     }
-    let ctx = Ctx::new(sk, profile, fixed, forced_empty);
+    let mut ctx = Ctx::new(sk, profile, fixed, forced_empty);
+    ctx.main = (0..sk.bones.len() as u32)
+        .map(|b| limbs::main_children(&ctx, BoneId(b)))
+        .collect();
     let mut best: Option<Part> = None;
     let mut trunks = torso::trunks(&ctx);
     if trunks.is_empty() {
