@@ -931,6 +931,9 @@ fn scrambled_differences(sk: &skelnorm::model::Skeleton) -> Vec<String> {
         ..MapOptions::default()
     };
     let named = map_skeleton(sk, profile, &options);
+    if !named.missing_required(profile).is_empty() {
+        return Vec::new(); // not a humanoid (a quadruped): nothing to compare
+    }
     let mut blind = sk.clone();
     for (i, b) in blind.bones.iter_mut().enumerate() {
         b.name = format!("joint{}", (i * 7919 + 13) % 10007);
