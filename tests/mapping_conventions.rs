@@ -887,34 +887,6 @@ fn every_real_convention_maps_exactly() {
     );
 }
 
-/// `SKELNORM_DEBUG_RIG=cc4 cargo test --test mapping_conventions debug_real -- --nocapture`
-/// prints a real rig's whole map with reasons.
-#[test]
-fn debug_real() {
-    let Ok(want) = std::env::var("SKELNORM_DEBUG_RIG") else {
-        return;
-    };
-    for (file, rig) in real_rigs() {
-        if !file.starts_with(&want) {
-            continue;
-        }
-        let sk = real_skeleton(&rig, &|n| n.to_string());
-        let profile = Profile::humanoid();
-        let map = map_skeleton(&sk, profile, &MapOptions::default());
-        for id in profile.ids() {
-            if let Some(m) = &map.entries[id.index()] {
-                println!(
-                    "{:24} <- {} ({})",
-                    profile.bone(id).name,
-                    sk.bones[m.bone.index()].name,
-                    m.reason
-                );
-            }
-        }
-        println!("{:?}", map.warnings);
-    }
-}
-
 /// The profile bones the scrambled-name property covers: torso, arms, legs and hands (not the
 /// root, eyes or jaw, which only names can tell).
 fn structural(profile: &Profile, id: skelnorm::profile::ProfileBoneId) -> bool {
