@@ -903,7 +903,12 @@ fn scrambled_differences(sk: &skelnorm::model::Skeleton) -> Vec<String> {
         ..MapOptions::default()
     };
     let named = map_skeleton(sk, profile, &options);
-    if !named.missing_required(profile).is_empty() {
+    let ends = ["Head", "Hand", "Foot", "UpperLeg", "LowerLeg"];
+    let torso_missing = named
+        .missing_required(profile)
+        .iter()
+        .any(|&id| !ends.iter().any(|e| profile.bone(id).name.ends_with(e)));
+    if torso_missing {
         return Vec::new(); // not a humanoid (a quadruped): nothing to compare
     }
     let mut blind = sk.clone();

@@ -188,8 +188,12 @@ pub struct RealRig {
     pub name: String,
     /// Where the names and parents come from.
     pub sources: Vec<String>,
-    /// `a_pose`, `cm_z_up`, `faces_minus_z`, `skinless`.
+    /// `a_pose`, `cm_z_up`, `faces_minus_z`, `skinless`, `upper_body`.
     pub options: Vec<String>,
+    /// Skin joints that carry no weights (non-deforming helpers, nubs).
+    pub weightless: Vec<String>,
+    /// Bones that are nodes outside the skin (end sites).
+    pub not_joints: Vec<String>,
     pub bones: Vec<RealBone>,
 }
 
@@ -233,6 +237,8 @@ fn parse_real(text: &str) -> Result<RealRig, String> {
         name: String::new(),
         sources: vec![],
         options: vec![],
+        weightless: vec![],
+        not_joints: vec![],
         bones: vec![],
     };
     let mut header_seen = false;
@@ -244,6 +250,10 @@ fn parse_real(text: &str) -> Result<RealRig, String> {
                 rig.sources.push(s.trim().to_string());
             } else if let Some(o) = c.strip_prefix("options:") {
                 rig.options = o.split_whitespace().map(String::from).collect();
+            } else if let Some(o) = c.strip_prefix("weightless:") {
+                rig.weightless = o.split_whitespace().map(String::from).collect();
+            } else if let Some(o) = c.strip_prefix("not_joints:") {
+                rig.not_joints = o.split_whitespace().map(String::from).collect();
             } else if rig.name.is_empty() {
                 rig.name = c.to_string();
             } else if !rig.sources.is_empty() && !c.is_empty() && !c.contains(':') {
@@ -345,8 +355,8 @@ pub fn real_joints(rig: &RealRig) -> Vec<Joint> {
             id: b.name.clone(),
             parent: b.parent.clone(),
             pos: place(&b.at, &canon).unwrap_or_else(|e| panic!("{}: {e}", rig.name)),
-            weighted: !rig.has("skinless"),
-            in_skin: !rig.has("skinless"),
+            weighted: !rig.has("skinless") && !rig.weightless.contains(&b.name),
+            in_skin: !rig.has("skinless") && !rig.not_joints.contains(&b.name),
         })
         .collect()
 }

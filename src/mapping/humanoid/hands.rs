@@ -73,6 +73,26 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
         .iter()
         .map(|p| majority(&p.iter().filter_map(|&b| named_finger(ctx, b)).collect::<Vec<_>>()))
         .collect();
+    // A path that names no finger and ends within 40% of the farthest fingertip's reach is no
+    // finger (an attachment, a socket, a corrective bone at the wrist).
+    let root_at = ctx.pos[root.index()];
+    let tip_reach = |p: &[BoneId]| ctx.pos[p[p.len() - 1].index()].distance(root_at);
+    let farthest = paths.iter().map(|p| tip_reach(p)).fold(0.0f32, f32::max);
+    let keep: Vec<bool> = paths
+        .iter()
+        .zip(&ids)
+        .map(|(p, id)| {
+            let helper = p.iter().all(|&b| ctx.weightless_tip(b));
+            id.is_some() || (tip_reach(p) >= 0.4 * farthest && !helper)
+        })
+        .collect();
+    let paths: Vec<Vec<BoneId>> = paths
+        .into_iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(p, _)| p)
+        .collect();
+    ids = ids.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(i, _)| i).collect();
     let named: Vec<bool> = ids.iter().map(Option::is_some).collect();
     guess(ctx, root, &paths, &mut ids, facing);
     let is_palm = |b: BoneId| {
@@ -125,6 +145,12 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
             while bones.len() > 3 && knuckles > 0.0 && near(bones[0]) < 0.6 * knuckles {
                 bones.remove(0);
             }
+            // By shape: a first bone within 30% of the fingertip's reach from the wrist is a
+            // metacarpal inside the palm (knuckles sit near half the reach).
+            let tip = bones.last().map_or(0.0, |b| near(*b));
+            while bones.len() > 3 && near(bones[0]) < 0.3 * tip {
+                bones.remove(0);
+            }
         }
         for (slot, b) in (start..3).zip(bones) {
             let role = format!("{pre}{}{}", FINGERS[f], parts[slot]);
@@ -158,6 +184,19 @@ fn guess(ctx: &Ctx, root: BoneId, paths: &[Vec<BoneId>], ids: &mut [Option<usize
     let dir = mean_dir(wrist, (0..paths.len()).map(tip));
     let free: Vec<usize> = (0..paths.len()).filter(|&k| ids[k].is_none()).collect();
     let has = |ids: &[Option<usize>], f: usize| ids.contains(&Some(f));
+    if !has(ids, 0) && paths.len() == 2 {
+        // Two branches (CMU: a thumb and one chain for the fingers): the thumb is the one
+        // pointing further away from the forearm's line, when the two part by over 25°.
+        let arm = ctx.sk.bones[root.index()]
+            .parent
+            .map_or(dir, |p| (wrist - ctx.pos[p.index()]).normalize_or_zero());
+        let off = |k: usize| (tip(k) - wrist).normalize_or_zero().angle_between(arm);
+        let apart = (tip(0) - wrist).normalize_or_zero().angle_between((tip(1) - wrist).normalize_or_zero());
+        let t = if off(0) > off(1) { 0 } else { 1 };
+        if apart.to_degrees() > 25.0 && ids[t].is_none() {
+            ids[t] = Some(0);
+        }
+    }
     if !has(ids, 0) && paths.len() >= 3 {
         let angle = |k: usize| (tip(k) - wrist).normalize_or_zero().angle_between(dir);
         if let Some(&t) = free

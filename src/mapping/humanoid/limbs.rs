@@ -108,6 +108,72 @@ fn align(
     best
 }
 
+/// Like [`align`], but trying every placement, so that `whole(path, placed)` can score the
+/// shape of a whole limb (where its middle joint lies between its ends). For short paths.
+fn align_whole(
+    paths: &[Vec<BoneId>],
+    required: &[bool],
+    table: impl Fn(usize, &[BoneId], usize) -> f32,
+    whole: impl Fn(&[BoneId], &[Option<usize>]) -> f32,
+) -> Option<(f32, usize, Vec<Option<usize>>)> {
+    let m = required.len();
+    let mut best: Option<(f32, usize, Vec<Option<usize>>)> = None;
+    for (pi, path) in paths.iter().enumerate() {
+        let n = path.len();
+        let cells: Vec<Vec<f32>> = (0..m).map(|j| (0..n).map(|i| table(j, path, i)).collect()).collect();
+        let mut placed = vec![None; m];
+        // Depth-first over slots: each takes a position after the previous one's, or none.
+        fn walk(
+            j: usize,
+            from: usize,
+            acc: f32,
+            placed: &mut Vec<Option<usize>>,
+            cells: &[Vec<f32>],
+            required: &[bool],
+            done: &mut dyn FnMut(f32, &[Option<usize>]),
+        ) {
+            if j == required.len() {
+                done(acc, placed);
+                return;
+            }
+            let skip = if required[j] { SKIP_REQUIRED } else { 0.0 };
+            placed[j] = None;
+            walk(j + 1, from, acc + skip, placed, cells, required, done);
+            let base = if required[j] { 2.0 } else { 0.5 };
+            for i in from..cells[j].len() {
+                let v = cells[j][i];
+                if v == f32::NEG_INFINITY {
+                    continue;
+                }
+                placed[j] = Some(i);
+                walk(j + 1, i + 1, acc + base + v, placed, cells, required, done);
+            }
+            placed[j] = None;
+        }
+        let mut done = |acc: f32, placed: &[Option<usize>]| {
+            let total = acc + whole(path, placed);
+            if best.as_ref().is_none_or(|b| total > b.0) {
+                best = Some((total, pi, placed.to_vec()));
+            }
+        };
+        walk(0, 0, 0.0, &mut placed, &cells, required, &mut done);
+    }
+    best
+}
+
+/// How much the places of a limb's three joints look like a limb: the middle joint (elbow,
+/// knee) about halfway between the ends, as on every human (upper arm and forearm, thigh and
+/// shin are about as long). 0 when a joint is not placed.
+fn middle_term(ctx: &Ctx, path: &[BoneId], a: Option<usize>, b: Option<usize>, c: Option<usize>) -> f32 {
+    let (Some(a), Some(b), Some(c)) = (a, b, c) else {
+        return 0.0;
+    };
+    let p = |k: usize| ctx.pos[path[k].index()];
+    let (ab, bc) = (p(a).distance(p(b)), p(b).distance(p(c)));
+    let ratio = ab / (ab + bc).max(1e-9);
+    2.0 * gauss(ratio, 0.5, 0.12) - 1.0
+}
+
 /// Paths of candidate bones from `root` down to each candidate leaf.
 pub(super) fn leaf_paths(ctx: &Ctx, root: BoneId) -> Vec<Vec<BoneId>> {
     let mut out = Vec::new();
@@ -200,6 +266,7 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
         [Side::Right, Side::Left]
     };
     let drop = (hips.y - ctx.ground).max(1e-6);
+    let forward = facing.left.cross(Vec3::Y).normalize_or_zero();
     for (leg, side) in trunk.legs.into_iter().zip(sides) {
         let p = prefix(side);
         let roles: Vec<String> = ["UpperLeg", "LowerLeg", "Foot", "Toes"]
@@ -221,9 +288,18 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
                 1 => gauss(t, 0.5, 0.2),
                 2 => gauss(t, 0.92, 0.12),
                 _ if t < 0.85 => -2.0,
-                // A toe bone below a toe bone is a phalanx: Toes is the first.
-                _ if i > 0 && ctx.ns(&roles[3], path[i - 1]) >= 0.7 => gauss(t, 1.0, 0.1) - 1.0,
-                _ => gauss(t, 1.0, 0.1),
+                _ => {
+                    // Toes lie forward of the bone above them (a heel bone does not), and are
+                    // the first toe bone: one below a bone already at the floor (or named toe)
+                    // is a phalanx; a weightless tip is a nub.
+                    let prev = (i > 0).then(|| path[i - 1]);
+                    let behind = prev.is_some_and(|p| (at - ctx.pos[p.index()]).dot(forward) < 0.0);
+                    let phalanx = prev.is_some_and(|p| {
+                        ctx.ns(&roles[3], p) >= 0.7 || (hips.y - ctx.pos[p.index()].y) / drop >= 0.95
+                    });
+                    let nub = ctx.weightless_tip(b);
+                    gauss(t, 1.0, 0.1) - [behind, phalanx, nub].iter().filter(|x| **x).count() as f32
+                }
             };
             geo + name_term(ctx, &roles[j], &roles, b)
         };
@@ -422,8 +498,13 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
                 // A leaf below a bone that is itself named hand or wrist (SMPL's `left_hand`
                 // below `left_wrist`) is the end of the hand, not the hand.
                 let hand_above = i > 0 && ctx.ns(&roles[3], path[i - 1]) >= 0.7;
+                // By shape: a leaf much closer to the bone above it than the longest bone of
+                // the arm is a hand's end (a palm tip, a socket), not a hand at the wrist.
+                let seg = |k: usize| ctx.pos[path[k].index()].distance(ctx.pos[path[k - 1].index()]);
+                let longest = (1..i).map(seg).fold(0.0f32, f32::max);
+                let short_leaf = i > 1 && seg(i) < 0.45 * longest;
                 let bonus = match fans(b) {
-                    0 if hand_above => -1.0,
+                    0 if hand_above || short_leaf || ctx.weightless_tip(b) => -1.0,
                     0 => 0.8,
                     1 => 0.0,
                     _ => 1.5,
@@ -447,7 +528,8 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
         geo + name_term(ctx, &roles[j], &roles, b)
     };
     let paths = limb_paths(ctx, arm.root);
-    let Some((score, pi, placed)) = align(&paths, &[false, true, true, true], table) else {
+    let whole = |path: &[BoneId], placed: &[Option<usize>]| middle_term(ctx, path, placed[1], placed[2], placed[3]);
+    let Some((score, pi, placed)) = align_whole(&paths, &[false, true, true, true], table, whole) else {
         return (part, None);
     };
     part.score += score;

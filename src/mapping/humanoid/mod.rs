@@ -241,6 +241,18 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// A skin joint with no weights, below a weighted bone, with no candidate below it: a
+    /// nub, socket or attachment at the end of a chain.
+    pub fn weightless_tip(&self, b: BoneId) -> bool {
+        let bone = &self.sk.bones[b.index()];
+        bone.is_joint
+            && bone.weighted == Some(false)
+            && bone
+                .parent
+                .is_some_and(|p| self.sk.bones[p.index()].weighted == Some(true))
+            && !self.children[b.index()].iter().any(|c| self.cand_below[c.index()])
+    }
+
     pub fn name(&self, b: BoneId) -> &str {
         &self.sk.bones[b.index()].name
     }
@@ -303,7 +315,7 @@ pub(super) fn map(
 /// Maps the whole body for one choice of hips.
 fn body(ctx: &Ctx, trunk: Trunk) -> Part {
     let mut part = Part {
-        score: torso::name_conflicts(ctx, &trunk),
+        score: torso::name_conflicts(ctx, &trunk) + torso::hips_shape(ctx, &trunk),
         ..Part::default()
     };
     let (facing, legs) = if trunk.legless {

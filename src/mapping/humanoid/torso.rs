@@ -61,8 +61,12 @@ pub(super) fn trunks(ctx: &Ctx) -> Vec<Trunk> {
         };
         out.push(trunk);
         // Legs hanging from a `Body` bone above a separate `Hips` (Quaternius, RobotExpressive):
-        // the hips are the spine's first bone when its name says so and the Body's does not.
-        if ctx.cand[spine.index()] && ctx.ns("Hips", spine) >= 0.7 && ctx.ns("Hips", hips) < 0.5 {
+        // the hips are the spine's first bone when its name says so and the Body's does not,
+        // or, without names, when it lies below the Body (a pelvis under a centre of gravity).
+        let named_below = ctx.ns("Hips", spine) >= 0.7 && ctx.ns("Hips", hips) < 0.5;
+        let unnamed = ctx.top(spine) < 0.5 && ctx.top(hips) < 0.5;
+        let lower = ctx.pos[spine.index()].y < y - 0.01 * h;
+        if ctx.cand[spine.index()] && (named_below || (unnamed && lower)) {
             let up = ctx.children[spine.index()]
                 .iter()
                 .copied()
@@ -80,7 +84,16 @@ pub(super) fn trunks(ctx: &Ctx) -> Vec<Trunk> {
         let mut at = ctx.sk.bones[i].parent;
         for _ in 0..2 {
             let Some(p) = at else { break };
-            if ctx.cand[p.index()] && ctx.ns("Hips", p) >= 0.5 && ctx.pos[p.index()].y - ctx.ground > 0.25 * h
+            // A pelvis above the bone the legs hang from: by name, or (3ds Max Biped without
+            // names) a bone with that one child whose joint lies lower, nearer the legs.
+            let only_child = ctx.children[p.index()]
+                .iter()
+                .filter(|c| ctx.cand_below[c.index()])
+                .eq([child].iter());
+            let pelvis = ctx.top(p) < 0.5 && only_child && ctx.pos[p.index()].y < y - 0.01 * h;
+            if ctx.cand[p.index()]
+                && (ctx.ns("Hips", p) >= 0.5 || pelvis)
+                && ctx.pos[p.index()].y - ctx.ground > 0.25 * h
             {
                 out.push(Trunk {
                     hips: p,
@@ -124,6 +137,19 @@ pub(super) fn legless(ctx: &Ctx) -> Option<Trunk> {
         spine,
         legless: true,
     })
+}
+
+/// How well a choice of hips fits the body's shape: the hips joint lies near the height where
+/// the legs start, and the spine rises from it (a spine that starts below it means the hips
+/// are a centre-of-gravity bone above the pelvis).
+pub(super) fn hips_shape(ctx: &Ctx, trunk: &Trunk) -> f32 {
+    if trunk.legless {
+        return 0.0;
+    }
+    let y = ctx.pos[trunk.hips.index()].y;
+    let legs = trunk.legs.iter().map(|l| ctx.pos[l.index()].y).sum::<f32>() / 2.0;
+    let down = ctx.pos[trunk.spine.index()].y < y - 0.01 * ctx.height;
+    -2.0 * (y - legs).abs() / ctx.height - if down { 1.0 } else { 0.0 }
 }
 
 /// How far names contradict a choice of hips: -1 for every bone below a leg whose name says it
@@ -262,7 +288,8 @@ pub(super) fn spine(ctx: &Ctx, trunk: &Trunk, path: &[BoneId], arms: &[Option<Ar
         .copied()
         .filter(|b| ctx.cand[b.index()])
         .collect();
-    let Some(&last) = cp.last() else { return part };
+    let Some(&top) = cp.last() else { return part };
+    let last = head_below_top(ctx, &cp, top);
     // Unnamed: the first bone above the shoulders that fans out into three or more branches
     // (eyes, jaw, a face rig), or the last candidate below it when it is a helper (Rigify's
     // `face`); else the top of the path.
@@ -278,13 +305,16 @@ pub(super) fn spine(ctx: &Ctx, trunk: &Trunk, path: &[BoneId], arms: &[Option<Ar
             .iter()
             .filter(|c| ctx.cand_below[c.index()])
             .count();
-        (branches >= 3).then(|| {
-            path[attach + 1..=k]
-                .iter()
-                .rev()
-                .copied()
-                .find(|x| cp.contains(x))
-        })?
+        if branches < 3 {
+            return None;
+        }
+        let found = path[attach + 1..=k].iter().rev().copied().find(|x| cp.contains(x))?;
+        // A container at the head's own joint (Character Creator's `FacialBone`, Rigify's
+        // `face`) stands for the head's contents; the head is the bone it hangs from.
+        let parent = ctx.sk.bones[found.index()].parent.filter(|p| cp.contains(p));
+        let same_joint = parent
+            .is_some_and(|p| ctx.pos[p.index()].distance(ctx.pos[found.index()]) < 0.01 * ctx.height);
+        Some(if same_joint { parent.unwrap_or(found) } else { found })
     });
     let head = cp
         .iter()
@@ -355,6 +385,32 @@ pub(super) fn spine(ctx: &Ctx, trunk: &Trunk, path: &[BoneId], arms: &[Option<Ar
         part.add(ctx, role, b, 0.7 + 0.3 * s, reason);
     }
     part
+}
+
+/// The bone standing for the top of the head when no name says head: the top of the spine
+/// path, or the bone it hangs from when it is a weightless nub or one of a mirrored pair of
+/// leaves (the eyes, the ears).
+fn head_below_top(ctx: &Ctx, cp: &[BoneId], top: BoneId) -> BoneId {
+    let Some(parent) = ctx.sk.bones[top.index()].parent.filter(|p| cp.contains(p)) else {
+        return top;
+    };
+    let rel = |b: BoneId| ctx.pos[b.index()] - ctx.pos[parent.index()];
+    let h = ctx.height;
+    let leaf = |b: &BoneId| !ctx.children[b.index()].iter().any(|c| ctx.cand_below[c.index()]);
+    let mirrored = leaf(&top)
+        && ctx.children[parent.index()].iter().any(|&s| {
+            let (a, b) = (rel(top), rel(s));
+            s != top
+                && leaf(&s)
+                && (a.y - b.y).abs() < 0.01 * h
+                && (a.length() - b.length()).abs() < 0.005 * h
+                && a.distance(b) > 0.01 * h
+        });
+    if mirrored || ctx.weightless_tip(top) {
+        parent
+    } else {
+        top
+    }
 }
 
 /// Eyes and jaw (by name, below the head) and Root (above the hips).
