@@ -111,11 +111,17 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
             .find(|b| is_palm(*b))
             .map_or(ctx.pos[root.index()], |b| ctx.pos[b.index()])
     };
+    // The knuckles: each finger's first bone that is no palm bone, by name or by shape (past
+    // 30% of its fingertip's reach from the wrist).
     let knuckles = paths
         .iter()
         .zip(&ids)
         .filter(|(_, id)| id.is_some_and(|k| k > 0))
-        .filter_map(|(p, _)| p.iter().find(|b| !is_palm(**b)))
+        .filter_map(|(p, _)| {
+            let tip = ctx.pos[p[p.len() - 1].index()].distance(wrist);
+            p.iter()
+                .find(|b| !is_palm(**b) && ctx.pos[b.index()].distance(wrist) >= 0.3 * tip)
+        })
         .map(|b| ctx.pos[b.index()].distance(wrist))
         .fold(0.0f32, f32::max);
     let mut taken = [false; 5];

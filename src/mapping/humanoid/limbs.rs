@@ -174,6 +174,30 @@ fn middle_term(ctx: &Ctx, path: &[BoneId], a: Option<usize>, b: Option<usize>, c
     2.0 * gauss(ratio, 0.5, 0.12) - 1.0
 }
 
+/// Whether the toes' place looks like the ball of the foot: a bone less than 45% of the way
+/// forward from the ankle to the tip of the foot is a mid-foot metatarsal (-1). 0 otherwise,
+/// or when either is not placed.
+fn toes_term(ctx: &Ctx, path: &[BoneId], foot: Option<usize>, toes: Option<usize>, forward: Vec3) -> f32 {
+    let (Some(f), Some(t)) = (foot, toes) else {
+        return 0.0;
+    };
+    let ankle = ctx.pos[path[f].index()];
+    let reach = ctx
+        .subtree(path[f])
+        .iter()
+        .map(|b| (ctx.pos[b.index()] - ankle).dot(forward))
+        .fold(0.0f32, f32::max);
+    if reach <= 1e-6 {
+        return 0.0;
+    }
+    let at = (ctx.pos[path[t].index()] - ankle).dot(forward) / reach;
+    if at < 0.45 {
+        -1.0
+    } else {
+        0.0
+    }
+}
+
 /// Paths of candidate bones from `root` down to each candidate leaf.
 pub(super) fn leaf_paths(ctx: &Ctx, root: BoneId) -> Vec<Vec<BoneId>> {
     let mut out = Vec::new();
@@ -192,7 +216,7 @@ pub(super) fn leaf_paths(ctx: &Ctx, root: BoneId) -> Vec<Vec<BoneId>> {
 }
 
 /// Paths of candidate bones from a limb's first bone down its main line: where a bone branches,
-/// a child whose subtree reaches less than 60% as far as its longest sibling's (a twist, roll,
+/// a child whose subtree reaches less than 70% as far as its longest sibling's (a twist, roll,
 /// share or corrective bone beside the chain, a helper at the elbow), or whose name marks it
 /// secondary while a sibling is not, is no continuation of the limb. The chain to the hand is the
 /// branch that leads to the fingers, the chain to the foot the one that leads to the toes.
@@ -217,6 +241,31 @@ pub(super) fn limb_paths(ctx: &Ctx, root: BoneId) -> Vec<Vec<BoneId>> {
     out
 }
 
+/// How many branches fan out of `b` as fingers do: children (not secondary, not leaves at its
+/// joint) whose subtree reaches at least 45% as far as the longest one (a thumb counts, a twist
+/// bone beside a forearm does not).
+pub(super) fn fan_count(ctx: &Ctx, b: BoneId) -> usize {
+    let kids: Vec<BoneId> = ctx.children[b.index()]
+        .iter()
+        .copied()
+        .filter(|c| ctx.cand_below[c.index()] && !ctx.info[c.index()].secondary)
+        .collect();
+    if kids.len() < 2 {
+        return kids.len();
+    }
+    let reach: Vec<f32> = kids
+        .iter()
+        .map(|&c| {
+            ctx.subtree(c)
+                .iter()
+                .map(|x| ctx.pos[x.index()].distance(ctx.pos[b.index()]))
+                .fold(0.0f32, f32::max)
+        })
+        .collect();
+    let longest = reach.iter().copied().fold(0.0f32, f32::max);
+    reach.iter().filter(|r| **r >= 0.45 * longest && **r > 0.01 * ctx.height).count()
+}
+
 /// The children of `b` that continue a limb (see [`limb_paths`]).
 pub(super) fn main_children(ctx: &Ctx, b: BoneId) -> Vec<BoneId> {
     let kids: Vec<BoneId> = ctx.children[b.index()]
@@ -238,13 +287,22 @@ pub(super) fn main_children(ctx: &Ctx, b: BoneId) -> Vec<BoneId> {
         }
         far
     };
-    let main = |c: &BoneId| !ctx.info[c.index()].secondary;
+    // A leaf at the same joint as a sibling that goes on (Character Creator's
+    // `ToeBaseShareBone` beside `ToeBase`) is a helper, as is a secondary-named bone.
+    let leaf = |c: &BoneId| !ctx.children[c.index()].iter().any(|x| ctx.cand_below[x.index()]);
+    let shares = |c: &BoneId| {
+        leaf(c)
+            && kids.iter().any(|o| {
+                o != c && !leaf(o) && ctx.pos[o.index()].distance(ctx.pos[c.index()]) < 0.01 * ctx.height
+            })
+    };
+    let main = |c: &BoneId| !ctx.info[c.index()].secondary && !shares(c);
     let any_main = kids.iter().any(main);
     let reach: Vec<f32> = kids.iter().map(|&c| reach_below(c)).collect();
     let longest = reach.iter().copied().fold(0.0f32, f32::max);
     kids.iter()
         .zip(&reach)
-        .filter(|(c, r)| **r >= 0.6 * longest && (main(c) || !any_main))
+        .filter(|(c, r)| **r >= 0.7 * longest && (main(c) || !any_main))
         .map(|(c, _)| *c)
         .collect()
 }
@@ -304,7 +362,11 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
             geo + name_term(ctx, &roles[j], &roles, b)
         };
         let paths = limb_paths(ctx, leg);
-        let Some((score, pi, placed)) = align(&paths, &[true, true, true, false], table) else {
+        let whole = |path: &[BoneId], placed: &[Option<usize>]| {
+            let knee = middle_term(ctx, path, placed[0], placed[1], placed[2]);
+            knee + toes_term(ctx, path, placed[2], placed[3], forward)
+        };
+        let Some((score, pi, placed)) = align_whole(&paths, &[true, true, true, false], table, whole) else {
             continue;
         };
         part.score += score;
@@ -486,7 +548,7 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
         .iter()
         .map(|b| ctx.pos[b.index()].distance(base))
         .fold(1e-6f32, f32::max);
-    let fans = |b: BoneId| ctx.main[b.index()].len();
+    let fans = |b: BoneId| fan_count(ctx, b);
     let table = |j: usize, path: &[BoneId], i: usize| {
         let b = path[i];
         let r = ctx.pos[b.index()].distance(base) / reach;

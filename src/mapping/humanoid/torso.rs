@@ -327,6 +327,17 @@ pub(super) fn spine(ctx: &Ctx, trunk: &Trunk, path: &[BoneId], arms: &[Option<Ar
     let attach: Vec<usize> = arms.iter().flatten().map(|a| at(a.attach)).collect();
     let branch = attach.iter().copied().max().filter(|&k| k < h_i);
     let named_neck = (0..h_i).find(|&k| ctx.ns("Neck", cp[k]) >= 0.7 && Some(k) >= branch.map(|b| b.max(1)));
+    // By shape (3ds Max Biped hangs the clavicles from the neck): the bone the arms hang from
+    // has its joint clearly above where the arms start, so it is the neck.
+    let arms_start = arms
+        .iter()
+        .flatten()
+        .map(|a| ctx.pos[a.root.index()].y)
+        .fold(f32::INFINITY, f32::min);
+    let neck_by_shape = branch.filter(|&b| {
+        b >= 2 && ctx.top(cp[b]) < 0.5 && ctx.pos[cp[b].index()].y > arms_start + 0.02 * ctx.height
+    });
+    let named_neck = named_neck.or(neck_by_shape);
     let (neck, upper) = match (named_neck, branch) {
         (Some(n), Some(b)) if n == b => (Some(n), (n >= 2).then(|| n - 1)),
         (Some(n), b) => (Some(n), b.filter(|&b| b < n)),
