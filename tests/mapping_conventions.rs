@@ -846,6 +846,9 @@ fn real_convention_files_are_well_formed() {
         assert!(!rig.name.is_empty(), "{file}: no name");
         assert!(!rig.sources.is_empty(), "{file}: no source");
         let mut seen = std::collections::BTreeSet::new();
+        for n in rig.weightless.iter().chain(&rig.not_joints) {
+            assert!(rig.bones.iter().any(|b| &b.name == n), "{file}: no bone `{n}`");
+        }
         for b in &rig.bones {
             if let Some(e) = &b.expected {
                 assert!(profile.find(e).is_some(), "{file}: `{e}` is no profile bone");

@@ -190,9 +190,9 @@ pub struct RealRig {
     pub sources: Vec<String>,
     /// `a_pose`, `cm_z_up`, `faces_minus_z`, `skinless`, `upper_body`.
     pub options: Vec<String>,
-    /// Skin joints that carry no weights (non-deforming helpers, nubs).
+    /// Skin joints that carry no weights (non-deforming helpers, nubs); `|`-separated.
     pub weightless: Vec<String>,
-    /// Bones that are nodes outside the skin (end sites).
+    /// Bones that are nodes outside the skin (end sites); `|`-separated.
     pub not_joints: Vec<String>,
     pub bones: Vec<RealBone>,
 }
@@ -251,9 +251,9 @@ fn parse_real(text: &str) -> Result<RealRig, String> {
             } else if let Some(o) = c.strip_prefix("options:") {
                 rig.options = o.split_whitespace().map(String::from).collect();
             } else if let Some(o) = c.strip_prefix("weightless:") {
-                rig.weightless = o.split_whitespace().map(String::from).collect();
+                rig.weightless = o.split('|').map(|n| n.trim().to_string()).collect();
             } else if let Some(o) = c.strip_prefix("not_joints:") {
-                rig.not_joints = o.split_whitespace().map(String::from).collect();
+                rig.not_joints = o.split('|').map(|n| n.trim().to_string()).collect();
             } else if rig.name.is_empty() {
                 rig.name = c.to_string();
             } else if !rig.sources.is_empty() && !c.is_empty() && !c.contains(':') {
