@@ -95,6 +95,23 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
     ids = ids.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(i, _)| i).collect();
     let named: Vec<bool> = ids.iter().map(Option::is_some).collect();
     guess(ctx, root, &paths, &mut ids, facing);
+    // A hand with one chain besides the thumb (a mitten: CMU's `Fingers`, Half-Life's
+    // `Finger1`): unless a name says which finger it is, that chain stands for all four, so it
+    // is the middle finger (whatever number a name gives).
+    let others: Vec<usize> = (0..paths.len()).filter(|&k| ids[k].is_some_and(|f| f > 0)).collect();
+    let says_which = |k: usize| {
+        paths[k].iter().any(|b| {
+            ctx.info[b.index()]
+                .words
+                .iter()
+                .any(|w| ["index", "middle", "ring", "little"].contains(&w.as_str()))
+        })
+    };
+    if let [k] = others[..] {
+        if !says_which(k) {
+            ids[k] = Some(2);
+        }
+    }
     let is_palm = |b: BoneId| {
         let info = &ctx.info[b.index()];
         info.palm || info.words == ["hand"]
@@ -155,6 +172,11 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
             // metacarpal inside the palm (knuckles sit near half the reach).
             let tip = bones.last().map_or(0.0, |b| near(*b));
             while bones.len() > 3 && near(bones[0]) < 0.3 * tip {
+                bones.remove(0);
+            }
+            // A two-bone chain whose first bone ends well short of the knuckles is a palm bone
+            // and one finger bone (CMU's `lhand` and `LFingers`).
+            if bones.len() == 2 && near(bones[0]) < 0.45 * tip {
                 bones.remove(0);
             }
         }
@@ -229,6 +251,7 @@ fn guess(ctx: &Ctx, root: BoneId, paths: &[Vec<BoneId>], ids: &mut [Option<usize
             .then(a.cmp(&b))
     });
     let order: &[usize] = match rest.len() {
+        // One chain besides the thumb stands for all four fingers: the middle one.
         1 => &[2],
         2 => &[1, 2],
         3 => &[1, 2, 3],

@@ -310,7 +310,11 @@ pub(super) fn main_children(ctx: &Ctx, b: BoneId) -> Vec<BoneId> {
 /// Both legs.
 pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
     let mut part = Part::default();
-    let hips = ctx.pos[trunk.hips.index()];
+    // Heights are measured from the bone the legs hang from: the hips, or in IK layouts the
+    // `Body` bone above them.
+    let leg_parent = ctx.sk.bones[trunk.legs[0].index()].parent.unwrap_or(trunk.hips);
+    let beside = !super::super::is_ancestor(ctx.sk, trunk.hips, trunk.legs[0]);
+    let hips = ctx.pos[if beside { leg_parent } else { trunk.hips }.index()];
     let lat = |leg: BoneId| {
         ctx.subtree(leg)
             .iter()
