@@ -940,12 +940,12 @@ fn scrambled_differences(sk: &skelnorm::model::Skeleton) -> Vec<String> {
 /// Issue 14: a rig whose names are all replaced by `joint<N>` maps its torso, arms, legs and
 /// hands as its real names do, for every convention rig, fixture file and real asset.
 ///
-/// Not yet met (issue 14 stays open): without names, end bones that are skin joints (`_end`,
-/// `Nub`), share and palm bones beside the chains, SMPL's hand leaf and Biped's hips under
-/// `Bip001` are still taken for body bones on about a third of the real rigs. Ignored so that
-/// it does not pass silently; run it with `cargo test --test mapping_conventions -- --ignored`.
+/// Not yet met on one real asset (issue 14 stays open): RobotExpressive, whose fingers hang
+/// from the forearm through palm bones that all start at the wrist; without names its fingers
+/// are ordered wrongly. Ignored so that it does not pass silently; run it with
+/// `cargo test --test mapping_conventions -- --ignored`.
 #[test]
-#[ignore = "issue 14: the scrambled-name property is not met yet on every real rig"]
+#[ignore = "issue 14: RobotExpressive fingers without names"]
 fn scrambled_names_map_like_real_names() {
     let mut failures = Vec::new();
     for (file, rig) in real_rigs() {

@@ -92,13 +92,20 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
         .filter(|(_, k)| **k)
         .map(|(p, _)| p)
         .collect();
-    ids = ids.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(i, _)| i).collect();
+    ids = ids
+        .into_iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(i, _)| i)
+        .collect();
     let named: Vec<bool> = ids.iter().map(Option::is_some).collect();
     guess(ctx, root, &paths, &mut ids, facing);
     // A hand with one chain besides the thumb (a mitten: CMU's `Fingers`, Half-Life's
     // `Finger1`): unless a name says which finger it is, that chain stands for all four, so it
     // is the middle finger (whatever number a name gives).
-    let others: Vec<usize> = (0..paths.len()).filter(|&k| ids[k].is_some_and(|f| f > 0)).collect();
+    let others: Vec<usize> = (0..paths.len())
+        .filter(|&k| ids[k].is_some_and(|f| f > 0))
+        .collect();
     let says_which = |k: usize| {
         paths[k].iter().any(|b| {
             ctx.info[b.index()]
@@ -136,8 +143,10 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
         .filter(|(_, id)| id.is_some_and(|k| k > 0))
         .filter_map(|(p, _)| {
             let tip = ctx.pos[p[p.len() - 1].index()].distance(wrist);
+            // As below: a two-bone chain's first bone short of 45% of the reach is in the palm.
+            let palm_share = if p.len() == 2 { 0.45 } else { 0.3 };
             p.iter()
-                .find(|b| !is_palm(**b) && ctx.pos[b.index()].distance(wrist) >= 0.3 * tip)
+                .find(|b| !is_palm(**b) && ctx.pos[b.index()].distance(wrist) >= palm_share * tip)
         })
         .map(|b| ctx.pos[b.index()].distance(wrist))
         .fold(0.0f32, f32::max);
@@ -219,7 +228,9 @@ fn guess(ctx: &Ctx, root: BoneId, paths: &[Vec<BoneId>], ids: &mut [Option<usize
             .parent
             .map_or(dir, |p| (wrist - ctx.pos[p.index()]).normalize_or_zero());
         let off = |k: usize| (tip(k) - wrist).normalize_or_zero().angle_between(arm);
-        let apart = (tip(0) - wrist).normalize_or_zero().angle_between((tip(1) - wrist).normalize_or_zero());
+        let apart = (tip(0) - wrist)
+            .normalize_or_zero()
+            .angle_between((tip(1) - wrist).normalize_or_zero());
         let t = if off(0) > off(1) { 0 } else { 1 };
         if apart.to_degrees() > 25.0 && ids[t].is_none() {
             ids[t] = Some(0);

@@ -120,7 +120,9 @@ fn align_whole(
     let mut best: Option<(f32, usize, Vec<Option<usize>>)> = None;
     for (pi, path) in paths.iter().enumerate() {
         let n = path.len();
-        let cells: Vec<Vec<f32>> = (0..m).map(|j| (0..n).map(|i| table(j, path, i)).collect()).collect();
+        let cells: Vec<Vec<f32>> = (0..m)
+            .map(|j| (0..n).map(|i| table(j, path, i)).collect())
+            .collect();
         let mut placed = vec![None; m];
         // Depth-first over slots: each takes a position after the previous one's, or none.
         fn walk(
@@ -263,7 +265,10 @@ pub(super) fn fan_count(ctx: &Ctx, b: BoneId) -> usize {
         })
         .collect();
     let longest = reach.iter().copied().fold(0.0f32, f32::max);
-    reach.iter().filter(|r| **r >= 0.45 * longest && **r > 0.01 * ctx.height).count()
+    reach
+        .iter()
+        .filter(|r| **r >= 0.45 * longest && **r > 0.01 * ctx.height)
+        .count()
 }
 
 /// The children of `b` that continue a limb (see [`limb_paths`]).
@@ -594,7 +599,27 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
         geo + name_term(ctx, &roles[j], &roles, b)
     };
     let paths = limb_paths(ctx, arm.root);
-    let whole = |path: &[BoneId], placed: &[Option<usize>]| middle_term(ctx, path, placed[1], placed[2], placed[3]);
+    // Fingers fanning out from a bone's far end rather than near its joint (RobotExpressive's
+    // palm bones start at the wrist): that bone is the forearm, the hand is missing.
+    let forearm_fan = |path: &[BoneId], k: usize| {
+        let b = path[k];
+        let spread = ctx.children[b.index()]
+            .iter()
+            .filter(|c| ctx.cand_below[c.index()])
+            .map(|c| ctx.pos[c.index()].distance(ctx.pos[b.index()]))
+            .fold(f32::INFINITY, f32::min);
+        let seg = (k > 0).then(|| ctx.pos[b.index()].distance(ctx.pos[path[k - 1].index()]));
+        fans(b) >= 2 && seg.is_some_and(|s| spread > s)
+    };
+    let whole = |path: &[BoneId], placed: &[Option<usize>]| {
+        let shape = middle_term(ctx, path, placed[1], placed[2], placed[3]);
+        match (placed[2], placed[3]) {
+            // Such a forearm as the hand is wrong; with no hand beyond it, nothing is missing.
+            (_, Some(h)) if forearm_fan(path, h) => f32::NEG_INFINITY,
+            (Some(e), None) if forearm_fan(path, e) => shape - SKIP_REQUIRED,
+            _ => shape,
+        }
+    };
     let Some((score, pi, placed)) = align_whole(&paths, &[false, true, true, true], table, whole) else {
         return (part, None);
     };

@@ -250,7 +250,9 @@ impl<'a> Ctx<'a> {
             && bone
                 .parent
                 .is_some_and(|p| self.sk.bones[p.index()].weighted == Some(true))
-            && !self.children[b.index()].iter().any(|c| self.cand_below[c.index()])
+            && !self.children[b.index()]
+                .iter()
+                .any(|c| self.cand_below[c.index()])
     }
 
     pub fn name(&self, b: BoneId) -> &str {

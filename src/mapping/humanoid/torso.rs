@@ -308,13 +308,21 @@ pub(super) fn spine(ctx: &Ctx, trunk: &Trunk, path: &[BoneId], arms: &[Option<Ar
         if branches < 3 {
             return None;
         }
-        let found = path[attach + 1..=k].iter().rev().copied().find(|x| cp.contains(x))?;
+        let found = path[attach + 1..=k]
+            .iter()
+            .rev()
+            .copied()
+            .find(|x| cp.contains(x))?;
         // A container at the head's own joint (Character Creator's `FacialBone`, Rigify's
         // `face`) stands for the head's contents; the head is the bone it hangs from.
         let parent = ctx.sk.bones[found.index()].parent.filter(|p| cp.contains(p));
-        let same_joint = parent
-            .is_some_and(|p| ctx.pos[p.index()].distance(ctx.pos[found.index()]) < 0.01 * ctx.height);
-        Some(if same_joint { parent.unwrap_or(found) } else { found })
+        let same_joint =
+            parent.is_some_and(|p| ctx.pos[p.index()].distance(ctx.pos[found.index()]) < 0.01 * ctx.height);
+        Some(if same_joint {
+            parent.unwrap_or(found)
+        } else {
+            found
+        })
     });
     let head = cp
         .iter()
