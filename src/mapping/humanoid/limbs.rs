@@ -179,16 +179,19 @@ fn middle_term(ctx: &Ctx, path: &[BoneId], a: Option<usize>, b: Option<usize>, c
 /// Whether the toes' place looks like the ball of the foot: a bone less than 45% of the way
 /// forward from the ankle to the tip of the foot is a mid-foot metatarsal (-1). 0 otherwise,
 /// or when either is not placed.
-fn toes_term(ctx: &Ctx, path: &[BoneId], foot: Option<usize>, toes: Option<usize>, forward: Vec3) -> f32 {
+fn toes_term(
+    ctx: &Ctx,
+    path: &[BoneId],
+    foot: Option<usize>,
+    toes: Option<usize>,
+    forward: Vec3,
+    ahead: &[f32],
+) -> f32 {
     let (Some(f), Some(t)) = (foot, toes) else {
         return 0.0;
     };
     let ankle = ctx.pos[path[f].index()];
-    let reach = ctx
-        .subtree(path[f])
-        .iter()
-        .map(|b| (ctx.pos[b.index()] - ankle).dot(forward))
-        .fold(0.0f32, f32::max);
+    let reach = ahead[path[f].index()];
     if reach <= 1e-6 {
         return 0.0;
     }
@@ -334,6 +337,14 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
     };
     let drop = (hips.y - ctx.ground).max(1e-6);
     let forward = facing.left.cross(Vec3::Y).normalize_or_zero();
+    // How far forward of each bone its subtree reaches (bones come parents first).
+    let mut ahead = vec![0.0f32; ctx.sk.bones.len()];
+    for i in (0..ctx.sk.bones.len()).rev() {
+        if let Some(p) = ctx.sk.bones[i].parent {
+            let step = (ctx.pos[i] - ctx.pos[p.index()]).dot(forward) + ahead[i];
+            ahead[p.index()] = ahead[p.index()].max(step);
+        }
+    }
     for (leg, side) in trunk.legs.into_iter().zip(sides) {
         let p = prefix(side);
         let roles: Vec<String> = ["UpperLeg", "LowerLeg", "Foot", "Toes"]
@@ -373,7 +384,7 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
         let paths = limb_paths(ctx, leg);
         let whole = |path: &[BoneId], placed: &[Option<usize>]| {
             let knee = middle_term(ctx, path, placed[0], placed[1], placed[2]);
-            knee + toes_term(ctx, path, placed[2], placed[3], forward)
+            knee + toes_term(ctx, path, placed[2], placed[3], forward, &ahead)
         };
         let Some((score, pi, placed)) = align_whole(&paths, &[true, true, true, false], table, whole) else {
             continue;
@@ -557,7 +568,7 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
         .iter()
         .map(|b| ctx.pos[b.index()].distance(base))
         .fold(1e-6f32, f32::max);
-    let fans = |b: BoneId| fan_count(ctx, b);
+    let fans = |b: BoneId| ctx.fans[b.index()];
     let table = |j: usize, path: &[BoneId], i: usize| {
         let b = path[i];
         let r = ctx.pos[b.index()].distance(base) / reach;

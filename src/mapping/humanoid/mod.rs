@@ -68,6 +68,8 @@ pub(super) struct Ctx<'a> {
     pub forced_empty: &'a [bool],
     /// The children of every bone that continue a limb (see [`limbs::main_children`]).
     pub main: Vec<Vec<BoneId>>,
+    /// How many finger-like branches fan out of every bone (see [`limbs::fan_count`]).
+    pub fans: Vec<usize>,
 }
 
 /// A partial result: entries, the evidence score behind them, and warnings.
@@ -159,6 +161,7 @@ impl<'a> Ctx<'a> {
             fixed,
             forced_empty,
             main: Vec::new(),
+            fans: Vec::new(),
         }
     }
 
@@ -285,6 +288,9 @@ pub(super) fn map(
     let mut ctx = Ctx::new(sk, profile, fixed, forced_empty);
     ctx.main = (0..sk.bones.len() as u32)
         .map(|b| limbs::main_children(&ctx, BoneId(b)))
+        .collect();
+    ctx.fans = (0..sk.bones.len() as u32)
+        .map(|b| limbs::fan_count(&ctx, BoneId(b)))
         .collect();
     let mut best: Option<Part> = None;
     let mut trunks = torso::trunks(&ctx);
