@@ -185,3 +185,100 @@ fn options_errors_and_names() {
     assert_eq!(code, Some(1));
     assert!(Path::new(&dst).is_file());
 }
+
+/// Issue 14: RobotExpressive is an IK layout (legs hanging from `Body` beside `Hips`, feet on
+/// the root bone). Its legs are driven with IK down to feet that follow them: the feet carry
+/// translation keys that move, and they land within 2% of the height of where the scaled
+/// source's feet go.
+#[test]
+fn ik_layout_feet_follow_the_source() {
+    let (Some(vrma), Some(robot)) = (
+        common::asset("vrm/test.vrma"),
+        common::asset("threejs/RobotExpressive.glb"),
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("robot.glb");
+    let (code, r, err) = retarget(&[
+        "--source",
+        vrma.to_str().unwrap(),
+        "--target",
+        robot.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--suffix",
+        " (vrma)",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let chains = r["plan"]["chains"].as_array().unwrap();
+    for side in ["Left", "Right"] {
+        let leg = chains
+            .iter()
+            .find(|c| c["chain"] == format!("{side}Leg"))
+            .expect("leg chain");
+        assert_eq!(leg["ik_end"], format!("{side}Foot"), "{leg}");
+    }
+    let codes: Vec<&str> = r["plan"]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w["code"].as_str())
+        .collect();
+    assert_eq!(codes.iter().filter(|c| **c == "detached").count(), 2, "{codes:?}");
+    assert!(!codes.contains(&"ik_unavailable"), "{codes:?}");
+    let m = &r["clips"][0]["measured"];
+    for foot in ["LeftFoot", "RightFoot"] {
+        let e = m["effectors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["bone"] == foot)
+            .expect("foot measured");
+        assert!(e["max_error"].as_f64().unwrap() <= 0.02, "{e}");
+    }
+    // On a walk, the feet are driven: they move, and at every frame each foot is where its
+    // shin puts it (as at rest), not left at its rest place on the root.
+    let mixamo = common::root().join("fixtures/mixamo.glb");
+    let walk_out = dir.path().join("walk.glb");
+    let (code, _, err) = retarget(&[
+        "--source",
+        mixamo.to_str().unwrap(),
+        "--target",
+        robot.to_str().unwrap(),
+        "-o",
+        walk_out.to_str().unwrap(),
+        "--clip",
+        "walk",
+        "--suffix",
+        " (mixamo)",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let doc = skelnorm::gltf_io::read(&walk_out).unwrap();
+    let clip = doc
+        .model
+        .clips
+        .iter()
+        .find(|c| c.name == "walk (mixamo)")
+        .expect("clip");
+    let sk = &doc.model.skeletons[clip.skeleton];
+    let h = sk.height();
+    let id = |n: &str| sk.bones.iter().position(|b| b.name == n).expect(n);
+    let rest = sk.rest_world();
+    let at = |m: &glam::Mat4| m.w_axis.truncate();
+    for side in ["Left", "Right"] {
+        let (shin, foot) = (id(&format!("{side}LowerLeg")), id(&format!("{side}Foot")));
+        let offset = rest[shin].inverse().transform_point3(at(&rest[foot]));
+        let (mut far, mut first) = (0.0f32, None);
+        let frames = 30;
+        for k in 0..=frames {
+            let t = clip.duration() * k as f32 / frames as f32;
+            let world = skelnorm::model::Pose::sample(sk, clip, t).world(sk);
+            let p = at(&world[foot]);
+            let gap = world[shin].transform_point3(offset).distance(p);
+            assert!(gap <= 1e-3 * h, "{side}Foot is {gap} off its shin's end at {t} s");
+            far = far.max(first.get_or_insert(p).distance(p));
+        }
+        assert!(far > 0.02 * h, "{side}Foot does not move: {far}");
+    }
+}

@@ -81,7 +81,24 @@ pub(crate) struct IkLimb {
     pub path: Vec<BoneId>,
     /// Target limb length over source limb length (rest).
     pub length_ratio: f32,
+    /// For an end that hangs elsewhere (an IK layout): its rest place in the middle bone's rest
+    /// frame, where the solver takes it to be.
+    pub end_offset: Option<Vec3>,
+    /// The target's own stance: its rest end-from-upper vector minus the source's scaled one,
+    /// so that a limb reaching like the source's keeps the target's stance (wide-legged robots
+    /// stay wide-legged). Zero for rigs of the same shape.
+    pub stance: Vec3,
     pub blend: f32,
+}
+
+/// A target bone that hangs elsewhere (an IK layout: a foot on the root) but is driven as if it
+/// hung below `anchor`, the chain bone above it: its joint goes where `offset` (its rest
+/// place in the anchor's rest frame) puts it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Follow {
+    pub bone: BoneId,
+    pub anchor: BoneId,
+    pub offset: Vec3,
 }
 
 /// How the retarget goes, found once per pair of skeletons.
@@ -112,6 +129,13 @@ pub struct Plan {
     /// The target hips' rest translation below the carrier.
     #[serde(skip)]
     pub(crate) carrier_offset: Vec3,
+    /// Target bones that hang elsewhere but follow their chain (after the IK pass).
+    #[serde(skip)]
+    pub(crate) follows: Vec<Follow>,
+    /// Chains' first bones that hang beside the bone their profile parent maps to (legs beside
+    /// the hips under a `Body` bone): they follow it (before the IK pass).
+    #[serde(skip)]
+    pub(crate) early_follows: Vec<Follow>,
     /// Target bones whose rotation the retarget sets, in bone order.
     #[serde(skip)]
     pub(crate) driven: Vec<BoneId>,
@@ -278,6 +302,34 @@ fn chain_attached(rig: &Rig, bones: &[ProfileBoneId]) -> (Vec<BoneId>, Vec<Profi
     (out, Vec::new())
 }
 
+/// Drives the bones cut off a chain (an IK layout): each takes its source bone's change, and the
+/// first is placed below `anchor` as at rest.
+fn follow_cut(plan: &mut Plan, source: &Rig, target: &Rig, anchor: BoneId, cut: &[ProfileBoneId]) {
+    for (k, &q) in cut.iter().enumerate() {
+        let Some(tb) = target.map.get(q) else { continue };
+        let sb = source
+            .profile
+            .find(&target.profile.bone(q).name)
+            .and_then(|p| source.map.get(p));
+        if let Some(sb) = sb {
+            plan.drivers[tb.index()] = Driver::Delta {
+                a: sb.0,
+                b: sb.0,
+                w: 0.0,
+            };
+        }
+        if k == 0 {
+            let (ar, ap) = plan.target_rest[anchor.index()];
+            let offset = ar.inverse() * (plan.target_rest[tb.index()].1 - ap);
+            plan.follows.push(Follow {
+                bone: tb,
+                anchor,
+                offset,
+            });
+        }
+    }
+}
+
 /// The bone that carries both the hips and the legs when the legs hang beside the hips (an
 /// IK layout: `Body` above `Hips`): the hips' parent, when the upper legs hang below it.
 fn hips_carrier(rig: &Rig, hips: BoneId) -> Option<BoneId> {
@@ -439,6 +491,8 @@ pub(crate) fn build(source: &Rig, target: &Rig, options: &RetargetOptions) -> Re
         target_root: root(target),
         target_carrier: hips_carrier(target, target_hips),
         carrier_offset: target.skeleton.bones[target_hips.index()].rest.translation,
+        follows: Vec::new(),
+        early_follows: Vec::new(),
         driven: Vec::new(),
         translated: Vec::new(),
         drivers: vec![Driver::Rest; target.skeleton.bones.len()],
@@ -477,17 +531,36 @@ fn plan_chains(
                 message,
             })
         };
-        let cut = chain_attached(target, &chain.bones).1;
-        if let Some(first) = cut.first() {
+        let (attached, cut) = chain_attached(target, &chain.bones);
+        if let Some(&first) = attached.first() {
+            let parent = chain
+                .bones
+                .iter()
+                .find(|&&q| target.map.get(q) == Some(first))
+                .and_then(|&q| target.profile.bone(q).parent)
+                .and_then(|p| target.map.get(p));
+            if let Some(anchor) = parent.filter(|&a| path(target.skeleton, a, first).is_none()) {
+                let (ar, ap) = plan.target_rest[anchor.index()];
+                let offset = ar.inverse() * (plan.target_rest[first.index()].1 - ap);
+                plan.early_follows.push(Follow {
+                    bone: first,
+                    anchor,
+                    offset,
+                });
+            }
+        }
+        if let (Some(first), Some(&anchor)) = (cut.first(), attached.last()) {
             let name = &target.profile.bone(*first).name;
             warn(
                 plan,
                 PlanWarningCode::Detached,
                 format!(
-                    "the target's `{name}` does not hang below the rest of `{}` (an IK layout): the chain is driven down to the bone above it, and `{name}` keeps its rest",
-                    chain.name
+                    "the target's `{name}` does not hang below the rest of `{}` (an IK layout): it follows the chain, placed below `{}` as at rest",
+                    chain.name,
+                    target.profile.bone(chain.bones[chain.bones.iter().position(|b| b == first).unwrap_or(1).saturating_sub(1)]).name
                 ),
             );
+            follow_cut(plan, source, target, anchor, &cut);
         }
         let Ok(tpath) = chain_path(target, &chain.bones) else {
             warn(
@@ -631,8 +704,17 @@ fn ik_limb(
     ) else {
         return Ok(None);
     };
-    let Some(limb_path) = path(target.skeleton, t[0], t[2]) else {
-        return Ok(None);
+    // An end that hangs elsewhere (a foot on the root) is solved as if it hung below the
+    // middle bone, where it is at rest; it follows afterwards.
+    let (limb_path, end_offset) = match path(target.skeleton, t[0], t[2]) {
+        Some(p) => (p, None),
+        None => {
+            let Some(p) = path(target.skeleton, t[0], t[1]) else {
+                return Ok(None);
+            };
+            let (mr, mp) = plan.target_rest[t[1].index()];
+            (p, Some(mr.inverse() * (plan.target_rest[t[2].index()].1 - mp)))
+        }
     };
     let length = |rest: &[(Quat, Vec3)], ids: &[BoneId; 3]| {
         rest[ids[0].index()].1.distance(rest[ids[1].index()].1)
@@ -642,12 +724,16 @@ fn ik_limb(
     if ls < 1e-9 || lt < 1e-9 {
         return Ok(None);
     }
+    let reach = |rest: &[(Quat, Vec3)], ids: &[BoneId; 3]| rest[ids[2].index()].1 - rest[ids[0].index()].1;
+    let stance = reach(&plan.target_rest, &t) - reach(&plan.source_rest, &s) * (lt / ls);
     Ok(Some((
         IkLimb {
             target: t,
             source: s,
             path: limb_path,
             length_ratio: lt / ls,
+            end_offset,
+            stance,
             blend: settings.ik_blend,
         },
         target.profile.bone(end).name.clone(),
@@ -711,6 +797,14 @@ fn finish(plan: &mut Plan, source: &Rig, target: &Rig, options: &RetargetOptions
     driven.sort();
     plan.driven = driven;
     plan.translated = vec![plan.target_hips];
+    for f in plan.follows.iter().chain(&plan.early_follows) {
+        plan.translated.push(f.bone);
+        if !plan.driven.contains(&f.bone) {
+            plan.driven.push(f.bone);
+        }
+    }
+    plan.driven.sort();
+    plan.translated.sort();
     if let Some(c) = plan.target_carrier {
         plan.translated.insert(0, c);
         if !plan.driven.contains(&c) {

@@ -172,11 +172,50 @@ impl Retargeter {
         if self.root {
             self.root_pass(target);
         }
+        self.follow_pass(target, true);
         self.positions(target);
         for k in 0..self.plan.limbs.len() {
             self.ik_pass(k, target);
         }
+        self.follow_pass(target, false);
         Ok(())
+    }
+
+    /// Places the bones that hang elsewhere (IK layouts) below their chain's bone, or beside
+    /// the hips, as at rest: before the IK pass the chains' first bones, after it the ends.
+    fn follow_pass(&mut self, target: &mut Pose, early: bool) {
+        let n = if early {
+            self.plan.early_follows.len()
+        } else {
+            self.plan.follows.len()
+        };
+        for k in 0..n {
+            let f = if early {
+                self.plan.early_follows[k]
+            } else {
+                self.plan.follows[k]
+            };
+            let anchor = self.global_of(target, f.anchor.0);
+            let want = anchor.pos + anchor.rot * f.offset;
+            let parent = self.global_of(target, self.target_parents[f.bone.index()]);
+            target.locals[f.bone.index()].translation = parent.local_translation(want);
+        }
+    }
+
+    /// The global transform of any target bone from the locals written so far (no scratch).
+    fn global_of(&self, target: &Pose, bone: u32) -> Global {
+        let mut g = Global::ROOT;
+        let mut at = bone;
+        while at != NONE {
+            let l = &target.locals[at as usize];
+            g = Global {
+                rot: l.rotation * g.rot,
+                pos: l.translation + l.rotation * (g.pos * l.scale.x),
+                scale: l.scale.x * g.scale,
+            };
+            at = self.target_parents[at as usize];
+        }
+        g
     }
 
     /// Puts limb `k`'s end where the source's normalized reach, scaled to the target's limb,
@@ -186,17 +225,20 @@ impl Retargeter {
         let limb = &self.plan.limbs[k];
         let ([tu, tm, te], [su, _, se]) = (limb.target, limb.source);
         let (ratio, blend) = (limb.length_ratio, limb.blend);
-        let (a, b, c) = (
-            self.target_global[tu.index()].pos,
-            self.target_global[tm.index()].pos,
-            self.target_global[te.index()].pos,
-        );
+        let mid = self.target_global[tm.index()];
+        let c = match limb.end_offset {
+            Some(o) => mid.pos + mid.rot * o,
+            None => self.target_global[te.index()].pos,
+        };
+        let (a, b) = (self.target_global[tu.index()].pos, mid.pos);
         let end_rot = self.target_global[te.index()].rot;
         let (ps_u, ps_e) = (
             self.source_global[su.index()].pos,
             self.source_global[se.index()].pos,
         );
-        let mut goal = a + (ps_e - ps_u) * ratio;
+        // The source's reach, scaled, plus the target's own stance turned with the hips' yaw.
+        let yaw = yaw_of(self.source_delta[self.plan.source_hips.index()]);
+        let mut goal = a + (ps_e - ps_u) * ratio + yaw * limb.stance;
         if blend > 0.0 {
             // The source's own end position, scaled, relative to where the hips went.
             let (sh, th) = (self.plan.source_hips.index(), self.plan.target_hips.index());
