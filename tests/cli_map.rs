@@ -171,3 +171,86 @@ fn inspect_reports_the_mapping() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("humanoid map: 53/56 bones"), "{text}");
 }
+
+mod conventions;
+
+/// Issue 14: an upper-body avatar (a Mixamo rig without legs, as VR avatars come) stored as a
+/// plain node hierarchy: no skin, no humanoid extension, no animation. The reader takes the
+/// node tree as its skeleton; the map finds hips, spine, arms, hands and head from the arms and
+/// head, says `upper_body`, and is refused (exit 3, naming the legs) unless `--allow-partial`.
+#[test]
+fn an_upper_body_node_tree_maps_with_allow_partial() {
+    use conventions::rig::Parts;
+    let mut joints = conventions::humanoid(Parts {
+        ends: true,
+        ..Parts::default()
+    });
+    for s in ["L", "R"] {
+        conventions::prune(&mut joints, &format!("upper_leg.{s}"));
+    }
+    let index = |id: &str| joints.iter().position(|j| j.id == id);
+    let nodes: Vec<serde_json::Value> = joints
+        .iter()
+        .map(|j| {
+            let parent = j
+                .parent
+                .as_deref()
+                .map_or(glam::Vec3::ZERO, |p| joints[index(p).unwrap()].pos);
+            let children: Vec<usize> = joints
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.parent.as_deref() == Some(j.id.as_str()))
+                .map(|(k, _)| k)
+                .collect();
+            let t = j.pos - parent;
+            let mut n = serde_json::json!({
+                "name": conventions::names::mixamo(&j.id),
+                "translation": [t.x, t.y, t.z],
+            });
+            if !children.is_empty() {
+                n["children"] = serde_json::json!(children);
+            }
+            n
+        })
+        .collect();
+    let roots: Vec<usize> = (0..joints.len())
+        .filter(|&k| joints[k].parent.is_none())
+        .collect();
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": roots}],
+        "nodes": nodes,
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("upper_body.gltf");
+    std::fs::write(&path, serde_json::to_vec_pretty(&gltf).unwrap()).unwrap();
+    let file = path.to_str().unwrap();
+    let refused = common::skelnorm(&["map", file]);
+    assert_eq!(refused.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("LeftUpperLeg") && err.contains("--allow-partial"),
+        "{err}"
+    );
+    let v = json(&["map", "--json", "--allow-partial", file]);
+    let s = &v["skeletons"][0];
+    let codes: Vec<&str> = s["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"upper_body"), "{codes:?}");
+    for (bone, source) in [
+        ("Hips", "mixamorig:Hips"),
+        ("Spine", "mixamorig:Spine"),
+        ("Head", "mixamorig:Head"),
+        ("LeftUpperArm", "mixamorig:LeftArm"),
+        ("RightHand", "mixamorig:RightHand"),
+        ("LeftIndexProximal", "mixamorig:LeftHandIndex1"),
+    ] {
+        assert_eq!(s["bones"][bone]["source"], source, "{bone}: {s}");
+    }
+    assert!(s["bones"].get("LeftUpperLeg").is_none());
+}

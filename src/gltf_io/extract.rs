@@ -4,7 +4,8 @@
 //! A skeleton is the joints of one or more skins plus the nodes connecting them (up to their
 //! lowest common ancestor), plus the empty nodes below bones (helpers, end sites). Skins that
 //! share or hang from each other's nodes form one skeleton. A file without skins takes its
-//! skeleton from its VRM humanoid bones, or else from its animated nodes (clip-only files).
+//! skeleton from its VRM humanoid bones, else from its animated nodes (clip-only files), else
+//! from its largest tree of empty nodes (a plain node hierarchy).
 
 use super::accessor::Data;
 use super::error::{invalid, ErrorKind};
@@ -215,6 +216,9 @@ fn skinless_seeds(root: &Root, json: &Value) -> Vec<Vec<usize>> {
             }
         }
     }
+    if seeds.is_empty() {
+        seeds = plain_tree(root);
+    }
     seeds.sort_unstable();
     seeds.dedup();
     if seeds.is_empty() {
@@ -223,6 +227,50 @@ fn skinless_seeds(root: &Root, json: &Value) -> Vec<Vec<usize>> {
         vec![seeds]
     }
 }
+
+/// A plain node hierarchy with no skin, humanoid extension or animation: the largest tree of
+/// empty nodes (no mesh, camera or skin), when it has at least [`PLAIN_TREE_MIN`] nodes and is at
+/// least four deep, is taken as the skeleton.
+fn plain_tree(root: &Root) -> Vec<usize> {
+    let n = root.nodes.len();
+    let mut parent = vec![None; n];
+    for (i, node) in root.nodes.iter().enumerate() {
+        for c in node.children.iter().flatten() {
+            if c.value() < n {
+                parent[c.value()] = Some(i);
+            }
+        }
+    }
+    let empty: Vec<bool> = (0..n).map(|i| is_empty_node(root, i)).collect();
+    // Each empty node's top: the highest empty ancestor reached through empty nodes only.
+    let mut best: Vec<usize> = Vec::new();
+    let mut seen = vec![false; n];
+    for top in (0..n).filter(|&i| empty[i] && parent[i].is_none_or(|p| !empty[p])) {
+        let mut tree = vec![top];
+        let mut depth = vec![0usize];
+        seen[top] = true;
+        let mut k = 0;
+        while k < tree.len() {
+            let (at, d) = (tree[k], depth[k]);
+            for c in root.nodes[at].children.iter().flatten().map(|c| c.value()) {
+                if c < n && empty[c] && !seen[c] {
+                    seen[c] = true;
+                    tree.push(c);
+                    depth.push(d + 1);
+                }
+            }
+            k += 1;
+        }
+        let deep = depth.iter().copied().max().unwrap_or(0) >= 3;
+        if deep && tree.len() >= PLAIN_TREE_MIN && tree.len() > best.len() {
+            best = tree;
+        }
+    }
+    best
+}
+
+/// The fewest nodes a plain node hierarchy needs to be taken as a skeleton.
+const PLAIN_TREE_MIN: usize = 8;
 
 fn is_empty_node(root: &Root, n: usize) -> bool {
     let node = &root.nodes[n];
