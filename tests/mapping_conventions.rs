@@ -939,13 +939,7 @@ fn scrambled_differences(sk: &skelnorm::model::Skeleton) -> Vec<String> {
 
 /// Issue 14: a rig whose names are all replaced by `joint<N>` maps its torso, arms, legs and
 /// hands as its real names do, for every convention rig, fixture file and real asset.
-///
-/// Not yet met on one real asset (issue 14 stays open): RobotExpressive, whose fingers hang
-/// from the forearm through palm bones that all start at the wrist; without names its fingers
-/// are ordered wrongly. Ignored so that it does not pass silently; run it with
-/// `cargo test --test mapping_conventions -- --ignored`.
 #[test]
-#[ignore = "issue 14: RobotExpressive fingers without names"]
 fn scrambled_names_map_like_real_names() {
     let mut failures = Vec::new();
     for (file, rig) in real_rigs() {

@@ -98,8 +98,27 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
         .filter(|(_, k)| **k)
         .map(|(i, _)| i)
         .collect();
+    // Fingers hanging from the forearm (no hand bone): palm bones that all start at one point
+    // past the forearm's joint show where the wrist is (RobotExpressive).
+    let pre = if side == Side::Right { "Right" } else { "Left" };
+    let hand = ctx.pid(&format!("{pre}Hand"));
+    let hand_missing = !done.entries.iter().any(|(i, m)| *i == hand && m.bone == root);
+    let firsts: Vec<Vec3> = paths.iter().map(|p| ctx.pos[p[0].index()]).collect();
+    let near_eq = |a: Vec3, b: Vec3| a.distance(b) < 0.01 * ctx.height;
+    let shared_start = firsts
+        .iter()
+        .copied()
+        .find(|&a| firsts.iter().filter(|&&b| near_eq(a, b)).count() >= 2)
+        .filter(|&a| hand_missing && !near_eq(a, ctx.pos[root.index()]));
     let named: Vec<bool> = ids.iter().map(Option::is_some).collect();
-    guess(ctx, root, &paths, &mut ids, facing);
+    guess(
+        ctx,
+        root,
+        shared_start.unwrap_or(ctx.pos[root.index()]),
+        &paths,
+        &mut ids,
+        facing,
+    );
     // A hand with one chain besides the thumb (a mitten: CMU's `Fingers`, Half-Life's
     // `Finger1`): unless a name says which finger it is, that chain stands for all four, so it
     // is the middle finger (whatever number a name gives).
@@ -121,13 +140,13 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
     }
     let is_palm = |b: BoneId| {
         let info = &ctx.info[b.index()];
-        info.palm || info.words == ["hand"]
+        let at_start = shared_start.is_some_and(|w| near_eq(ctx.pos[b.index()], w))
+            && paths.iter().any(|p| p.len() > 2 && p[0] == b);
+        info.palm || info.words == ["hand"] || at_start
     };
     // The wrist: the hand's joint, or where the palm bones start when the fingers hang from
     // the forearm.
-    let pre = if side == Side::Right { "Right" } else { "Left" };
-    let hand = ctx.pid(&format!("{pre}Hand"));
-    let wrist = if done.entries.iter().any(|(i, m)| *i == hand && m.bone == root) {
+    let wrist = if !hand_missing {
         ctx.pos[root.index()]
     } else {
         ctx.subtree(root)
@@ -211,12 +230,26 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
 
 /// Gives unnamed finger paths an identity: the thumb points furthest from the hand's main
 /// direction; the others are ordered from the thumb side across the palm.
-fn guess(ctx: &Ctx, root: BoneId, paths: &[Vec<BoneId>], ids: &mut [Option<usize>], facing: Facing) {
+fn guess(
+    ctx: &Ctx,
+    root: BoneId,
+    wrist: Vec3,
+    paths: &[Vec<BoneId>],
+    ids: &mut [Option<usize>],
+    facing: Facing,
+) {
     if ids.iter().all(Option::is_some) || paths.is_empty() {
         return;
     }
-    let wrist = ctx.pos[root.index()];
-    let base = |k: usize| ctx.pos[paths[k][0].index()];
+    // Each finger's base: its first bone away from the wrist (palm bones that start at the
+    // wrist say nothing about the order across the palm).
+    let base = |k: usize| {
+        paths[k]
+            .iter()
+            .map(|b| ctx.pos[b.index()])
+            .find(|p| p.distance(wrist) > 0.01 * ctx.height)
+            .unwrap_or(ctx.pos[paths[k][0].index()])
+    };
     let tip = |k: usize| ctx.pos[paths[k][paths[k].len() - 1].index()];
     let dir = mean_dir(wrist, (0..paths.len()).map(tip));
     let free: Vec<usize> = (0..paths.len()).filter(|&k| ids[k].is_none()).collect();
