@@ -4,7 +4,7 @@
 use super::{Ctx, Facing, Part, Trunk};
 use crate::mapping::{MapWarning, WarningCode};
 use crate::model::BoneId;
-use crate::profile::Side;
+use crate::profile::{ProfileBoneId, Side};
 use glam::Vec3;
 
 /// A found arm: which side, its first bone, and the spine bone it hangs from.
@@ -34,16 +34,24 @@ fn prefix(side: Side) -> &'static str {
 
 /// How much the name of `b` supports slot `role` of a chain: positive when it says so, -2 when
 /// it clearly names another bone, plus what fixed entries say.
-fn name_term(ctx: &Ctx, role: &str, chain: &[String], b: BoneId) -> f32 {
-    let s = ctx.ns(role, b);
+fn name_term(ctx: &Ctx, j: usize, chain: &[ProfileBoneId], b: BoneId) -> f32 {
+    let s = ctx.ns_id(chain[j], b);
     let top = ctx.top(b);
-    let mut in_chain: Vec<f32> = chain.iter().map(|r| ctx.ns(r, b)).collect();
-    in_chain.sort_by(|a, b| b.total_cmp(a));
-    let best_in_chain = in_chain.first().copied().unwrap_or(0.0);
-    let ambiguous = in_chain.len() > 1 && best_in_chain > 0.0 && in_chain[1] >= 0.6 * best_in_chain;
-    let penalty = top >= 0.7 && s < 0.5 * top && !(ambiguous && best_in_chain >= top - 1e-6);
+    // The best and second-best name scores among the chain's roles.
+    let (mut first, mut second) = (0.0f32, 0.0f32);
+    for &r in chain {
+        let x = ctx.ns_id(r, b);
+        if x > first {
+            second = first;
+            first = x;
+        } else if x > second {
+            second = x;
+        }
+    }
+    let ambiguous = chain.len() > 1 && first > 0.0 && second >= 0.6 * first;
+    let penalty = top >= 0.7 && s < 0.5 * top && !(ambiguous && first >= top - 1e-6);
     let secondary = if ctx.info[b.index()].secondary { 1.0 } else { 0.0 };
-    1.5 * s - if penalty { 2.0 } else { 0.0 } - secondary + ctx.fixed_term(role, b)
+    1.5 * s - if penalty { 2.0 } else { 0.0 } - secondary + ctx.fixed_term_id(chain[j], b)
 }
 
 /// Best assignment of `slots` (in order, required flag) to positions of one of `paths`, given
@@ -351,6 +359,7 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
             .iter()
             .map(|r| format!("{p}{r}"))
             .collect();
+        let role_ids: Vec<_> = roles.iter().map(|r| ctx.pid(r)).collect();
         let table = |j: usize, path: &[BoneId], i: usize| {
             let b = path[i];
             let at = ctx.pos[b.index()];
@@ -379,7 +388,7 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
                     gauss(t, 1.0, 0.1) - [behind, phalanx, nub].iter().filter(|x| **x).count() as f32
                 }
             };
-            geo + name_term(ctx, &roles[j], &roles, b)
+            geo + name_term(ctx, j, &role_ids, b)
         };
         let paths = limb_paths(ctx, leg);
         let whole = |path: &[BoneId], placed: &[Option<usize>]| {
@@ -562,6 +571,7 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
         .iter()
         .map(|r| format!("{p}{r}"))
         .collect();
+    let role_ids: Vec<_> = roles.iter().map(|r| ctx.pid(r)).collect();
     let base = ctx.pos[arm.attach.index()];
     let sub = ctx.subtree(arm.root);
     let reach = sub
@@ -579,7 +589,7 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
             _ => {
                 // A leaf below a bone that is itself named hand or wrist (SMPL's `left_hand`
                 // below `left_wrist`) is the end of the hand, not the hand.
-                let hand_above = i > 0 && ctx.ns(&roles[3], path[i - 1]) >= 0.7;
+                let hand_above = i > 0 && ctx.ns_id(role_ids[3], path[i - 1]) >= 0.7;
                 // By shape: a leaf much closer to the bone above it than the longest bone of
                 // the arm is a hand's end (a palm tip, a socket), not a hand at the wrist.
                 let seg = |k: usize| ctx.pos[path[k].index()].distance(ctx.pos[path[k - 1].index()]);
@@ -607,7 +617,7 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
         if inside_hand || finger {
             return f32::NEG_INFINITY;
         }
-        geo + name_term(ctx, &roles[j], &roles, b)
+        geo + name_term(ctx, j, &role_ids, b)
     };
     let paths = limb_paths(ctx, arm.root);
     // Fingers fanning out from a bone's far end rather than near its joint (RobotExpressive's

@@ -70,6 +70,10 @@ pub(super) struct Ctx<'a> {
     pub main: Vec<Vec<BoneId>>,
     /// How many finger-like branches fan out of every bone (see [`limbs::fan_count`]).
     pub fans: Vec<usize>,
+    /// Profile bones by name (the steps look roles up by name many times).
+    pub ids: std::collections::HashMap<String, ProfileBoneId>,
+    /// Source bones fixed by a bone-map file or VRM map, sorted.
+    pub fixed_bones: Vec<BoneId>,
 }
 
 /// A partial result: entries, the evidence score behind them, and warnings.
@@ -162,18 +166,27 @@ impl<'a> Ctx<'a> {
             forced_empty,
             main: Vec::new(),
             fans: Vec::new(),
+            ids: profile
+                .ids()
+                .map(|id| (profile.bone(id).name.clone(), id))
+                .collect(),
+            fixed_bones: {
+                let mut v: Vec<BoneId> = fixed.iter().flatten().map(|m| m.bone).collect();
+                v.sort();
+                v
+            },
         }
     }
 
     /// The profile bone of this name (the mapper checked with [`fits`] that it exists).
     pub fn pid(&self, name: &str) -> ProfileBoneId {
-        self.profile.find(name).unwrap_or(ProfileBoneId(0))
+        self.ids.get(name).copied().unwrap_or(ProfileBoneId(0))
     }
 
     /// Name score of bone `b` for profile bone `name`.
     pub fn ns(&self, name: &str, b: BoneId) -> f32 {
-        self.profile
-            .find(name)
+        self.ids
+            .get(name)
             .map_or(0.0, |id| self.names[b.index()][id.index()])
     }
 
@@ -185,17 +198,26 @@ impl<'a> Ctx<'a> {
     /// What fixed entries (bone-map file, VRM) say about placing `b` at `name`: a large bonus
     /// when fixed there, a large penalty when fixed elsewhere, 0 when free.
     pub fn fixed_term(&self, name: &str, b: BoneId) -> f32 {
-        let id = self.pid(name);
+        self.fixed_term_id(self.pid(name), b)
+    }
+
+    /// [`Ctx::fixed_term`] for a profile bone id.
+    pub fn fixed_term_id(&self, id: ProfileBoneId, b: BoneId) -> f32 {
         if self.forced_empty[id.index()] {
             return -100.0;
         }
         if let Some(f) = &self.fixed[id.index()] {
             return if f.bone == b { 100.0 } else { -100.0 };
         }
-        if self.fixed.iter().flatten().any(|m| m.bone == b) {
+        if self.fixed_bones.binary_search(&b).is_ok() {
             return -100.0;
         }
         0.0
+    }
+
+    /// Name score of bone `b` for a profile bone id.
+    pub fn ns_id(&self, id: ProfileBoneId, b: BoneId) -> f32 {
+        self.names[b.index()][id.index()]
     }
 
     /// Bones of the subtree under `b` (itself included), in bone order.
