@@ -62,6 +62,33 @@ fn a_quadruped_exits_3_naming_the_missing_bones() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// Issue 14: the fallbacks for IK layouts, upper bodies and unnamed rigs do not turn Khronos'
+/// Fox into a humanoid: `map` and `normalize` still refuse it with exit 3.
+#[test]
+fn the_fox_is_still_refused() {
+    let Some(fox) = common::asset("khronos/Fox.glb") else {
+        return;
+    };
+    let fox = fox.to_str().unwrap();
+    let out = common::skelnorm(&["map", fox]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let dst = dir.path().join("fox.glb");
+    let out = common::skelnorm(&["normalize", fox, "-o", dst.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!dst.exists());
+}
+
 #[test]
 fn bone_map_files_round_trip_and_win() {
     let dir = tempfile::tempdir().unwrap();
