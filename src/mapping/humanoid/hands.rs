@@ -10,25 +10,25 @@ use glam::Vec3;
 
 const FINGERS: [&str; 5] = ["Thumb", "Index", "Middle", "Ring", "Little"];
 
-/// A joint no vertex uses, with nothing below it (while its parent is used).
+/// A joint no vertex uses, with nothing below it (while its parent is used), and nothing
+/// attached to it.
 fn weightless_leaf(ctx: &Ctx, b: BoneId) -> bool {
-    let bone = &ctx.sk.bones[b.index()];
-    bone.is_joint
-        && bone.weighted == Some(false)
-        && bone
-            .parent
-            .is_some_and(|p| ctx.sk.bones[p.index()].weighted == Some(true))
-        && !ctx.children[b.index()].iter().any(|c| ctx.cand_below[c.index()])
-        && !ctx.sk.attachments.iter().any(|a| a.parent == b)
+    ctx.weightless_tip(b) && !ctx.sk.attachments.iter().any(|a| a.parent == b)
+}
+
+/// Which finger a word of the bone's name names (0 thumb … 4 little), numbers aside.
+pub(super) fn finger_word(ctx: &Ctx, b: BoneId) -> Option<usize> {
+    let words = &ctx.info[b.index()].words;
+    ["thumb", "index", "middle", "ring", "little"]
+        .iter()
+        .position(|f| words.iter().any(|w| w == f))
 }
 
 /// Which finger a bone's name states (0 thumb … 4 little).
 fn named_finger(ctx: &Ctx, b: BoneId) -> Option<usize> {
     let info = &ctx.info[b.index()];
-    for (k, f) in ["thumb", "index", "middle", "ring", "little"].iter().enumerate() {
-        if info.words.iter().any(|w| w == f) {
-            return Some(k);
-        }
+    if let Some(k) = finger_word(ctx, b) {
+        return Some(k);
     }
     // MakeHuman: `finger1-2` is the thumb's second bone (fingers counted from 1).
     // 3ds Max Biped: `Finger0` is the thumb, `Finger1` the index, `Finger12` its third bone.
@@ -126,12 +126,9 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
         .filter(|&k| ids[k].is_some_and(|f| f > 0))
         .collect();
     let says_which = |k: usize| {
-        paths[k].iter().any(|b| {
-            ctx.info[b.index()]
-                .words
-                .iter()
-                .any(|w| ["index", "middle", "ring", "little"].contains(&w.as_str()))
-        })
+        paths[k]
+            .iter()
+            .any(|&b| finger_word(ctx, b).is_some_and(|f| f > 0))
     };
     if let [k] = others[..] {
         if !says_which(k) {

@@ -266,20 +266,28 @@ pub(super) fn fan_count(ctx: &Ctx, b: BoneId) -> usize {
     if kids.len() < 2 {
         return kids.len();
     }
-    let reach: Vec<f32> = kids
-        .iter()
-        .map(|&c| {
-            ctx.subtree(c)
-                .iter()
-                .map(|x| ctx.pos[x.index()].distance(ctx.pos[b.index()]))
-                .fold(0.0f32, f32::max)
-        })
-        .collect();
+    let reach: Vec<f32> = kids.iter().map(|&c| reach(ctx, b, c, false)).collect();
     let longest = reach.iter().copied().fold(0.0f32, f32::max);
     reach
         .iter()
         .filter(|r| **r >= 0.45 * longest && **r > 0.01 * ctx.height)
         .count()
+}
+
+/// How far from `from`'s joint the subtree of its child `c` reaches: over every bone, or only
+/// over bones with a candidate at or below them.
+fn reach(ctx: &Ctx, from: BoneId, c: BoneId, candidates_only: bool) -> f32 {
+    let at = ctx.pos[from.index()];
+    let mut far = 0.0f32;
+    let mut stack = vec![c];
+    while let Some(x) = stack.pop() {
+        if candidates_only && !ctx.cand_below[x.index()] {
+            continue;
+        }
+        far = far.max(ctx.pos[x.index()].distance(at));
+        stack.extend(ctx.children[x.index()].iter().copied());
+    }
+    far
 }
 
 /// The children of `b` that continue a limb (see [`limb_paths`]).
@@ -292,17 +300,6 @@ pub(super) fn main_children(ctx: &Ctx, b: BoneId) -> Vec<BoneId> {
     if kids.len() < 2 {
         return kids;
     }
-    let reach_below = |c: BoneId| {
-        let mut far = 0.0f32;
-        let mut stack = vec![c];
-        while let Some(x) = stack.pop() {
-            if ctx.cand_below[x.index()] {
-                far = far.max(ctx.pos[x.index()].distance(ctx.pos[b.index()]));
-                stack.extend(ctx.children[x.index()].iter().copied());
-            }
-        }
-        far
-    };
     // A leaf at the same joint as a sibling that goes on (Character Creator's
     // `ToeBaseShareBone` beside `ToeBase`) is a helper, as is a secondary-named bone.
     let leaf = |c: &BoneId| !ctx.children[c.index()].iter().any(|x| ctx.cand_below[x.index()]);
@@ -314,7 +311,7 @@ pub(super) fn main_children(ctx: &Ctx, b: BoneId) -> Vec<BoneId> {
     };
     let main = |c: &BoneId| !ctx.info[c.index()].secondary && !shares(c);
     let any_main = kids.iter().any(main);
-    let reach: Vec<f32> = kids.iter().map(|&c| reach_below(c)).collect();
+    let reach: Vec<f32> = kids.iter().map(|&c| reach(ctx, b, c, true)).collect();
     let longest = reach.iter().copied().fold(0.0f32, f32::max);
     kids.iter()
         .zip(&reach)
@@ -610,11 +607,7 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
         let inside_hand = j > 0 && (ctx.info[b.index()].palm || below_fan);
         // A bone named for a finger is never an arm bone (half-body avatars hang the hands, and
         // so the fingers, straight from the spine).
-        let finger = ctx.info[b.index()]
-            .words
-            .iter()
-            .any(|w| ["thumb", "index", "middle", "ring", "little"].contains(&w.as_str()));
-        if inside_hand || finger {
+        if inside_hand || super::hands::finger_word(ctx, b).is_some() {
             return f32::NEG_INFINITY;
         }
         geo + name_term(ctx, j, &role_ids, b)

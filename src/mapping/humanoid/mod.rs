@@ -392,12 +392,12 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
     }
     let face = torso::face_and_root(ctx, &trunk, &part, facing);
     part.merge(face);
-    for (leg, role) in trunk.legs.iter().zip(["UpperLeg", "UpperLeg"]) {
-        if !trunk.legless && !super::is_ancestor(ctx.sk, trunk.hips, *leg) {
+    for leg in trunk.legs {
+        if !trunk.legless && !super::is_ancestor(ctx.sk, trunk.hips, leg) {
             let Some((id, m)) = part
                 .entries
                 .iter()
-                .find(|(id, m)| m.bone == *leg && ctx.profile.bone(*id).name.ends_with(role))
+                .find(|(id, m)| m.bone == leg && ctx.profile.bone(*id).name.ends_with("UpperLeg"))
             else {
                 continue;
             };
