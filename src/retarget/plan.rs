@@ -44,11 +44,10 @@ pub enum PlanWarningCode {
     ChainUnmatched,
     /// A target chain took the source chain of the closest name (profiles differ).
     ChainByFuzzyName,
-    /// A chain's mapped bones do not lie on one path down the skeleton.
-    NotAPath,
     /// IK was asked for but a side lacks the limb's bones.
     IkUnavailable,
-    /// A chain's bone hangs elsewhere (an IK layout): the chain stops above it.
+    /// A chain's bone hangs elsewhere (an IK layout): the target's follows the chain, the
+    /// source's chain is read down to the bone above it.
     Detached,
 }
 
@@ -274,13 +273,18 @@ fn arc_params(bones: &[BoneId], rest: &[(Quat, Vec3)]) -> Vec<f32> {
         .collect()
 }
 
-/// A rig's bones along a profile chain: the path from its first mapped bone to its last.
-fn chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Result<Option<Vec<BoneId>>, ()> {
+/// A rig's bones along a profile chain: the path from its first mapped bone to its last one
+/// that hangs below it (see [`chain_attached`]).
+fn chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> {
     let mapped: Vec<BoneId> = chain_attached(rig, bones).0;
-    match (mapped.first(), mapped.last()) {
-        (Some(&a), Some(&b)) => path(rig.skeleton, a, b).map(Some).ok_or(()),
-        _ => Ok(None),
-    }
+    // Each mapped bone hangs below the one before it, so the first and last span a path.
+    path(rig.skeleton, *mapped.first()?, *mapped.last()?)
+}
+
+/// Where `bone`'s joint sits in `anchor`'s rest frame (rests in skeleton space).
+fn rest_offset(rest: &[(Quat, Vec3)], anchor: BoneId, bone: BoneId) -> Vec3 {
+    let (ar, ap) = rest[anchor.index()];
+    ar.inverse() * (rest[bone.index()].1 - ap)
 }
 
 /// A chain's mapped bones up to the first that does not hang below the one before it (an IK
@@ -319,8 +323,7 @@ fn follow_cut(plan: &mut Plan, source: &Rig, target: &Rig, anchor: BoneId, cut: 
             };
         }
         if k == 0 {
-            let (ar, ap) = plan.target_rest[anchor.index()];
-            let offset = ar.inverse() * (plan.target_rest[tb.index()].1 - ap);
+            let offset = rest_offset(&plan.target_rest, anchor, tb);
             plan.follows.push(Follow {
                 bone: tb,
                 anchor,
@@ -540,8 +543,7 @@ fn plan_chains(
                 .and_then(|&q| target.profile.bone(q).parent)
                 .and_then(|p| target.map.get(p));
             if let Some(anchor) = parent.filter(|&a| path(target.skeleton, a, first).is_none()) {
-                let (ar, ap) = plan.target_rest[anchor.index()];
-                let offset = ar.inverse() * (plan.target_rest[first.index()].1 - ap);
+                let offset = rest_offset(&plan.target_rest, anchor, first);
                 plan.early_follows.push(Follow {
                     bone: first,
                     anchor,
@@ -557,40 +559,31 @@ fn plan_chains(
                 format!(
                     "the target's `{name}` does not hang below the rest of `{}` (an IK layout): it follows the chain, placed below `{}` as at rest",
                     chain.name,
-                    target.profile.bone(chain.bones[chain.bones.iter().position(|b| b == first).unwrap_or(1).saturating_sub(1)]).name
+                    target
+                        .map
+                        .profile_bone_of(anchor)
+                        .map_or("", |a| target.profile.bone(a).name.as_str())
                 ),
             );
             follow_cut(plan, source, target, anchor, &cut);
         }
-        let Ok(tpath) = chain_path(target, &chain.bones) else {
-            warn(
-                plan,
-                PlanWarningCode::NotAPath,
-                format!(
-                    "the target's `{}` bones are not one path down the skeleton",
-                    chain.name
-                ),
-            );
-            continue;
-        };
-        let Some(tids) = tpath else {
+        let Some(tids) = chain_path(target, &chain.bones) else {
             continue; // the target lacks the chain: nothing to drive
         };
         let (schain, fuzzy) = source_chain(source.profile, &chain.name, settings);
-        let spath = schain.map(|c| chain_path(source, &c.bones));
-        let sids = match spath {
-            Some(Ok(Some(ids))) => ids,
-            Some(Err(())) => {
-                warn(
-                    plan,
-                    PlanWarningCode::NotAPath,
-                    format!(
-                        "the source's `{}` bones are not one path down the skeleton",
-                        schain.map_or("", |c| &c.name)
-                    ),
-                );
-                continue;
-            }
+        if let Some(first) = schain.and_then(|c| chain_attached(source, &c.bones).1.first().copied()) {
+            warn(
+                plan,
+                PlanWarningCode::Detached,
+                format!(
+                    "the source's `{}` does not hang below the rest of `{}` (an IK layout): the chain is read down to the bone above it",
+                    source.profile.bone(first).name,
+                    schain.map_or("", |c| &c.name)
+                ),
+            );
+        }
+        let sids = match schain.and_then(|c| chain_path(source, &c.bones)) {
+            Some(ids) => ids,
             _ => {
                 warn(
                     plan,
@@ -712,8 +705,7 @@ fn ik_limb(
             let Some(p) = path(target.skeleton, t[0], t[1]) else {
                 return Ok(None);
             };
-            let (mr, mp) = plan.target_rest[t[1].index()];
-            (p, Some(mr.inverse() * (plan.target_rest[t[2].index()].1 - mp)))
+            (p, Some(rest_offset(&plan.target_rest, t[1], t[2])))
         }
     };
     let length = |rest: &[(Quat, Vec3)], ids: &[BoneId; 3]| {

@@ -55,8 +55,6 @@ pub struct Retargeter {
     source_needs_position: Vec<bool>,
     /// Target bones whose global position the IK pass needs, in bone order.
     target_positioned: Vec<u32>,
-    /// The target hips' ancestors, from the top down.
-    hips_ancestors: Vec<u32>,
     // Scratch, sized once.
     source_global: Vec<Global>,
     source_delta: Vec<Quat>,
@@ -96,15 +94,7 @@ impl Retargeter {
         .filter(|(_, n)| **n)
         .map(|(i, _)| i as u32)
         .collect();
-        let mut hips_ancestors = Vec::new();
-        let mut at = target.skeleton.bones[plan.target_hips.index()].parent;
-        while let Some(b) = at {
-            hips_ancestors.push(b.0);
-            at = target.skeleton.bones[b.index()].parent;
-        }
-        hips_ancestors.reverse();
         Ok(Retargeter {
-            hips_ancestors,
             source_needs_position,
             target_positioned,
             root: options.root,
@@ -202,7 +192,8 @@ impl Retargeter {
         }
     }
 
-    /// The global transform of any target bone from the locals written so far (no scratch).
+    /// The global transform of any target bone (or none) from the locals written so far, with
+    /// no scratch: the root pass runs before [`Self::positions`], the follow passes after.
     fn global_of(&self, target: &Pose, bone: u32) -> Global {
         let mut g = Global::ROOT;
         let mut at = bone;
@@ -361,7 +352,7 @@ impl Retargeter {
             let travel = Vec3::new(want.x - rest_hips.x, 0.0, want.z - rest_hips.z);
             let yaw = yaw_of(self.source_delta[sh]);
             let (rest_rot, rest_pos) = self.plan.target_rest[r];
-            let parent = self.global_from_locals(target, self.target_parents[r]);
+            let parent = self.global_of(target, self.target_parents[r]);
             target.locals[r].rotation = (parent.rot.inverse() * yaw * rest_rot).normalize();
             target.locals[r].translation = parent.local_translation(rest_pos + travel);
         }
@@ -369,35 +360,19 @@ impl Retargeter {
             // The legs hang beside the hips from their parent (`Body`): move that instead, so
             // that the hips land at `want` and the legs come along.
             let c = c.index();
-            let above = self.global_from_locals(target, self.target_parents[c]);
+            let above = self.global_of(target, self.target_parents[c]);
             let carrier = above.child(&target.locals[c]);
             let offset = carrier.rot * (self.plan.carrier_offset * carrier.scale);
             target.locals[c].translation = above.local_translation(want - offset);
             target.locals[th].translation = self.plan.carrier_offset;
-            let parent = self.global_from_locals(target, self.target_parents[th]);
+            let parent = self.global_of(target, self.target_parents[th]);
             target.locals[th].rotation = (parent.rot.inverse() * self.target_global[th].rot).normalize();
             return;
         }
-        let parent = self.global_from_locals(target, self.target_parents[th]);
+        let parent = self.global_of(target, self.target_parents[th]);
         target.locals[th].translation = parent.local_translation(want);
         // The hips keep the global rotation the FK pass gave them, whatever moved above.
         target.locals[th].rotation = (parent.rot.inverse() * self.target_global[th].rot).normalize();
-    }
-
-    /// The global transform of `bone`, an ancestor of the target hips (or none), from the
-    /// locals written so far: the root pass runs before [`Self::positions`].
-    fn global_from_locals(&self, target: &Pose, bone: u32) -> Global {
-        let mut g = Global::ROOT;
-        if bone == NONE {
-            return g;
-        }
-        for &b in &self.hips_ancestors {
-            g = g.child(&target.locals[b as usize]);
-            if b == bone {
-                break;
-            }
-        }
-        g
     }
 
     /// Target globals from the locals, for the bones the IK pass needs.
