@@ -8,11 +8,12 @@ mod conventions;
 
 use conventions::rig::{apply_a_pose, Joint, Parts};
 use conventions::{
-    expected, finger, humanoid, insert, names, pos, prune, real_rigs, real_skeleton, remove, reparent,
-    skeleton, split, title, RealRig,
+    expected, finger, humanoid, insert, names, place_in_scene, pos, prune, real_rigs, real_skeleton, remove,
+    reparent, skeleton, split, title, RealRig,
 };
-use glam::{Mat4, Quat, Vec3};
+use glam::{Mat4, Vec3};
 use skelnorm::mapping::{map_skeleton, MapOptions};
+use skelnorm::model::Skeleton;
 use skelnorm::profile::Profile;
 
 struct Case {
@@ -746,46 +747,25 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-fn run(case: &Case) -> Vec<String> {
+/// A case's canonical joints, edited to its convention and posed.
+fn case_joints(case: &Case) -> Vec<Joint> {
     let mut joints = humanoid(case.parts);
     (case.edit)(&mut joints);
     if case.a_pose {
         apply_a_pose(&mut joints);
     }
-    if case.faces_minus_z {
-        for j in joints.iter_mut() {
-            j.pos = Quat::from_rotation_y(std::f32::consts::PI) * j.pos;
-        }
-    }
-    let base = if case.cm_z_up {
-        for j in joints.iter_mut() {
-            j.pos = Vec3::new(j.pos.x, -j.pos.z, j.pos.y) * 100.0;
-        }
-        Mat4::from_scale_rotation_translation(
-            Vec3::splat(0.01),
-            Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
-            Vec3::ZERO,
-        )
-    } else {
-        Mat4::IDENTITY
-    };
-    let sk = skeleton(&joints, &|id| (case.names)(id), base);
+    joints
+}
+
+/// Maps `sk` and lists every profile bone whose source bone differs from `want`'s (the name
+/// of the bone it must map to, or `None`), with the map's warnings.
+fn map_wrong(sk: &Skeleton, want: impl Fn(&str) -> Option<String>) -> Vec<String> {
     let profile = Profile::humanoid();
-    let map = map_skeleton(&sk, profile, &MapOptions::default());
+    let map = map_skeleton(sk, profile, &MapOptions::default());
     let mut wrong = Vec::new();
     for id in profile.ids() {
         let pname = &profile.bone(id).name;
-        let want = joints
-            .iter()
-            .find(|j| {
-                let e = case
-                    .except
-                    .iter()
-                    .find(|(x, _)| *x == j.id)
-                    .map(|(_, e)| e.map(String::from));
-                e.unwrap_or_else(|| expected(&j.id)).as_deref() == Some(pname.as_str())
-            })
-            .map(|j| (case.names)(&j.id));
+        let want = want(pname);
         let got = map.get(id).map(|b| sk.bones[b.index()].name.clone());
         if want != got {
             wrong.push(format!("{pname}: want {want:?}, got {got:?}"));
@@ -795,6 +775,25 @@ fn run(case: &Case) -> Vec<String> {
         wrong.push(format!("warnings: {:?}", map.warnings));
     }
     wrong
+}
+
+fn run(case: &Case) -> Vec<String> {
+    let mut joints = case_joints(case);
+    let base = place_in_scene(&mut joints, case.faces_minus_z, case.cm_z_up);
+    let sk = skeleton(&joints, &|id| (case.names)(id), base);
+    map_wrong(&sk, |pname| {
+        joints
+            .iter()
+            .find(|j| {
+                let e = case
+                    .except
+                    .iter()
+                    .find(|(x, _)| *x == j.id)
+                    .map(|(_, e)| e.map(String::from));
+                e.unwrap_or_else(|| expected(&j.id)).as_deref() == Some(pname)
+            })
+            .map(|j| (case.names)(&j.id))
+    })
 }
 
 #[test]
@@ -817,25 +816,12 @@ fn every_convention_maps_exactly() {
 /// What a real rig maps wrong: one line per profile bone whose source bone differs.
 fn real_wrong(rig: &RealRig) -> Vec<String> {
     let sk = real_skeleton(rig, &|n| n.to_string());
-    let profile = Profile::humanoid();
-    let map = map_skeleton(&sk, profile, &MapOptions::default());
-    let mut wrong = Vec::new();
-    for id in profile.ids() {
-        let pname = &profile.bone(id).name;
-        let want = rig
-            .bones
+    map_wrong(&sk, |pname| {
+        rig.bones
             .iter()
-            .find(|b| b.expected.as_deref() == Some(pname.as_str()))
-            .map(|b| b.name.clone());
-        let got = map.get(id).map(|b| sk.bones[b.index()].name.clone());
-        if want != got {
-            wrong.push(format!("{pname}: want {want:?}, got {got:?}"));
-        }
-    }
-    if !wrong.is_empty() {
-        wrong.push(format!("warnings: {:?}", map.warnings));
-    }
-    wrong
+            .find(|b| b.expected.as_deref() == Some(pname))
+            .map(|b| b.name.clone())
+    })
 }
 
 #[test]
@@ -899,7 +885,7 @@ fn structural(profile: &Profile, id: skelnorm::profile::ProfileBoneId) -> bool {
 
 /// Maps `sk` with its names and with every name replaced by `joint<N>`; lists the structural
 /// profile bones the names mapped that the scrambled names map elsewhere or not at all.
-fn scrambled_differences(sk: &skelnorm::model::Skeleton) -> Vec<String> {
+fn scrambled_differences(sk: &Skeleton) -> Vec<String> {
     let profile = Profile::humanoid();
     let options = MapOptions {
         ignore_declared: true,
@@ -949,11 +935,7 @@ fn scrambled_names_map_like_real_names() {
         }
     }
     for case in cases() {
-        let mut joints = humanoid(case.parts);
-        (case.edit)(&mut joints);
-        if case.a_pose {
-            apply_a_pose(&mut joints);
-        }
+        let joints = case_joints(&case);
         let d = scrambled_differences(&skeleton(&joints, &|id| (case.names)(id), Mat4::IDENTITY));
         if !d.is_empty() {
             failures.push(format!("{}:\n  {}", case.name, d.join("\n  ")));

@@ -361,27 +361,32 @@ pub fn real_joints(rig: &RealRig) -> Vec<Joint> {
         .collect()
 }
 
-/// Builds the skeleton of a real rig with its options applied (facing, units and up axis,
-/// skin), naming each bone with `names` (the identity for the real names).
-pub fn real_skeleton(rig: &RealRig, names: &dyn Fn(&str) -> String) -> Skeleton {
-    let mut joints = real_joints(rig);
-    if rig.has("faces_minus_z") {
+/// Turns canonical joints to face -Z (VRM 0.x), and/or into centimetres with Z up under a
+/// node that scales them by 0.01 and turns them back to Y up; returns that node's transform.
+pub fn place_in_scene(joints: &mut [Joint], faces_minus_z: bool, cm_z_up: bool) -> Mat4 {
+    if faces_minus_z {
         for j in joints.iter_mut() {
             j.pos = Quat::from_rotation_y(std::f32::consts::PI) * j.pos;
         }
     }
-    let base = if rig.has("cm_z_up") {
-        for j in joints.iter_mut() {
-            j.pos = Vec3::new(j.pos.x, -j.pos.z, j.pos.y) * 100.0;
-        }
-        Mat4::from_scale_rotation_translation(
-            Vec3::splat(0.01),
-            Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
-            Vec3::ZERO,
-        )
-    } else {
-        Mat4::IDENTITY
-    };
+    if !cm_z_up {
+        return Mat4::IDENTITY;
+    }
+    for j in joints.iter_mut() {
+        j.pos = Vec3::new(j.pos.x, -j.pos.z, j.pos.y) * 100.0;
+    }
+    Mat4::from_scale_rotation_translation(
+        Vec3::splat(0.01),
+        Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
+        Vec3::ZERO,
+    )
+}
+
+/// Builds the skeleton of a real rig with its options applied (facing, units and up axis,
+/// skin), naming each bone with `names` (the identity for the real names).
+pub fn real_skeleton(rig: &RealRig, names: &dyn Fn(&str) -> String) -> Skeleton {
+    let mut joints = real_joints(rig);
+    let base = place_in_scene(&mut joints, rig.has("faces_minus_z"), rig.has("cm_z_up"));
     let mut sk = skeleton(&joints, names, base);
     if rig.has("skinless") {
         for b in sk.bones.iter_mut() {
