@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Runs `normalize`, `retarget` and `batch` with two skelnorm binaries over the fixtures and the
+# shared assets and compares what they write, byte for byte, and their exit codes. For
+# refactors that must not change behaviour:
+#   scripts/same_outputs.sh OLD_BINARY NEW_BINARY
+# Exits 1 and lists the differences when any output or exit code differs.
+set -u
+old=$1
+new=$2
+repo=$(cd "$(dirname "$0")/.." && pwd)
+assets=$repo/../shared/assets
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+inputs=("$repo"/fixtures/*.glb "$repo"/fixtures/*.gltf "$repo"/fixtures/*.vrm)
+if [ -d "$assets" ]; then
+    while IFS= read -r f; do inputs+=("$f"); done < <(find "$assets" -type f \
+        \( -name '*.glb' -o -name '*.gltf' -o -name '*.vrm' -o -name '*.vrma' \) | sort)
+else
+    echo "note: $assets is absent; comparing on the fixtures only"
+fi
+differ=0
+runs=0
+# run NAME ARGS...: runs both binaries with OUT replaced by a per-binary folder.
+run() {
+    local name=$1
+    shift
+    local codes=()
+    for side in old new; do
+        local bin=${!side}
+        mkdir -p "$work/$side/$name"
+        local args=("${@//OUT/$work/$side/$name}")
+        "$bin" "${args[@]}" > /dev/null 2> "$work/$side/$name.stderr"
+        codes+=($?)
+    done
+    runs=$((runs + 1))
+    if [ "${codes[0]}" != "${codes[1]}" ]; then
+        echo "DIFFERENT exit code: $name: ${codes[0]} vs ${codes[1]}"
+        differ=1
+    fi
+    if ! diff -r -q "$work/old/$name" "$work/new/$name" > /dev/null; then
+        echo "DIFFERENT output: $name"
+        diff -r -q "$work/old/$name" "$work/new/$name" | head -5
+        differ=1
+    fi
+}
+for f in "${inputs[@]}"; do
+    base=$(basename "$f")
+    ext=${base##*.}
+    run "normalize-$base" normalize "$f" -o "OUT/out.$ext" --report OUT/report.json
+done
+fx=$repo/fixtures
+pairs=("$fx/mixamo.glb $fx/blender.glb" "$fx/mixamo.glb $fx/long_legs.glb" "$fx/long_spine.glb $fx/vrm0.vrm")
+if [ -d "$assets" ]; then
+    pairs+=("$assets/vrm/test.vrma $assets/threejs/RobotExpressive.glb"
+        "$assets/threejs/RobotExpressive.glb $fx/mixamo.glb"
+        "$assets/khronos/CesiumMan.glb $assets/quaternius/ModularMen_Casual.glb"
+        "$fx/mixamo.glb $assets/vrm/VRMC_vrm_expressions_isBinary_Overrides.vrm")
+fi
+for p in "${pairs[@]}"; do
+    read -r s t <<< "$p"
+    run "retarget-$(basename "$s")-$(basename "$t")" retarget --source "$s" --target "$t" \
+        -o OUT/out.glb --suffix " (new)"
+done
+run batch-fixtures batch "$fx" -o OUT/tree -q --jobs 2
+run batch-retarget batch "$fx" -o OUT/tree -q --jobs 2 --retarget-to "$fx/blender.glb"
+if [ -d "$assets" ]; then
+    run batch-assets batch "$assets" -o OUT/tree -q --jobs 2
+fi
+if [ $differ = 0 ]; then
+    echo "same outputs and exit codes in all $runs runs"
+fi
+exit $differ
