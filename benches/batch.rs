@@ -2,11 +2,8 @@
 //! 46 times each into nested folders, as `tests/batch.rs` builds it), with 1 and 2 jobs, writing
 //! outputs, with and without measuring the invariants. Run with `cargo bench --bench batch`.
 
-use skelnorm::batch::{self, Existing, Job, Naming, Resolved};
-use skelnorm::pipeline::NormalizeOptions;
-use skelnorm::profile::Profile;
-use skelnorm::retarget::RetargetOptions;
-use skelnorm::settings::Settings;
+use skelnorm::batch::{self, Existing, Job, Naming};
+use skelnorm::settings::{ResolveError, Resolved, Settings};
 use std::path::Path;
 use std::time::Instant;
 
@@ -41,15 +38,10 @@ fn main() {
         .sum();
     println!("{} files, {:.1} MB", files.len(), bytes as f64 / 1e6);
     for measure in [true, false] {
-        let resolve = move |_: &Settings| -> Result<Resolved, String> {
-            Ok(Resolved {
-                profile: Profile::humanoid().clone(),
-                normalize: NormalizeOptions {
-                    measure,
-                    ..NormalizeOptions::default()
-                },
-                retarget: RetargetOptions::default(),
-            })
+        let resolve = move |s: &Settings| -> Result<Resolved, ResolveError> {
+            let mut s = s.clone();
+            s.normalize.check = measure;
+            s.resolve()
         };
         for jobs in [1, 2] {
             let out = tmp.path().join(format!("out-{jobs}-{measure}"));

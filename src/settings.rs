@@ -1,15 +1,22 @@
-//! Settings files: every stage's options (normalizing and retargeting) in one RON file, merged as defaults < settings file <
-//! command-line flags. Unknown or misspelt keys are errors that name the key and the file.
-//! [`Settings::dump_defaults`] prints every option with its documentation and default, as a
-//! settings file that parses back into the defaults. Parses, merges and dumps; imports only the
-//! stages' option types.
+//! Settings files: every stage's options (normalizing and retargeting) in one RON file, merged as
+//! defaults < settings file < command-line flags (the CLI writes its flags into a [`Settings`]),
+//! then turned into typed options by [`Settings::resolve`], the one resolver every command and
+//! batch use: it loads the profile and the bone-map file named, checks every value against the
+//! profile, and builds the pipeline's options. Unknown or misspelt keys are errors that name the
+//! key and the file. [`Settings::dump_defaults`] prints every option with its documentation and
+//! default, as a settings file that parses back into the defaults. Reads settings, profile,
+//! bone-map and retarget-pose files; imports the option types of the stages and the pipeline.
 
+use crate::mapping::{BoneMapFile, BoneMapFileError, MapOptions};
+use crate::pipeline::{NormalizeOptions, Stages};
+use crate::profile::{Profile, ProfileError};
 use crate::rename::RenameOptions;
 use crate::rest::RestOptions;
-use crate::retarget::RetargetOptions;
+use crate::retarget::{RetargetOptions, RetargetPose};
 use crate::tracks::TrackOptions;
 use documented::DocumentedFields;
 use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
 
 /// Every option of `skelnorm normalize`, by stage.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, DocumentedFields)]
@@ -28,16 +35,22 @@ pub struct Settings {
     pub rename: RenameOptions,
     /// Retargeting (`skelnorm retarget`): root, FK and IK passes, chains, retarget pose.
     pub retarget: RetargetOptions,
+    /// The folder of the file these settings were read from: relative paths in them (profile,
+    /// bone map) start there. `None` for settings not read from a file (relative to the
+    /// working directory).
+    #[serde(skip)]
+    pub folder: Option<PathBuf>,
 }
 
 /// How bones are mapped.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, DocumentedFields)]
 #[serde(default, deny_unknown_fields)]
 pub struct MapSettings {
-    /// A profile RON file to map to; `None` is the built-in humanoid. Default: None.
+    /// A profile RON file to map to; `None` is the built-in humanoid. A relative path starts at
+    /// the settings file's folder. Default: None.
     pub profile: Option<String>,
-    /// A bone-map RON file (from `skelnorm map -o`) whose entries win over auto-mapping.
-    /// Default: None.
+    /// A bone-map RON file (from `skelnorm map -o`) whose entries win over auto-mapping. A
+    /// relative path starts at the settings file's folder. Default: None.
     pub bone_map: Option<String>,
     /// Auto-map even when the file declares a VRM humanoid map. Default: false.
     pub ignore_vrm: bool,
@@ -92,7 +105,100 @@ impl Settings {
             origin: path.display().to_string(),
             message: format!("cannot read: {e}"),
         })?;
-        Settings::from_ron(&text, &path.display().to_string())
+        let mut settings = Settings::from_ron(&text, &path.display().to_string())?;
+        settings.folder = Some(path.parent().map(Path::to_path_buf).unwrap_or_default());
+        Ok(settings)
+    }
+
+    /// `path` from these settings, relative to their file's folder.
+    fn path(&self, path: &str) -> PathBuf {
+        match &self.folder {
+            Some(dir) if Path::new(path).is_relative() => dir.join(path),
+            _ => PathBuf::from(path),
+        }
+    }
+
+    /// Typed options from these settings: the profile loaded (the built-in humanoid when none is
+    /// named), the bone-map file read and checked against it, every value checked (bone names
+    /// against the profile, numbers against their ranges), and the pipeline's options built. Every
+    /// command resolves its settings here, so the same settings have the same effect everywhere.
+    pub fn resolve(&self) -> Result<Resolved, ResolveError> {
+        let profile = match &self.map.profile {
+            Some(p) => Profile::load(&self.path(p))?,
+            None => Profile::humanoid().clone(),
+        };
+        let overrides = match &self.map.bone_map {
+            Some(p) => {
+                let path = self.path(p);
+                let file = BoneMapFile::load(&path)?;
+                file.check(&profile, &path.display().to_string())?;
+                Some(file)
+            }
+            None => None,
+        };
+        self.check_values(&profile)?;
+        let n = &self.normalize;
+        let normalize = NormalizeOptions {
+            map: MapOptions {
+                overrides,
+                ignore_declared: self.map.ignore_vrm,
+            },
+            stages: Stages {
+                rest: n.fix_rest,
+                strip: n.strip_tracks,
+                rename: n.rename_bones,
+            },
+            rest: self.rest.clone(),
+            tracks: self.tracks.clone(),
+            rename: self.rename.clone(),
+            skeleton: None,
+            allow_partial: n.allow_partial,
+            require_all: n.strict,
+            measure: n.check,
+        };
+        Ok(Resolved {
+            profile,
+            normalize,
+            retarget: self.retarget.clone(),
+        })
+    }
+
+    /// Checks the values no type can: names against `profile`, numbers against their ranges.
+    fn check_values(&self, profile: &Profile) -> Result<(), ResolveError> {
+        let invalid = |message: String| Err(ResolveError::Invalid(message));
+        let t = self.rest.silhouette_threshold_deg;
+        if !(0.0..=180.0).contains(&t) {
+            return invalid(format!(
+                "silhouette threshold {t}: must be between 0 and 180 degrees"
+            ));
+        }
+        let unknown = |names: &[String]| names.iter().find(|n| profile.find(n).is_none()).cloned();
+        if let Some(bad) = unknown(&self.rest.silhouette_skip) {
+            return invalid(format!(
+                "silhouette skip `{bad}`: the `{}` profile has no such bone",
+                profile.name
+            ));
+        }
+        let tolerance = self.tracks.tolerance;
+        if !(tolerance >= 0.0 && tolerance.is_finite()) {
+            return invalid(format!(
+                "track tolerance {tolerance}: must be a finite number of at least 0"
+            ));
+        }
+        if let Some(bad) = unknown(&self.tracks.position_bones) {
+            return invalid(format!(
+                "position bone `{bad}`: the `{}` profile has no such bone",
+                profile.name
+            ));
+        }
+        if self.rename.skeleton_name.as_deref().is_some_and(|n| n.trim().is_empty()) {
+            return invalid("the skeleton name must not be empty".into());
+        }
+        let fps = self.retarget.fps;
+        if !(fps > 0.0 && fps.is_finite() && fps <= 1000.0) {
+            return invalid(format!("fps {fps}: must be above 0 and at most 1000"));
+        }
+        Ok(())
     }
 
     /// Parses settings text; `origin` names it in errors. Missing keys take their defaults.
@@ -133,6 +239,44 @@ impl Settings {
         }
         out
     }
+}
+
+/// Reads a retarget-pose RON file (`(source: {"LeftUpperArm": (0, 0, -45)}, target: {})`).
+pub fn load_pose(path: &Path) -> Result<RetargetPose, SettingsError> {
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| SettingsError {
+        origin: origin.clone(),
+        message: format!("cannot read: {e}"),
+    })?;
+    ron::from_str(&text).map_err(|e: ron::error::SpannedError| SettingsError {
+        origin: format!("{origin}:{}:{}", e.position.line, e.position.col),
+        message: e.code.to_string(),
+    })
+}
+
+/// The options settings resolve to (see [`Settings::resolve`]).
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// The profile both mapping and retargeting use.
+    pub profile: Profile,
+    /// Options of `normalize` (every skeleton; set `skeleton` to choose one).
+    pub normalize: NormalizeOptions,
+    /// Options of retargeting.
+    pub retarget: RetargetOptions,
+}
+
+/// Why settings do not resolve: a file they name, or a value.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ResolveError {
+    /// The profile file cannot be read or is not valid.
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    /// The bone-map file cannot be read or does not fit the profile.
+    #[error(transparent)]
+    BoneMap(#[from] BoneMapFileError),
+    /// A value is out of range or names something the profile does not have.
+    #[error("{0}")]
+    Invalid(String),
 }
 
 /// The documentation of field `field` of section `section`.

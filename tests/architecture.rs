@@ -55,15 +55,21 @@ fn modules_import_only_to_their_left() {
         ("check", &["model", "profile", "mapping", "rest", "retarget"]),
         (
             "pipeline",
-            &["model", "profile", "mapping", "rest", "tracks", "rename", "check"],
+            &[
+                "model", "profile", "mapping", "rest", "tracks", "rename", "retarget", "check",
+            ],
         ),
-        ("settings", &["rest", "tracks", "rename", "retarget"]),
+        (
+            "settings",
+            &[
+                "profile", "mapping", "rest", "tracks", "rename", "retarget", "pipeline",
+            ],
+        ),
         ("report", &["pipeline"]),
         (
             "batch",
             &[
-                "gltf_io", "pipeline", "settings", "report", "retarget", "check", "mapping", "profile",
-                "model", "tracks",
+                "gltf_io", "pipeline", "settings", "report", "mapping", "profile", "model",
             ],
         ),
     ];

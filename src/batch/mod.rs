@@ -7,14 +7,10 @@
 
 mod picture;
 
-use crate::check::retarget::retarget as measure_retarget;
 use crate::gltf_io::{self, Document};
-use crate::pipeline::{normalize, NormalizeOptions};
-use crate::profile::Profile;
+use crate::pipeline::{normalize, retarget_onto, ClipNaming, NormalizeReport, OnClash, RetargetJob, Side};
 use crate::report::{BatchReport, FileReport, Status};
-use crate::retarget::{retarget_clip, RetargetOptions, Rig};
-use crate::settings::Settings;
-use crate::tracks::COMPANION_SUFFIX;
+use crate::settings::{ResolveError, Resolved, Settings};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -110,18 +106,41 @@ impl Shard {
     }
 }
 
-/// The options one file is processed with, from its folder's settings and the flags.
-pub struct Resolved {
-    /// The profile.
-    pub profile: Profile,
-    /// Normalizing.
-    pub normalize: NormalizeOptions,
-    /// Retargeting (with `--retarget-to`).
-    pub retarget: RetargetOptions,
-}
+/// Turns a folder's settings (defaults when it has none) into options: the command line's flags
+/// written over them, then [`Settings::resolve`].
+pub type Resolver<'a> = dyn Fn(&Settings) -> Result<Resolved, ResolveError> + Sync + 'a;
 
-/// Turns a folder's settings (defaults when it has none) into options, applying the flags.
-pub type Resolver<'a> = dyn Fn(&Settings) -> Result<Resolved, String> + Sync + 'a;
+/// Why a batch run could not start (a file that fails is a report entry, not an error).
+#[derive(Debug, thiserror::Error)]
+pub enum BatchError {
+    /// A settings file cannot be read or parsed.
+    #[error(transparent)]
+    Settings(#[from] crate::settings::SettingsError),
+    /// Settings do not resolve (a file they name, or a value).
+    #[error("{}{source}", origin.as_ref().map(|o| format!("{}: ", o.display())).unwrap_or_default())]
+    Resolve {
+        /// The settings file, when not the defaults or `--settings`.
+        origin: Option<PathBuf>,
+        /// What is wrong.
+        source: ResolveError,
+    },
+    /// The worker threads cannot start.
+    #[error("cannot start {jobs} worker threads: {source}")]
+    Threads {
+        /// How many were asked for.
+        jobs: usize,
+        /// Why.
+        source: rayon::ThreadPoolBuildError,
+    },
+    /// The `--retarget-to` character cannot be read or normalized.
+    #[error("{}: {message}", path.display())]
+    Target {
+        /// Its path.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
 
 /// A batch or validate run.
 pub struct Job<'a> {
@@ -164,14 +183,16 @@ pub fn find_files(root: &Path) -> Vec<(PathBuf, PathBuf)> {
 
 /// Reads every settings file under the folders of `files` (up to their roots), so that a bad one
 /// stops the run before it starts: file → settings, or the first error.
-pub fn folder_settings(files: &[(PathBuf, PathBuf)]) -> Result<HashMap<PathBuf, Settings>, String> {
+pub fn folder_settings(
+    files: &[(PathBuf, PathBuf)],
+) -> Result<HashMap<PathBuf, Settings>, crate::settings::SettingsError> {
     let mut out = HashMap::new();
     for (root, file) in files {
         let mut dir = file.parent();
         while let Some(d) = dir {
             let candidate = d.join(SETTINGS_FILE);
             if !out.contains_key(&candidate) && candidate.is_file() {
-                let s = Settings::load(&candidate).map_err(|e| e.to_string())?;
+                let s = Settings::load(&candidate)?;
                 out.insert(candidate, s);
             }
             if d == root.as_path() {
@@ -200,20 +221,24 @@ fn nearest(found: &HashMap<PathBuf, Settings>, root: &Path, file: &Path) -> Opti
 }
 
 /// Runs the job: every file in parallel on `jobs` threads, calling `progress` after each.
-pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<BatchReport, String> {
+pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<BatchReport, BatchError> {
     let start = Instant::now();
     let settings = folder_settings(&job.files)?;
     // Each settings file (and the defaults) resolves once; a bad one stops the run here.
     let mut resolved: HashMap<Option<PathBuf>, Resolved> = HashMap::new();
-    resolved.insert(None, (job.resolve)(&job.base)?);
+    let base = (job.resolve)(&job.base).map_err(|source| BatchError::Resolve { origin: None, source })?;
+    resolved.insert(None, base);
     for (path, s) in &settings {
-        let r = (job.resolve)(s).map_err(|e| format!("{}: {e}", path.display()))?;
+        let r = (job.resolve)(s).map_err(|source| BatchError::Resolve {
+            origin: Some(path.clone()),
+            source,
+        })?;
         resolved.insert(Some(path.clone()), r);
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(job.jobs.max(1))
         .build()
-        .map_err(|e| format!("cannot start {} worker threads: {e}", job.jobs))?;
+        .map_err(|source| BatchError::Threads { jobs: job.jobs, source })?;
     let target = match &job.retarget_to {
         Some(path) => Some(prepare_target(path, &resolved[&None])?),
         None => None,
@@ -314,7 +339,7 @@ fn process(
     report.set_normalize(&normalized);
     report.pictures = picture::pictures(&before, &doc.model, &normalized, &resolved.profile);
     let written = match target {
-        Some(target) => retarget_onto(target, &doc, &normalized, resolved, &mut report)?,
+        Some(target) => retarget_to(target, &doc, &normalized, resolved, &mut report)?,
         None => doc,
     };
     if let Some(out) = &out_path {
@@ -338,71 +363,48 @@ fn process(
 /// The character of `--retarget-to`, normalized once for the whole run.
 struct Target {
     doc: Document,
-    index: usize,
-    map: crate::mapping::BoneMap,
+    side: Side,
 }
 
-fn prepare_target(path: &Path, resolved: &Resolved) -> Result<Target, String> {
-    let mut doc = gltf_io::read(path).map_err(|e| e.to_string())?;
+fn prepare_target(path: &Path, resolved: &Resolved) -> Result<Target, BatchError> {
+    let failed = |message: String| BatchError::Target {
+        path: path.to_path_buf(),
+        message,
+    };
+    let mut doc = gltf_io::read(path).map_err(|e| failed(e.kind.to_string()))?;
     let report = normalize(&mut doc.model, &resolved.profile, &resolved.normalize)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let s = report
-        .skeletons
-        .into_iter()
-        .find(|s| s.skipped.is_none())
-        .ok_or_else(|| format!("{}: no skeleton fits", path.display()))?;
-    Ok(Target {
-        doc,
-        index: s.index,
-        map: s.bone_map,
-    })
+        .map_err(|e| failed(e.to_string()))?;
+    let side = Side::of(&report).ok_or_else(|| failed("no skeleton fits".into()))?;
+    Ok(Target { doc, side })
 }
 
-/// The target character (normalized) with `source`'s clips retargeted onto it.
-fn retarget_onto(
+/// The target character (normalized) with `source`'s clips retargeted onto it; a clip whose name
+/// the target has takes ` (retargeted)`.
+fn retarget_to(
     target: &Target,
     source: &Document,
-    normalized: &crate::pipeline::NormalizeReport,
+    normalized: &NormalizeReport,
     resolved: &Resolved,
     report: &mut FileReport,
 ) -> Result<Document, String> {
-    let s = normalized
-        .skeletons
-        .iter()
-        .find(|s| s.skipped.is_none())
-        .ok_or("no skeleton fits")?;
+    let side = Side::of(normalized).ok_or("no skeleton fits")?;
+    let job = RetargetJob {
+        retarget: resolved.retarget.clone(),
+        naming: ClipNaming {
+            on_clash: OnClash::Rename,
+            ..ClipNaming::default()
+        },
+        measure: resolved.normalize.measure,
+        ..RetargetJob::default()
+    };
     let mut out = target.doc.clone();
-    let (sr, tr) = (
-        Rig {
-            skeleton: &source.model.skeletons[s.index],
-            map: &s.bone_map,
-            profile: &resolved.profile,
-        },
-        Rig {
-            skeleton: &target.doc.model.skeletons[target.index],
-            map: &target.map,
-            profile: &resolved.profile,
-        },
-    );
-    let mut measures = Vec::new();
-    for clip in source
-        .model
-        .clips
-        .iter()
-        .filter(|c| c.skeleton == s.index && !c.name.ends_with(COMPANION_SUFFIX))
-    {
-        let r = retarget_clip(&sr, clip, &tr, target.index, &resolved.retarget).map_err(|e| e.to_string())?;
-        let m = measure_retarget((&sr, clip), (&tr, &r.clip), &r.plan, &resolved.retarget);
-        measures.push(serde_json::json!({ "clip": clip.name, "plan": r.plan, "measured": m }));
-        let mut new = r.clip;
-        if out.model.clips.iter().any(|c| c.name == new.name) {
-            new.name = format!("{} (retargeted)", new.name);
-        }
-        out.model.clips.push(new);
-    }
-    if measures.is_empty() {
-        return Err("has no clips to retarget".into());
-    }
-    report.retarget = Some(serde_json::Value::Array(measures));
+    let r = retarget_onto(
+        (&source.model, &side),
+        (&mut out.model, &target.side),
+        &resolved.profile,
+        &job,
+    )
+    .map_err(|e| e.to_string())?;
+    report.retarget = Some(serde_json::to_value(&r).map_err(|e| e.to_string())?);
     Ok(out)
 }

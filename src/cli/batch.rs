@@ -4,12 +4,9 @@
 
 use super::stages::StageFlags;
 use super::Failure;
-use skelnorm::batch::{self, Existing, Job, Naming, Resolved, Shard};
-use skelnorm::mapping::MapOptions;
-use skelnorm::pipeline::NormalizeOptions;
-use skelnorm::profile::Profile;
+use skelnorm::batch::{self, Existing, Job, Naming, Shard};
 use skelnorm::report::{render_html, BatchReport, FileReport, Status};
-use skelnorm::settings::Settings;
+use skelnorm::settings::{ResolveError, Resolved, Settings};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -114,45 +111,19 @@ pub enum ReportCommand {
 }
 
 impl RunArgs {
-    /// The per-folder resolver: settings (a folder's file, or `--settings`, or the defaults) to
-    /// options, flags applied on top.
-    fn resolver(&self) -> impl Fn(&Settings) -> Result<Resolved, String> + Sync + '_ {
+    /// The per-folder resolver: settings (a folder's file, or `--settings`, or the defaults) with
+    /// the flags written over them, resolved.
+    fn resolver(&self) -> impl Fn(&Settings) -> Result<Resolved, ResolveError> + Sync + '_ {
         move |s: &Settings| {
-            let profile_path = self
-                .profile
-                .clone()
-                .or_else(|| s.map.profile.as_ref().map(PathBuf::from));
-            let profile = match &profile_path {
-                Some(p) => Profile::load(p).map_err(|e| e.to_string())?,
-                None => Profile::humanoid().clone(),
-            };
-            let usage = |f: Failure| match f {
-                Failure::Usage(m) => m,
-                Failure::Input(e) => e.to_string(),
-            };
-            let n = &s.normalize;
-            let normalize = self
-                .stages
-                .apply(
-                    s,
-                    &profile,
-                    NormalizeOptions {
-                        map: MapOptions {
-                            overrides: None,
-                            ignore_declared: s.map.ignore_vrm,
-                        },
-                        allow_partial: n.allow_partial,
-                        require_all: n.strict,
-                        measure: n.check && !self.no_check,
-                        ..NormalizeOptions::default()
-                    },
-                )
-                .map_err(usage)?;
-            Ok(Resolved {
-                profile,
-                normalize,
-                retarget: s.retarget.clone(),
-            })
+            let mut s = s.clone();
+            if let Some(p) = &self.profile {
+                s.map.profile = Some(super::flag_path(p, s.folder.is_some()));
+            }
+            self.stages
+                .apply(&mut s)
+                .map_err(|f| ResolveError::Invalid(super::usage_text(f)))?;
+            s.normalize.check &= !self.no_check;
+            s.resolve()
         }
     }
 
@@ -237,7 +208,7 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
         .as_deref()
         .map(str::parse::<Shard>)
         .transpose()
-        .map_err(Failure::Usage)?;
+        .map_err(|e| Failure::Usage(e.to_string()))?;
     let replace = args
         .replace
         .iter()
@@ -294,7 +265,7 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
             bar.suspend(|| eprintln!("{}", one_line(f).unwrap_or_default()));
         }
     })
-    .map_err(Failure::Usage)?;
+    .map_err(|e| Failure::Usage(e.to_string()))?;
     bar.finish_and_clear();
     report.shard = args.shard.clone();
     write_reports(&report, args.run.report.as_deref(), args.run.html.as_deref())?;
@@ -338,7 +309,7 @@ pub fn run_validate(args: &ValidateArgs) -> Result<i32, Failure> {
         resolve: &resolve,
     };
     let bar = progress_bar(job.files.len(), args.run.quiet);
-    let report = batch::run(&job, &|_| bar.inc(1)).map_err(Failure::Usage)?;
+    let report = batch::run(&job, &|_| bar.inc(1)).map_err(|e| Failure::Usage(e.to_string()))?;
     bar.finish_and_clear();
     for f in &report.files {
         if let Some(line) = one_line(f).filter(|_| f.status == Status::Failed || args.strict) {

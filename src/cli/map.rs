@@ -5,9 +5,8 @@ use super::Failure;
 use anyhow::Context;
 use serde::Serialize;
 use skelnorm::gltf_io;
-use skelnorm::mapping::{map_skeleton, BoneMapFile, MapOptions, MapReport};
-use skelnorm::profile::Profile;
-use skelnorm::settings::MapSettings;
+use skelnorm::mapping::{map_skeleton, BoneMapFile, MapReport};
+use skelnorm::settings::Settings;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -29,37 +28,16 @@ pub struct MapArgs {
 }
 
 impl MapArgs {
-    /// Loads the profile and the bone-map file the flags name, or else the settings name.
-    pub fn resolve(
-        &self,
-        settings: &MapSettings,
-    ) -> Result<(std::borrow::Cow<'static, Profile>, MapOptions), Failure> {
-        let profile_path = self
-            .profile
-            .clone()
-            .or_else(|| settings.profile.as_ref().map(PathBuf::from));
-        let bone_map = self
-            .bone_map
-            .clone()
-            .or_else(|| settings.bone_map.as_ref().map(PathBuf::from));
-        let profile = match &profile_path {
-            Some(p) => std::borrow::Cow::Owned(Profile::load(p).map_err(|e| Failure::Usage(e.to_string()))?),
-            None => std::borrow::Cow::Borrowed(Profile::humanoid()),
-        };
-        let overrides = match &bone_map {
-            Some(path) => {
-                let file = BoneMapFile::load(path).map_err(|e| Failure::Usage(e.to_string()))?;
-                file.check(&profile, &path.display().to_string())
-                    .map_err(|e| Failure::Usage(e.to_string()))?;
-                Some(file)
-            }
-            None => None,
-        };
-        let options = MapOptions {
-            overrides,
-            ignore_declared: self.ignore_vrm || settings.ignore_vrm,
-        };
-        Ok((profile, options))
+    /// Writes the flags given into `settings` (they win over the file's).
+    pub fn apply(&self, settings: &mut Settings) {
+        let path = |p: &PathBuf| super::flag_path(p, settings.folder.is_some());
+        if let Some(p) = &self.profile {
+            settings.map.profile = Some(path(p));
+        }
+        if let Some(p) = &self.bone_map {
+            settings.map.bone_map = Some(path(p));
+        }
+        settings.map.ignore_vrm |= self.ignore_vrm;
     }
 }
 
@@ -78,7 +56,10 @@ pub fn run(
     skeleton: Option<usize>,
     allow_partial: bool,
 ) -> Result<i32, Failure> {
-    let (profile, options) = args.resolve(&MapSettings::default())?;
+    let mut settings = Settings::default();
+    args.apply(&mut settings);
+    let resolved = super::resolve(&settings)?;
+    let (profile, options) = (resolved.profile, resolved.normalize.map);
     let doc = gltf_io::read(file)?;
     let skeletons = &doc.model.skeletons;
     if let Some(k) = skeleton.filter(|&k| k >= skeletons.len()) {

@@ -184,6 +184,31 @@ fn load_settings(path: Option<&std::path::Path>) -> Result<skelnorm::settings::S
     }
 }
 
+/// A path given as a flag, as text for a [`Settings`](skelnorm::settings::Settings) field: made
+/// absolute when the settings came from a file (whose relative paths start at its folder, while a
+/// flag's start at the working directory).
+fn flag_path(path: &std::path::Path, settings_from_file: bool) -> String {
+    let path = if settings_from_file && path.is_relative() {
+        std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+    } else {
+        path.to_path_buf()
+    };
+    path.to_string_lossy().into_owned()
+}
+
+/// The message of a failure, for errors that carry text.
+fn usage_text(f: Failure) -> String {
+    match f {
+        Failure::Usage(m) => m,
+        Failure::Input(e) => format!("{e:#}"),
+    }
+}
+
+/// Settings resolved into options; a usage error naming the file or value when they do not.
+fn resolve(settings: &skelnorm::settings::Settings) -> Result<skelnorm::settings::Resolved, Failure> {
+    settings.resolve().map_err(|e| Failure::Usage(e.to_string()))
+}
+
 /// Writes a command's report: to `report_file` as JSON if given, and to stdout as JSON when
 /// `json`, else as the text `summary`.
 fn emit<T: serde::Serialize>(

@@ -7,7 +7,7 @@ use super::stages::StageFlags;
 use super::Failure;
 use serde::Serialize;
 use skelnorm::gltf_io;
-use skelnorm::pipeline::{normalize, NormalizeError, NormalizeOptions, NormalizeReport};
+use skelnorm::pipeline::{normalize, NormalizeError, NormalizeReport};
 use skelnorm::tracks::StripReason;
 use std::io::Write;
 use std::path::PathBuf;
@@ -48,6 +48,23 @@ pub struct NormalizeArgs {
     pub stages: StageFlags,
 }
 
+impl NormalizeArgs {
+    /// Writes the flags given into `settings` (they win over the file's).
+    pub fn apply(&self, settings: &mut skelnorm::settings::Settings) -> Result<(), Failure> {
+        self.map.apply(settings);
+        self.stages.apply(settings)?;
+        let n = &mut settings.normalize;
+        if self.allow_partial {
+            (n.allow_partial, n.strict) = (true, false);
+        }
+        if self.strict {
+            (n.allow_partial, n.strict) = (false, true);
+        }
+        n.check &= !self.no_check;
+        Ok(())
+    }
+}
+
 #[derive(Serialize)]
 struct Output<'a> {
     file: String,
@@ -63,22 +80,12 @@ struct Output<'a> {
 /// Runs `normalize`; returns the exit code (0, or 3 when no skeleton fits the profile).
 pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
     super::check_output(&args.output)?;
-    let settings = super::load_settings(args.settings.as_deref())?;
-    let (profile, map) = args.map.resolve(&settings.map)?;
-    let n = &settings.normalize;
-    let allow_partial = (args.allow_partial || n.allow_partial) && !args.strict;
-    let options = args.stages.apply(
-        &settings,
-        &profile,
-        NormalizeOptions {
-            map,
-            skeleton: args.skeleton,
-            allow_partial,
-            require_all: args.strict || (n.strict && !args.allow_partial),
-            measure: n.check && !args.no_check,
-            ..NormalizeOptions::default()
-        },
-    )?;
+    let mut settings = super::load_settings(args.settings.as_deref())?;
+    args.apply(&mut settings)?;
+    let resolved = super::resolve(&settings)?;
+    let (profile, mut options) = (resolved.profile, resolved.normalize);
+    options.skeleton = args.skeleton;
+    let allow_partial = options.allow_partial;
     let mut doc = gltf_io::read(&args.input)?;
     let report = match normalize(&mut doc.model, &profile, &options) {
         Ok(r) => r,

@@ -1,16 +1,14 @@
 //! `skelnorm retarget`: normalize source and target in memory, retarget the source's clips
 //! onto the target by chains, add them to the target file, report the measures per clip.
 
-use super::map::EXIT_PARTIAL;
+use super::map::{MapArgs, EXIT_PARTIAL};
 use super::Failure;
 use serde::Serialize;
-use skelnorm::check::retarget::{retarget as measure, RetargetCheck};
-use skelnorm::gltf_io::{self, Document};
-use skelnorm::mapping::{BoneMap, MapOptions};
-use skelnorm::pipeline::{normalize, NormalizeError, NormalizeOptions};
-use skelnorm::profile::Profile;
-use skelnorm::retarget::{retarget_clip, Plan, RetargetOptions, RetargetPose, Rig};
-use skelnorm::tracks::COMPANION_SUFFIX;
+use skelnorm::gltf_io;
+use skelnorm::pipeline::{
+    retarget, ClipNaming, NormalizeError, NormalizeOptions, OnClash, RetargetJob, RetargetReport, RetargetRunError,
+};
+use skelnorm::settings::{load_pose, Settings};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -78,18 +76,19 @@ pub struct RetargetArgs {
     /// The target skeleton to use; the first that fits.
     #[arg(long, value_name = "N")]
     pub target_skeleton: Option<usize>,
-    /// A profile RON file for both sides; the built-in humanoid by default.
-    #[arg(long, value_name = "PROFILE")]
-    pub profile: Option<PathBuf>,
+    #[command(flatten)]
+    pub map: MapArgs,
     /// Skip measuring the retargeted clips.
     #[arg(long)]
     pub no_check: bool,
 }
 
 impl RetargetArgs {
-    /// The retarget options: the settings file's, changed by the flags given.
-    fn resolve(&self, base: &RetargetOptions) -> Result<RetargetOptions, Failure> {
-        let mut o = base.clone();
+    /// Writes the flags given into `settings` (they win over the file's).
+    fn apply(&self, settings: &mut Settings) -> Result<(), Failure> {
+        self.map.apply(settings);
+        settings.normalize.check &= !self.no_check;
+        let o = &mut settings.retarget;
         o.root &= !self.no_root;
         o.fk &= !self.no_fk;
         o.ik &= !self.no_ik;
@@ -110,24 +109,10 @@ impl RetargetArgs {
             o.fps = f;
         }
         if let Some(p) = &self.pose {
-            o.pose = RetargetPose::load(p).map_err(Failure::Usage)?;
+            o.pose = load_pose(p).map_err(|e| Failure::Usage(e.to_string()))?;
         }
-        Ok(o)
+        Ok(())
     }
-}
-
-/// One retargeted clip in the report.
-#[derive(Serialize)]
-struct ClipOut {
-    /// The source clip.
-    source_clip: String,
-    /// The new clip in the output.
-    clip: String,
-    /// Keys per track.
-    frames: usize,
-    /// The measures.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    measured: Option<RetargetCheck>,
 }
 
 #[derive(Serialize)]
@@ -135,169 +120,46 @@ struct Report<'a> {
     source: String,
     target: String,
     output: String,
-    source_skeleton: String,
-    target_skeleton: String,
-    plan: &'a Plan,
-    clips: Vec<ClipOut>,
+    #[serde(flatten)]
+    retarget: &'a RetargetReport,
     size_after: u64,
-}
-
-/// A file normalized in memory, with the skeleton chosen and its map.
-struct Side {
-    doc: Document,
-    index: usize,
-    map: BoneMap,
-}
-
-fn normalized(
-    path: &std::path::Path,
-    skeleton: Option<usize>,
-    profile: &Profile,
-    map: &MapOptions,
-) -> Result<Result<Side, i32>, Failure> {
-    let mut doc = gltf_io::read(path)?;
-    let options = NormalizeOptions {
-        map: map.clone(),
-        skeleton,
-        ..NormalizeOptions::default()
-    };
-    let report = match normalize(&mut doc.model, profile, &options) {
-        Ok(r) => r,
-        Err(e @ NormalizeError::NoFit { .. }) => {
-            eprintln!("skelnorm: {}: {e}", path.display());
-            return Ok(Err(EXIT_PARTIAL));
-        }
-        Err(e @ NormalizeError::NoSkeleton(..)) => {
-            return Err(Failure::Usage(format!("{}: {e}", path.display())))
-        }
-        Err(e) => return Err(anyhow::anyhow!("{}: {e}", path.display()).into()),
-    };
-    let chosen = report
-        .skeletons
-        .into_iter()
-        .find(|s| s.skipped.is_none())
-        .expect("normalize succeeded, so a skeleton fits");
-    Ok(Ok(Side {
-        doc,
-        index: chosen.index,
-        map: chosen.bone_map,
-    }))
 }
 
 /// Runs `retarget`; returns the exit code (0, or 3 when a side has no skeleton that fits).
 pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
     super::check_output(&args.output)?;
-    let settings = super::load_settings(args.settings.as_deref())?;
-    let options = args.resolve(&settings.retarget)?;
-    let profile_path = args
-        .profile
-        .clone()
-        .or_else(|| settings.map.profile.as_ref().map(PathBuf::from));
-    let profile = match &profile_path {
-        Some(p) => std::borrow::Cow::Owned(Profile::load(p).map_err(|e| Failure::Usage(e.to_string()))?),
-        None => std::borrow::Cow::Borrowed(Profile::humanoid()),
+    let mut settings = super::load_settings(args.settings.as_deref())?;
+    args.apply(&mut settings)?;
+    let resolved = super::resolve(&settings)?;
+    let normalize = |skeleton| NormalizeOptions {
+        skeleton,
+        measure: false,
+        ..resolved.normalize.clone()
     };
-    let map_options = MapOptions {
-        overrides: None,
-        ignore_declared: settings.map.ignore_vrm,
+    let job = RetargetJob {
+        source: normalize(args.source_skeleton),
+        target: normalize(args.target_skeleton),
+        retarget: resolved.retarget.clone(),
+        clips: args.clips.clone(),
+        naming: ClipNaming {
+            prefix: args.prefix.clone(),
+            suffix: args.suffix.clone(),
+            on_clash: OnClash::Refuse,
+        },
+        measure: resolved.normalize.measure,
     };
-    let source = match normalized(&args.source, args.source_skeleton, &profile, &map_options)? {
-        Ok(s) => s,
-        Err(code) => return Ok(code),
+    let mut source = gltf_io::read(&args.source)?;
+    let mut target = gltf_io::read(&args.target)?;
+    let report = match retarget(&mut source.model, &mut target.model, &resolved.profile, &job) {
+        Ok(r) => r,
+        Err(e) => return refused(args, e),
     };
-    let mut target = match normalized(&args.target, args.target_skeleton, &profile, &map_options)? {
-        Ok(s) => s,
-        Err(code) => return Ok(code),
-    };
-    let available: Vec<&str> = source
-        .doc
-        .model
-        .clips
-        .iter()
-        .filter(|c| c.skeleton == source.index && !c.name.ends_with(COMPANION_SUFFIX))
-        .map(|c| c.name.as_str())
-        .collect();
-    if let Some(missing) = args.clips.iter().find(|n| !available.contains(&n.as_str())) {
-        return Err(Failure::Usage(format!(
-            "{}: no clip `{missing}` (it has: {})",
-            args.source.display(),
-            available.join(", ")
-        )));
-    }
-    let chosen: Vec<&str> = available
-        .iter()
-        .copied()
-        .filter(|n| args.clips.is_empty() || args.clips.iter().any(|c| c == n))
-        .collect();
-    if chosen.is_empty() {
-        return Err(Failure::Usage(format!(
-            "{}: has no clips to retarget",
-            args.source.display()
-        )));
-    }
-    let taken: Vec<String> = target.doc.model.clips.iter().map(|c| c.name.clone()).collect();
-    let new_name = |n: &str| format!("{}{n}{}", args.prefix, args.suffix);
-    if let Some(clash) = chosen.iter().map(|n| new_name(n)).find(|n| taken.contains(n)) {
-        return Err(Failure::Usage(format!(
-            "{}: already has a clip `{clash}`; use --prefix or --suffix to name the new clips",
-            args.target.display()
-        )));
-    }
-    let s_rig = Rig {
-        skeleton: &source.doc.model.skeletons[source.index],
-        map: &source.map,
-        profile: &profile,
-    };
-    let target_model = target.doc.model.clone();
-    let t_rig = Rig {
-        skeleton: &target_model.skeletons[target.index],
-        map: &target.map,
-        profile: &profile,
-    };
-    let mut outs = Vec::new();
-    let mut plan = None;
-    for name in &chosen {
-        let clip = source
-            .doc
-            .model
-            .clips
-            .iter()
-            .find(|c| c.skeleton == source.index && c.name == *name)
-            .expect("listed above");
-        let mut r = retarget_clip(&s_rig, clip, &t_rig, target.index, &options).map_err(|e| {
-            Failure::Usage(format!(
-                "{} → {}: {e}",
-                args.source.display(),
-                args.target.display()
-            ))
-        })?;
-        r.clip.name = new_name(name);
-        let measured =
-            (!args.no_check).then(|| measure((&s_rig, clip), (&t_rig, &r.clip), &r.plan, &options));
-        outs.push(ClipOut {
-            source_clip: name.to_string(),
-            clip: r.clip.name.clone(),
-            frames: r
-                .clip
-                .tracks
-                .iter()
-                .find_map(|t| t.rotation.as_ref().map(|r| r.len()))
-                .unwrap_or(0),
-            measured,
-        });
-        target.doc.model.clips.push(r.clip);
-        plan.get_or_insert(r.plan);
-    }
-    target.doc.write(&args.output)?;
-    let plan = plan.expect("at least one clip");
+    target.write(&args.output)?;
     let report = Report {
         source: args.source.display().to_string(),
         target: args.target.display().to_string(),
         output: args.output.display().to_string(),
-        source_skeleton: s_rig.skeleton.name.clone(),
-        target_skeleton: t_rig.skeleton.name.clone(),
-        plan: &plan,
-        clips: outs,
+        retarget: &report,
         size_after: gltf_io::stored_size(&args.output),
     };
     super::emit(&report, args.report.as_deref(), args.json, |w| {
@@ -306,24 +168,48 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
     Ok(super::EXIT_OK)
 }
 
+/// The exit code, or the failure, of a refused retarget, naming the file concerned.
+fn refused(args: &RetargetArgs, e: RetargetRunError) -> Result<i32, Failure> {
+    let (src, tgt) = (args.source.display(), args.target.display());
+    let normalizing = |path: &std::path::Path, e: NormalizeError| match e {
+        NormalizeError::NoFit { .. } => {
+            eprintln!("skelnorm: {}: {e}", path.display());
+            Ok(EXIT_PARTIAL)
+        }
+        NormalizeError::NoSkeleton(..) => Err(Failure::Usage(format!("{}: {e}", path.display()))),
+        e => Err(anyhow::anyhow!("{}: {e}", path.display()).into()),
+    };
+    match e {
+        RetargetRunError::Source(e) => normalizing(&args.source, e),
+        RetargetRunError::Target(e) => normalizing(&args.target, e),
+        RetargetRunError::ClipTaken(clip) => Err(Failure::Usage(format!(
+            "{tgt}: already has a clip `{clip}`; use --prefix or --suffix to name the new clips"
+        ))),
+        e @ (RetargetRunError::NoClip { .. } | RetargetRunError::NoClips) => {
+            Err(Failure::Usage(format!("{src}: {e}")))
+        }
+        RetargetRunError::Retarget(e) => Err(Failure::Usage(format!("{src} → {tgt}: {e}"))),
+    }
+}
+
 fn summary(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
     writeln!(w, "{} → {} → {}", r.source, r.target, r.output)?;
     writeln!(
         w,
         "skeleton `{}` → `{}`: hips height {:.3} → {:.3} (ratio {:.3}), {} chains",
-        r.source_skeleton,
-        r.target_skeleton,
-        r.plan.source_hips_height,
-        r.plan.target_hips_height,
-        r.plan.hips_ratio,
-        r.plan.chains.len()
+        r.retarget.source_skeleton,
+        r.retarget.target_skeleton,
+        r.retarget.plan.source_hips_height,
+        r.retarget.plan.target_hips_height,
+        r.retarget.plan.hips_ratio,
+        r.retarget.plan.chains.len()
     )?;
-    for warn in &r.plan.warnings {
+    for warn in &r.retarget.plan.warnings {
         let code = serde_json::to_value(warn.code).ok();
         let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("warning");
         writeln!(w, "  warning [{code}]: {}", warn.message)?;
     }
-    for c in &r.clips {
+    for c in &r.retarget.clips {
         write!(w, "clip `{}` → `{}`: {} frames", c.source_clip, c.clip, c.frames)?;
         if let Some(m) = &c.measured {
             let bones = m.chains.iter().filter_map(|c| c.bones_deg).fold(0.0f32, f32::max);

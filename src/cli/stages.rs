@@ -2,8 +2,6 @@
 //! options from the settings file (defaults < settings file < flags).
 
 use super::Failure;
-use skelnorm::pipeline::{NormalizeOptions, Stages};
-use skelnorm::profile::Profile;
 use skelnorm::rename::RenameOptions;
 use skelnorm::rest::RestOptions;
 use skelnorm::settings::Settings;
@@ -40,9 +38,8 @@ pub struct RestArgs {
 }
 
 impl RestArgs {
-    /// The rest options: `base` (defaults or the settings file), changed by the flags given.
-    pub fn resolve(&self, base: &RestOptions, profile: &Profile) -> Result<RestOptions, Failure> {
-        let mut o = base.clone();
+    /// Writes the flags given into the rest options `o` (from the defaults or a settings file).
+    pub fn apply(&self, o: &mut RestOptions) -> Result<(), Failure> {
         o.apply_node_transforms &= !self.keep_node_transforms;
         o.fix_facing &= !self.no_facing;
         o.fix_silhouette &= !self.no_silhouette;
@@ -55,16 +52,10 @@ impl RestArgs {
             o.silhouette_threshold_deg = t;
         }
         o.silhouette_skip.extend(self.silhouette_skip.iter().cloned());
-        if let Some(bad) = o.silhouette_skip.iter().find(|n| profile.find(n).is_none()) {
-            return Err(Failure::Usage(format!(
-                "silhouette skip `{bad}`: the `{}` profile has no such bone",
-                profile.name
-            )));
-        }
         o.flatten_feet |= self.flatten_feet;
         o.overwrite_axes &= !self.no_overwrite_axes;
         o.motion_scale |= self.motion_scale;
-        Ok(o)
+        Ok(())
     }
 }
 
@@ -120,9 +111,9 @@ pub struct TrackArgs {
 }
 
 impl TrackArgs {
-    /// The stripping options: `base` (defaults or the settings file), changed by the flags given.
-    pub fn resolve(&self, base: &TrackOptions, profile: &Profile) -> Result<TrackOptions, Failure> {
-        let mut o = base.clone();
+    /// Writes the flags given into the stripping options `o` (from the defaults or a settings
+    /// file).
+    pub fn apply(&self, o: &mut TrackOptions) {
         o.except_bone_transform |= self.except_bone_transform;
         o.unimportant_positions &= !self.keep_positions;
         o.position_bones.extend(self.position_bone.iter().cloned());
@@ -137,19 +128,6 @@ impl TrackArgs {
         if let Some(t) = self.track_tolerance {
             o.tolerance = t;
         }
-        if !(o.tolerance >= 0.0 && o.tolerance.is_finite()) {
-            return Err(Failure::Usage(format!(
-                "track tolerance {}: must be a finite number of at least 0",
-                o.tolerance
-            )));
-        }
-        if let Some(bad) = o.position_bones.iter().find(|n| profile.find(n).is_none()) {
-            return Err(Failure::Usage(format!(
-                "position bone `{bad}`: the `{}` profile has no such bone",
-                profile.name
-            )));
-        }
-        Ok(o)
     }
 }
 
@@ -163,16 +141,12 @@ pub struct RenameArgs {
 }
 
 impl RenameArgs {
-    /// The renaming options: `base` (defaults or the settings file), changed by the flags given.
-    pub fn resolve(&self, base: &RenameOptions) -> Result<RenameOptions, Failure> {
-        let mut o = base.clone();
+    /// Writes the flags given into the renaming options `o` (from the defaults or a settings
+    /// file).
+    pub fn apply(&self, o: &mut RenameOptions) {
         if let Some(n) = &self.skeleton_name {
             o.skeleton_name = Some(n.clone());
         }
-        if o.skeleton_name.as_deref().is_some_and(|n| n.trim().is_empty()) {
-            return Err(Failure::Usage("the skeleton name must not be empty".into()));
-        }
-        Ok(o)
     }
 }
 
@@ -190,25 +164,16 @@ pub struct StageFlags {
 }
 
 impl StageFlags {
-    /// `options` with the stages, and each stage's options, from `settings` changed by the
-    /// flags given.
-    pub fn apply(
-        &self,
-        settings: &Settings,
-        profile: &Profile,
-        options: NormalizeOptions,
-    ) -> Result<NormalizeOptions, Failure> {
-        let n = &settings.normalize;
-        Ok(NormalizeOptions {
-            stages: Stages {
-                rest: n.fix_rest && !self.stages.no_rest,
-                strip: n.strip_tracks && !self.stages.no_strip,
-                rename: n.rename_bones && !self.stages.no_rename,
-            },
-            rest: self.rest.resolve(&settings.rest, profile)?,
-            tracks: self.tracks.resolve(&settings.tracks, profile)?,
-            rename: self.rename.resolve(&settings.rename)?,
-            ..options
-        })
+    /// Writes the stage switches and each stage's flags given into `settings` (they win over
+    /// the file's).
+    pub fn apply(&self, settings: &mut Settings) -> Result<(), Failure> {
+        let n = &mut settings.normalize;
+        n.fix_rest &= !self.stages.no_rest;
+        n.strip_tracks &= !self.stages.no_strip;
+        n.rename_bones &= !self.stages.no_rename;
+        self.rest.apply(&mut settings.rest)?;
+        self.tracks.apply(&mut settings.tracks);
+        self.rename.apply(&mut settings.rename);
+        Ok(())
     }
 }

@@ -99,23 +99,6 @@ pub struct RetargetPose {
     pub target: BTreeMap<String, [f32; 3]>,
 }
 
-impl RetargetPose {
-    /// Reads a retarget-pose RON file (`(source: {"LeftUpperArm": (0, 0, -45)}, target: {})`).
-    pub fn load(path: &std::path::Path) -> Result<RetargetPose, String> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-        ron::from_str(&text).map_err(|e: ron::error::SpannedError| {
-            format!(
-                "{}:{}:{}: {}",
-                path.display(),
-                e.position.line,
-                e.position.col,
-                e.code
-            )
-        })
-    }
-}
-
 /// Options of retargeting. Every field has a default; a settings file may give any of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocumentedFields)]
 #[serde(default, deny_unknown_fields)]
@@ -242,14 +225,44 @@ pub fn retarget_clip(
     target_index: usize,
     options: &RetargetOptions,
 ) -> Result<Retargeted, RetargetError> {
+    check_fps(options)?;
+    let mut r = Retargeter::new(source, target, options)?;
+    let clip = retarget_clip_with(&mut r, source, clip, target, target_index, options)?;
+    Ok(Retargeted {
+        clip,
+        plan: r.plan().clone(),
+    })
+}
+
+/// Offline retargeting needs a sampling rate above 0.
+fn check_fps(options: &RetargetOptions) -> Result<(), RetargetError> {
     if !(options.fps > 0.0 && options.fps.is_finite()) {
         return Err(RetargetError::BadOption(format!(
             "fps {}: must be above 0",
             options.fps
         )));
     }
-    let mut r = Retargeter::new(source, target, options)?;
-    let clip = unscaled(clip, r.plan());
+    Ok(())
+}
+
+/// [`retarget_clip`] with a retargeter already made for this pair of rigs and these options, so
+/// that many clips share one plan. `r` must come from `Retargeter::new(source, target, options)`.
+pub fn retarget_clip_with(
+    r: &mut Retargeter,
+    source: &Rig,
+    clip: &Clip,
+    target: &Rig,
+    target_index: usize,
+    options: &RetargetOptions,
+) -> Result<Clip, RetargetError> {
+    check_fps(options)?;
+    let scaled;
+    let clip = if clip.motion_scale.is_some() {
+        scaled = unscaled(clip, r.plan());
+        &scaled
+    } else {
+        clip
+    };
     let duration = clip.duration();
     let frames = (duration * options.fps).ceil().max(0.0) as usize + 1;
     let times: Vec<f32> = (0..frames)
@@ -265,7 +278,7 @@ pub fn retarget_clip(
         for (l, b) in sp.locals.iter_mut().zip(&source.skeleton.bones) {
             *l = b.rest;
         }
-        sp.sample_into(&clip, time);
+        sp.sample_into(clip, time);
         r.retarget(&sp, &mut tp)?;
         for (k, b) in driven.iter().enumerate() {
             let q = tp.locals[b.index()].rotation;
@@ -295,16 +308,13 @@ pub fn retarget_clip(
             values,
         });
     }
-    Ok(Retargeted {
-        clip: Clip {
-            name: clip.name.clone(),
-            skeleton: target_index,
-            tracks,
-            opaque: Vec::new(),
-            source: None,
-            motion_scale: None,
-        },
-        plan: r.plan().clone(),
+    Ok(Clip {
+        name: clip.name.clone(),
+        skeleton: target_index,
+        tracks,
+        opaque: Vec::new(),
+        source: None,
+        motion_scale: None,
     })
 }
 
@@ -312,9 +322,6 @@ pub fn retarget_clip(
 /// own hips height (what playing it on the source would do).
 fn unscaled(clip: &Clip, plan: &Plan) -> Clip {
     let mut out = clip.clone();
-    if clip.motion_scale.is_none() {
-        return out;
-    }
     out.motion_scale = None;
     for b in [plan.source_root, Some(plan.source_hips)].into_iter().flatten() {
         if let Some(t) = &mut out.tracks[b.index()].translation {

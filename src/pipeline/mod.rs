@@ -1,6 +1,13 @@
 //! The stage order, known here and nowhere else: map → rest fix → track stripping → renaming
-//! (then, optionally, the measurements of [`check`](crate::check)). Works on the model; reads
-//! and writes no files.
+//! (then, optionally, the measurements of [`check`](crate::check)), and the retarget workflow
+//! over two normalized models ([`retarget()`]). Works on the model; reads and writes no files.
+
+mod retarget;
+
+pub use retarget::{
+    retarget, retarget_onto, ClipNaming, OnClash, RetargetJob, RetargetReport, RetargetRunError, RetargetedClip,
+    Side,
+};
 
 use crate::check::{self, RestCheck, SkinCheck};
 use crate::mapping::{map_skeleton, BoneMap, MapOptions, MapReport};

@@ -1,0 +1,258 @@
+//! The retarget workflow: normalize both sides, choose the source's clips, build the per-pair
+//! plan once, retarget every clip with it, name the new clips by one policy, add them to the
+//! target and measure them. Works on models; reads and writes no files.
+
+use super::{normalize, NormalizeError, NormalizeOptions, NormalizeReport};
+use crate::check::retarget::{retarget as measure, RetargetCheck};
+use crate::mapping::BoneMap;
+use crate::model::{Clip, Model};
+use crate::profile::Profile;
+use crate::retarget::{retarget_clip_with, Plan, RetargetError, RetargetOptions, Retargeter, Rig};
+use crate::tracks::COMPANION_SUFFIX;
+use serde::Serialize;
+
+/// What to do when a new clip's name is already a clip of the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnClash {
+    /// Refuse the whole retarget ([`RetargetRunError::ClipTaken`]), changing nothing: the user
+    /// chooses a prefix or suffix.
+    #[default]
+    Refuse,
+    /// Append ` (retargeted)` (then a number, until the name is free).
+    Rename,
+}
+
+/// How the new clips are named: `prefix` + source clip name + `suffix`, then `on_clash`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClipNaming {
+    /// Put before each source clip's name.
+    pub prefix: String,
+    /// Put after each source clip's name.
+    pub suffix: String,
+    /// When the name is taken.
+    pub on_clash: OnClash,
+}
+
+impl ClipNaming {
+    /// The new names of `clips`, none of them in `taken` nor twice; `Err` with the first name
+    /// taken when the policy refuses.
+    fn names(&self, clips: &[&str], taken: &[&str]) -> Result<Vec<String>, String> {
+        let mut out: Vec<String> = Vec::with_capacity(clips.len());
+        for clip in clips {
+            let name = format!("{}{clip}{}", self.prefix, self.suffix);
+            let used = |n: &str| taken.contains(&n) || out.iter().any(|o| o == n);
+            if !used(&name) {
+                out.push(name);
+                continue;
+            }
+            if self.on_clash == OnClash::Refuse {
+                return Err(name);
+            }
+            let free = std::iter::once(format!("{name} (retargeted)"))
+                .chain((2..).map(|k| format!("{name} (retargeted {k})")))
+                .find(|n| !used(n))
+                .expect("an unbounded sequence of names has a free one");
+            out.push(free);
+        }
+        Ok(out)
+    }
+}
+
+/// Options of [`retarget`]: how each side is normalized, which clips, how they are retargeted,
+/// named and measured.
+#[derive(Debug, Clone, Default)]
+pub struct RetargetJob {
+    /// Normalizing the source (`skeleton` chooses its skeleton; the first that fits by
+    /// default).
+    pub source: NormalizeOptions,
+    /// Normalizing the target.
+    pub target: NormalizeOptions,
+    /// The retarget passes, chains and sampling rate.
+    pub retarget: RetargetOptions,
+    /// Source clips to retarget, by name; every clip of the source skeleton when empty
+    /// (companion clips of unmapped bones never).
+    pub clips: Vec<String>,
+    /// Names of the new clips.
+    pub naming: ClipNaming,
+    /// Measure each new clip against its source ([`crate::check::retarget`]).
+    pub measure: bool,
+}
+
+/// A normalized model's skeleton chosen for retargeting: the first one normalized.
+#[derive(Debug, Clone)]
+pub struct Side {
+    /// The skeleton's index in its model.
+    pub index: usize,
+    /// Its bone map (to the normalized bones).
+    pub map: BoneMap,
+}
+
+impl Side {
+    /// The first skeleton `report` normalized, if any.
+    pub fn of(report: &NormalizeReport) -> Option<Side> {
+        report
+            .skeletons
+            .iter()
+            .find(|s| s.skipped.is_none())
+            .map(|s| Side {
+                index: s.index,
+                map: s.bone_map.clone(),
+            })
+    }
+}
+
+/// One new clip.
+#[derive(Debug, Clone, Serialize)]
+pub struct RetargetedClip {
+    /// The source clip.
+    pub source_clip: String,
+    /// The new clip in the target.
+    pub clip: String,
+    /// Keys per track.
+    pub frames: usize,
+    /// The measures against the source clip, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured: Option<RetargetCheck>,
+}
+
+/// What [`retarget_onto`] did.
+#[derive(Debug, Clone, Serialize)]
+pub struct RetargetReport {
+    /// The source skeleton's name.
+    pub source_skeleton: String,
+    /// The target skeleton's name.
+    pub target_skeleton: String,
+    /// How chains were paired (one plan for every clip).
+    pub plan: Plan,
+    /// The new clips, in source order.
+    pub clips: Vec<RetargetedClip>,
+}
+
+/// Why [`retarget`] changed nothing.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RetargetRunError {
+    /// The source could not be normalized.
+    #[error("the source: {0}")]
+    Source(NormalizeError),
+    /// The target could not be normalized.
+    #[error("the target: {0}")]
+    Target(NormalizeError),
+    /// A clip asked for is not in the source.
+    #[error("no clip `{clip}` (it has: {})", available.join(", "))]
+    NoClip {
+        /// The name asked for.
+        clip: String,
+        /// The source's clips.
+        available: Vec<String>,
+    },
+    /// The source has no clips of its skeleton.
+    #[error("has no clips to retarget")]
+    NoClips,
+    /// A new clip's name is taken in the target (with [`OnClash::Refuse`]).
+    #[error("already has a clip `{0}`")]
+    ClipTaken(String),
+    /// Retargeting refused the pair or the options.
+    #[error(transparent)]
+    Retarget(#[from] RetargetError),
+}
+
+/// Normalizes `source` and `target` (in place), then retargets the source's clips onto the
+/// target, adding them to `target` (see [`retarget_onto`]). On error the target's clips are
+/// unchanged.
+pub fn retarget(
+    source: &mut Model,
+    target: &mut Model,
+    profile: &Profile,
+    job: &RetargetJob,
+) -> Result<RetargetReport, RetargetRunError> {
+    let s = normalize(source, profile, &job.source).map_err(RetargetRunError::Source)?;
+    let t = normalize(target, profile, &job.target).map_err(RetargetRunError::Target)?;
+    let (s, t) = (
+        Side::of(&s).expect("normalize succeeded, so a skeleton fits"),
+        Side::of(&t).expect("normalize succeeded, so a skeleton fits"),
+    );
+    retarget_onto((source, &s), (target, &t), profile, job)
+}
+
+/// Retargets the clips of an already normalized `source` onto an already normalized `target`:
+/// one plan for the pair, every chosen clip retargeted with it, named by `job.naming`, added to
+/// `target`. Checks everything first: on error the target is unchanged.
+pub fn retarget_onto(
+    source: (&Model, &Side),
+    target: (&mut Model, &Side),
+    profile: &Profile,
+    job: &RetargetJob,
+) -> Result<RetargetReport, RetargetRunError> {
+    let ((source, s), (target, t)) = (source, target);
+    let clips = chosen_clips(source, s.index, &job.clips)?;
+    let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
+    let taken: Vec<&str> = target.clips.iter().map(|c| c.name.as_str()).collect();
+    let new_names = job.naming.names(&names, &taken).map_err(RetargetRunError::ClipTaken)?;
+    let s_rig = Rig {
+        skeleton: &source.skeletons[s.index],
+        map: &s.map,
+        profile,
+    };
+    let t_rig = Rig {
+        skeleton: &target.skeletons[t.index],
+        map: &t.map,
+        profile,
+    };
+    let mut r = Retargeter::new(&s_rig, &t_rig, &job.retarget)?;
+    let mut new_clips = Vec::with_capacity(clips.len());
+    let mut reports = Vec::with_capacity(clips.len());
+    for (clip, name) in clips.iter().zip(new_names) {
+        let mut new = retarget_clip_with(&mut r, &s_rig, clip, &t_rig, t.index, &job.retarget)?;
+        new.name = name;
+        let measured = job
+            .measure
+            .then(|| measure((&s_rig, clip), (&t_rig, &new), r.plan(), &job.retarget));
+        reports.push(RetargetedClip {
+            source_clip: clip.name.clone(),
+            clip: new.name.clone(),
+            frames: new
+                .tracks
+                .iter()
+                .find_map(|t| t.rotation.as_ref().map(|r| r.len()))
+                .unwrap_or(0),
+            measured,
+        });
+        new_clips.push(new);
+    }
+    let report = RetargetReport {
+        source_skeleton: s_rig.skeleton.name.clone(),
+        target_skeleton: t_rig.skeleton.name.clone(),
+        plan: r.plan().clone(),
+        clips: reports,
+    };
+    target.clips.extend(new_clips);
+    Ok(report)
+}
+
+/// The clips of skeleton `index` named in `wanted` (all, when empty; companions never), in
+/// model order.
+fn chosen_clips<'a>(
+    model: &'a Model,
+    index: usize,
+    wanted: &[String],
+) -> Result<Vec<&'a Clip>, RetargetRunError> {
+    let available: Vec<&Clip> = model
+        .clips
+        .iter()
+        .filter(|c| c.skeleton == index && !c.name.ends_with(COMPANION_SUFFIX))
+        .collect();
+    if let Some(missing) = wanted.iter().find(|n| !available.iter().any(|c| &c.name == *n)) {
+        return Err(RetargetRunError::NoClip {
+            clip: missing.clone(),
+            available: available.iter().map(|c| c.name.clone()).collect(),
+        });
+    }
+    let chosen: Vec<&Clip> = available
+        .into_iter()
+        .filter(|c| wanted.is_empty() || wanted.contains(&c.name))
+        .collect();
+    if chosen.is_empty() {
+        return Err(RetargetRunError::NoClips);
+    }
+    Ok(chosen)
+}

@@ -1,0 +1,127 @@
+//! Issue 20: one resolver from flags and settings files to options. The same settings file has the
+//! same effect in `normalize`, `retarget` and `batch` (and `validate`): a bone map it names is
+//! honoured by each, a bone map that does not exist is a usage error (exit 2) in each, and a
+//! relative path in a settings file starts at the settings file's folder.
+
+mod common;
+
+use common::skelnorm;
+use std::path::Path;
+
+/// Writes `settings.ron` into `dir`, and a bone map beside it that leaves the left little
+/// finger unmapped (its bones keep their names where they would take profile names).
+fn settings_with_bone_map(dir: &Path, bone_map: &str) -> std::path::PathBuf {
+    std::fs::write(
+        dir.join("pinky.ron"),
+        r#"(profile: "humanoid", bones: {}, unmapped: ["LeftLittleProximal", "LeftLittleIntermediate", "LeftLittleDistal"])"#,
+    )
+    .unwrap();
+    let settings = dir.join("settings.ron");
+    std::fs::write(&settings, format!("(map: (bone_map: Some({bone_map:?})))")).unwrap();
+    settings
+}
+
+/// The node names of a written file.
+fn names(file: &Path) -> Vec<String> {
+    let doc = skelnorm::gltf_io::read(file).unwrap();
+    doc.model
+        .skeletons
+        .iter()
+        .flat_map(|s| s.bones.iter().map(|b| b.name.clone()))
+        .collect()
+}
+
+/// What each command wrote with `--settings settings`: the normalized file's bone names for
+/// normalize, retarget (the target is written normalized) and batch; and the exit codes.
+fn run_all(dir: &Path, settings: &Path) -> Vec<(&'static str, Option<i32>, String, Option<Vec<String>>)> {
+    let mixamo = common::root().join("fixtures/mixamo.glb");
+    let (m, s) = (mixamo.to_str().unwrap(), settings.to_str().unwrap());
+    let out = |name: &str| dir.join(name);
+    let input = dir.join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::copy(&mixamo, input.join("mixamo.glb")).unwrap();
+    let runs: Vec<(&'static str, Vec<String>, std::path::PathBuf)> = vec![
+        (
+            "normalize",
+            vec!["normalize".into(), m.into(), "-o".into(), out("n.glb").display().to_string()],
+            out("n.glb"),
+        ),
+        (
+            "retarget",
+            vec![
+                "retarget".into(),
+                "--source".into(),
+                m.into(),
+                "--target".into(),
+                m.into(),
+                "--suffix".into(),
+                " again".into(),
+                "-o".into(),
+                out("r.glb").display().to_string(),
+            ],
+            out("r.glb"),
+        ),
+        (
+            "batch",
+            vec![
+                "batch".into(),
+                input.display().to_string(),
+                "-o".into(),
+                out("b").display().to_string(),
+                "-q".into(),
+                "--existing".into(),
+                "overwrite".into(),
+            ],
+            out("b/mixamo.glb"),
+        ),
+        (
+            "validate",
+            vec!["validate".into(), input.display().to_string(), "-q".into()],
+            dir.join("no output"),
+        ),
+    ];
+    runs.into_iter()
+        .map(|(name, mut args, written)| {
+            let _ = std::fs::remove_file(&written);
+            args.extend(["--settings".to_string(), s.to_string()]);
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            let run = skelnorm(&refs);
+            let err = String::from_utf8_lossy(&run.stderr).to_string();
+            (name, run.status.code(), err, written.is_file().then(|| names(&written)))
+        })
+        .collect()
+}
+
+#[test]
+fn a_settings_files_bone_map_is_honoured_by_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    // A relative path, from another working directory: it starts at the settings file's folder.
+    let settings = settings_with_bone_map(dir.path(), "pinky.ron");
+    for (command, code, err, written) in run_all(dir.path(), &settings) {
+        assert_eq!(code, Some(0), "{command}: {err}");
+        if command == "validate" {
+            continue;
+        }
+        let written = written.unwrap_or_else(|| panic!("{command} wrote nothing"));
+        assert!(
+            written.iter().any(|n| n == "mixamorig:LeftHandPinky1")
+                && !written.iter().any(|n| n == "LeftLittleProximal"),
+            "{command}: the bone map's unmapped finger was renamed: {written:?}"
+        );
+        assert!(
+            written.iter().any(|n| n == "LeftIndexProximal"),
+            "{command}: the other bones take profile names: {written:?}"
+        );
+    }
+}
+
+#[test]
+fn a_settings_file_naming_a_missing_bone_map_is_a_usage_error_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = settings_with_bone_map(dir.path(), "no_such_map.ron");
+    for (command, code, err, written) in run_all(dir.path(), &settings) {
+        assert_eq!(code, Some(2), "{command}: {err}");
+        assert!(err.contains("no_such_map.ron"), "{command}: {err}");
+        assert!(written.is_none(), "{command} wrote an output");
+    }
+}
