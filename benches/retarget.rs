@@ -1,14 +1,16 @@
 //! Retargeting speed: the runtime `Retargeter::retarget` call per pose, and offline
 //! `retarget_clip` throughput in bone-samples per second (target bones × frames), for 65-bone
 //! rigs (blender.glb → mixamo.glb, both normalized first), with and without leg IK; and the
-//! one-off `Retargeter::new`. Run with `cargo bench --bench retarget`; each figure is a median.
+//! one-off `Retargeter::new`; and a many-clip file (40 short clips) retargeted clip by clip with
+//! `retarget_clip` (a plan per clip) against `pipeline::retarget_onto` (one plan for the pair).
+//! Run with `cargo bench --bench retarget`; each figure is a median.
 
 mod common;
 
 use skelnorm::gltf_io;
 use skelnorm::mapping::{map_skeleton, MapOptions};
 use skelnorm::model::{Clip, Model, Pose};
-use skelnorm::pipeline::{normalize, NormalizeOptions};
+use skelnorm::pipeline::{normalize, retarget_onto, NormalizeOptions, RetargetJob, Side};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{retarget_clip, RetargetOptions, Retargeter, Rig};
 use std::path::Path;
@@ -101,4 +103,53 @@ fn main() {
             samples as f64 / offline.as_secs_f64() / 1e6,
         );
     }
+    many_clips(&src, &dst, &sr, &tr, walk);
+}
+
+/// A file of 40 one-second clips retargeted clip by clip (a plan each) and by the pipeline (one
+/// plan for all).
+fn many_clips(src: &Model, dst: &Model, sr: &Rig, tr: &Rig, walk: &Clip) {
+    let mut many = src.clone();
+    many.clips = (0..40)
+        .map(|k| Clip {
+            name: format!("walk {k}"),
+            ..walk.clone()
+        })
+        .collect();
+    let options = RetargetOptions::default();
+    let per_clip = common::median(10, Duration::from_millis(300), || {
+        for clip in &many.clips {
+            std::hint::black_box(retarget_clip(sr, clip, tr, 0, &options).unwrap());
+        }
+    });
+    let job = RetargetJob {
+        retarget: options.clone(),
+        ..RetargetJob::default()
+    };
+    let (s, t) = (
+        Side {
+            index: 0,
+            map: sr.map.clone(),
+        },
+        Side {
+            index: 0,
+            map: tr.map.clone(),
+        },
+    );
+    let mut target = dst.clone();
+    let pipeline = common::median(10, Duration::from_millis(300), || {
+        target.clips.clear();
+        let r = retarget_onto((&many, &s), (&mut target, &t), Profile::humanoid(), &job).unwrap();
+        std::hint::black_box(r);
+    });
+    let new = common::median(10, Duration::from_millis(200), || {
+        std::hint::black_box(Retargeter::new(sr, tr, &options).unwrap());
+    });
+    println!(
+        "40 clips of 1 s: retarget_clip each {:.2} ms, pipeline::retarget_onto {:.2} ms (saved {:.2} ms; 39 plans cost {:.2} ms)",
+        per_clip.as_secs_f64() * 1e3,
+        pipeline.as_secs_f64() * 1e3,
+        (per_clip.as_secs_f64() - pipeline.as_secs_f64()) * 1e3,
+        39.0 * new.as_secs_f64() * 1e3,
+    );
 }

@@ -191,7 +191,12 @@ impl Settings {
                 profile.name
             ));
         }
-        if self.rename.skeleton_name.as_deref().is_some_and(|n| n.trim().is_empty()) {
+        if self
+            .rename
+            .skeleton_name
+            .as_deref()
+            .is_some_and(|n| n.trim().is_empty())
+        {
             return invalid("the skeleton name must not be empty".into());
         }
         let fps = self.retarget.fps;

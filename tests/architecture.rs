@@ -65,7 +65,7 @@ fn modules_import_only_to_their_left() {
                 "profile", "mapping", "rest", "tracks", "rename", "retarget", "pipeline",
             ],
         ),
-        ("report", &["pipeline"]),
+        ("report", &["pipeline", "mapping", "tracks", "check"]),
         (
             "batch",
             &[

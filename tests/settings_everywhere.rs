@@ -33,7 +33,10 @@ fn names(file: &Path) -> Vec<String> {
 
 /// What each command wrote with `--settings settings`: the normalized file's bone names for
 /// normalize, retarget (the target is written normalized) and batch; and the exit codes.
-fn run_all(dir: &Path, settings: &Path) -> Vec<(&'static str, Option<i32>, String, Option<Vec<String>>)> {
+/// One command's run: its name, exit code, stderr and the bone names of what it wrote.
+type Run = (&'static str, Option<i32>, String, Option<Vec<String>>);
+
+fn run_all(dir: &Path, settings: &Path) -> Vec<Run> {
     let mixamo = common::root().join("fixtures/mixamo.glb");
     let (m, s) = (mixamo.to_str().unwrap(), settings.to_str().unwrap());
     let out = |name: &str| dir.join(name);
@@ -43,7 +46,12 @@ fn run_all(dir: &Path, settings: &Path) -> Vec<(&'static str, Option<i32>, Strin
     let runs: Vec<(&'static str, Vec<String>, std::path::PathBuf)> = vec![
         (
             "normalize",
-            vec!["normalize".into(), m.into(), "-o".into(), out("n.glb").display().to_string()],
+            vec![
+                "normalize".into(),
+                m.into(),
+                "-o".into(),
+                out("n.glb").display().to_string(),
+            ],
             out("n.glb"),
         ),
         (
@@ -87,7 +95,12 @@ fn run_all(dir: &Path, settings: &Path) -> Vec<(&'static str, Option<i32>, Strin
             let refs: Vec<&str> = args.iter().map(String::as_str).collect();
             let run = skelnorm(&refs);
             let err = String::from_utf8_lossy(&run.stderr).to_string();
-            (name, run.status.code(), err, written.is_file().then(|| names(&written)))
+            (
+                name,
+                run.status.code(),
+                err,
+                written.is_file().then(|| names(&written)),
+            )
         })
         .collect()
 }

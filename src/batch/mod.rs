@@ -8,7 +8,9 @@
 mod picture;
 
 use crate::gltf_io::{self, Document};
-use crate::pipeline::{normalize, retarget_onto, ClipNaming, NormalizeReport, OnClash, RetargetJob, Side};
+use crate::pipeline::{
+    normalize, retarget_onto, ClipNaming, NormalizeReport, OnClash, RetargetJob, RetargetRunError, Side,
+};
 use crate::report::{BatchReport, FileReport, Status};
 use crate::settings::{ResolveError, Resolved, Settings};
 use rayon::prelude::*;
@@ -72,10 +74,15 @@ pub struct Shard {
     pub count: u32,
 }
 
+/// A shard that is not `K/N` with `0 ≤ K < N`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}`: a shard is K/N with 0 ≤ K < N (such as 0/3)")]
+pub struct ShardError(pub String);
+
 impl std::str::FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("`{s}`: a shard is K/N with 0 ≤ K < N (such as 0/3)");
+    type Err = ShardError;
+    fn from_str(s: &str) -> Result<Shard, ShardError> {
+        let bad = || ShardError(s.to_string());
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let (index, count) = (
             k.trim().parse().map_err(|_| bad())?,
@@ -238,7 +245,10 @@ pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<BatchRe
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(job.jobs.max(1))
         .build()
-        .map_err(|source| BatchError::Threads { jobs: job.jobs, source })?;
+        .map_err(|source| BatchError::Threads {
+            jobs: job.jobs,
+            source,
+        })?;
     let target = match &job.retarget_to {
         Some(path) => Some(prepare_target(path, &resolved[&None])?),
         None => None,
@@ -284,13 +294,41 @@ fn one_file(job: &Job, target: Option<&Target>, root: &Path, file: &Path, option
             r.time_ms = ms;
             r
         }
-        Ok(Err(e)) => FileReport::failed(name, e, ms),
+        Ok(Err(e)) => FileReport::failed(name, e.to_string(), ms),
         Err(_) => FileReport::failed(
             name,
             "internal error (a bug in skelnorm): the file was skipped".into(),
             ms,
         ),
     }
+}
+
+/// Why one file failed (its report entry says so; the run goes on).
+#[derive(Debug, thiserror::Error)]
+enum FileError {
+    /// The output exists and `--existing error` is in force.
+    #[error("the output {} exists (use --existing skip or overwrite)", .0.display())]
+    Exists(PathBuf),
+    /// The input cannot be read, or the output cannot be built.
+    #[error("{0}")]
+    Gltf(gltf_io::ErrorKind),
+    /// The output cannot be written.
+    #[error("{0}")]
+    Write(gltf_io::Error),
+    /// The output's folder cannot be made.
+    #[error("cannot create {}: {source}", dir.display())]
+    Folder {
+        /// The folder.
+        dir: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file has no skeleton that fits to retarget from.
+    #[error("no skeleton fits")]
+    NoFit,
+    /// Retargeting onto `--retarget-to` was refused.
+    #[error(transparent)]
+    Retarget(#[from] RetargetRunError),
 }
 
 /// Reads, normalizes (and retargets), writes one file.
@@ -300,7 +338,7 @@ fn process(
     rel: &Path,
     file: &Path,
     resolved: &Resolved,
-) -> Result<FileReport, String> {
+) -> Result<FileReport, FileError> {
     let out_path = job.output.as_ref().map(|o| o.join(job.naming.apply(rel)));
     let mut report = FileReport::new(rel.display().to_string());
     report.size_before = gltf_io::stored_size(file);
@@ -313,17 +351,12 @@ fn process(
                     report.error = Some("the output exists (--existing skip)".into());
                     return Ok(report);
                 }
-                Existing::Error => {
-                    return Err(format!(
-                        "the output {} exists (use --existing skip or overwrite)",
-                        out.display()
-                    ))
-                }
+                Existing::Error => return Err(FileError::Exists(out.clone())),
                 Existing::Overwrite => {}
             }
         }
     }
-    let mut doc = gltf_io::read(file).map_err(|e| e.kind.to_string())?;
+    let mut doc = gltf_io::read(file).map_err(|e| FileError::Gltf(e.kind))?;
     let before = doc.model.clone();
     let normalized = match normalize(&mut doc.model, &resolved.profile, &resolved.normalize) {
         Ok(r) => r,
@@ -344,13 +377,16 @@ fn process(
     };
     if let Some(out) = &out_path {
         if let Some(dir) = out.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(|source| FileError::Folder {
+                dir: dir.to_path_buf(),
+                source,
+            })?;
         }
-        written.write(out).map_err(|e| e.to_string())?;
+        written.write(out).map_err(FileError::Write)?;
         report.size_after = gltf_io::stored_size(out);
     } else {
         // Validate: the output must at least build.
-        written.to_parts(None).map_err(|e| e.kind.to_string())?;
+        written.to_parts(None).map_err(|e| FileError::Gltf(e.kind))?;
     }
     report.status = if report.warnings.is_empty() {
         Status::Ok
@@ -386,8 +422,8 @@ fn retarget_to(
     normalized: &NormalizeReport,
     resolved: &Resolved,
     report: &mut FileReport,
-) -> Result<Document, String> {
-    let side = Side::of(normalized).ok_or("no skeleton fits")?;
+) -> Result<Document, FileError> {
+    let side = Side::of(normalized).ok_or(FileError::NoFit)?;
     let job = RetargetJob {
         retarget: resolved.retarget.clone(),
         naming: ClipNaming {
@@ -403,8 +439,7 @@ fn retarget_to(
         (&mut out.model, &target.side),
         &resolved.profile,
         &job,
-    )
-    .map_err(|e| e.to_string())?;
-    report.retarget = Some(serde_json::to_value(&r).map_err(|e| e.to_string())?);
+    )?;
+    report.retarget = serde_json::to_value(&r).ok();
     Ok(out)
 }

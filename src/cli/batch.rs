@@ -340,7 +340,7 @@ pub fn run_report(cmd: &ReportCommand) -> Result<i32, Failure> {
             .map_err(|e| Failure::Usage(format!("{}: not a skelnorm report: {e}", p.display())))?;
         all.push(r);
     }
-    let merged = BatchReport::merge(all).map_err(Failure::Usage)?;
+    let merged = BatchReport::merge(all).map_err(|e| Failure::Usage(e.to_string()))?;
     write_reports(&merged, Some(output), html.as_deref())?;
     let s = &merged.summary;
     eprintln!(

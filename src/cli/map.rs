@@ -6,6 +6,7 @@ use anyhow::Context;
 use serde::Serialize;
 use skelnorm::gltf_io;
 use skelnorm::mapping::{map_skeleton, BoneMapFile, MapReport};
+use skelnorm::report::map_text;
 use skelnorm::settings::Settings;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -131,42 +132,9 @@ fn print(file: &Path, reports: &[MapReport], json: bool) -> Result<(), Failure> 
     } else {
         writeln!(w, "{}", file.display())?;
         for r in reports {
-            text(&mut w, r)?;
+            map_text(&mut w, r)?;
         }
     }
     w.flush()?;
-    Ok(())
-}
-
-/// The text form of one skeleton's map (also used by `inspect`).
-pub fn text(w: &mut impl Write, r: &MapReport) -> std::io::Result<()> {
-    let total = r.bones.len() + r.unmapped_profile.len();
-    writeln!(
-        w,
-        "\nskeleton `{}` → profile `{}`: {}/{} bones mapped",
-        r.skeleton,
-        r.profile,
-        r.bones.len(),
-        total
-    )?;
-    let width = r.bones.keys().map(|k| k.chars().count()).max().unwrap_or(0);
-    for (name, m) in &r.bones {
-        writeln!(
-            w,
-            "  {name:width$}  ← {}  ({:.2}, {})",
-            m.source, m.confidence, m.reason
-        )?;
-    }
-    if !r.unmapped_profile.is_empty() {
-        writeln!(w, "  not mapped: {}", r.unmapped_profile.join(", "))?;
-    }
-    if !r.unmapped_source.is_empty() {
-        writeln!(w, "  source bones left over: {}", r.unmapped_source.join(", "))?;
-    }
-    for warn in &r.warnings {
-        let code = serde_json::to_value(warn.code).ok();
-        let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("warning");
-        writeln!(w, "  warning [{code}]: {}", warn.message)?;
-    }
     Ok(())
 }

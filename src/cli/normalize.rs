@@ -5,11 +5,9 @@
 use super::map::{MapArgs, EXIT_PARTIAL};
 use super::stages::StageFlags;
 use super::Failure;
-use serde::Serialize;
 use skelnorm::gltf_io;
-use skelnorm::pipeline::{normalize, NormalizeError, NormalizeReport};
-use skelnorm::tracks::StripReason;
-use std::io::Write;
+use skelnorm::pipeline::{normalize, NormalizeError};
+use skelnorm::report::NormalizeRun;
 use std::path::PathBuf;
 
 /// Everything `normalize` takes.
@@ -65,18 +63,6 @@ impl NormalizeArgs {
     }
 }
 
-#[derive(Serialize)]
-struct Output<'a> {
-    file: String,
-    output: String,
-    warnings: &'a [String],
-    /// Bytes on disk of the input (with the buffers and images it refers to) and the output.
-    size_before: u64,
-    size_after: u64,
-    #[serde(flatten)]
-    report: &'a NormalizeReport,
-}
-
 /// Runs `normalize`; returns the exit code (0, or 3 when no skeleton fits the profile).
 pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
     super::check_output(&args.output)?;
@@ -107,7 +93,7 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         Err(e) => return Err(anyhow::anyhow!("{}: {e}", args.input.display()).into()),
     };
     doc.write(&args.output)?;
-    let out = Output {
+    let out = NormalizeRun {
         file: args.input.display().to_string(),
         output: args.output.display().to_string(),
         warnings: &doc.warnings,
@@ -115,159 +101,6 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         size_after: gltf_io::stored_size(&args.output),
         report: &report,
     };
-    super::emit(&out, args.report.as_deref(), args.json, |w| summary(w, &out))?;
+    super::emit(&out, args.report.as_deref(), args.json, |w| out.write_text(w))?;
     Ok(super::EXIT_OK)
-}
-
-fn summary(w: &mut dyn Write, out: &Output) -> std::io::Result<()> {
-    writeln!(w, "{} → {}", out.file, out.output)?;
-    writeln!(w, "size: {} → {} bytes", out.size_before, out.size_after)?;
-    for s in &out.report.skeletons {
-        let total = s.mapping.bones.len() + s.mapping.unmapped_profile.len();
-        write!(
-            w,
-            "skeleton `{}`: {}/{} bones mapped",
-            s.skeleton,
-            s.mapping.bones.len(),
-            total
-        )?;
-        if let Some(why) = &s.skipped {
-            writeln!(w, ", left alone ({why})")?;
-            continue;
-        }
-        writeln!(w)?;
-        if !s.mapping.missing_required.is_empty() {
-            writeln!(
-                w,
-                "  warning: lacks required bones {}",
-                s.mapping.missing_required.join(", ")
-            )?;
-        }
-        if let Some(r) = &s.rest {
-            if r.base.folded {
-                writeln!(
-                    w,
-                    "  folded the nodes above it (scale {}, rotation {:.1}°)",
-                    r.base.scale, r.base.rotation_deg
-                )?;
-            }
-            if r.facing_turn_deg != 0.0 {
-                writeln!(
-                    w,
-                    "  turned {}° to face +Z (the scene is unchanged)",
-                    r.facing_turn_deg
-                )?;
-            }
-            let moved = r.bones.iter().filter(|b| b.silhouette_deg > 0.01).count();
-            let most = r
-                .bones
-                .iter()
-                .max_by(|a, b| a.silhouette_deg.total_cmp(&b.silhouette_deg));
-            if let Some(m) = most.filter(|m| m.silhouette_deg > 0.01) {
-                writeln!(
-                    w,
-                    "  silhouette: {moved} bones turned at rest, most {:.1}° ({})",
-                    m.silhouette_deg, m.bone
-                )?;
-            }
-            if r.complemented_tracks > 0 {
-                writeln!(
-                    w,
-                    "  {} one-key rotation tracks added to keep clips' poses",
-                    r.complemented_tracks
-                )?;
-            }
-            if let Some(h) = r.motion_scale {
-                writeln!(w, "  motion scale {h:.4} m")?;
-            }
-            for warn in &r.warnings {
-                let code = serde_json::to_value(warn.code).ok();
-                let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("warning");
-                writeln!(w, "  warning [{code}]: {}", warn.message)?;
-            }
-        }
-        if let Some(t) = &s.tracks {
-            tracks_summary(w, t)?;
-        }
-        if let Some(r) = &s.rename {
-            if !r.bones.is_empty() || r.skeleton.is_some() {
-                write!(w, "  renamed {} bones to profile names", r.bones.len())?;
-                if let Some(sk) = &r.skeleton {
-                    write!(w, ", the skeleton `{}` → `{}`", sk.from, sk.to)?;
-                }
-                writeln!(w)?;
-            }
-            for m in &r.moved_aside {
-                writeln!(w, "  moved node `{}` aside to `{}`", m.from, m.to)?;
-            }
-            for warn in &r.warnings {
-                writeln!(
-                    w,
-                    "  warning [name_taken]: {}: {}",
-                    warn.message,
-                    warn.names.join(", ")
-                )?;
-            }
-        }
-        if let Some(m) = &s.measured {
-            writeln!(
-                w,
-                "  skin: max error {:.1e} of height over {} frames of {} clips",
-                m.skin.max_error, m.skin.frames, m.skin.clips
-            )?;
-            writeln!(
-                w,
-                "  rest: directions within {:.3}°, +Y to tail within {:.4}°, faces {}",
-                m.rest.max_direction_deg,
-                m.rest.max_tail_deg,
-                if m.rest.faces_plus_z { "+Z" } else { "not +Z" }
-            )?;
-        }
-    }
-    Ok(())
-}
-
-fn tracks_summary(w: &mut dyn Write, t: &skelnorm::tracks::StripReport) -> std::io::Result<()> {
-    if t.removed_tracks > 0 {
-        let reasons = [
-            (StripReason::UnimportantPosition, "unimportant positions"),
-            (StripReason::UnmappedBone, "of unmapped bones"),
-            (StripReason::Separated, "moved to companion clips"),
-            (StripReason::NotBoneTransform, "not bone transforms"),
-            (StripReason::AtRest, "at rest"),
-        ];
-        let parts: Vec<String> = reasons
-            .iter()
-            .filter_map(|(r, what)| {
-                let n = t
-                    .clips
-                    .iter()
-                    .flat_map(|c| &c.removed)
-                    .filter(|x| x.reason == *r)
-                    .count();
-                (n > 0).then(|| format!("{n} {what}"))
-            })
-            .collect();
-        let clips = t.clips.iter().filter(|c| !c.removed.is_empty()).count();
-        writeln!(
-            w,
-            "  tracks: removed {} channels from {clips} clips ({})",
-            t.removed_tracks,
-            parts.join(", ")
-        )?;
-    }
-    if !t.companions.is_empty() {
-        writeln!(w, "  added {} companion clips (`.unmapped`)", t.companions.len())?;
-    }
-    for warn in &t.warnings {
-        let code = serde_json::to_value(warn.code).ok();
-        let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("warning");
-        writeln!(
-            w,
-            "  warning [{code}]: {}: {}",
-            warn.message,
-            warn.names.join(", ")
-        )?;
-    }
-    Ok(())
 }

@@ -3,13 +3,12 @@
 
 use super::map::{MapArgs, EXIT_PARTIAL};
 use super::Failure;
-use serde::Serialize;
 use skelnorm::gltf_io;
 use skelnorm::pipeline::{
-    retarget, ClipNaming, NormalizeError, NormalizeOptions, OnClash, RetargetJob, RetargetReport, RetargetRunError,
+    retarget, ClipNaming, NormalizeError, NormalizeOptions, OnClash, RetargetJob, RetargetRunError,
 };
+use skelnorm::report::RetargetRun;
 use skelnorm::settings::{load_pose, Settings};
-use std::io::Write;
 use std::path::PathBuf;
 
 /// Everything `retarget` takes.
@@ -115,16 +114,6 @@ impl RetargetArgs {
     }
 }
 
-#[derive(Serialize)]
-struct Report<'a> {
-    source: String,
-    target: String,
-    output: String,
-    #[serde(flatten)]
-    retarget: &'a RetargetReport,
-    size_after: u64,
-}
-
 /// Runs `retarget`; returns the exit code (0, or 3 when a side has no skeleton that fits).
 pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
     super::check_output(&args.output)?;
@@ -155,7 +144,7 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
         Err(e) => return refused(args, e),
     };
     target.write(&args.output)?;
-    let report = Report {
+    let report = RetargetRun {
         source: args.source.display().to_string(),
         target: args.target.display().to_string(),
         output: args.output.display().to_string(),
@@ -163,7 +152,7 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
         size_after: gltf_io::stored_size(&args.output),
     };
     super::emit(&report, args.report.as_deref(), args.json, |w| {
-        summary(w, &report)
+        report.write_text(w)
     })?;
     Ok(super::EXIT_OK)
 }
@@ -190,49 +179,4 @@ fn refused(args: &RetargetArgs, e: RetargetRunError) -> Result<i32, Failure> {
         }
         RetargetRunError::Retarget(e) => Err(Failure::Usage(format!("{src} → {tgt}: {e}"))),
     }
-}
-
-fn summary(w: &mut dyn Write, r: &Report) -> std::io::Result<()> {
-    writeln!(w, "{} → {} → {}", r.source, r.target, r.output)?;
-    writeln!(
-        w,
-        "skeleton `{}` → `{}`: hips height {:.3} → {:.3} (ratio {:.3}), {} chains",
-        r.retarget.source_skeleton,
-        r.retarget.target_skeleton,
-        r.retarget.plan.source_hips_height,
-        r.retarget.plan.target_hips_height,
-        r.retarget.plan.hips_ratio,
-        r.retarget.plan.chains.len()
-    )?;
-    for warn in &r.retarget.plan.warnings {
-        let code = serde_json::to_value(warn.code).ok();
-        let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("warning");
-        writeln!(w, "  warning [{code}]: {}", warn.message)?;
-    }
-    for c in &r.retarget.clips {
-        write!(w, "clip `{}` → `{}`: {} frames", c.source_clip, c.clip, c.frames)?;
-        if let Some(m) = &c.measured {
-            let bones = m.chains.iter().filter_map(|c| c.bones_deg).fold(0.0f32, f32::max);
-            let end = m.chains.iter().map(|c| c.end_deg).fold(0.0f32, f32::max);
-            let feet = m
-                .effectors
-                .iter()
-                .filter(|e| e.bone.ends_with("Foot"))
-                .map(|e| e.max_error)
-                .fold(0.0f32, f32::max);
-            let skate = |f: fn(&skelnorm::check::retarget::SkateCheck) -> f32| {
-                m.skate.iter().map(f).fold(0.0f32, f32::max)
-            };
-            write!(
-                w,
-                "; directions within {bones:.2}° (ends {end:.2}°) beyond the rests' own difference, feet within {:.2}% of height, skate {:.3}% → {:.3}% per frame, bone lengths kept within {:.1e}",
-                feet * 100.0,
-                skate(|s| s.source) * 100.0,
-                skate(|s| s.target) * 100.0,
-                m.length_drift
-            )?;
-        }
-        writeln!(w)?;
-    }
-    Ok(())
 }

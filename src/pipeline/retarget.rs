@@ -187,7 +187,10 @@ pub fn retarget_onto(
     let clips = chosen_clips(source, s.index, &job.clips)?;
     let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
     let taken: Vec<&str> = target.clips.iter().map(|c| c.name.as_str()).collect();
-    let new_names = job.naming.names(&names, &taken).map_err(RetargetRunError::ClipTaken)?;
+    let new_names = job
+        .naming
+        .names(&names, &taken)
+        .map_err(RetargetRunError::ClipTaken)?;
     let s_rig = Rig {
         skeleton: &source.skeletons[s.index],
         map: &s.map,

@@ -1,11 +1,14 @@
 //! Reports of batch and validate runs: one entry per file (status, error, what each stage did,
 //! measured invariants, warnings, time), a summary, merging shard reports, and rendering as JSON
 //! or as one self-contained HTML page with pictures. Aggregates and renders; computes nothing.
-//! Imports `pipeline` (its report types).
+//! Also the text summaries of `normalize`, `retarget` and `map`. Imports `pipeline`, `mapping` and
+//! `tracks` and `check` (their report types).
 
 mod html;
+mod text;
 
 pub use html::render_html;
+pub use text::{map_text, NormalizeRun, RetargetRun};
 
 use crate::pipeline::NormalizeReport;
 use serde::{Deserialize, Serialize};
@@ -189,6 +192,14 @@ pub struct BatchReport {
     pub files: Vec<FileReport>,
 }
 
+/// Why shard reports do not merge.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MergeError {
+    /// A file is in more than one report (the shards overlap).
+    #[error("`{0}` is in more than one report")]
+    Twice(String),
+}
+
 impl BatchReport {
     /// Recomputes the summary from the files (keeping the wall time) and sorts them by path.
     pub fn finish(&mut self) {
@@ -206,7 +217,7 @@ impl BatchReport {
     }
 
     /// Joins shard reports into one. A file listed twice (shards overlapping) is an error.
-    pub fn merge(reports: Vec<BatchReport>) -> Result<BatchReport, String> {
+    pub fn merge(reports: Vec<BatchReport>) -> Result<BatchReport, MergeError> {
         let mut out = BatchReport {
             command: "merge".into(),
             ..BatchReport::default()
@@ -221,7 +232,7 @@ impl BatchReport {
             out.summary.wall_ms = out.summary.wall_ms.max(r.summary.wall_ms);
             for f in r.files {
                 if !seen.insert(f.input.clone()) {
-                    return Err(format!("`{}` is in more than one report", f.input));
+                    return Err(MergeError::Twice(f.input));
                 }
                 out.files.push(f);
             }

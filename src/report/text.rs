@@ -1,0 +1,283 @@
+//! Text summaries of each command's report, for people at a terminal (the HTML report is beside
+//! it, in `html`): what `normalize`, `retarget` and `map` did, written to any writer. Renders;
+//! computes nothing.
+
+use crate::mapping::MapReport;
+use crate::pipeline::{NormalizeReport, RetargetReport};
+use crate::tracks::{StripReason, StripReport};
+use serde::Serialize;
+use std::io::Write;
+
+/// What `normalize` did to one file: its report with the paths and sizes, as the JSON report and
+/// the text summary show it.
+#[derive(Debug, Serialize)]
+pub struct NormalizeRun<'a> {
+    /// The input, as given.
+    pub file: String,
+    /// The output, as given.
+    pub output: String,
+    /// What the reader noticed in the input.
+    pub warnings: &'a [String],
+    /// Bytes on disk of the input (with the buffers and images it refers to).
+    pub size_before: u64,
+    /// Bytes on disk of the output.
+    pub size_after: u64,
+    /// What normalizing did.
+    #[serde(flatten)]
+    pub report: &'a NormalizeReport,
+}
+
+/// What `retarget` did: the pipeline's report with the paths and the output's size.
+#[derive(Debug, Serialize)]
+pub struct RetargetRun<'a> {
+    /// The source file, as given.
+    pub source: String,
+    /// The target file, as given.
+    pub target: String,
+    /// The output, as given.
+    pub output: String,
+    /// The plan and the new clips.
+    #[serde(flatten)]
+    pub retarget: &'a RetargetReport,
+    /// Bytes on disk of the output.
+    pub size_after: u64,
+}
+
+impl NormalizeRun<'_> {
+    /// The text summary: per skeleton, what each stage did and the measured invariants.
+    pub fn write_text(&self, w: &mut dyn Write) -> std::io::Result<()> {
+        let out = self;
+        writeln!(w, "{} → {}", out.file, out.output)?;
+        writeln!(w, "size: {} → {} bytes", out.size_before, out.size_after)?;
+        for s in &out.report.skeletons {
+            let total = s.mapping.bones.len() + s.mapping.unmapped_profile.len();
+            write!(
+                w,
+                "skeleton `{}`: {}/{} bones mapped",
+                s.skeleton,
+                s.mapping.bones.len(),
+                total
+            )?;
+            if let Some(why) = &s.skipped {
+                writeln!(w, ", left alone ({why})")?;
+                continue;
+            }
+            writeln!(w)?;
+            if !s.mapping.missing_required.is_empty() {
+                writeln!(
+                    w,
+                    "  warning: lacks required bones {}",
+                    s.mapping.missing_required.join(", ")
+                )?;
+            }
+            if let Some(r) = &s.rest {
+                if r.base.folded {
+                    writeln!(
+                        w,
+                        "  folded the nodes above it (scale {}, rotation {:.1}°)",
+                        r.base.scale, r.base.rotation_deg
+                    )?;
+                }
+                if r.facing_turn_deg != 0.0 {
+                    writeln!(
+                        w,
+                        "  turned {}° to face +Z (the scene is unchanged)",
+                        r.facing_turn_deg
+                    )?;
+                }
+                let moved = r.bones.iter().filter(|b| b.silhouette_deg > 0.01).count();
+                let most = r
+                    .bones
+                    .iter()
+                    .max_by(|a, b| a.silhouette_deg.total_cmp(&b.silhouette_deg));
+                if let Some(m) = most.filter(|m| m.silhouette_deg > 0.01) {
+                    writeln!(
+                        w,
+                        "  silhouette: {moved} bones turned at rest, most {:.1}° ({})",
+                        m.silhouette_deg, m.bone
+                    )?;
+                }
+                if r.complemented_tracks > 0 {
+                    writeln!(
+                        w,
+                        "  {} one-key rotation tracks added to keep clips' poses",
+                        r.complemented_tracks
+                    )?;
+                }
+                if let Some(h) = r.motion_scale {
+                    writeln!(w, "  motion scale {h:.4} m")?;
+                }
+                for warn in &r.warnings {
+                    let code = serde_json::to_value(warn.code).ok();
+                    let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("warning");
+                    writeln!(w, "  warning [{code}]: {}", warn.message)?;
+                }
+            }
+            if let Some(t) = &s.tracks {
+                tracks_summary(w, t)?;
+            }
+            if let Some(r) = &s.rename {
+                if !r.bones.is_empty() || r.skeleton.is_some() {
+                    write!(w, "  renamed {} bones to profile names", r.bones.len())?;
+                    if let Some(sk) = &r.skeleton {
+                        write!(w, ", the skeleton `{}` → `{}`", sk.from, sk.to)?;
+                    }
+                    writeln!(w)?;
+                }
+                for m in &r.moved_aside {
+                    writeln!(w, "  moved node `{}` aside to `{}`", m.from, m.to)?;
+                }
+                for warn in &r.warnings {
+                    writeln!(
+                        w,
+                        "  warning [name_taken]: {}: {}",
+                        warn.message,
+                        warn.names.join(", ")
+                    )?;
+                }
+            }
+            if let Some(m) = &s.measured {
+                writeln!(
+                    w,
+                    "  skin: max error {:.1e} of height over {} frames of {} clips",
+                    m.skin.max_error, m.skin.frames, m.skin.clips
+                )?;
+                writeln!(
+                    w,
+                    "  rest: directions within {:.3}°, +Y to tail within {:.4}°, faces {}",
+                    m.rest.max_direction_deg,
+                    m.rest.max_tail_deg,
+                    if m.rest.faces_plus_z { "+Z" } else { "not +Z" }
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn tracks_summary(w: &mut dyn Write, t: &StripReport) -> std::io::Result<()> {
+    if t.removed_tracks > 0 {
+        let reasons = [
+            (StripReason::UnimportantPosition, "unimportant positions"),
+            (StripReason::UnmappedBone, "of unmapped bones"),
+            (StripReason::Separated, "moved to companion clips"),
+            (StripReason::NotBoneTransform, "not bone transforms"),
+            (StripReason::AtRest, "at rest"),
+        ];
+        let parts: Vec<String> = reasons
+            .iter()
+            .filter_map(|(r, what)| {
+                let n = t
+                    .clips
+                    .iter()
+                    .flat_map(|c| &c.removed)
+                    .filter(|x| x.reason == *r)
+                    .count();
+                (n > 0).then(|| format!("{n} {what}"))
+            })
+            .collect();
+        let clips = t.clips.iter().filter(|c| !c.removed.is_empty()).count();
+        writeln!(
+            w,
+            "  tracks: removed {} channels from {clips} clips ({})",
+            t.removed_tracks,
+            parts.join(", ")
+        )?;
+    }
+    if !t.companions.is_empty() {
+        writeln!(w, "  added {} companion clips (`.unmapped`)", t.companions.len())?;
+    }
+    for warn in &t.warnings {
+        let code = serde_json::to_value(warn.code).ok();
+        let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("warning");
+        writeln!(
+            w,
+            "  warning [{code}]: {}: {}",
+            warn.message,
+            warn.names.join(", ")
+        )?;
+    }
+    Ok(())
+}
+
+impl RetargetRun<'_> {
+    /// The text summary: the plan, its warnings, and the measures of each new clip.
+    pub fn write_text(&self, w: &mut dyn Write) -> std::io::Result<()> {
+        let r = self;
+        writeln!(w, "{} → {} → {}", r.source, r.target, r.output)?;
+        writeln!(
+            w,
+            "skeleton `{}` → `{}`: hips height {:.3} → {:.3} (ratio {:.3}), {} chains",
+            r.retarget.source_skeleton,
+            r.retarget.target_skeleton,
+            r.retarget.plan.source_hips_height,
+            r.retarget.plan.target_hips_height,
+            r.retarget.plan.hips_ratio,
+            r.retarget.plan.chains.len()
+        )?;
+        for warn in &r.retarget.plan.warnings {
+            let code = serde_json::to_value(warn.code).ok();
+            let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("warning");
+            writeln!(w, "  warning [{code}]: {}", warn.message)?;
+        }
+        for c in &r.retarget.clips {
+            write!(w, "clip `{}` → `{}`: {} frames", c.source_clip, c.clip, c.frames)?;
+            if let Some(m) = &c.measured {
+                let bones = m.chains.iter().filter_map(|c| c.bones_deg).fold(0.0f32, f32::max);
+                let end = m.chains.iter().map(|c| c.end_deg).fold(0.0f32, f32::max);
+                let feet = m
+                    .effectors
+                    .iter()
+                    .filter(|e| e.bone.ends_with("Foot"))
+                    .map(|e| e.max_error)
+                    .fold(0.0f32, f32::max);
+                let skate = |f: fn(&crate::check::retarget::SkateCheck) -> f32| {
+                    m.skate.iter().map(f).fold(0.0f32, f32::max)
+                };
+                write!(
+                w,
+                "; directions within {bones:.2}° (ends {end:.2}°) beyond the rests' own difference, feet within {:.2}% of height, skate {:.3}% → {:.3}% per frame, bone lengths kept within {:.1e}",
+                feet * 100.0,
+                skate(|s| s.source) * 100.0,
+                skate(|s| s.target) * 100.0,
+                m.length_drift
+            )?;
+            }
+            writeln!(w)?;
+        }
+        Ok(())
+    }
+}
+
+/// The text form of one skeleton's map (also used by `inspect`).
+pub fn map_text(w: &mut dyn Write, r: &MapReport) -> std::io::Result<()> {
+    let total = r.bones.len() + r.unmapped_profile.len();
+    writeln!(
+        w,
+        "\nskeleton `{}` → profile `{}`: {}/{} bones mapped",
+        r.skeleton,
+        r.profile,
+        r.bones.len(),
+        total
+    )?;
+    let width = r.bones.keys().map(|k| k.chars().count()).max().unwrap_or(0);
+    for (name, m) in &r.bones {
+        writeln!(
+            w,
+            "  {name:width$}  ← {}  ({:.2}, {})",
+            m.source, m.confidence, m.reason
+        )?;
+    }
+    if !r.unmapped_profile.is_empty() {
+        writeln!(w, "  not mapped: {}", r.unmapped_profile.join(", "))?;
+    }
+    if !r.unmapped_source.is_empty() {
+        writeln!(w, "  source bones left over: {}", r.unmapped_source.join(", "))?;
+    }
+    for warn in &r.warnings {
+        let code = serde_json::to_value(warn.code).ok();
+        let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("warning");
+        writeln!(w, "  warning [{code}]: {}", warn.message)?;
+    }
+    Ok(())
+}
