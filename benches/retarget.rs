@@ -2,6 +2,12 @@
 //! `retarget_clip` throughput in bone-samples per second (target bones × frames), for 65-bone
 //! rigs (blender.glb → mixamo.glb, both normalized first), with and without leg IK; and the
 //! one-off `Retargeter::new`. Run with `cargo bench --bench retarget`; each figure is a median.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a benchmark run by hand: a panic aborts it, and it prints its timings"
+)]
 
 mod common;
 

@@ -1,5 +1,11 @@
 //! `skelnorm map`: JSON shape, exit code 3 for non-humanoids, bone-map files round trip and
 //! win over auto-mapping, custom profiles.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 

@@ -1,5 +1,11 @@
 //! `skelnorm retarget` from the command line (issue 6): the real assets (test.vrma onto
 //! RobotExpressive, ModularMen_Casual and sphere.vrm), output validity, report, options, errors.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 

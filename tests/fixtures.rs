@@ -1,5 +1,11 @@
 //! `inspect` tells each fixture's units, up axis, facing and pose (issue 2), and the real
 //! assets whose answers were checked by reading their joints.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 

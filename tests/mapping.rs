@@ -1,5 +1,11 @@
 //! Issue 3: full expected maps (every profile bone → the exact source bone, or unmapped) for
 //! every fixture file and the real assets in `../shared/assets`, written by reading each file.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 mod conventions;

@@ -3,6 +3,12 @@
 //! follows from the canonical ids. The rigs in `tests/conventions/real/` carry each convention's
 //! real bone names and real parent layout (each file names where they come from) and the
 //! profile bone every bone must map to.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod conventions;
 

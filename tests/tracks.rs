@@ -2,6 +2,12 @@
 //! every fixture and every humanoid in ../shared/assets, measured on the file written and read
 //! back: translation tracks, profile names, skin, unmapped-bone options, clip sharing by name,
 //! validator messages.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 

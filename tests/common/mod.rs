@@ -1,6 +1,6 @@
 //! Helpers shared by the integration tests: where fixtures and real assets are, running the
 //! binary, and the outside validator when it is installed.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test crate uses its own subset of these helpers")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
