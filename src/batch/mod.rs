@@ -114,7 +114,7 @@ impl Shard {
 pub struct Resolved {
     /// The profile.
     pub profile: Profile,
-    /// Normalizing.
+    /// Options of `normalize` for this file (defaults < settings files < flags).
     pub normalize: NormalizeOptions,
     /// Retargeting (with `--retarget-to`).
     pub retarget: RetargetOptions,
