@@ -72,7 +72,7 @@ fn a_quadruped_exits_3_naming_the_missing_bones() {
 /// Fox into a humanoid: `map` and `normalize` still refuse it with exit 3.
 #[test]
 fn the_fox_is_still_refused() {
-    let Some(fox) = common::asset("khronos/Fox.glb") else {
+    let Some([fox]) = common::require(["khronos/Fox.glb"]) else {
         return;
     };
     let fox = fox.to_str().unwrap();

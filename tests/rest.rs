@@ -83,9 +83,6 @@ fn humanoids() -> Vec<Normalized> {
             None => assert!(refused, "{name}: a humanoid was refused"),
         }
     }
-    if common::assets().is_none() {
-        eprintln!("skipping the real assets: ../shared/assets is missing");
-    }
     out
 }
 

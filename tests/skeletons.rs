@@ -72,7 +72,7 @@ fn two_characters_are_two_skeletons() {
 
 #[test]
 fn skins_sharing_joints_are_one_skeleton() {
-    let Some(path) = common::asset("quaternius/ModularMen_Casual.glb") else {
+    let Some([path]) = common::require(["quaternius/ModularMen_Casual.glb"]) else {
         return;
     };
     let doc = gltf_io::read(&path).unwrap();

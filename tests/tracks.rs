@@ -341,10 +341,7 @@ fn channels_that_are_not_bone_transforms_go_when_asked() {
         },
         ..defaults()
     };
-    let files: Vec<PathBuf> = ["threejs/RobotExpressive.glb", "vrm/test.vrma"]
-        .iter()
-        .filter_map(|f| common::asset(f))
-        .collect();
+    let files = common::require_any(&["threejs/RobotExpressive.glb", "vrm/test.vrma"]);
     for path in files {
         let name = path.display();
         let kept = run(&path, &defaults()).unwrap();
