@@ -1,6 +1,12 @@
 //! Batch speed: files per second over a generated library of 506 files (the fixtures copied
 //! 46 times each into nested folders, as `tests/batch.rs` builds it), with 1 and 2 jobs, writing
 //! outputs, with and without measuring the invariants. Run with `cargo bench --bench batch`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a benchmark run by hand: a panic aborts it, and it prints its timings"
+)]
 
 use skelnorm::batch::{self, Existing, Job, Naming};
 use skelnorm::settings::{ResolveError, Resolved, Settings};

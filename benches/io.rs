@@ -2,6 +2,12 @@
 //! Run with `cargo bench --bench io`. Each figure is the median of repeated runs (at least
 //! 0.2 s or 5 runs per file); writing is to memory (`Document::to_parts`) plus GLB framing, so
 //! disk speed does not enter.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a benchmark run by hand: a panic aborts it, and it prints its timings"
+)]
 
 mod common;
 

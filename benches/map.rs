@@ -1,6 +1,12 @@
 //! Auto-mapping speed: a generated 101-bone humanoid (twist, IK, end, long-spine, hair bones) and
 //! every skeleton of the fixtures and real assets. Run with `cargo bench --bench map`; each
 //! figure is the median of repeated runs (at least 0.3 s or 20 runs).
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a benchmark run by hand: a panic aborts it, and it prints its timings"
+)]
 
 mod common;
 

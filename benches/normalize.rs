@@ -4,6 +4,12 @@
 //! stripping and renaming alone; the stages per bone-sample (one key of one bone channel, or one
 //! bone when a file has no clips). Run with `cargo bench --bench normalize`; each figure is a
 //! median.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a benchmark run by hand: a panic aborts it, and it prints its timings"
+)]
 
 mod common;
 

@@ -4,6 +4,12 @@
 //! one-off `Retargeter::new`; and a many-clip file (40 short clips) retargeted clip by clip with
 //! `retarget_clip` (a plan per clip) against `pipeline::retarget_onto` (one plan for the pair).
 //! Run with `cargo bench --bench retarget`; each figure is a median.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a benchmark run by hand: a panic aborts it, and it prints its timings"
+)]
 
 mod common;
 

@@ -31,6 +31,8 @@ run() {
         local args=("${@//OUT/$work/$side/$name}")
         "$bin" "${args[@]}" > /dev/null 2> "$work/$side/$name.stderr"
         codes+=($?)
+        # Reports name the output path, which differs by side: compare them with it as OUT.
+        find "$work/$side/$name" -name '*.json' -exec sed -i "s#$work/$side/$name#OUT#g" {} +
     done
     runs=$((runs + 1))
     if [ "${codes[0]}" != "${codes[1]}" ]; then

@@ -99,9 +99,9 @@ pub struct ClipInfo {
 /// Everything `inspect` tells about a model.
 #[derive(Debug, Clone, Serialize)]
 pub struct Inspection {
-    /// Skeletons.
+    /// One entry per skeleton of the model, in model order.
     pub skeletons: Vec<SkeletonInfo>,
-    /// Clips.
+    /// One entry per clip of the model, in model order.
     pub clips: Vec<ClipInfo>,
 }
 

@@ -1,6 +1,12 @@
 //! The dependency direction of `../shared/design/style.md`: each module imports only modules to
 //! its left (`model` nothing of ours, `gltf_io` only `model`, stages never `gltf_io`), and only
 //! the binary prints.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -2,6 +2,12 @@
 //! into nested folders, plus damaged files) run with 2 jobs: outputs, report, exit code, inputs
 //! untouched, shards that split the library exactly, the merged report, and the HTML report
 //! checked in headless Chromium.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 

@@ -1,4 +1,10 @@
 //! The command line: exit codes, error messages, and output to a closed pipe.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 

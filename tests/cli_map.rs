@@ -1,5 +1,11 @@
 //! `skelnorm map`: JSON shape, exit code 3 for non-humanoids, bone-map files round trip and
 //! win over auto-mapping, custom profiles.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 
@@ -66,7 +72,7 @@ fn a_quadruped_exits_3_naming_the_missing_bones() {
 /// Fox into a humanoid: `map` and `normalize` still refuse it with exit 3.
 #[test]
 fn the_fox_is_still_refused() {
-    let Some(fox) = common::asset("khronos/Fox.glb") else {
+    let Some([fox]) = common::require(["khronos/Fox.glb"]) else {
         return;
     };
     let fox = fox.to_str().unwrap();

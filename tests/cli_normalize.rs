@@ -1,4 +1,10 @@
 //! `skelnorm normalize` from the command line (issues 4 and 5): output, report, stage flags, settings, exit codes.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 

@@ -1,5 +1,11 @@
 //! `skelnorm retarget` from the command line (issue 6): the real assets (test.vrma onto
 //! RobotExpressive, ModularMen_Casual and sphere.vrm), output validity, report, options, errors.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 
@@ -24,17 +30,14 @@ fn retarget(args: &[&str]) -> (Option<i32>, serde_json::Value, String) {
 /// equal bone counts, chain ends otherwise, feet under leg IK, no bone-length drift).
 #[test]
 fn vrma_onto_real_characters() {
-    let Some(vrma) = common::asset("vrm/test.vrma") else {
+    let Some([vrma]) = common::require(["vrm/test.vrma"]) else {
         return;
     };
-    let targets: Vec<_> = [
+    let targets = common::require_any(&[
         "threejs/RobotExpressive.glb",
         "quaternius/ModularMen_Casual.glb",
         "vrm/sphere.vrm",
-    ]
-    .iter()
-    .filter_map(|t| common::asset(t))
-    .collect();
+    ]);
     let dir = tempfile::tempdir().unwrap();
     for target in targets {
         let name = target.file_name().unwrap().to_string_lossy().to_string();
@@ -192,10 +195,7 @@ fn options_errors_and_names() {
 /// source's feet go.
 #[test]
 fn ik_layout_feet_follow_the_source() {
-    let (Some(vrma), Some(robot)) = (
-        common::asset("vrm/test.vrma"),
-        common::asset("threejs/RobotExpressive.glb"),
-    ) else {
+    let Some([vrma, robot]) = common::require(["vrm/test.vrma", "threejs/RobotExpressive.glb"]) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

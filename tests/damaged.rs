@@ -1,5 +1,11 @@
 //! Damaged and hostile files (issue 2): each kind of damage gives exit 1 and a clear error that
 //! names the file and the problem, never a panic and never an output file.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 

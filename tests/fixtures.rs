@@ -1,5 +1,11 @@
 //! `inspect` tells each fixture's units, up axis, facing and pose (issue 2), and the real
 //! assets whose answers were checked by reading their joints.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 
@@ -156,12 +162,15 @@ fn real_assets_glance() {
         ("vrm/sphere.vrm", "-Z", "T-pose"),
         ("vrm/test.vrma", "+Z", "T-pose"),
     ];
+    // One missing asset skips its own check only.
+    let present = common::require_any(&[cases.map(|c| c.0).as_slice(), &["khronos/Fox.glb"]].concat());
+    let find = |rel: &str| present.iter().find(|p| p.ends_with(rel));
     for (rel, facing, pose) in cases {
-        let Some(path) = common::asset(rel) else { return };
-        let g = glance(&path);
+        let Some(path) = find(rel) else { continue };
+        let g = glance(path);
         assert_eq!((g.up, g.facing, g.pose), ("+Y", facing, pose), "{rel}");
     }
-    if let Some(fox) = common::asset("khronos/Fox.glb") {
+    if let Some(fox) = find("khronos/Fox.glb").cloned() {
         assert_eq!(glance(&fox).hips, None, "the fox is not humanoid-shaped");
     }
 }

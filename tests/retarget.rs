@@ -1,6 +1,12 @@
 //! Issue 6 (chain retargeting): ground-truth pairs of fixture rigs that make the same motion and
 //! differ in proportions (legs ×1.3), spine bone count (2 vs 5), twist bones and rest pose (A vs
 //! T); the real assets; the runtime API.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 

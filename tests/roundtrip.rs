@@ -2,6 +2,12 @@
 //! `convert` to GLB and to glTF writes a file whose JSON equals the input's apart from buffer
 //! layout, whose buffer views hold the same bytes, whose accessors decode to the same values,
 //! and which has no more validator errors than the input.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 

@@ -2,6 +2,12 @@
 //! same effect in `normalize`, `retarget` and `batch` (and `validate`): a bone map it names is
 //! honoured by each, a bone map that does not exist is a usage error (exit 2) in each, and a
 //! relative path in a settings file starts at the settings file's folder.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 

@@ -1,5 +1,11 @@
 //! Finding skeletons (issue 2): two characters in one file are two skeletons, each addressable;
 //! skins sharing joints are one; pointer-animation channels pass through untouched.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 
@@ -66,7 +72,7 @@ fn two_characters_are_two_skeletons() {
 
 #[test]
 fn skins_sharing_joints_are_one_skeleton() {
-    let Some(path) = common::asset("quaternius/ModularMen_Casual.glb") else {
+    let Some([path]) = common::require(["quaternius/ModularMen_Casual.glb"]) else {
         return;
     };
     let doc = gltf_io::read(&path).unwrap();

@@ -2,6 +2,12 @@
 //! every fixture and every humanoid in ../shared/assets, measured on the file written and read
 //! back: translation tracks, profile names, skin, unmapped-bone options, clip sharing by name,
 //! validator messages.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 
@@ -335,10 +341,7 @@ fn channels_that_are_not_bone_transforms_go_when_asked() {
         },
         ..defaults()
     };
-    let files: Vec<PathBuf> = ["threejs/RobotExpressive.glb", "vrm/test.vrma"]
-        .iter()
-        .filter_map(|f| common::asset(f))
-        .collect();
+    let files = common::require_any(&["threejs/RobotExpressive.glb", "vrm/test.vrma"]);
     for path in files {
         let name = path.display();
         let kept = run(&path, &defaults()).unwrap();

@@ -286,7 +286,6 @@ pub fn rotation_angle(a: Quat, b: Quat) -> f32 {
 /// frame, degrees, with the profile bone and time where it is largest. Bones whose tail the clip
 /// moves by translation keys are left out: copying rotations does not carry those. It is small only when
 /// both rests correspond (normalized to `profile`).
-#[allow(clippy::type_complexity)]
 pub fn transfer(
     src: (&Skeleton, &BoneMap, &Clip),
     dst: (&Skeleton, &BoneMap),
@@ -339,7 +338,6 @@ pub fn transfer(
 /// source clip, degrees, with the profile bone and time where it is largest. This is how a clip
 /// copied from one rig into another (by name, say) is judged: the same bones as [`transfer`]
 /// are compared (tails moved by translation keys of either clip are left out).
-#[allow(clippy::type_complexity)]
 pub fn directions(
     src: (&Skeleton, &BoneMap, &Clip),
     dst: (&Skeleton, &BoneMap, &Clip),
@@ -359,7 +357,6 @@ pub fn directions(
 
 /// Samples the source clip at [`FPS`], poses the target by `target(time, source_world)`, and
 /// returns the largest angle between the measured bones' directions, with where it is.
-#[allow(clippy::type_complexity)]
 fn over_frames(
     src: (&Skeleton, &BoneMap, &Clip),
     dst: (&Skeleton, &BoneMap),
@@ -388,7 +385,6 @@ fn over_frames(
 
 /// The bones [`transfer`] and [`directions`] compare, with their tail bones: those both
 /// skeletons define the same way, leaving out tails that translation keys move.
-#[allow(clippy::type_complexity)]
 fn measured_bones(
     src: (&Skeleton, &BoneMap, &Clip),
     dst: (&Skeleton, &BoneMap, Option<&Clip>),
@@ -429,7 +425,6 @@ fn measured_bones(
 }
 
 /// Updates `worst` with the largest angle between the two posed skeletons' bone directions.
-#[allow(clippy::type_complexity)]
 fn compare_directions(
     measured: &[(ProfileBoneId, Vec<ProfileBoneId>)],
     src: (&Skeleton, &BoneMap, &[Mat4]),

@@ -22,6 +22,11 @@ use gltf::json::Root;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
+/// The skeleton and bone of each bone node, by glTF node index.
+type BoneOf = HashMap<usize, (usize, BoneId)>;
+
+/// Reads the model: skeletons (with their skins, attachments and hints) first, then the clips
+/// that animate them; plus the warnings found on the way.
 pub(crate) fn model(
     root: &Root,
     json: &Value,
@@ -31,62 +36,7 @@ pub(crate) fn model(
 ) -> Result<(Model, Vec<String>), ErrorKind> {
     let mut warnings = Vec::new();
     let locals = node_locals(root, &mut warnings)?;
-    let groups = skeleton_nodes(root, json, parents);
-    let mut skeletons = Vec::with_capacity(groups.len());
-    let joints: HashSet<usize> = root
-        .skins
-        .iter()
-        .flat_map(|s| s.joints.iter().map(|j| j.value()))
-        .collect();
-    let mut bone_of: HashMap<usize, (usize, BoneId)> = HashMap::new();
-    for (s, nodes) in groups.iter().enumerate() {
-        let sk = build_skeleton(root, parents, &locals, nodes, s, &joints, &mut bone_of)?;
-        skeletons.push(sk);
-    }
-    for (k, skin) in root.skins.iter().enumerate() {
-        let Some(&(s, _)) = skin.joints.first().and_then(|j| bone_of.get(&j.value())) else {
-            continue;
-        };
-        let joints: Vec<BoneId> = skin.joints.iter().map(|j| bone_of[&j.value()].1).collect();
-        let inverse_bind_matrices = match skin.inverse_bind_matrices {
-            None => vec![Mat4::IDENTITY; joints.len()],
-            Some(a) => {
-                let (m, _) = data.floats(a.value(), &[Type::Mat4])?;
-                if m.len() / 16 < joints.len() {
-                    return Err(invalid(
-                        format!("skins[{k}]"),
-                        format!(
-                            "{} inverse bind matrices for {} joints",
-                            m.len() / 16,
-                            joints.len()
-                        ),
-                    ));
-                }
-                let mats: Vec<Mat4> = m
-                    .chunks_exact(16)
-                    .take(joints.len())
-                    .map(Mat4::from_cols_slice)
-                    .collect();
-                if mats.iter().any(|m| !m.is_finite()) {
-                    return Err(invalid(
-                        format!("accessors[{}]", a.value()),
-                        "holds a non-finite matrix",
-                    ));
-                }
-                mats
-            }
-        };
-        let name = skin.name.clone().unwrap_or_default();
-        skeletons[s].skins.push(Skin {
-            name,
-            joints,
-            inverse_bind_matrices,
-            source: Some(k as u32),
-        });
-    }
-    attach(root, parents, &locals, &bone_of, &mut skeletons);
-    hints::weights(root, json, &bone_of, &mut skeletons, data, &mut warnings);
-    hints::declared(json, &bone_of, &mut skeletons);
+    let (skeletons, bone_of) = skeletons(root, json, parents, &locals, data, &mut warnings)?;
     let clips = clips(root, json, pointers, &bone_of, &skeletons, data)?;
     let other_nodes = root
         .nodes
@@ -103,6 +53,81 @@ pub(crate) fn model(
         },
         warnings,
     ))
+}
+
+/// Skeleton discovery: which nodes form each skeleton, its skins, the non-bone nodes hanging
+/// from it and the hints read from weights and declared humanoids; with the skeleton and bone
+/// of every bone node.
+fn skeletons(
+    root: &Root,
+    json: &Value,
+    parents: &[Option<usize>],
+    locals: &[Transform],
+    data: &mut Data,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<Skeleton>, BoneOf), ErrorKind> {
+    let groups = skeleton_nodes(root, json, parents);
+    let mut skeletons = Vec::with_capacity(groups.len());
+    let joints: HashSet<usize> = root
+        .skins
+        .iter()
+        .flat_map(|s| s.joints.iter().map(|j| j.value()))
+        .collect();
+    let mut bone_of: BoneOf = HashMap::new();
+    for (s, nodes) in groups.iter().enumerate() {
+        let sk = build_skeleton(root, parents, locals, nodes, s, &joints, &mut bone_of)?;
+        skeletons.push(sk);
+    }
+    for (k, skin) in root.skins.iter().enumerate() {
+        let Some(&(s, _)) = skin.joints.first().and_then(|j| bone_of.get(&j.value())) else {
+            continue;
+        };
+        let joints: Vec<BoneId> = skin.joints.iter().map(|j| bone_of[&j.value()].1).collect();
+        let inverse_bind_matrices = inverse_binds(skin, k, joints.len(), data)?;
+        let name = skin.name.clone().unwrap_or_default();
+        skeletons[s].skins.push(Skin {
+            name,
+            joints,
+            inverse_bind_matrices,
+            source: Some(k as u32),
+        });
+    }
+    attach(root, parents, locals, &bone_of, &mut skeletons);
+    hints::weights(root, json, &bone_of, &mut skeletons, data, warnings);
+    hints::declared(json, &bone_of, &mut skeletons);
+    Ok((skeletons, bone_of))
+}
+
+/// The inverse bind matrices of skin `k` for its `joints` joints (identities when it has none);
+/// an error when the accessor holds fewer or non-finite matrices.
+fn inverse_binds(
+    skin: &gltf::json::Skin,
+    k: usize,
+    joints: usize,
+    data: &mut Data,
+) -> Result<Vec<Mat4>, ErrorKind> {
+    let Some(a) = skin.inverse_bind_matrices else {
+        return Ok(vec![Mat4::IDENTITY; joints]);
+    };
+    let (m, _) = data.floats(a.value(), &[Type::Mat4])?;
+    if m.len() / 16 < joints {
+        return Err(invalid(
+            format!("skins[{k}]"),
+            format!("{} inverse bind matrices for {} joints", m.len() / 16, joints),
+        ));
+    }
+    let mats: Vec<Mat4> = m
+        .chunks_exact(16)
+        .take(joints)
+        .map(Mat4::from_cols_slice)
+        .collect();
+    if mats.iter().any(|m| !m.is_finite()) {
+        return Err(invalid(
+            format!("accessors[{}]", a.value()),
+            "holds a non-finite matrix",
+        ));
+    }
+    Ok(mats)
 }
 
 fn node_locals(root: &Root, warnings: &mut Vec<String>) -> Result<Vec<Transform>, ErrorKind> {
@@ -374,7 +399,7 @@ fn build_skeleton(
     nodes: &[usize],
     index: usize,
     joints: &HashSet<usize>,
-    bone_of: &mut HashMap<usize, (usize, BoneId)>,
+    bone_of: &mut BoneOf,
 ) -> Result<Skeleton, ErrorKind> {
     let mut bones = Vec::with_capacity(nodes.len());
     for (b, &n) in nodes.iter().enumerate() {
@@ -424,7 +449,7 @@ fn attach(
     root: &Root,
     parents: &[Option<usize>],
     locals: &[Transform],
-    bone_of: &HashMap<usize, (usize, BoneId)>,
+    bone_of: &BoneOf,
     skeletons: &mut [Skeleton],
 ) {
     for (n, node) in root.nodes.iter().enumerate() {
@@ -488,108 +513,139 @@ fn sampler(
     Ok((interp, times, values, n))
 }
 
+/// The clips of every animation, in animation order: one per skeleton it animates (the first
+/// also carries the channels that are not bone transforms).
 fn clips(
     root: &Root,
     json: &Value,
     pointers: &[(usize, usize)],
-    bone_of: &HashMap<usize, (usize, BoneId)>,
+    bone_of: &BoneOf,
     skeletons: &[Skeleton],
     data: &mut Data,
 ) -> Result<Vec<Clip>, ErrorKind> {
     let mut out = Vec::new();
-    for (a, anim) in root.animations.iter().enumerate() {
-        let name = anim.name.clone().unwrap_or_else(|| format!("animation{a}"));
-        let motion_scale = json["animations"][a]
-            .pointer("/extras/skelnorm/motion_scale")
-            .and_then(Value::as_f64)
-            .map(|h| h as f32)
-            .filter(|h| h.is_finite() && *h > 0.0);
-        let mut per_skeleton: Vec<Option<Clip>> = vec![None; skeletons.len()];
-        let mut opaque = Vec::new();
-        // Channel indices in the original JSON: the typed list skips pointer channels.
-        let original: Vec<usize> = {
-            let total = anim.channels.len() + pointers.iter().filter(|p| p.0 == a).count();
-            (0..total).filter(|c| !pointers.contains(&(a, *c))).collect()
-        };
-        for &(pa, pc) in pointers.iter().filter(|p| p.0 == a) {
-            let ch = &json["animations"][pa]["channels"][pc];
-            let pointer = ch
-                .pointer("/target/extensions/KHR_animation_pointer/pointer")
-                .and_then(Value::as_str)
-                .unwrap_or("(no target node)")
-                .to_string();
-            let duration = channel_duration(json, root, data, pa, ch)?;
-            opaque.push(OpaqueTrack {
-                kind: OpaqueKind::Pointer { pointer },
-                channel: pc as u32,
-                duration,
-            });
-        }
-        for (c, ch) in anim.channels.iter().enumerate() {
-            let s = ch.sampler.value();
-            let node = ch.target.node.value();
-            let channel = original[c] as u32;
-            let path = match ch.target.path {
-                Checked::Valid(p) => p,
-                Checked::Invalid => {
-                    return Err(invalid(
-                        format!("animations[{a}].channels[{}]", channel),
-                        "unknown target path",
-                    ))
-                }
-            };
-            let bone = bone_of.get(&node).copied();
-            let clip = bone.map(|(sk, _)| {
-                per_skeleton[sk].get_or_insert_with(|| Clip {
-                    name: name.clone(),
-                    skeleton: sk,
-                    tracks: vec![BoneTracks::default(); skeletons[sk].bones.len()],
-                    opaque: Vec::new(),
-                    source: Some(a as u32),
-                    motion_scale,
-                })
-            });
-            let placed = match (clip, bone, path) {
-                (Some(clip), Some((_, b)), Property::Translation | Property::Rotation | Property::Scale) => {
-                    put_track(root, data, a, s, &mut clip.tracks[b.index()], path)?
-                }
-                _ => false,
-            };
-            if !placed {
-                let input = root.animations[a].samplers[s].input.value();
-                let duration = data.key_times(input)?.last().copied().unwrap_or(0.0);
-                let kind = match path {
-                    Property::MorphTargetWeights => OpaqueKind::Weights { node: node as u32 },
-                    p => OpaqueKind::NodeTransform {
-                        node: node as u32,
-                        path: property_name(p).into(),
-                    },
-                };
-                opaque.push(OpaqueTrack {
-                    kind,
-                    channel,
-                    duration,
-                });
+    for a in 0..root.animations.len() {
+        out.extend(animation_clips(
+            root, json, pointers, bone_of, skeletons, data, a,
+        )?);
+    }
+    Ok(out)
+}
+
+/// The clips of animation `a`: one per skeleton it animates, or one clip of skeleton 0 when it
+/// animates no bone; the first carries the opaque channels, in channel order.
+fn animation_clips(
+    root: &Root,
+    json: &Value,
+    pointers: &[(usize, usize)],
+    bone_of: &BoneOf,
+    skeletons: &[Skeleton],
+    data: &mut Data,
+    a: usize,
+) -> Result<Vec<Clip>, ErrorKind> {
+    let anim = &root.animations[a];
+    let name = anim.name.clone().unwrap_or_else(|| format!("animation{a}"));
+    let motion_scale = json["animations"][a]
+        .pointer("/extras/skelnorm/motion_scale")
+        .and_then(Value::as_f64)
+        .map(|h| h as f32)
+        .filter(|h| h.is_finite() && *h > 0.0);
+    let mut per_skeleton: Vec<Option<Clip>> = vec![None; skeletons.len()];
+    // Channel indices in the original JSON: the typed list skips pointer channels.
+    let original: Vec<usize> = {
+        let total = anim.channels.len() + pointers.iter().filter(|p| p.0 == a).count();
+        (0..total).filter(|c| !pointers.contains(&(a, *c))).collect()
+    };
+    let mut opaque = pointer_tracks(root, json, pointers, data, a)?;
+    for (c, ch) in anim.channels.iter().enumerate() {
+        let s = ch.sampler.value();
+        let node = ch.target.node.value();
+        let channel = original[c] as u32;
+        let path = match ch.target.path {
+            Checked::Valid(p) => p,
+            Checked::Invalid => {
+                return Err(invalid(
+                    format!("animations[{a}].channels[{}]", channel),
+                    "unknown target path",
+                ))
             }
-        }
-        opaque.sort_by_key(|o| o.channel);
-        let mut made: Vec<Clip> = per_skeleton.into_iter().flatten().collect();
-        if made.is_empty() && !skeletons.is_empty() {
-            made.push(Clip {
+        };
+        let bone = bone_of.get(&node).copied();
+        let clip = bone.map(|(sk, _)| {
+            per_skeleton[sk].get_or_insert_with(|| Clip {
                 name: name.clone(),
-                skeleton: 0,
-                tracks: vec![BoneTracks::default(); skeletons[0].bones.len()],
+                skeleton: sk,
+                tracks: vec![BoneTracks::default(); skeletons[sk].bones.len()],
                 opaque: Vec::new(),
                 source: Some(a as u32),
                 motion_scale,
+            })
+        });
+        let placed = match (clip, bone, path) {
+            (Some(clip), Some((_, b)), Property::Translation | Property::Rotation | Property::Scale) => {
+                put_track(root, data, a, s, &mut clip.tracks[b.index()], path)?
+            }
+            _ => false,
+        };
+        if !placed {
+            let input = root.animations[a].samplers[s].input.value();
+            let duration = data.key_times(input)?.last().copied().unwrap_or(0.0);
+            let kind = match path {
+                Property::MorphTargetWeights => OpaqueKind::Weights { node: node as u32 },
+                p => OpaqueKind::NodeTransform {
+                    node: node as u32,
+                    path: property_name(p).into(),
+                },
+            };
+            opaque.push(OpaqueTrack {
+                kind,
+                channel,
+                duration,
             });
         }
-        if let Some(first) = made.first_mut() {
-            first.opaque = opaque;
-        }
-        out.extend(made);
     }
-    Ok(out)
+    opaque.sort_by_key(|o| o.channel);
+    let mut made: Vec<Clip> = per_skeleton.into_iter().flatten().collect();
+    if made.is_empty() && !skeletons.is_empty() {
+        made.push(Clip {
+            name: name.clone(),
+            skeleton: 0,
+            tracks: vec![BoneTracks::default(); skeletons[0].bones.len()],
+            opaque: Vec::new(),
+            source: Some(a as u32),
+            motion_scale,
+        });
+    }
+    if let Some(first) = made.first_mut() {
+        first.opaque = opaque;
+    }
+    Ok(made)
+}
+
+/// The `KHR_animation_pointer` channels of animation `a`, carried through as opaque tracks.
+fn pointer_tracks(
+    root: &Root,
+    json: &Value,
+    pointers: &[(usize, usize)],
+    data: &mut Data,
+    a: usize,
+) -> Result<Vec<OpaqueTrack>, ErrorKind> {
+    let mut opaque = Vec::new();
+    for &(pa, pc) in pointers.iter().filter(|p| p.0 == a) {
+        let ch = &json["animations"][pa]["channels"][pc];
+        let pointer = ch
+            .pointer("/target/extensions/KHR_animation_pointer/pointer")
+            .and_then(Value::as_str)
+            .unwrap_or("(no target node)")
+            .to_string();
+        let duration = channel_duration(json, root, data, pa, ch)?;
+        opaque.push(OpaqueTrack {
+            kind: OpaqueKind::Pointer { pointer },
+            channel: pc as u32,
+            duration,
+        });
+    }
+    Ok(opaque)
 }
 
 fn channel_duration(

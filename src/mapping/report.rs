@@ -15,7 +15,7 @@ pub struct MappedReport {
     pub node: Option<u32>,
     /// 0..=1.
     pub confidence: f32,
-    /// Why.
+    /// Why this bone was chosen, for people: the matching name, VRM entry or bone map file.
     pub reason: String,
     /// Where the decision came from.
     pub origin: Origin,

@@ -50,7 +50,7 @@ pub struct NormalizeOptions {
     pub rest: RestOptions,
     /// Track stripping.
     pub tracks: TrackOptions,
-    /// Renaming.
+    /// Renaming mapped bones (and the armature) to the profile's names.
     pub rename: RenameOptions,
     /// Normalize only this skeleton (by index); by default every skeleton that fits the profile.
     pub skeleton: Option<usize>,

@@ -60,7 +60,7 @@ pub struct RenameReport {
     /// The armature's new name, if it changed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skeleton: Option<Renamed>,
-    /// Warnings.
+    /// Names already taken elsewhere, with the suffixed names this skeleton took instead.
     pub warnings: Vec<RenameWarning>,
 }
 

@@ -166,9 +166,9 @@ pub struct Summary {
     pub ok: usize,
     /// Processed with warnings.
     pub warnings: usize,
-    /// Failed.
+    /// Files that could not be processed ([`Status::Failed`]).
     pub failed: usize,
-    /// Skipped.
+    /// Files left alone because their output existed ([`Status::Skipped`]).
     pub skipped: usize,
     /// Sum of the files' times, milliseconds.
     pub total_ms: f64,
@@ -186,7 +186,7 @@ pub struct BatchReport {
     /// The shard this run covered (`K/N`), if any.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub shard: Option<String>,
-    /// Counts.
+    /// Files per status and times, computed from `files`.
     pub summary: Summary,
     /// Per file, in path order.
     pub files: Vec<FileReport>,

@@ -185,7 +185,7 @@ pub struct RestReport {
     pub motion_scale: Option<f32>,
     /// Per bone, in skeleton order.
     pub bones: Vec<BoneRest>,
-    /// Warnings.
+    /// What the fix skipped or limited (base not folded, no facing, no tail, …), with the bone or clip.
     pub warnings: Vec<RestWarning>,
 }
 

@@ -15,7 +15,7 @@ pub struct ChainPlan {
     pub chain: String,
     /// The source chain driving it, if any.
     pub source_chain: Option<String>,
-    /// How.
+    /// How the target bones take their rotation from the source chain.
     pub mode: ChainMode,
     /// The target skeleton's bones along the chain, start to end (unmapped in-between bones
     /// included).
@@ -111,7 +111,7 @@ pub struct Plan {
     pub target_hips_height: f32,
     /// `target_hips_height / source_hips_height`: what hips positions are scaled by.
     pub hips_ratio: f32,
-    /// Warnings.
+    /// Chains left at rest, paired by a close name, without IK, or read around detached bones.
     pub warnings: Vec<PlanWarning>,
     #[serde(skip)]
     pub(crate) source_hips: BoneId,

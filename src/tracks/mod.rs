@@ -97,7 +97,7 @@ pub struct RemovedTrack {
     pub target: String,
     /// `translation`, `rotation`, `scale`, `weights` or `pointer`.
     pub channel: String,
-    /// Why.
+    /// Which option removed the channel.
     pub reason: StripReason,
 }
 
@@ -158,7 +158,7 @@ pub struct StripReport {
     pub removed_tracks: usize,
     /// Companion clips added.
     pub companions: Vec<String>,
-    /// Warnings.
+    /// Moving translation tracks that were kept and clips emptied, with the bones or clips concerned.
     pub warnings: Vec<TrackWarning>,
 }
 

@@ -1,6 +1,6 @@
 //! Helpers shared by the integration tests: where fixtures and real assets are, running the
 //! binary, and the outside validator when it is installed.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test crate uses its own subset of these helpers")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -27,11 +27,51 @@ pub fn is_gltf(p: &Path) -> bool {
     )
 }
 
-/// The real assets in `../shared/assets`, or `None` (with a message) when the folder is absent.
+// Real assets (`../shared/assets`) are optional: a test that needs one that is missing skips
+// that part and says so on the terminal (libtest cannot mark a test skipped at run time, so the
+// test itself still shows `ok`):
+// - `skipped: <file> (<why>) in <test>`: the test went on with what it has;
+// - `SKIPPED: <test>: <file> (<why>)`: the test checked nothing.
+// Under `SKELNORM_REQUIRE_ASSETS=1` a missing asset fails the test instead.
+
+fn assets_dir() -> PathBuf {
+    root().join("../shared/assets")
+}
+
+/// The running test's name (libtest names each test's thread after it).
+fn test_name() -> String {
+    std::thread::current().name().unwrap_or("this test").to_string()
+}
+
+/// Why the real asset `rel` cannot be read, or `None` when it is there.
+fn missing(rel: &str) -> Option<&'static str> {
+    if !assets_dir().is_dir() {
+        Some("../shared/assets absent")
+    } else if !assets_dir().join(rel).is_file() {
+        Some("not found")
+    } else {
+        None
+    }
+}
+
+/// Prints a skip line past libtest's output capture (which shows `eprintln!` output only for
+/// failing tests), or fails under `SKELNORM_REQUIRE_ASSETS=1`.
+fn report_skip(line: &str) {
+    if std::env::var_os("SKELNORM_REQUIRE_ASSETS").is_some() {
+        panic!("required asset missing: {line}");
+    }
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+/// The real assets in `../shared/assets`, or `None` (with a skip line) when the folder is absent.
 pub fn assets() -> Option<Vec<PathBuf>> {
-    let dir = root().join("../shared/assets");
+    let dir = assets_dir();
     if !dir.is_dir() {
-        eprintln!("skipping real assets: {} is absent", dir.display());
+        report_skip(&format!(
+            "skipped: real assets (../shared/assets absent) in {}",
+            test_name()
+        ));
         return None;
     }
     let mut v: Vec<PathBuf> = walkdir::WalkDir::new(&dir)
@@ -44,14 +84,43 @@ pub fn assets() -> Option<Vec<PathBuf>> {
     Some(v)
 }
 
+/// One real asset a test checks beside others, or `None` with a `skipped:` line: the test goes
+/// on without it.
 pub fn asset(rel: &str) -> Option<PathBuf> {
-    let p = root().join("../shared/assets").join(rel);
-    if p.is_file() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} is absent", p.display());
-        None
+    match missing(rel) {
+        None => Some(assets_dir().join(rel)),
+        Some(why) => {
+            report_skip(&format!("skipped: {rel} ({why}) in {}", test_name()));
+            None
+        }
     }
+}
+
+/// Every real asset a test needs, or `None` with a `SKIPPED:` line per missing file when the
+/// test can check nothing without them.
+pub fn require<const N: usize>(rels: [&str; N]) -> Option<[PathBuf; N]> {
+    let mut all = true;
+    for rel in rels {
+        if let Some(why) = missing(rel) {
+            report_skip(&format!("SKIPPED: {}: {rel} ({why})", test_name()));
+            all = false;
+        }
+    }
+    all.then(|| rels.map(|rel| assets_dir().join(rel)))
+}
+
+/// The real assets of a test that checks each on its own: those present, a `skipped:` line for
+/// each missing one, and a `SKIPPED:` line when none is present.
+pub fn require_any(rels: &[&str]) -> Vec<PathBuf> {
+    let present: Vec<PathBuf> = rels.iter().filter_map(|rel| asset(rel)).collect();
+    if present.is_empty() && !rels.is_empty() {
+        report_skip(&format!(
+            "SKIPPED: {}: none of its {} real assets is present",
+            test_name(),
+            rels.len()
+        ));
+    }
+    present
 }
 
 /// Fixtures plus real assets.

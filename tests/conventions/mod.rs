@@ -1,7 +1,7 @@
 //! Rigs built in code from the fixture generator's canonical humanoid, renamed to a naming
 //! convention and reshaped to that convention's hierarchy. The expected map comes from the
 //! canonical ids (`upper_arm.L` is LeftUpperArm), never from the mapper.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test crate uses its own subset of these helpers")]
 
 #[path = "../../examples/make_fixtures/rig.rs"]
 pub mod rig;
