@@ -241,8 +241,8 @@ fn robot_expressive() {
     let ik: Vec<&str> = map
         .warnings
         .iter()
-        .filter(|w| w.code == skelnorm::mapping::WarningCode::IkLayout)
-        .filter_map(|w| w.bone.as_deref())
+        .filter(|w| w.code == skelnorm::model::WarningCode::IkLayout)
+        .flat_map(|w| w.bones.iter().map(String::as_str))
         .collect();
     for b in ["LeftFoot", "RightFoot", "LeftUpperLeg", "RightUpperLeg"] {
         assert!(

@@ -1,8 +1,9 @@
 //! Bone-map files: an editable RON map from profile bones to source bone names. Entries win
 //! over auto-mapping; profile bones the file does not mention are auto-mapped.
 
-use super::{BoneMap, MapWarning, Mapped, Origin, WarningCode};
+use super::{BoneMap, Mapped, Origin};
 use crate::model::Skeleton;
+use crate::model::{Warning, WarningCode};
 use crate::profile::Profile;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -144,13 +145,15 @@ impl BoneMapFile {
         profile: &Profile,
         fixed: &mut [Option<Mapped>],
         forced_empty: &mut [bool],
-        warnings: &mut Vec<MapWarning>,
+        warnings: &mut Vec<Warning>,
     ) {
         let mut warn = |code, bone: &str, message: String| {
-            warnings.push(MapWarning {
+            warnings.push(Warning {
                 code,
-                bone: Some(bone.to_string()),
                 message,
+                bones: vec![bone.to_string()],
+                clip: None,
+                chain: None,
             })
         };
         for (pb, src) in &self.bones {

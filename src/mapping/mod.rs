@@ -19,7 +19,7 @@ pub use report::{MapReport, MappedReport};
 #[cfg(test)]
 pub(crate) mod testing;
 
-use crate::model::{BoneId, Skeleton};
+use crate::model::{BoneId, Skeleton, Warning, WarningCode};
 use crate::profile::{MapperKind, Profile, ProfileBoneId, Tail};
 use serde::Serialize;
 
@@ -57,47 +57,13 @@ pub struct Mapped {
     pub reason: String,
 }
 
-/// What a warning is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WarningCode {
-    /// A required profile bone has no source bone.
-    RequiredMissing,
-    /// Left and right could not be told apart with confidence (or names and geometry disagree).
-    AmbiguousSide,
-    /// Two profile bones were given the same source bone (by a bone-map file).
-    ClaimedTwice,
-    /// A mapped bone's profile parent maps to a source bone that is not its ancestor.
-    ParentOrder,
-    /// A bone-map file or VRM extension names a bone that does not exist.
-    UnknownBone,
-    /// A mapped bone does not hang below the bone its profile parent maps to, as in IK layouts
-    /// (feet hanging from the root, legs from a `Body` bone above the hips); stages drive it
-    /// from its chain.
-    IkLayout,
-    /// No legs were found: the hips and spine were found from the arms and head, and the legs
-    /// are left unmapped.
-    UpperBody,
-}
-
-/// A problem found while mapping.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MapWarning {
-    /// What kind of problem.
-    pub code: WarningCode,
-    /// The profile bone concerned, if any.
-    pub bone: Option<String>,
-    /// What is wrong, in words.
-    pub message: String,
-}
-
 /// The mapping of one skeleton to a profile.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoneMap {
     /// One entry per profile bone, in profile order.
     pub entries: Vec<Option<Mapped>>,
     /// Problems found.
-    pub warnings: Vec<MapWarning>,
+    pub warnings: Vec<Warning>,
 }
 
 impl BoneMap {
@@ -249,17 +215,19 @@ pub fn map_skeleton(skeleton: &Skeleton, profile: &Profile, options: &MapOptions
 fn check(map: &mut BoneMap, skeleton: &Skeleton, profile: &Profile) {
     for id in map.missing_required(profile) {
         let name = &profile.bone(id).name;
-        map.warnings.push(MapWarning {
+        map.warnings.push(Warning {
             code: WarningCode::RequiredMissing,
-            bone: Some(name.clone()),
             message: format!("required bone `{name}` has no source bone"),
+            bones: vec![name.clone()],
+            clip: None,
+            chain: None,
         });
     }
     let ik_layout: Vec<String> = map
         .warnings
         .iter()
         .filter(|w| w.code == WarningCode::IkLayout)
-        .filter_map(|w| w.bone.clone())
+        .flat_map(|w| w.bones.iter().cloned())
         .collect();
     for id in profile.ids() {
         let Some(b) = map.get(id) else { continue };
@@ -271,14 +239,16 @@ fn check(map: &mut BoneMap, skeleton: &Skeleton, profile: &Profile) {
             if let Some(pb) = map.get(p) {
                 if !is_ancestor(skeleton, pb, b) {
                     let (n, pn) = (&profile.bone(id).name, &profile.bone(p).name);
-                    map.warnings.push(MapWarning {
+                    map.warnings.push(Warning {
                         code: WarningCode::ParentOrder,
-                        bone: Some(n.clone()),
                         message: format!(
                             "`{n}` maps to `{}`, which is not below `{}` (mapped to `{pn}`)",
                             skeleton.bones[b.index()].name,
                             skeleton.bones[pb.index()].name
                         ),
+                        bones: vec![n.clone()],
+                        clip: None,
+                        chain: None,
                     });
                 }
                 break;

@@ -1,7 +1,8 @@
 //! The serializable view of a mapping, for JSON output and reports.
 
-use super::{BoneMap, MapWarning, Origin};
+use super::{BoneMap, Origin};
 use crate::model::Skeleton;
+use crate::model::Warning;
 use crate::profile::Profile;
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -37,7 +38,7 @@ pub struct MapReport {
     /// Required profile bones with no source bone.
     pub missing_required: Vec<String>,
     /// Problems found.
-    pub warnings: Vec<MapWarning>,
+    pub warnings: Vec<Warning>,
 }
 
 impl BoneMap {

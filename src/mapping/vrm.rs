@@ -1,7 +1,8 @@
 //! The humanoid map a VRM 0.x, VRM 1.0 or VRMA file declares, in profile names.
 
-use super::{MapWarning, Mapped, Origin, WarningCode};
+use super::{Mapped, Origin};
 use crate::model::{DeclaredMap, DeclaredSource, Skeleton};
+use crate::model::{Warning, WarningCode};
 use crate::profile::Profile;
 
 /// The profile name of a VRM humanoid bone id: `leftUpperArm` → `LeftUpperArm`. VRM 0.x counts
@@ -34,7 +35,7 @@ pub(super) fn apply(
     profile: &Profile,
     fixed: &mut [Option<Mapped>],
     forced_empty: &[bool],
-    warnings: &mut Vec<MapWarning>,
+    warnings: &mut Vec<Warning>,
 ) {
     let ext = match declared.source {
         DeclaredSource::Vrm0 => "VRM",
@@ -44,10 +45,12 @@ pub(super) fn apply(
     for (vrm, bone) in &declared.bones {
         let name = profile_name(vrm, declared.source);
         let Some(id) = profile.find(&name) else {
-            warnings.push(MapWarning {
+            warnings.push(Warning {
                 code: WarningCode::UnknownBone,
-                bone: None,
                 message: format!("{ext}: humanoid bone `{vrm}` has no profile bone `{name}`"),
+                bones: Vec::new(),
+                clip: None,
+                chain: None,
             });
             continue;
         };

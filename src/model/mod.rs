@@ -7,10 +7,12 @@
 mod clip;
 mod pose;
 mod transform;
+mod warning;
 
 pub use clip::{BoneTracks, Clip, Interpolation, OpaqueKind, OpaqueTrack, Track, TrackValue};
 pub use pose::{skinning_matrices, Pose};
 pub use transform::Transform;
+pub use warning::{Warning, WarningCode};
 
 use glam::Mat4;
 use serde::Serialize;

@@ -7,7 +7,7 @@
 //! valid. Pure over the model; imports `model`, `profile` and `mapping`.
 
 use crate::mapping::BoneMap;
-use crate::model::{BoneId, Model, NodeName};
+use crate::model::{BoneId, Model, NodeName, Warning, WarningCode};
 use crate::profile::Profile;
 use documented::DocumentedFields;
 use serde::{Deserialize, Serialize};
@@ -31,25 +31,6 @@ pub struct Renamed {
     pub to: String,
 }
 
-/// Kinds of renaming warnings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RenameWarningCode {
-    /// Another skeleton's bone or armature holds the name: this one took a suffixed name.
-    NameTaken,
-}
-
-/// A warning, with the names concerned.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RenameWarning {
-    /// What kind.
-    pub code: RenameWarningCode,
-    /// The names this skeleton took instead.
-    pub names: Vec<String>,
-    /// A sentence for people.
-    pub message: String,
-}
-
 /// What [`rename`] did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RenameReport {
@@ -61,7 +42,7 @@ pub struct RenameReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skeleton: Option<Renamed>,
     /// Names already taken elsewhere, with the suffixed names this skeleton took instead.
-    pub warnings: Vec<RenameWarning>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Why [`rename`] changed nothing.
@@ -289,13 +270,15 @@ pub fn rename(
         }
     }
     if !taken_elsewhere.is_empty() {
-        report.warnings.push(RenameWarning {
-            code: RenameWarningCode::NameTaken,
+        report.warnings.push(Warning {
+            code: WarningCode::NameTaken,
             message: format!(
                 "{} name(s) are held by another skeleton in the file, so this one took suffixed names",
                 taken_elsewhere.len()
             ),
-            names: taken_elsewhere,
+            bones: taken_elsewhere,
+            clip: None,
+            chain: None,
         });
     }
     Ok(report)

@@ -122,8 +122,8 @@ fn another_skeletons_names_are_left_to_it() {
     let hips = map.by_name(profile, "Hips").unwrap();
     assert_eq!(model.skeletons[0].bones[hips.index()].name, "Hips_2");
     let w = &report.warnings[0];
-    assert_eq!(w.code, RenameWarningCode::NameTaken);
-    assert!(w.names.contains(&"Hips_2".to_string()));
+    assert_eq!(w.code, crate::model::WarningCode::NameTaken);
+    assert!(w.bones.contains(&"Hips_2".to_string()));
 }
 
 #[test]

@@ -132,7 +132,7 @@ impl NormalizeRun<'_> {
                         w,
                         "  warning [name_taken]: {}: {}",
                         warn.message,
-                        warn.names.join(", ")
+                        warn.bones.join(", ")
                     )?;
                 }
             }

@@ -3,7 +3,7 @@
 //! the hips-height ratio, and the IK limbs.
 
 use super::{ChainMode, ChainSettings, RetargetError, RetargetOptions, Rig};
-use crate::model::{BoneId, Skeleton, Transform};
+use crate::model::{BoneId, Skeleton, Transform, Warning, WarningCode};
 use crate::profile::{Profile, ProfileBoneId};
 use glam::{EulerRot, Quat, Vec3};
 use serde::Serialize;
@@ -34,32 +34,6 @@ pub struct ChainPlan {
     pub(crate) target_ids: Vec<BoneId>,
     #[serde(skip)]
     pub(crate) source_ids: Vec<BoneId>,
-}
-
-/// Kinds of plan warnings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PlanWarningCode {
-    /// A target chain has no mapped bones, or no source chain to take from: it keeps its rest.
-    ChainUnmatched,
-    /// A target chain took the source chain of the closest name (profiles differ).
-    ChainByFuzzyName,
-    /// IK was asked for but a side lacks the limb's bones.
-    IkUnavailable,
-    /// A chain's bone hangs elsewhere (an IK layout): the target's follows the chain, the
-    /// source's chain is read down to the bone above it.
-    Detached,
-}
-
-/// A warning of the plan.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PlanWarning {
-    /// What kind.
-    pub code: PlanWarningCode,
-    /// The chain concerned.
-    pub chain: String,
-    /// A sentence for people.
-    pub message: String,
 }
 
 /// What drives one target bone's rotation.
@@ -112,7 +86,7 @@ pub struct Plan {
     /// `target_hips_height / source_hips_height`: what hips positions are scaled by.
     pub hips_ratio: f32,
     /// Chains left at rest, paired by a close name, without IK, or read around detached bones.
-    pub warnings: Vec<PlanWarning>,
+    pub warnings: Vec<Warning>,
     #[serde(skip)]
     pub(crate) source_hips: BoneId,
     #[serde(skip)]
@@ -528,10 +502,12 @@ fn plan_chains(
     for chain in &target.profile.chains {
         let settings = options.chains.get(&chain.name).unwrap_or(&default);
         let warn = |plan: &mut Plan, code, message: String| {
-            plan.warnings.push(PlanWarning {
+            plan.warnings.push(Warning {
                 code,
-                chain: chain.name.clone(),
                 message,
+                bones: Vec::new(),
+                clip: None,
+                chain: Some(chain.name.clone()),
             })
         };
         let (attached, cut) = chain_attached(target, &chain.bones);
@@ -555,7 +531,7 @@ fn plan_chains(
             let name = &target.profile.bone(*first).name;
             warn(
                 plan,
-                PlanWarningCode::Detached,
+                WarningCode::Detached,
                 format!(
                     "the target's `{name}` does not hang below the rest of `{}` (an IK layout): it follows the chain, placed below `{}` as at rest",
                     chain.name,
@@ -574,7 +550,7 @@ fn plan_chains(
         if let Some(first) = schain.and_then(|c| chain_attached(source, &c.bones).1.first().copied()) {
             warn(
                 plan,
-                PlanWarningCode::Detached,
+                WarningCode::Detached,
                 format!(
                     "the source's `{}` does not hang below the rest of `{}` (an IK layout): the chain is read down to the bone above it",
                     source.profile.bone(first).name,
@@ -587,7 +563,7 @@ fn plan_chains(
             _ => {
                 warn(
                     plan,
-                    PlanWarningCode::ChainUnmatched,
+                    WarningCode::ChainUnmatched,
                     format!(
                         "no mapped source chain drives `{}`: it keeps its rest",
                         chain.name
@@ -600,7 +576,7 @@ fn plan_chains(
         if fuzzy {
             warn(
                 plan,
-                PlanWarningCode::ChainByFuzzyName,
+                WarningCode::ChainByFuzzyName,
                 format!(
                     "`{}` takes the source chain `{}`, the closest name",
                     chain.name, schain.name
@@ -638,7 +614,7 @@ fn plan_chains(
                 }
                 None => warn(
                     plan,
-                    PlanWarningCode::IkUnavailable,
+                    WarningCode::IkUnavailable,
                     format!(
                         "IK on `{}` needs its end bone and the two above it mapped on both sides",
                         chain.name

@@ -324,8 +324,8 @@ fn differently_named_chains_pair_by_the_closest_name() {
     let fuzzy: Vec<&str> = plan
         .warnings
         .iter()
-        .filter(|w| w.code == plan::PlanWarningCode::ChainByFuzzyName)
-        .map(|w| w.chain.as_str())
+        .filter(|w| w.code == crate::model::WarningCode::ChainByFuzzyName)
+        .filter_map(|w| w.chain.as_deref())
         .collect();
     assert_eq!(fuzzy, ["Left_Arm", "Right_Leg"]);
     assert!(

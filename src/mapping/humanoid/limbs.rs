@@ -2,8 +2,8 @@
 //! every path from the limb's first bone to a leaf, scoring names and height or reach fractions.
 
 use super::{Ctx, Facing, Part, Trunk};
-use crate::mapping::{MapWarning, WarningCode};
 use crate::model::BoneId;
+use crate::model::{Warning, WarningCode};
 use crate::profile::{ProfileBoneId, Side};
 use glam::Vec3;
 
@@ -404,13 +404,15 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
                 chosen[2] = Some(foot);
                 chosen[3] = toes;
                 let (f, k) = (ctx.name(foot), ctx.name(knee));
-                part.warnings.push(MapWarning {
+                part.warnings.push(Warning {
                     code: WarningCode::IkLayout,
-                    bone: Some(roles[2].clone()),
                     message: format!(
                         "`{}` maps to `{f}`, which does not hang below `{k}` (an IK layout); stages drive it from its chain",
                         roles[2]
                     ),
+                    bones: vec![roles[2].clone()],
+                    clip: None,
+                    chain: None,
                 });
             }
         }

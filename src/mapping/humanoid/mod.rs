@@ -17,8 +17,9 @@ mod limbs;
 mod torso;
 
 use super::names::{analyze, score, NameInfo};
-use super::{MapWarning, Mapped, Origin, WarningCode};
+use super::{Mapped, Origin};
 use crate::model::{BoneId, Skeleton};
+use crate::model::{Warning, WarningCode};
 use crate::profile::{Profile, ProfileBoneId, Side};
 use glam::Vec3;
 
@@ -81,7 +82,7 @@ pub(super) struct Ctx<'a> {
 pub(super) struct Part {
     pub score: f32,
     pub entries: Vec<(ProfileBoneId, Mapped)>,
-    pub warnings: Vec<MapWarning>,
+    pub warnings: Vec<Warning>,
 }
 
 impl Part {
@@ -301,7 +302,7 @@ pub(super) fn map(
     profile: &Profile,
     fixed: &[Option<Mapped>],
     forced_empty: &[bool],
-    warnings: &mut Vec<MapWarning>,
+    warnings: &mut Vec<Warning>,
 ) -> Vec<Option<Mapped>> {
     let mut out = vec![None; profile.bones.len()];
     if sk.bones.is_empty() {
@@ -326,10 +327,12 @@ pub(super) fn map(
         }
     }
     let Some(best) = best else {
-        warnings.push(MapWarning {
+        warnings.push(Warning {
             code: WarningCode::RequiredMissing,
-            bone: Some("Hips".into()),
             message: "no hips found: no bone has two legs reaching down and a spine reaching up".into(),
+            bones: vec!["Hips".into()],
+            clip: None,
+            chain: None,
         });
         return out;
     };
@@ -354,13 +357,15 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
             seen: false,
         };
         let mut part = Part::default();
-        part.warnings.push(MapWarning {
+        part.warnings.push(Warning {
             code: WarningCode::UpperBody,
-            bone: None,
             message: format!(
                 "no legs found: the hips (`{}`) and spine were found from the arms and head, and the legs are left unmapped",
                 ctx.name(trunk.hips)
             ),
+            bones: Vec::new(),
+            clip: None,
+            chain: None,
         });
         (facing, part)
     } else {
@@ -372,10 +377,12 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
     if trunk.legless && arms.iter().any(Option::is_none) {
         // Neither legs nor two arms: nothing tells a humanoid.
         return Part {
-            warnings: vec![MapWarning {
+            warnings: vec![Warning {
                 code: WarningCode::RequiredMissing,
-                bone: Some("Hips".into()),
                 message: "no hips found: no bone has two legs reaching down and a spine reaching up, and no spine has two arms".into(),
+                bones: vec!["Hips".into()],
+                clip: None,
+                chain: None,
             }],
             ..Part::default()
         };
@@ -407,19 +414,23 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
                 ctx.name(m.bone),
                 ctx.name(trunk.hips)
             );
-            part.warnings.push(MapWarning {
+            part.warnings.push(Warning {
                 code: WarningCode::IkLayout,
-                bone: Some(name),
                 message,
+                bones: vec![name],
+                clip: None,
+                chain: None,
             });
         }
     }
     if !facing.seen && arms.iter().flatten().all(|a| !a.named) {
-        part.warnings.push(MapWarning {
+        part.warnings.push(Warning {
             code: WarningCode::AmbiguousSide,
-            bone: None,
             message: "neither names nor feet or knees tell left from right; assumed the character faces +Z"
                 .into(),
+            bones: Vec::new(),
+            clip: None,
+            chain: None,
         });
     }
     part

@@ -1,0 +1,115 @@
+//! One warning type for every stage: a stable code, a sentence for people, and what it concerns
+//! (bones, a clip, a chain). Reports carry them as they are; renderers use [`WarningCode::as_str`].
+
+use serde::Serialize;
+
+/// What a warning is about: one code per situation, stable across versions (the JSON reports and
+/// scripts match on [`WarningCode::as_str`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningCode {
+    /// Mapping: a required profile bone has no source bone.
+    RequiredMissing,
+    /// Mapping: left and right could not be told apart with confidence (or names and geometry
+    /// disagree).
+    AmbiguousSide,
+    /// Mapping: two profile bones were given the same source bone (by a bone-map file).
+    ClaimedTwice,
+    /// Mapping: a mapped bone's profile parent maps to a source bone that is not its ancestor.
+    ParentOrder,
+    /// Mapping: a bone-map file or VRM extension names a bone that does not exist.
+    UnknownBone,
+    /// Mapping: a mapped bone does not hang below the bone its profile parent maps to, as in IK
+    /// layouts (feet hanging from the root, legs from a `Body` bone above the hips); stages drive
+    /// it from its chain.
+    IkLayout,
+    /// Mapping: no legs were found: the hips and spine were found from the arms and head, and the
+    /// legs are left unmapped.
+    UpperBody,
+    /// Rest fix: the nodes above the skeleton were not folded in (non-uniform or negative scale,
+    /// animated, or shared with another skeleton); the skeleton is normalized in their space.
+    BaseNotFolded,
+    /// Rest fix: facing could not be found (no legs, arms or shoulders on both sides).
+    NoFacing,
+    /// Rest fix: a mapped bone has no tail target, so the silhouette fix skipped it.
+    NoTail,
+    /// Rest fix: the root's or hips' tail lies more than 90° from the profile's direction (a
+    /// spine starting below the hips joint), so the silhouette fix skipped it.
+    TailReversed,
+    /// Rest fix: bones with a non-uniform rest scale or scale keys keep their axes (the
+    /// silhouette fix still turns them), because no change of frame keeps such bones exact.
+    NonUniformScale,
+    /// Rest fix: motion scale was asked for but the hips height is about 0.
+    NoMotionScale,
+    /// Retarget plan: a target chain has no mapped bones, or no source chain to take from: it
+    /// keeps its rest.
+    ChainUnmatched,
+    /// Retarget plan: a target chain took the source chain of the closest name (profiles
+    /// differ).
+    ChainByFuzzyName,
+    /// Retarget plan: IK was asked for but a side lacks the limb's bones.
+    IkUnavailable,
+    /// Retarget plan: a chain's bone hangs elsewhere (an IK layout): the target's follows the
+    /// chain, the source's chain is read down to the bone above it.
+    Detached,
+    /// Track stripping: translation tracks of non-position bones move their bones: they were
+    /// kept.
+    TranslationMotion,
+    /// Track stripping: a clip lost every channel and was removed.
+    ClipEmptied,
+    /// Renaming: another skeleton's bone or armature holds the name: this one took a suffixed
+    /// name.
+    NameTaken,
+}
+
+impl WarningCode {
+    /// The code as it appears in reports, such as `no_tail`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            WarningCode::RequiredMissing => "required_missing",
+            WarningCode::AmbiguousSide => "ambiguous_side",
+            WarningCode::ClaimedTwice => "claimed_twice",
+            WarningCode::ParentOrder => "parent_order",
+            WarningCode::UnknownBone => "unknown_bone",
+            WarningCode::IkLayout => "ik_layout",
+            WarningCode::UpperBody => "upper_body",
+            WarningCode::BaseNotFolded => "base_not_folded",
+            WarningCode::NoFacing => "no_facing",
+            WarningCode::NoTail => "no_tail",
+            WarningCode::TailReversed => "tail_reversed",
+            WarningCode::NonUniformScale => "non_uniform_scale",
+            WarningCode::NoMotionScale => "no_motion_scale",
+            WarningCode::ChainUnmatched => "chain_unmatched",
+            WarningCode::ChainByFuzzyName => "chain_by_fuzzy_name",
+            WarningCode::IkUnavailable => "ik_unavailable",
+            WarningCode::Detached => "detached",
+            WarningCode::TranslationMotion => "translation_motion",
+            WarningCode::ClipEmptied => "clip_emptied",
+            WarningCode::NameTaken => "name_taken",
+        }
+    }
+}
+
+impl std::fmt::Display for WarningCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Something the user should know about; the stage went on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Warning {
+    /// What kind.
+    pub code: WarningCode,
+    /// A sentence for people.
+    pub message: String,
+    /// The bones concerned (profile names for mapping; the skeleton's names elsewhere), if any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bones: Vec<String>,
+    /// The clip concerned, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clip: Option<String>,
+    /// The retarget chain concerned, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain: Option<String>,
+}
