@@ -71,7 +71,7 @@ fn modules_import_only_to_their_left() {
                 "profile", "mapping", "rest", "tracks", "rename", "retarget", "pipeline",
             ],
         ),
-        ("report", &["pipeline", "mapping", "tracks", "check"]),
+        ("report", &["pipeline", "mapping", "rest", "tracks", "rename", "check"]),
         (
             "batch",
             &[

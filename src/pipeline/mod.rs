@@ -150,6 +150,32 @@ pub fn normalize(
     profile: &Profile,
     options: &NormalizeOptions,
 ) -> Result<NormalizeReport, NormalizeError> {
+    let maps = map_chosen(model, profile, options)?;
+    // One copy: the state to measure against, and to restore if a stage refuses.
+    let original = model.clone();
+    let mut skeletons = Vec::with_capacity(maps.len());
+    for (k, map) in maps {
+        match normalize_one(model, &original, k, map, profile, options) {
+            Ok(report) => skeletons.push(report),
+            Err(e) => {
+                *model = original;
+                return Err(e);
+            }
+        }
+    }
+    Ok(NormalizeReport {
+        profile: profile.name.clone(),
+        skeletons,
+    })
+}
+
+/// The bone map of every skeleton `options` chooses; an error when the choice does not exist or
+/// no skeleton fits.
+fn map_chosen(
+    model: &Model,
+    profile: &Profile,
+    options: &NormalizeOptions,
+) -> Result<Vec<(usize, BoneMap)>, NormalizeError> {
     let count = model.skeletons.len();
     let chosen: Vec<usize> = match options.skeleton {
         Some(k) if k >= count => return Err(NormalizeError::NoSkeleton(k, count)),
@@ -160,92 +186,98 @@ pub fn normalize(
         .iter()
         .map(|&k| (k, map_skeleton(&model.skeletons[k], profile, &options.map)))
         .collect();
-    let fits = |m: &BoneMap| {
-        let missing = m.missing_required(profile);
-        let inner = |p: &crate::profile::ProfileBoneId| {
-            profile
-                .ids()
-                .any(|d| d != *p && profile.bone(d).required && profile.is_ancestor(*p, d))
-        };
-        m.entries.iter().any(Option::is_some)
-            && (options.allow_partial
-                || missing.is_empty()
-                || (!options.require_all && !missing.iter().any(inner)))
+    if maps.iter().any(|(_, m)| fits(m, profile, options)) {
+        return Ok(maps);
+    }
+    let missing = maps
+        .iter()
+        .map(|(k, m)| {
+            let lacks: Vec<&str> = m
+                .missing_required(profile)
+                .iter()
+                .map(|&p| profile.bone(p).name.as_str())
+                .collect();
+            format!(
+                "skeleton `{}` lacks {}",
+                model.skeletons[*k].name,
+                lacks.join(", ")
+            )
+        })
+        .collect();
+    Err(NormalizeError::NoFit {
+        profile: profile.name.clone(),
+        missing,
+    })
+}
+
+/// Whether a skeleton with this map is normalized: it maps something, and lacks no required
+/// bone, or only required end bones (unless `require_all`), or anything (`allow_partial`).
+fn fits(map: &BoneMap, profile: &Profile, options: &NormalizeOptions) -> bool {
+    let missing = map.missing_required(profile);
+    let inner = |p: &crate::profile::ProfileBoneId| {
+        profile
+            .ids()
+            .any(|d| d != *p && profile.bone(d).required && profile.is_ancestor(*p, d))
     };
-    if !maps.iter().any(|(_, m)| fits(m)) {
-        let missing = maps
-            .iter()
-            .map(|(k, m)| {
-                let lacks: Vec<&str> = m
-                    .missing_required(profile)
-                    .iter()
-                    .map(|&p| profile.bone(p).name.as_str())
-                    .collect();
-                format!(
-                    "skeleton `{}` lacks {}",
-                    model.skeletons[*k].name,
-                    lacks.join(", ")
-                )
-            })
-            .collect();
-        return Err(NormalizeError::NoFit {
-            profile: profile.name.clone(),
-            missing,
+    map.entries.iter().any(Option::is_some)
+        && (options.allow_partial
+            || missing.is_empty()
+            || (!options.require_all && !missing.iter().any(inner)))
+}
+
+/// Runs the stages on skeleton `k` of `model` (or reports why it is left alone), measuring
+/// against `original` when asked.
+fn normalize_one(
+    model: &mut Model,
+    original: &Model,
+    k: usize,
+    map: BoneMap,
+    profile: &Profile,
+    options: &NormalizeOptions,
+) -> Result<SkeletonReport, NormalizeError> {
+    let mapping = map.report(&model.skeletons[k], profile);
+    let fit = fits(&map, profile, options);
+    let mut report = SkeletonReport {
+        index: k,
+        skeleton: model.skeletons[k].name.clone(),
+        skipped: None,
+        mapping,
+        bone_map: map,
+        rest: None,
+        tracks: None,
+        rename: None,
+        measured: None,
+    };
+    if !fit {
+        report.skipped = Some(format!(
+            "lacks required bones: {}",
+            report.mapping.missing_required.join(", ")
+        ));
+        return Ok(report);
+    }
+    let (stages, map) = (options.stages, &report.bone_map);
+    if stages.rest {
+        report.rest = Some(fix_rest(model, k, map, profile, &options.rest)?);
+    }
+    if stages.strip {
+        report.tracks = Some(strip(model, k, map, profile, &options.tracks)?);
+    }
+    if stages.rename {
+        report.rename = Some(rename(model, k, map, profile, &options.rename)?);
+    }
+    if options.measure {
+        // Companion clips play together with their clips: measure them joined.
+        let joined;
+        let after: &Model = if stages.strip && options.tracks.unmapped_bones == UnmappedBones::Separate {
+            joined = rejoin(model, k);
+            &joined
+        } else {
+            model
+        };
+        report.measured = Some(Measured {
+            skin: check::skin(original, after, k),
+            rest: check::rest(&model.skeletons[k], map, profile),
         });
     }
-    let before = options.measure.then(|| model.clone());
-    let mut working = model.clone();
-    let mut skeletons = Vec::new();
-    for (k, map) in &maps {
-        let mapping = map.report(&working.skeletons[*k], profile);
-        let mut report = SkeletonReport {
-            index: *k,
-            skeleton: working.skeletons[*k].name.clone(),
-            skipped: None,
-            mapping,
-            bone_map: map.clone(),
-            rest: None,
-            tracks: None,
-            rename: None,
-            measured: None,
-        };
-        if !fits(map) {
-            report.skipped = Some(format!(
-                "lacks required bones: {}",
-                report.mapping.missing_required.join(", ")
-            ));
-            skeletons.push(report);
-            continue;
-        }
-        let stages = options.stages;
-        if stages.rest {
-            report.rest = Some(fix_rest(&mut working, *k, map, profile, &options.rest)?);
-        }
-        if stages.strip {
-            report.tracks = Some(strip(&mut working, *k, map, profile, &options.tracks)?);
-        }
-        if stages.rename {
-            report.rename = Some(rename(&mut working, *k, map, profile, &options.rename)?);
-        }
-        if let Some(before) = &before {
-            // Companion clips play together with their clips: measure them joined.
-            let joined;
-            let after = if stages.strip && options.tracks.unmapped_bones == UnmappedBones::Separate {
-                joined = rejoin(&working, *k);
-                &joined
-            } else {
-                &working
-            };
-            report.measured = Some(Measured {
-                skin: check::skin(before, after, *k),
-                rest: check::rest(&working.skeletons[*k], map, profile),
-            });
-        }
-        skeletons.push(report);
-    }
-    *model = working;
-    Ok(NormalizeReport {
-        profile: profile.name.clone(),
-        skeletons,
-    })
+    Ok(report)
 }

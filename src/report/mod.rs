@@ -2,7 +2,7 @@
 //! measured invariants, warnings, time), a summary, merging shard reports, and rendering as JSON
 //! or as one self-contained HTML page with pictures. Aggregates and renders; computes nothing.
 //! Also the text summaries of `normalize`, `retarget` and `map`. Imports `pipeline`, `mapping` and
-//! `tracks` and `check` (their report types).
+//! the stages (their report types).
 
 mod html;
 mod text;

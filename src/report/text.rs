@@ -3,7 +3,9 @@
 //! computes nothing.
 
 use crate::mapping::MapReport;
-use crate::pipeline::{NormalizeReport, RetargetReport};
+use crate::pipeline::{Measured, NormalizeReport, RetargetReport};
+use crate::rename::RenameReport;
+use crate::rest::RestReport;
 use crate::tracks::{StripReason, StripReport};
 use serde::Serialize;
 use std::io::Write;
@@ -71,88 +73,106 @@ impl NormalizeRun<'_> {
                 )?;
             }
             if let Some(r) = &s.rest {
-                if r.base.folded {
-                    writeln!(
-                        w,
-                        "  folded the nodes above it (scale {}, rotation {:.1}°)",
-                        r.base.scale, r.base.rotation_deg
-                    )?;
-                }
-                if r.facing_turn_deg != 0.0 {
-                    writeln!(
-                        w,
-                        "  turned {}° to face +Z (the scene is unchanged)",
-                        r.facing_turn_deg
-                    )?;
-                }
-                let moved = r.bones.iter().filter(|b| b.silhouette_deg > 0.01).count();
-                let most = r
-                    .bones
-                    .iter()
-                    .max_by(|a, b| a.silhouette_deg.total_cmp(&b.silhouette_deg));
-                if let Some(m) = most.filter(|m| m.silhouette_deg > 0.01) {
-                    writeln!(
-                        w,
-                        "  silhouette: {moved} bones turned at rest, most {:.1}° ({})",
-                        m.silhouette_deg, m.bone
-                    )?;
-                }
-                if r.complemented_tracks > 0 {
-                    writeln!(
-                        w,
-                        "  {} one-key rotation tracks added to keep clips' poses",
-                        r.complemented_tracks
-                    )?;
-                }
-                if let Some(h) = r.motion_scale {
-                    writeln!(w, "  motion scale {h:.4} m")?;
-                }
-                for warn in &r.warnings {
-                    let code = serde_json::to_value(warn.code).ok();
-                    let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("warning");
-                    writeln!(w, "  warning [{code}]: {}", warn.message)?;
-                }
+                rest_text(w, r)?;
             }
             if let Some(t) = &s.tracks {
                 tracks_summary(w, t)?;
             }
             if let Some(r) = &s.rename {
-                if !r.bones.is_empty() || r.skeleton.is_some() {
-                    write!(w, "  renamed {} bones to profile names", r.bones.len())?;
-                    if let Some(sk) = &r.skeleton {
-                        write!(w, ", the skeleton `{}` → `{}`", sk.from, sk.to)?;
-                    }
-                    writeln!(w)?;
-                }
-                for m in &r.moved_aside {
-                    writeln!(w, "  moved node `{}` aside to `{}`", m.from, m.to)?;
-                }
-                for warn in &r.warnings {
-                    writeln!(
-                        w,
-                        "  warning [name_taken]: {}: {}",
-                        warn.message,
-                        warn.bones.join(", ")
-                    )?;
-                }
+                rename_text(w, r)?;
             }
             if let Some(m) = &s.measured {
-                writeln!(
-                    w,
-                    "  skin: max error {:.1e} of height over {} frames of {} clips",
-                    m.skin.max_error, m.skin.frames, m.skin.clips
-                )?;
-                writeln!(
-                    w,
-                    "  rest: directions within {:.3}°, +Y to tail within {:.4}°, faces {}",
-                    m.rest.max_direction_deg,
-                    m.rest.max_tail_deg,
-                    if m.rest.faces_plus_z { "+Z" } else { "not +Z" }
-                )?;
+                measured_text(w, m)?;
             }
         }
         Ok(())
     }
+}
+
+/// What the rest fix did, as text lines.
+fn rest_text(w: &mut dyn Write, r: &RestReport) -> std::io::Result<()> {
+    if r.base.folded {
+        writeln!(
+            w,
+            "  folded the nodes above it (scale {}, rotation {:.1}°)",
+            r.base.scale, r.base.rotation_deg
+        )?;
+    }
+    if r.facing_turn_deg != 0.0 {
+        writeln!(
+            w,
+            "  turned {}° to face +Z (the scene is unchanged)",
+            r.facing_turn_deg
+        )?;
+    }
+    let moved = r.bones.iter().filter(|b| b.silhouette_deg > 0.01).count();
+    let most = r
+        .bones
+        .iter()
+        .max_by(|a, b| a.silhouette_deg.total_cmp(&b.silhouette_deg));
+    if let Some(m) = most.filter(|m| m.silhouette_deg > 0.01) {
+        writeln!(
+            w,
+            "  silhouette: {moved} bones turned at rest, most {:.1}° ({})",
+            m.silhouette_deg, m.bone
+        )?;
+    }
+    if r.complemented_tracks > 0 {
+        writeln!(
+            w,
+            "  {} one-key rotation tracks added to keep clips' poses",
+            r.complemented_tracks
+        )?;
+    }
+    if let Some(h) = r.motion_scale {
+        writeln!(w, "  motion scale {h:.4} m")?;
+    }
+    for warn in &r.warnings {
+        let code = serde_json::to_value(warn.code).ok();
+        let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("warning");
+        writeln!(w, "  warning [{code}]: {}", warn.message)?;
+    }
+    Ok(())
+}
+
+/// What renaming did, as text lines.
+fn rename_text(w: &mut dyn Write, r: &RenameReport) -> std::io::Result<()> {
+    if !r.bones.is_empty() || r.skeleton.is_some() {
+        write!(w, "  renamed {} bones to profile names", r.bones.len())?;
+        if let Some(sk) = &r.skeleton {
+            write!(w, ", the skeleton `{}` → `{}`", sk.from, sk.to)?;
+        }
+        writeln!(w)?;
+    }
+    for m in &r.moved_aside {
+        writeln!(w, "  moved node `{}` aside to `{}`", m.from, m.to)?;
+    }
+    for warn in &r.warnings {
+        writeln!(
+            w,
+            "  warning [name_taken]: {}: {}",
+            warn.message,
+            warn.bones.join(", ")
+        )?;
+    }
+    Ok(())
+}
+
+/// The measured invariants, as text lines.
+fn measured_text(w: &mut dyn Write, m: &Measured) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "  skin: max error {:.1e} of height over {} frames of {} clips",
+        m.skin.max_error, m.skin.frames, m.skin.clips
+    )?;
+    writeln!(
+        w,
+        "  rest: directions within {:.3}°, +Y to tail within {:.4}°, faces {}",
+        m.rest.max_direction_deg,
+        m.rest.max_tail_deg,
+        if m.rest.faces_plus_z { "+Z" } else { "not +Z" }
+    )?;
+    Ok(())
 }
 
 fn tracks_summary(w: &mut dyn Write, t: &StripReport) -> std::io::Result<()> {
