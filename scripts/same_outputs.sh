@@ -5,8 +5,8 @@
 #   scripts/same_outputs.sh OLD_BINARY NEW_BINARY
 # Exits 1 and lists the differences when any output or exit code differs.
 set -u
-old=$1
-new=$2
+old=$(realpath "$1")
+new=$(realpath "$2")
 repo=$(cd "$(dirname "$0")/.." && pwd)
 assets=$repo/../shared/assets
 work=$(mktemp -d)
@@ -20,7 +20,8 @@ else
 fi
 differ=0
 runs=0
-# run NAME ARGS...: runs both binaries with OUT replaced by a per-binary folder.
+# run NAME ARGS...: runs both binaries, each inside its own per-binary folder with OUT replaced by
+# `.`, so that output paths the reports record read the same for both.
 run() {
     local name=$1
     shift
@@ -28,8 +29,8 @@ run() {
     for side in old new; do
         local bin=${!side}
         mkdir -p "$work/$side/$name"
-        local args=("${@//OUT/$work/$side/$name}")
-        "$bin" "${args[@]}" > /dev/null 2> "$work/$side/$name.stderr"
+        local args=("${@//OUT/.}")
+        (cd "$work/$side/$name" && "$bin" "${args[@]}") > /dev/null 2> "$work/$side/$name.stderr"
         codes+=($?)
         # Reports name the output path, which differs by side: compare them with it as OUT.
         find "$work/$side/$name" -name '*.json' -exec sed -i "s#$work/$side/$name#OUT#g" {} +

@@ -6,9 +6,8 @@
 pub mod retarget;
 
 use crate::mapping::BoneMap;
-use crate::model::{BoneId, Clip, Model, Pose, Skeleton};
-use crate::profile::{Profile, ProfileBoneId, Side};
-use crate::rest::{angle_deg, body_bone, reference_tail, turn_deg, MAX_TAIL_DEG};
+use crate::model::{angle_deg, arc, turn_deg, BoneId, Clip, Model, Pose, Skeleton};
+use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, MAX_TAIL_DEG};
 use glam::{DMat4, Mat4, Quat, Vec3};
 use serde::Serialize;
 
@@ -128,17 +127,14 @@ fn matrix_error(a: &DMat4, b: &DMat4, height: f64) -> f64 {
 /// World matrices of a pose in f64 (from the f32 values stored), so that the check's own
 /// rounding does not hide or fake differences.
 fn world64(s: &Skeleton, pose: &Pose) -> Vec<DMat4> {
-    let mut world: Vec<DMat4> = Vec::with_capacity(s.bones.len());
-    for (b, l) in s.bones.iter().zip(&pose.locals) {
-        let local = DMat4::from_scale_rotation_translation(
+    let locals = pose.locals.iter().map(|l| {
+        DMat4::from_scale_rotation_translation(
             l.scale.as_dvec3(),
             l.rotation.as_dquat(),
             l.translation.as_dvec3(),
-        );
-        let parent = b.parent.map_or(s.base.as_dmat4(), |p| world[p.index()]);
-        world.push(parent * local);
-    }
-    world
+        )
+    });
+    s.accumulate(s.base.as_dmat4(), locals, |parent, local| parent * local)
 }
 
 /// How closely a skeleton's rest matches the profile's T-pose, measured in skeleton space
@@ -209,8 +205,8 @@ pub fn rest(s: &Skeleton, map: &BoneMap, profile: &Profile) -> RestCheck {
         let d = tail_at.sum::<Vec3>() / tails.len() as f32 - pos(b);
         let e = reference_tail(&reference, pk, &tails);
         let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
-        if (angle_deg(d, e) > MAX_TAIL_DEG && body_bone(profile, pk)) || d.length_squared() < 1e-20 {
-            // The rest fix does not turn such a bone (see `rest::MAX_TAIL_DEG`).
+        if (angle_deg(d, e) > MAX_TAIL_DEG && profile.body_bone(pk)) || d.length_squared() < 1e-20 {
+            // The rest fix does not turn such a bone (see `profile::MAX_TAIL_DEG`).
             out.reversed_tails.push(format!("{name} ({})", bone.name));
             out.max_frame_deg = out.max_frame_deg.max(rotation_angle(frame, frames[pk.index()]));
             continue;
@@ -223,7 +219,7 @@ pub fn rest(s: &Skeleton, map: &BoneMap, profile: &Profile) -> RestCheck {
         let tail = angle_deg(frame * Vec3::Y, d);
         // The profile's frame turned the least so that +Y points at the tail (feet keep their
         // pitch; a tail of fallback bones may lie off the frame's +Y).
-        let wanted = crate::rest::arc(frames[pk.index()] * Vec3::Y, d.normalize()) * frames[pk.index()];
+        let wanted = arc(frames[pk.index()] * Vec3::Y, d.normalize()) * frames[pk.index()];
         let framed = rotation_angle(frame, wanted);
         for (v, max, worst) in [
             (direction, &mut out.max_direction_deg, &mut out.worst_direction),
@@ -259,13 +255,8 @@ pub fn rest(s: &Skeleton, map: &BoneMap, profile: &Profile) -> RestCheck {
 
 /// Rest world matrices below the skeleton's base (the space its roots live in).
 fn skeleton_space(s: &Skeleton) -> Vec<Mat4> {
-    let locals: Vec<Mat4> = s.bones.iter().map(|b| b.rest.to_mat4()).collect();
-    let mut world: Vec<Mat4> = Vec::with_capacity(locals.len());
-    for (b, l) in s.bones.iter().zip(&locals) {
-        let parent = b.parent.map_or(Mat4::IDENTITY, |p| world[p.index()]);
-        world.push(parent * *l);
-    }
-    world
+    let locals = s.bones.iter().map(|b| b.rest.to_mat4());
+    s.accumulate(Mat4::IDENTITY, locals, |parent, local| parent * local)
 }
 
 /// The rotation of a matrix with uniform positive scale.
@@ -324,7 +315,7 @@ pub fn transfer(
                 None => rot(&s.base).inverse() * rot(&sw[sb.index()]),
             };
             let dw = pose.world(d);
-            let parent = d.bones[db.index()].parent.map_or(d.base, |q| dw[q.index()]);
+            let parent = d.parent_world(db, d.base, &dw);
             let anchor_world = anchor(dmap, p).map_or(d.base, |a| dw[a.index()]);
             let global = rot(&anchor_world) * wanted_rel;
             pose.locals[db.index()].rotation = (rot(&parent).inverse() * global).normalize();
@@ -402,7 +393,7 @@ fn measured_bones(
             .map(|p| {
                 map.get(p).is_some_and(|b| {
                     let bone = &s.bones[b.index()];
-                    let parent = bone.parent.map_or(s.base, |q| rest_world[q.index()]);
+                    let parent = s.parent_world(b, s.base, &rest_world);
                     let scale = parent.x_axis.truncate().length();
                     clip.tracks[b.index()].translation.as_ref().is_some_and(|t| {
                         t.max_distance(bone.rest.translation, |a, b| a.distance(b)) * scale > 1e-5 * height
@@ -450,7 +441,7 @@ fn compare_directions(
 /// The bones whose joint → tail direction both skeletons define the same way (same tail
 /// bones), leaving out the root (it points at the moving hips) and a root or hips whose tail
 /// lies reversed at rest (see
-/// [`crate::rest::MAX_TAIL_DEG`]).
+/// [`MAX_TAIL_DEG`]).
 fn comparable(
     s: (&Skeleton, &BoneMap),
     d: (&Skeleton, &BoneMap),
@@ -463,7 +454,7 @@ fn comparable(
         let at = |b: ProfileBoneId| w[map.get(b).expect("mapped").index()].w_axis.truncate();
         let dir = tails.iter().map(|&t| at(t)).sum::<Vec3>() / tails.len() as f32 - at(p);
         let e = reference_tail(&reference, p, tails);
-        body_bone(profile, p) && angle_deg(dir, e) > MAX_TAIL_DEG
+        profile.body_bone(p) && angle_deg(dir, e) > MAX_TAIL_DEG
     };
     both.iter()
         // The root's "direction" points at the hips, which move by translation, not rotation.

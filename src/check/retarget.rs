@@ -1,8 +1,7 @@
 //! The quality measures of a retargeted clip (math.md): direction error per chain, end-effector
 //! error, foot skate of source and target, bone-length drift. Measures, never changes.
 
-use crate::model::{BoneId, Clip, Pose, Skeleton};
-use crate::rest::angle_deg;
+use crate::model::{angle_deg, BoneId, Clip, Pose, Skeleton};
 use crate::retarget::{Plan, RetargetOptions, Rig};
 use glam::Vec3;
 use serde::Serialize;

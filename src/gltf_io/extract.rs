@@ -11,8 +11,8 @@ use super::accessor::Data;
 use super::error::{invalid, ErrorKind};
 use super::hints;
 use crate::model::{
-    Attachment, Bone, BoneId, BoneTracks, Clip, Interpolation, Model, NodeName, OpaqueKind, OpaqueTrack,
-    Skeleton, Skin, Track, Transform,
+    Attachment, Bone, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, NodeName, OpaqueKind,
+    OpaqueTrack, Skeleton, Skin, Track, Transform,
 };
 use glam::{Mat4, Quat, Vec3};
 use gltf::json::accessor::Type;
@@ -672,9 +672,9 @@ fn channel_duration(
 
 fn property_name(p: Property) -> &'static str {
     match p {
-        Property::Translation => "translation",
-        Property::Rotation => "rotation",
-        Property::Scale => "scale",
+        Property::Translation => Channel::Translation.as_str(),
+        Property::Rotation => Channel::Rotation.as_str(),
+        Property::Scale => Channel::Scale.as_str(),
         Property::MorphTargetWeights => "weights",
     }
 }

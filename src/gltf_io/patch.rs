@@ -4,7 +4,7 @@
 
 use super::buffers::{push_array, OutBuffers};
 use super::error::ErrorKind;
-use crate::model::{Clip, Model, Skeleton, Track, TrackValue, Transform};
+use crate::model::{Channel, Clip, Model, Skeleton, Track, TrackValue, Transform};
 use glam::{Mat4, Quat, Vec3};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -293,8 +293,8 @@ struct Rebuild<'a> {
     samplers: Vec<Value>,
     reused: HashMap<u64, usize>,
     inputs: HashMap<Vec<u32>, usize>,
-    /// The original channel of each (node, path), looked up once per animation.
-    targets: HashMap<(u64, String), usize>,
+    /// The original channel of each (node, bone channel), looked up once per animation.
+    targets: HashMap<(u64, Channel), usize>,
 }
 
 impl Rebuild<'_> {
@@ -322,8 +322,8 @@ impl Rebuild<'_> {
         Ok(())
     }
 
-    fn old_channel_for(&self, node: u32, path: &str) -> Option<usize> {
-        self.targets.get(&(node as u64, path.to_string())).copied()
+    fn old_channel_for(&self, node: u32, channel: Channel) -> Option<usize> {
+        self.targets.get(&(node as u64, channel)).copied()
     }
 
     fn new_track<T: TrackValue>(
@@ -418,8 +418,9 @@ fn rebuild(
     };
     for (c, ch) in old_channels.iter().enumerate().rev() {
         let target = &ch["target"];
-        if let (Some(node), Some(path)) = (target["node"].as_u64(), target["path"].as_str()) {
-            r.targets.insert((node, path.to_string()), c); // the first channel wins
+        let channel = target["path"].as_str().and_then(Channel::from_gltf_path);
+        if let (Some(node), Some(channel)) = (target["node"].as_u64(), channel) {
+            r.targets.insert((node, channel), c); // the first channel wins
         }
     }
     for clip in new {
@@ -442,34 +443,35 @@ fn rebuild(
             let was = before.and_then(|c| c.tracks.get(b));
             let v3 = |v: &Vec3| v.to_array().to_vec();
             let q4 = |q: &Quat| q.to_array().to_vec();
-            for (path, same) in [
+            for (channel, same) in [
                 (
-                    "translation",
+                    Channel::Translation,
                     tracks.translation.is_some() && was.map(|w| &w.translation) == Some(&tracks.translation),
                 ),
                 (
-                    "rotation",
+                    Channel::Rotation,
                     tracks.rotation.is_some() && was.map(|w| &w.rotation) == Some(&tracks.rotation),
                 ),
                 (
-                    "scale",
+                    Channel::Scale,
                     tracks.scale.is_some() && was.map(|w| &w.scale) == Some(&tracks.scale),
                 ),
             ] {
-                if let (true, Some(c)) = (same, r.old_channel_for(node, path)) {
+                if let (true, Some(c)) = (same, r.old_channel_for(node, channel)) {
                     r.keep_channel(c)?;
                     continue;
                 }
-                match path {
-                    "translation" => tracks
+                let path = channel.as_str();
+                match channel {
+                    Channel::Translation => tracks
                         .translation
                         .iter()
                         .for_each(|t| r.new_track(json, buffers, node, path, t, &v3)),
-                    "rotation" => tracks
+                    Channel::Rotation => tracks
                         .rotation
                         .iter()
                         .for_each(|t| r.new_track(json, buffers, node, path, t, &q4)),
-                    _ => tracks
+                    Channel::Scale => tracks
                         .scale
                         .iter()
                         .for_each(|t| r.new_track(json, buffers, node, path, t, &v3)),

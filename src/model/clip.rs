@@ -2,7 +2,7 @@
 
 use super::{Problem, Skeleton};
 use glam::{Quat, Vec3};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How values between keys are computed, as in glTF.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -24,6 +24,50 @@ impl Interpolation {
             Interpolation::Step => "STEP",
             Interpolation::CubicSpline => "CUBICSPLINE",
         }
+    }
+}
+
+/// A channel of a bone: which part of its local transform a track animates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Channel {
+    /// The translation (a [`BoneTracks::translation`] track).
+    Translation,
+    /// The rotation.
+    Rotation,
+    /// The scale.
+    Scale,
+}
+
+impl Channel {
+    /// The three channels, in the order glTF and [`BoneTracks`] list them.
+    pub const ALL: [Channel; 3] = [Channel::Translation, Channel::Rotation, Channel::Scale];
+
+    /// The name: `translation`, `rotation` or `scale` (also the glTF animation target path).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Translation => "translation",
+            Channel::Rotation => "rotation",
+            Channel::Scale => "scale",
+        }
+    }
+
+    /// The channel a glTF animation target `path` names, or `None` for other paths
+    /// (`weights`, extension paths).
+    pub fn from_gltf_path(path: &str) -> Option<Channel> {
+        Channel::ALL.into_iter().find(|c| c.as_str() == path)
+    }
+}
+
+impl std::fmt::Display for Channel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for Channel {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
     }
 }
 
@@ -214,6 +258,15 @@ impl BoneTracks {
     pub fn is_empty(&self) -> bool {
         self.translation.is_none() && self.rotation.is_none() && self.scale.is_none()
     }
+
+    /// Whether channel `c` has a track.
+    pub fn has(&self, c: Channel) -> bool {
+        match c {
+            Channel::Translation => self.translation.is_some(),
+            Channel::Rotation => self.rotation.is_some(),
+            Channel::Scale => self.scale.is_some(),
+        }
+    }
 }
 
 /// What an opaque track animates.
@@ -291,15 +344,15 @@ impl Clip {
             return out;
         }
         for (bone, t) in skeleton.bones.iter().zip(&self.tracks) {
-            let what = |ch: &str| format!("clip `{}`, bone `{}`, {ch}", self.name, bone.name);
+            let what = |ch: Channel| format!("clip `{}`, bone `{}`, {ch}", self.name, bone.name);
             if let Some(tr) = &t.translation {
-                tr.check(&what("translation"), &mut out);
+                tr.check(&what(Channel::Translation), &mut out);
             }
             if let Some(tr) = &t.rotation {
-                tr.check(&what("rotation"), &mut out);
+                tr.check(&what(Channel::Rotation), &mut out);
             }
             if let Some(tr) = &t.scale {
-                tr.check(&what("scale"), &mut out);
+                tr.check(&what(Channel::Scale), &mut out);
             }
         }
         out

@@ -1,15 +1,21 @@
 //! The plain in-memory model every stage works on: skeletons (flat bones, parents before
 //! children), their skins, and clips with typed tracks per bone.
 //!
+//! It also holds the math every stage shares: the one root-to-leaf pass that turns local values
+//! into world values ([`Skeleton::accumulate`]) and the angle helpers ([`angle_deg`],
+//! [`turn_deg`], [`arc`]).
+//!
 //! This module knows nothing of glTF or files and imports nothing else of this crate. Bones refer
 //! to their source (a glTF node index) only as plain numbers so that reports can name them.
 
 mod clip;
+mod math;
 mod pose;
 mod transform;
 mod warning;
 
-pub use clip::{BoneTracks, Clip, Interpolation, OpaqueKind, OpaqueTrack, Track, TrackValue};
+pub use clip::{BoneTracks, Channel, Clip, Interpolation, OpaqueKind, OpaqueTrack, Track, TrackValue};
+pub use math::{angle_deg, arc, turn_deg};
 pub use pose::{skinning_matrices, Pose};
 pub use transform::Transform;
 pub use warning::{Warning, WarningCode};
@@ -266,12 +272,52 @@ impl Skeleton {
 
     /// Turns local matrices (one per bone) into world matrices in one forward pass.
     pub fn to_world(&self, locals: &[Mat4]) -> Vec<Mat4> {
-        let mut world: Vec<Mat4> = Vec::with_capacity(self.bones.len());
-        for (bone, local) in self.bones.iter().zip(locals) {
-            let parent = bone.parent.map_or(self.base, |p| world[p.index()]);
-            world.push(parent * *local);
+        self.accumulate(self.base, locals.iter().copied(), |parent, local| parent * local)
+    }
+
+    /// The root-to-leaf pass, written once for every kind of transform (`Mat4`, `DMat4`, a
+    /// similarity, a rotation with a position): bone `i`'s world value is
+    /// `compose(parent's world value, locals[i])`, with `root` standing for the parent of a root
+    /// bone (usually [`Skeleton::base`] or the identity). What composing means, normalizing
+    /// included, is up to `compose`; it is called once per bone, in bone order, so it may also
+    /// record or change things per bone.
+    ///
+    /// One pass suffices because parents come before their children (rule 2 of
+    /// [`Skeleton::validate`]). `locals` gives one value per bone in bone order; the pass stops
+    /// at the shorter of `locals` and the bones. (The single local-to-model job of
+    /// ozz-animation.)
+    pub fn accumulate<W: Copy, L>(
+        &self,
+        root: W,
+        locals: impl IntoIterator<Item = L>,
+        mut compose: impl FnMut(W, L) -> W,
+    ) -> Vec<W> {
+        let mut world: Vec<W> = Vec::with_capacity(self.bones.len());
+        for (i, local) in locals.into_iter().take(self.bones.len()).enumerate() {
+            let parent = self.parent_world(BoneId(i as u32), root, &world);
+            world.push(compose(parent, local));
         }
         world
+    }
+
+    /// [`Skeleton::accumulate`] into `world` (one entry per bone, overwritten in bone order),
+    /// allocating nothing: for passes repeated every frame.
+    pub fn accumulate_into<W: Copy, L>(
+        &self,
+        root: W,
+        locals: impl IntoIterator<Item = L>,
+        world: &mut [W],
+        mut compose: impl FnMut(W, L) -> W,
+    ) {
+        for (i, local) in locals.into_iter().take(self.bones.len()).enumerate() {
+            world[i] = compose(self.parent_world(BoneId(i as u32), root, world), local);
+        }
+    }
+
+    /// The world value of `bone`'s parent in `world` (indexed by bone), or `root` for a root
+    /// bone: what `bone`'s local value composes with.
+    pub fn parent_world<W: Copy>(&self, bone: BoneId, root: W, world: &[W]) -> W {
+        self.bones[bone.index()].parent.map_or(root, |p| world[p.index()])
     }
 
     /// Depth of each bone in the hierarchy (roots are 0).
@@ -322,6 +368,19 @@ pub(crate) mod tests {
         let p = w[2].transform_point3(Vec3::ZERO);
         assert!((p - Vec3::new(-1.0, 2.0, 0.0)).length() < 1e-6, "{p}");
         assert!(s.validate().is_empty());
+    }
+
+    #[test]
+    fn accumulate_composes_parents_first() {
+        let mut s = chain(3);
+        s.bones[2].parent = Some(BoneId(0));
+        let w = s.accumulate(10, [1, 2, 3], |p, l| p * 10 + l);
+        assert_eq!(w, vec![101, 1012, 1013]);
+        let mut into = vec![0; 3];
+        s.accumulate_into(10, [1, 2, 3], &mut into, |p, l| p * 10 + l);
+        assert_eq!(into, w);
+        assert_eq!(s.parent_world(BoneId(2), 10, &w), 101);
+        assert_eq!(s.parent_world(BoneId(0), 10, &w), 10);
     }
 
     #[test]

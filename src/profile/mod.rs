@@ -28,6 +28,18 @@ impl ProfileBoneId {
     }
 }
 
+/// A tail of a [body bone](Profile::body_bone) further than this from the profile's direction
+/// does not count, degrees: the whole body hangs from those bones and already stands upright
+/// facing +Z, so such a tail (a spine that starts below the hips joint) says nothing about how
+/// they should turn. The rest fix leaves such bones alone and the checks leave them out.
+pub const MAX_TAIL_DEG: f32 = 90.0;
+
+/// Where the profile's bone `pk` points: from its reference joint to the mean reference joint of
+/// its tail bones `tails` (not normalized). `reference` is [`Profile::reference_positions`].
+pub fn reference_tail(reference: &[Vec3], pk: ProfileBoneId, tails: &[ProfileBoneId]) -> Vec3 {
+    tails.iter().map(|t| reference[t.index()]).sum::<Vec3>() / tails.len() as f32 - reference[pk.index()]
+}
+
 /// What a bone points at in the rest pose (its tail).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tail {
@@ -184,6 +196,11 @@ impl Profile {
             out.push(p);
         }
         out
+    }
+
+    /// Whether `pk` carries the whole body (the profile's root or scale base, the hips).
+    pub fn body_bone(&self, pk: ProfileBoneId) -> bool {
+        self.root == Some(pk) || self.scale_base == Some(pk)
     }
 
     /// The children of a bone, in profile order.

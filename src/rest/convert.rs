@@ -10,21 +10,19 @@
 use super::pose::Plan;
 use super::sim::Sim;
 use super::{RestOptions, RestReport, RestWarning, RestWarningCode};
-use crate::model::{Interpolation, Model, Track, Transform};
-use glam::{DMat4, DQuat, DVec3, Vec3};
+use crate::model::{BoneId, Clip, Interpolation, Model, Track, Transform};
+use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 
 pub(super) fn apply(model: &mut Model, k: usize, plan: Plan, options: &RestOptions) -> RestReport {
     let mut warnings = plan.warnings;
     let skeleton = &model.skeletons[k];
-    let parents: Vec<Option<usize>> = skeleton
-        .bones
-        .iter()
-        .map(|b| b.parent.map(|p| p.index()))
-        .collect();
     // Conversions run in f64 and round once, so outputs sit within an f32 rounding of exact.
     let frames: Vec<Wide> = plan.frames.iter().map(|f| Wide::of(*f)).collect();
-    let top = Wide::of(plan.top);
-    let outer = |i: usize| parents[i].map_or(top, |p| frames[p].inverse());
+    let inverse: Vec<Wide> = frames.iter().map(|f| f.inverse()).collect();
+    // `A_i`: the inverse change of the parent's frame, or the fold and turn for a root.
+    let outer: Vec<Wide> = (0..skeleton.bones.len())
+        .map(|i| skeleton.parent_world(BoneId(i as u32), Wide::of(plan.top), &inverse))
+        .collect();
     let motion = plan
         .hips_height
         .filter(|h| options.motion_scale && *h > 1e-4 && h.is_finite());
@@ -36,60 +34,28 @@ pub(super) fn apply(model: &mut Model, k: usize, plan: Plan, options: &RestOptio
             message: "motion scale asked for, but the hips are not mapped or stand at height 0".into(),
         });
     }
+    let maps = Maps {
+        outer: &outer,
+        frames: &frames,
+        motion_bones: &plan.motion_bones,
+        motion,
+    };
     let mut complemented = 0;
     for clip in model.clips.iter_mut().filter(|c| c.skeleton == k) {
-        for (i, tracks) in clip.tracks.iter_mut().enumerate() {
-            if let (Some(old), None) = (plan.changed[i], &tracks.rotation) {
-                // "No track" must keep meaning the old rest, which is about to change.
-                tracks.rotation = Some(Track {
-                    interpolation: Interpolation::Linear,
-                    times: vec![0.0],
-                    values: vec![old],
-                });
-                complemented += 1;
-            }
-            let (a, f) = (outer(i), frames[i]);
-            if let Some(t) = &mut tracks.translation {
-                map_values(t, |v, tangent| a.vector(v, !tangent));
-                if let Some(h) = motion.filter(|_| plan.motion_bones.iter().any(|b| b.index() == i)) {
-                    map_values(t, |v, _| v / h);
-                }
-            }
-            if let Some(t) = &mut tracks.rotation {
-                map_values(t, |q, _| (a.r * q.as_dquat() * f.r).as_quat());
-                if t.interpolation != Interpolation::CubicSpline {
-                    for j in 1..t.values.len() {
-                        if t.values[j].dot(t.values[j - 1]) < 0.0 {
-                            t.values[j] = -t.values[j];
-                        }
-                    }
-                }
-            }
-            if let Some(t) = &mut tracks.scale {
-                // Uniform, or on a bone that keeps its axes: exact either way.
-                map_values(t, |v, _| (v.as_dvec3() * (a.s * f.s)).as_vec3());
-            }
-        }
-        if motion.is_some() {
-            clip.motion_scale = motion;
-        }
+        complemented += convert_clip(clip, &plan.changed, &maps);
     }
     let skeleton = &mut model.skeletons[k];
     for (i, (bone, rest)) in skeleton.bones.iter_mut().zip(&plan.rests).enumerate() {
-        bone.rest = convert_rest(rest, outer(i), frames[i]);
+        bone.rest = convert_rest(rest, outer[i], frames[i]);
     }
     skeleton.base = plan.new_base;
     for skin in &mut skeleton.skins {
         for (j, ibm) in skin.joints.iter().zip(&mut skin.inverse_bind_matrices) {
-            *ibm = (frames[j.index()].inverse().to_dmat4() * ibm.as_dmat4()).as_mat4();
+            *ibm = (inverse[j.index()].to_dmat4() * ibm.as_dmat4()).as_mat4();
         }
     }
     for att in &mut skeleton.attachments {
-        att.transform = convert_rest(
-            &att.transform,
-            frames[att.parent.index()].inverse(),
-            Wide::IDENTITY,
-        );
+        att.transform = convert_rest(&att.transform, inverse[att.parent.index()], Wide::IDENTITY);
     }
     RestReport {
         base: plan.base,
@@ -99,6 +65,64 @@ pub(super) fn apply(model: &mut Model, k: usize, plan: Plan, options: &RestOptio
         bones: plan.bones,
         warnings,
     }
+}
+
+/// The maps every key of a clip takes, per bone.
+struct Maps<'a> {
+    /// `A_i`.
+    outer: &'a [Wide],
+    /// `F_i`.
+    frames: &'a [Wide],
+    /// Bones whose translation keys motion scale divides.
+    motion_bones: &'a [BoneId],
+    /// The hips height they are divided by, if motion scale runs.
+    motion: Option<f32>,
+}
+
+/// Converts every key of `clip` (step 4), first giving bones whose rest rotation changed
+/// (`changed`: their old rest) a one-key rotation track where they had none. Returns how many
+/// tracks it added.
+fn convert_clip(clip: &mut Clip, changed: &[Option<Quat>], maps: &Maps) -> usize {
+    let mut complemented = 0;
+    for (i, tracks) in clip.tracks.iter_mut().enumerate() {
+        if let (Some(old), None) = (changed[i], &tracks.rotation) {
+            // "No track" must keep meaning the old rest, which is about to change.
+            tracks.rotation = Some(Track {
+                interpolation: Interpolation::Linear,
+                times: vec![0.0],
+                values: vec![old],
+            });
+            complemented += 1;
+        }
+        let (a, f) = (maps.outer[i], maps.frames[i]);
+        if let Some(t) = &mut tracks.translation {
+            map_values(t, |v, tangent| a.vector(v, !tangent));
+            if let Some(h) = maps
+                .motion
+                .filter(|_| maps.motion_bones.iter().any(|b| b.index() == i))
+            {
+                map_values(t, |v, _| v / h);
+            }
+        }
+        if let Some(t) = &mut tracks.rotation {
+            map_values(t, |q, _| (a.r * q.as_dquat() * f.r).as_quat());
+            if t.interpolation != Interpolation::CubicSpline {
+                for j in 1..t.values.len() {
+                    if t.values[j].dot(t.values[j - 1]) < 0.0 {
+                        t.values[j] = -t.values[j];
+                    }
+                }
+            }
+        }
+        if let Some(t) = &mut tracks.scale {
+            // Uniform, or on a bone that keeps its axes: exact either way.
+            map_values(t, |v, _| (v.as_dvec3() * (a.s * f.s)).as_vec3());
+        }
+    }
+    if maps.motion.is_some() {
+        clip.motion_scale = maps.motion;
+    }
+    complemented
 }
 
 /// `a · rest · f`, the same map the keys take, so "no track" keeps meaning the rest.

@@ -20,9 +20,6 @@ mod convert;
 mod pose;
 mod sim;
 
-pub use pose::{body_bone, reference_tail, MAX_TAIL_DEG};
-pub use sim::{angle_deg, arc, turn_deg};
-
 use crate::mapping::BoneMap;
 use crate::model::{Model, Problem};
 use crate::profile::Profile;

@@ -1,11 +1,11 @@
 //! Steps 1–3 of the rest fix, computed without changing anything: the new base and facing, the
 //! silhouette-fixed rest, and each bone's change of frame `F_i` (old frame → new frame).
 
-use super::sim::{angle_deg, turn_deg, twist_between, Sim};
+use super::sim::{twist_between, Sim};
 use super::{BaseFold, BoneRest, RestOptions, RestWarning, RestWarningCode};
 use crate::mapping::BoneMap;
-use crate::model::{BoneId, Model, OpaqueKind, Skeleton, Transform};
-use crate::profile::{Profile, ProfileBoneId, Side, Tail};
+use crate::model::{angle_deg, arc, turn_deg, BoneId, Model, OpaqueKind, Skeleton, Transform};
+use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, Tail, MAX_TAIL_DEG};
 use glam::{Mat4, Quat, Vec3};
 
 /// The silhouette fix leaves turns smaller than this alone, degrees (rounding noise, and what
@@ -37,22 +37,6 @@ fn locked_bones(model: &Model, k: usize) -> Vec<bool> {
         }
     }
     locked
-}
-
-/// A tail of the root or hips further than this from the profile's direction does not count,
-/// degrees: the whole body hangs from those bones and already stands upright facing +Z, so such
-/// a tail (a spine that starts below the hips joint) says nothing about how they should turn.
-pub const MAX_TAIL_DEG: f32 = 90.0;
-
-/// Where the profile's bone `pk` points: from its reference joint to the mean reference joint of
-/// its tail bones `tails` (not normalized).
-pub fn reference_tail(reference: &[Vec3], pk: ProfileBoneId, tails: &[ProfileBoneId]) -> Vec3 {
-    tails.iter().map(|t| reference[t.index()]).sum::<Vec3>() / tails.len() as f32 - reference[pk.index()]
-}
-
-/// Whether `pk` carries the whole body (the profile's root or scale base, the hips).
-pub fn body_bone(profile: &Profile, pk: ProfileBoneId) -> bool {
-    profile.root == Some(pk) || profile.scale_base == Some(pk)
 }
 
 /// Everything [`super::convert`] needs to change the model.
@@ -91,6 +75,48 @@ pub(super) fn plan(model: &Model, k: usize, map: &BoneMap, profile: &Profile, op
     let mut warnings = Vec::new();
     let original: Vec<Sim> = s.bones.iter().map(|b| Sim::approx(&b.rest)).collect();
     let locked = locked_bones(model, k);
+    warn_locked(s, &locked, &mut warnings);
+    let facing = fold_and_face(model, k, map, profile, options, &original, &mut warnings);
+    let shape = Shape::new(s, map, profile);
+    let fixed = silhouette_pass(&shape, facing.top, &original, options, &mut warnings);
+    let frames = change_of_frames(&shape, &fixed, &locked, options);
+    let rests = s
+        .bones
+        .iter()
+        .zip(&fixed.locals)
+        .map(|(b, l)| Transform {
+            rotation: l.r,
+            ..b.rest
+        })
+        .collect();
+    let changed = original
+        .iter()
+        .zip(&fixed.locals)
+        .map(|(o, n)| (o.r != n.r).then_some(o.r))
+        .collect();
+    let hips = profile.scale_base.and_then(|h| map.get(h));
+    let motion_bones = [profile.root, profile.scale_base]
+        .into_iter()
+        .flatten()
+        .filter_map(|p| map.get(p))
+        .collect();
+    Plan {
+        top: facing.top,
+        new_base: facing.new_base,
+        base: facing.base,
+        facing_turn_deg: facing.turn as f32 * 90.0,
+        rests,
+        frames: frames.frames,
+        changed,
+        hips_height: hips.map(|h| frames.targets[h.index()].t.y),
+        motion_bones,
+        bones: frames.bones,
+        warnings,
+    }
+}
+
+/// Warns about the bones that keep their axes because their scale is not uniform.
+fn warn_locked(s: &Skeleton, locked: &[bool], warnings: &mut Vec<RestWarning>) {
     let names: Vec<&str> = locked
         .iter()
         .enumerate()
@@ -107,50 +133,128 @@ pub(super) fn plan(model: &Model, k: usize, map: &BoneMap, profile: &Profile, op
             ),
         ));
     }
-    let (top0, keep, base, can_turn) = fold(model, k, options, &mut warnings);
+}
+
+/// Step 1: what becomes of the nodes above the skeleton, and the facing turn.
+struct Facing {
+    /// Maps the old space of the roots' parent into the new one: the folded base, turned.
+    top: Sim,
+    /// The skeleton's new base transform.
+    new_base: Mat4,
+    base: BaseFold,
+    /// Quarter turns about +Y.
+    turn: i32,
+}
+
+/// Folds the nodes above the skeleton in (where it may) and finds the turn that makes the
+/// character face +Z, from the original local rests `original`.
+fn fold_and_face(
+    model: &Model,
+    k: usize,
+    map: &BoneMap,
+    profile: &Profile,
+    options: &RestOptions,
+    original: &[Sim],
+    warnings: &mut Vec<RestWarning>,
+) -> Facing {
+    let s = &model.skeletons[k];
+    let (top0, keep, base, can_turn) = fold(model, k, options, warnings);
     let turn = if options.fix_facing && can_turn {
-        facing_turn(s, &world_of(s, top0, &original), map, profile, &mut warnings)
+        let world = s.accumulate(top0, original.iter().copied(), Sim::mul);
+        facing_turn(s, &world, map, profile, warnings)
     } else {
         0
     };
     let turn_q = Quat::from_rotation_y(turn as f32 * std::f32::consts::FRAC_PI_2);
-    let top = Sim::rotation(turn_q).mul(top0);
-    let new_base = keep * Mat4::from_quat(turn_q.conjugate());
+    Facing {
+        top: Sim::rotation(turn_q).mul(top0),
+        new_base: keep * Mat4::from_quat(turn_q.conjugate()),
+        base,
+        turn,
+    }
+}
 
-    let shape = Shape::new(s, map, profile);
-    let mut locals = original.clone();
-    let mut world = vec![Sim::IDENTITY; s.bones.len()];
-    let mut silhouette = vec![0.0f32; s.bones.len()];
-    for i in 0..s.bones.len() {
-        let parent = s.bones[i].parent.map_or(top, |p| world[p.index()]);
-        world[i] = parent.mul(locals[i]);
-        let Some(pk) = map.profile_bone_of(BoneId(i as u32)) else {
-            continue;
-        };
-        let skip = options
-            .silhouette_skip
-            .iter()
-            .any(|n| *n == profile.bone(pk).name);
-        if !options.fix_silhouette || skip {
-            continue;
-        }
-        let Some(q) = shape.silhouette(i, pk, &world[i], &locals, options, &mut warnings) else {
-            continue;
+/// Step 2's result: the rest after the silhouette fix.
+struct Silhouette {
+    /// World transform of every bone (under the plan's `top`).
+    world: Vec<Sim>,
+    /// Local rests.
+    locals: Vec<Sim>,
+    /// The turn the fix gave each bone, degrees (0 for bones it left alone).
+    turned: Vec<f32>,
+}
+
+/// Step 2: turns mapped bones at rest, parents first, so they point where the profile's bones
+/// point; each bone's turn is found after its parent's turns are applied.
+fn silhouette_pass(
+    shape: &Shape,
+    top: Sim,
+    original: &[Sim],
+    options: &RestOptions,
+    warnings: &mut Vec<RestWarning>,
+) -> Silhouette {
+    let mut locals = original.to_vec();
+    let mut turned = vec![0.0f32; original.len()];
+    let world = shape.s.accumulate(top, 0..original.len(), |parent, i| {
+        let world = parent.mul(locals[i]);
+        let Some(q) = silhouette_turn(shape, i, &world, &locals, options, warnings) else {
+            return world;
         };
         let angle = turn_deg(q);
         if angle > options.silhouette_threshold_deg.max(MIN_TURN_DEG) {
             let turn_local = parent.r.conjugate() * q * parent.r;
             locals[i].r = (turn_local * locals[i].r).normalize();
-            world[i] = parent.mul(locals[i]);
-            silhouette[i] = angle;
+            turned[i] = angle;
+            return parent.mul(locals[i]);
         }
+        world
+    });
+    Silhouette {
+        world,
+        locals,
+        turned,
     }
+}
 
+/// The global turn the silhouette fix wants for bone `i` (world transform `w`), or `None` when
+/// the bone is unmapped, skipped by the options, or has nothing to point at.
+fn silhouette_turn(
+    shape: &Shape,
+    i: usize,
+    w: &Sim,
+    locals: &[Sim],
+    options: &RestOptions,
+    warnings: &mut Vec<RestWarning>,
+) -> Option<Quat> {
+    let pk = shape.map.profile_bone_of(BoneId(i as u32))?;
+    let skip = options
+        .silhouette_skip
+        .iter()
+        .any(|n| *n == shape.profile.bone(pk).name);
+    if !options.fix_silhouette || skip {
+        return None;
+    }
+    shape.silhouette(i, pk, w, locals, options, warnings)
+}
+
+/// Step 3's result, per bone.
+struct Frames {
+    /// The new global rest frame (unit scale).
+    targets: Vec<Sim>,
+    /// The change of frame `F_i`.
+    frames: Vec<Sim>,
+    bones: Vec<BoneRest>,
+}
+
+/// Step 3: mapped bones take the profile's global rest rotation (turned the least so that +Y
+/// points at the tail), unmapped and locked bones keep theirs; every frame drops its scale.
+fn change_of_frames(shape: &Shape, fixed: &Silhouette, locked: &[bool], options: &RestOptions) -> Frames {
+    let (s, map, profile) = (shape.s, shape.map, shape.profile);
     let reference = profile.reference_rotations();
     let mut targets = Vec::with_capacity(s.bones.len());
     let mut frames = Vec::with_capacity(s.bones.len());
     let mut bones = Vec::with_capacity(s.bones.len());
-    for (i, w) in world.iter().enumerate() {
+    for (i, w) in fixed.world.iter().enumerate() {
         let pk = map.profile_bone_of(BoneId(i as u32));
         let r = match pk {
             Some(pk) if options.overwrite_axes => {
@@ -159,8 +263,8 @@ pub(super) fn plan(model: &Model, k: usize, map: &BoneMap, profile: &Profile, op
                 // after an exact silhouette fix, except for feet that keep their pitch and bones
                 // whose tail is not where the profile's frame points (a forearm pointing at its
                 // fingers when there is no hand bone).
-                match shape.tail(i, pk, w.r, &locals) {
-                    Ok((d, _)) => crate::rest::arc(p * Vec3::Y, d) * p,
+                match shape.tail(i, pk, w.r, &fixed.locals) {
+                    Ok((d, _)) => arc(p * Vec3::Y, d) * p,
                     Err(_) => p,
                 }
             }
@@ -185,55 +289,17 @@ pub(super) fn plan(model: &Model, k: usize, map: &BoneMap, profile: &Profile, op
         bones.push(BoneRest {
             bone: s.bones[i].name.clone(),
             profile: pk.map(|p| profile.bone(p).name.clone()),
-            silhouette_deg: silhouette[i],
+            silhouette_deg: fixed.turned[i],
             axes_deg: turn_deg(f.r),
         });
         targets.push(x);
         frames.push(f);
     }
-    let rests = s
-        .bones
-        .iter()
-        .zip(&locals)
-        .map(|(b, l)| Transform {
-            rotation: l.r,
-            ..b.rest
-        })
-        .collect();
-    let changed = original
-        .iter()
-        .zip(&locals)
-        .map(|(o, n)| (o.r != n.r).then_some(o.r))
-        .collect();
-    let hips = profile.scale_base.and_then(|h| map.get(h));
-    let motion_bones = [profile.root, profile.scale_base]
-        .into_iter()
-        .flatten()
-        .filter_map(|p| map.get(p))
-        .collect();
-    Plan {
-        top,
-        new_base,
-        base,
-        facing_turn_deg: turn as f32 * 90.0,
-        rests,
+    Frames {
+        targets,
         frames,
-        changed,
-        hips_height: hips.map(|h| targets[h.index()].t.y),
-        motion_bones,
         bones,
-        warnings,
     }
-}
-
-/// World transforms of every bone for `locals` under `top`.
-fn world_of(s: &Skeleton, top: Sim, locals: &[Sim]) -> Vec<Sim> {
-    let mut world: Vec<Sim> = Vec::with_capacity(locals.len());
-    for (b, l) in s.bones.iter().zip(locals) {
-        let parent = b.parent.map_or(top, |p| world[p.index()]);
-        world.push(parent.mul(*l));
-    }
-    world
 }
 
 /// Decides whether the nodes above the skeleton fold into it. Returns the part of the base
@@ -400,7 +466,7 @@ impl<'a> Shape<'a> {
             return Err(None);
         }
         let angle = angle_deg(d, e);
-        if angle > MAX_TAIL_DEG && body_bone(self.profile, pk) {
+        if angle > MAX_TAIL_DEG && self.profile.body_bone(pk) {
             return Err(Some(angle));
         }
         Ok((d, e))
@@ -459,7 +525,7 @@ impl<'a> Shape<'a> {
         if bone.keep_pitch && !options.flatten_feet {
             return Some(twist_between(Vec3::Y, d, e));
         }
-        let arc = crate::rest::arc(d, e);
+        let arc = arc(d, e);
         let roll = bone.roll.iter().find_map(|&(from, to)| {
             let a = self.relative(i, self.map.get(from)?, locals)?;
             let b = self.relative(i, self.map.get(to)?, locals)?;

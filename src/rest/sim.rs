@@ -93,35 +93,6 @@ pub(crate) fn uniform(scale: Vec3) -> Option<f32> {
     (lo > 0.0 && (hi - lo) <= UNIFORM_TOLERANCE * hi).then(|| (scale.x * scale.y * scale.z).cbrt())
 }
 
-/// Angle between two vectors in degrees, accurate near 0 (unlike `acos`); 0 when either
-/// vanishes.
-pub fn angle_deg(a: Vec3, b: Vec3) -> f32 {
-    if a.length_squared() < 1e-20 || b.length_squared() < 1e-20 {
-        return 0.0;
-    }
-    a.cross(b).length().atan2(a.dot(b)).to_degrees()
-}
-
-/// How far a rotation turns, in degrees (0 to 180), accurate near 0.
-pub fn turn_deg(q: Quat) -> f32 {
-    (2.0 * q.xyz().length().atan2(q.w.abs())).to_degrees()
-}
-
-/// The shortest rotation turning unit vector `from` into unit vector `to`, accurate for tiny
-/// angles too (glam's `Quat::from_rotation_arc` returns the identity below about 0.05°).
-pub fn arc(from: Vec3, to: Vec3) -> Quat {
-    let axis = from.cross(to);
-    let (sin, cos) = (axis.length(), from.dot(to));
-    if sin < 1e-12 {
-        return if cos > 0.0 {
-            Quat::IDENTITY
-        } else {
-            Quat::from_rotation_arc(from, to)
-        };
-    }
-    Quat::from_axis_angle(axis / sin, sin.atan2(cos))
-}
-
 /// The rotation about `axis` (unit) that turns `from`'s projection onto `axis`'s normal plane
 /// into `to`'s, or the identity when either projection vanishes.
 pub(crate) fn twist_between(axis: Vec3, from: Vec3, to: Vec3) -> Quat {

@@ -129,13 +129,3 @@ fn faces_minus_z_rigs_turn_half_around() {
         .base
         .abs_diff_eq(Mat4::from_rotation_y(std::f32::consts::PI), 1e-6));
 }
-
-/// Regression (found by the property test): glam's `from_rotation_arc` returns the identity for
-/// vectors 0.04° apart, which left a foot's +Y off its toes.
-#[test]
-fn small_arcs_are_not_lost() {
-    let from = Vec3::Z;
-    let to = Vec3::new(0.0, -0.0007091218, 0.9999997).normalize();
-    let q = sim::arc(from, to);
-    assert!((q * from - to).length() < 1e-7, "{}", q * from);
-}

@@ -1,7 +1,7 @@
 //! Two-bone IK: turn an upper and a lower bone so that the end joint reaches a goal, keeping
 //! the bend (knee, elbow) on the side the FK pose put it.
 
-use crate::rest::arc;
+use crate::model::arc;
 use glam::{Quat, Vec3};
 
 /// For joints `a` (upper), `b` (middle), `c` (end) and `goal`, the global rotations to apply

@@ -208,16 +208,15 @@ fn rest_globals(
             local[b.index()] = (local[b.index()] * offset).normalize();
         }
     }
-    let mut global: Vec<Global> = Vec::with_capacity(s.bones.len());
-    for (i, b) in s.bones.iter().enumerate() {
-        let parent = b.parent.map_or(Global::ROOT, |p| global[p.index()]);
-        let mut g = parent.child(&Transform {
-            rotation: local[i],
-            ..b.rest
-        });
-        g.rot = g.rot.normalize();
-        global.push(g);
-    }
+    let global = s.accumulate(
+        Global::ROOT,
+        s.bones.iter().zip(&local),
+        |parent, (b, &rotation)| {
+            let mut g = parent.child(&Transform { rotation, ..b.rest });
+            g.rot = g.rot.normalize();
+            g
+        },
+    );
     let global = global.into_iter().map(|g| (g.rot, g.pos)).collect();
     Ok((local, global))
 }

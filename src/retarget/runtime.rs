@@ -46,7 +46,8 @@ pub struct Retargeter {
     root_motion: bool,
     horizontal: f32,
     vertical: f32,
-    source_parents: Vec<u32>,
+    /// The source skeleton, whose hierarchy the source pass accumulates over.
+    source: Skeleton,
     target_parents: Vec<u32>,
     target_rest: Vec<Transform>,
     /// Inverse global rest rotations of the source.
@@ -102,7 +103,7 @@ impl Retargeter {
             root_motion: options.root_motion,
             horizontal: options.horizontal_scale,
             vertical: options.vertical_scale,
-            source_parents: parents(source.skeleton),
+            source: source.skeleton.clone(),
             target_parents: parents(target.skeleton),
             target_rest: target
                 .skeleton
@@ -142,7 +143,7 @@ impl Retargeter {
     /// receives the target's (every bone is written: driven bones get the retargeted rotation,
     /// the hips their position, the others their rest). Allocates nothing.
     pub fn retarget(&mut self, source: &Pose, target: &mut Pose) -> Result<(), RetargetError> {
-        let (ns, nt) = (self.source_parents.len(), self.target_parents.len());
+        let (ns, nt) = (self.source.bones.len(), self.target_parents.len());
         if source.locals.len() != ns {
             return Err(RetargetError::PoseSize {
                 side: "source",
@@ -280,24 +281,25 @@ impl Retargeter {
     /// Source globals (skeleton space: rotations of every bone, positions where needed) and
     /// each bone's change from its rest.
     fn source_pass(&mut self, source: &Pose) {
-        for (i, l) in source.locals.iter().enumerate() {
-            let p = self.source_parents[i];
-            let parent = if p == NONE {
-                Global::ROOT
-            } else {
-                self.source_global[p as usize]
-            };
-            let g = if self.source_needs_position[i] {
-                parent.child(l)
-            } else {
-                Global {
-                    rot: parent.rot * l.rotation,
-                    ..parent
-                }
-            };
-            self.source_delta[i] = g.rot * self.source_rest_inv[i];
-            self.source_global[i] = g;
-        }
+        let (needs_position, rest_inv, delta) = (
+            &self.source_needs_position,
+            &self.source_rest_inv,
+            &mut self.source_delta,
+        );
+        let locals = source.locals.iter().enumerate();
+        self.source
+            .accumulate_into(Global::ROOT, locals, &mut self.source_global, |parent, (i, l)| {
+                let g = if needs_position[i] {
+                    parent.child(l)
+                } else {
+                    Global {
+                        rot: parent.rot * l.rotation,
+                        ..parent
+                    }
+                };
+                delta[i] = g.rot * rest_inv[i];
+                g
+            });
     }
 
     /// Rotations: each driven bone's global rest turned by its (blended) source change; the

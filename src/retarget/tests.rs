@@ -10,7 +10,7 @@ use proptest::prelude::*;
 
 /// The angle between two rotations, radians, accurate near 0 (f32 `acos` is not).
 fn angle(a: Quat, b: Quat) -> f32 {
-    crate::rest::turn_deg(a.conjugate() * b).to_radians()
+    crate::model::turn_deg(a.conjugate() * b).to_radians()
 }
 
 /// The profile rig scaled `k` times (every joint offset), a map, and the profile.

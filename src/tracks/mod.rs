@@ -3,15 +3,17 @@
 //! bones, channels that only hold the rest), each by an option with a documented default, and
 //! reports per clip what went and why. Also plays clips of one skeleton on another by bone name
 //! ([`rebind`]) and joins companion clips back ([`rejoin`]). Pure over the model; imports `model`,
-//! `profile`, `mapping` and `rest`'s angle helper.
+//! `profile` and `mapping`.
 
 #[cfg(test)]
 mod tests;
 
 use crate::mapping::BoneMap;
-use crate::model::{BoneId, BoneTracks, Clip, Interpolation, Model, OpaqueKind, Skeleton, Track, TrackValue};
+use crate::model::{
+    turn_deg, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, OpaqueKind, Skeleton, Track,
+    TrackValue,
+};
 use crate::profile::Profile;
-use crate::rest::turn_deg;
 use documented::DocumentedFields;
 use glam::{Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
@@ -212,18 +214,7 @@ pub fn strip(
         }
     }
     let at_rest = AtRest::new(s, options.tolerance);
-    // A bone that some clip moves by translation keeps its translation tracks in every clip:
-    // players that carry a bone's pose from one clip into the next need them all.
-    let moves: Vec<bool> = (0..s.bones.len())
-        .map(|b| {
-            model.clips.iter().filter(|c| c.skeleton == k).any(|c| {
-                c.tracks[b]
-                    .translation
-                    .as_ref()
-                    .is_some_and(|t| at_rest.translation(b, t) > options.tolerance)
-            })
-        })
-        .collect();
+    let moves = moving_bones(model, k, &at_rest);
     let job = Job {
         skeleton: s,
         options,
@@ -255,6 +246,22 @@ pub fn strip(
     Ok(report)
 }
 
+/// The bones of skeleton `k` that some clip moves away from their rest by translation. Such a
+/// bone keeps its translation tracks in every clip: players that carry a bone's pose from one
+/// clip into the next need them all.
+fn moving_bones(model: &Model, k: usize, at_rest: &AtRest) -> Vec<bool> {
+    (0..model.skeletons[k].bones.len())
+        .map(|b| {
+            model.clips.iter().filter(|c| c.skeleton == k).any(|c| {
+                c.tracks[b]
+                    .translation
+                    .as_ref()
+                    .is_some_and(|t| at_rest.translation(b, t) > at_rest.tolerance)
+            })
+        })
+        .collect()
+}
+
 /// What stripping one skeleton's clips needs to know.
 struct Job<'a> {
     skeleton: &'a Skeleton,
@@ -277,79 +284,83 @@ impl Job<'_> {
             emptied: false,
         };
         if options.except_bone_transform {
-            for o in clip.opaque.drain(..) {
-                let (target, channel) = match o.kind {
-                    OpaqueKind::Weights { node } => (format!("node {node}"), "weights".to_string()),
-                    OpaqueKind::NodeTransform { node, path } => (format!("node {node}"), path),
-                    OpaqueKind::Pointer { pointer } => (pointer, "pointer".to_string()),
-                };
-                out.removed.push(RemovedTrack {
-                    target,
-                    channel,
-                    reason: StripReason::NotBoneTransform,
-                });
-            }
+            strip_opaque(clip, &mut out.removed);
         }
         let separate =
             options.unmapped_bones == UnmappedBones::Separate && !clip.name.ends_with(COMPANION_SUFFIX);
         let mut separated = vec![BoneTracks::default(); self.skeleton.bones.len()];
         for (b, tracks) in clip.tracks.iter_mut().enumerate() {
-            let bone = &self.skeleton.bones[b].name;
-            let mut remove = |channel: &str, reason| {
-                out.removed.push(RemovedTrack {
-                    target: bone.clone(),
-                    channel: channel.to_string(),
-                    reason,
-                })
-            };
-            if let (true, Some(t)) = (options.unimportant_positions, &tracks.translation) {
-                if !self.keep_position[b] {
-                    tracks.translation = None;
-                    remove("translation", StripReason::UnimportantPosition);
-                } else if !position_bone[b] {
-                    out.kept_moving.push(MovingTranslation {
-                        bone: bone.clone(),
-                        deviation: self.at_rest.translation(b, t),
-                    });
-                }
+            self.strip_bone(b, tracks, position_bone, &mut out);
+            if let Some(taken) = self.take_unmapped(b, tracks, separate, &mut out.removed) {
+                separated[b] = taken;
             }
-            if options.drop_rest_channels {
-                self.drop_rest(b, tracks, &mut remove);
-            }
-            if self.mapped[b] || tracks.is_empty() {
-                continue;
-            }
-            let reason = match options.unmapped_bones {
-                UnmappedBones::Remove => StripReason::UnmappedBone,
-                UnmappedBones::Separate if separate => StripReason::Separated,
-                _ => continue,
-            };
-            for (channel, present) in [
-                ("translation", tracks.translation.is_some()),
-                ("rotation", tracks.rotation.is_some()),
-                ("scale", tracks.scale.is_some()),
-            ] {
-                if present {
-                    remove(channel, reason);
-                }
-            }
-            separated[b] = std::mem::take(tracks);
         }
-        let companion = (separate && separated.iter().any(|t| !t.is_empty())).then(|| Clip {
-            name: format!("{}{COMPANION_SUFFIX}", clip.name),
-            skeleton: k,
-            tracks: separated,
-            opaque: Vec::new(),
-            source: None,
-            motion_scale: None,
-        });
+        let companion =
+            (separate && separated.iter().any(|t| !t.is_empty())).then(|| companion(clip, k, separated));
         out.companion = companion.as_ref().map(|c| c.name.clone());
         out.emptied = clip.channel_count() == 0 && clip.opaque.is_empty();
         (out, companion)
     }
 
+    /// Removes bone `b`'s translation when it is not a position bone (`unimportant_positions`)
+    /// and its channels that hold the rest (`drop_rest_channels`); notes translations kept
+    /// because the bone moves.
+    fn strip_bone(&self, b: usize, tracks: &mut BoneTracks, position_bone: &[bool], out: &mut ClipStrip) {
+        let options = self.options;
+        let bone = &self.skeleton.bones[b].name;
+        let mut remove = |channel: Channel, reason| {
+            out.removed.push(RemovedTrack {
+                target: bone.clone(),
+                channel: channel.as_str().to_string(),
+                reason,
+            })
+        };
+        if let (true, Some(t)) = (options.unimportant_positions, &tracks.translation) {
+            if !self.keep_position[b] {
+                tracks.translation = None;
+                remove(Channel::Translation, StripReason::UnimportantPosition);
+            } else if !position_bone[b] {
+                out.kept_moving.push(MovingTranslation {
+                    bone: bone.clone(),
+                    deviation: self.at_rest.translation(b, t),
+                });
+            }
+        }
+        if options.drop_rest_channels {
+            self.drop_rest(b, tracks, &mut remove);
+        }
+    }
+
+    /// Takes the tracks of bone `b` out of its clip if the bone is unmapped and
+    /// `unmapped_bones` removes them, or separates them (`separate`: this clip gets a
+    /// companion), recording each channel in `removed`. Returns the tracks taken.
+    fn take_unmapped(
+        &self,
+        b: usize,
+        tracks: &mut BoneTracks,
+        separate: bool,
+        removed: &mut Vec<RemovedTrack>,
+    ) -> Option<BoneTracks> {
+        if self.mapped[b] || tracks.is_empty() {
+            return None;
+        }
+        let reason = match self.options.unmapped_bones {
+            UnmappedBones::Remove => StripReason::UnmappedBone,
+            UnmappedBones::Separate if separate => StripReason::Separated,
+            _ => return None,
+        };
+        for channel in Channel::ALL.into_iter().filter(|&c| tracks.has(c)) {
+            removed.push(RemovedTrack {
+                target: self.skeleton.bones[b].name.clone(),
+                channel: channel.as_str().to_string(),
+                reason,
+            });
+        }
+        Some(std::mem::take(tracks))
+    }
+
     /// Removes bone `b`'s channels that hold the rest (`drop_rest_channels`).
-    fn drop_rest(&self, b: usize, tracks: &mut BoneTracks, remove: &mut impl FnMut(&str, StripReason)) {
+    fn drop_rest(&self, b: usize, tracks: &mut BoneTracks, remove: &mut impl FnMut(Channel, StripReason)) {
         let tol = self.options.tolerance;
         if tracks
             .translation
@@ -357,7 +368,7 @@ impl Job<'_> {
             .is_some_and(|t| self.at_rest.translation(b, t) <= tol)
         {
             tracks.translation = None;
-            remove("translation", StripReason::AtRest);
+            remove(Channel::Translation, StripReason::AtRest);
         }
         if tracks
             .rotation
@@ -365,7 +376,7 @@ impl Job<'_> {
             .is_some_and(|t| self.at_rest.rotation(b, t) <= tol)
         {
             tracks.rotation = None;
-            remove("rotation", StripReason::AtRest);
+            remove(Channel::Rotation, StripReason::AtRest);
         }
         if tracks
             .scale
@@ -373,8 +384,37 @@ impl Job<'_> {
             .is_some_and(|t| self.at_rest.scale(b, t) <= tol)
         {
             tracks.scale = None;
-            remove("scale", StripReason::AtRest);
+            remove(Channel::Scale, StripReason::AtRest);
         }
+    }
+}
+
+/// Removes every channel of `clip` that is not a bone transform (`except_bone_transform`),
+/// recording each in `removed`.
+fn strip_opaque(clip: &mut Clip, removed: &mut Vec<RemovedTrack>) {
+    for o in clip.opaque.drain(..) {
+        let (target, channel) = match o.kind {
+            OpaqueKind::Weights { node } => (format!("node {node}"), "weights".to_string()),
+            OpaqueKind::NodeTransform { node, path } => (format!("node {node}"), path),
+            OpaqueKind::Pointer { pointer } => (pointer, "pointer".to_string()),
+        };
+        removed.push(RemovedTrack {
+            target,
+            channel,
+            reason: StripReason::NotBoneTransform,
+        });
+    }
+}
+
+/// The companion clip of `clip` (skeleton `k`) holding the tracks separated from it.
+fn companion(clip: &Clip, k: usize, tracks: Vec<BoneTracks>) -> Clip {
+    Clip {
+        name: format!("{}{COMPANION_SUFFIX}", clip.name),
+        skeleton: k,
+        tracks,
+        opaque: Vec::new(),
+        source: None,
+        motion_scale: None,
     }
 }
 
@@ -431,10 +471,8 @@ struct AtRest<'a> {
 impl<'a> AtRest<'a> {
     fn new(skeleton: &'a Skeleton, tolerance: f32) -> Self {
         let world = skeleton.rest_world();
-        let parents = skeleton
-            .bones
-            .iter()
-            .map(|b| b.parent.map_or(skeleton.base, |p| world[p.index()]))
+        let parents = (0..skeleton.bones.len())
+            .map(|b| skeleton.parent_world(BoneId(b as u32), skeleton.base, &world))
             .collect();
         AtRest {
             skeleton,
