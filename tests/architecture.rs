@@ -71,7 +71,12 @@ fn modules_import_only_to_their_left() {
                 "profile", "mapping", "rest", "tracks", "rename", "retarget", "pipeline",
             ],
         ),
-        ("report", &["pipeline", "mapping", "rest", "tracks", "rename", "check"]),
+        (
+            "report",
+            &[
+                "model", "pipeline", "mapping", "rest", "tracks", "rename", "check",
+            ],
+        ),
         (
             "batch",
             &[
@@ -104,6 +109,65 @@ fn library_code_never_prints() {
         let text = std::fs::read_to_string(path).unwrap();
         for bad in ["println!", "eprintln!", "print!(", "dbg!("] {
             assert!(!text.contains(bad), "{rel} uses {bad}: only the CLI prints");
+        }
+    }
+}
+
+/// The names `files` import from `crate::<module>` (the identifiers after `crate::<module>::`,
+/// braces expanded; nested paths give their last segment).
+fn names_from(files: &[std::path::PathBuf], module: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let prefix = format!("crate::{module}::");
+    for file in files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (at, _) in text.match_indices(&prefix) {
+            let rest = &text[at + prefix.len()..];
+            let path: String = if rest.starts_with('{') {
+                rest[1..rest.find('}').unwrap_or(rest.len())].to_string()
+            } else {
+                rest.chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                    .collect()
+            };
+            for item in path.split(',') {
+                let last = item.trim().rsplit("::").next().unwrap_or("").trim();
+                let name = last.split(" as ").next().unwrap_or("").trim();
+                if !name.is_empty() && name != "self" {
+                    out.insert(name.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Issue 20: stages do not import each other's helpers. A stage may use another stage's data
+/// types (a bone map, a plan, options) and its one entry function, never its helper functions
+/// or constants; shared math lives in `model`, shared profile rules in `profile`.
+#[test]
+fn stages_import_only_each_others_types_and_entry_points() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let stages = ["mapping", "rest", "tracks", "rename", "retarget", "check"];
+    let entry: &[(&str, &[&str])] = &[("mapping", &["map_skeleton"]), ("retarget", &["retarget_clip"])];
+    for stage in stages {
+        let files: Vec<_> = walkdir::WalkDir::new(src.join(stage))
+            .into_iter()
+            .filter_map(Result::ok)
+            .map(|e| e.into_path())
+            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+            .filter(|p| p.file_name().is_none_or(|n| n != "tests.rs" && n != "testing.rs"))
+            .collect();
+        for other in stages.iter().filter(|o| **o != stage) {
+            let allowed = entry.iter().find(|(m, _)| m == other).map_or(&[][..], |(_, e)| e);
+            let helpers: Vec<String> = names_from(&files, other)
+                .into_iter()
+                .filter(|n| !n.starts_with(|c: char| c.is_ascii_uppercase()) || n.chars().all(|c| !c.is_lowercase()))
+                .filter(|n| !allowed.contains(&n.as_str()))
+                .collect();
+            assert!(
+                helpers.is_empty(),
+                "`{stage}` imports helpers {helpers:?} from `{other}`: move shared code to `model` or `profile`"
+            );
         }
     }
 }

@@ -14,10 +14,11 @@ mod common;
 use skelnorm::check;
 use skelnorm::gltf_io::{self, Document};
 use skelnorm::mapping::{map_skeleton, MapOptions};
+use skelnorm::model::WarningCode;
 use skelnorm::model::{BoneId, Skeleton};
 use skelnorm::pipeline::{normalize, NormalizeOptions, NormalizeReport, Stages};
 use skelnorm::profile::Profile;
-use skelnorm::tracks::{rebind, TrackOptions, TrackWarningCode, UnmappedBones, COMPANION_SUFFIX};
+use skelnorm::tracks::{rebind, TrackOptions, UnmappedBones, COMPANION_SUFFIX};
 use std::path::{Path, PathBuf};
 
 /// One file normalized and written: the input, the output read back, the report.
@@ -122,8 +123,8 @@ fn default_normalize_strips_positions_renames_and_plays_the_same() {
             let movers: Vec<&String> = tracks
                 .warnings
                 .iter()
-                .filter(|w| w.code == TrackWarningCode::TranslationMotion)
-                .flat_map(|w| &w.names)
+                .filter(|w| w.code == WarningCode::TranslationMotion)
+                .flat_map(|w| &w.bones)
                 .collect();
             allowed.extend(movers.iter().map(|n| sin.find(n).unwrap()));
             for clip in r.output.model.clips.iter().filter(|c| c.skeleton == k) {

@@ -152,7 +152,7 @@ impl BoneMapFile {
                 code,
                 message,
                 bones: vec![bone.to_string()],
-                clip: None,
+                clips: Vec::new(),
                 chain: None,
             })
         };

@@ -219,7 +219,7 @@ fn check(map: &mut BoneMap, skeleton: &Skeleton, profile: &Profile) {
             code: WarningCode::RequiredMissing,
             message: format!("required bone `{name}` has no source bone"),
             bones: vec![name.clone()],
-            clip: None,
+            clips: Vec::new(),
             chain: None,
         });
     }
@@ -247,7 +247,7 @@ fn check(map: &mut BoneMap, skeleton: &Skeleton, profile: &Profile) {
                             skeleton.bones[pb.index()].name
                         ),
                         bones: vec![n.clone()],
-                        clip: None,
+                        clips: Vec::new(),
                         chain: None,
                     });
                 }

@@ -49,7 +49,7 @@ pub(super) fn apply(
                 code: WarningCode::UnknownBone,
                 message: format!("{ext}: humanoid bone `{vrm}` has no profile bone `{name}`"),
                 bones: Vec::new(),
-                clip: None,
+                clips: Vec::new(),
                 chain: None,
             });
             continue;

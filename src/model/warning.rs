@@ -1,5 +1,5 @@
 //! One warning type for every stage: a stable code, a sentence for people, and what it concerns
-//! (bones, a clip, a chain). Reports carry them as they are; renderers use [`WarningCode::as_str`].
+//! (bones, clips, a chain). Reports carry them as they are; renderers use [`WarningCode::as_str`].
 
 use serde::Serialize;
 
@@ -106,9 +106,9 @@ pub struct Warning {
     /// The bones concerned (profile names for mapping; the skeleton's names elsewhere), if any.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bones: Vec<String>,
-    /// The clip concerned, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub clip: Option<String>,
+    /// The clips concerned, if any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub clips: Vec<String>,
     /// The retarget chain concerned, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chain: Option<String>,

@@ -277,7 +277,7 @@ pub fn rename(
                 taken_elsewhere.len()
             ),
             bones: taken_elsewhere,
-            clip: None,
+            clips: Vec::new(),
             chain: None,
         });
     }

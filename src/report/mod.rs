@@ -10,6 +10,7 @@ mod text;
 pub use html::render_html;
 pub use text::{map_text, NormalizeRun, RetargetRun};
 
+use crate::model::Warning;
 use crate::pipeline::NormalizeReport;
 use serde::{Deserialize, Serialize};
 
@@ -121,14 +122,7 @@ impl FileReport {
     /// Fills the normalize part from a pipeline report (and its warnings).
     pub fn set_normalize(&mut self, r: &NormalizeReport) {
         for s in &r.skeletons {
-            let at = |code: Option<serde_json::Value>, message: &str| {
-                let code = code
-                    .as_ref()
-                    .and_then(|c| c.as_str())
-                    .unwrap_or("warning")
-                    .to_string();
-                format!("{code}: `{}`: {message}", s.skeleton)
-            };
+            let at = |w: &Warning| format!("{}: `{}`: {}", w.code, s.skeleton, w.message);
             if let Some(why) = &s.skipped {
                 self.warnings
                     .push(format!("skeleton_skipped: `{}`: {why}", s.skeleton));
@@ -140,18 +134,10 @@ impl FileReport {
                     s.mapping.missing_required.join(", ")
                 ));
             }
-            for w in s.rest.iter().flat_map(|r| &r.warnings) {
-                self.warnings
-                    .push(at(serde_json::to_value(w.code).ok(), &w.message));
-            }
-            for w in s.tracks.iter().flat_map(|t| &t.warnings) {
-                self.warnings
-                    .push(at(serde_json::to_value(w.code).ok(), &w.message));
-            }
-            for w in s.rename.iter().flat_map(|t| &t.warnings) {
-                self.warnings
-                    .push(at(serde_json::to_value(w.code).ok(), &w.message));
-            }
+            let rest = s.rest.iter().flat_map(|r| &r.warnings);
+            let tracks = s.tracks.iter().flat_map(|t| &t.warnings);
+            let rename = s.rename.iter().flat_map(|t| &t.warnings);
+            self.warnings.extend(rest.chain(tracks).chain(rename).map(at));
         }
         self.normalize = serde_json::to_value(r).ok();
     }

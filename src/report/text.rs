@@ -128,8 +128,7 @@ fn rest_text(w: &mut dyn Write, r: &RestReport) -> std::io::Result<()> {
         writeln!(w, "  motion scale {h:.4} m")?;
     }
     for warn in &r.warnings {
-        let code = serde_json::to_value(warn.code).ok();
-        let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("warning");
+        let code = warn.code.as_str();
         writeln!(w, "  warning [{code}]: {}", warn.message)?;
     }
     Ok(())
@@ -150,7 +149,8 @@ fn rename_text(w: &mut dyn Write, r: &RenameReport) -> std::io::Result<()> {
     for warn in &r.warnings {
         writeln!(
             w,
-            "  warning [name_taken]: {}: {}",
+            "  warning [{}]: {}: {}",
+            warn.code,
             warn.message,
             warn.bones.join(", ")
         )?;
@@ -208,13 +208,13 @@ fn tracks_summary(w: &mut dyn Write, t: &StripReport) -> std::io::Result<()> {
         writeln!(w, "  added {} companion clips (`.unmapped`)", t.companions.len())?;
     }
     for warn in &t.warnings {
-        let code = serde_json::to_value(warn.code).ok();
-        let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("warning");
+        let names: Vec<&str> = warn.bones.iter().chain(&warn.clips).map(String::as_str).collect();
         writeln!(
             w,
-            "  warning [{code}]: {}: {}",
+            "  warning [{}]: {}: {}",
+            warn.code,
             warn.message,
-            warn.names.join(", ")
+            names.join(", ")
         )?;
     }
     Ok(())
@@ -236,8 +236,7 @@ impl RetargetRun<'_> {
             r.retarget.plan.chains.len()
         )?;
         for warn in &r.retarget.plan.warnings {
-            let code = serde_json::to_value(warn.code).ok();
-            let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("warning");
+            let code = warn.code.as_str();
             writeln!(w, "  warning [{code}]: {}", warn.message)?;
         }
         for c in &r.retarget.clips {
@@ -295,8 +294,7 @@ pub fn map_text(w: &mut dyn Write, r: &MapReport) -> std::io::Result<()> {
         writeln!(w, "  source bones left over: {}", r.unmapped_source.join(", "))?;
     }
     for warn in &r.warnings {
-        let code = serde_json::to_value(warn.code).ok();
-        let code = code.as_ref().and_then(|c| c.as_str()).unwrap_or("warning");
+        let code = warn.code.as_str();
         writeln!(w, "  warning [{code}]: {}", warn.message)?;
     }
     Ok(())

@@ -9,8 +9,8 @@
 
 use super::pose::Plan;
 use super::sim::Sim;
-use super::{RestOptions, RestReport, RestWarning, RestWarningCode};
-use crate::model::{BoneId, Clip, Interpolation, Model, Track, Transform};
+use super::{RestOptions, RestReport};
+use crate::model::{BoneId, Clip, Interpolation, Model, Track, Transform, Warning, WarningCode};
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 
 pub(super) fn apply(model: &mut Model, k: usize, plan: Plan, options: &RestOptions) -> RestReport {
@@ -27,11 +27,12 @@ pub(super) fn apply(model: &mut Model, k: usize, plan: Plan, options: &RestOptio
         .hips_height
         .filter(|h| options.motion_scale && *h > 1e-4 && h.is_finite());
     if options.motion_scale && motion.is_none() {
-        warnings.push(RestWarning {
-            code: RestWarningCode::NoMotionScale,
-            bone: None,
-            clip: None,
+        warnings.push(Warning {
+            code: WarningCode::NoMotionScale,
             message: "motion scale asked for, but the hips are not mapped or stand at height 0".into(),
+            bones: Vec::new(),
+            clips: Vec::new(),
+            chain: None,
         });
     }
     let maps = Maps {

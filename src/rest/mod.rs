@@ -21,7 +21,7 @@ mod pose;
 mod sim;
 
 use crate::mapping::BoneMap;
-use crate::model::{Model, Problem};
+use crate::model::{Model, Problem, Warning};
 use crate::profile::Profile;
 use serde::{Deserialize, Serialize};
 
@@ -107,42 +107,6 @@ pub enum RestError {
     UnknownBone(String),
 }
 
-/// Kinds of rest-fix warnings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RestWarningCode {
-    /// The nodes above the skeleton were not folded in (non-uniform or negative scale, animated,
-    /// or shared with another skeleton); the skeleton is normalized in their space.
-    BaseNotFolded,
-    /// Facing could not be found (no legs, arms or shoulders on both sides).
-    NoFacing,
-    /// A mapped bone has no tail target, so the silhouette fix skipped it.
-    NoTail,
-    /// The root's or hips' tail lies more than 90° from the profile's direction (a spine
-    /// starting below the hips joint), so the silhouette fix skipped it.
-    TailReversed,
-    /// Bones with a non-uniform rest scale or scale keys keep their axes (the silhouette fix
-    /// still turns them), because no change of frame keeps such bones exact.
-    NonUniformScale,
-    /// Motion scale was asked for but the hips height is about 0.
-    NoMotionScale,
-}
-
-/// Something the user should know about; the fix went on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RestWarning {
-    /// What kind of warning.
-    pub code: RestWarningCode,
-    /// The bone concerned, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bone: Option<String>,
-    /// The clip concerned, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub clip: Option<String>,
-    /// What happened.
-    pub message: String,
-}
-
 /// What the rest fix did to one bone.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BoneRest {
@@ -183,7 +147,7 @@ pub struct RestReport {
     /// Per bone, in skeleton order.
     pub bones: Vec<BoneRest>,
     /// What the fix skipped or limited (base not folded, no facing, no tail, …), with the bone or clip.
-    pub warnings: Vec<RestWarning>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Normalizes the rest of skeleton `skeleton` of `model` (and converts its clips) with the bone

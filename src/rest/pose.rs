@@ -2,9 +2,11 @@
 //! silhouette-fixed rest, and each bone's change of frame `F_i` (old frame → new frame).
 
 use super::sim::{twist_between, Sim};
-use super::{BaseFold, BoneRest, RestOptions, RestWarning, RestWarningCode};
+use super::{BaseFold, BoneRest, RestOptions};
 use crate::mapping::BoneMap;
-use crate::model::{angle_deg, arc, turn_deg, BoneId, Model, OpaqueKind, Skeleton, Transform};
+use crate::model::{
+    angle_deg, arc, turn_deg, BoneId, Model, OpaqueKind, Skeleton, Transform, Warning, WarningCode,
+};
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, Tail, MAX_TAIL_DEG};
 use glam::{Mat4, Quat, Vec3};
 
@@ -58,15 +60,16 @@ pub(super) struct Plan {
     pub hips_height: Option<f32>,
     pub motion_bones: Vec<BoneId>,
     pub bones: Vec<BoneRest>,
-    pub warnings: Vec<RestWarning>,
+    pub warnings: Vec<Warning>,
 }
 
-fn warn(code: RestWarningCode, bone: Option<&str>, message: String) -> RestWarning {
-    RestWarning {
+fn warn(code: WarningCode, bone: Option<&str>, message: String) -> Warning {
+    Warning {
         code,
-        bone: bone.map(str::to_string),
-        clip: None,
         message,
+        bones: bone.map(str::to_string).into_iter().collect(),
+        clips: Vec::new(),
+        chain: None,
     }
 }
 
@@ -116,7 +119,7 @@ pub(super) fn plan(model: &Model, k: usize, map: &BoneMap, profile: &Profile, op
 }
 
 /// Warns about the bones that keep their axes because their scale is not uniform.
-fn warn_locked(s: &Skeleton, locked: &[bool], warnings: &mut Vec<RestWarning>) {
+fn warn_locked(s: &Skeleton, locked: &[bool], warnings: &mut Vec<Warning>) {
     let names: Vec<&str> = locked
         .iter()
         .enumerate()
@@ -125,7 +128,7 @@ fn warn_locked(s: &Skeleton, locked: &[bool], warnings: &mut Vec<RestWarning>) {
         .collect();
     if !names.is_empty() {
         warnings.push(warn(
-            RestWarningCode::NonUniformScale,
+            WarningCode::NonUniformScale,
             None,
             format!(
                 "bones with a non-uniform scale keep their axes (no frame turn can keep them exact): {}",
@@ -155,7 +158,7 @@ fn fold_and_face(
     profile: &Profile,
     options: &RestOptions,
     original: &[Sim],
-    warnings: &mut Vec<RestWarning>,
+    warnings: &mut Vec<Warning>,
 ) -> Facing {
     let s = &model.skeletons[k];
     let (top0, keep, base, can_turn) = fold(model, k, options, warnings);
@@ -191,7 +194,7 @@ fn silhouette_pass(
     top: Sim,
     original: &[Sim],
     options: &RestOptions,
-    warnings: &mut Vec<RestWarning>,
+    warnings: &mut Vec<Warning>,
 ) -> Silhouette {
     let mut locals = original.to_vec();
     let mut turned = vec![0.0f32; original.len()];
@@ -224,7 +227,7 @@ fn silhouette_turn(
     w: &Sim,
     locals: &[Sim],
     options: &RestOptions,
-    warnings: &mut Vec<RestWarning>,
+    warnings: &mut Vec<Warning>,
 ) -> Option<Quat> {
     let pk = shape.map.profile_bone_of(BoneId(i as u32))?;
     let skip = options
@@ -309,7 +312,7 @@ fn fold(
     model: &Model,
     k: usize,
     options: &RestOptions,
-    warnings: &mut Vec<RestWarning>,
+    warnings: &mut Vec<Warning>,
 ) -> (Sim, Mat4, BaseFold, bool) {
     let s = &model.skeletons[k];
     let (scale, rotation, _) = s.base.to_scale_rotation_translation();
@@ -342,7 +345,7 @@ fn fold(
     if let Some(why) = why {
         if !identity {
             warnings.push(warn(
-                RestWarningCode::BaseNotFolded,
+                WarningCode::BaseNotFolded,
                 None,
                 format!("nodes above skeleton `{}` not folded in: {why}", s.name),
             ));
@@ -354,7 +357,7 @@ fn fold(
         _ => {
             if options.apply_node_transforms && !identity {
                 warnings.push(warn(
-                    RestWarningCode::BaseNotFolded,
+                    WarningCode::BaseNotFolded,
                     None,
                     format!(
                         "nodes above skeleton `{}` not folded in: their scale {:?} is not uniform and positive (or they shear)",
@@ -375,7 +378,7 @@ fn facing_turn(
     world: &[Sim],
     map: &BoneMap,
     profile: &Profile,
-    warnings: &mut Vec<RestWarning>,
+    warnings: &mut Vec<Warning>,
 ) -> i32 {
     let mean = |side: Side| {
         let ps: Vec<Vec3> = profile
@@ -392,7 +395,7 @@ fn facing_turn(
     };
     if left.length_squared() < 1e-12 {
         warnings.push(warn(
-            RestWarningCode::NoFacing,
+            WarningCode::NoFacing,
             None,
             format!(
                 "skeleton `{}`: no mapped bones on both sides, facing left as it is",
@@ -482,7 +485,7 @@ impl<'a> Shape<'a> {
         w: &Sim,
         locals: &[Sim],
         options: &RestOptions,
-        warnings: &mut Vec<RestWarning>,
+        warnings: &mut Vec<Warning>,
     ) -> Option<Quat> {
         let bone = self.profile.bone(pk);
         let name = &self.s.bones[i].name;
@@ -490,7 +493,7 @@ impl<'a> Shape<'a> {
             Ok(de) => de,
             Err(Some(angle)) => {
                 warnings.push(warn(
-                    RestWarningCode::TailReversed,
+                    WarningCode::TailReversed,
                     Some(name),
                     format!(
                         "`{name}` ({}): what it points at lies {angle:.0}° from the profile's direction, so the silhouette fix left it as it was",
@@ -511,7 +514,7 @@ impl<'a> Shape<'a> {
                 };
                 if has_tail {
                     warnings.push(warn(
-                        RestWarningCode::NoTail,
+                        WarningCode::NoTail,
                         Some(name),
                         format!(
                             "`{name}` ({}): {why}, so the silhouette fix left it as it was",

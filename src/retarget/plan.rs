@@ -505,7 +505,7 @@ fn plan_chains(
                 code,
                 message,
                 bones: Vec::new(),
-                clip: None,
+                clips: Vec::new(),
                 chain: Some(chain.name.clone()),
             })
         };

@@ -11,7 +11,7 @@ mod tests;
 use crate::mapping::BoneMap;
 use crate::model::{
     turn_deg, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, OpaqueKind, Skeleton, Track,
-    TrackValue,
+    TrackValue, Warning, WarningCode,
 };
 use crate::profile::Profile;
 use documented::DocumentedFields;
@@ -130,27 +130,6 @@ pub struct ClipStrip {
     pub emptied: bool,
 }
 
-/// Kinds of stripping warnings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TrackWarningCode {
-    /// Translation tracks of non-position bones move their bones: they were kept.
-    TranslationMotion,
-    /// A clip lost every channel and was removed.
-    ClipEmptied,
-}
-
-/// A warning, with the bones or clips concerned.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TrackWarning {
-    /// What kind.
-    pub code: TrackWarningCode,
-    /// The bones (or clips) concerned.
-    pub names: Vec<String>,
-    /// A sentence for people.
-    pub message: String,
-}
-
 /// What [`strip`] did to one skeleton's clips.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StripReport {
@@ -161,7 +140,7 @@ pub struct StripReport {
     /// Companion clips added.
     pub companions: Vec<String>,
     /// Moving translation tracks that were kept and clips emptied, with the bones or clips concerned.
-    pub warnings: Vec<TrackWarning>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Why [`strip`] changed nothing.
@@ -419,7 +398,7 @@ fn companion(clip: &Clip, k: usize, tracks: Vec<BoneTracks>) -> Clip {
 }
 
 /// The skeleton-wide warnings of a strip: bones kept because they move, clips emptied.
-fn warnings(report: &StripReport, s: &Skeleton, moves: &[bool], position_bone: &[bool]) -> Vec<TrackWarning> {
+fn warnings(report: &StripReport, s: &Skeleton, moves: &[bool], position_bone: &[bool]) -> Vec<Warning> {
     let mut out = Vec::new();
     let moving: Vec<String> = (0..s.bones.len())
         .filter(|&b| moves[b] && !position_bone[b])
@@ -432,15 +411,17 @@ fn warnings(report: &StripReport, s: &Skeleton, moves: &[bool], position_bone: &
             .flat_map(|c| &c.kept_moving)
             .map(|m| m.deviation)
             .fold(0.0, f32::max);
-        out.push(TrackWarning {
-            code: TrackWarningCode::TranslationMotion,
+        out.push(Warning {
+            code: WarningCode::TranslationMotion,
             message: format!(
                 "translation keys move {} bone(s) up to {:.2}% of the height away from their rest: the rig \
                  moves by translation, so their translation tracks were kept in every clip",
                 moving.len(),
                 worst * 100.0
             ),
-            names: moving,
+            bones: moving,
+            clips: Vec::new(),
+            chain: None,
         });
     }
     let emptied: Vec<String> = report
@@ -450,10 +431,12 @@ fn warnings(report: &StripReport, s: &Skeleton, moves: &[bool], position_bone: &
         .map(|c| c.clip.clone())
         .collect();
     if !emptied.is_empty() {
-        out.push(TrackWarning {
-            code: TrackWarningCode::ClipEmptied,
+        out.push(Warning {
+            code: WarningCode::ClipEmptied,
             message: format!("{} clip(s) lost every channel and were removed", emptied.len()),
-            names: emptied,
+            bones: Vec::new(),
+            clips: emptied,
+            chain: None,
         });
     }
     out

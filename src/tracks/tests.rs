@@ -145,8 +145,8 @@ proptest! {
             prop_assert!(c.removed.iter().all(|r| r.reason == StripReason::UnimportantPosition && r.channel == "translation"));
             prop_assert_eq!(model.clips[clip].opaque.len(), 1, "weights are kept by default");
         }
-        let w = report.warnings.iter().find(|w| w.code == TrackWarningCode::TranslationMotion).unwrap();
-        prop_assert_eq!(&w.names, &vec![s.bones[mover].name.clone()]);
+        let w = report.warnings.iter().find(|w| w.code == WarningCode::TranslationMotion).unwrap();
+        prop_assert_eq!(&w.bones, &vec![s.bones[mover].name.clone()]);
     }
 
     #[test]
@@ -237,9 +237,9 @@ fn except_bone_transform_removes_other_channels_and_empty_clips() {
     let w = report
         .warnings
         .iter()
-        .find(|w| w.code == TrackWarningCode::ClipEmptied)
+        .find(|w| w.code == WarningCode::ClipEmptied)
         .unwrap();
-    assert_eq!(w.names, vec!["face".to_string()]);
+    assert_eq!(w.clips, vec!["face".to_string()]);
 }
 
 #[test]

@@ -411,7 +411,7 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
                         roles[2]
                     ),
                     bones: vec![roles[2].clone()],
-                    clip: None,
+                    clips: Vec::new(),
                     chain: None,
                 });
             }

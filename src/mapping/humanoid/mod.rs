@@ -331,7 +331,7 @@ pub(super) fn map(
             code: WarningCode::RequiredMissing,
             message: "no hips found: no bone has two legs reaching down and a spine reaching up".into(),
             bones: vec!["Hips".into()],
-            clip: None,
+            clips: Vec::new(),
             chain: None,
         });
         return out;
@@ -364,7 +364,7 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
                 ctx.name(trunk.hips)
             ),
             bones: Vec::new(),
-            clip: None,
+            clips: Vec::new(),
             chain: None,
         });
         (facing, part)
@@ -381,7 +381,7 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
                 code: WarningCode::RequiredMissing,
                 message: "no hips found: no bone has two legs reaching down and a spine reaching up, and no spine has two arms".into(),
                 bones: vec!["Hips".into()],
-                clip: None,
+                clips: Vec::new(),
                 chain: None,
             }],
             ..Part::default()
@@ -418,7 +418,7 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
                 code: WarningCode::IkLayout,
                 message,
                 bones: vec![name],
-                clip: None,
+                clips: Vec::new(),
                 chain: None,
             });
         }
@@ -429,7 +429,7 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
             message: "neither names nor feet or knees tell left from right; assumed the character faces +Z"
                 .into(),
             bones: Vec::new(),
-            clip: None,
+            clips: Vec::new(),
             chain: None,
         });
     }
