@@ -123,26 +123,11 @@ impl Settings {
     /// against the profile, numbers against their ranges), and the pipeline's options built. Every
     /// command resolves its settings here, so the same settings have the same effect everywhere.
     pub fn resolve(&self) -> Result<Resolved, ResolveError> {
-        let profile = match &self.map.profile {
-            Some(p) => Profile::load(&self.path(p))?,
-            None => Profile::humanoid().clone(),
-        };
-        let overrides = match &self.map.bone_map {
-            Some(p) => {
-                let path = self.path(p);
-                let file = BoneMapFile::load(&path)?;
-                file.check(&profile, &path.display().to_string())?;
-                Some(file)
-            }
-            None => None,
-        };
+        let (profile, map) = self.resolve_map()?;
         self.check_values(&profile)?;
         let n = &self.normalize;
         let normalize = NormalizeOptions {
-            map: MapOptions {
-                overrides,
-                ignore_declared: self.map.ignore_vrm,
-            },
+            map,
             stages: Stages {
                 rest: n.fix_rest,
                 strip: n.strip_tracks,
@@ -161,6 +146,29 @@ impl Settings {
             normalize,
             retarget: self.retarget.clone(),
         })
+    }
+
+    /// The `map` section alone (what `skelnorm map` needs): the profile loaded and the bone-map
+    /// file read and checked against it.
+    pub fn resolve_map(&self) -> Result<(Profile, MapOptions), ResolveError> {
+        let profile = match &self.map.profile {
+            Some(p) => Profile::load(&self.path(p))?,
+            None => Profile::humanoid().clone(),
+        };
+        let overrides = match &self.map.bone_map {
+            Some(p) => {
+                let path = self.path(p);
+                let file = BoneMapFile::load(&path)?;
+                file.check(&profile, &path.display().to_string())?;
+                Some(file)
+            }
+            None => None,
+        };
+        let map = MapOptions {
+            overrides,
+            ignore_declared: self.map.ignore_vrm,
+        };
+        Ok((profile, map))
     }
 
     /// Checks the values no type can: names against `profile`, numbers against their ranges.

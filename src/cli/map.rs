@@ -59,8 +59,9 @@ pub fn run(
 ) -> Result<i32, Failure> {
     let mut settings = Settings::default();
     args.apply(&mut settings);
-    let resolved = super::resolve(&settings)?;
-    let (profile, options) = (resolved.profile, resolved.normalize.map);
+    let (profile, options) = settings
+        .resolve_map()
+        .map_err(|e| Failure::Usage(e.to_string()))?;
     let doc = gltf_io::read(file)?;
     let skeletons = &doc.model.skeletons;
     if let Some(k) = skeleton.filter(|&k| k >= skeletons.len()) {
