@@ -13,8 +13,11 @@
 
 pub mod batch;
 pub mod check;
+#[cfg(feature = "fbx")]
+pub mod fbx_io;
 pub mod gltf_io;
 pub mod inspect;
+pub mod io;
 pub mod mapping;
 pub mod model;
 pub mod pipeline;

@@ -2,7 +2,7 @@
 
 use super::Failure;
 use serde::Serialize;
-use skelnorm::gltf_io::{self, Format};
+use skelnorm::gltf_io::{Converted, Format};
 use skelnorm::inspect::{inspect, Inspection};
 use std::io::Write;
 use std::path::Path;
@@ -11,6 +11,9 @@ use std::path::Path;
 struct Output<'a> {
     file: String,
     format: Format,
+    /// What a converted file (FBX, BVH) declared: its format, units, axes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    converted: Option<&'a Converted>,
     extensions_used: Vec<String>,
     warnings: &'a [String],
     #[serde(flatten)]
@@ -18,7 +21,7 @@ struct Output<'a> {
 }
 
 pub fn run(file: &Path, json: bool) -> Result<(), Failure> {
-    let doc = gltf_io::read(file)?;
+    let doc = super::read(file)?;
     let extensions_used = doc.json()["extensionsUsed"]
         .as_array()
         .into_iter()
@@ -28,6 +31,7 @@ pub fn run(file: &Path, json: bool) -> Result<(), Failure> {
     let out = Output {
         file: file.display().to_string(),
         format: doc.format,
+        converted: doc.converted.as_ref(),
         extensions_used,
         warnings: &doc.warnings,
         inspection: inspect(&doc.model),
@@ -45,7 +49,15 @@ pub fn run(file: &Path, json: bool) -> Result<(), Failure> {
 }
 
 fn print_text(w: &mut impl Write, out: &Output) -> std::io::Result<()> {
-    writeln!(w, "{} ({:?})", out.file, out.format)?;
+    match out.converted {
+        Some(c) => {
+            writeln!(w, "{} ({}, read as glTF)", out.file, c.format)?;
+            for (what, value) in &c.facts {
+                writeln!(w, "{what}: {value}")?;
+            }
+        }
+        None => writeln!(w, "{} ({:?})", out.file, out.format)?,
+    }
     if !out.extensions_used.is_empty() {
         writeln!(w, "extensions: {}", out.extensions_used.join(", "))?;
     }

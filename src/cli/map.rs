@@ -62,7 +62,7 @@ pub fn run(
     let (profile, options) = settings
         .resolve_map()
         .map_err(|e| Failure::Usage(e.to_string()))?;
-    let doc = gltf_io::read(file)?;
+    let doc = super::read(file)?;
     let skeletons = &doc.model.skeletons;
     if let Some(k) = skeleton.filter(|&k| k >= skeletons.len()) {
         return Err(Failure::Usage(format!(

@@ -27,6 +27,18 @@ pub const EXIT_USAGE: i32 = 2;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Metres per unit of BVH inputs (such as 0.01 for centimetres); guessed from the
+    /// skeleton's height by default.
+    #[arg(long, global = true, value_name = "M")]
+    bvh_scale: Option<f32>,
+}
+
+/// How every command reads its inputs (set once from the global flags).
+static READ_OPTIONS: std::sync::OnceLock<skelnorm::io::ReadOptions> = std::sync::OnceLock::new();
+
+/// Reads an input of any supported format with the global read options.
+fn read(path: &std::path::Path) -> Result<skelnorm::gltf_io::Document, skelnorm::gltf_io::Error> {
+    skelnorm::io::read(path, READ_OPTIONS.get_or_init(Default::default))
 }
 
 #[derive(Subcommand)]
@@ -108,6 +120,15 @@ pub fn run() -> i32 {
             return code;
         }
     };
+    if let Some(scale) = cli.bvh_scale {
+        if !(scale > 0.0 && scale.is_finite()) {
+            eprintln!("skelnorm: --bvh-scale {scale}: must be a positive number of metres per unit");
+            return EXIT_USAGE;
+        }
+    }
+    let _ = READ_OPTIONS.set(skelnorm::io::ReadOptions {
+        bvh_scale: cli.bvh_scale,
+    });
     let result = match cli.command {
         Command::Inspect { file, json } => inspect::run(&file, json).map(|()| EXIT_OK),
         Command::Map {
@@ -249,7 +270,7 @@ fn config(dump_defaults: bool) -> Result<i32, Failure> {
 
 fn convert(input: &std::path::Path, output: &std::path::Path) -> Result<(), Failure> {
     check_output(output)?;
-    let doc = skelnorm::gltf_io::read(input)?;
+    let doc = read(input)?;
     doc.write(output)?;
     Ok(())
 }

@@ -72,7 +72,7 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
     let (profile, mut options) = (resolved.profile, resolved.normalize);
     options.skeleton = args.skeleton;
     let allow_partial = options.allow_partial;
-    let mut doc = gltf_io::read(&args.input)?;
+    let mut doc = super::read(&args.input)?;
     let report = match normalize(&mut doc.model, &profile, &options) {
         Ok(r) => r,
         Err(e @ NormalizeError::NoFit { .. }) => {

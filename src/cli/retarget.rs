@@ -137,8 +137,8 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
         },
         measure: resolved.normalize.measure,
     };
-    let mut source = gltf_io::read(&args.source)?;
-    let mut target = gltf_io::read(&args.target)?;
+    let mut source = super::read(&args.source)?;
+    let mut target = super::read(&args.target)?;
     let report = match retarget(&mut source.model, &mut target.model, &resolved.profile, &job) {
         Ok(r) => r,
         Err(e) => return refused(args, e),

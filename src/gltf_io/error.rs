@@ -39,6 +39,9 @@ pub enum ErrorKind {
     /// The model handed to the writer cannot be written into this document.
     #[error("cannot write: {0}")]
     Write(String),
+    /// A file of another format (FBX, BVH) that could not be converted; the message says what.
+    #[error("{0}")]
+    Convert(String),
 }
 
 /// An error about one file.

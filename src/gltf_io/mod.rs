@@ -8,6 +8,7 @@
 
 mod accessor;
 mod buffers;
+pub mod build;
 mod container;
 mod error;
 mod extract;
@@ -44,9 +45,22 @@ pub struct Document {
     pub model: Model,
     /// Things worth telling the user that did not stop the read (codes and messages).
     pub warnings: Vec<String>,
+    /// What the file declared when it was converted from another format (FBX, BVH): its
+    /// format and facts such as units and axes, for `inspect`; `None` for glTF files.
+    pub converted: Option<Converted>,
     json: Value,
     buffers: Vec<Option<Vec<u8>>>,
     original: Model,
+}
+
+/// The facts of a file converted from another format into a glTF document.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Converted {
+    /// The format, such as `FBX 7.4 binary` or `BVH`.
+    pub format: String,
+    /// What the file declared or what was guessed, as (what, value) pairs: units, up axis,
+    /// frame rate, the application that wrote it.
+    pub facts: Vec<(String, String)>,
 }
 
 /// Reads a `.gltf`, `.glb`, `.vrm` or `.vrma` file. Never writes; refuses URIs that leave the
@@ -96,6 +110,7 @@ pub fn read_bytes(bytes: &[u8], path: &Path, resources: &Resources) -> Result<Do
             original: model.clone(),
             model,
             warnings,
+            converted: None,
             json,
             buffers,
         })

@@ -1,0 +1,132 @@
+//! Reading any supported file into a glTF document and its model: glTF, GLB, VRM and VRMA as
+//! they are; FBX (and, with its reader, BVH) converted into a new glTF document first. The format
+//! is told by the file's first bytes, not its extension. Imports the format modules only.
+
+use crate::gltf_io::{self, Converted, Document, Error, ErrorKind, Resources};
+use std::path::Path;
+
+/// Options of reading.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReadOptions {
+    /// Metres per BVH unit; guessed from the skeleton's height when `None`.
+    pub bvh_scale: Option<f32>,
+}
+
+/// The formats skelnorm reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputFormat {
+    /// glTF JSON, GLB, VRM or VRMA.
+    Gltf,
+    /// Autodesk FBX, binary or ASCII.
+    Fbx,
+    /// Biovision hierarchy (motion capture).
+    Bvh,
+}
+
+impl InputFormat {
+    /// The format of a file from its first bytes, or from its extension when they say nothing.
+    pub fn sniff(bytes: &[u8], path: &Path) -> Option<InputFormat> {
+        let head = &bytes[..bytes.len().min(4096)];
+        let text = String::from_utf8_lossy(head);
+        let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+        if head.starts_with(b"glTF") || trimmed.starts_with('{') {
+            return Some(InputFormat::Gltf);
+        }
+        if head.starts_with(b"Kaydara FBX Binary") || text.contains("FBXHeaderExtension") {
+            return Some(InputFormat::Fbx);
+        }
+        if trimmed.starts_with("HIERARCHY") {
+            return Some(InputFormat::Bvh);
+        }
+        InputFormat::for_path(path)
+    }
+
+    /// The format a path's extension names.
+    pub fn for_path(path: &Path) -> Option<InputFormat> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "gltf" | "glb" | "vrm" | "vrma" => Some(InputFormat::Gltf),
+            "fbx" => Some(InputFormat::Fbx),
+            "bvh" => Some(InputFormat::Bvh),
+            _ => None,
+        }
+    }
+}
+
+/// Whether skelnorm reads files with this path's extension (for folder walks).
+pub fn is_supported(path: &Path) -> bool {
+    InputFormat::for_path(path).is_some_and(|f| f != InputFormat::Fbx || cfg!(feature = "fbx"))
+}
+
+/// Reads a file of any supported format. Never writes.
+pub fn read(path: &Path, options: &ReadOptions) -> Result<Document, Error> {
+    let fail = |kind| Error {
+        file: path.to_path_buf(),
+        kind,
+    };
+    let meta = std::fs::metadata(path).map_err(|e| fail(ErrorKind::Io(e)))?;
+    if meta.is_dir() {
+        return Err(fail(ErrorKind::NotGltf("it is a folder".into())));
+    }
+    let head = {
+        use std::io::Read;
+        let mut head = Vec::with_capacity(4096);
+        std::fs::File::open(path)
+            .and_then(|f| f.take(4096).read_to_end(&mut head))
+            .map_err(|e| fail(ErrorKind::Io(e)))?;
+        head
+    };
+    match InputFormat::sniff(&head, path) {
+        Some(InputFormat::Fbx) => read_fbx(path, meta.len()),
+        Some(InputFormat::Bvh) => read_bvh(path, options),
+        _ => gltf_io::read(path),
+    }
+}
+
+#[cfg(feature = "fbx")]
+fn read_fbx(path: &Path, size: u64) -> Result<Document, Error> {
+    let fail = |kind| Error {
+        file: path.to_path_buf(),
+        kind,
+    };
+    if size > gltf_io::MAX_INPUT_BYTES {
+        return Err(fail(ErrorKind::Convert(format!(
+            "{size} bytes is over the 2 GiB limit"
+        ))));
+    }
+    let bytes = std::fs::read(path).map_err(|e| fail(ErrorKind::Io(e)))?;
+    let (glb, info) = crate::fbx_io::to_glb(&bytes, path).map_err(|e| fail(ErrorKind::Convert(e.0)))?;
+    let mut doc = gltf_io::read_bytes(&glb, path, &Resources::None)?;
+    doc.warnings
+        .extend(info.notes.iter().map(|n| format!("fbx: {n}")));
+    let unit = match info.unit_meters {
+        u if (u - 1.0).abs() < 1e-9 => "metres".to_string(),
+        u if (u - 0.01).abs() < 1e-9 => "centimetres (0.01 m)".to_string(),
+        u => format!("{u} m"),
+    };
+    doc.converted = Some(Converted {
+        format: info.format,
+        facts: vec![
+            ("written by".into(), info.creator),
+            ("unit".into(), format!("{unit}, converted to metres")),
+            ("up axis".into(), format!("{}, converted to +Y", info.up_axis)),
+            ("frame rate".into(), format!("{} fps", info.fps)),
+        ],
+    });
+    Ok(doc)
+}
+
+#[cfg(not(feature = "fbx"))]
+fn read_fbx(path: &Path, _size: u64) -> Result<Document, Error> {
+    Err(Error {
+        file: path.to_path_buf(),
+        kind: ErrorKind::Convert("FBX support is not built in (build with the `fbx` feature)".into()),
+    })
+}
+
+fn read_bvh(path: &Path, _options: &ReadOptions) -> Result<Document, Error> {
+    Err(Error {
+        file: path.to_path_buf(),
+        kind: ErrorKind::Convert("BVH input is not available yet".into()),
+    })
+}
