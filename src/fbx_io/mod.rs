@@ -140,12 +140,12 @@ pub fn to_glb(bytes: &[u8], path: &Path) -> Result<(Vec<u8>, FbxInfo), FbxError>
         notes: Vec::new(),
     };
     let mut b = Builder::new(&format!("skelnorm {} (from FBX)", env!("CARGO_PKG_VERSION")));
-    let rest = rests(&scene);
+    let (rest, rest_world) = rests(&scene);
     let nodes = add_nodes(&scene, &rest, &mut b, &mut info);
     let materials = add_materials(&scene, &mut b, path, &mut info);
     let skinned = add_meshes(&scene, &mut b, &nodes, &materials, &mut info);
     if !skinned {
-        add_bone_skin(&scene, &mut b, &nodes);
+        add_bone_skin(&scene, &rest_world, &mut b, &nodes);
     }
     add_animations(&scene, &rest, &mut b, &nodes, &mut info)?;
     Ok((b.finish(), info))
@@ -155,7 +155,7 @@ pub fn to_glb(bytes: &[u8], path: &Path) -> Result<(Vec<u8>, FbxInfo), FbxError>
 /// has one (skin clusters' bind matrices, else a bind pose element), so that a character rests
 /// as it was skinned, not in whatever pose the scene was saved in; the node's own transform
 /// elsewhere.
-fn rests(scene: &ufbx::Scene) -> Vec<Transform> {
+fn rests(scene: &ufbx::Scene) -> (Vec<Transform>, Vec<Mat4>) {
     let mut bind: Vec<Option<Mat4>> = vec![None; scene.nodes.len()];
     for pose in scene.poses.iter().filter(|p| p.is_bind_pose) {
         for bp in pose.bone_poses.iter() {
@@ -195,7 +195,7 @@ fn rests(scene: &ufbx::Scene) -> Vec<Transform> {
         }
         stack.extend(node.children.iter().map(|c| &**c));
     }
-    out
+    (out, world)
 }
 
 /// Every node but the scene root, parents first, at rest; returns the glTF node of each ufbx
@@ -583,7 +583,7 @@ fn add_meshes(
 /// (FBX limb nodes) become the joints of a skin that no mesh uses, so that the skeleton is found
 /// as the file's authors marked it rather than guessed from the node tree (control rigs, props
 /// and markers stay outside it).
-fn add_bone_skin(scene: &ufbx::Scene, b: &mut Builder, nodes: &[Option<usize>]) {
+fn add_bone_skin(scene: &ufbx::Scene, rest_world: &[Mat4], b: &mut Builder, nodes: &[Option<usize>]) {
     let bones: Vec<(&ufbx::Node, usize)> = scene
         .nodes
         .iter()
@@ -596,7 +596,11 @@ fn add_bone_skin(scene: &ufbx::Scene, b: &mut Builder, nodes: &[Option<usize>]) 
     let joints: Vec<usize> = bones.iter().map(|(_, g)| *g).collect();
     let ibms: Vec<[f32; 16]> = bones
         .iter()
-        .map(|(n, _)| mat4(&n.node_to_world).inverse().to_cols_array())
+        .map(|(n, _)| {
+            // An affine inverse keeps the last row exactly (0, 0, 0, 1), as glTF asks.
+            let world = rest_world[n.element.typed_id as usize];
+            Mat4::from(glam::Affine3A::from_mat4(world).inverse()).to_cols_array()
+        })
         .collect();
     b.skin("bones", &joints, &ibms);
 }

@@ -1,0 +1,192 @@
+//! Issue 15: FBX in. Every shared FBX file is read (skeleton, clips, declared unit and axes),
+//! normalizes into a GLB the Khronos validator passes and three.js plays exactly as the plain
+//! conversion, the humanoids map, the Fox is refused; damaged FBX files give one clear error.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
+#![cfg(feature = "fbx")]
+
+mod common;
+
+use std::path::PathBuf;
+
+/// The shared FBX files, each with whether it is a humanoid.
+const FILES: &[(&str, bool)] = &[
+    ("fbx/quaternius_Male_Casual.fbx", true),
+    ("fbx/ufbx_maya_human_ik_7400_binary.fbx", true),
+    ("fbx/ufbx_maya_kenney_character_7700_binary.fbx", true),
+    ("fbx/ufbx_blender_293_barbarian_7400_binary.fbx", true),
+    ("fbx/RiggedFigure_blender.fbx", true),
+    ("fbx/cmu_07_01_isaacgym.fbx", true),
+    ("fbx/Fox_blender.fbx", false),
+];
+
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = common::skelnorm(args);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn present() -> Vec<(PathBuf, bool)> {
+    FILES
+        .iter()
+        .filter_map(|(rel, human)| common::asset(rel).map(|p| (p, *human)))
+        .collect()
+}
+
+#[test]
+fn inspect_shows_skeleton_clips_unit_and_axes() {
+    for (path, _) in present() {
+        let p = path.to_str().unwrap();
+        let (code, out, err) = run(&["inspect", "--json", p]);
+        assert_eq!(code, Some(0), "{p}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let converted = &v["converted"];
+        assert!(
+            converted["format"].as_str().unwrap().starts_with("FBX 7."),
+            "{p}: {converted}"
+        );
+        let facts: Vec<String> = converted["facts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f[0].as_str().unwrap().to_string())
+            .collect();
+        for want in ["unit", "up axis", "frame rate"] {
+            assert!(facts.iter().any(|f| f == want), "{p}: no {want} in {facts:?}");
+        }
+        let skeletons = v["skeletons"].as_array().unwrap();
+        assert!(!skeletons.is_empty(), "{p}: no skeleton");
+        let (code, text, _) = run(&["inspect", p]);
+        assert_eq!(code, Some(0));
+        assert!(
+            text.contains("unit: ") && text.contains("up axis: "),
+            "{p}: {text}"
+        );
+    }
+}
+
+#[test]
+fn every_file_normalizes_into_a_valid_glb_that_plays_like_the_conversion() {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, human) in present() {
+        let p = path.to_str().unwrap();
+        let name = path.file_stem().unwrap().to_str().unwrap();
+        let out = dir.path().join(format!("{name}.glb"));
+        let (code, _, err) = run(&["normalize", p, "-o", out.to_str().unwrap()]);
+        if !human {
+            assert_eq!(code, Some(3), "{p}: a non-humanoid is refused: {err}");
+            assert!(!out.exists(), "{p}: no output when refused");
+            continue;
+        }
+        assert_eq!(code, Some(0), "{p}: {err}");
+        if let Some(errors) = common::validator_errors(&out) {
+            assert_eq!(errors, 0, "{p}: validator errors in the output");
+        }
+        let plain = dir.path().join(format!("{name}.plain.glb"));
+        let (code, _, err) = run(&["convert", p, plain.to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{p}: {err}");
+        if let Some(errors) = common::validator_errors(&plain) {
+            assert_eq!(errors, 0, "{p}: validator errors in the plain conversion");
+        }
+        if let Some(e) = common::three_check(&plain, &out) {
+            assert!(
+                e <= 1e-5,
+                "{p}: three.js plays the normalized file {e} away from the conversion"
+            );
+        }
+        // The humanoid's clips survive: as many in the output as the FBX has stacks that move.
+        let doc = skelnorm::gltf_io::read(&out).unwrap();
+        let converted = skelnorm::io::read(&path, &Default::default()).unwrap();
+        assert_eq!(
+            doc.model.clips.len(),
+            converted.model.clips.len(),
+            "{p}: clips lost"
+        );
+    }
+}
+
+#[test]
+fn humanoid_bones_map() {
+    // Required bones of every humanoid, plus the named ones each rig has.
+    for (path, _) in present().into_iter().filter(|(_, human)| *human) {
+        let p = path.to_str().unwrap();
+        let (code, out, err) = run(&["map", "--json", p]);
+        assert_eq!(code, Some(0), "{p}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let s = &v["skeletons"][0];
+        assert!(
+            s["missing_required"].as_array().unwrap().is_empty(),
+            "{p}: {}",
+            s["missing_required"]
+        );
+    }
+    // HumanIK names map by name, all 52 the rig has.
+    if let Some(path) = common::asset("fbx/ufbx_maya_human_ik_7400_binary.fbx") {
+        let (_, out, _) = run(&["map", "--json", path.to_str().unwrap()]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let bones = &v["skeletons"][0]["bones"];
+        assert_eq!(bones["LeftUpperArm"]["source"], "Character1_LeftArm");
+        assert_eq!(bones["RightFoot"]["source"], "Character1_RightFoot");
+        assert_eq!(bones["Head"]["source"], "Character1_Head");
+        assert!(bones.as_object().unwrap().len() >= 50, "{bones}");
+    }
+}
+
+/// Damaged FBX files: one clear line naming the file, exit 1, no panic, no output.
+#[test]
+fn damaged_fbx_files_give_one_clear_error() {
+    let Some(src) = common::asset("fbx/RiggedFigure_blender.fbx") else {
+        return;
+    };
+    let bytes = std::fs::read(&src).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut cases: Vec<(String, Vec<u8>)> = [23usize, 27, 100, 1000, bytes.len() / 2, bytes.len() * 9 / 10]
+        .iter()
+        .map(|&n| (format!("cut at {n}"), bytes[..n].to_vec()))
+        .collect();
+    let mut flipped = bytes.clone();
+    for i in (200..flipped.len()).step_by(97) {
+        flipped[i] ^= 0x5a;
+    }
+    cases.push(("bytes flipped".into(), flipped));
+    cases.push((
+        "ascii header only".into(),
+        b"; FBX 7.4.0 project file\nFBXHeaderExtension:  {\n".to_vec(),
+    ));
+    for (what, data) in cases {
+        let input = dir.path().join("bad.fbx");
+        std::fs::write(&input, &data).unwrap();
+        let out = dir.path().join("out.glb");
+        let (code, _, err) = run(&["normalize", input.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        assert!(!err.contains("panicked"), "{what}: {err}");
+        assert!(matches!(code, Some(1) | Some(3)), "{what}: exit {code:?}: {err}");
+        if code == Some(1) {
+            assert!(
+                err.lines().count() == 1 && err.contains("bad.fbx"),
+                "{what}: one line naming the file: {err}"
+            );
+        }
+        assert!(!out.exists(), "{what}: no output");
+    }
+}
+
+/// A file's format is told by its content: an FBX named `.glb` still reads as FBX.
+#[test]
+fn the_format_comes_from_the_content() {
+    let Some(src) = common::asset("fbx/RiggedFigure_blender.fbx") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let renamed = dir.path().join("figure.glb");
+    std::fs::copy(&src, &renamed).unwrap();
+    let doc = skelnorm::io::read(&renamed, &Default::default()).unwrap();
+    assert!(doc.converted.is_some());
+    assert_eq!(doc.model.skeletons.len(), 1);
+}
