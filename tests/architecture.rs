@@ -161,7 +161,9 @@ fn stages_import_only_each_others_types_and_entry_points() {
             let allowed = entry.iter().find(|(m, _)| m == other).map_or(&[][..], |(_, e)| e);
             let helpers: Vec<String> = names_from(&files, other)
                 .into_iter()
-                .filter(|n| !n.starts_with(|c: char| c.is_ascii_uppercase()) || n.chars().all(|c| !c.is_lowercase()))
+                .filter(|n| {
+                    !n.starts_with(|c: char| c.is_ascii_uppercase()) || n.chars().all(|c| !c.is_lowercase())
+                })
                 .filter(|n| !allowed.contains(&n.as_str()))
                 .collect();
             assert!(
