@@ -15,6 +15,7 @@ mod common;
 
 use skelnorm::gltf_io::{read_bytes, Resources};
 use skelnorm::mapping::{map_skeleton, MapOptions};
+use skelnorm::model::SkeletonId;
 use skelnorm::pipeline::{normalize, NormalizeOptions, Stages};
 use skelnorm::profile::Profile;
 use skelnorm::rename::{rename, RenameOptions};
@@ -104,14 +105,14 @@ fn main() {
             .map(|s| {
                 (
                     s.index,
-                    map_skeleton(&doc.model.skeletons[s.index], profile, &MapOptions::default()),
+                    map_skeleton(doc.model.skeleton(s.index), profile, &MapOptions::default()),
                 )
             })
             .collect();
         let clone = median(|| {
             std::hint::black_box(fixed.clone());
         });
-        let alone = |stage: &dyn Fn(&mut skelnorm::model::Model, usize, &skelnorm::mapping::BoneMap)| {
+        let alone = |stage: &dyn Fn(&mut skelnorm::model::Model, SkeletonId, &skelnorm::mapping::BoneMap)| {
             median(|| {
                 let mut m = fixed.clone();
                 for (k, map) in &maps {

@@ -15,7 +15,7 @@ mod common;
 
 use skelnorm::gltf_io;
 use skelnorm::mapping::{map_skeleton, MapOptions};
-use skelnorm::model::{Clip, Model, Pose};
+use skelnorm::model::{Clip, Model, Pose, SkeletonId};
 use skelnorm::pipeline::{normalize, retarget_onto, NormalizeOptions, RetargetJob, Side};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{retarget_clip, RetargetOptions, Retargeter, Rig};
@@ -96,7 +96,7 @@ fn main() {
             std::hint::black_box(&out);
         }) / poses.len() as u32;
         let offline = common::median(10, Duration::from_millis(300), || {
-            std::hint::black_box(retarget_clip(&sr, &long, &tr, 0, &options).unwrap());
+            std::hint::black_box(retarget_clip(&sr, &long, &tr, SkeletonId(0), &options).unwrap());
         });
         let frames = (long.duration() * options.fps).ceil() as usize + 1;
         let samples = frames * ts.bones.len();
@@ -125,7 +125,7 @@ fn many_clips(src: &Model, dst: &Model, sr: &Rig, tr: &Rig, walk: &Clip) {
     let options = RetargetOptions::default();
     let per_clip = common::median(10, Duration::from_millis(300), || {
         for clip in &many.clips {
-            std::hint::black_box(retarget_clip(sr, clip, tr, 0, &options).unwrap());
+            std::hint::black_box(retarget_clip(sr, clip, tr, SkeletonId(0), &options).unwrap());
         }
     });
     let job = RetargetJob {
@@ -134,11 +134,11 @@ fn many_clips(src: &Model, dst: &Model, sr: &Rig, tr: &Rig, walk: &Clip) {
     };
     let (s, t) = (
         Side {
-            index: 0,
+            index: SkeletonId(0),
             map: sr.map.clone(),
         },
         Side {
-            index: 0,
+            index: SkeletonId(0),
             map: tr.map.clone(),
         },
     );

@@ -6,7 +6,7 @@
 //! two mirrored subtrees (legs) leave one way and a larger one (spine) the other; up runs from
 //! the legs to the spine; the feet (leg tips) point forward.
 
-use crate::model::{BoneId, Clip, Interpolation, Model, Skeleton};
+use crate::model::{BoneId, Clip, Interpolation, Model, Skeleton, SkeletonId};
 use glam::{Mat4, Vec3};
 use regex::Regex;
 use serde::Serialize;
@@ -84,8 +84,8 @@ pub struct SkeletonInfo {
 pub struct ClipInfo {
     /// Clip name.
     pub name: String,
-    /// Skeleton index.
-    pub skeleton: usize,
+    /// The skeleton it animates.
+    pub skeleton: SkeletonId,
     /// Last key time, seconds.
     pub duration: f32,
     /// Bone channels (translation, rotation, scale tracks).

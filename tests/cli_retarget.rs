@@ -261,7 +261,7 @@ fn ik_layout_feet_follow_the_source() {
         .iter()
         .find(|c| c.name == "walk (mixamo)")
         .expect("clip");
-    let sk = &doc.model.skeletons[clip.skeleton];
+    let sk = doc.model.skeleton(clip.skeleton);
     let h = sk.height();
     let id = |n: &str| sk.bones.iter().position(|b| b.name == n).expect(n);
     let rest = sk.rest_world();

@@ -12,7 +12,7 @@ mod common;
 use skelnorm::check;
 use skelnorm::gltf_io::{self, Document};
 use skelnorm::mapping::{map_skeleton, BoneMap, MapOptions};
-use skelnorm::model::Model;
+use skelnorm::model::{Model, SkeletonId};
 use skelnorm::pipeline::{normalize, NormalizeOptions};
 use skelnorm::profile::Profile;
 use std::path::{Path, PathBuf};
@@ -22,7 +22,7 @@ struct Normalized {
     input: Document,
     output: Document,
     out_path: PathBuf,
-    maps: Vec<(usize, BoneMap)>,
+    maps: Vec<(SkeletonId, BoneMap)>,
     _dir: tempfile::TempDir,
 }
 
@@ -55,7 +55,7 @@ fn normalize_file(path: &Path) -> Option<Normalized> {
         .map(|s| {
             (
                 s.index,
-                map_skeleton(&input.model.skeletons[s.index], profile, &MapOptions::default()),
+                map_skeleton(input.model.skeleton(s.index), profile, &MapOptions::default()),
             )
         })
         .collect();
@@ -111,7 +111,7 @@ fn rest_is_a_t_pose_facing_plus_z_with_y_toward_the_tail() {
     let mut palms = 0;
     for n in humanoids() {
         for (k, map) in &n.maps {
-            let r = check::rest(&n.output.model.skeletons[*k], map, profile);
+            let r = check::rest(n.output.model.skeleton(*k), map, profile);
             let file = n.input.path.display();
             assert!(r.max_direction_deg <= 1.0, "{file}: {r:?}");
             assert!(r.max_tail_deg <= 0.01, "{file}: {r:?}");
@@ -237,7 +237,13 @@ fn clips_transfer_between_normalized_rigs() {
         }
         let (sm, dm) = (&s.maps[0].1, &d.maps[0].1);
         let (ss, ds) = (&s.output.model.skeletons[0], &d.output.model.skeletons[0]);
-        let clips: Vec<_> = s.output.model.clips.iter().filter(|c| c.skeleton == 0).collect();
+        let clips: Vec<_> = s
+            .output
+            .model
+            .clips
+            .iter()
+            .filter(|c| c.skeleton == SkeletonId(0))
+            .collect();
         assert!(!clips.is_empty());
         for clip in clips {
             let (worst, at) = check::transfer((ss, sm, clip), (ds, dm), profile);
@@ -351,7 +357,7 @@ fn facing_turn_gets_a_new_node_when_bones_hang_from_the_scene() {
     );
     let r = check::rest(&n.output.model.skeletons[0], &n.maps[0].1, Profile::humanoid());
     assert!(r.faces_plus_z && r.max_tail_deg <= 0.01, "{r:?}");
-    let c = check::skin(&n.input.model, &n.output.model, 0);
+    let c = check::skin(&n.input.model, &n.output.model, SkeletonId(0));
     assert!(c.max_error <= 1e-5 && c.clips == 3, "{c:?}");
     if let (Some(before), Some(after)) = (
         common::validator_errors(&input),

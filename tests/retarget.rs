@@ -13,7 +13,7 @@ mod common;
 use skelnorm::check::retarget::{retarget as measure, RetargetCheck};
 use skelnorm::gltf_io;
 use skelnorm::mapping::{map_skeleton, BoneMap, MapOptions};
-use skelnorm::model::Model;
+use skelnorm::model::{Model, SkeletonId};
 use skelnorm::pipeline::{normalize, NormalizeOptions};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{retarget_clip, RetargetOptions, Rig};
@@ -50,9 +50,9 @@ fn run(src: &Normalized, dst: &Normalized, options: &RetargetOptions) -> Vec<(St
     src.model
         .clips
         .iter()
-        .filter(|c| c.skeleton == 0)
+        .filter(|c| c.skeleton == SkeletonId(0))
         .map(|clip| {
-            let r = retarget_clip(&s, clip, &t, 0, options).unwrap();
+            let r = retarget_clip(&s, clip, &t, SkeletonId(0), options).unwrap();
             let m = measure((&s, clip), (&t, &r.clip), &r.plan, options);
             (clip.name.clone(), m)
         })
@@ -157,7 +157,7 @@ fn retargeted_clips_match_the_targets_own_motion() {
             let Some(truth) = t.model.clips.iter().find(|c| c.name == clip.name) else {
                 continue;
             };
-            let r = retarget_clip(&sr, clip, &tr, 0, &options).unwrap();
+            let r = retarget_clip(&sr, clip, &tr, SkeletonId(0), &options).unwrap();
             let (worst, at) = skelnorm::check::directions(
                 (tr.skeleton, tr.map, &r.clip),
                 (tr.skeleton, tr.map, truth),

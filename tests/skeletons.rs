@@ -11,7 +11,7 @@ mod common;
 
 use serde_json::{json, Value};
 use skelnorm::gltf_io::{self, Resources};
-use skelnorm::model::OpaqueKind;
+use skelnorm::model::{OpaqueKind, SkeletonId};
 use std::path::Path;
 
 use common::{join_glb as join, split_glb as split};
@@ -62,7 +62,7 @@ fn two_characters_are_two_skeletons() {
     assert!(s[1].bones.iter().all(|b| b.node.unwrap() >= n as u32));
     assert_eq!((s[0].skins.len(), s[1].skins.len()), (1, 1));
     assert!(
-        doc.model.clips.iter().all(|c| c.skeleton == 0),
+        doc.model.clips.iter().all(|c| c.skeleton == SkeletonId(0)),
         "the clips animate the first character"
     );
     let info = skelnorm::inspect::inspect(&doc.model);

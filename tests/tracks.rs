@@ -15,7 +15,7 @@ use skelnorm::check;
 use skelnorm::gltf_io::{self, Document};
 use skelnorm::mapping::{map_skeleton, MapOptions};
 use skelnorm::model::WarningCode;
-use skelnorm::model::{BoneId, Skeleton};
+use skelnorm::model::{BoneId, Skeleton, SkeletonId};
 use skelnorm::pipeline::{normalize, NormalizeOptions, NormalizeReport, Stages};
 use skelnorm::profile::Profile;
 use skelnorm::tracks::{rebind, TrackOptions, UnmappedBones, COMPANION_SUFFIX};
@@ -111,7 +111,7 @@ fn default_normalize_strips_positions_renames_and_plays_the_same() {
         let name = path.display();
         for sk in r.report.skeletons.iter().filter(|s| s.skipped.is_none()) {
             let k = sk.index;
-            let (sin, sout) = (&r.input.model.skeletons[k], &r.output.model.skeletons[k]);
+            let (sin, sout) = (r.input.model.skeleton(k), r.output.model.skeleton(k));
             let tracks = sk.tracks.as_ref().unwrap();
             // Bones allowed a translation track: Root, Hips, and the warned movers (named in
             // the report as they were before renaming).
@@ -278,7 +278,7 @@ fn a_clip_written_into_another_rigs_file_by_name_plays_correctly() {
             clip,
             &a.output.model.skeletons[0],
             &b.output.model.skeletons[0],
-            0,
+            SkeletonId(0),
         );
         moved.clip.name = "walk from mixamo".into();
         let mut doc = b.output.clone();
@@ -400,7 +400,7 @@ fn the_skeleton_name_goes_to_the_armature_or_a_new_node() {
             r.output.json()["extensions"],
             "{name}: extensions"
         );
-        let skin = check::skin(&r.input.model, &r.output.model, 0);
+        let skin = check::skin(&r.input.model, &r.output.model, SkeletonId(0));
         assert!(skin.max_error <= 1e-5, "{name}: skin {}", skin.max_error);
         no_new_problems(&path, &r.out_path);
         let again = run(&r.out_path, &options).unwrap();

@@ -13,9 +13,9 @@ pub fn pictures(before: &Model, after: &Model, report: &NormalizeReport, profile
         .skeletons
         .iter()
         .map(|s| {
-            let after = (s.skipped.is_none()).then(|| &after.skeletons[s.index]);
+            let after = (s.skipped.is_none()).then(|| after.skeleton(s.index));
             picture(
-                &before.skeletons[s.index],
+                before.skeleton(s.index),
                 after,
                 &s.bone_map,
                 profile,

@@ -6,7 +6,7 @@
 pub mod retarget;
 
 use crate::mapping::BoneMap;
-use crate::model::{angle_deg, arc, turn_deg, BoneId, Clip, Model, Pose, Skeleton};
+use crate::model::{angle_deg, arc, turn_deg, BoneId, Clip, Model, Pose, Skeleton, SkeletonId};
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, MAX_TAIL_DEG};
 use glam::{DMat4, Mat4, Quat, Vec3};
 use serde::Serialize;
@@ -37,8 +37,8 @@ pub struct SkinCheck {
 /// (1 for a mesh in the skeleton's units, so then this is the plain element difference). Skeletons without skins compare bone world
 /// matrices instead, allowing each bone's frame one constant change (taken from the first
 /// frame): exactly what a bind matrix would absorb.
-pub fn skin(before: &Model, after: &Model, k: usize) -> SkinCheck {
-    let (a, b) = (&before.skeletons[k], &after.skeletons[k]);
+pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
+    let (a, b) = (before.skeleton(k), after.skeleton(k));
     let height = a.height().max(1e-6);
     // Clips pair by name (in order among equal names): stages may remove or add clips.
     let mut unused: Vec<&Clip> = after.clips.iter().filter(|c| c.skeleton == k).collect();

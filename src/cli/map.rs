@@ -6,6 +6,7 @@ use anyhow::Context;
 use serde::Serialize;
 use skelnorm::gltf_io;
 use skelnorm::mapping::{map_skeleton, BoneMapFile, MapReport};
+use skelnorm::model::SkeletonId;
 use skelnorm::report::map_text;
 use skelnorm::settings::Settings;
 use std::io::Write;
@@ -63,17 +64,10 @@ pub fn run(
         .resolve_map()
         .map_err(|e| Failure::Usage(e.to_string()))?;
     let doc = super::read(file)?;
-    let skeletons = &doc.model.skeletons;
-    if let Some(k) = skeleton.filter(|&k| k >= skeletons.len()) {
-        return Err(Failure::Usage(format!(
-            "{}: there is no skeleton {k} (the file has {})",
-            file.display(),
-            skeletons.len()
-        )));
-    }
-    let chosen: Vec<usize> = match skeleton {
-        Some(k) => vec![k],
-        None => (0..skeletons.len()).collect(),
+    let model = &doc.model;
+    let chosen: Vec<SkeletonId> = match skeleton {
+        Some(k) => vec![super::skeleton_id(file, model, k)?],
+        None => model.skeleton_ids().collect(),
     };
     if output.is_some() && chosen.len() != 1 {
         return Err(Failure::Usage(format!(
@@ -84,12 +78,12 @@ pub fn run(
     }
     let maps: Vec<_> = chosen
         .iter()
-        .map(|&k| map_skeleton(&skeletons[k], &profile, &options))
+        .map(|&k| map_skeleton(model.skeleton(k), &profile, &options))
         .collect();
     let reports: Vec<MapReport> = chosen
         .iter()
         .zip(&maps)
-        .map(|(&k, m)| m.report(&skeletons[k], &profile))
+        .map(|(&k, m)| m.report(model.skeleton(k), &profile))
         .collect();
     let partial: Vec<String> = reports
         .iter()
@@ -113,7 +107,7 @@ pub fn run(
         return Ok(EXIT_PARTIAL);
     }
     if let (Some(out), [k]) = (output, chosen.as_slice()) {
-        let text = BoneMapFile::write_ron(&maps[0], &skeletons[*k], &profile);
+        let text = BoneMapFile::write_ron(&maps[0], model.skeleton(*k), &profile);
         gltf_io::write_file(out, text.as_bytes())
             .with_context(|| format!("{}: cannot write the bone map", out.display()))?;
     }

@@ -196,6 +196,23 @@ fn check_output(output: &std::path::Path) -> Result<(), Failure> {
     Ok(())
 }
 
+/// A `--skeleton N` flag as the id of a skeleton of `model` (read from `file`): a usage error
+/// naming the file when it has no skeleton `N`.
+fn skeleton_id(
+    file: &std::path::Path,
+    model: &skelnorm::model::Model,
+    k: usize,
+) -> Result<skelnorm::model::SkeletonId, Failure> {
+    match u32::try_from(k) {
+        Ok(id) if k < model.skeletons.len() => Ok(skelnorm::model::SkeletonId(id)),
+        _ => Err(Failure::Usage(format!(
+            "{}: there is no skeleton {k} (the file has {})",
+            file.display(),
+            model.skeletons.len()
+        ))),
+    }
+}
+
 /// The settings file given (a usage error naming the file when it cannot be read or parsed), or
 /// the defaults.
 fn load_settings(path: Option<&std::path::Path>) -> Result<skelnorm::settings::Settings, Failure> {

@@ -70,9 +70,12 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
     args.apply(&mut settings)?;
     let resolved = super::resolve(&settings)?;
     let (profile, mut options) = (resolved.profile, resolved.normalize);
-    options.skeleton = args.skeleton;
     let allow_partial = options.allow_partial;
     let mut doc = super::read(&args.input)?;
+    options.skeleton = args
+        .skeleton
+        .map(|k| super::skeleton_id(&args.input, &doc.model, k))
+        .transpose()?;
     let report = match normalize(&mut doc.model, &profile, &options) {
         Ok(r) => r,
         Err(e @ NormalizeError::NoFit { .. }) => {

@@ -4,6 +4,7 @@
 use super::map::{MapArgs, EXIT_PARTIAL};
 use super::Failure;
 use skelnorm::gltf_io;
+use skelnorm::model::SkeletonId;
 use skelnorm::pipeline::{
     retarget, ClipNaming, NormalizeError, NormalizeOptions, OnClash, RetargetJob, RetargetRunError,
 };
@@ -120,14 +121,29 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
     let mut settings = super::load_settings(args.settings.as_deref())?;
     args.apply(&mut settings)?;
     let resolved = super::resolve(&settings)?;
+    let mut source = super::read(&args.source)?;
+    let mut target = super::read(&args.target)?;
+    let source_skeleton = args
+        .source_skeleton
+        .map(|k| super::skeleton_id(&args.source, &source.model, k))
+        .transpose()?;
+    // The target's number is checked when the target is normalized, after the source (whose
+    // refusal comes first); only a number no id can hold is refused here, with the same message.
+    let target_skeleton = args
+        .target_skeleton
+        .map(|k| match u32::try_from(k) {
+            Ok(id) => Ok(SkeletonId(id)),
+            Err(_) => super::skeleton_id(&args.target, &target.model, k),
+        })
+        .transpose()?;
     let normalize = |skeleton| NormalizeOptions {
         skeleton,
         measure: false,
         ..resolved.normalize.clone()
     };
     let job = RetargetJob {
-        source: normalize(args.source_skeleton),
-        target: normalize(args.target_skeleton),
+        source: normalize(source_skeleton),
+        target: normalize(target_skeleton),
         retarget: resolved.retarget.clone(),
         clips: args.clips.clone(),
         naming: ClipNaming {
@@ -137,8 +153,6 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
         },
         measure: resolved.normalize.measure,
     };
-    let mut source = super::read(&args.source)?;
-    let mut target = super::read(&args.target)?;
     let report = match retarget(&mut source.model, &mut target.model, &resolved.profile, &job) {
         Ok(r) => r,
         Err(e) => return refused(args, e),

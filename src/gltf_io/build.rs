@@ -282,3 +282,90 @@ impl Builder {
         glb
     }
 }
+
+/// The glTF name of an interpolation.
+fn interpolation(i: crate::model::Interpolation) -> &'static str {
+    match i {
+        crate::model::Interpolation::Linear => "LINEAR",
+        crate::model::Interpolation::Step => "STEP",
+        crate::model::Interpolation::CubicSpline => "CUBICSPLINE",
+    }
+}
+
+/// A glTF document (GLB bytes) holding `model`'s skeletons and clips and nothing else, for
+/// formats that carry only motion (BVH): each skeleton's bones as nodes (under a node holding
+/// its base transform, when that is not the identity), its joints as a skin that no mesh uses
+/// (so that readers find the skeleton), and every clip as an animation.
+pub fn from_model(model: &crate::model::Model, generator: &str) -> Vec<u8> {
+    let mut b = Builder::new(generator);
+    let mut node_of: Vec<Vec<usize>> = Vec::with_capacity(model.skeletons.len());
+    for s in &model.skeletons {
+        let top = (s.base != glam::Mat4::IDENTITY).then(|| {
+            let (scale, rotation, translation) = s.base.to_scale_rotation_translation();
+            let t = Transform {
+                translation,
+                rotation,
+                scale,
+            };
+            b.node(&s.name, &t, None)
+        });
+        let mut nodes = Vec::with_capacity(s.bones.len());
+        for bone in &s.bones {
+            let parent = bone.parent.map(|p| nodes[p.index()]).or(top);
+            nodes.push(b.node(&bone.name, &bone.rest, parent));
+        }
+        let world = s.rest_world();
+        let joints: Vec<usize> = (0..s.bones.len())
+            .filter(|&i| s.bones[i].is_joint)
+            .collect();
+        if !joints.is_empty() {
+            let ibms: Vec<[f32; 16]> = joints
+                .iter()
+                .map(|&i| glam::Mat4::from(glam::Affine3A::from_mat4(world[i]).inverse()).to_cols_array())
+                .collect();
+            let skin_joints: Vec<usize> = joints.iter().map(|&i| nodes[i]).collect();
+            b.skin(&s.name, &skin_joints, &ibms);
+        }
+        node_of.push(nodes);
+    }
+    for clip in &model.clips {
+        let Some(nodes) = node_of.get(clip.skeleton.index()) else {
+            continue;
+        };
+        let mut channels = Vec::new();
+        for (k, tracks) in clip.tracks.iter().enumerate() {
+            let Some(&node) = nodes.get(k) else {
+                continue;
+            };
+            if let Some(t) = &tracks.translation {
+                channels.push(ChannelKeys {
+                    node,
+                    path: "translation",
+                    interpolation: interpolation(t.interpolation),
+                    times: t.times.clone(),
+                    values: t.values.iter().flat_map(|v| v.to_array()).collect(),
+                });
+            }
+            if let Some(t) = &tracks.rotation {
+                channels.push(ChannelKeys {
+                    node,
+                    path: "rotation",
+                    interpolation: interpolation(t.interpolation),
+                    times: t.times.clone(),
+                    values: t.values.iter().flat_map(|v| v.to_array()).collect(),
+                });
+            }
+            if let Some(t) = &tracks.scale {
+                channels.push(ChannelKeys {
+                    node,
+                    path: "scale",
+                    interpolation: interpolation(t.interpolation),
+                    times: t.times.clone(),
+                    values: t.values.iter().flat_map(|v| v.to_array()).collect(),
+                });
+            }
+        }
+        b.animation(&clip.name, &channels);
+    }
+    b.finish()
+}

@@ -12,7 +12,7 @@ use super::error::{invalid, ErrorKind};
 use super::hints;
 use crate::model::{
     Attachment, Bone, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, NodeName, OpaqueKind,
-    OpaqueTrack, Skeleton, Skin, Track, Transform,
+    OpaqueTrack, Skeleton, SkeletonId, Skin, Track, Transform,
 };
 use glam::{Mat4, Quat, Vec3};
 use gltf::json::accessor::Type;
@@ -23,7 +23,7 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 /// The skeleton and bone of each bone node, by glTF node index.
-type BoneOf = HashMap<usize, (usize, BoneId)>;
+pub(crate) type BoneOf = HashMap<usize, (SkeletonId, BoneId)>;
 
 /// Reads the model: skeletons (with their skins, attachments and hints) first, then the clips
 /// that animate them; plus the warnings found on the way.
@@ -74,7 +74,7 @@ fn skeletons(
         .flat_map(|s| s.joints.iter().map(|j| j.value()))
         .collect();
     let mut bone_of: BoneOf = HashMap::new();
-    for (s, nodes) in groups.iter().enumerate() {
+    for (s, nodes) in (0..).map(SkeletonId).zip(&groups) {
         let sk = build_skeleton(root, parents, locals, nodes, s, &joints, &mut bone_of)?;
         skeletons.push(sk);
     }
@@ -85,7 +85,7 @@ fn skeletons(
         let joints: Vec<BoneId> = skin.joints.iter().map(|j| bone_of[&j.value()].1).collect();
         let inverse_bind_matrices = inverse_binds(skin, k, joints.len(), data)?;
         let name = skin.name.clone().unwrap_or_default();
-        skeletons[s].skins.push(Skin {
+        skeletons[s.index()].skins.push(Skin {
             name,
             joints,
             inverse_bind_matrices,
@@ -397,7 +397,7 @@ fn build_skeleton(
     parents: &[Option<usize>],
     locals: &[Transform],
     nodes: &[usize],
-    index: usize,
+    index: SkeletonId,
     joints: &HashSet<usize>,
     bone_of: &mut BoneOf,
 ) -> Result<Skeleton, ErrorKind> {
@@ -458,7 +458,7 @@ fn attach(
         }
         if let Some(&(s, parent)) = parents[n].and_then(|p| bone_of.get(&p)) {
             let name = node.name.clone().unwrap_or_else(|| format!("node{n}"));
-            skeletons[s].attachments.push(Attachment {
+            skeletons[s.index()].attachments.push(Attachment {
                 name,
                 parent,
                 transform: locals[n],
@@ -572,10 +572,10 @@ fn animation_clips(
         };
         let bone = bone_of.get(&node).copied();
         let clip = bone.map(|(sk, _)| {
-            per_skeleton[sk].get_or_insert_with(|| Clip {
+            per_skeleton[sk.index()].get_or_insert_with(|| Clip {
                 name: name.clone(),
                 skeleton: sk,
-                tracks: vec![BoneTracks::default(); skeletons[sk].bones.len()],
+                tracks: vec![BoneTracks::default(); skeletons[sk.index()].bones.len()],
                 opaque: Vec::new(),
                 source: Some(a as u32),
                 motion_scale,
@@ -609,7 +609,7 @@ fn animation_clips(
     if made.is_empty() && !skeletons.is_empty() {
         made.push(Clip {
             name: name.clone(),
-            skeleton: 0,
+            skeleton: SkeletonId(0),
             tracks: vec![BoneTracks::default(); skeletons[0].bones.len()],
             opaque: Vec::new(),
             source: Some(a as u32),

@@ -2,13 +2,13 @@
 //! weights, and the humanoid bone map of a VRM 0.x, VRM 1.0 or VRMA extension.
 
 use super::accessor::Data;
+use super::extract::BoneOf;
 use crate::model::{BoneId, DeclaredMap, DeclaredSource, Skeleton};
 use gltf::json::accessor::Type;
 use gltf::json::mesh::Semantic;
 use gltf::json::validation::Checked;
 use gltf::json::Root;
 use serde_json::Value;
-use std::collections::HashMap;
 
 /// Marks each bone `weighted` (Some(true/false)) from the skinned meshes' JOINTS_n/WEIGHTS_n.
 /// Joints of a skin whose mesh data cannot be read (Draco, unsupported compression) or that no
@@ -16,7 +16,7 @@ use std::collections::HashMap;
 pub(crate) fn weights(
     root: &Root,
     json: &Value,
-    bone_of: &HashMap<usize, (usize, BoneId)>,
+    bone_of: &BoneOf,
     skeletons: &mut [Skeleton],
     data: &mut Data,
     warnings: &mut Vec<String>,
@@ -69,7 +69,7 @@ pub(crate) fn weights(
             let Some(&(s, b)) = bone_of.get(&joint.value()) else {
                 continue;
             };
-            let bone = &mut skeletons[s].bones[b.index()];
+            let bone = &mut skeletons[s.index()].bones[b.index()];
             match &used[k] {
                 None if bone.weighted != Some(true) => bone.weighted = None,
                 Some(u) if u[j] => bone.weighted = Some(true),
@@ -106,7 +106,7 @@ fn mark(prim: &gltf::json::mesh::Primitive, data: &mut Data, used: Option<&mut [
 }
 
 /// Reads the humanoid bone map of a VRM extension into the skeleton holding the mapped nodes.
-pub(crate) fn declared(json: &Value, bone_of: &HashMap<usize, (usize, BoneId)>, skeletons: &mut [Skeleton]) {
+pub(crate) fn declared(json: &Value, bone_of: &BoneOf, skeletons: &mut [Skeleton]) {
     let mut entries: Vec<(String, usize)> = Vec::new();
     let mut source = None;
     for (ptr, src) in [
@@ -142,7 +142,7 @@ pub(crate) fn declared(json: &Value, bone_of: &HashMap<usize, (usize, BoneId)>, 
     let mut per_skeleton: Vec<Vec<(String, BoneId)>> = vec![Vec::new(); skeletons.len()];
     for (name, node) in entries {
         if let Some(&(s, b)) = bone_of.get(&node) {
-            per_skeleton[s].push((name, b));
+            per_skeleton[s.index()].push((name, b));
         }
     }
     for (s, mut bones) in per_skeleton.into_iter().enumerate() {

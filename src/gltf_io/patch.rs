@@ -425,8 +425,7 @@ fn rebuild(
     }
     for clip in new {
         let skeleton = model
-            .skeletons
-            .get(clip.skeleton)
+            .get_skeleton(clip.skeleton)
             .ok_or_else(|| fail(format!("clip `{}`: no skeleton", clip.name)))?;
         let before = old.iter().find(|c| c.skeleton == clip.skeleton);
         for o in &clip.opaque {

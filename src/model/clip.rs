@@ -1,6 +1,6 @@
 //! Clips: typed keyframe tracks per bone and channel, plus tracks the model does not interpret.
 
-use super::{Problem, Skeleton};
+use super::{Problem, Skeleton, SkeletonId};
 use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
@@ -309,8 +309,8 @@ pub struct OpaqueTrack {
 pub struct Clip {
     /// Name; unnamed glTF animations get `animation<index>`.
     pub name: String,
-    /// Index of the skeleton in the file whose bones the tracks animate.
-    pub skeleton: usize,
+    /// The skeleton in the file whose bones the tracks animate.
+    pub skeleton: SkeletonId,
     /// One entry per bone of the skeleton, indexed by `BoneId`.
     pub tracks: Vec<BoneTracks>,
     /// Channels the model does not interpret, carried through untouched.

@@ -34,6 +34,24 @@ impl BoneId {
     }
 }
 
+/// Index of a skeleton in [`Model::skeletons`]; serializes as a plain number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct SkeletonId(pub u32);
+
+impl SkeletonId {
+    /// The index as `usize`, for indexing `Model::skeletons`.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl std::fmt::Display for SkeletonId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 /// One bone of a skeleton.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bone {
@@ -142,11 +160,32 @@ pub struct NodeName {
 }
 
 impl Model {
+    /// The skeleton `id`; panics when the model has no such skeleton (stages check their
+    /// skeleton first, see [`Model::get_skeleton`]).
+    pub fn skeleton(&self, id: SkeletonId) -> &Skeleton {
+        &self.skeletons[id.index()]
+    }
+
+    /// The skeleton `id`, mutably; panics when the model has no such skeleton.
+    pub fn skeleton_mut(&mut self, id: SkeletonId) -> &mut Skeleton {
+        &mut self.skeletons[id.index()]
+    }
+
+    /// The skeleton `id`, or `None` when the model has no such skeleton.
+    pub fn get_skeleton(&self, id: SkeletonId) -> Option<&Skeleton> {
+        self.skeletons.get(id.index())
+    }
+
+    /// The ids of every skeleton, in order.
+    pub fn skeleton_ids(&self) -> impl ExactSizeIterator<Item = SkeletonId> {
+        (0..self.skeletons.len() as u32).map(SkeletonId)
+    }
+
     /// Checks every skeleton and clip ([`Skeleton::validate`], [`Clip::validate`]).
     pub fn validate(&self) -> Vec<Problem> {
         let mut out: Vec<Problem> = self.skeletons.iter().flat_map(Skeleton::validate).collect();
         for clip in &self.clips {
-            match self.skeletons.get(clip.skeleton) {
+            match self.get_skeleton(clip.skeleton) {
                 Some(s) => out.extend(clip.validate(s)),
                 None => out.push(Problem {
                     rule: 1,

@@ -11,7 +11,7 @@ pub use retarget::{
 
 use crate::check::{self, RestCheck, SkinCheck};
 use crate::mapping::{map_skeleton, BoneMap, MapOptions, MapReport};
-use crate::model::Model;
+use crate::model::{Model, SkeletonId};
 use crate::profile::Profile;
 use crate::rename::{rename, RenameError, RenameOptions, RenameReport};
 use crate::rest::{fix_rest, RestError, RestOptions, RestReport};
@@ -53,7 +53,7 @@ pub struct NormalizeOptions {
     /// Renaming mapped bones (and the armature) to the profile's names.
     pub rename: RenameOptions,
     /// Normalize only this skeleton (by index); by default every skeleton that fits the profile.
-    pub skeleton: Option<usize>,
+    pub skeleton: Option<SkeletonId>,
     /// Normalize skeletons that lack any required bones (with what is mapped). Without it, a
     /// skeleton may lack only required *end* bones (no required bone below them: head, hands,
     /// feet), as rigs without hand or foot bones do; the report lists them.
@@ -77,8 +77,8 @@ pub struct Measured {
 /// What happened to one skeleton.
 #[derive(Debug, Clone, Serialize)]
 pub struct SkeletonReport {
-    /// Index in the file.
-    pub index: usize,
+    /// The skeleton in the file.
+    pub index: SkeletonId,
     /// Its name.
     pub skeleton: String,
     /// Why it was left alone, if it was.
@@ -124,7 +124,7 @@ impl NormalizeReport {
 pub enum NormalizeError {
     /// `skeleton` names a skeleton the model does not have.
     #[error("there is no skeleton {0} (the file has {1})")]
-    NoSkeleton(usize, usize),
+    NoSkeleton(SkeletonId, usize),
     /// No skeleton fits the profile; lists what each lacks.
     #[error("no skeleton fits the `{profile}` profile: {}", missing.join("; "))]
     NoFit {
@@ -175,16 +175,16 @@ fn map_chosen(
     model: &Model,
     profile: &Profile,
     options: &NormalizeOptions,
-) -> Result<Vec<(usize, BoneMap)>, NormalizeError> {
+) -> Result<Vec<(SkeletonId, BoneMap)>, NormalizeError> {
     let count = model.skeletons.len();
-    let chosen: Vec<usize> = match options.skeleton {
-        Some(k) if k >= count => return Err(NormalizeError::NoSkeleton(k, count)),
+    let chosen: Vec<SkeletonId> = match options.skeleton {
+        Some(k) if k.index() >= count => return Err(NormalizeError::NoSkeleton(k, count)),
         Some(k) => vec![k],
-        None => (0..count).collect(),
+        None => model.skeleton_ids().collect(),
     };
-    let maps: Vec<(usize, BoneMap)> = chosen
+    let maps: Vec<(SkeletonId, BoneMap)> = chosen
         .iter()
-        .map(|&k| (k, map_skeleton(&model.skeletons[k], profile, &options.map)))
+        .map(|&k| (k, map_skeleton(model.skeleton(k), profile, &options.map)))
         .collect();
     if maps.iter().any(|(_, m)| fits(m, profile, options)) {
         return Ok(maps);
@@ -199,7 +199,7 @@ fn map_chosen(
                 .collect();
             format!(
                 "skeleton `{}` lacks {}",
-                model.skeletons[*k].name,
+                model.skeleton(*k).name,
                 lacks.join(", ")
             )
         })
@@ -230,16 +230,16 @@ fn fits(map: &BoneMap, profile: &Profile, options: &NormalizeOptions) -> bool {
 fn normalize_one(
     model: &mut Model,
     original: &Model,
-    k: usize,
+    k: SkeletonId,
     map: BoneMap,
     profile: &Profile,
     options: &NormalizeOptions,
 ) -> Result<SkeletonReport, NormalizeError> {
-    let mapping = map.report(&model.skeletons[k], profile);
+    let mapping = map.report(model.skeleton(k), profile);
     let fit = fits(&map, profile, options);
     let mut report = SkeletonReport {
         index: k,
-        skeleton: model.skeletons[k].name.clone(),
+        skeleton: model.skeleton(k).name.clone(),
         skipped: None,
         mapping,
         bone_map: map,
@@ -276,7 +276,7 @@ fn normalize_one(
         };
         report.measured = Some(Measured {
             skin: check::skin(original, after, k),
-            rest: check::rest(&model.skeletons[k], map, profile),
+            rest: check::rest(model.skeleton(k), map, profile),
         });
     }
     Ok(report)

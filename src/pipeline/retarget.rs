@@ -5,7 +5,7 @@
 use super::{normalize, NormalizeError, NormalizeOptions, NormalizeReport};
 use crate::check::retarget::{retarget as measure, RetargetCheck};
 use crate::mapping::BoneMap;
-use crate::model::{Clip, Model};
+use crate::model::{Clip, Model, SkeletonId};
 use crate::profile::Profile;
 use crate::retarget::{retarget_clip_with, Plan, RetargetError, RetargetOptions, Retargeter, Rig};
 use crate::tracks::COMPANION_SUFFIX;
@@ -81,8 +81,8 @@ pub struct RetargetJob {
 /// A normalized model's skeleton chosen for retargeting: the first one normalized.
 #[derive(Debug, Clone)]
 pub struct Side {
-    /// The skeleton's index in its model.
-    pub index: usize,
+    /// The skeleton in its model.
+    pub index: SkeletonId,
     /// Its bone map (to the normalized bones).
     pub map: BoneMap,
 }
@@ -192,12 +192,12 @@ pub fn retarget_onto(
         .names(&names, &taken)
         .map_err(RetargetRunError::ClipTaken)?;
     let s_rig = Rig {
-        skeleton: &source.skeletons[s.index],
+        skeleton: source.skeleton(s.index),
         map: &s.map,
         profile,
     };
     let t_rig = Rig {
-        skeleton: &target.skeletons[t.index],
+        skeleton: target.skeleton(t.index),
         map: &t.map,
         profile,
     };
@@ -236,7 +236,7 @@ pub fn retarget_onto(
 /// model order.
 fn chosen_clips<'a>(
     model: &'a Model,
-    index: usize,
+    index: SkeletonId,
     wanted: &[String],
 ) -> Result<Vec<&'a Clip>, RetargetRunError> {
     let available: Vec<&Clip> = model

@@ -7,7 +7,7 @@
 //! valid. Pure over the model; imports `model`, `profile` and `mapping`.
 
 use crate::mapping::BoneMap;
-use crate::model::{BoneId, Model, NodeName, Warning, WarningCode};
+use crate::model::{BoneId, Model, NodeName, SkeletonId, Warning, WarningCode};
 use crate::profile::Profile;
 use documented::DocumentedFields;
 use serde::{Deserialize, Serialize};
@@ -50,7 +50,7 @@ pub struct RenameReport {
 pub enum RenameError {
     /// The skeleton index does not exist.
     #[error("there is no skeleton {0}")]
-    NoSkeleton(usize),
+    NoSkeleton(SkeletonId),
     /// The map was made for another skeleton.
     #[error("the bone map does not fit skeleton `{0}`")]
     MapMismatch(String),
@@ -62,16 +62,16 @@ pub enum RenameError {
 /// Something in the model that holds a node name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Holder {
-    Bone(usize, BoneId),
+    Bone(SkeletonId, BoneId),
     Node(usize),
     /// A skeleton without a node above its bones (the writer adds one when it is named).
-    Skeleton(usize),
+    Skeleton(SkeletonId),
 }
 
 /// The model's node names, counted, with the rules of who may be moved aside.
 struct Names<'a> {
     model: &'a mut Model,
-    k: usize,
+    k: SkeletonId,
     mapped: Vec<bool>,
     taken: HashMap<String, usize>,
 }
@@ -79,9 +79,9 @@ struct Names<'a> {
 impl Names<'_> {
     fn name(&self, h: Holder) -> &str {
         match h {
-            Holder::Bone(j, b) => &self.model.skeletons[j].bones[b.index()].name,
+            Holder::Bone(j, b) => &self.model.skeleton(j).bones[b.index()].name,
             Holder::Node(i) => &self.model.other_nodes[i].name,
-            Holder::Skeleton(j) => &self.model.skeletons[j].name,
+            Holder::Skeleton(j) => &self.model.skeleton(j).name,
         }
     }
 
@@ -93,7 +93,7 @@ impl Names<'_> {
         }
         *self.taken.entry(name.clone()).or_default() += 1;
         match h {
-            Holder::Bone(j, b) => self.model.skeletons[j].bones[b.index()].name = name,
+            Holder::Bone(j, b) => self.model.skeleton_mut(j).bones[b.index()].name = name,
             Holder::Node(i) => {
                 let node = self.model.other_nodes[i].node;
                 for s in &mut self.model.skeletons {
@@ -103,13 +103,13 @@ impl Names<'_> {
                 }
                 self.model.other_nodes[i].name = name;
             }
-            Holder::Skeleton(j) => self.model.skeletons[j].name = name,
+            Holder::Skeleton(j) => self.model.skeleton_mut(j).name = name,
         }
     }
 
     fn holders(&self, name: &str) -> Vec<Holder> {
         let mut out = Vec::new();
-        for (j, s) in self.model.skeletons.iter().enumerate() {
+        for (j, s) in self.model.skeleton_ids().zip(&self.model.skeletons) {
             for (b, bone) in s.bones.iter().enumerate() {
                 if bone.name == name {
                     out.push(Holder::Bone(j, BoneId(b as u32)));
@@ -133,9 +133,8 @@ impl Names<'_> {
                 let node = self.model.other_nodes[i].node;
                 !self
                     .model
-                    .skeletons
-                    .iter()
-                    .enumerate()
+                    .skeleton_ids()
+                    .zip(&self.model.skeletons)
                     .any(|(j, s)| j != self.k && s.base_nodes.last() == Some(&node))
             }
             Holder::Skeleton(_) => false,
@@ -179,12 +178,12 @@ impl Names<'_> {
 /// `options.skeleton_name` is set). On error nothing changes.
 pub fn rename(
     model: &mut Model,
-    k: usize,
+    k: SkeletonId,
     map: &BoneMap,
     profile: &Profile,
     options: &RenameOptions,
 ) -> Result<RenameReport, RenameError> {
-    let s = model.skeletons.get(k).ok_or(RenameError::NoSkeleton(k))?;
+    let s = model.get_skeleton(k).ok_or(RenameError::NoSkeleton(k))?;
     if !map.fits(s, profile) {
         return Err(RenameError::MapMismatch(s.name.clone()));
     }
@@ -249,7 +248,7 @@ pub fn rename(
                 Some(i) => Holder::Node(i),
                 None => {
                     // An unnamed armature node: give it an entry holding the skeleton's name.
-                    let name = names.model.skeletons[k].name.clone();
+                    let name = names.model.skeleton(k).name.clone();
                     names.model.other_nodes.push(NodeName {
                         node,
                         name: name.clone(),

@@ -49,7 +49,14 @@ fn mapped_bones_take_profile_names_and_unmapped_keep_theirs() {
     let profile = Profile::humanoid();
     let (s, map) = prefixed();
     let mut model = model_of(vec![s.clone()], &[(0, "Armature"), (200, "Body")]);
-    let report = rename(&mut model, 0, &map, profile, &RenameOptions::default()).unwrap();
+    let report = rename(
+        &mut model,
+        SkeletonId(0),
+        &map,
+        profile,
+        &RenameOptions::default(),
+    )
+    .unwrap();
     for p in profile.ids() {
         let name = &model.skeletons[0].bones[p.index()].name;
         match map.get(p) {
@@ -84,7 +91,14 @@ fn holders_of_wanted_names_move_aside_and_swaps_collide_with_nothing() {
     s.bones[upper.index()].name = "Chest".into();
     // A mesh node named like a profile bone, and one already holding the suffixed name.
     let mut model = model_of(vec![s], &[(0, "Armature"), (200, "Head"), (201, "Head_2")]);
-    let report = rename(&mut model, 0, &map, profile, &RenameOptions::default()).unwrap();
+    let report = rename(
+        &mut model,
+        SkeletonId(0),
+        &map,
+        profile,
+        &RenameOptions::default(),
+    )
+    .unwrap();
     assert!(unique(&model), "{:?}", all_names(&model));
     let b = &model.skeletons[0].bones;
     assert_eq!(b[chest.index()].name, "Chest");
@@ -116,7 +130,14 @@ fn another_skeletons_names_are_left_to_it() {
     }
     second.base_nodes = vec![100];
     let mut model = model_of(vec![first, second.clone()], &[(0, "Armature"), (100, "Other")]);
-    let report = rename(&mut model, 0, &map, profile, &RenameOptions::default()).unwrap();
+    let report = rename(
+        &mut model,
+        SkeletonId(0),
+        &map,
+        profile,
+        &RenameOptions::default(),
+    )
+    .unwrap();
     assert_eq!(model.skeletons[1], second, "the other skeleton is untouched");
     assert!(unique(&model));
     let hips = map.by_name(profile, "Hips").unwrap();
@@ -136,7 +157,7 @@ fn the_armature_takes_the_skeleton_name() {
     let (s, map) = prefixed();
     let mut model = model_of(vec![s.clone()], &[(0, "Armature"), (200, "GeneralSkeleton")]);
     model.skeletons[0].name = "Armature".into();
-    let report = rename(&mut model, 0, &map, profile, &options).unwrap();
+    let report = rename(&mut model, SkeletonId(0), &map, profile, &options).unwrap();
     assert_eq!(model.skeletons[0].name, "GeneralSkeleton");
     assert_eq!(model.other_nodes[0].name, "GeneralSkeleton");
     assert_eq!(model.other_nodes[1].name, "GeneralSkeleton_2");
@@ -149,7 +170,7 @@ fn the_armature_takes_the_skeleton_name() {
     );
     // An unnamed armature node gets an entry.
     let mut model = model_of(vec![s.clone()], &[]);
-    rename(&mut model, 0, &map, profile, &options).unwrap();
+    rename(&mut model, SkeletonId(0), &map, profile, &options).unwrap();
     assert_eq!(
         model.other_nodes,
         vec![NodeName {
@@ -161,7 +182,7 @@ fn the_armature_takes_the_skeleton_name() {
     let mut loose = s;
     loose.base_nodes.clear();
     let mut model = model_of(vec![loose], &[]);
-    rename(&mut model, 0, &map, profile, &options).unwrap();
+    rename(&mut model, SkeletonId(0), &map, profile, &options).unwrap();
     assert_eq!(model.skeletons[0].name, "GeneralSkeleton");
     assert!(model.other_nodes.is_empty());
     // An empty name is refused, and nothing changes.
@@ -170,7 +191,7 @@ fn the_armature_takes_the_skeleton_name() {
         skeleton_name: Some(" ".into()),
     };
     assert_eq!(
-        rename(&mut model, 0, &map, profile, &empty),
+        rename(&mut model, SkeletonId(0), &map, profile, &empty),
         Err(RenameError::EmptyName)
     );
     assert_eq!(model, before);
@@ -181,9 +202,23 @@ fn renaming_twice_changes_nothing_more() {
     let profile = Profile::humanoid();
     let (s, map) = prefixed();
     let mut model = model_of(vec![s], &[(0, "Armature"), (200, "Hips")]);
-    rename(&mut model, 0, &map, profile, &RenameOptions::default()).unwrap();
+    rename(
+        &mut model,
+        SkeletonId(0),
+        &map,
+        profile,
+        &RenameOptions::default(),
+    )
+    .unwrap();
     let once = model.clone();
-    let again = rename(&mut model, 0, &map, profile, &RenameOptions::default()).unwrap();
+    let again = rename(
+        &mut model,
+        SkeletonId(0),
+        &map,
+        profile,
+        &RenameOptions::default(),
+    )
+    .unwrap();
     assert_eq!(model, once);
     assert!(again.bones.is_empty() && again.moved_aside.is_empty());
 }

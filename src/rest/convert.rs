@@ -10,12 +10,12 @@
 use super::pose::Plan;
 use super::sim::Sim;
 use super::{RestOptions, RestReport};
-use crate::model::{BoneId, Clip, Interpolation, Model, Track, Transform, Warning, WarningCode};
+use crate::model::{BoneId, Clip, Interpolation, Model, SkeletonId, Track, Transform, Warning, WarningCode};
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 
-pub(super) fn apply(model: &mut Model, k: usize, plan: Plan, options: &RestOptions) -> RestReport {
+pub(super) fn apply(model: &mut Model, k: SkeletonId, plan: Plan, options: &RestOptions) -> RestReport {
     let mut warnings = plan.warnings;
-    let skeleton = &model.skeletons[k];
+    let skeleton = model.skeleton(k);
     // Conversions run in f64 and round once, so outputs sit within an f32 rounding of exact.
     let frames: Vec<Wide> = plan.frames.iter().map(|f| Wide::of(*f)).collect();
     let inverse: Vec<Wide> = frames.iter().map(|f| f.inverse()).collect();
@@ -45,7 +45,7 @@ pub(super) fn apply(model: &mut Model, k: usize, plan: Plan, options: &RestOptio
     for clip in model.clips.iter_mut().filter(|c| c.skeleton == k) {
         complemented += convert_clip(clip, &plan.changed, &maps);
     }
-    let skeleton = &mut model.skeletons[k];
+    let skeleton = model.skeleton_mut(k);
     for (i, (bone, rest)) in skeleton.bones.iter_mut().zip(&plan.rests).enumerate() {
         bone.rest = convert_rest(rest, outer[i], frames[i]);
     }

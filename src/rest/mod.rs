@@ -21,7 +21,7 @@ mod pose;
 mod sim;
 
 use crate::mapping::BoneMap;
-use crate::model::{Model, Problem, Warning};
+use crate::model::{Model, Problem, SkeletonId, Warning};
 use crate::profile::Profile;
 use serde::{Deserialize, Serialize};
 
@@ -79,7 +79,7 @@ impl Default for RestOptions {
 pub enum RestError {
     /// There is no skeleton with this index.
     #[error("skeleton {0} does not exist")]
-    NoSkeleton(usize),
+    NoSkeleton(SkeletonId),
     /// The map was made for another skeleton or profile.
     #[error("the bone map does not fit skeleton `{0}` and the profile")]
     MapMismatch(String),
@@ -154,7 +154,7 @@ pub struct RestReport {
 /// map `map` to `profile`. Checks everything first: on error the model is unchanged.
 pub fn fix_rest(
     model: &mut Model,
-    skeleton: usize,
+    skeleton: SkeletonId,
     map: &BoneMap,
     profile: &Profile,
     options: &RestOptions,
@@ -166,12 +166,12 @@ pub fn fix_rest(
 
 fn check(
     model: &Model,
-    k: usize,
+    k: SkeletonId,
     map: &BoneMap,
     profile: &Profile,
     options: &RestOptions,
 ) -> Result<(), RestError> {
-    let s = model.skeletons.get(k).ok_or(RestError::NoSkeleton(k))?;
+    let s = model.get_skeleton(k).ok_or(RestError::NoSkeleton(k))?;
     let mut problems = s.validate();
     for c in model.clips.iter().filter(|c| c.skeleton == k) {
         problems.extend(c.validate(s));

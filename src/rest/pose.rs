@@ -5,7 +5,8 @@ use super::sim::{twist_between, Sim};
 use super::{BaseFold, BoneRest, RestOptions};
 use crate::mapping::BoneMap;
 use crate::model::{
-    angle_deg, arc, turn_deg, BoneId, Model, OpaqueKind, Skeleton, Transform, Warning, WarningCode,
+    angle_deg, arc, turn_deg, BoneId, Model, OpaqueKind, Skeleton, SkeletonId, Transform, Warning,
+    WarningCode,
 };
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, Tail, MAX_TAIL_DEG};
 use glam::{Mat4, Quat, Vec3};
@@ -21,12 +22,13 @@ const SCALE_NOISE: f32 = 5e-6;
 
 /// Bones whose rest or scale keys are not uniform: turning their frames cannot be exact, so
 /// they keep their axes.
-fn locked_bones(model: &Model, k: usize) -> Vec<bool> {
+fn locked_bones(model: &Model, k: SkeletonId) -> Vec<bool> {
     let uneven = |v: &Vec3| {
         let (lo, hi) = (v.abs().min_element(), v.abs().max_element());
         hi - lo > SCALE_NOISE * hi
     };
-    let mut locked: Vec<bool> = model.skeletons[k]
+    let mut locked: Vec<bool> = model
+        .skeleton(k)
         .bones
         .iter()
         .map(|b| uneven(&b.rest.scale))
@@ -73,8 +75,14 @@ fn warn(code: WarningCode, bone: Option<&str>, message: String) -> Warning {
     }
 }
 
-pub(super) fn plan(model: &Model, k: usize, map: &BoneMap, profile: &Profile, options: &RestOptions) -> Plan {
-    let s = &model.skeletons[k];
+pub(super) fn plan(
+    model: &Model,
+    k: SkeletonId,
+    map: &BoneMap,
+    profile: &Profile,
+    options: &RestOptions,
+) -> Plan {
+    let s = model.skeleton(k);
     let mut warnings = Vec::new();
     let original: Vec<Sim> = s.bones.iter().map(|b| Sim::approx(&b.rest)).collect();
     let locked = locked_bones(model, k);
@@ -153,14 +161,14 @@ struct Facing {
 /// character face +Z, from the original local rests `original`.
 fn fold_and_face(
     model: &Model,
-    k: usize,
+    k: SkeletonId,
     map: &BoneMap,
     profile: &Profile,
     options: &RestOptions,
     original: &[Sim],
     warnings: &mut Vec<Warning>,
 ) -> Facing {
-    let s = &model.skeletons[k];
+    let s = model.skeleton(k);
     let (top0, keep, base, can_turn) = fold(model, k, options, warnings);
     let turn = if options.fix_facing && can_turn {
         let world = s.accumulate(top0, original.iter().copied(), Sim::mul);
@@ -310,11 +318,11 @@ fn change_of_frames(shape: &Shape, fixed: &Silhouette, locked: &[bool], options:
 /// change at all (needed to turn the character).
 fn fold(
     model: &Model,
-    k: usize,
+    k: SkeletonId,
     options: &RestOptions,
     warnings: &mut Vec<Warning>,
 ) -> (Sim, Mat4, BaseFold, bool) {
-    let s = &model.skeletons[k];
+    let s = model.skeleton(k);
     let (scale, rotation, _) = s.base.to_scale_rotation_translation();
     let report = |folded| BaseFold {
         folded,
@@ -328,9 +336,8 @@ fn fold(
     });
     let shared = s.base_nodes.last().is_some_and(|last| {
         model
-            .skeletons
-            .iter()
-            .enumerate()
+            .skeleton_ids()
+            .zip(&model.skeletons)
             .any(|(j, o)| j != k && o.base_nodes.last() == Some(last))
     });
     let why = if animated {

@@ -44,7 +44,7 @@ fn clip(s: &Skeleton, keys: &[Quat], interpolation: Interpolation) -> Clip {
         .collect();
     Clip {
         name: format!("{interpolation:?}"),
-        skeleton: 0,
+        skeleton: SkeletonId(0),
         tracks,
         opaque: Vec::new(),
         source: None,
@@ -85,10 +85,10 @@ proptest! {
             other_nodes: Vec::new(),
         };
         let before = model.clone();
-        let report = fix_rest(&mut model, 0, &map, Profile::humanoid(), &RestOptions::default()).unwrap();
+        let report = fix_rest(&mut model, SkeletonId(0), &map, Profile::humanoid(), &RestOptions::default()).unwrap();
         let disturbed = noise.iter().any(|q| q.xyz().length() > 1e-3);
         prop_assert!(report.complemented_tracks > 0 || !disturbed);
-        let skin = check::skin(&before, &model, 0);
+        let skin = check::skin(&before, &model, SkeletonId(0));
         prop_assert!(skin.max_error <= 1e-5, "{:?}", skin);
         prop_assert_eq!(skin.clips, 3);
         let rest = check::rest(&model.skeletons[0], &map, Profile::humanoid());
@@ -109,7 +109,14 @@ fn refuses_a_zero_scale_without_changing_anything() {
         ..Model::default()
     };
     let before = model.clone();
-    let err = fix_rest(&mut model, 0, &map, Profile::humanoid(), &RestOptions::default()).unwrap_err();
+    let err = fix_rest(
+        &mut model,
+        SkeletonId(0),
+        &map,
+        Profile::humanoid(),
+        &RestOptions::default(),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("Chest"), "{err}");
     assert_eq!(model, before);
 }
@@ -122,7 +129,14 @@ fn faces_minus_z_rigs_turn_half_around() {
         skeletons: vec![s],
         ..Model::default()
     };
-    let r = fix_rest(&mut model, 0, &map, Profile::humanoid(), &RestOptions::default()).unwrap();
+    let r = fix_rest(
+        &mut model,
+        SkeletonId(0),
+        &map,
+        Profile::humanoid(),
+        &RestOptions::default(),
+    )
+    .unwrap();
     assert_eq!(r.facing_turn_deg, 180.0);
     // The turn stays above the skeleton: the scene is as before.
     assert!(model.skeletons[0]

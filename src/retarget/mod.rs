@@ -19,7 +19,7 @@ pub use plan::{ChainPlan, Plan};
 pub use runtime::Retargeter;
 
 use crate::mapping::BoneMap;
-use crate::model::{BoneTracks, Clip, Interpolation, Pose, Skeleton, Track};
+use crate::model::{BoneTracks, Clip, Interpolation, Pose, Skeleton, SkeletonId, Track};
 use crate::profile::Profile;
 use documented::DocumentedFields;
 use glam::Quat;
@@ -222,7 +222,7 @@ pub fn retarget_clip(
     source: &Rig,
     clip: &Clip,
     target: &Rig,
-    target_index: usize,
+    target_index: SkeletonId,
     options: &RetargetOptions,
 ) -> Result<Retargeted, RetargetError> {
     check_fps(options)?;
@@ -252,7 +252,7 @@ pub fn retarget_clip_with(
     source: &Rig,
     clip: &Clip,
     target: &Rig,
-    target_index: usize,
+    target_index: SkeletonId,
     options: &RetargetOptions,
 ) -> Result<Clip, RetargetError> {
     check_fps(options)?;

@@ -10,8 +10,8 @@ mod tests;
 
 use crate::mapping::BoneMap;
 use crate::model::{
-    turn_deg, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, OpaqueKind, Skeleton, Track,
-    TrackValue, Warning, WarningCode,
+    turn_deg, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, OpaqueKind, Skeleton, SkeletonId,
+    Track, TrackValue, Warning, WarningCode,
 };
 use crate::profile::Profile;
 use documented::DocumentedFields;
@@ -148,7 +148,7 @@ pub struct StripReport {
 pub enum TrackError {
     /// The skeleton index does not exist.
     #[error("there is no skeleton {0}")]
-    NoSkeleton(usize),
+    NoSkeleton(SkeletonId),
     /// The map was made for another skeleton.
     #[error("the bone map does not fit skeleton `{0}`")]
     MapMismatch(String),
@@ -170,12 +170,13 @@ pub enum TrackError {
 /// changes.
 pub fn strip(
     model: &mut Model,
-    k: usize,
+    k: SkeletonId,
     map: &BoneMap,
     profile: &Profile,
     options: &TrackOptions,
 ) -> Result<StripReport, TrackError> {
-    let s = model.skeletons.get(k).ok_or(TrackError::NoSkeleton(k))?;
+    // The field, not `Model::get_skeleton`: the clips are changed while `s` is in use.
+    let s = model.skeletons.get(k.index()).ok_or(TrackError::NoSkeleton(k))?;
     if !map.fits(s, profile) {
         return Err(TrackError::MapMismatch(s.name.clone()));
     }
@@ -221,15 +222,15 @@ pub fn strip(
         .retain(|c| c.skeleton != k || c.channel_count() > 0 || !c.opaque.is_empty());
     report.companions = companions.iter().map(|c| c.name.clone()).collect();
     model.clips.extend(companions);
-    report.warnings = warnings(&report, &model.skeletons[k], &moves, &keep_position);
+    report.warnings = warnings(&report, model.skeleton(k), &moves, &keep_position);
     Ok(report)
 }
 
 /// The bones of skeleton `k` that some clip moves away from their rest by translation. Such a
 /// bone keeps its translation tracks in every clip: players that carry a bone's pose from one
 /// clip into the next need them all.
-fn moving_bones(model: &Model, k: usize, at_rest: &AtRest) -> Vec<bool> {
-    (0..model.skeletons[k].bones.len())
+fn moving_bones(model: &Model, k: SkeletonId, at_rest: &AtRest) -> Vec<bool> {
+    (0..model.skeleton(k).bones.len())
         .map(|b| {
             model.clips.iter().filter(|c| c.skeleton == k).any(|c| {
                 c.tracks[b]
@@ -253,7 +254,7 @@ struct Job<'a> {
 
 impl Job<'_> {
     /// Strips one clip; returns its report and its companion clip, if one is made.
-    fn clip(&self, clip: &mut Clip, k: usize, position_bone: &[bool]) -> (ClipStrip, Option<Clip>) {
+    fn clip(&self, clip: &mut Clip, k: SkeletonId, position_bone: &[bool]) -> (ClipStrip, Option<Clip>) {
         let options = self.options;
         let mut out = ClipStrip {
             clip: clip.name.clone(),
@@ -386,7 +387,7 @@ fn strip_opaque(clip: &mut Clip, removed: &mut Vec<RemovedTrack>) {
 }
 
 /// The companion clip of `clip` (skeleton `k`) holding the tracks separated from it.
-fn companion(clip: &Clip, k: usize, tracks: Vec<BoneTracks>) -> Clip {
+fn companion(clip: &Clip, k: SkeletonId, tracks: Vec<BoneTracks>) -> Clip {
     Clip {
         name: format!("{}{COMPANION_SUFFIX}", clip.name),
         skeleton: k,
@@ -527,7 +528,7 @@ pub struct Rebound {
 /// correspond: normalize both rigs to one profile first. Translation tracks of the position bones
 /// carry the source's units; scale them by the height ratio (or use a motion scale) when the
 /// rigs differ in size.
-pub fn rebind(clip: &Clip, from: &Skeleton, to: &Skeleton, target_index: usize) -> Rebound {
+pub fn rebind(clip: &Clip, from: &Skeleton, to: &Skeleton, target_index: SkeletonId) -> Rebound {
     let mut tracks = vec![BoneTracks::default(); to.bones.len()];
     let mut missing = Vec::new();
     for (b, t) in clip.tracks.iter().enumerate() {
@@ -555,7 +556,7 @@ pub fn rebind(clip: &Clip, from: &Skeleton, to: &Skeleton, target_index: usize) 
 
 /// Joins every companion clip (`<clip>.unmapped`) of skeleton `k` back into its clip: the
 /// model as it plays when both are played together. Companions without their clip stay.
-pub fn rejoin(model: &Model, k: usize) -> Model {
+pub fn rejoin(model: &Model, k: SkeletonId) -> Model {
     let mut out = model.clone();
     out.clips.clear();
     let mut companions = Vec::new();

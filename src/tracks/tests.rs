@@ -72,7 +72,7 @@ fn keyed_clip(
         .collect();
     Clip {
         name: name.into(),
-        skeleton: 0,
+        skeleton: SkeletonId(0),
         tracks,
         opaque: vec![OpaqueTrack {
             kind: OpaqueKind::Weights { node: 99 },
@@ -126,8 +126,8 @@ proptest! {
         ];
         let mut model = model_of(s.clone(), clips);
         let before = model.clone();
-        let report = strip(&mut model, 0, &map, profile, &TrackOptions::default()).unwrap();
-        let skin = check::skin(&before, &model, 0);
+        let report = strip(&mut model, SkeletonId(0), &map, profile, &TrackOptions::default()).unwrap();
+        let skin = check::skin(&before, &model, SkeletonId(0));
         prop_assert!(skin.max_error <= 2e-5, "skin {} at {:?}", skin.max_error, skin.worst);
         let hips = map.by_name(profile, "Hips").unwrap().index();
         // Root keeps its translation when mapped (every `skip`-th optional bone is not).
@@ -164,11 +164,11 @@ proptest! {
         let clips = vec![keyed_clip(&s, "a", 0.0, turn, 1, interpolation), keyed_clip(&s, "b", 0.0, turn.inverse(), 1, interpolation)];
         let original = model_of(s.clone(), clips);
         let mut kept = original.clone();
-        strip(&mut kept, 0, &map, profile, &TrackOptions::default()).unwrap();
+        strip(&mut kept, SkeletonId(0), &map, profile, &TrackOptions::default()).unwrap();
 
         let mut removed = original.clone();
         let options = TrackOptions { unmapped_bones: UnmappedBones::Remove, ..TrackOptions::default() };
-        let report = strip(&mut removed, 0, &map, profile, &options).unwrap();
+        let report = strip(&mut removed, SkeletonId(0), &map, profile, &options).unwrap();
         for clip in &removed.clips {
             for b in &unmapped {
                 prop_assert!(clip.tracks[b.index()].is_empty(), "{} keeps a track", s.bones[b.index()].name);
@@ -178,7 +178,7 @@ proptest! {
 
         let mut separated = original.clone();
         let options = TrackOptions { unmapped_bones: UnmappedBones::Separate, ..TrackOptions::default() };
-        let report = strip(&mut separated, 0, &map, profile, &options).unwrap();
+        let report = strip(&mut separated, SkeletonId(0), &map, profile, &options).unwrap();
         prop_assert_eq!(&report.companions, &vec!["a.unmapped".to_string(), "b.unmapped".to_string()]);
         prop_assert_eq!(separated.clips.len(), 4);
         for (name, base) in [("a.unmapped", "a"), ("b.unmapped", "b")] {
@@ -195,10 +195,10 @@ proptest! {
             prop_assert!(companion.opaque.is_empty());
         }
         // Played together they are the clip before separating.
-        let joined = rejoin(&separated, 0);
+        let joined = rejoin(&separated, SkeletonId(0));
         prop_assert_eq!(&joined.clips, &kept.clips);
         // Separating again adds no companion of a companion.
-        let again = strip(&mut separated.clone(), 0, &map, profile, &options).unwrap();
+        let again = strip(&mut separated.clone(), SkeletonId(0), &map, profile, &options).unwrap();
         prop_assert!(again.companions.is_empty());
     }
 }
@@ -228,7 +228,7 @@ fn except_bone_transform_removes_other_channels_and_empty_clips() {
         except_bone_transform: true,
         ..TrackOptions::default()
     };
-    let report = strip(&mut model, 0, &map, profile, &options).unwrap();
+    let report = strip(&mut model, SkeletonId(0), &map, profile, &options).unwrap();
     assert_eq!(model.clips.len(), 1, "the weights-only clip is gone");
     assert!(model.clips[0].opaque.is_empty());
     assert!(report.clips[1].emptied);
@@ -274,13 +274,20 @@ fn rest_channels_go_only_when_asked_and_only_when_at_rest() {
         .collect();
     let mut model = model_of(s.clone(), vec![clip]);
     let mut defaults = model.clone();
-    strip(&mut defaults, 0, &map, profile, &TrackOptions::default()).unwrap();
+    strip(
+        &mut defaults,
+        SkeletonId(0),
+        &map,
+        profile,
+        &TrackOptions::default(),
+    )
+    .unwrap();
     assert!(defaults.clips[0].tracks[3].rotation.is_some(), "kept by default");
     let options = TrackOptions {
         drop_rest_channels: true,
         ..TrackOptions::default()
     };
-    let report = strip(&mut model, 0, &map, profile, &options).unwrap();
+    let report = strip(&mut model, SkeletonId(0), &map, profile, &options).unwrap();
     let t = &model.clips[0].tracks;
     assert!(t[3].rotation.is_none());
     assert!(t[4].rotation.is_some(), "a bulging spline is not the rest");
@@ -314,14 +321,14 @@ fn bad_options_change_nothing() {
         position_bones: vec!["Hipz".into()],
         ..TrackOptions::default()
     };
-    let err = strip(&mut model, 0, &map, profile, &unknown).unwrap_err();
+    let err = strip(&mut model, SkeletonId(0), &map, profile, &unknown).unwrap_err();
     assert!(err.to_string().contains("Hipz"), "{err}");
     let negative = TrackOptions {
         tolerance: -1.0,
         ..TrackOptions::default()
     };
-    assert!(strip(&mut model, 0, &map, profile, &negative).is_err());
-    assert!(strip(&mut model, 3, &map, profile, &TrackOptions::default()).is_err());
+    assert!(strip(&mut model, SkeletonId(0), &map, profile, &negative).is_err());
+    assert!(strip(&mut model, SkeletonId(3), &map, profile, &TrackOptions::default()).is_err());
     assert_eq!(model, before);
 }
 
@@ -333,7 +340,7 @@ fn rebind_pairs_bones_by_name() {
     b.bones.retain(|x| x.name != "LeftEye");
     let hips = b.bones.iter().position(|x| x.name == "Hips").unwrap();
     let clip = keyed_clip(&a, "a", 0.0, Quat::from_rotation_z(0.4), 1, Interpolation::Linear);
-    let r = rebind(&clip, &a, &b, 0);
+    let r = rebind(&clip, &a, &b, SkeletonId(0));
     assert_eq!(r.missing, vec!["LeftEye".to_string()]);
     assert_eq!(r.clip.tracks.len(), b.bones.len());
     let src_hips = a.find("Hips").unwrap().index();
