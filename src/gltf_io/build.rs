@@ -315,9 +315,7 @@ pub fn from_model(model: &crate::model::Model, generator: &str) -> Vec<u8> {
             nodes.push(b.node(&bone.name, &bone.rest, parent));
         }
         let world = s.rest_world();
-        let joints: Vec<usize> = (0..s.bones.len())
-            .filter(|&i| s.bones[i].is_joint)
-            .collect();
+        let joints: Vec<usize> = (0..s.bones.len()).filter(|&i| s.bones[i].is_joint).collect();
         if !joints.is_empty() {
             let ibms: Vec<[f32; 16]> = joints
                 .iter()
