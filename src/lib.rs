@@ -12,6 +12,7 @@
 )]
 
 pub mod batch;
+pub mod bvh_io;
 pub mod check;
 pub mod gltf_io;
 pub mod inspect;
