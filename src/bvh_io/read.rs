@@ -144,7 +144,7 @@ fn clip(raw: &RawBvh, name: &str) -> Clip {
         .collect();
     Clip {
         name: name.to_string(),
-        skeleton: 0,
+        skeleton: Default::default(),
         tracks,
         opaque: vec![],
         source: None,

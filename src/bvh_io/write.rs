@@ -55,7 +55,7 @@ pub fn write(skeleton: &Skeleton, clip: &Clip, options: &BvhWriteOptions) -> Res
         None => uniform_interval(clip).unwrap_or(1.0 / 30.0),
     };
     let frames = (f64::from(clip.duration()) / frame_time + 1e-3).floor() + 1.0;
-    if !(frames <= MAX_FRAMES) {
+    if !frames.is_finite() || frames > MAX_FRAMES {
         return fail(format!("{frames} frames at {frame_time} s is too many"));
     }
     let layout = Layout::new(skeleton, clip);
