@@ -12,6 +12,7 @@
 )]
 
 pub mod batch;
+pub mod bvh_io;
 pub mod check;
 #[cfg(feature = "fbx")]
 pub mod fbx_io;

@@ -51,6 +51,7 @@ fn modules_import_only_to_their_left() {
     let allowed: &[(&str, &[&str])] = &[
         ("model", &["model"]),
         ("gltf_io", &["model"]),
+        ("bvh_io", &["model"]),
         ("profile", &["model"]),
         ("mapping", &["model", "profile"]),
         ("inspect", &["model", "profile", "mapping"]),

@@ -1,0 +1,376 @@
+//! The model → BVH text: a hierarchy from the skeleton, frames sampled from one clip.
+
+use super::error::BvhError;
+use super::{BvhWriteOptions, RotationOrder};
+use crate::model::{Bone, BoneId, Clip, Pose, Skeleton, Transform};
+use glam::{DVec3, EulerRot, Quat, Vec3};
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+/// Largest number of frames [`write`] samples.
+const MAX_FRAMES: f64 = 10_000_000.0;
+
+/// Relative tolerance for a scale to count as 1 (or a base scale as uniform).
+const SCALE_TOLERANCE: f32 = 1e-4;
+
+/// Writes `skeleton` and `clip` (a clip of that skeleton) as BVH text.
+///
+/// - HIERARCHY: one `ROOT` per root bone, names with whitespace or braces replaced by `_` and
+///   made unique; `OFFSET` = rest translation. The skeleton's `base` (rotation, translation and a
+///   uniform scale) is folded into the roots, so world positions are kept.
+/// - CHANNELS: six on roots and on bones the clip translates (positions, then rotations in
+///   `options.order`), three rotations on the others. A bone's frame rotation is its whole local
+///   rotation (the rest rotation where the clip has no track): BVH has no rest rotation.
+/// - A leaf bone that is no skin joint and has no track becomes an `End Site` of its parent (its
+///   name is lost; [`read`](super::read) names it `<parent>_end`); other leaves get an
+///   `End Site` continuing them by their own offset.
+/// - Frames at `options.fps` (default: the clip's uniform key rate, else 30 fps), angles unwrapped
+///   frame to frame so they do not jump by 360°.
+///
+/// Errors: an invalid skeleton or clip, bone scale other than 1 (rest or track) or a non-uniform
+/// base scale (BVH cannot express scale), a bad fps or scale option.
+pub fn write(skeleton: &Skeleton, clip: &Clip, options: &BvhWriteOptions) -> Result<String, BvhError> {
+    let fail = |m: String| Err(BvhError::Write(m));
+    if let Some(p) = skeleton
+        .validate()
+        .into_iter()
+        .chain(clip.validate(skeleton))
+        .next()
+    {
+        return fail(format!("invalid model: {p}"));
+    }
+    if !(options.scale.is_finite() && options.scale > 0.0) {
+        return fail(format!("scale {} is not a finite positive number", options.scale));
+    }
+    let (base, base_scale) = match split_base(skeleton) {
+        Some(b) => b,
+        None => return fail("the skeleton's base transform has shear or a non-uniform scale".into()),
+    };
+    if let Some(bone) = scaled_bone(skeleton, clip) {
+        return fail(format!("bone `{bone}` is scaled: BVH cannot express scale"));
+    }
+    let frame_time = match options.fps {
+        Some(fps) if fps.is_finite() && fps > 0.0 => 1.0 / f64::from(fps),
+        Some(fps) => return fail(format!("fps {fps} is not a positive number")),
+        None => uniform_interval(clip).unwrap_or(1.0 / 30.0),
+    };
+    let frames = (f64::from(clip.duration()) / frame_time + 1e-3).floor() + 1.0;
+    if !frames.is_finite() || frames > MAX_FRAMES {
+        return fail(format!("{frames} frames at {frame_time} s is too many"));
+    }
+    let layout = Layout::new(skeleton, clip);
+    let placed = Placed {
+        skeleton,
+        base,
+        base_scale,
+    };
+    let unit = f64::from(options.scale);
+    let mut out = String::from("HIERARCHY\n");
+    layout.hierarchy(&placed, unit, options.order, &mut out);
+    let _ = write!(
+        out,
+        "MOTION\nFrames: {frames}\nFrame Time: {}\n",
+        frame_time as f32
+    );
+    let mut prev: Vec<[f64; 3]> = vec![[0.0; 3]; layout.joints.len()];
+    let mut pose = Pose::rest(skeleton);
+    for i in 0..frames as usize {
+        pose.sample_into(clip, (i as f64 * frame_time) as f32);
+        let mut line: Vec<String> = Vec::new();
+        for (k, j) in layout.joints.iter().enumerate() {
+            let local = placed.local(pose.locals[j.bone.index()], j.bone);
+            if j.positions {
+                for v in local.translation.as_dvec3().to_array() {
+                    line.push(number(v * unit));
+                }
+            }
+            let angles = unwrap_turns(euler(local.rotation, options.order), prev[k]);
+            prev[k] = angles;
+            line.extend(angles.iter().map(|a| number(*a)));
+        }
+        out.push_str(&line.join(" "));
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// The skeleton's base as rotation and translation (the scale taken out), and its uniform scale;
+/// `None` for shear or a non-uniform scale.
+fn split_base(skeleton: &Skeleton) -> Option<(Transform, f32)> {
+    let t = Transform::from_mat4(&skeleton.base);
+    let s = t.scale;
+    let uniform =
+        (s.x - s.y).abs() <= SCALE_TOLERANCE * s.x.abs() && (s.x - s.z).abs() <= SCALE_TOLERANCE * s.x.abs();
+    let rebuilt = Transform {
+        scale: Vec3::splat(s.x),
+        ..t
+    }
+    .to_mat4();
+    let sheared = !rebuilt.abs_diff_eq(skeleton.base, SCALE_TOLERANCE * s.x.abs().max(1.0));
+    (uniform && s.x > 0.0 && !sheared).then_some((
+        Transform {
+            scale: Vec3::ONE,
+            ..t
+        },
+        s.x,
+    ))
+}
+
+/// The first bone whose rest or scale track is not 1.
+fn scaled_bone(skeleton: &Skeleton, clip: &Clip) -> Option<String> {
+    let off = |s: Vec3| (s - Vec3::ONE).abs().max_element() > SCALE_TOLERANCE;
+    skeleton.bones.iter().zip(&clip.tracks).find_map(|(b, t)| {
+        let track = t.scale.as_ref().is_some_and(|s| s.values.iter().any(|v| off(*v)));
+        (off(b.rest.scale) || track).then(|| b.name.clone())
+    })
+}
+
+/// The key interval shared by every track when all are keyed uniformly at one rate.
+fn uniform_interval(clip: &Clip) -> Option<f64> {
+    let mut dt: Option<f64> = None;
+    for t in &clip.tracks {
+        let times = [
+            t.translation.as_ref().map(|t| &t.times),
+            t.rotation.as_ref().map(|t| &t.times),
+            t.scale.as_ref().map(|t| &t.times),
+        ];
+        for times in times.into_iter().flatten().filter(|t| t.len() > 1) {
+            let first = f64::from(times[1] - times[0]);
+            let even = times
+                .windows(2)
+                .all(|w| (f64::from(w[1] - w[0]) - first).abs() <= 1e-3 * first);
+            let same = dt.is_none_or(|d| (d - first).abs() <= 1e-3 * d);
+            if !even || !same || first <= 0.0 {
+                return None;
+            }
+            dt.get_or_insert(first);
+        }
+    }
+    dt
+}
+
+/// A skeleton with its base split into a rigid part and a uniform scale.
+struct Placed<'a> {
+    skeleton: &'a Skeleton,
+    base: Transform,
+    base_scale: f32,
+}
+
+impl Placed<'_> {
+    /// A bone's local transform as written, in world units: translations times the base scale,
+    /// and the rigid part of the base folded into roots.
+    fn local(&self, l: Transform, bone: BoneId) -> Transform {
+        let translation = l.translation * self.base_scale;
+        if self.skeleton.bones[bone.index()].parent.is_some() {
+            return Transform { translation, ..l };
+        }
+        Transform {
+            translation: self.base.translation + self.base.rotation * translation,
+            rotation: self.base.rotation * l.rotation,
+            scale: Vec3::ONE,
+        }
+    }
+
+    /// The `OFFSET` of a bone: its rest translation as written.
+    fn offset(&self, bone: BoneId) -> Vec3 {
+        self.local(self.skeleton.bones[bone.index()].rest, bone)
+            .translation
+    }
+}
+
+/// The angles in degrees, in listed order, of `q = R_a(α) · R_b(β) · R_c(γ)`.
+fn euler(q: Quat, order: RotationOrder) -> [f64; 3] {
+    let rot = match order {
+        RotationOrder::Xyz => EulerRot::XYZ,
+        RotationOrder::Xzy => EulerRot::XZY,
+        RotationOrder::Yxz => EulerRot::YXZ,
+        RotationOrder::Yzx => EulerRot::YZX,
+        RotationOrder::Zxy => EulerRot::ZXY,
+        RotationOrder::Zyx => EulerRot::ZYX,
+    };
+    let (a, b, c) = q.as_dquat().normalize().to_euler(rot);
+    [a.to_degrees(), b.to_degrees(), c.to_degrees()]
+}
+
+/// Each angle moved by whole turns to lie within 180° of the previous frame's.
+fn unwrap_turns(angles: [f64; 3], prev: [f64; 3]) -> [f64; 3] {
+    let mut out = angles;
+    for (a, p) in out.iter_mut().zip(prev) {
+        *a -= 360.0 * ((*a - p) / 360.0).round();
+    }
+    out
+}
+
+/// The shortest text that reads back as the same `f32`.
+fn number(v: f64) -> String {
+    let v = v as f32;
+    if v == 0.0 {
+        "0".into()
+    } else {
+        format!("{v}")
+    }
+}
+
+/// One written joint.
+struct Joint {
+    bone: BoneId,
+    positions: bool,
+}
+
+/// Which bones are written as joints (in hierarchy order) and which as end sites.
+struct Layout {
+    children: Vec<Vec<BoneId>>,
+    end_site: Vec<bool>,
+    names: Vec<String>,
+    joints: Vec<Joint>,
+}
+
+impl Layout {
+    fn new(skeleton: &Skeleton, clip: &Clip) -> Self {
+        let children = skeleton.children();
+        let tracked = |i: usize| {
+            clip.tracks
+                .get(i)
+                .is_some_and(|t| t.translation.is_some() || t.rotation.is_some())
+        };
+        let end_site: Vec<bool> = (0..skeleton.bones.len())
+            .map(|i| {
+                let b = &skeleton.bones[i];
+                b.parent.is_some() && children[i].is_empty() && !b.is_joint && !tracked(i)
+            })
+            .collect();
+        let names = names(&skeleton.bones);
+        let mut joints = Vec::new();
+        let mut stack: Vec<BoneId> = roots(skeleton).into_iter().rev().collect();
+        while let Some(b) = stack.pop() {
+            if end_site[b.index()] {
+                continue;
+            }
+            let positions = skeleton.bones[b.index()].parent.is_none()
+                || clip
+                    .tracks
+                    .get(b.index())
+                    .is_some_and(|t| t.translation.is_some());
+            joints.push(Joint { bone: b, positions });
+            stack.extend(children[b.index()].iter().rev());
+        }
+        Layout {
+            children,
+            end_site,
+            names,
+            joints,
+        }
+    }
+
+    /// The HIERARCHY section (after its keyword), lengths multiplied by `length`.
+    fn hierarchy(&self, placed: &Placed, unit: f64, order: RotationOrder, out: &mut String) {
+        let skeleton = placed.skeleton;
+        let axes = order.axes().map(|a| ["X", "Y", "Z"][a]);
+        let rotations = format!("{0}rotation {1}rotation {2}rotation", axes[0], axes[1], axes[2]);
+        let mut depth_of: Vec<usize> = vec![0; skeleton.bones.len()];
+        let mut open: Vec<BoneId> = Vec::new();
+        for j in &self.joints {
+            let bone = &skeleton.bones[j.bone.index()];
+            let depth = bone.parent.map_or(0, |p| depth_of[p.index()] + 1);
+            depth_of[j.bone.index()] = depth;
+            close(&mut open, depth, self, placed, unit, out);
+            let pad = "\t".repeat(depth);
+            let keyword = if bone.parent.is_none() { "ROOT" } else { "JOINT" };
+            let _ = writeln!(out, "{pad}{keyword} {}\n{pad}{{", self.names[j.bone.index()]);
+            let _ = writeln!(out, "{pad}\tOFFSET {}", triple(placed.offset(j.bone), unit));
+            let channels = if j.positions {
+                format!("6 Xposition Yposition Zposition {rotations}")
+            } else {
+                format!("3 {rotations}")
+            };
+            let _ = writeln!(out, "{pad}\tCHANNELS {channels}");
+            open.push(j.bone);
+        }
+        close(&mut open, 0, self, placed, unit, out);
+    }
+}
+
+/// Closes the open joints deeper than or as deep as `depth`, writing their end sites.
+fn close(
+    open: &mut Vec<BoneId>,
+    depth: usize,
+    layout: &Layout,
+    placed: &Placed,
+    unit: f64,
+    out: &mut String,
+) {
+    while open.len() > depth {
+        let Some(b) = open.pop() else { break };
+        let pad = "\t".repeat(open.len() + 1);
+        let kids = &layout.children[b.index()];
+        let ends: Vec<Vec3> = if kids.is_empty() {
+            vec![placed.skeleton.bones[b.index()].rest.translation * placed.base_scale]
+        } else {
+            kids.iter()
+                .filter(|k| layout.end_site[k.index()])
+                .map(|k| placed.offset(*k))
+                .collect()
+        };
+        for e in ends {
+            let _ = writeln!(
+                out,
+                "{pad}End Site\n{pad}{{\n{pad}\tOFFSET {}\n{pad}}}",
+                triple(e, unit)
+            );
+        }
+        let _ = writeln!(out, "{}}}", "\t".repeat(open.len()));
+    }
+}
+
+fn triple(v: Vec3, unit: f64) -> String {
+    let v: DVec3 = v.as_dvec3() * unit;
+    format!("{} {} {}", number(v.x), number(v.y), number(v.z))
+}
+
+fn roots(skeleton: &Skeleton) -> Vec<BoneId> {
+    (0..skeleton.bones.len())
+        .filter(|i| skeleton.bones[*i].parent.is_none())
+        .map(|i| BoneId(i as u32))
+        .collect()
+}
+
+/// Bone names fit for BVH: whitespace and braces become `_`, empty names `bone<i>`, duplicates
+/// get `_2`, `_3`…
+fn names(bones: &[Bone]) -> Vec<String> {
+    let mut taken: HashSet<String> = HashSet::new();
+    bones
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let clean: String = b
+                .name
+                .chars()
+                .map(|c| {
+                    if c.is_whitespace() || c == '{' || c == '}' {
+                        '_'
+                    } else {
+                        c
+                    }
+                })
+                .collect();
+            let wanted = if clean.is_empty() {
+                format!("bone{i}")
+            } else {
+                clean
+            };
+            let mut name = wanted.clone();
+            let mut n = 2;
+            while taken.contains(&name) {
+                name = format!("{wanted}_{n}");
+                n += 1;
+            }
+            taken.insert(name.clone());
+            name
+        })
+        .collect()
+}
+
+#[cfg(test)]
+pub(crate) fn euler_for_tests(q: Quat, order: RotationOrder) -> [f64; 3] {
+    euler(q, order)
+}
