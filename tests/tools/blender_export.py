@@ -6,9 +6,9 @@ Usage (with the Python that has the `bpy` module, `.tools/blender-venv/bin/pytho
     python tests/tools/blender_export.py IN.glb OUT.fbx [--fps N]
     python tests/tools/blender_export.py IN.glb OUT.bvh [--clip NAME] [--fps N]
 
-IN is imported into an empty scene (factory settings, Cycles off as in blender_joints.py) with
-the glTF importer's defaults (bind pose guessed from the inverse bind matrices, so the FBX's bone
-rest may differ from the glTF nodes' TRS where a fixture's skin was bound in another pose). The
+IN is imported into an empty scene (factory settings, Cycles off) as blender_joints.py does
+(`guess_original_bind_pose=False`: the armature's rest, and so the FBX's bind pose, is the glTF
+nodes' TRS, not a pose guessed from the inverse bind matrices). The
 glTF importer places a key at time t on frame t * fps; the scene's rate is set to --fps first
 (default 24, Blender's own) so that frames are the sampling grid of the bake.
 
@@ -28,8 +28,12 @@ BVH: `bpy.ops.export_anim.bvh` of the one armature and one action (--clip NAME, 
 as in the glTF's animation names; default the first by name), assigned alone (NLA off), over the
 action's frame range rounded out to whole frames; "Frame Time" is 1 / fps. Rotation order: each
 bone's own (`rotate_mode='NATIVE'`); positions in metres (`global_scale=1`); every joint carries
-rotations, the root also positions (`root_transform_only=False` writes positions for every
-joint).
+rotations and positions (`root_transform_only=False`). Beware: Blender's BVH exporter writes
+the armature's own space as it is, with no axis conversion and without the armature object's
+transform: a glTF armature comes out Z-up (Blender's axes), and mixamo.glb's armature, scaled
+0.01 by its node, comes out in centimetres (Hips OFFSET 0 0 100). Blender's BVH importer (Y-up by
+default) then lays such a file on its back. Both readers read the same file, so a comparison of
+skelnorm and Blender on it holds; only the figure's orientation is odd.
 
 Prints one JSON line: {"out": OUT, "seconds": export time, "takes" or "clip": ...}.
 """
@@ -43,11 +47,8 @@ import time
 
 import bpy
 
-
-def reset():
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    import addon_utils
-    addon_utils.disable("cycles", default_set=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from blender_joints import reset, unanimated  # noqa: E402
 
 
 def main(argv):
@@ -57,26 +58,29 @@ def main(argv):
     ap.add_argument("--clip", help="BVH only: the action to export (default: first by name)")
     ap.add_argument("--fps", type=float, default=24.0, help="scene rate (default 24)")
     args = ap.parse_args(argv)
-    reset()
+    src = os.path.abspath(args.input)
+    base = unanimated(src, "gltf")
     scene = bpy.context.scene
     scene.render.fps = int(round(args.fps))
     scene.render.fps_base = scene.render.fps / args.fps
-    bpy.ops.import_scene.gltf(filepath=os.path.abspath(args.input))
+    bpy.ops.import_scene.gltf(filepath=src, guess_original_bind_pose=False,
+                              bone_heuristic='BLENDER', import_scene_as_collection=False)
     out = os.path.abspath(args.output)
     ext = os.path.splitext(out)[1].lower()
     arms = sorted((o for o in scene.objects if o.type == 'ARMATURE'), key=lambda o: o.name)
     report = {"out": args.output}
     # The glTF importer leaves one action assigned (and the others in muted NLA tracks), and the
-    # pose it last evaluated. Both exporters bake every bone, and keep a bone that an action does
-    # not animate where the current pose has it: start from no action and the rest pose, so
-    # such bones stand at their rest as in glTF.
+    # pose it last evaluated written into the transforms. Both exporters bake every bone, and
+    # keep a bone that an action does not animate where the current pose has it: start from no
+    # action and the file's unanimated transforms, so such bones stand where glTF puts them.
     for o in scene.objects:
         if o.animation_data is not None:
             o.animation_data.action = None
             o.animation_data.use_nla = False
+        o.matrix_basis = base[o.name]
         if o.pose is not None:
             for pb in o.pose.bones:
-                pb.matrix_basis.identity()
+                pb.matrix_basis = base[(o.name, pb.name)]
     bpy.context.view_layer.update()
     if ext == ".fbx":
         t0 = time.perf_counter()

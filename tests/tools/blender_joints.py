@@ -12,22 +12,28 @@ action alone is assigned to the armature (NLA off, REPLACE, influence 1; the arm
 get the same clip's action or none, see `ancestor_action`) and played over its own frame range
 (`action.frame_range`, the first to the last key), one sample per whole frame from frame_start
 (plus frame_end when the range does not end on a whole step). Bones and objects that a clip does
-not animate stand at their rest (the pose is reset before each clip). At each sample the head of every
+not animate stand where the file puts them without animation (see "unanimated"). At each sample the head of every
 bone in world space is written; the head of a bone is its joint (the FBX/glTF node's or BVH
-joint's origin). The rest positions are the bone heads with the armature's pose position set to
-REST, no action on the armature nor its ancestors, and every object at its imported, unanimated
-transform.
+joint's origin). Two still poses are written too:
+- "unanimated": no action, every object and bone where the file puts it without animation (the
+  FBX nodes' Lcl transforms, the glTF nodes' TRS, the BVH OFFSETs): what a glTF writer's node
+  TRS holds. Found by a second import without animation (see `unanimated`).
+- "rest": Blender's rest, the armature's pose position set to REST: the edit bones, which the
+  FBX importer builds from the skin's bind pose (cluster TransformLink / BindPose) where the file
+  has one, else from Lcl; glTF: the nodes' TRS (`guess_original_bind_pose=False`); BVH: OFFSETs.
+  It differs from "unanimated" where an FBX was bound in another pose than its nodes'.
 
 Output JSON:
 
     {"source": IN, "format": "fbx"|"bvh"|"gltf", "blender": "5.0.1",
-     "import_seconds": time of the import operator alone (no Python start, no factory reset),
+     "import_seconds": time of the import operator alone (no Python start, no factory reset, not
+                       the second import for "unanimated"),
      "fps": frames per second of the frame<->time mapping below,
      "frame_origin": the frame where the file's time 0 lies,
      "unit": "metre" | "bvh file unit",
      "import_options": {...the operator's arguments...},
      "armatures": [{"name": object name, "bones": [bone names],
-                    "rest": [[x,y,z] per bone],
+                    "rest": [[x,y,z] per bone], "unanimated": [[x,y,z] per bone],
                     "clips": [{"name": action name, "take": FBX take (stack) name or null,
                                "keyed": false when the action has no key at all (sampled
                                         once, at time 0),
@@ -85,8 +91,9 @@ def reset():
     addon_utils.disable("cycles", default_set=True)
 
 
-def import_file(path):
-    """Imports `path` into the empty scene; returns (format, options, seconds, fps, origin, unit)."""
+def import_file(path, use_anim=True):
+    """Imports `path` into the empty scene; returns (format, options, seconds, fps, origin, unit).
+    `use_anim=False` (FBX only) leaves the animation out."""
     ext = os.path.splitext(path)[1].lower()
     scene = bpy.context.scene
     if ext == ".fbx":
@@ -94,7 +101,7 @@ def import_file(path):
         # pre/post rotations applied, leaf bones kept (they are the file's joints), bones not
         # reoriented (orientation does not move heads).
         opts = dict(global_scale=1.0, use_manual_orientation=False,
-                    bake_space_transform=False, use_anim=True, anim_offset=1.0,
+                    bake_space_transform=False, use_anim=use_anim, anim_offset=1.0,
                     use_prepost_rot=True, ignore_leaf_bones=False, force_connect_children=False,
                     automatic_bone_orientation=False, use_custom_props=False)
         t0 = time.perf_counter()
@@ -172,6 +179,67 @@ def ancestor_action(anc, action, take):
     return None, None
 
 
+def without_animations(path, tmp):
+    """A copy of the glTF `path` in the folder `tmp` with no animations (relative URIs made
+    absolute), for the unanimated pose."""
+    import struct
+    with open(path, "rb") as f:
+        data = f.read()
+    glb = data[:4] == b"glTF"
+    if glb:
+        jl = struct.unpack("<I", data[12:16])[0]
+        doc = json.loads(data[20:20 + jl])
+        rest = data[20 + jl:]
+    else:
+        doc = json.loads(data)
+    doc.pop("animations", None)
+    base = os.path.dirname(os.path.abspath(path))
+    for key in ("buffers", "images"):
+        for item in doc.get(key, []):
+            uri = item.get("uri")
+            if uri is not None and not uri.startswith("data:"):
+                item["uri"] = os.path.join(base, uri)
+    out = os.path.join(tmp, "unanimated" + (".glb" if glb else ".gltf"))
+    text = json.dumps(doc).encode()
+    with open(out, "wb") as f:
+        if glb:
+            text += b" " * (-len(text) % 4)
+            f.write(b"glTF" + struct.pack("<II", 2, 12 + 8 + len(text) + len(rest)))
+            f.write(struct.pack("<I", len(text)) + b"JSON" + text + rest)
+        else:
+            f.write(text)
+    return out
+
+
+def unanimated(path, fmt):
+    """Every object's transform and every pose bone's basis as the file has them without
+    animation. An import with animation is no good for this: the FBX and glTF importers assign
+    the first action and the scene's first evaluation writes its frame back into the transforms
+    and bases (seen on the shared FBX files: up to 6 units off). So: FBX imported again with
+    `use_anim=False`; glTF imported from a copy without animations; BVH at rest (every BVH joint
+    is animated in every frame anyway)."""
+    import tempfile
+    reset()
+    with tempfile.TemporaryDirectory() as tmp:
+        if fmt == "fbx":
+            import_file(path, use_anim=False)
+        elif fmt == "gltf":
+            import_file(without_animations(path, tmp))
+        else:
+            import_file(path)
+        base = {}
+        for o in bpy.context.scene.objects:
+            base[o.name] = o.matrix_basis.copy()
+            if o.pose is not None:
+                for pb in o.pose.bones:
+                    m = pb.matrix_basis.copy()
+                    if fmt == "bvh":
+                        m.identity()
+                    base[(o.name, pb.name)] = m
+    reset()
+    return base
+
+
 def assign(obj, action, slot, base):
     ad = obj.animation_data or obj.animation_data_create()
     ad.use_nla = False
@@ -185,7 +253,7 @@ def assign(obj, action, slot, base):
         obj.matrix_basis = base[obj.name]
         if obj.pose is not None:
             for pb in obj.pose.bones:
-                pb.matrix_basis.identity()
+                pb.matrix_basis = base[(obj.name, pb.name)]
 
 
 def heads(arm):
@@ -207,11 +275,11 @@ def main(argv):
     if len(argv) != 2:
         raise SystemExit("usage: blender_joints.py IN OUT.json")
     src, dst = argv
-    reset()
+    src_abs = os.path.abspath(src)
+    ext = os.path.splitext(src_abs)[1].lower()
+    base = unanimated(src_abs, {".fbx": "fbx", ".bvh": "bvh"}.get(ext, "gltf"))
     scene = bpy.context.scene
-    fmt, opts, secs, fps, origin, unit = import_file(os.path.abspath(src))
-    # The imported, unanimated transforms (the importers write them before any frame change).
-    base = {o.name: o.matrix_basis.copy() for o in scene.objects}
+    fmt, opts, secs, fps, origin, unit = import_file(src_abs)
     arms = sorted((o for o in scene.objects if o.type == 'ARMATURE'), key=lambda o: o.name)
     out = {"source": src, "format": fmt, "blender": bpy.app.version_string,
            "import_seconds": secs, "fps": fps, "frame_origin": origin, "unit": unit,
@@ -220,9 +288,11 @@ def main(argv):
         chain = ancestors(arm)
         # Pose bones follow the armature data's bone order.
         bones = [pb.name for pb in arm.pose.bones]
-        # Rest: nothing animated, pose position REST.
+        # Unanimated: no action, the file's own transforms; rest: pose position REST.
         for o in [arm] + chain:
             assign(o, None, None, base)
+        bpy.context.view_layer.update()
+        still = heads(arm)
         arm.data.pose_position = 'REST'
         bpy.context.view_layer.update()
         rest = heads(arm)
@@ -264,7 +334,8 @@ def main(argv):
                           "frame_end": end, "times": times, "positions": positions})
         for o in [arm] + chain:
             assign(o, None, None, base)
-        out["armatures"].append({"name": arm.name, "bones": bones, "rest": rest, "clips": clips})
+        out["armatures"].append({"name": arm.name, "bones": bones, "rest": rest,
+                                 "unanimated": still, "clips": clips})
     with open(dst, "w") as f:
         json.dump(out, f)
 
