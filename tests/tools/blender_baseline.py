@@ -7,7 +7,9 @@ one run).
 Per file: blender_joints.py's facts (armatures, bones, clips with frame ranges, fps, height = the
 largest extent of the rest positions) and the import operator's time alone (after a factory reset
 to an empty scene; not counting Python's start, `import bpy` nor the reset): the first import in
-this process and the median of N more.
+this process that has the animation (blender_joints.py imports an FBX or glTF once before it
+without animation, so the file is in the OS cache and the importer's code warm) and the median
+of N more.
 """
 
 import argparse
