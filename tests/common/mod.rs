@@ -318,3 +318,83 @@ pub fn join_glb(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
     out.extend_from_slice(&b);
     out
 }
+
+// Blender as the reference importer: the `bpy` module (Blender 5.0.1) in the virtual environment
+// `.tools/blender-venv`, as `.ci/run` installs it, and the scripts `tests/tools/blender_joints.py`
+// and `tests/tools/blender_export.py`.
+
+/// The Python of `.tools/blender-venv` when `import bpy` works there (checked once per test
+/// binary), else `None` with a `skipped: Blender (bpy) not installed` line. Under
+/// `SKELNORM_REQUIRE_TOOLS=1` a missing Blender fails instead, unless
+/// `SKELNORM_BLENDER_OPTIONAL=1` (which `.ci/run` sets when the install failed).
+pub fn blender() -> Option<PathBuf> {
+    static FOUND: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    let python = root().join(".tools/blender-venv/bin/python");
+    let found = FOUND.get_or_init(|| {
+        let ok = python.is_file()
+            && Command::new(&python)
+                .args(["-c", "import bpy"])
+                .output()
+                .is_ok_and(|o| o.status.success());
+        ok.then(|| python.clone())
+    });
+    if found.is_none() {
+        let line = format!(
+            "skipped: Blender (bpy) not installed ({}) in {}",
+            python.display(),
+            test_name()
+        );
+        if std::env::var_os("SKELNORM_REQUIRE_TOOLS").is_some()
+            && std::env::var_os("SKELNORM_BLENDER_OPTIONAL").is_none()
+        {
+            panic!("required tool missing: {line}");
+        }
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+    }
+    found.clone()
+}
+
+/// Blender's import of `input` (.fbx, .bvh, .glb, .gltf), every bone head's world position at
+/// every frame of every action, from `tests/tools/blender_joints.py` (its docstring tells the
+/// JSON, the Y-up metre coordinates and the time convention), or `None` when Blender is missing.
+pub fn blender_joints(input: &Path) -> Option<serde_json::Value> {
+    let python = blender()?;
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let json = dir.path().join("joints.json");
+    let out = Command::new(python)
+        .arg(root().join("tests/tools/blender_joints.py"))
+        .arg(input)
+        .arg(&json)
+        .output()
+        .expect("run blender_joints.py");
+    assert!(
+        out.status.success(),
+        "blender_joints.py failed on {}: {}",
+        input.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&json).expect("blender_joints.py wrote its JSON");
+    Some(serde_json::from_str(&text).expect("blender_joints.py JSON"))
+}
+
+/// Blender's export of the glTF `input` to `output` (.fbx: every action a take; .bvh: the action
+/// `clip`, or the first), from `tests/tools/blender_export.py`, or `None` when Blender is missing.
+pub fn blender_export(input: &Path, output: &Path, clip: Option<&str>) -> Option<()> {
+    let python = blender()?;
+    let mut cmd = Command::new(python);
+    cmd.arg(root().join("tests/tools/blender_export.py"))
+        .arg(input)
+        .arg(output);
+    if let Some(clip) = clip {
+        cmd.args(["--clip", clip]);
+    }
+    let out = cmd.output().expect("run blender_export.py");
+    assert!(
+        out.status.success() && output.is_file(),
+        "blender_export.py failed on {}: {}",
+        input.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(())
+}
