@@ -156,7 +156,10 @@ fn read_bvh(path: &Path, options: &ReadOptions) -> Result<Document, Error> {
         },
     )
     .map_err(|e| fail(ErrorKind::Convert(format!("invalid BVH: {e}"))))?;
-    let glb = gltf_io::build::from_model(&bvh.model, &format!("skelnorm {} (from BVH)", env!("CARGO_PKG_VERSION")));
+    let glb = gltf_io::build::from_model(
+        &bvh.model,
+        &format!("skelnorm {} (from BVH)", env!("CARGO_PKG_VERSION")),
+    );
     let mut doc = gltf_io::read_bytes(&glb, path, &Resources::None)?;
     let info = &bvh.info;
     let unit = match (info.scale_source, info.unit) {
@@ -178,9 +181,23 @@ fn read_bvh(path: &Path, options: &ReadOptions) -> Result<Document, Error> {
         facts: vec![
             ("unit".into(), unit),
             ("up axis".into(), "+Y (BVH convention)".into()),
-            ("frames".into(), format!("{} at {} s ({:.2} fps)", info.frames, info.frame_time, 1.0 / info.frame_time.max(1e-9))),
+            (
+                "frames".into(),
+                format!(
+                    "{} at {} s ({:.2} fps)",
+                    info.frames,
+                    info.frame_time,
+                    1.0 / info.frame_time.max(1e-9)
+                ),
+            ),
             ("rotation orders".into(), orders.join(", ")),
-            ("joints".into(), format!("{} in {} root(s), {} end sites", info.joints, info.roots, info.end_sites)),
+            (
+                "joints".into(),
+                format!(
+                    "{} in {} root(s), {} end sites",
+                    info.joints, info.roots, info.end_sites
+                ),
+            ),
         ],
     });
     if info.scale_source == ScaleSource::Unknown {
@@ -190,7 +207,9 @@ fn read_bvh(path: &Path, options: &ReadOptions) -> Result<Document, Error> {
         ));
     }
     for (from, to) in &info.renamed {
-        doc.warnings.push(format!("bvh: joint `{from}` renamed `{to}` (names must be unique)"));
+        doc.warnings.push(format!(
+            "bvh: joint `{from}` renamed `{to}` (names must be unique)"
+        ));
     }
     Ok(doc)
 }

@@ -233,7 +233,7 @@ fn rig() -> (Skeleton, Clip) {
     tracks[4].translation = Some(mov(Vec3::new(0.0, 50.0, 2.0), Vec3::new(0.0, 3.0, 9.0)));
     let clip = Clip {
         name: "walk".into(),
-        skeleton: Default::default(),
+        skeleton: skelnorm::model::SkeletonId(0),
         tracks,
         opaque: vec![],
         source: None,
@@ -483,7 +483,7 @@ fn arb_rig() -> impl Strategy<Value = (Skeleton, Clip)> {
             };
             let clip = Clip {
                 name: "random".into(),
-                skeleton: Default::default(),
+                skeleton: skelnorm::model::SkeletonId(0),
                 tracks,
                 opaque: vec![],
                 source: None,

@@ -4,7 +4,9 @@
 use super::error::BvhError;
 use super::parse::{parse, ChannelKind, RawBvh, RawJoint};
 use super::{Bvh, BvhInfo, BvhOptions, LengthUnit, RotationOrder, ScaleSource};
-use crate::model::{Bone, BoneId, BoneTracks, Clip, Interpolation, Model, Pose, Skeleton, SkeletonId, Track, Transform};
+use crate::model::{
+    Bone, BoneId, BoneTracks, Clip, Interpolation, Model, Pose, Skeleton, SkeletonId, Track, Transform,
+};
 use glam::{DQuat, DVec3, Mat4, Quat, Vec3};
 use std::collections::HashSet;
 
