@@ -60,6 +60,8 @@ fn main() {
                 retarget_to: None,
                 base: Settings::default(),
                 resolve: &resolve,
+                read: Default::default(),
+                unsupported: Vec::new(),
             };
             let start = Instant::now();
             let report = batch::run(&job, &|_| {}).unwrap();

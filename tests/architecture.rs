@@ -52,6 +52,9 @@ fn modules_import_only_to_their_left() {
         ("model", &["model"]),
         ("gltf_io", &["model"]),
         ("bvh_io", &["model"]),
+        ("fbx_io", &["model", "gltf_io"]),
+        ("io", &["model", "gltf_io", "fbx_io", "bvh_io"]),
+        ("bvh_io", &["model"]),
         ("profile", &["model"]),
         ("mapping", &["model", "profile"]),
         ("inspect", &["model", "profile", "mapping"]),
@@ -81,7 +84,7 @@ fn modules_import_only_to_their_left() {
         (
             "batch",
             &[
-                "gltf_io", "pipeline", "settings", "report", "mapping", "profile", "model",
+                "gltf_io", "io", "pipeline", "settings", "report", "mapping", "profile", "model",
             ],
         ),
     ];

@@ -168,10 +168,15 @@ pub struct Job<'a> {
     pub base: Settings,
     /// Options per folder settings.
     pub resolve: &'a Resolver<'a>,
+    /// How inputs are read (the BVH unit).
+    pub read: crate::io::ReadOptions,
+    /// Files found that skelnorm does not read (see [`find_unsupported`]): reported as skipped.
+    pub unsupported: Vec<(PathBuf, PathBuf)>,
 }
 
-/// Every `.gltf`, `.glb`, `.vrm` and `.vrma` file under `root` (or `root` itself if it is a
-/// file), sorted, each with the folder its relative path starts from.
+/// Every file under `root` that skelnorm reads (`.gltf`, `.glb`, `.vrm`, `.vrma`, `.fbx`,
+/// `.bvh`), or `root` itself if it is a file, sorted, each with the folder its relative path
+/// starts from.
 pub fn find_files(root: &Path) -> Vec<(PathBuf, PathBuf)> {
     if root.is_file() {
         let base = root.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -181,7 +186,40 @@ pub fn find_files(root: &Path) -> Vec<(PathBuf, PathBuf)> {
         .sort_by_file_name()
         .into_iter()
         .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file() && gltf_io::Format::for_path(e.path()).is_some())
+        .filter(|e| e.file_type().is_file() && crate::io::is_supported(e.path()))
+        .map(|e| (root.to_path_buf(), e.into_path()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Files that travel with models and are no models themselves (buffers, textures, settings,
+/// notes): not reported.
+const COMPANIONS: &[&str] = &[
+    "bin", "png", "jpg", "jpeg", "webp", "ktx2", "dds", "tga", "bmp", "tif", "tiff", "psd", "exr", "hdr",
+    "ron", "txt", "md", "json", "html", "css", "js",
+];
+
+/// Every other file under `root` (a folder) that is no companion file: models in formats
+/// skelnorm does not read (`.obj`, `.dae`, `.blend`…), which a run reports as skipped.
+pub fn find_unsupported(root: &Path) -> Vec<(PathBuf, PathBuf)> {
+    if root.is_file() {
+        return Vec::new();
+    }
+    let mut out: Vec<(PathBuf, PathBuf)> = walkdir::WalkDir::new(root)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && !crate::io::is_supported(e.path()))
+        .filter(|e| {
+            let ext = e
+                .path()
+                .extension()
+                .and_then(|x| x.to_str())
+                .map(str::to_ascii_lowercase);
+            !ext.is_some_and(|x| COMPANIONS.contains(&x.as_str()))
+                && !e.file_name().to_string_lossy().starts_with('.')
+        })
         .map(|e| (root.to_path_buf(), e.into_path()))
         .collect();
     out.sort();
@@ -250,10 +288,10 @@ pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<BatchRe
             source,
         })?;
     let target = match &job.retarget_to {
-        Some(path) => Some(prepare_target(path, &resolved[&None])?),
+        Some(path) => Some(prepare_target(path, &resolved[&None], &job.read)?),
         None => None,
     };
-    let files: Vec<FileReport> = pool.install(|| {
+    let mut files: Vec<FileReport> = pool.install(|| {
         job.files
             .par_iter()
             .map(|(root, file)| {
@@ -264,6 +302,20 @@ pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<BatchRe
             })
             .collect()
     });
+    for (root, file) in &job.unsupported {
+        let rel = file.strip_prefix(root).unwrap_or(file);
+        let mut skipped = FileReport::new(rel.display().to_string());
+        skipped.status = Status::Skipped;
+        skipped.error = Some(format!(
+            "not a format skelnorm reads ({}): it reads .gltf, .glb, .vrm, .vrma, .fbx and .bvh",
+            rel.extension().map_or_else(
+                || "no extension".to_string(),
+                |e| format!(".{}", e.to_string_lossy())
+            )
+        ));
+        progress(&skipped);
+        files.push(skipped);
+    }
     let mut report = BatchReport {
         command: if job.output.is_some() { "batch" } else { "validate" }.into(),
         inputs: {
@@ -339,7 +391,19 @@ fn process(
     file: &Path,
     resolved: &Resolved,
 ) -> Result<FileReport, FileError> {
-    let out_path = job.output.as_ref().map(|o| o.join(job.naming.apply(rel)));
+    let converted = matches!(
+        crate::io::InputFormat::for_path(file),
+        Some(crate::io::InputFormat::Fbx | crate::io::InputFormat::Bvh)
+    );
+    let out_path = job.output.as_ref().map(|o| {
+        let named = o.join(job.naming.apply(rel));
+        // FBX and BVH inputs become GLB outputs.
+        if converted {
+            named.with_extension("glb")
+        } else {
+            named
+        }
+    });
     let mut report = FileReport::new(rel.display().to_string());
     report.size_before = gltf_io::stored_size(file);
     if let Some(out) = &out_path {
@@ -356,7 +420,7 @@ fn process(
             }
         }
     }
-    let mut doc = gltf_io::read(file).map_err(|e| FileError::Gltf(e.kind))?;
+    let mut doc = crate::io::read(file, &job.read).map_err(|e| FileError::Gltf(e.kind))?;
     let before = doc.model.clone();
     let normalized = match normalize(&mut doc.model, &resolved.profile, &resolved.normalize) {
         Ok(r) => r,
@@ -402,12 +466,16 @@ struct Target {
     side: Side,
 }
 
-fn prepare_target(path: &Path, resolved: &Resolved) -> Result<Target, BatchError> {
+fn prepare_target(
+    path: &Path,
+    resolved: &Resolved,
+    read: &crate::io::ReadOptions,
+) -> Result<Target, BatchError> {
     let failed = |message: String| BatchError::Target {
         path: path.to_path_buf(),
         message,
     };
-    let mut doc = gltf_io::read(path).map_err(|e| failed(e.kind.to_string()))?;
+    let mut doc = crate::io::read(path, read).map_err(|e| failed(e.kind.to_string()))?;
     let report = normalize(&mut doc.model, &resolved.profile, &resolved.normalize)
         .map_err(|e| failed(e.to_string()))?;
     let side = Side::of(&report).ok_or_else(|| failed("no skeleton fits".into()))?;

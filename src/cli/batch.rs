@@ -235,8 +235,10 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
     })?;
     let out = args.output.canonicalize()?;
     let mut files = batch::find_files(&inp);
+    let mut unsupported = batch::find_unsupported(&inp);
     if let Some(s) = shard {
         files.retain(|(root, f)| s.contains(f.strip_prefix(root).unwrap_or(f)));
+        unsupported.retain(|(root, f)| s.contains(f.strip_prefix(root).unwrap_or(f)));
     }
     let base = args.run.base_settings()?;
     let resolve = args.run.resolver();
@@ -257,6 +259,8 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
         retarget_to: args.retarget_to.clone(),
         base,
         resolve: &resolve,
+        read: super::read_options(),
+        unsupported,
     };
     let bar = progress_bar(job.files.len(), args.run.quiet);
     let mut report = batch::run(&job, &|f| {
@@ -290,11 +294,13 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
 /// has warnings).
 pub fn run_validate(args: &ValidateArgs) -> Result<i32, Failure> {
     let mut files = Vec::new();
+    let mut unsupported = Vec::new();
     for p in &args.paths {
         if !p.exists() {
             return Err(Failure::Usage(format!("{}: no such file or folder", p.display())));
         }
         files.extend(batch::find_files(p));
+        unsupported.extend(batch::find_unsupported(p));
     }
     let base = args.run.base_settings()?;
     let resolve = args.run.resolver();
@@ -307,6 +313,8 @@ pub fn run_validate(args: &ValidateArgs) -> Result<i32, Failure> {
         retarget_to: None,
         base,
         resolve: &resolve,
+        read: super::read_options(),
+        unsupported,
     };
     let bar = progress_bar(job.files.len(), args.run.quiet);
     let report = batch::run(&job, &|_| bar.inc(1)).map_err(|e| Failure::Usage(e.to_string()))?;

@@ -2,6 +2,7 @@
 //! code that prints. Library errors become `skelnorm: <file>: <problem>` on stderr.
 
 mod batch;
+mod convert;
 mod inspect;
 mod map;
 mod normalize;
@@ -35,6 +36,11 @@ struct Cli {
 
 /// How every command reads its inputs (set once from the global flags).
 static READ_OPTIONS: std::sync::OnceLock<skelnorm::io::ReadOptions> = std::sync::OnceLock::new();
+
+/// The global read options.
+fn read_options() -> skelnorm::io::ReadOptions {
+    READ_OPTIONS.get_or_init(Default::default).clone()
+}
 
 /// Reads an input of any supported format with the global read options.
 fn read(path: &std::path::Path) -> Result<skelnorm::gltf_io::Document, skelnorm::gltf_io::Error> {
@@ -101,13 +107,9 @@ enum Command {
         #[arg(long)]
         dump_defaults: bool,
     },
-    /// Convert between .gltf and .glb (.vrm/.vrma are GLB); a lossless round trip.
-    Convert {
-        /// The input file.
-        input: PathBuf,
-        /// The output file; its extension picks the container. Never the input itself.
-        output: PathBuf,
-    },
+    /// Convert any input (glTF, GLB, VRM, VRMA, FBX, BVH) to .gltf or .glb (a lossless round
+    /// trip between glTF containers), or one clip to .bvh.
+    Convert(convert::ConvertArgs),
 }
 
 /// Parses the command line, runs the command and returns the exit code.
@@ -145,7 +147,7 @@ pub fn run() -> i32 {
         Command::Validate(args) => batch::run_validate(&args),
         Command::Report(cmd) => batch::run_report(&cmd),
         Command::Config { dump_defaults } => config(dump_defaults),
-        Command::Convert { input, output } => convert(&input, &output).map(|()| EXIT_OK),
+        Command::Convert(args) => convert::run(&args).map(|()| EXIT_OK),
     };
     match result {
         Ok(code) => code,
@@ -283,11 +285,4 @@ fn config(dump_defaults: bool) -> Result<i32, Failure> {
     let mut out = std::io::stdout().lock();
     out.write_all(skelnorm::settings::Settings::dump_defaults().as_bytes())?;
     Ok(EXIT_OK)
-}
-
-fn convert(input: &std::path::Path, output: &std::path::Path) -> Result<(), Failure> {
-    check_output(output)?;
-    let doc = read(input)?;
-    doc.write(output)?;
-    Ok(())
 }

@@ -22,7 +22,8 @@ pub struct RetargetArgs {
     /// The character that receives the clips; raw or normalized.
     #[arg(long, value_name = "TGT")]
     pub target: PathBuf,
-    /// The output: the target (normalized) with the retargeted clips added.
+    /// The output: the target (normalized) with the retargeted clips added; or, ending in
+    /// .bvh, the target's skeleton with the one retargeted clip.
     #[arg(short = 'o', long, value_name = "OUT")]
     pub output: PathBuf,
     /// Retarget only this source clip (repeatable); all of them by default.
@@ -78,6 +79,8 @@ pub struct RetargetArgs {
     pub target_skeleton: Option<usize>,
     #[command(flatten)]
     pub map: MapArgs,
+    #[command(flatten)]
+    pub bvh: super::convert::BvhOutArgs,
     /// Skip measuring the retargeted clips.
     #[arg(long)]
     pub no_check: bool,
@@ -117,7 +120,10 @@ impl RetargetArgs {
 
 /// Runs `retarget`; returns the exit code (0, or 3 when a side has no skeleton that fits).
 pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
-    super::check_output(&args.output)?;
+    let bvh = super::convert::is_bvh(&args.output);
+    if !bvh {
+        super::check_output(&args.output)?;
+    }
     let mut settings = super::load_settings(args.settings.as_deref())?;
     args.apply(&mut settings)?;
     let resolved = super::resolve(&settings)?;
@@ -157,7 +163,24 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
         Ok(r) => r,
         Err(e) => return refused(args, e),
     };
-    target.write(&args.output)?;
+    if bvh {
+        let [clip] = report.clips.as_slice() else {
+            return Err(Failure::Usage(format!(
+                "{}: {} clips were retargeted and a BVH file holds one; choose it with --clip",
+                args.output.display(),
+                report.clips.len()
+            )));
+        };
+        super::convert::write_bvh(
+            &args.target,
+            &target.model,
+            &args.output,
+            Some(&clip.clip),
+            &args.bvh,
+        )?;
+    } else {
+        target.write(&args.output)?;
+    }
     let report = RetargetRun {
         source: args.source.display().to_string(),
         target: args.target.display().to_string(),

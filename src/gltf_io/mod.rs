@@ -270,7 +270,8 @@ pub fn stored_size(path: &Path) -> u64 {
         .sum::<u64>()
 }
 
-fn same_file(a: &Path, b: &Path) -> bool {
+/// Whether two paths name the same existing file.
+pub fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
         _ => false,

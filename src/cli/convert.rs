@@ -1,0 +1,161 @@
+//! `skelnorm convert`: any input (glTF, GLB, VRM, VRMA, FBX, BVH) to glTF or GLB, or one clip to
+//! BVH; and the BVH writing `retarget -o out.bvh` shares.
+
+use super::Failure;
+use skelnorm::bvh_io::{self, BvhWriteOptions, RotationOrder};
+use skelnorm::gltf_io;
+use skelnorm::model::Model;
+use std::path::{Path, PathBuf};
+
+/// What `--bvh-order` takes: the rotation channels' order in the BVH written.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OrderArg {
+    /// Xrotation Yrotation Zrotation.
+    Xyz,
+    /// Xrotation Zrotation Yrotation.
+    Xzy,
+    /// Yrotation Xrotation Zrotation.
+    Yxz,
+    /// Yrotation Zrotation Xrotation.
+    Yzx,
+    /// Zrotation Xrotation Yrotation (the usual order of mocap files).
+    #[default]
+    Zxy,
+    /// Zrotation Yrotation Xrotation.
+    Zyx,
+}
+
+/// Flags of BVH output.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct BvhOutArgs {
+    /// Rotation channel order of a BVH output.
+    #[arg(long, value_enum, value_name = "ORDER", default_value = "zxy")]
+    pub bvh_order: OrderArg,
+    /// Frames per second of a BVH output (default: the clip's own key rate, else 30).
+    #[arg(long, value_name = "FPS")]
+    pub bvh_fps: Option<f32>,
+    /// Length unit of a BVH output.
+    #[arg(long, value_enum, value_name = "UNIT", default_value = "cm")]
+    pub bvh_unit: UnitArg,
+}
+
+/// What `--bvh-unit` takes.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnitArg {
+    /// Centimetres (most mocap tools).
+    #[default]
+    Cm,
+    /// Metres.
+    M,
+}
+
+impl BvhOutArgs {
+    fn options(&self) -> BvhWriteOptions {
+        BvhWriteOptions {
+            order: match self.bvh_order {
+                OrderArg::Xyz => RotationOrder::Xyz,
+                OrderArg::Xzy => RotationOrder::Xzy,
+                OrderArg::Yxz => RotationOrder::Yxz,
+                OrderArg::Yzx => RotationOrder::Yzx,
+                OrderArg::Zxy => RotationOrder::Zxy,
+                OrderArg::Zyx => RotationOrder::Zyx,
+            },
+            fps: self.bvh_fps,
+            scale: match self.bvh_unit {
+                UnitArg::Cm => 100.0,
+                UnitArg::M => 1.0,
+            },
+        }
+    }
+}
+
+/// Everything `convert` takes.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ConvertArgs {
+    /// The input file: .gltf, .glb, .vrm, .vrma, .fbx or .bvh.
+    pub input: PathBuf,
+    /// The output file; its extension picks the format: .gltf, .glb (.vrm/.vrma are GLB), or
+    /// .bvh (one clip). Never the input itself.
+    pub output: PathBuf,
+    /// The clip a BVH output holds (needed when the input has more than one).
+    #[arg(long, value_name = "NAME")]
+    pub clip: Option<String>,
+    #[command(flatten)]
+    pub bvh: BvhOutArgs,
+}
+
+/// Whether `path` names a BVH output.
+pub fn is_bvh(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("bvh"))
+}
+
+/// Runs `convert`.
+pub fn run(args: &ConvertArgs) -> Result<(), Failure> {
+    if !is_bvh(&args.output) {
+        super::check_output(&args.output)?;
+    }
+    let doc = super::read(&args.input)?;
+    if is_bvh(&args.output) {
+        return write_bvh(
+            &args.input,
+            &doc.model,
+            &args.output,
+            args.clip.as_deref(),
+            &args.bvh,
+        );
+    }
+    doc.write(&args.output)?;
+    Ok(())
+}
+
+/// Writes one clip of `model` (read from `input`) as BVH: the clip named `clip`, or the only
+/// one; its skeleton with it.
+pub fn write_bvh(
+    input: &Path,
+    model: &Model,
+    output: &Path,
+    clip: Option<&str>,
+    args: &BvhOutArgs,
+) -> Result<(), Failure> {
+    let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
+    let chosen = match clip {
+        Some(name) => model.clips.iter().find(|c| c.name == name).ok_or_else(|| {
+            Failure::Usage(format!(
+                "{}: no clip `{name}` (it has: {})",
+                input.display(),
+                names.join(", ")
+            ))
+        })?,
+        None => match model.clips.as_slice() {
+            [only] => only,
+            [] => {
+                return Err(Failure::Usage(format!(
+                    "{}: has no clip to write as BVH",
+                    input.display()
+                )))
+            }
+            _ => {
+                return Err(Failure::Usage(format!(
+                    "{}: has {} clips and a BVH file holds one; choose it with --clip (it has: {})",
+                    input.display(),
+                    names.len(),
+                    names.join(", ")
+                )))
+            }
+        },
+    };
+    if gltf_io::same_file(input, output) {
+        return Err(Failure::Usage(format!(
+            "{}: the output is the input file; inputs are never overwritten",
+            output.display()
+        )));
+    }
+    let skeleton = model.skeleton(chosen.skeleton);
+    let text = bvh_io::write(skeleton, chosen, &args.options())
+        .map_err(|e| anyhow::anyhow!("{}: cannot write BVH: {e}", output.display()))?;
+    gltf_io::write_file(output, text.as_bytes())
+        .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", output.display()))?;
+    Ok(())
+}
