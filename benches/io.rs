@@ -23,7 +23,10 @@ fn files() -> Vec<PathBuf> {
             eprintln!("skipping {}: absent", dir.display());
             continue;
         }
-        for e in walkdir::WalkDir::new(dir).into_iter().filter_map(Result::ok) {
+        for e in walkdir::WalkDir::new(dir)
+            .into_iter()
+            .filter_map(Result::ok)
+        {
             let p = e.into_path();
             if matches!(
                 p.extension().and_then(|e| e.to_str()),

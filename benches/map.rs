@@ -59,7 +59,11 @@ fn main() {
             parent = id;
         }
     }
-    let sk = conventions::skeleton(&joints, &|id| format!("mixamorig:{id}"), glam::Mat4::IDENTITY);
+    let sk = conventions::skeleton(
+        &joints,
+        &|id| format!("mixamorig:{id}"),
+        glam::Mat4::IDENTITY,
+    );
     report("generated humanoid (all parts, Mixamo-like names)", &sk);
     let unnamed = conventions::skeleton(
         &joints,
@@ -90,7 +94,10 @@ fn main() {
                 continue;
             };
             for sk in &doc.model.skeletons {
-                report(&f.strip_prefix(&root).unwrap_or(&f).display().to_string(), sk);
+                report(
+                    &f.strip_prefix(&root).unwrap_or(&f).display().to_string(),
+                    sk,
+                );
             }
         }
     }

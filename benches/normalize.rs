@@ -60,7 +60,14 @@ fn main() {
     };
     println!(
         "{:34} {:>8} {:>11} {:>13} {:>10} {:>9} {:>10} {:>10}",
-        "file", "samples", "convert µs", "normalize µs", "stages µs", "strip µs", "rename µs", "ns/sample"
+        "file",
+        "samples",
+        "convert µs",
+        "normalize µs",
+        "stages µs",
+        "strip µs",
+        "rename µs",
+        "ns/sample"
     );
     for path in files() {
         let bytes = std::fs::read(&path).unwrap();
@@ -112,7 +119,11 @@ fn main() {
         let clone = median(|| {
             std::hint::black_box(fixed.clone());
         });
-        let alone = |stage: &dyn Fn(&mut skelnorm::model::Model, SkeletonId, &skelnorm::mapping::BoneMap)| {
+        let alone = |stage: &dyn Fn(
+            &mut skelnorm::model::Model,
+            SkeletonId,
+            &skelnorm::mapping::BoneMap,
+        )| {
             median(|| {
                 let mut m = fixed.clone();
                 for (k, map) in &maps {

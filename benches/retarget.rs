@@ -23,9 +23,16 @@ use std::path::Path;
 use std::time::Duration;
 
 fn load(name: &str) -> Model {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name);
     let mut doc = gltf_io::read(&path).unwrap();
-    normalize(&mut doc.model, Profile::humanoid(), &NormalizeOptions::default()).unwrap();
+    normalize(
+        &mut doc.model,
+        Profile::humanoid(),
+        &NormalizeOptions::default(),
+    )
+    .unwrap();
     doc.model
 }
 
@@ -87,7 +94,9 @@ fn main() {
             std::hint::black_box(Retargeter::new(&sr, &tr, &options).unwrap());
         });
         let mut r = Retargeter::new(&sr, &tr, &options).unwrap();
-        let poses: Vec<Pose> = (0..30).map(|f| Pose::sample(ss, walk, f as f32 / 30.0)).collect();
+        let poses: Vec<Pose> = (0..30)
+            .map(|f| Pose::sample(ss, walk, f as f32 / 30.0))
+            .collect();
         let mut out = Pose::rest(ts);
         let call = common::median(10, Duration::from_millis(300), || {
             for p in &poses {

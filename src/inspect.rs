@@ -252,7 +252,11 @@ fn spine_top(pos: &[Vec3], spine: &[usize], hips: Vec3, lateral: Vec3) -> usize 
         let v = pos[**i] - hips;
         v.dot(lateral).abs() <= 0.3 * v.length()
     };
-    let far = |a: &&usize, b: &&usize| (pos[**a] - hips).length().total_cmp(&(pos[**b] - hips).length());
+    let far = |a: &&usize, b: &&usize| {
+        (pos[**a] - hips)
+            .length()
+            .total_cmp(&(pos[**b] - hips).length())
+    };
     *spine
         .iter()
         .filter(central)
@@ -312,9 +316,9 @@ fn glance(s: &Skeleton, world: &[Mat4], depths: &[usize]) -> Glance {
     };
     let sub = subtrees(s);
     let Some(h) = find_hips(s, &pos, &sub, depths) else {
-        let ext = pos
-            .iter()
-            .fold((Vec3::MAX, Vec3::MIN), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+        let ext = pos.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), p| {
+            (lo.min(*p), hi.max(*p))
+        });
         g.height = (ext.1 - ext.0).y;
         g.units = units(g.height);
         g.offset_units = units(g.height / base_scale);
@@ -326,8 +330,8 @@ fn glance(s: &Skeleton, world: &[Mat4], depths: &[usize]) -> Glance {
     let up = (pos[spine_top(&pos, &h.spine, pos[h.bone], lateral)] - feet).normalize_or_zero();
     g.up = axis_name(up);
     let heights: Vec<f32> = pos.iter().map(|p| p.dot(up)).collect();
-    g.height =
-        heights.iter().copied().fold(f32::MIN, f32::max) - heights.iter().copied().fold(f32::MAX, f32::min);
+    g.height = heights.iter().copied().fold(f32::MIN, f32::max)
+        - heights.iter().copied().fold(f32::MAX, f32::min);
     g.units = units(g.height);
     g.offset_units = units(g.height / base_scale);
     let (_, base_rot, _) = s.base.to_scale_rotation_translation();
@@ -388,7 +392,11 @@ fn arm_pose(s: &Skeleton, pos: &[Vec3], h: &Hips, up: Vec3, lateral: Vec3, g: &m
         .copied()
         .filter(|&i| s.skins.is_empty() || s.bones[i].is_joint)
         .collect();
-    let spine = if spine.is_empty() { h.spine.clone() } else { spine };
+    let spine = if spine.is_empty() {
+        h.spine.clone()
+    } else {
+        spine
+    };
     let mut angles = Vec::new();
     for sign in [1.0f32, -1.0] {
         let far = *spine
@@ -407,7 +415,11 @@ fn arm_pose(s: &Skeleton, pos: &[Vec3], h: &Hips, up: Vec3, lateral: Vec3, g: &m
             }
             at = s.bones[p.index()].parent;
         }
-        let Some(&shoulder) = path.iter().rev().find(|&&i| sign * side(i) > 0.08 * g.height) else {
+        let Some(&shoulder) = path
+            .iter()
+            .rev()
+            .find(|&&i| sign * side(i) > 0.08 * g.height)
+        else {
             continue;
         };
         let arm = (pos[far] - pos[shoulder]).normalize_or_zero();

@@ -95,7 +95,8 @@ fn read_fbx(path: &Path, size: u64) -> Result<Document, Error> {
         ))));
     }
     let bytes = std::fs::read(path).map_err(|e| fail(ErrorKind::Io(e)))?;
-    let (glb, info) = crate::fbx_io::to_glb(&bytes, path).map_err(|e| fail(ErrorKind::Convert(e.0)))?;
+    let (glb, info) =
+        crate::fbx_io::to_glb(&bytes, path).map_err(|e| fail(ErrorKind::Convert(e.0)))?;
     let mut doc = gltf_io::read_bytes(&glb, path, &Resources::None)?;
     doc.warnings
         .extend(info.notes.iter().map(|n| format!("fbx: {n}")));
@@ -109,7 +110,10 @@ fn read_fbx(path: &Path, size: u64) -> Result<Document, Error> {
         facts: vec![
             ("written by".into(), info.creator),
             ("unit".into(), format!("{unit}, converted to metres")),
-            ("up axis".into(), format!("{}, converted to +Y", info.up_axis)),
+            (
+                "up axis".into(),
+                format!("{}, converted to +Y", info.up_axis),
+            ),
             ("frame rate".into(), format!("{} fps", info.fps)),
         ],
     });
@@ -120,7 +124,9 @@ fn read_fbx(path: &Path, size: u64) -> Result<Document, Error> {
 fn read_fbx(path: &Path, _size: u64) -> Result<Document, Error> {
     Err(Error {
         file: path.to_path_buf(),
-        kind: ErrorKind::Convert("FBX support is not built in (build with the `fbx` feature)".into()),
+        kind: ErrorKind::Convert(
+            "FBX support is not built in (build with the `fbx` feature)".into(),
+        ),
     })
 }
 
@@ -143,8 +149,11 @@ fn read_bvh(path: &Path, options: &ReadOptions) -> Result<Document, Error> {
         kind,
     };
     let bytes = std::fs::read(path).map_err(|e| fail(ErrorKind::Io(e)))?;
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| fail(ErrorKind::Convert(format!("invalid BVH: not UTF-8 text ({e})"))))?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        fail(ErrorKind::Convert(format!(
+            "invalid BVH: not UTF-8 text ({e})"
+        )))
+    })?;
     let clip_name = path
         .file_stem()
         .map_or_else(|| "motion".into(), |s| s.to_string_lossy().into_owned());

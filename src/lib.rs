@@ -8,7 +8,10 @@
 #![deny(missing_docs)]
 #![cfg_attr(
     test,
-    allow(clippy::unwrap_used, reason = "unit tests: a panic is how a test fails")
+    allow(
+        clippy::unwrap_used,
+        reason = "unit tests: a panic is how a test fails"
+    )
 )]
 
 pub mod batch;

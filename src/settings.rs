@@ -228,7 +228,8 @@ impl Settings {
         let pretty = ron::ser::PrettyConfig::new()
             .indentor("    ".to_string())
             .struct_names(false);
-        let text = ron::ser::to_string_pretty(&Settings::default(), pretty).expect("settings serialize");
+        let text =
+            ron::ser::to_string_pretty(&Settings::default(), pretty).expect("settings serialize");
         let mut out = String::from("// skelnorm settings: every option with its default.\n// Pass with `--settings FILE`; flags given on the command line win over the file.\n");
         let mut section = String::new();
         for line in text.lines() {
@@ -244,7 +245,9 @@ impl Settings {
             };
             if let Some(doc) = doc {
                 for d in doc.lines() {
-                    out.push_str(&format!("{}// {d}\n", " ".repeat(indent)).replace("// \n", "//\n"));
+                    out.push_str(
+                        &format!("{}// {d}\n", " ".repeat(indent)).replace("// \n", "//\n"),
+                    );
                 }
             }
             out.push_str(line);
@@ -312,7 +315,10 @@ mod tests {
     #[test]
     fn dumped_defaults_parse_back_into_the_defaults() {
         let text = Settings::dump_defaults();
-        assert_eq!(Settings::from_ron(&text, "dump").unwrap(), Settings::default());
+        assert_eq!(
+            Settings::from_ron(&text, "dump").unwrap(),
+            Settings::default()
+        );
         // Every option (a key at the second level) is documented.
         let option = |l: &&str| {
             l.starts_with("        ")
@@ -333,7 +339,8 @@ mod tests {
 
     #[test]
     fn a_misspelt_key_names_the_key_and_the_file() {
-        let err = Settings::from_ron("(rest: (silhouete_threshold_deg: 15.0))", "my.ron").unwrap_err();
+        let err =
+            Settings::from_ron("(rest: (silhouete_threshold_deg: 15.0))", "my.ron").unwrap_err();
         let text = err.to_string();
         assert!(text.starts_with("my.ron:1:"), "{text}");
         assert!(text.contains("silhouete_threshold_deg"), "{text}");

@@ -62,7 +62,10 @@ fn modules_import_only_to_their_left() {
         ("tracks", &["model", "profile", "mapping", "rest"]),
         ("rename", &["model", "profile", "mapping"]),
         ("retarget", &["model", "profile", "mapping", "rest"]),
-        ("check", &["model", "profile", "mapping", "rest", "retarget"]),
+        (
+            "check",
+            &["model", "profile", "mapping", "rest", "retarget"],
+        ),
         (
             "pipeline",
             &[
@@ -104,10 +107,18 @@ fn modules_import_only_to_their_left() {
 #[test]
 fn library_code_never_prints() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    for entry in walkdir::WalkDir::new(&src).into_iter().filter_map(Result::ok) {
+    for entry in walkdir::WalkDir::new(&src)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
         let path = entry.path();
-        let rel = path.strip_prefix(&src).unwrap().to_string_lossy().to_string();
-        if rel.starts_with("cli") || rel == "main.rs" || path.extension().is_none_or(|e| e != "rs") {
+        let rel = path
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        if rel.starts_with("cli") || rel == "main.rs" || path.extension().is_none_or(|e| e != "rs")
+        {
             continue;
         }
         let text = std::fs::read_to_string(path).unwrap();
@@ -152,21 +163,31 @@ fn names_from(files: &[std::path::PathBuf], module: &str) -> BTreeSet<String> {
 fn stages_import_only_each_others_types_and_entry_points() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let stages = ["mapping", "rest", "tracks", "rename", "retarget", "check"];
-    let entry: &[(&str, &[&str])] = &[("mapping", &["map_skeleton"]), ("retarget", &["retarget_clip"])];
+    let entry: &[(&str, &[&str])] = &[
+        ("mapping", &["map_skeleton"]),
+        ("retarget", &["retarget_clip"]),
+    ];
     for stage in stages {
         let files: Vec<_> = walkdir::WalkDir::new(src.join(stage))
             .into_iter()
             .filter_map(Result::ok)
             .map(|e| e.into_path())
             .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-            .filter(|p| p.file_name().is_none_or(|n| n != "tests.rs" && n != "testing.rs"))
+            .filter(|p| {
+                p.file_name()
+                    .is_none_or(|n| n != "tests.rs" && n != "testing.rs")
+            })
             .collect();
         for other in stages.iter().filter(|o| **o != stage) {
-            let allowed = entry.iter().find(|(m, _)| m == other).map_or(&[][..], |(_, e)| e);
+            let allowed = entry
+                .iter()
+                .find(|(m, _)| m == other)
+                .map_or(&[][..], |(_, e)| e);
             let helpers: Vec<String> = names_from(&files, other)
                 .into_iter()
                 .filter(|n| {
-                    !n.starts_with(|c: char| c.is_ascii_uppercase()) || n.chars().all(|c| !c.is_lowercase())
+                    !n.starts_with(|c: char| c.is_ascii_uppercase())
+                        || n.chars().all(|c| !c.is_lowercase())
                 })
                 .filter(|n| !allowed.contains(&n.as_str()))
                 .collect();

@@ -69,7 +69,11 @@ fn library(root: &Path) -> (BTreeSet<String>, BTreeMap<String, &'static str>) {
     }
     let mixamo = &sources[0];
     let damaged: [(&str, Vec<u8>, &'static str); 6] = [
-        ("broken/cut.glb", mixamo[..mixamo.len() / 3].to_vec(), "truncated"),
+        (
+            "broken/cut.glb",
+            mixamo[..mixamo.len() / 3].to_vec(),
+            "truncated",
+        ),
         (
             "broken/noise.glb",
             (0..4000u32).map(|i| (i * 7919 % 251) as u8).collect(),
@@ -88,7 +92,8 @@ fn library(root: &Path) -> (BTreeSet<String>, BTreeMap<String, &'static str>) {
         ),
         (
             "broken/no_bin.gltf",
-            br#"{"asset":{"version":"2.0"},"buffers":[{"uri":"missing.bin","byteLength":64}]}"#.to_vec(),
+            br#"{"asset":{"version":"2.0"},"buffers":[{"uri":"missing.bin","byteLength":64}]}"#
+                .to_vec(),
             "missing buffer",
         ),
     ];
@@ -152,12 +157,21 @@ fn a_library_of_500_files_in_parallel_and_in_shards() {
         .collect();
     for rel in &good {
         let f = files[rel];
-        assert!(f["status"] == "ok" || f["status"] == "warnings", "{rel}: {f}");
+        assert!(
+            f["status"] == "ok" || f["status"] == "warnings",
+            "{rel}: {f}"
+        );
         let out_file = out.join(rel);
-        assert_eq!(f["output"].as_str().map(PathBuf::from), Some(out_file.clone()));
+        assert_eq!(
+            f["output"].as_str().map(PathBuf::from),
+            Some(out_file.clone())
+        );
         let doc = skelnorm::gltf_io::read(&out_file).unwrap_or_else(|e| panic!("{rel}: {e}"));
         assert!(!doc.model.skeletons.is_empty(), "{rel}");
-        assert!(!f["pictures"].as_array().unwrap().is_empty(), "{rel}: no picture");
+        assert!(
+            !f["pictures"].as_array().unwrap().is_empty(),
+            "{rel}: no picture"
+        );
     }
     for (rel, why) in &bad {
         let f = files[rel];
@@ -165,7 +179,10 @@ fn a_library_of_500_files_in_parallel_and_in_shards() {
         let error = f["error"].as_str().unwrap();
         eprintln!("{rel} ({why}): {error}");
         assert!(error.len() > 10, "{rel}: {error}");
-        assert!(!out.join(rel).exists(), "{rel}: no output for a failed file");
+        assert!(
+            !out.join(rel).exists(),
+            "{rel}: no output for a failed file"
+        );
         assert!(
             f.get("output").is_none(),
             "{rel}: no output named for a failed file"
@@ -228,7 +245,9 @@ fn a_library_of_500_files_in_parallel_and_in_shards() {
         ]);
         assert!(matches!(run.status.code(), Some(0 | 1)));
         for f in report(&j)["files"].as_array().unwrap() {
-            *seen.entry(f["input"].as_str().unwrap().to_string()).or_insert(0) += 1;
+            *seen
+                .entry(f["input"].as_str().unwrap().to_string())
+                .or_insert(0) += 1;
         }
         shard_reports.push(j);
     }
@@ -244,7 +263,10 @@ fn a_library_of_500_files_in_parallel_and_in_shards() {
 
     // The HTML report in headless Chromium: the summary numbers, a section per file, pictures.
     if let Some(dom) = common::chromium_dom(&html) {
-        assert!(dom.contains(&format!("id=\"n-files\">{total}<")), "summary files");
+        assert!(
+            dom.contains(&format!("id=\"n-files\">{total}<")),
+            "summary files"
+        );
         assert!(
             dom.contains(&format!("id=\"n-failed\">{}<", bad.len())),
             "summary failed"
@@ -267,8 +289,16 @@ fn usage_errors_and_folder_settings() {
     let tmp = tempfile::tempdir().unwrap();
     let lib = tmp.path().join("lib");
     std::fs::create_dir_all(lib.join("sub")).unwrap();
-    std::fs::copy(common::root().join("fixtures/mixamo.glb"), lib.join("a.glb")).unwrap();
-    std::fs::copy(common::root().join("fixtures/mixamo.glb"), lib.join("sub/b.glb")).unwrap();
+    std::fs::copy(
+        common::root().join("fixtures/mixamo.glb"),
+        lib.join("a.glb"),
+    )
+    .unwrap();
+    std::fs::copy(
+        common::root().join("fixtures/mixamo.glb"),
+        lib.join("sub/b.glb"),
+    )
+    .unwrap();
     // The output folder inside the input is refused.
     let run = skelnorm(&[
         "batch",
@@ -310,7 +340,11 @@ fn usage_errors_and_folder_settings() {
         "--report",
         json.to_str().unwrap(),
     ]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     assert!(out.join("n_a.glb").is_file() && out.join("sub/n_bee.glb").is_file());
     let r = report(&json);
     let removed = |i: usize| {
@@ -370,7 +404,11 @@ fn usage_errors_and_folder_settings() {
     let run = skelnorm(&["validate", lib.to_str().unwrap(), "-q"]);
     assert_eq!(run.status.code(), Some(1));
     let err = String::from_utf8_lossy(&run.stderr);
-    assert_eq!(err.lines().filter(|l| l.contains("bad.glb")).count(), 1, "{err}");
+    assert_eq!(
+        err.lines().filter(|l| l.contains("bad.glb")).count(),
+        1,
+        "{err}"
+    );
     // validate writes nothing.
     assert!(!lib.join("out").exists());
 }

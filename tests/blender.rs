@@ -73,7 +73,10 @@ fn blender_fbx_export_matches_its_gltf_import() {
             .iter()
             .find(|c| c["take"] == format!("Armature|{name}"))
             .unwrap_or_else(|| panic!("no take Armature|{name}"));
-        let (ta, tb) = (ca["times"].as_array().unwrap(), cb["times"].as_array().unwrap());
+        let (ta, tb) = (
+            ca["times"].as_array().unwrap(),
+            cb["times"].as_array().unwrap(),
+        );
         assert_eq!(ta.len(), tb.len(), "{name}: samples");
         for (k, (x, y)) in ta.iter().zip(tb).enumerate() {
             assert!((x.as_f64().unwrap() - y.as_f64().unwrap()).abs() < 1e-6);

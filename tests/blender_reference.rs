@@ -61,7 +61,8 @@ fn node_at(doc: &Document, node: usize, clip: Option<&str>, t: f32) -> Transform
     };
     let mut out = Transform {
         translation: floats("translation", 3).map_or(Vec3::ZERO, |v| Vec3::from_slice(&v)),
-        rotation: floats("rotation", 4).map_or(glam::Quat::IDENTITY, |v| glam::Quat::from_slice(&v)),
+        rotation: floats("rotation", 4)
+            .map_or(glam::Quat::IDENTITY, |v| glam::Quat::from_slice(&v)),
         scale: floats("scale", 3).map_or(Vec3::ONE, |v| Vec3::from_slice(&v)),
     };
     let Some(clip) = clip else { return out };
@@ -93,9 +94,12 @@ fn node_at(doc: &Document, node: usize, clip: Option<&str>, t: f32) -> Transform
         };
         let at = |i: usize| &values[i * width..(i + 1) * width];
         match ch["target"]["path"].as_str().unwrap() {
-            "translation" => out.translation = Vec3::from_slice(at(k)).lerp(Vec3::from_slice(at(k1)), u),
+            "translation" => {
+                out.translation = Vec3::from_slice(at(k)).lerp(Vec3::from_slice(at(k1)), u)
+            }
             "rotation" => {
-                out.rotation = glam::Quat::from_slice(at(k)).slerp(glam::Quat::from_slice(at(k1)), u)
+                out.rotation =
+                    glam::Quat::from_slice(at(k)).slerp(glam::Quat::from_slice(at(k1)), u)
             }
             "scale" => out.scale = Vec3::from_slice(at(k)).lerp(Vec3::from_slice(at(k1)), u),
             _ => {}
@@ -164,7 +168,13 @@ fn agree(path: &Path, options: &ReadOptions, blender: &Value) -> Agreement {
         let pairs: Vec<(usize, usize)> = names
             .iter()
             .enumerate()
-            .filter_map(|(i, n)| skeleton.bones.iter().position(|b| b.name == *n).map(|j| (i, j)))
+            .filter_map(|(i, n)| {
+                skeleton
+                    .bones
+                    .iter()
+                    .position(|b| b.name == *n)
+                    .map(|j| (i, j))
+            })
             .collect();
         assert!(
             pairs.len() * 10 >= names.len() * 9,
@@ -174,7 +184,12 @@ fn agree(path: &Path, options: &ReadOptions, blender: &Value) -> Agreement {
             names.len(),
             skeleton.name
         );
-        let rest: Vec<Vec3> = armature["rest"].as_array().unwrap().iter().map(vec3).collect();
+        let rest: Vec<Vec3> = armature["rest"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(vec3)
+            .collect();
         let h = height(&rest).max(1e-6);
         let mut check = |what: &str, ours: &[glam::Mat4], theirs: &[Value]| {
             for &(i, j) in &pairs {
@@ -285,7 +300,12 @@ fn fbx_files_blender_exports_from_our_fixtures_read_as_blender_reads_them() {
     let dir = tempfile::tempdir().unwrap();
     for name in ["mixamo", "blender", "ue_zup"] {
         let fbx = dir.path().join(format!("{name}.fbx"));
-        common::blender_export(&common::root().join(format!("fixtures/{name}.glb")), &fbx, None).unwrap();
+        common::blender_export(
+            &common::root().join(format!("fixtures/{name}.glb")),
+            &fbx,
+            None,
+        )
+        .unwrap();
         assert_agrees(&fbx, &ReadOptions::default());
     }
 }
@@ -296,7 +316,9 @@ fn bvh_files_read_as_blender_reads_them() {
     if common::blender().is_none() {
         return;
     }
-    let unscaled = ReadOptions { bvh_scale: Some(1.0) };
+    let unscaled = ReadOptions {
+        bvh_scale: Some(1.0),
+    };
     if let Some(path) = common::asset("bvh/cmu_131_03_maxfriendly.bvh") {
         assert_agrees(&path, &unscaled);
     }

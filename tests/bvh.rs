@@ -13,8 +13,12 @@ mod common;
 
 use glam::{Mat4, Quat, Vec3};
 use proptest::prelude::*;
-use skelnorm::bvh_io::{self, BvhError, BvhOptions, BvhWriteOptions, LengthUnit, RotationOrder, ScaleSource};
-use skelnorm::model::{Bone, BoneId, BoneTracks, Clip, Interpolation, Pose, Skeleton, Track, Transform};
+use skelnorm::bvh_io::{
+    self, BvhError, BvhOptions, BvhWriteOptions, LengthUnit, RotationOrder, ScaleSource,
+};
+use skelnorm::model::{
+    Bone, BoneId, BoneTracks, Clip, Interpolation, Pose, Skeleton, Track, Transform,
+};
 use std::collections::HashMap;
 
 const CMU: &str = "bvh/cmu_131_03_maxfriendly.bvh";
@@ -44,7 +48,12 @@ fn positions(skeleton: &Skeleton, clip: &Clip, time: f32) -> HashMap<String, Vec
 
 /// Writes, reads back in metres, and returns the largest joint position error over `times`
 /// divided by the height.
-fn round_trip_error(skeleton: &Skeleton, clip: &Clip, options: &BvhWriteOptions, times: &[f32]) -> f32 {
+fn round_trip_error(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    options: &BvhWriteOptions,
+    times: &[f32],
+) -> f32 {
     let text = bvh_io::write(skeleton, clip, options).unwrap();
     let back = bvh_io::read(&text, &metres()).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let (s2, c2) = (&back.model.skeletons[0], &back.model.clips[0]);
@@ -100,10 +109,17 @@ fn reads_the_cmu_file() {
     assert_eq!(info.scale_source, ScaleSource::Guessed);
     // Joint extent from toe end to head end site: 24.27 CMU units = 1.37 m (the head end site is
     // below the top of the head); the femur (LeftHip → LeftKnee) is 7.29 units = 41 cm.
-    assert!((1.3..2.0).contains(&skeleton.height()), "{}", skeleton.height());
+    assert!(
+        (1.3..2.0).contains(&skeleton.height()),
+        "{}",
+        skeleton.height()
+    );
     assert_eq!(info.frames, 1102);
     assert!((info.frame_time - 0.0083333).abs() < 1e-9);
-    assert_eq!(info.rotation_orders, [RotationOrder::Zyx, RotationOrder::Zxy]);
+    assert_eq!(
+        info.rotation_orders,
+        [RotationOrder::Zyx, RotationOrder::Zxy]
+    );
     assert_eq!((info.roots, info.joints, info.end_sites), (1, 31, 7));
     assert!(bvh.model.validate().is_empty());
     let clip = &bvh.model.clips[0];
@@ -166,7 +182,13 @@ fn rig() -> (Skeleton, Clip) {
             Quat::from_rotation_y(0.3),
             true,
         ),
-        bone("spine", Some(0), Vec3::new(0.0, 10.0, 0.0), Quat::IDENTITY, true),
+        bone(
+            "spine",
+            Some(0),
+            Vec3::new(0.0, 10.0, 0.0),
+            Quat::IDENTITY,
+            true,
+        ),
         bone(
             "left leg",
             Some(0),
@@ -181,7 +203,13 @@ fn rig() -> (Skeleton, Clip) {
             Quat::from_rotation_x(0.2),
             true,
         ),
-        bone("head", Some(1), Vec3::new(0.0, 50.0, 2.0), Quat::IDENTITY, true),
+        bone(
+            "head",
+            Some(1),
+            Vec3::new(0.0, 50.0, 2.0),
+            Quat::IDENTITY,
+            true,
+        ),
         bone(
             "head_top",
             Some(4),
@@ -358,7 +386,8 @@ fn hostile_inputs_give_errors() {
             .unwrap()
             .to_string()
     };
-    let (frames_line, time_line, offset_line) = (line("Frames:"), line("Frame Time:"), line("OFFSET"));
+    let (frames_line, time_line, offset_line) =
+        (line("Frames:"), line("Frame Time:"), line("OFFSET"));
     let cases: Vec<(&str, String)> = vec![
         (
             "huge frame count",
@@ -368,7 +397,10 @@ fn hostile_inputs_give_errors() {
             "overflowing frame count",
             good.replace(&frames_line, "Frames: 99999999999999999999999999"),
         ),
-        ("negative frame count", good.replace(&frames_line, "Frames: -1")),
+        (
+            "negative frame count",
+            good.replace(&frames_line, "Frames: -1"),
+        ),
         (
             "huge channel count",
             good.replacen("CHANNELS 6", "CHANNELS 4294967296", 1),
@@ -377,14 +409,23 @@ fn hostile_inputs_give_errors() {
             "wrong channel count",
             good.replacen("CHANNELS 6", "CHANNELS 5", 1),
         ),
-        ("unknown channel", good.replacen("Xposition", "Wposition", 1)),
+        (
+            "unknown channel",
+            good.replacen("Xposition", "Wposition", 1),
+        ),
         ("zero frame time", good.replace(&time_line, "Frame Time: 0")),
-        ("nan frame time", good.replace(&time_line, "Frame Time: NaN")),
+        (
+            "nan frame time",
+            good.replace(&time_line, "Frame Time: NaN"),
+        ),
         (
             "infinite number",
             good.replacen(&offset_line, "OFFSET inf 0 0", 1),
         ),
-        ("garbage number", good.replacen(&offset_line, "OFFSET 1x 0 0", 1)),
+        (
+            "garbage number",
+            good.replacen(&offset_line, "OFFSET 1x 0 0", 1),
+        ),
         ("missing brace", good.replacen("{\n", "\n", 1)),
         ("extra brace", good.replacen("}\n", "}\n}\n", 1)),
         ("extra frame", format!("{good}0 0 0\n")),
@@ -402,8 +443,9 @@ fn hostile_inputs_give_errors() {
     };
     assert!(bvh_io::read(&huge, &big).is_err());
     // Deep nesting: no stack overflow.
-    let mut deep =
-        String::from("HIERARCHY\nROOT r\n{\nOFFSET 0 0 0\nCHANNELS 3 Xrotation Yrotation Zrotation\n");
+    let mut deep = String::from(
+        "HIERARCHY\nROOT r\n{\nOFFSET 0 0 0\nCHANNELS 3 Xrotation Yrotation Zrotation\n",
+    );
     for _ in 0..200_000 {
         deep.push_str("JOINT j\n{\nOFFSET 0 1 0\n");
     }
@@ -432,10 +474,15 @@ fn arb_vec() -> impl Strategy<Value = Vec3> {
 /// transforms and `frames` random keys per bone.
 fn arb_rig() -> impl Strategy<Value = (Skeleton, Clip)> {
     (1usize..7, 1usize..5).prop_flat_map(|(n, frames)| {
-        let parents =
-            proptest::collection::vec(proptest::option::weighted(0.85, any::<prop::sample::Index>()), n);
+        let parents = proptest::collection::vec(
+            proptest::option::weighted(0.85, any::<prop::sample::Index>()),
+            n,
+        );
         let rests = proptest::collection::vec((arb_vec(), arb_quat()), n);
-        let keys = proptest::collection::vec(proptest::collection::vec((arb_vec(), arb_quat()), frames), n);
+        let keys = proptest::collection::vec(
+            proptest::collection::vec((arb_vec(), arb_quat()), frames),
+            n,
+        );
         let moved = proptest::collection::vec(any::<bool>(), n);
         (parents, rests, keys, moved).prop_map(move |(parents, rests, keys, moved)| {
             let bones = (0..n)

@@ -112,12 +112,18 @@ fn mutate(seed: &str, rng: &mut Rng) -> String {
                 let end = (at..bytes.len())
                     .find(|i| bytes[*i] == b'\n')
                     .map_or(bytes.len(), |i| i + 1);
-                let start = (0..at).rev().find(|i| bytes[*i] == b'\n').map_or(0, |i| i + 1);
+                let start = (0..at)
+                    .rev()
+                    .find(|i| bytes[*i] == b'\n')
+                    .map_or(0, |i| i + 1);
                 bytes.drain(start..end);
             }
             6 => {
                 // Duplicate a line.
-                let start = (0..at).rev().find(|i| bytes[*i] == b'\n').map_or(0, |i| i + 1);
+                let start = (0..at)
+                    .rev()
+                    .find(|i| bytes[*i] == b'\n')
+                    .map_or(0, |i| i + 1);
                 let end = (at..bytes.len())
                     .find(|i| bytes[*i] == b'\n')
                     .map_or(bytes.len(), |i| i + 1);

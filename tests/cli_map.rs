@@ -107,7 +107,10 @@ fn bone_map_files_round_trip_and_win() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = std::fs::read_to_string(&map).unwrap();
-    assert!(text.contains("\"LeftUpperArm\": \"DEF-upper_arm.L\""), "{text}");
+    assert!(
+        text.contains("\"LeftUpperArm\": \"DEF-upper_arm.L\""),
+        "{text}"
+    );
     // Feeding the written map back gives the same map, every entry from the file.
     let v = json(&[
         "map",
@@ -136,7 +139,10 @@ fn bone_map_files_round_trip_and_win() {
     let b = &v["skeletons"][0]["bones"];
     assert_eq!(b["Chest"]["source"], "DEF-spine.003");
     assert_eq!(b["Chest"]["origin"], "override");
-    assert!(b.get("UpperChest").is_none(), "DEF-spine.003 is taken by Chest");
+    assert!(
+        b.get("UpperChest").is_none(),
+        "DEF-spine.003 is taken by Chest"
+    );
     assert!(b.get("LeftToes").is_none());
     assert_eq!(b["RightToes"]["source"], "DEF-toe.R");
     assert_eq!(b["Hips"]["origin"], "auto");
@@ -147,12 +153,26 @@ fn bad_bone_maps_and_profiles_are_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.ron");
     std::fs::write(&bad, r#"(bones: {"LeftWing": "x"})"#).unwrap();
-    let out = common::skelnorm(&["map", &fixture("mixamo.glb"), "--bone-map", bad.to_str().unwrap()]);
+    let out = common::skelnorm(&[
+        "map",
+        &fixture("mixamo.glb"),
+        "--bone-map",
+        bad.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.ron") && err.contains("LeftWing"), "{err}");
-    std::fs::write(&bad, "(name: \"x\", bones: [(name: \"A\", parent: Some(\"B\"))])").unwrap();
-    let out = common::skelnorm(&["map", &fixture("mixamo.glb"), "--profile", bad.to_str().unwrap()]);
+    std::fs::write(
+        &bad,
+        "(name: \"x\", bones: [(name: \"A\", parent: Some(\"B\"))])",
+    )
+    .unwrap();
+    let out = common::skelnorm(&[
+        "map",
+        &fixture("mixamo.glb"),
+        "--profile",
+        bad.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bone `A`: parent `B` does not exist"), "{err}");

@@ -25,9 +25,16 @@ fn normalizes_a_fixture_and_reports_what_it_did() {
         "--report",
         report.to_str().unwrap(),
     ]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let text = String::from_utf8_lossy(&run.stdout);
-    assert!(text.contains("folded the nodes above it (scale 0.01"), "{text}");
+    assert!(
+        text.contains("folded the nodes above it (scale 0.01"),
+        "{text}"
+    );
     assert!(text.contains("skin: max error"), "{text}");
     assert_eq!(
         std::fs::read(&input).unwrap(),
@@ -41,7 +48,10 @@ fn normalizes_a_fixture_and_reports_what_it_did() {
         "mixamorig:LeftArm"
     );
     let bones = s["rest"]["bones"].as_array().unwrap();
-    let arm = bones.iter().find(|b| b["bone"] == "mixamorig:LeftArm").unwrap();
+    let arm = bones
+        .iter()
+        .find(|b| b["bone"] == "mixamorig:LeftArm")
+        .unwrap();
     assert!(
         arm["silhouette_deg"].as_f64().unwrap() > 30.0,
         "the A-pose arm turned: {arm}"
@@ -72,7 +82,11 @@ fn flags_reach_the_options() {
         "--motion-scale",
         "--json",
     ]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let r: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     let rest = &r["skeletons"][0]["rest"];
     assert_eq!(rest["facing_turn_deg"], 0.0);
@@ -84,7 +98,11 @@ fn flags_reach_the_options() {
     let h = rest["motion_scale"].as_f64().unwrap();
     assert!((h - 1.0).abs() < 0.05, "hips height {h}");
     let doc = skelnorm::gltf_io::read(&out).unwrap();
-    assert!(doc.model.clips.iter().all(|c| c.motion_scale == Some(h as f32)));
+    assert!(doc
+        .model
+        .clips
+        .iter()
+        .all(|c| c.motion_scale == Some(h as f32)));
 }
 
 #[test]
@@ -92,7 +110,12 @@ fn refuses_what_is_not_a_humanoid_and_bad_usage() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.glb");
     let quad = common::root().join("fixtures/quadruped.glb");
-    let run = skelnorm(&["normalize", quad.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let run = skelnorm(&[
+        "normalize",
+        quad.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(run.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&run.stderr).contains("lacks LeftUpperArm"));
     assert!(!out.exists(), "no output for a refused file");
@@ -142,7 +165,11 @@ fn settings_files_sit_between_defaults_and_flags() {
     );
     // The file turns the silhouette fix off; a flag turns facing off on top of it.
     let settings = dir.path().join("s.ron");
-    std::fs::write(&settings, "(rest: (fix_silhouette: false, motion_scale: true))").unwrap();
+    std::fs::write(
+        &settings,
+        "(rest: (fix_silhouette: false, motion_scale: true))",
+    )
+    .unwrap();
     let input = common::root().join("fixtures/vrm0.vrm");
     let out = dir.path().join("o.glb");
     let run = skelnorm(&[
@@ -155,7 +182,11 @@ fn settings_files_sit_between_defaults_and_flags() {
         "--no-facing",
         "--json",
     ]);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let r: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     let rest = &r["skeletons"][0]["rest"];
     assert!(rest["bones"]
@@ -177,7 +208,10 @@ fn settings_files_sit_between_defaults_and_flags() {
     ]);
     assert_eq!(run.status.code(), Some(2));
     let err = String::from_utf8_lossy(&run.stderr);
-    assert!(err.contains("s.ron:1:") && err.contains("fix_silhouete"), "{err}");
+    assert!(
+        err.contains("s.ron:1:") && err.contains("fix_silhouete"),
+        "{err}"
+    );
 }
 
 /// Issue 5 on the command line: the report says per clip which tracks went and why, which
@@ -198,7 +232,11 @@ fn strips_renames_and_reports_sizes() {
         ];
         args.extend_from_slice(extra);
         let run = skelnorm(&args);
-        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
         serde_json::from_slice::<serde_json::Value>(&run.stdout).unwrap()
     };
     let r = normalize(&[]);
@@ -270,7 +308,10 @@ fn strips_renames_and_reports_sizes() {
     let s = &r["skeletons"][0];
     assert!(s.get("rename").is_none());
     assert!(
-        s["tracks"]["clips"][0]["removed"].as_array().unwrap().is_empty(),
+        s["tracks"]["clips"][0]["removed"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
         "{s}"
     );
     std::fs::write(&settings, "(tracks: (unmaped_bones: remove))").unwrap();
@@ -284,7 +325,10 @@ fn strips_renames_and_reports_sizes() {
     ]);
     assert_eq!(run.status.code(), Some(2));
     let err = String::from_utf8_lossy(&run.stderr);
-    assert!(err.contains("s.ron:1:") && err.contains("unmaped_bones"), "{err}");
+    assert!(
+        err.contains("s.ron:1:") && err.contains("unmaped_bones"),
+        "{err}"
+    );
     let run = skelnorm(&[
         "normalize",
         input.to_str().unwrap(),

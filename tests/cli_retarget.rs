@@ -83,7 +83,11 @@ fn vrma_onto_real_characters() {
         // The output is the target with one more clip, as valid as the target was.
         let doc = skelnorm::gltf_io::read(&out).unwrap();
         let before = skelnorm::gltf_io::read(&target).unwrap();
-        assert_eq!(doc.model.clips.len(), before.model.clips.len() + 1, "{name}");
+        assert_eq!(
+            doc.model.clips.len(),
+            before.model.clips.len() + 1,
+            "{name}"
+        );
         // The meshes are the target's (accessors renumber when unused ones go): same
         // primitives, same vertex positions.
         let (ma, mb) = (
@@ -106,7 +110,10 @@ fn vrma_onto_real_characters() {
                 assert_eq!(pos(&before, p), pos(&doc, q), "{name}: vertex positions");
             }
         }
-        if let (Some(a), Some(b)) = (common::validator_errors(&target), common::validator_errors(&out)) {
+        if let (Some(a), Some(b)) = (
+            common::validator_errors(&target),
+            common::validator_errors(&out),
+        ) {
             assert!(b <= a, "{name}: {b} validator errors (target {a})");
         }
     }
@@ -151,10 +158,17 @@ fn options_errors_and_names() {
     // An unknown clip lists the ones there are.
     let (code, _, err) = call(&["--clip", "run"]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("no clip `run`") && err.contains("walk"), "{err}");
+    assert!(
+        err.contains("no clip `run`") && err.contains("walk"),
+        "{err}"
+    );
     // Settings reach the options; a bad chain name is a usage error naming it.
     let settings = dir.path().join("s.ron");
-    std::fs::write(&settings, r#"(retarget: (chains: {"LeftArmm": (mode: none)}))"#).unwrap();
+    std::fs::write(
+        &settings,
+        r#"(retarget: (chains: {"LeftArmm": (mode: none)}))"#,
+    )
+    .unwrap();
     let (code, _, err) = call(&["--suffix", "2", "--settings", settings.to_str().unwrap()]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("LeftArmm"), "{err}");
@@ -195,7 +209,8 @@ fn options_errors_and_names() {
 /// source's feet go.
 #[test]
 fn ik_layout_feet_follow_the_source() {
-    let Some([vrma, robot]) = common::require(["vrm/test.vrma", "threejs/RobotExpressive.glb"]) else {
+    let Some([vrma, robot]) = common::require(["vrm/test.vrma", "threejs/RobotExpressive.glb"])
+    else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -225,7 +240,11 @@ fn ik_layout_feet_follow_the_source() {
         .iter()
         .filter_map(|w| w["code"].as_str())
         .collect();
-    assert_eq!(codes.iter().filter(|c| **c == "detached").count(), 2, "{codes:?}");
+    assert_eq!(
+        codes.iter().filter(|c| **c == "detached").count(),
+        2,
+        "{codes:?}"
+    );
     assert!(!codes.contains(&"ik_unavailable"), "{codes:?}");
     let m = &r["clips"][0]["measured"];
     for foot in ["LeftFoot", "RightFoot"] {
@@ -276,7 +295,10 @@ fn ik_layout_feet_follow_the_source() {
             let world = skelnorm::model::Pose::sample(sk, clip, t).world(sk);
             let p = at(&world[foot]);
             let gap = world[shin].transform_point3(offset).distance(p);
-            assert!(gap <= 1e-3 * h, "{side}Foot is {gap} off its shin's end at {t} s");
+            assert!(
+                gap <= 1e-3 * h,
+                "{side}Foot is {gap} off its shin's end at {t} s"
+            );
             far = far.max(first.get_or_insert(p).distance(p));
         }
         assert!(far > 0.02 * h, "{side}Foot does not move: {far}");

@@ -48,7 +48,11 @@ fn corpus() -> Vec<(&'static str, Vec<u8>, &'static str)> {
                 .collect(),
             "not a glTF",
         ),
-        ("truncated glb", good[..good.len() / 2].to_vec(), "truncated"),
+        (
+            "truncated glb",
+            good[..good.len() / 2].to_vec(),
+            "truncated",
+        ),
         ("truncated header", good[..10].to_vec(), "truncated header"),
         (
             "wrong magic",
@@ -129,7 +133,10 @@ fn corpus() -> Vec<(&'static str, Vec<u8>, &'static str)> {
         (
             "node with two parents",
             with_json(|j| {
-                j["nodes"][0]["children"].as_array_mut().unwrap().push(json!(3));
+                j["nodes"][0]["children"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(json!(3));
             }),
             "two parents",
         ),
@@ -327,8 +334,14 @@ fn check(dir: &Path, name: &str, bytes: &[u8], expect: &str, n: usize) {
             err.starts_with(&format!("skelnorm: {f}: ")),
             "{name}: error does not name the file: {err}"
         );
-        assert!(err.contains(expect), "{name}: expected `{expect}` in: {err}");
-        assert!(!dir.join("out.glb").exists(), "{name}: an output was written");
+        assert!(
+            err.contains(expect),
+            "{name}: expected `{expect}` in: {err}"
+        );
+        assert!(
+            !dir.join("out.glb").exists(),
+            "{name}: an output was written"
+        );
     }
     assert_eq!(
         std::fs::read(&file).unwrap(),
@@ -366,8 +379,12 @@ fn problems_outside_what_skelnorm_reads_are_warnings() {
         j["materials"] = json!([{ "alphaMode": "SOMETIMES" }]);
         j["meshes"][0]["primitives"][0]["material"] = json!(0);
     });
-    let doc = skelnorm::gltf_io::read_bytes(&bytes, Path::new("m.glb"), &skelnorm::gltf_io::Resources::None)
-        .expect("an invalid material does not stop the read");
+    let doc = skelnorm::gltf_io::read_bytes(
+        &bytes,
+        Path::new("m.glb"),
+        &skelnorm::gltf_io::Resources::None,
+    )
+    .expect("an invalid material does not stop the read");
     assert!(
         doc.warnings.iter().any(|w| w.contains("materials[0]")),
         "{:?}",

@@ -59,7 +59,10 @@ fn inspect_shows_skeleton_clips_unit_and_axes() {
             .map(|f| f[0].as_str().unwrap().to_string())
             .collect();
         for want in ["unit", "up axis", "frame rate"] {
-            assert!(facts.iter().any(|f| f == want), "{p}: no {want} in {facts:?}");
+            assert!(
+                facts.iter().any(|f| f == want),
+                "{p}: no {want} in {facts:?}"
+            );
         }
         let skeletons = v["skeletons"].as_array().unwrap();
         assert!(!skeletons.is_empty(), "{p}: no skeleton");
@@ -147,10 +150,17 @@ fn damaged_fbx_files_give_one_clear_error() {
     };
     let bytes = std::fs::read(&src).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let mut cases: Vec<(String, Vec<u8>)> = [23usize, 27, 100, 1000, bytes.len() / 2, bytes.len() * 9 / 10]
-        .iter()
-        .map(|&n| (format!("cut at {n}"), bytes[..n].to_vec()))
-        .collect();
+    let mut cases: Vec<(String, Vec<u8>)> = [
+        23usize,
+        27,
+        100,
+        1000,
+        bytes.len() / 2,
+        bytes.len() * 9 / 10,
+    ]
+    .iter()
+    .map(|&n| (format!("cut at {n}"), bytes[..n].to_vec()))
+    .collect();
     let mut flipped = bytes.clone();
     for i in (200..flipped.len()).step_by(97) {
         flipped[i] ^= 0x5a;
@@ -164,9 +174,17 @@ fn damaged_fbx_files_give_one_clear_error() {
         let input = dir.path().join("bad.fbx");
         std::fs::write(&input, &data).unwrap();
         let out = dir.path().join("out.glb");
-        let (code, _, err) = run(&["normalize", input.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        let (code, _, err) = run(&[
+            "normalize",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
         assert!(!err.contains("panicked"), "{what}: {err}");
-        assert!(matches!(code, Some(1) | Some(3)), "{what}: exit {code:?}: {err}");
+        assert!(
+            matches!(code, Some(1) | Some(3)),
+            "{what}: exit {code:?}: {err}"
+        );
         if code == Some(1) {
             assert!(
                 err.lines().count() == 1 && err.contains("bad.fbx"),

@@ -39,13 +39,24 @@ const EXPECTED: &[(&str, &str, &str, &str, &str, &str)] = &[
 fn inspect_tells_units_facing_and_pose_of_every_fixture() {
     for &(file, units, offset_units, authored_up, facing, pose) in EXPECTED {
         let g = glance(&common::root().join("fixtures").join(file));
-        let got = (g.units, g.offset_units, g.authored_up, g.up, g.facing, g.pose);
+        let got = (
+            g.units,
+            g.offset_units,
+            g.authored_up,
+            g.up,
+            g.facing,
+            g.pose,
+        );
         assert_eq!(
             got,
             (units, offset_units, authored_up, "+Y", facing, pose),
             "{file}"
         );
-        assert!((1.5..2.0).contains(&g.height), "{file}: height {}", g.height);
+        assert!(
+            (1.5..2.0).contains(&g.height),
+            "{file}: height {}",
+            g.height
+        );
     }
 }
 
@@ -72,7 +83,9 @@ fn fixture_rigs_have_the_promised_shapes() {
             .map(|b| b.name.clone())
             .collect::<Vec<_>>()
     };
-    assert!(names("mixamo.glb").iter().all(|n| n.starts_with("mixamorig:")));
+    assert!(names("mixamo.glb")
+        .iter()
+        .all(|n| n.starts_with("mixamorig:")));
     let mixamo = read("mixamo.glb");
     let ends: Vec<_> = mixamo.skeletons[0]
         .bones
@@ -163,7 +176,8 @@ fn real_assets_glance() {
         ("vrm/test.vrma", "+Z", "T-pose"),
     ];
     // One missing asset skips its own check only.
-    let present = common::require_any(&[cases.map(|c| c.0).as_slice(), &["khronos/Fox.glb"]].concat());
+    let present =
+        common::require_any(&[cases.map(|c| c.0).as_slice(), &["khronos/Fox.glb"]].concat());
     let find = |rel: &str| present.iter().find(|p| p.ends_with(rel));
     for (rel, facing, pose) in cases {
         let Some(path) = find(rel) else { continue };

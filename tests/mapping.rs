@@ -167,7 +167,10 @@ fn khronos_collada_style_figures() {
         ("{S}Toes", "leg_joint_{s}_5"),
     ];
     let present = common::require_any(&["khronos/RiggedFigure.glb", "khronos/CesiumMan.glb"]);
-    if let Some(path) = present.iter().find(|p| p.ends_with("khronos/RiggedFigure.glb")) {
+    if let Some(path) = present
+        .iter()
+        .find(|p| p.ends_with("khronos/RiggedFigure.glb"))
+    {
         let mut want = body.to_vec();
         want.extend([
             ("{S}UpperArm", "arm_joint_{s}_1"),
@@ -177,7 +180,10 @@ fn khronos_collada_style_figures() {
         let (sk, map) = map_file(path, false);
         assert_map("RiggedFigure", &sk, &map, &mtable(&want, ["L", "R"]));
     }
-    if let Some(path) = present.iter().find(|p| p.ends_with("khronos/CesiumMan.glb")) {
+    if let Some(path) = present
+        .iter()
+        .find(|p| p.ends_with("khronos/CesiumMan.glb"))
+    {
         // Arm joints are numbered downward on the left and upward on the right: only the
         // hierarchy and the geometry can tell them apart.
         let mut want: Vec<(String, String)> = mirrored(&body, ["L", "R"]);
@@ -360,7 +366,12 @@ fn vrm_animation_names_its_nodes_by_vrm_id() {
     assert_eq!(want.len(), 51);
     for ignore in [false, true] {
         let (sk, map) = map_file(&path, ignore);
-        assert_map(&format!("test.vrma (ignore VRM map: {ignore})"), &sk, &map, &want);
+        assert_map(
+            &format!("test.vrma (ignore VRM map: {ignore})"),
+            &sk,
+            &map,
+            &want,
+        );
     }
 }
 

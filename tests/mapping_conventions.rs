@@ -14,8 +14,8 @@ mod conventions;
 
 use conventions::rig::{apply_a_pose, Joint, Parts};
 use conventions::{
-    expected, finger, humanoid, insert, names, place_in_scene, pos, prune, real_rigs, real_skeleton, remove,
-    reparent, skeleton, split, title, RealRig,
+    expected, finger, humanoid, insert, names, place_in_scene, pos, prune, real_rigs,
+    real_skeleton, remove, reparent, skeleton, split, title, RealRig,
 };
 use glam::{Mat4, Vec3};
 use skelnorm::mapping::{map_skeleton, MapOptions};
@@ -839,11 +839,17 @@ fn real_convention_files_are_well_formed() {
         assert!(!rig.sources.is_empty(), "{file}: no source");
         let mut seen = std::collections::BTreeSet::new();
         for n in rig.weightless.iter().chain(&rig.not_joints) {
-            assert!(rig.bones.iter().any(|b| &b.name == n), "{file}: no bone `{n}`");
+            assert!(
+                rig.bones.iter().any(|b| &b.name == n),
+                "{file}: no bone `{n}`"
+            );
         }
         for b in &rig.bones {
             if let Some(e) = &b.expected {
-                assert!(profile.find(e).is_some(), "{file}: `{e}` is no profile bone");
+                assert!(
+                    profile.find(e).is_some(),
+                    "{file}: `{e}` is no profile bone"
+                );
                 assert!(seen.insert(e.clone()), "{file}: `{e}` expected twice");
             }
         }

@@ -27,8 +27,17 @@ fn model_changes_are_written_and_read_back() {
         for m in &mut s.skins[0].inverse_bind_matrices {
             *m = Mat4::from_quat(turn) * *m;
         }
-        let clip = doc.model.clips.iter_mut().find(|c| c.name == "walk").unwrap();
-        let track = clip.tracks.iter_mut().find_map(|t| t.rotation.as_mut()).unwrap();
+        let clip = doc
+            .model
+            .clips
+            .iter_mut()
+            .find(|c| c.name == "walk")
+            .unwrap();
+        let track = clip
+            .tracks
+            .iter_mut()
+            .find_map(|t| t.rotation.as_mut())
+            .unwrap();
         track.values[0] *= turn;
         doc.model.clips.retain(|c| c.name != "idle");
         let out = dir.path().join(format!("patched-{fixture}"));

@@ -55,7 +55,11 @@ fn normalize_file(path: &Path) -> Option<Normalized> {
         .map(|s| {
             (
                 s.index,
-                map_skeleton(input.model.skeleton(s.index), profile, &MapOptions::default()),
+                map_skeleton(
+                    input.model.skeleton(s.index),
+                    profile,
+                    &MapOptions::default(),
+                ),
             )
         })
         .collect();
@@ -73,8 +77,13 @@ fn humanoids() -> Vec<Normalized> {
     let mut out = Vec::new();
     for path in common::all_files() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let refused =
-            ["quadruped.glb", "Fox.glb", "RiggedSimple.glb", "SimpleSkin.gltf"].contains(&name.as_str());
+        let refused = [
+            "quadruped.glb",
+            "Fox.glb",
+            "RiggedSimple.glb",
+            "SimpleSkin.gltf",
+        ]
+        .contains(&name.as_str());
         match normalize_file(&path) {
             Some(n) => {
                 assert!(!refused, "{name}: is not a humanoid but was normalized");
@@ -99,8 +108,19 @@ fn skin_is_unchanged_at_every_frame() {
                 c.max_error
             );
             assert!(c.max_error <= 1e-5, "{}: {:?}", n.input.path.display(), c);
-            let clips = n.input.model.clips.iter().filter(|c| c.skeleton == *k).count();
-            assert_eq!(c.clips, clips, "{}: every clip compared", n.input.path.display());
+            let clips = n
+                .input
+                .model
+                .clips
+                .iter()
+                .filter(|c| c.skeleton == *k)
+                .count();
+            assert_eq!(
+                c.clips,
+                clips,
+                "{}: every clip compared",
+                n.input.path.display()
+            );
         }
     }
 }
@@ -142,7 +162,10 @@ fn the_profile_palms_face_down() {
         } else {
             knuckles.cross(dir)
         };
-        assert!(back.normalize().dot(glam::Vec3::Y) > 0.999, "{side}: {back}");
+        assert!(
+            back.normalize().dot(glam::Vec3::Y) > 0.999,
+            "{side}: {back}"
+        );
     }
 }
 
@@ -168,11 +191,19 @@ fn assert_close(a: &Model, b: &Model, file: &Path) {
             assert!(same, "{f}: bone `{}` rest {ra:?} became {rb:?}", ba.name);
         }
         for (ka, kb) in sa.skins.iter().zip(&sb.skins) {
-            for (ma, mb) in ka.inverse_bind_matrices.iter().zip(&kb.inverse_bind_matrices) {
+            for (ma, mb) in ka
+                .inverse_bind_matrices
+                .iter()
+                .zip(&kb.inverse_bind_matrices)
+            {
                 assert!(
                     ma.abs_diff_eq(
                         *mb,
-                        1e-5 * ma.abs().to_cols_array().iter().fold(1.0f32, |x, y| x.max(*y))
+                        1e-5 * ma
+                            .abs()
+                            .to_cols_array()
+                            .iter()
+                            .fold(1.0f32, |x, y| x.max(*y))
                     ),
                     "{f}: ibm"
                 );
@@ -309,10 +340,21 @@ fn vrm_extensions_still_point_at_the_same_bones() {
         let (a, b) = (ext(&n.input), ext(&n.output));
         for key in ["VRM", "VRMC_vrm", "VRMC_vrm_animation"] {
             if let Some(v) = a.get(key) {
-                assert_eq!(Some(v), b.get(key), "{}: {key} changed", n.input.path.display());
+                assert_eq!(
+                    Some(v),
+                    b.get(key),
+                    "{}: {key} changed",
+                    n.input.path.display()
+                );
             }
         }
-        for (sa, sb) in n.input.model.skeletons.iter().zip(&n.output.model.skeletons) {
+        for (sa, sb) in n
+            .input
+            .model
+            .skeletons
+            .iter()
+            .zip(&n.output.model.skeletons)
+        {
             assert_eq!(
                 sa.declared,
                 sb.declared,
@@ -320,7 +362,8 @@ fn vrm_extensions_still_point_at_the_same_bones() {
                 n.input.path.display()
             );
             // Bones keep their nodes (names change by renaming, tested in tests/tracks.rs).
-            let nodes = |s: &skelnorm::model::Skeleton| s.bones.iter().map(|b| b.node).collect::<Vec<_>>();
+            let nodes =
+                |s: &skelnorm::model::Skeleton| s.bones.iter().map(|b| b.node).collect::<Vec<_>>();
             assert_eq!(nodes(sa), nodes(sb));
         }
     }
@@ -355,7 +398,11 @@ fn facing_turn_gets_a_new_node_when_bones_hang_from_the_scene() {
         nodes_before + 1,
         "one node added"
     );
-    let r = check::rest(&n.output.model.skeletons[0], &n.maps[0].1, Profile::humanoid());
+    let r = check::rest(
+        &n.output.model.skeletons[0],
+        &n.maps[0].1,
+        Profile::humanoid(),
+    );
     assert!(r.faces_plus_z && r.max_tail_deg <= 0.01, "{r:?}");
     let c = check::skin(&n.input.model, &n.output.model, SkeletonId(0));
     assert!(c.max_error <= 1e-5 && c.clips == 3, "{c:?}");
@@ -363,7 +410,10 @@ fn facing_turn_gets_a_new_node_when_bones_hang_from_the_scene() {
         common::validator_errors(&input),
         common::validator_errors(&n.out_path),
     ) {
-        assert!(after <= before, "{after} validator errors, input had {before}");
+        assert!(
+            after <= before,
+            "{after} validator errors, input had {before}"
+        );
     }
     if let Some((_, e)) = common::three_per_clip(&input, &n.out_path) {
         assert!(e <= 1e-5, "three.js per clip {e}");

@@ -45,7 +45,11 @@ fn rig(n: &Normalized) -> Rig<'_> {
 }
 
 /// Retargets every clip of `src` onto `dst` and measures each.
-fn run(src: &Normalized, dst: &Normalized, options: &RetargetOptions) -> Vec<(String, RetargetCheck)> {
+fn run(
+    src: &Normalized,
+    dst: &Normalized,
+    options: &RetargetOptions,
+) -> Vec<(String, RetargetCheck)> {
     let (s, t) = (rig(src), rig(dst));
     src.model
         .clips
@@ -73,7 +77,11 @@ const PAIRS: &[(&str, &str, &str)] = &[
         "ue_zup.glb",
         "twist bones, A-pose, Z-up, +X frames",
     ),
-    ("mixamo.glb", "identity.gltf", "A-pose source, T-pose target"),
+    (
+        "mixamo.glb",
+        "identity.gltf",
+        "A-pose source, T-pose target",
+    ),
 ];
 
 /// Bounds of the issue on every pair and clip: with equal bone counts, paired bone directions
@@ -94,7 +102,12 @@ fn ground_truth_pairs_meet_the_bounds() {
                 for c in &m.chains {
                     match c.bones_deg {
                         Some(d) => assert!(d <= 0.5, "{at}: chain {} bones {d}°", c.chain),
-                        None => assert!(c.end_deg <= 2.0, "{at}: chain {} end {}°", c.chain, c.end_deg),
+                        None => assert!(
+                            c.end_deg <= 2.0,
+                            "{at}: chain {} end {}°",
+                            c.chain,
+                            c.end_deg
+                        ),
                     }
                 }
                 assert!(
@@ -106,7 +119,12 @@ fn ground_truth_pairs_meet_the_bounds() {
                     continue;
                 }
                 for e in m.effectors.iter().filter(|e| e.bone.ends_with("Foot")) {
-                    assert!(e.max_error <= 0.01, "{at}: {} off by {}", e.bone, e.max_error);
+                    assert!(
+                        e.max_error <= 0.01,
+                        "{at}: {} off by {}",
+                        e.bone,
+                        e.max_error
+                    );
                 }
                 for sk in &m.skate {
                     // A source foot that moves over 1% of the height per frame at its lowest is

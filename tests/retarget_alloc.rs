@@ -68,7 +68,11 @@ fn retarget_allocates_nothing_per_call() {
     )
     .unwrap();
     assert_eq!(
-        r.plan().chains.iter().filter(|c| c.ik_end.is_some()).count(),
+        r.plan()
+            .chains
+            .iter()
+            .filter(|c| c.ik_end.is_some())
+            .count(),
         2,
         "leg IK on"
     );
@@ -84,5 +88,10 @@ fn retarget_allocates_nothing_per_call() {
         }
     }
     let after = ALLOCATIONS.load(Ordering::SeqCst);
-    assert_eq!(after - before, 0, "{} allocations in 300 calls", after - before);
+    assert_eq!(
+        after - before,
+        0,
+        "{} allocations in 300 calls",
+        after - before
+    );
 }

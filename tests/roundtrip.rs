@@ -42,7 +42,8 @@ fn without_layout(doc: &Document) -> Value {
 }
 
 fn assert_same(input: &Document, output: &Path) {
-    let out = gltf_io::read(output).unwrap_or_else(|e| panic!("re-reading {}: {e}", output.display()));
+    let out =
+        gltf_io::read(output).unwrap_or_else(|e| panic!("re-reading {}: {e}", output.display()));
     assert_eq!(
         without_layout(input),
         without_layout(&out),
@@ -74,7 +75,12 @@ fn assert_same(input: &Document, output: &Path) {
             );
         }
     }
-    assert_eq!(input.model, out.model, "{}: model differs", output.display());
+    assert_eq!(
+        input.model,
+        out.model,
+        "{}: model differs",
+        output.display()
+    );
 }
 
 #[test]
@@ -108,17 +114,23 @@ fn inspect_and_convert_are_lossless_on_every_file() {
             );
             assert_same(&input, &out);
             if let (Some(b), Some(a)) = (before, common::validator_errors(&out)) {
-                assert!(a <= b, "{name} → {ext}: {a} validator errors, input had {b}");
+                assert!(
+                    a <= b,
+                    "{name} → {ext}: {a} validator errors, input had {b}"
+                );
             }
             // three.js under Node cannot fetch `data:` URIs (no ProgressEvent): binary inputs only.
             // The shared three.js check sets no meshopt or Draco decoder, so it cannot load those.
             let used = input.json()["extensionsUsed"].to_string();
-            let meshopt =
-                used.contains("EXT_meshopt_compression") || used.contains("KHR_draco_mesh_compression");
+            let meshopt = used.contains("EXT_meshopt_compression")
+                || used.contains("KHR_draco_mesh_compression");
             let binary = input.format == gltf_io::Format::Glb && !meshopt;
             if ext == "glb" && binary && !input.model.clips.is_empty() {
                 if let Some(err) = common::three_check(&file, &out) {
-                    assert!(err <= 1e-6, "{name}: three.js plays the copy differently ({err})");
+                    assert!(
+                        err <= 1e-6,
+                        "{name}: three.js plays the copy differently ({err})"
+                    );
                 }
             }
         }
@@ -178,5 +190,8 @@ fn gltfpack_meshopt_file_decodes_to_the_same_motion() {
     }
     eprintln!("meshopt fixture: joints differ by at most {worst} m from the uncompressed rig");
     // gltfpack quantizes rotations to 16 bits and resamples splines: millimetres on a 1.8 m rig.
-    assert!(worst < 0.01, "joints moved {worst} m after meshopt decoding");
+    assert!(
+        worst < 0.01,
+        "joints moved {worst} m after meshopt decoding"
+    );
 }

@@ -53,7 +53,10 @@ fn two_characters_are_two_skeletons() {
         .iter()
         .map(|r| (r.as_u64().unwrap() + n).into())
         .collect();
-    j["scenes"][0]["nodes"].as_array_mut().unwrap().extend(roots);
+    j["scenes"][0]["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .extend(roots);
     let doc = gltf_io::read_bytes(&join(&j, &bin), Path::new("two.glb"), &Resources::None).unwrap();
     let s = &doc.model.skeletons;
     assert_eq!(s.len(), 2, "two separate skeletons");
@@ -83,7 +86,8 @@ fn skins_sharing_joints_are_one_skeleton() {
 #[test]
 fn pointer_channels_pass_through() {
     let (mut j, bin) = mixamo();
-    j["materials"] = json!([{ "name": "skin", "pbrMetallicRoughness": { "baseColorFactor": [1, 1, 1, 1] } }]);
+    j["materials"] =
+        json!([{ "name": "skin", "pbrMetallicRoughness": { "baseColorFactor": [1, 1, 1, 1] } }]);
     j["meshes"][0]["primitives"][0]["material"] = 0.into();
     let walk = &mut j["animations"][0];
     let input = walk["samplers"][0]["input"].clone();
@@ -108,7 +112,12 @@ fn pointer_channels_pass_through() {
     let (same, _) = doc.to_parts(None).unwrap();
     assert_eq!(same["animations"], doc.json()["animations"]);
     let mut changed = doc.clone();
-    let clip = changed.model.clips.iter_mut().find(|c| c.name == "walk").unwrap();
+    let clip = changed
+        .model
+        .clips
+        .iter_mut()
+        .find(|c| c.name == "walk")
+        .unwrap();
     clip.tracks
         .iter_mut()
         .find_map(|t| t.rotation.as_mut())

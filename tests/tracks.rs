@@ -69,7 +69,13 @@ fn humanoid_files() -> Vec<PathBuf> {
         .into_iter()
         .filter(|p| {
             let name = p.file_name().unwrap().to_string_lossy();
-            !["quadruped.glb", "Fox.glb", "RiggedSimple.glb", "SimpleSkin.gltf"].contains(&name.as_ref())
+            ![
+                "quadruped.glb",
+                "Fox.glb",
+                "RiggedSimple.glb",
+                "SimpleSkin.gltf",
+            ]
+            .contains(&name.as_ref())
         })
         .collect()
 }
@@ -78,15 +84,22 @@ fn humanoid_files() -> Vec<PathBuf> {
 /// whatever stripping left unused went with it.
 fn no_new_problems(input: &Path, output: &Path) {
     let name = input.display();
-    if let (Some(a), Some(b)) = (common::validator_codes(input), common::validator_codes(output)) {
-        let count =
-            |m: &std::collections::BTreeMap<String, u64>, code: &str| m.get(code).copied().unwrap_or(0);
+    if let (Some(a), Some(b)) = (
+        common::validator_codes(input),
+        common::validator_codes(output),
+    ) {
+        let count = |m: &std::collections::BTreeMap<String, u64>, code: &str| {
+            m.get(code).copied().unwrap_or(0)
+        };
         assert!(
             count(&b, "UNUSED_OBJECT") <= count(&a, "UNUSED_OBJECT"),
             "{name}: unused objects left behind: {b:?} (input {a:?})"
         );
     }
-    if let (Some(a), Some(b)) = (common::validator_errors(input), common::validator_errors(output)) {
+    if let (Some(a), Some(b)) = (
+        common::validator_errors(input),
+        common::validator_errors(output),
+    ) {
         assert!(b <= a, "{name}: {b} validator errors (input {a})");
     }
 }
@@ -161,7 +174,12 @@ fn default_normalize_strips_positions_renames_and_plays_the_same() {
             );
             assert_eq!(
                 skin.clips,
-                r.input.model.clips.iter().filter(|c| c.skeleton == k).count()
+                r.input
+                    .model
+                    .clips
+                    .iter()
+                    .filter(|c| c.skeleton == k)
+                    .count()
             );
             seen += 1;
         }
@@ -216,7 +234,12 @@ fn unmapped_bone_tracks_are_removed_or_separated() {
                 .iter()
                 .filter(|b| !clip.tracks[b.index()].is_empty())
                 .collect();
-            assert_eq!(companion.is_some(), !moved.is_empty(), "{name}: `{}`", clip.name);
+            assert_eq!(
+                companion.is_some(),
+                !moved.is_empty(),
+                "{name}: `{}`",
+                clip.name
+            );
             for b in 0..s.bones.len() {
                 let id = BoneId(b as u32);
                 if unmapped.contains(&id) {
@@ -226,19 +249,34 @@ fn unmapped_bone_tracks_are_removed_or_separated() {
                         clip.name
                     );
                     if let Some(c) = companion {
-                        assert_eq!(c.tracks[b], clip.tracks[b], "{name}: `{}` bone {b}", clip.name);
+                        assert_eq!(
+                            c.tracks[b], clip.tracks[b],
+                            "{name}: `{}` bone {b}",
+                            clip.name
+                        );
                     }
                 } else {
-                    assert_eq!(main.tracks[b], clip.tracks[b], "{name}: `{}` bone {b}", clip.name);
+                    assert_eq!(
+                        main.tracks[b], clip.tracks[b],
+                        "{name}: `{}` bone {b}",
+                        clip.name
+                    );
                     if let Some(c) = companion {
-                        assert!(c.tracks[b].is_empty(), "{name}: companion holds a mapped bone");
+                        assert!(
+                            c.tracks[b].is_empty(),
+                            "{name}: companion holds a mapped bone"
+                        );
                     }
                 }
             }
             separated_any += companion.is_some() as usize;
         }
         // Played together, clip and companion are the input (the report measures them joined).
-        let skin = &separated.report.skeletons[0].measured.as_ref().unwrap().skin;
+        let skin = &separated.report.skeletons[0]
+            .measured
+            .as_ref()
+            .unwrap()
+            .skin;
         assert!(
             skin.max_error <= 1e-5,
             "{name}: separated skin {}",
@@ -262,7 +300,14 @@ fn a_clip_written_into_another_rigs_file_by_name_plays_correctly() {
     let dst = common::root().join("fixtures/ue_zup.glb");
     // How the shared clip plays on the mannequin against `walk` on mixamo.
     let played_alike = |a: &Run, back: &Document| {
-        let find = |d: &Document, name: &str| d.model.clips.iter().find(|c| c.name == name).cloned().unwrap();
+        let find = |d: &Document, name: &str| {
+            d.model
+                .clips
+                .iter()
+                .find(|c| c.name == name)
+                .cloned()
+                .unwrap()
+        };
         let (own, shared) = (find(&a.output, "walk"), find(back, "walk from mixamo"));
         let (sa, sb) = (&a.output.model.skeletons[0], &back.model.skeletons[0]);
         let (ma, mb) = (
@@ -273,7 +318,13 @@ fn a_clip_written_into_another_rigs_file_by_name_plays_correctly() {
     };
     let share = |options: &NormalizeOptions| {
         let (a, b) = (run(&src, options).unwrap(), run(&dst, options).unwrap());
-        let clip = a.output.model.clips.iter().find(|c| c.name == "walk").unwrap();
+        let clip = a
+            .output
+            .model
+            .clips
+            .iter()
+            .find(|c| c.name == "walk")
+            .unwrap();
         let mut moved = rebind(
             clip,
             &a.output.model.skeletons[0],
@@ -297,8 +348,8 @@ fn a_clip_written_into_another_rigs_file_by_name_plays_correctly() {
             .iter()
             .find(|b| &b.name == m)
             .unwrap();
-        let before =
-            &a.input.model.skeletons[0].bones[bone_at(&a.output.model.skeletons[0], now.node).index()];
+        let before = &a.input.model.skeletons[0].bones
+            [bone_at(&a.output.model.skeletons[0], now.node).index()];
         assert!(unmapped.contains(&before.name), "`{m}` did not carry over");
     }
     let (worst, at) = played_alike(&a, &back);
@@ -316,7 +367,11 @@ fn a_clip_written_into_another_rigs_file_by_name_plays_correctly() {
         ..defaults()
     };
     let (_, _, _, _, missing) = share(&no_rename);
-    assert!(missing.len() >= 50, "raw names paired: {} missing", missing.len());
+    assert!(
+        missing.len() >= 50,
+        "raw names paired: {} missing",
+        missing.len()
+    );
     // Control 2: renamed but with the rests left as they were, the motion is wrong.
     let no_rest = NormalizeOptions {
         stages: Stages {
@@ -347,7 +402,14 @@ fn channels_that_are_not_bone_transforms_go_when_asked() {
         let name = path.display();
         let kept = run(&path, &defaults()).unwrap();
         let r = run(&path, &options).unwrap();
-        let opaque = |r: &Run| r.output.model.clips.iter().map(|c| c.opaque.len()).sum::<usize>();
+        let opaque = |r: &Run| {
+            r.output
+                .model
+                .clips
+                .iter()
+                .map(|c| c.opaque.len())
+                .sum::<usize>()
+        };
         assert!(opaque(&kept) > 0, "{name}: nothing to remove to begin with");
         assert_eq!(opaque(&r), 0, "{name}");
         let removed: usize = r.report.skeletons[0]
@@ -359,7 +421,11 @@ fn channels_that_are_not_bone_transforms_go_when_asked() {
             .flat_map(|c| &c.removed)
             .filter(|t| t.reason == skelnorm::tracks::StripReason::NotBoneTransform)
             .count();
-        assert_eq!(removed, opaque(&kept), "{name}: each removed channel is reported");
+        assert_eq!(
+            removed,
+            opaque(&kept),
+            "{name}: each removed channel is reported"
+        );
         assert_eq!(r.output.model.clips.len(), kept.output.model.clips.len());
         for (a, b) in kept.output.model.clips.iter().zip(&r.output.model.clips) {
             assert_eq!(a.tracks, b.tracks, "{name}: `{}` bone tracks", a.name);

@@ -174,8 +174,7 @@ impl Doc {
         };
         let bytes: Vec<u8> = data.iter().flat_map(|f| f.to_le_bytes()).collect();
         let view = self.view(&bytes, target);
-        let mut acc =
-            json!({ "bufferView": view, "componentType": 5126, "count": data.len() / n, "type": ty });
+        let mut acc = json!({ "bufferView": view, "componentType": 5126, "count": data.len() / n, "type": ty });
         if min_max {
             let mut lo = vec![f32::MAX; n];
             let mut hi = vec![f32::MIN; n];
@@ -314,17 +313,25 @@ fn motion(clip: &str, id: &str, t: f32) -> Option<Quat> {
         ("walk", "hips") => Some(Quat::from_rotation_y(0.05 * phase.sin())),
         ("walk", "spine") => Some(Quat::from_rotation_y(-0.1 * phase.sin())),
         ("walk", "upper_leg" | "thigh") => Some(Quat::from_rotation_x(-0.5 * side * phase.sin())),
-        ("walk", "lower_leg" | "shin") => Some(Quat::from_rotation_x(0.3 * (1.0 - (phase + side).cos()))),
+        ("walk", "lower_leg" | "shin") => {
+            Some(Quat::from_rotation_x(0.3 * (1.0 - (phase + side).cos())))
+        }
         ("walk", "upper_arm") => Some(Quat::from_rotation_y(0.3 * side * phase.sin())),
-        ("walk", "lower_arm" | "forearm") => Some(Quat::from_rotation_y(0.2 * side * (1.0 + phase.sin()))),
+        ("walk", "lower_arm" | "forearm") => {
+            Some(Quat::from_rotation_y(0.2 * side * (1.0 + phase.sin())))
+        }
         ("walk", "head") => Some(Quat::from_rotation_x(0.05 * (2.0 * phase).sin())),
-        ("wave", "upper_arm") if side < 0.0 => Some(Quat::from_rotation_z(-1.2 * (PI * t / 2.0).sin())),
+        ("wave", "upper_arm") if side < 0.0 => {
+            Some(Quat::from_rotation_z(-1.2 * (PI * t / 2.0).sin()))
+        }
         ("wave", "lower_arm") if side < 0.0 => Some(Quat::from_rotation_y(0.6 * (PI * t).sin())),
         ("wave", "hand") if side < 0.0 => Some(Quat::from_rotation_x(0.3 * (PI * t).sin())),
         ("wave", "head") => Some(Quat::from_rotation_y(0.2 * (PI * t / 2.0).sin())),
         ("idle", "spine" | "spine1") => Some(Quat::from_rotation_x(0.04 * t)),
         ("idle", "head") => Some(Quat::from_rotation_y(0.15 * (t * 3.0).round())),
-        ("idle", "index1" | "middle1" | "ring1" | "little1") => Some(Quat::from_rotation_z(-side * 0.3 * t)),
+        ("idle", "index1" | "middle1" | "ring1" | "little1") => {
+            Some(Quat::from_rotation_z(-side * 0.3 * t))
+        }
         _ => None,
     }
 }
@@ -334,7 +341,10 @@ fn motion(clip: &str, id: &str, t: f32) -> Option<Quat> {
 /// by `θ · u_k`, the same field whatever the number of spine bones.
 fn spine_spans(laid: &Laid) -> HashMap<usize, f32> {
     let ids = ["spine", "chest", "chest2", "chest3", "upper_chest"];
-    let chain: Vec<usize> = ids.iter().filter_map(|id| index_of(&laid.joints, id)).collect();
+    let chain: Vec<usize> = ids
+        .iter()
+        .filter_map(|id| index_of(&laid.joints, id))
+        .collect();
     let mut arc = vec![0.0f32];
     for w in chain.windows(2) {
         let d = laid.pos[w[1]].distance(laid.pos[w[0]]);
@@ -379,7 +389,8 @@ fn sway_leg(laid: &Laid, i: usize, t: f32) -> Option<Quat> {
     if !["upper_leg", "lower_leg", "foot"].contains(&base) {
         return None;
     }
-    let at = |b: &str| laid.joints[index_of(&laid.joints, &format!("{b}.{side}")).expect("leg")].pos;
+    let at =
+        |b: &str| laid.joints[index_of(&laid.joints, &format!("{b}.{side}")).expect("leg")].pos;
     let (hip, knee, foot) = (at("upper_leg"), at("lower_leg"), at("foot"));
     let hip_t = hip + sway_offset(t);
     let (a, b) = (knee.distance(hip), foot.distance(knee));
@@ -389,8 +400,10 @@ fn sway_leg(laid: &Laid, i: usize, t: f32) -> Option<Quat> {
     let forward = (Vec3::Z - dir * dir.dot(Vec3::Z)).normalize();
     let knee_t = hip_t + a * (cos * dir + (1.0 - cos * cos).sqrt() * forward);
     let thigh = Quat::from_rotation_arc((knee - hip).normalize(), (knee_t - hip_t).normalize());
-    let shin_world =
-        Quat::from_rotation_arc(thigh * (foot - knee).normalize(), (foot - knee_t).normalize()) * thigh;
+    let shin_world = Quat::from_rotation_arc(
+        thigh * (foot - knee).normalize(),
+        (foot - knee_t).normalize(),
+    ) * thigh;
     // The clip's turns compose down the tree (a bone's world turn is its parent's times its
     // own): give each bone what it adds to its parent's.
     Some(match base {
@@ -422,7 +435,9 @@ fn build(style: &Style) -> Vec<u8> {
     doc.push("nodes", armature);
     let mut local = Vec::new();
     for (i, joint) in j.iter().enumerate() {
-        let (gp, pp) = parent_of(i).map_or((Quat::IDENTITY, Vec3::ZERO), |p| (laid.global[p], laid.pos[p]));
+        let (gp, pp) = parent_of(i).map_or((Quat::IDENTITY, Vec3::ZERO), |p| {
+            (laid.global[p], laid.pos[p])
+        });
         let r = (gp.inverse() * laid.global[i]).normalize();
         let t = gp.inverse() * (laid.pos[i] - pp);
         local.push((t, r));
@@ -446,7 +461,11 @@ fn build(style: &Style) -> Vec<u8> {
                 .push((i + 1).into()),
         }
     }
-    let base = Mat4::from_scale_rotation_translation(Vec3::splat(laid.base_scale), laid.base_rot, Vec3::ZERO);
+    let base = Mat4::from_scale_rotation_translation(
+        Vec3::splat(laid.base_scale),
+        laid.base_rot,
+        Vec3::ZERO,
+    );
     let world: Vec<Mat4> = (0..j.len())
         .map(|i| base * Mat4::from_rotation_translation(laid.global[i], laid.pos[i]))
         .collect();
@@ -506,7 +525,8 @@ fn build(style: &Style) -> Vec<u8> {
     if style.name.ends_with(".gltf") {
         use base64::Engine;
         let b64 = base64::engine::general_purpose::STANDARD.encode(&doc.bin);
-        doc.json["buffers"][0]["uri"] = format!("data:application/octet-stream;base64,{b64}").into();
+        doc.json["buffers"][0]["uri"] =
+            format!("data:application/octet-stream;base64,{b64}").into();
         let mut text = serde_json::to_vec_pretty(&doc.json).expect("json");
         text.push(b'\n');
         return text;
@@ -516,16 +536,17 @@ fn build(style: &Style) -> Vec<u8> {
 
 /// One box per weighted joint, around the segment to its tail, fully weighted to that joint.
 fn write_mesh(doc: &mut Doc, laid: &Laid, world: &[Mat4], skin_joints: &[usize]) {
-    let (mut pos, mut joints, mut weights, mut idx) = (Vec::new(), Vec::new(), Vec::new(), Vec::<u16>::new());
+    let (mut pos, mut joints, mut weights, mut idx) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::<u16>::new());
     for (k, &i) in skin_joints.iter().enumerate() {
         if !laid.joints[i].weighted {
             continue;
         }
         let a = world[i].w_axis.truncate();
-        let b = tail(&laid.joints, i)
-            .map_or(a + world[i].transform_vector3(Vec3::Y).normalize() * 0.03, |c| {
-                world[c].w_axis.truncate()
-            });
+        let b = tail(&laid.joints, i).map_or(
+            a + world[i].transform_vector3(Vec3::Y).normalize() * 0.03,
+            |c| world[c].w_axis.truncate(),
+        );
         let axis = (b - a).normalize_or(Vec3::Y);
         let u = axis.any_orthonormal_vector();
         let v = axis.cross(u);
@@ -591,9 +612,12 @@ fn write_clip(
     dur: f32,
     key_every_bone: bool,
 ) {
-    let times: Vec<f32> = (0..keys).map(|k| dur * k as f32 / (keys - 1) as f32).collect();
+    let times: Vec<f32> = (0..keys)
+        .map(|k| dur * k as f32 / (keys - 1) as f32)
+        .collect();
     let input = doc.floats(&times, "SCALAR", true, None);
-    let to_arm = |d: Quat| laid.base_rot.inverse() * laid.facing * d * laid.facing.inverse() * laid.base_rot;
+    let to_arm =
+        |d: Quat| laid.base_rot.inverse() * laid.facing * d * laid.facing.inverse() * laid.base_rot;
     let (mut channels, mut samplers) = (Vec::new(), Vec::new());
     let spans = spine_spans(laid);
     let delta = |i: usize, t: f32| match clip {
@@ -647,7 +671,12 @@ fn write_clip(
                     data.extend_from_slice(v);
                 }
             }
-            doc.floats(&data, if v.len() == 4 { "VEC4" } else { "VEC3" }, false, None)
+            doc.floats(
+                &data,
+                if v.len() == 4 { "VEC4" } else { "VEC3" },
+                false,
+                None,
+            )
         };
         for (i, _) in laid.joints.iter().enumerate() {
             let mut keyed = Vec::new();
@@ -675,12 +704,17 @@ fn write_clip(
             "sway" => sway_offset(t),
             _ => Vec3::new(0.0, 0.03 * (2.0 * TAU * t).sin(), 0.2 * t),
         };
-        let to_local = |v: Vec3| gp.inverse() * (laid.base_rot.inverse() * laid.facing * v) / laid.base_scale;
+        let to_local =
+            |v: Vec3| gp.inverse() * (laid.base_rot.inverse() * laid.facing * v) / laid.base_scale;
         let mut data = Vec::new();
         for &t in &times {
             let v = local[h].0 + to_local(offset(t));
             if interp == "CUBICSPLINE" {
-                let d = to_local(Vec3::new(0.0, 0.03 * 2.0 * TAU * (2.0 * TAU * t).cos(), 0.2));
+                let d = to_local(Vec3::new(
+                    0.0,
+                    0.03 * 2.0 * TAU * (2.0 * TAU * t).cos(),
+                    0.2,
+                ));
                 data.extend_from_slice(&d.to_array());
                 data.extend_from_slice(&v.to_array());
                 data.extend_from_slice(&d.to_array());

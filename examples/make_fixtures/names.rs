@@ -12,7 +12,11 @@ pub fn split(id: &str) -> (&str, Option<&str>) {
 pub fn finger(base: &str) -> Option<(&str, usize)> {
     for f in ["thumb", "index", "middle", "ring", "little"] {
         if let Some(rest) = base.strip_prefix(f) {
-            let n = if rest == "_end" { 4 } else { rest.parse().ok()? };
+            let n = if rest == "_end" {
+                4
+            } else {
+                rest.parse().ok()?
+            };
             return Some((f, n));
         }
     }
@@ -105,7 +109,9 @@ pub fn vroid(id: &str) -> String {
 /// Unreal Engine 4 mannequin (`upperarm_l`, twist and IK bones included).
 pub fn unreal(id: &str) -> String {
     let (base, side) = split(id);
-    let s = side.map(|s| format!("_{}", s.to_lowercase())).unwrap_or_default();
+    let s = side
+        .map(|s| format!("_{}", s.to_lowercase()))
+        .unwrap_or_default();
     match base {
         "root" | "ik_foot_root" | "ik_hand_root" | "ik_hand_gun" => base.into(),
         "ik_foot" | "ik_hand" => format!("{base}{s}"),
@@ -255,7 +261,10 @@ pub fn vrm_bone(id: &str) -> Option<String> {
             if n == 4 {
                 return None;
             }
-            cap(&format!("{f}{}", ["Proximal", "Intermediate", "Distal"][n - 1]))
+            cap(&format!(
+                "{f}{}",
+                ["Proximal", "Intermediate", "Distal"][n - 1]
+            ))
         }
     })
 }

@@ -70,7 +70,12 @@ pub fn humanoid(parts: Parts) -> Vec<Joint> {
             } else {
                 "chest"
             };
-            j(&mut v, "upper_chest", Some(upper_parent), [0.0, 1.4, -0.015]);
+            j(
+                &mut v,
+                "upper_chest",
+                Some(upper_parent),
+                [0.0, 1.4, -0.015],
+            );
         }
     }
     j(&mut v, "neck", Some("upper_chest"), [0.0, 1.52, 0.0]);
@@ -87,15 +92,30 @@ pub fn humanoid(parts: Parts) -> Vec<Joint> {
     for (side, x) in [("L", 1.0f32), ("R", -1.0)] {
         let s = |id: &str| format!("{id}.{side}");
         let p = |x0: f32, y: f32, z: f32| [x * x0, y, z];
-        j(&mut v, &s("shoulder"), Some("upper_chest"), p(0.03, 1.46, 0.0));
-        j(&mut v, &s("upper_arm"), Some(&s("shoulder")), p(0.16, 1.46, 0.0));
+        j(
+            &mut v,
+            &s("shoulder"),
+            Some("upper_chest"),
+            p(0.03, 1.46, 0.0),
+        );
+        j(
+            &mut v,
+            &s("upper_arm"),
+            Some(&s("shoulder")),
+            p(0.16, 1.46, 0.0),
+        );
         j(
             &mut v,
             &s("lower_arm"),
             Some(&s("upper_arm")),
             p(0.44, 1.46, -0.01),
         );
-        j(&mut v, &s("hand"), Some(&s("lower_arm")), p(0.70, 1.46, 0.0));
+        j(
+            &mut v,
+            &s("hand"),
+            Some(&s("lower_arm")),
+            p(0.70, 1.46, 0.0),
+        );
         if parts.twist {
             j(
                 &mut v,
@@ -152,7 +172,12 @@ pub fn humanoid(parts: Parts) -> Vec<Joint> {
             Some(&s("upper_leg")),
             p(0.09, 0.52, 0.01),
         );
-        j(&mut v, &s("foot"), Some(&s("lower_leg")), p(0.09, 0.08, -0.01));
+        j(
+            &mut v,
+            &s("foot"),
+            Some(&s("lower_leg")),
+            p(0.09, 0.08, -0.01),
+        );
         j(&mut v, &s("toes"), Some(&s("foot")), p(0.09, 0.02, 0.12));
         if parts.ends {
             j(&mut v, &s("toes_end"), Some(&s("toes")), p(0.09, 0.02, 0.2));
@@ -174,10 +199,25 @@ pub fn humanoid(parts: Parts) -> Vec<Joint> {
     }
     if parts.ik {
         j(&mut v, "ik_foot_root", Some("root"), [0.0, 0.0, 0.0]);
-        j(&mut v, "ik_foot.L", Some("ik_foot_root"), [0.09, 0.08, -0.01]);
-        j(&mut v, "ik_foot.R", Some("ik_foot_root"), [-0.09, 0.08, -0.01]);
+        j(
+            &mut v,
+            "ik_foot.L",
+            Some("ik_foot_root"),
+            [0.09, 0.08, -0.01],
+        );
+        j(
+            &mut v,
+            "ik_foot.R",
+            Some("ik_foot_root"),
+            [-0.09, 0.08, -0.01],
+        );
         j(&mut v, "ik_hand_root", Some("root"), [0.0, 0.0, 0.0]);
-        j(&mut v, "ik_hand_gun", Some("ik_hand_root"), [-0.70, 1.46, 0.0]);
+        j(
+            &mut v,
+            "ik_hand_gun",
+            Some("ik_hand_root"),
+            [-0.70, 1.46, 0.0],
+        );
         j(&mut v, "ik_hand.L", Some("ik_hand_gun"), [0.70, 1.46, 0.0]);
         j(&mut v, "ik_hand.R", Some("ik_hand_gun"), [-0.70, 1.46, 0.0]);
     }
@@ -216,7 +256,12 @@ pub fn quadruped() -> Vec<Joint> {
         j(&mut v, &s("hind_foot"), Some(&s("shin")), [x, 0.05, -0.4]);
         j(&mut v, &s("upper_arm"), Some("chest"), [x, 0.55, 0.3]);
         j(&mut v, &s("forearm"), Some(&s("upper_arm")), [x, 0.3, 0.32]);
-        j(&mut v, &s("front_foot"), Some(&s("forearm")), [x, 0.05, 0.3]);
+        j(
+            &mut v,
+            &s("front_foot"),
+            Some(&s("forearm")),
+            [x, 0.05, 0.3],
+        );
     }
     v
 }
@@ -305,7 +350,10 @@ fn descends(joints: &[Joint], id: &str, ancestor: &str) -> bool {
         if cur == ancestor {
             return true;
         }
-        at = joints.iter().find(|j| j.id == cur).and_then(|j| j.parent.clone());
+        at = joints
+            .iter()
+            .find(|j| j.id == cur)
+            .and_then(|j| j.parent.clone());
     }
     false
 }
@@ -334,7 +382,8 @@ pub fn scale_legs(joints: &mut [Joint], scale: f32) {
         .contains(&base);
         if let (true, Some((_, h))) = (
             leg,
-            hips.iter().find(|(side, _)| joint.id.ends_with(side.as_str())),
+            hips.iter()
+                .find(|(side, _)| joint.id.ends_with(side.as_str())),
         ) {
             let raised = Vec3::new(h.x, h.y * scale, h.z);
             joint.pos = raised + (joint.pos - *h) * scale;

@@ -9,7 +9,8 @@ mod picture;
 
 use crate::gltf_io::{self, Document};
 use crate::pipeline::{
-    normalize, retarget_onto, ClipNaming, NormalizeReport, OnClash, RetargetJob, RetargetRunError, Side,
+    normalize, retarget_onto, ClipNaming, NormalizeReport, OnClash, RetargetJob, RetargetRunError,
+    Side,
 };
 use crate::report::{BatchReport, FileReport, Status};
 use crate::settings::{ResolveError, Resolved, Settings};
@@ -196,8 +197,8 @@ pub fn find_files(root: &Path) -> Vec<(PathBuf, PathBuf)> {
 /// Files that travel with models and are no models themselves (buffers, textures, settings,
 /// notes): not reported.
 const COMPANIONS: &[&str] = &[
-    "bin", "png", "jpg", "jpeg", "webp", "ktx2", "dds", "tga", "bmp", "tif", "tiff", "psd", "exr", "hdr",
-    "ron", "txt", "md", "json", "html", "css", "js",
+    "bin", "png", "jpg", "jpeg", "webp", "ktx2", "dds", "tga", "bmp", "tif", "tiff", "psd", "exr",
+    "hdr", "ron", "txt", "md", "json", "html", "css", "js",
 ];
 
 /// Every other file under `root` (a folder) that is no companion file: models in formats
@@ -271,7 +272,10 @@ pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<BatchRe
     let settings = folder_settings(&job.files)?;
     // Each settings file (and the defaults) resolves once; a bad one stops the run here.
     let mut resolved: HashMap<Option<PathBuf>, Resolved> = HashMap::new();
-    let base = (job.resolve)(&job.base).map_err(|source| BatchError::Resolve { origin: None, source })?;
+    let base = (job.resolve)(&job.base).map_err(|source| BatchError::Resolve {
+        origin: None,
+        source,
+    })?;
     resolved.insert(None, base);
     for (path, s) in &settings {
         let r = (job.resolve)(s).map_err(|source| BatchError::Resolve {
@@ -317,9 +321,18 @@ pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<BatchRe
         files.push(skipped);
     }
     let mut report = BatchReport {
-        command: if job.output.is_some() { "batch" } else { "validate" }.into(),
+        command: if job.output.is_some() {
+            "batch"
+        } else {
+            "validate"
+        }
+        .into(),
         inputs: {
-            let mut v: Vec<String> = job.files.iter().map(|(r, _)| r.display().to_string()).collect();
+            let mut v: Vec<String> = job
+                .files
+                .iter()
+                .map(|(r, _)| r.display().to_string())
+                .collect();
             v.dedup();
             v
         },
@@ -332,7 +345,13 @@ pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<BatchRe
 }
 
 /// One file, never panicking out: a panic inside becomes a failed entry.
-fn one_file(job: &Job, target: Option<&Target>, root: &Path, file: &Path, options: &Resolved) -> FileReport {
+fn one_file(
+    job: &Job,
+    target: Option<&Target>,
+    root: &Path,
+    file: &Path,
+    options: &Resolved,
+) -> FileReport {
     let start = Instant::now();
     let rel = file.strip_prefix(root).unwrap_or(file).to_path_buf();
     let name = rel.display().to_string();
@@ -450,7 +469,9 @@ fn process(
         report.size_after = gltf_io::stored_size(out);
     } else {
         // Validate: the output must at least build.
-        written.to_parts(None).map_err(|e| FileError::Gltf(e.kind))?;
+        written
+            .to_parts(None)
+            .map_err(|e| FileError::Gltf(e.kind))?;
     }
     report.status = if report.warnings.is_empty() {
         Status::Ok

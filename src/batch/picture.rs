@@ -8,7 +8,12 @@ use crate::profile::Profile;
 use crate::report::{Picture, PictureBone};
 
 /// One picture per skeleton the run considered.
-pub fn pictures(before: &Model, after: &Model, report: &NormalizeReport, profile: &Profile) -> Vec<Picture> {
+pub fn pictures(
+    before: &Model,
+    after: &Model,
+    report: &NormalizeReport,
+    profile: &Profile,
+) -> Vec<Picture> {
     report
         .skeletons
         .iter()

@@ -12,7 +12,9 @@ pub enum BvhError {
         message: String,
     },
     /// A motion line has the wrong number of values.
-    #[error("line {line}: frame {frame} has {found} values, the hierarchy declares {expected} channels")]
+    #[error(
+        "line {line}: frame {frame} has {found} values, the hierarchy declares {expected} channels"
+    )]
     FrameLength {
         /// 1-based line number.
         line: usize,

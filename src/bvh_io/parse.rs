@@ -96,8 +96,12 @@ impl<'a> Tokens<'a> {
 
     /// The next token, or an error naming `what` was expected when the text ends.
     fn expect(&mut self, what: &str) -> Result<Tok<'a>, BvhError> {
-        self.next()
-            .ok_or_else(|| syntax(self.line + 1, format!("the file ends where {what} was expected")))
+        self.next().ok_or_else(|| {
+            syntax(
+                self.line + 1,
+                format!("the file ends where {what} was expected"),
+            )
+        })
     }
 
     /// The next token, which must be `word` (compared without case).
@@ -118,7 +122,10 @@ impl<'a> Tokens<'a> {
         parse_number(t.text).ok_or_else(|| {
             syntax(
                 t.line,
-                format!("expected a finite number for {what}, found `{}`", short(t.text)),
+                format!(
+                    "expected a finite number for {what}, found `{}`",
+                    short(t.text)
+                ),
             )
         })
     }
@@ -252,7 +259,10 @@ fn joint_name(tokens: &mut Tokens, keyword: Tok) -> Result<String, BvhError> {
         tokens.next();
     }
     if words.is_empty() {
-        return Err(syntax(keyword.line, format!("`{}` without a name", keyword.text)));
+        return Err(syntax(
+            keyword.line,
+            format!("`{}` without a name", keyword.text),
+        ));
     }
     Ok(words.join(" "))
 }
@@ -260,12 +270,12 @@ fn joint_name(tokens: &mut Tokens, keyword: Tok) -> Result<String, BvhError> {
 /// `n name…` after `CHANNELS`.
 fn channel_list(tokens: &mut Tokens, line: usize) -> Result<Vec<ChannelKind>, BvhError> {
     let t = tokens.expect("a channel count")?;
-    let n: usize = t
-        .text
-        .parse()
-        .ok()
-        .filter(|n| *n <= 6)
-        .ok_or_else(|| syntax(t.line, format!("channel count `{}` is not 0 to 6", short(t.text))))?;
+    let n: usize = t.text.parse().ok().filter(|n| *n <= 6).ok_or_else(|| {
+        syntax(
+            t.line,
+            format!("channel count `{}` is not 0 to 6", short(t.text)),
+        )
+    })?;
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
         let t = tokens.expect(&format!("{n} channel names"))?;
@@ -350,7 +360,12 @@ fn motion_header(tokens: &mut Tokens) -> Result<(u64, f64, usize), BvhError> {
 
 /// The frame lines after line `header_end`: one frame per non-blank line, `channels` numbers
 /// each, exactly `declared` of them.
-fn frames(text: &str, header_end: usize, declared: u64, channels: usize) -> Result<Vec<f32>, BvhError> {
+fn frames(
+    text: &str,
+    header_end: usize,
+    declared: u64,
+    channels: usize,
+) -> Result<Vec<f32>, BvhError> {
     let mut values = Vec::new();
     let mut found: usize = 0;
     for (i, line) in text.lines().enumerate().skip(header_end) {

@@ -5,7 +5,8 @@ use super::error::BvhError;
 use super::parse::{parse, ChannelKind, RawBvh, RawJoint};
 use super::{Bvh, BvhInfo, BvhOptions, LengthUnit, RotationOrder, ScaleSource};
 use crate::model::{
-    Bone, BoneId, BoneTracks, Clip, Interpolation, Model, Pose, Skeleton, SkeletonId, Track, Transform,
+    Bone, BoneId, BoneTracks, Clip, Interpolation, Model, Pose, Skeleton, SkeletonId, Track,
+    Transform,
 };
 use glam::{DQuat, DVec3, Mat4, Quat, Vec3};
 use std::collections::HashSet;
@@ -44,6 +45,7 @@ pub fn read(text: &str, options: &BvhOptions) -> Result<Bvh, BvhError> {
         },
     };
     apply_scale(&mut skeleton, &mut clip, scale);
+    ground(&mut skeleton, &clip, raw.frames());
     let mut model = Model {
         skeletons: vec![skeleton],
         clips: Vec::new(),
@@ -118,7 +120,9 @@ fn unique(wanted: &str, taken: &mut HashSet<String>) -> String {
 /// The clip in file units: one LINEAR key per frame on every channel the file has.
 fn clip(raw: &RawBvh, name: &str) -> Clip {
     let frames = raw.frames();
-    let times: Vec<f32> = (0..frames).map(|i| (i as f64 * raw.frame_time) as f32).collect();
+    let times: Vec<f32> = (0..frames)
+        .map(|i| (i as f64 * raw.frame_time) as f32)
+        .collect();
     let tracks = raw
         .joints
         .iter()
@@ -127,8 +131,14 @@ fn clip(raw: &RawBvh, name: &str) -> Clip {
                 .values
                 .chunks_exact(raw.channels)
                 .map(|f| &f[j.first..j.first + j.channels.len()]);
-            let has_position = j.channels.iter().any(|c| matches!(c, ChannelKind::Position(_)));
-            let has_rotation = j.channels.iter().any(|c| matches!(c, ChannelKind::Rotation(_)));
+            let has_position = j
+                .channels
+                .iter()
+                .any(|c| matches!(c, ChannelKind::Position(_)));
+            let has_rotation = j
+                .channels
+                .iter()
+                .any(|c| matches!(c, ChannelKind::Rotation(_)));
             BoneTracks {
                 translation: has_position.then(|| Track {
                     interpolation: Interpolation::Linear,
@@ -190,6 +200,32 @@ fn continuous(qs: impl Iterator<Item = Quat>) -> Vec<Quat> {
     .collect()
 }
 
+/// Stands the rest pose on the floor: mocap files put the root at the origin with the legs
+/// below it (`OFFSET 0 0 0`), and their root position channels hold where it really is. When
+/// every root's position comes from the motion (or there is none), the roots' rest moves up so
+/// that the lowest joint at rest is at height 0, as in a character file: the motion is unchanged,
+/// and the rest tells the hips' height above the feet, which retargeting scales by.
+fn ground(skeleton: &mut Skeleton, clip: &Clip, frames: usize) {
+    let roots: Vec<usize> = (0..skeleton.bones.len())
+        .filter(|&i| skeleton.bones[i].parent.is_none())
+        .collect();
+    let moved = |i: usize| clip.tracks.get(i).is_some_and(|t| t.translation.is_some());
+    if frames > 0 && !roots.iter().all(|&i| moved(i)) {
+        return;
+    }
+    let lowest = skeleton
+        .rest_world()
+        .iter()
+        .map(|m| m.w_axis.y)
+        .fold(f32::INFINITY, f32::min);
+    if !(lowest.is_finite() && lowest < -1e-6 * skeleton.height().max(1e-12)) {
+        return;
+    }
+    for i in roots {
+        skeleton.bones[i].rest.translation.y -= lowest;
+    }
+}
+
 /// The rest height in file units, or the first frame's height when every offset is zero.
 fn file_height(skeleton: &Skeleton, clip: &Clip, frames: usize) -> f32 {
     let rest = skeleton.height();
@@ -201,8 +237,14 @@ fn file_height(skeleton: &Skeleton, clip: &Clip, frames: usize) -> f32 {
         .iter()
         .map(|m| m.w_axis.truncate())
         .collect();
-    let lo = ps.iter().copied().fold(Vec3::splat(f32::INFINITY), Vec3::min);
-    let hi = ps.iter().copied().fold(Vec3::splat(f32::NEG_INFINITY), Vec3::max);
+    let lo = ps
+        .iter()
+        .copied()
+        .fold(Vec3::splat(f32::INFINITY), Vec3::min);
+    let hi = ps
+        .iter()
+        .copied()
+        .fold(Vec3::splat(f32::NEG_INFINITY), Vec3::max);
     (hi - lo).max_element().max(0.0)
 }
 
@@ -210,7 +252,11 @@ fn apply_scale(skeleton: &mut Skeleton, clip: &mut Clip, scale: f32) {
     for b in &mut skeleton.bones {
         b.rest.translation *= scale;
     }
-    for t in clip.tracks.iter_mut().filter_map(|t| t.translation.as_mut()) {
+    for t in clip
+        .tracks
+        .iter_mut()
+        .filter_map(|t| t.translation.as_mut())
+    {
         for v in &mut t.values {
             *v *= scale;
         }

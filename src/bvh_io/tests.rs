@@ -73,7 +73,10 @@ fn reads_a_small_file() {
     assert!(!s.bones[2].is_joint && s.bones[2].weighted == Some(false));
     assert_eq!(bvh.info.unit, Some(LengthUnit::Centimetre));
     assert_eq!(bvh.info.frames, 2);
-    assert_eq!(bvh.info.rotation_orders, [RotationOrder::Zxy, RotationOrder::Xyz]);
+    assert_eq!(
+        bvh.info.rotation_orders,
+        [RotationOrder::Zxy, RotationOrder::Xyz]
+    );
     let clip = &bvh.model.clips[0];
     assert!(clip.validate(s).is_empty());
     let t = clip.tracks[0].translation.as_ref().unwrap();
@@ -95,9 +98,10 @@ fn errors_name_the_line() {
         (SMALL.replace("1 91 0", "1 nan 0"), 20),
         (SMALL.replace("1 91 0 0 0 0 20 0 0", "1 91 0"), 20),
         (
-            SMALL
-                .replace("Wrong", "")
-                .replace("Xrotation Yrotation Zrotation", "Wrotation Yrotation Zrotation"),
+            SMALL.replace("Wrong", "").replace(
+                "Xrotation Yrotation Zrotation",
+                "Wrotation Yrotation Zrotation",
+            ),
             9,
         ),
     ];

@@ -29,7 +29,11 @@ const SCALE_TOLERANCE: f32 = 1e-4;
 ///
 /// Errors: an invalid skeleton or clip, bone scale other than 1 (rest or track) or a non-uniform
 /// base scale (BVH cannot express scale), a bad fps or scale option.
-pub fn write(skeleton: &Skeleton, clip: &Clip, options: &BvhWriteOptions) -> Result<String, BvhError> {
+pub fn write(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    options: &BvhWriteOptions,
+) -> Result<String, BvhError> {
     let fail = |m: String| Err(BvhError::Write(m));
     if let Some(p) = skeleton
         .validate()
@@ -40,11 +44,16 @@ pub fn write(skeleton: &Skeleton, clip: &Clip, options: &BvhWriteOptions) -> Res
         return fail(format!("invalid model: {p}"));
     }
     if !(options.scale.is_finite() && options.scale > 0.0) {
-        return fail(format!("scale {} is not a finite positive number", options.scale));
+        return fail(format!(
+            "scale {} is not a finite positive number",
+            options.scale
+        ));
     }
     let (base, base_scale) = match split_base(skeleton) {
         Some(b) => b,
-        None => return fail("the skeleton's base transform has shear or a non-uniform scale".into()),
+        None => {
+            return fail("the skeleton's base transform has shear or a non-uniform scale".into())
+        }
     };
     if let Some(bone) = scaled_bone(skeleton, clip) {
         return fail(format!("bone `{bone}` is scaled: BVH cannot express scale"));
@@ -99,8 +108,8 @@ pub fn write(skeleton: &Skeleton, clip: &Clip, options: &BvhWriteOptions) -> Res
 fn split_base(skeleton: &Skeleton) -> Option<(Transform, f32)> {
     let t = Transform::from_mat4(&skeleton.base);
     let s = t.scale;
-    let uniform =
-        (s.x - s.y).abs() <= SCALE_TOLERANCE * s.x.abs() && (s.x - s.z).abs() <= SCALE_TOLERANCE * s.x.abs();
+    let uniform = (s.x - s.y).abs() <= SCALE_TOLERANCE * s.x.abs()
+        && (s.x - s.z).abs() <= SCALE_TOLERANCE * s.x.abs();
     let rebuilt = Transform {
         scale: Vec3::splat(s.x),
         ..t
@@ -120,7 +129,10 @@ fn split_base(skeleton: &Skeleton) -> Option<(Transform, f32)> {
 fn scaled_bone(skeleton: &Skeleton, clip: &Clip) -> Option<String> {
     let off = |s: Vec3| (s - Vec3::ONE).abs().max_element() > SCALE_TOLERANCE;
     skeleton.bones.iter().zip(&clip.tracks).find_map(|(b, t)| {
-        let track = t.scale.as_ref().is_some_and(|s| s.values.iter().any(|v| off(*v)));
+        let track = t
+            .scale
+            .as_ref()
+            .is_some_and(|s| s.values.iter().any(|v| off(*v)));
         (off(b.rest.scale) || track).then(|| b.name.clone())
     })
 }
@@ -266,7 +278,10 @@ impl Layout {
     fn hierarchy(&self, placed: &Placed, unit: f64, order: RotationOrder, out: &mut String) {
         let skeleton = placed.skeleton;
         let axes = order.axes().map(|a| ["X", "Y", "Z"][a]);
-        let rotations = format!("{0}rotation {1}rotation {2}rotation", axes[0], axes[1], axes[2]);
+        let rotations = format!(
+            "{0}rotation {1}rotation {2}rotation",
+            axes[0], axes[1], axes[2]
+        );
         let mut depth_of: Vec<usize> = vec![0; skeleton.bones.len()];
         let mut open: Vec<BoneId> = Vec::new();
         for j in &self.joints {
@@ -275,8 +290,16 @@ impl Layout {
             depth_of[j.bone.index()] = depth;
             close(&mut open, depth, self, placed, unit, out);
             let pad = "\t".repeat(depth);
-            let keyword = if bone.parent.is_none() { "ROOT" } else { "JOINT" };
-            let _ = writeln!(out, "{pad}{keyword} {}\n{pad}{{", self.names[j.bone.index()]);
+            let keyword = if bone.parent.is_none() {
+                "ROOT"
+            } else {
+                "JOINT"
+            };
+            let _ = writeln!(
+                out,
+                "{pad}{keyword} {}\n{pad}{{",
+                self.names[j.bone.index()]
+            );
             let _ = writeln!(out, "{pad}\tOFFSET {}", triple(placed.offset(j.bone), unit));
             let channels = if j.positions {
                 format!("6 Xposition Yposition Zposition {rotations}")

@@ -89,8 +89,9 @@ pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
             };
             if a.skins.is_empty() {
                 // No bind: each bone's frame may change by a constant; the first frame fixes it.
-                let change = changes
-                    .get_or_insert_with(|| wb.iter().zip(&wa).map(|(b, a)| b.inverse() * *a).collect());
+                let change = changes.get_or_insert_with(|| {
+                    wb.iter().zip(&wa).map(|(b, a)| b.inverse() * *a).collect()
+                });
                 for j in 0..a.bones.len() {
                     compare(j, wa[j], wb[j] * change[j]);
                 }
@@ -208,7 +209,9 @@ pub fn rest(s: &Skeleton, map: &BoneMap, profile: &Profile) -> RestCheck {
         if (angle_deg(d, e) > MAX_TAIL_DEG && profile.body_bone(pk)) || d.length_squared() < 1e-20 {
             // The rest fix does not turn such a bone (see `profile::MAX_TAIL_DEG`).
             out.reversed_tails.push(format!("{name} ({})", bone.name));
-            out.max_frame_deg = out.max_frame_deg.max(rotation_angle(frame, frames[pk.index()]));
+            out.max_frame_deg = out
+                .max_frame_deg
+                .max(rotation_angle(frame, frames[pk.index()]));
             continue;
         }
         let direction = if bone.keep_pitch {
@@ -222,7 +225,11 @@ pub fn rest(s: &Skeleton, map: &BoneMap, profile: &Profile) -> RestCheck {
         let wanted = arc(frames[pk.index()] * Vec3::Y, d.normalize()) * frames[pk.index()];
         let framed = rotation_angle(frame, wanted);
         for (v, max, worst) in [
-            (direction, &mut out.max_direction_deg, &mut out.worst_direction),
+            (
+                direction,
+                &mut out.max_direction_deg,
+                &mut out.worst_direction,
+            ),
             (tail, &mut out.max_tail_deg, &mut out.worst_tail),
         ] {
             if v > *max {
@@ -249,7 +256,8 @@ pub fn rest(s: &Skeleton, map: &BoneMap, profile: &Profile) -> RestCheck {
             .collect();
         (!xs.is_empty()).then(|| xs.iter().sum::<f32>() / xs.len() as f32)
     };
-    out.faces_plus_z = matches!((side_x(Side::Left), side_x(Side::Right)), (Some(l), Some(r)) if l > r);
+    out.faces_plus_z =
+        matches!((side_x(Side::Left), side_x(Side::Right)), (Some(l), Some(r)) if l > r);
     out
 }
 
@@ -395,9 +403,13 @@ fn measured_bones(
                     let bone = &s.bones[b.index()];
                     let parent = s.parent_world(b, s.base, &rest_world);
                     let scale = parent.x_axis.truncate().length();
-                    clip.tracks[b.index()].translation.as_ref().is_some_and(|t| {
-                        t.max_distance(bone.rest.translation, |a, b| a.distance(b)) * scale > 1e-5 * height
-                    })
+                    clip.tracks[b.index()]
+                        .translation
+                        .as_ref()
+                        .is_some_and(|t| {
+                            t.max_distance(bone.rest.translation, |a, b| a.distance(b)) * scale
+                                > 1e-5 * height
+                        })
                 })
             })
             .collect()

@@ -124,7 +124,9 @@ pub fn retarget(
     let duration = sclip.duration().max(tclip.duration());
     let fps = if options.fps > 0.0 { options.fps } else { 30.0 };
     let frames = (duration * fps).ceil() as usize + 1;
-    let times: Vec<f32> = (0..frames).map(|f| (f as f32 / fps).min(duration)).collect();
+    let times: Vec<f32> = (0..frames)
+        .map(|f| (f as f32 / fps).min(duration))
+        .collect();
     let (ps, pt) = (
         positions(s.skeleton, sclip, &times),
         positions(t.skeleton, tclip, &times),
@@ -150,7 +152,8 @@ pub fn retarget(
             } else {
                 (None, None)
             };
-            let span = |ids: &[BoneId], at: &[Vec3]| at[ids[ids.len() - 1].index()] - at[ids[0].index()];
+            let span =
+                |ids: &[BoneId], at: &[Vec3]| at[ids[ids.len() - 1].index()] - at[ids[0].index()];
             (
                 segments(tids, tail_t, at_t),
                 segments(sids, tail_s, at_s),
@@ -214,7 +217,9 @@ pub fn retarget(
         let max_error = ps
             .iter()
             .zip(&pt)
-            .map(|(a, b)| (moved(b, &rest_t, tb, th) - scale(moved(a, &rest_s, sb, sh))).length() / ht)
+            .map(|(a, b)| {
+                (moved(b, &rest_t, tb, th) - scale(moved(a, &rest_s, sb, sh))).length() / ht
+            })
             .fold(0.0, f32::max);
         out.effectors.push(EffectorCheck {
             bone: name.into(),

@@ -146,15 +146,19 @@ fn progress_bar(total: usize, quiet: bool) -> indicatif::ProgressBar {
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::new(total as u64);
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files, {per_sec}, eta {eta} {msg}")
-    {
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} files, {per_sec}, eta {eta} {msg}",
+    ) {
         bar.set_style(style);
     }
     bar
 }
 
-fn write_reports(report: &BatchReport, json: Option<&Path>, html: Option<&Path>) -> Result<(), Failure> {
+fn write_reports(
+    report: &BatchReport,
+    json: Option<&Path>,
+    html: Option<&Path>,
+) -> Result<(), Failure> {
     if let Some(p) = json {
         let text = serde_json::to_vec_pretty(report)?;
         skelnorm::gltf_io::write_file(p, &text)
@@ -190,7 +194,12 @@ fn absolute(path: &Path) -> Result<PathBuf, Failure> {
     let mut existing = path.as_path();
     let mut rest = Vec::new();
     while !existing.exists() {
-        rest.push(existing.file_name().map(|n| n.to_os_string()).unwrap_or_default());
+        rest.push(
+            existing
+                .file_name()
+                .map(|n| n.to_os_string())
+                .unwrap_or_default(),
+        );
         existing = existing.parent().unwrap_or(Path::new("/"));
     }
     let mut out = existing.canonicalize()?;
@@ -201,7 +210,10 @@ fn absolute(path: &Path) -> Result<PathBuf, Failure> {
 /// Runs `batch`; exit 0 when every input went well, 1 when some failed.
 pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
     if !args.input.is_dir() {
-        return Err(Failure::Usage(format!("{}: not a folder", args.input.display())));
+        return Err(Failure::Usage(format!(
+            "{}: not a folder",
+            args.input.display()
+        )));
     }
     let shard = args
         .shard
@@ -272,7 +284,11 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
     .map_err(|e| Failure::Usage(e.to_string()))?;
     bar.finish_and_clear();
     report.shard = args.shard.clone();
-    write_reports(&report, args.run.report.as_deref(), args.run.html.as_deref())?;
+    write_reports(
+        &report,
+        args.run.report.as_deref(),
+        args.run.html.as_deref(),
+    )?;
     let s = &report.summary;
     eprintln!(
         "{} files: {} ok, {} with warnings, {} failed, {} skipped in {:.2} s",
@@ -297,7 +313,10 @@ pub fn run_validate(args: &ValidateArgs) -> Result<i32, Failure> {
     let mut unsupported = Vec::new();
     for p in &args.paths {
         if !p.exists() {
-            return Err(Failure::Usage(format!("{}: no such file or folder", p.display())));
+            return Err(Failure::Usage(format!(
+                "{}: no such file or folder",
+                p.display()
+            )));
         }
         files.extend(batch::find_files(p));
         unsupported.extend(batch::find_unsupported(p));
@@ -324,8 +343,17 @@ pub fn run_validate(args: &ValidateArgs) -> Result<i32, Failure> {
             eprintln!("{line}");
         }
     }
-    write_reports(&report, args.run.report.as_deref(), args.run.html.as_deref())?;
-    let bad = report.summary.failed + if args.strict { report.summary.warnings } else { 0 };
+    write_reports(
+        &report,
+        args.run.report.as_deref(),
+        args.run.html.as_deref(),
+    )?;
+    let bad = report.summary.failed
+        + if args.strict {
+            report.summary.warnings
+        } else {
+            0
+        };
     Ok(if bad > 0 {
         super::EXIT_INPUT
     } else {
@@ -342,8 +370,8 @@ pub fn run_report(cmd: &ReportCommand) -> Result<i32, Failure> {
     } = cmd;
     let mut all = Vec::new();
     for p in reports {
-        let text =
-            std::fs::read(p).map_err(|e| Failure::Usage(format!("{}: cannot read: {e}", p.display())))?;
+        let text = std::fs::read(p)
+            .map_err(|e| Failure::Usage(format!("{}: cannot read: {e}", p.display())))?;
         let r: BatchReport = serde_json::from_slice(&text)
             .map_err(|e| Failure::Usage(format!("{}: not a skelnorm report: {e}", p.display())))?;
         all.push(r);

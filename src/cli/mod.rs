@@ -124,7 +124,9 @@ pub fn run() -> i32 {
     };
     if let Some(scale) = cli.bvh_scale {
         if !(scale > 0.0 && scale.is_finite()) {
-            eprintln!("skelnorm: --bvh-scale {scale}: must be a positive number of metres per unit");
+            eprintln!(
+                "skelnorm: --bvh-scale {scale}: must be a positive number of metres per unit"
+            );
             return EXIT_USAGE;
         }
     }
@@ -140,7 +142,14 @@ pub fn run() -> i32 {
             skeleton,
             allow_partial,
             map,
-        } => map::run(&file, &map, json, output.as_deref(), skeleton, allow_partial),
+        } => map::run(
+            &file,
+            &map,
+            json,
+            output.as_deref(),
+            skeleton,
+            allow_partial,
+        ),
         Command::Normalize(args) => normalize::run(&args),
         Command::Retarget(args) => retarget::run(&args),
         Command::Batch(args) => batch::run_batch(&args),
@@ -245,8 +254,12 @@ fn usage_text(f: Failure) -> String {
 }
 
 /// Settings resolved into options; a usage error naming the file or value when they do not.
-fn resolve(settings: &skelnorm::settings::Settings) -> Result<skelnorm::settings::Resolved, Failure> {
-    settings.resolve().map_err(|e| Failure::Usage(e.to_string()))
+fn resolve(
+    settings: &skelnorm::settings::Settings,
+) -> Result<skelnorm::settings::Resolved, Failure> {
+    settings
+        .resolve()
+        .map_err(|e| Failure::Usage(e.to_string()))
 }
 
 /// Writes a command's report: to `report_file` as JSON if given, and to stdout as JSON when

@@ -104,6 +104,8 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         size_after: gltf_io::stored_size(&args.output),
         report: &report,
     };
-    super::emit(&out, args.report.as_deref(), args.json, |w| out.write_text(w))?;
+    super::emit(&out, args.report.as_deref(), args.json, |w| {
+        out.write_text(w)
+    })?;
     Ok(super::EXIT_OK)
 }

@@ -159,7 +159,12 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
         },
         measure: resolved.normalize.measure,
     };
-    let report = match retarget(&mut source.model, &mut target.model, &resolved.profile, &job) {
+    let report = match retarget(
+        &mut source.model,
+        &mut target.model,
+        &resolved.profile,
+        &job,
+    ) {
         Ok(r) => r,
         Err(e) => return refused(args, e),
     };

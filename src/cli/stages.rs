@@ -51,7 +51,8 @@ impl RestArgs {
             }
             o.silhouette_threshold_deg = t;
         }
-        o.silhouette_skip.extend(self.silhouette_skip.iter().cloned());
+        o.silhouette_skip
+            .extend(self.silhouette_skip.iter().cloned());
         o.flatten_feet |= self.flatten_feet;
         o.overwrite_axes &= !self.no_overwrite_axes;
         o.motion_scale |= self.motion_scale;

@@ -139,7 +139,10 @@ pub fn to_glb(bytes: &[u8], path: &Path) -> Result<(Vec<u8>, FbxInfo), FbxError>
         fps: settings.frames_per_second,
         notes: Vec::new(),
     };
-    let mut b = Builder::new(&format!("skelnorm {} (from FBX)", env!("CARGO_PKG_VERSION")));
+    let mut b = Builder::new(&format!(
+        "skelnorm {} (from FBX)",
+        env!("CARGO_PKG_VERSION")
+    ));
     let (rest, rest_world) = rests(&scene);
     let nodes = add_nodes(&scene, &rest, &mut b, &mut info);
     let materials = add_materials(&scene, &mut b, path, &mut info);
@@ -180,7 +183,8 @@ fn rests(scene: &ufbx::Scene) -> (Vec<Transform>, Vec<Mat4>) {
         let own = transform(&node.local_transform);
         match bind[id] {
             Some(w) => {
-                let (scale, rotation, translation) = (parent.inverse() * w).to_scale_rotation_translation();
+                let (scale, rotation, translation) =
+                    (parent.inverse() * w).to_scale_rotation_translation();
                 out[id] = Transform {
                     translation,
                     rotation: rotation.normalize(),
@@ -266,7 +270,12 @@ fn texture_bytes(texture: &ufbx::Texture, folder: &Path) -> Option<(Vec<u8>, &'s
 
 /// One glTF material per FBX material: base colour (factor and texture); returns the glTF
 /// material of each FBX material (by typed id).
-fn add_materials(scene: &ufbx::Scene, b: &mut Builder, path: &Path, info: &mut FbxInfo) -> Vec<usize> {
+fn add_materials(
+    scene: &ufbx::Scene,
+    b: &mut Builder,
+    path: &Path,
+    info: &mut FbxInfo,
+) -> Vec<usize> {
     let folder = path.parent().unwrap_or(Path::new("."));
     let mut images: HashMap<u32, Option<usize>> = HashMap::new();
     let mut dropped = Vec::new();
@@ -280,11 +289,17 @@ fn add_materials(scene: &ufbx::Scene, b: &mut Builder, path: &Path, info: &mut F
         };
         let c = base.value_vec4;
         let colour = if base.has_value {
-            [c.x as f32 * factor, c.y as f32 * factor, c.z as f32 * factor, 1.0]
+            [
+                c.x as f32 * factor,
+                c.y as f32 * factor,
+                c.z as f32 * factor,
+                1.0,
+            ]
         } else {
             [1.0, 1.0, 1.0, 1.0]
         };
-        let mut pbr = json!({"baseColorFactor": colour, "metallicFactor": 0.0, "roughnessFactor": 1.0});
+        let mut pbr =
+            json!({"baseColorFactor": colour, "metallicFactor": 0.0, "roughnessFactor": 1.0});
         if let Some(t) = &base.texture {
             let image = *images.entry(t.element.typed_id).or_insert_with(|| {
                 let found = texture_bytes(t, folder);
@@ -379,7 +394,10 @@ fn shape_offsets(mesh: &ufbx::Mesh) -> Vec<(String, f32, Vec<Vec3>, Vec<Vec3>)> 
             let mut nrm = vec![Vec3::ZERO; mesh.num_vertices];
             for (k, &v) in shape.offset_vertices.iter().enumerate() {
                 if let Some(p) = pos.get_mut(v as usize) {
-                    *p = shape.position_offsets.get(k).map_or(Vec3::ZERO, |o| vec3(*o));
+                    *p = shape
+                        .position_offsets
+                        .get(k)
+                        .map_or(Vec3::ZERO, |o| vec3(*o));
                     nrm[v as usize] = shape.normal_offsets.get(k).map_or(Vec3::ZERO, |o| vec3(*o));
                 }
             }
@@ -474,7 +492,8 @@ fn primitives(
             attributes["JOINTS_0"] = json!(b.joints(&v.joints));
             attributes["WEIGHTS_0"] = json!(b.floats(&v.weights, 4, Target::Vertices));
         }
-        let mut primitive = json!({"attributes": attributes, "indices": b.indices(&indices), "mode": 4});
+        let mut primitive =
+            json!({"attributes": attributes, "indices": b.indices(&indices), "mode": 4});
         if let Some(&m) = mesh
             .materials
             .get(part.index as usize)
@@ -519,7 +538,8 @@ fn add_meshes(
     let mut dropped_skins = 0;
     let mut unweighted = 0;
     for node in scene.nodes.iter() {
-        let (Some(mesh), Some(gltf_node)) = (&node.mesh, nodes[node.element.typed_id as usize]) else {
+        let (Some(mesh), Some(gltf_node)) = (&node.mesh, nodes[node.element.typed_id as usize])
+        else {
             continue;
         };
         let skin = mesh.skin_deformers.first().map(|s| &**s);
@@ -583,7 +603,12 @@ fn add_meshes(
 /// (FBX limb nodes) become the joints of a skin that no mesh uses, so that the skeleton is found
 /// as the file's authors marked it rather than guessed from the node tree (control rigs, props
 /// and markers stay outside it).
-fn add_bone_skin(scene: &ufbx::Scene, rest_world: &[Mat4], b: &mut Builder, nodes: &[Option<usize>]) {
+fn add_bone_skin(
+    scene: &ufbx::Scene,
+    rest_world: &[Mat4],
+    b: &mut Builder,
+    nodes: &[Option<usize>],
+) {
     let bones: Vec<(&ufbx::Node, usize)> = scene
         .nodes
         .iter()
@@ -644,7 +669,8 @@ fn add_animations(
                 continue;
             };
             let rest = rests[bn.typed_id as usize];
-            let times = |t: &mut dyn Iterator<Item = f64>| t.map(|x| x as f32).collect::<Vec<f32>>();
+            let times =
+                |t: &mut dyn Iterator<Item = f64>| t.map(|x| x as f32).collect::<Vec<f32>>();
             let keep = |constant: bool, same: bool| !(constant && same);
             if keep(
                 bn.constant_translation,

@@ -127,12 +127,20 @@ impl<'a> Data<'a> {
             .ok_or_else(|| invalid(at, format!("buffer {b} holds no data (a fallback buffer)")))
     }
 
-    fn decode_meshopt(&self, ext: &serde_json::Value, len: u64, at: &str) -> Result<Vec<u8>, ErrorKind> {
+    fn decode_meshopt(
+        &self,
+        ext: &serde_json::Value,
+        len: u64,
+        at: &str,
+    ) -> Result<Vec<u8>, ErrorKind> {
         let num = |k: &str| ext.get(k).and_then(serde_json::Value::as_u64);
         let text = |k: &str| ext.get(k).and_then(serde_json::Value::as_str);
-        let (Some(b), Some(len_c), Some(stride), Some(count)) =
-            (num("buffer"), num("byteLength"), num("byteStride"), num("count"))
-        else {
+        let (Some(b), Some(len_c), Some(stride), Some(count)) = (
+            num("buffer"),
+            num("byteLength"),
+            num("byteStride"),
+            num("count"),
+        ) else {
             return Err(invalid(
                 at,
                 "EXT_meshopt_compression lacks buffer, byteLength, byteStride or count",
@@ -150,7 +158,8 @@ impl<'a> Data<'a> {
         let out_len = stride
             .checked_mul(count)
             .filter(|&n| n <= len && n as usize <= MAX_DECODED);
-        let out_len = out_len.ok_or_else(|| invalid(at, "meshopt count × byteStride exceeds byteLength"))?;
+        let out_len =
+            out_len.ok_or_else(|| invalid(at, "meshopt count × byteStride exceeds byteLength"))?;
         if stride == 0 || stride > 256 || stride % 4 != 0 {
             return Err(invalid(
                 at,
@@ -187,7 +196,10 @@ impl<'a> Data<'a> {
             )
         };
         if rc != 0 {
-            return Err(invalid(at, format!("meshopt data does not decode (code {rc})")));
+            return Err(invalid(
+                at,
+                format!("meshopt data does not decode (code {rc})"),
+            ));
         }
         // SAFETY: as above; each filter's stride requirement was checked by `filter_ok`.
         unsafe {
@@ -226,7 +238,11 @@ impl<'a> Data<'a> {
                 let want: Vec<_> = types.iter().map(|t| type_name(*t)).collect();
                 return Err(invalid(
                     &at,
-                    format!("type {} where {} is expected", type_name(t), want.join(" or ")),
+                    format!(
+                        "type {} where {} is expected",
+                        type_name(t),
+                        want.join(" or ")
+                    ),
                 ));
             }
             Checked::Invalid => return Err(invalid(&at, "unknown type")),
@@ -265,7 +281,8 @@ impl<'a> Data<'a> {
             let normalized = acc.normalized;
             let offset = acc.byte_offset.map_or(0, |o| o.0) as usize;
             let bytes = self.view_bytes(v.value())?;
-            let need = span(offset as u64, stride as u64, count as u64, elem as u64).unwrap_or(u64::MAX);
+            let need =
+                span(offset as u64, stride as u64, count as u64, elem as u64).unwrap_or(u64::MAX);
             if need > bytes.len() as u64 {
                 return Err(invalid(
                     &at,
@@ -309,11 +326,15 @@ impl<'a> Data<'a> {
         }
         let ict = match sparse.indices.component_type {
             Checked::Valid(c) => c.0,
-            Checked::Invalid => return Err(invalid(at, "sparse indices have an unknown componentType")),
+            Checked::Invalid => {
+                return Err(invalid(at, "sparse indices have an unknown componentType"))
+            }
         };
         let isize_ = ict.size();
         let ioff = sparse.indices.byte_offset.0 as usize;
-        let idx_bytes = self.view_bytes(sparse.indices.buffer_view.value())?.to_vec();
+        let idx_bytes = self
+            .view_bytes(sparse.indices.buffer_view.value())?
+            .to_vec();
         if (ioff as u64) + (k as u64) * isize_ as u64 > idx_bytes.len() as u64 {
             return Err(invalid(at, "sparse indices read past their buffer view"));
         }

@@ -42,7 +42,9 @@ pub(crate) fn load_uri(uri: &str, at: &str, res: &Resources) -> Result<Vec<u8>, 
         why: why.to_string(),
     };
     if let Some(rest) = uri.strip_prefix("data:") {
-        let (meta, payload) = rest.split_once(',').ok_or_else(|| refuse("malformed data URI"))?;
+        let (meta, payload) = rest
+            .split_once(',')
+            .ok_or_else(|| refuse("malformed data URI"))?;
         return if meta.ends_with(";base64") {
             base64::engine::general_purpose::STANDARD
                 .decode(payload.trim())
@@ -132,7 +134,11 @@ impl<'a> OutBuffers<'a> {
     pub fn append(&mut self, json: &mut Value, bytes: &[u8]) -> (usize, usize) {
         if self.added.is_none() {
             let index = push_array(json, "buffers", serde_json::json!({ "byteLength": 0 }));
-            debug_assert_eq!(index, self.base.len(), "new buffers come after the read ones");
+            debug_assert_eq!(
+                index,
+                self.base.len(),
+                "new buffers come after the read ones"
+            );
         }
         let data = self.added.get_or_insert_with(Vec::new);
         data.resize(data.len().next_multiple_of(4), 0);
@@ -184,7 +190,10 @@ pub(crate) fn load_buffers(
     res: &Resources,
 ) -> Result<Vec<BufferData>, ErrorKind> {
     let empty = Vec::new();
-    let buffers = json.get("buffers").and_then(Value::as_array).unwrap_or(&empty);
+    let buffers = json
+        .get("buffers")
+        .and_then(Value::as_array)
+        .unwrap_or(&empty);
     let mut out = Vec::with_capacity(buffers.len());
     for (i, b) in buffers.iter().enumerate() {
         let at = format!("buffers[{i}]");
@@ -202,7 +211,10 @@ pub(crate) fn load_buffers(
             if (d.len() as u64) < length {
                 return Err(invalid(
                     &at,
-                    format!("byteLength is {length} but only {} bytes are there", d.len()),
+                    format!(
+                        "byteLength is {length} but only {} bytes are there",
+                        d.len()
+                    ),
                 ));
             }
         }
@@ -233,7 +245,10 @@ pub(crate) fn embed_images(
     buffers: &mut Vec<BufferData>,
     res: &Resources,
 ) -> Result<(), ErrorKind> {
-    let count = json.get("images").and_then(Value::as_array).map_or(0, Vec::len);
+    let count = json
+        .get("images")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
     for i in 0..count {
         let at = format!("images[{i}]");
         let uri = match json["images"][i].get("uri").and_then(Value::as_str) {
@@ -246,15 +261,26 @@ pub(crate) fn embed_images(
             .and_then(Value::as_str)
             .map(str::to_string)
             .or_else(|| mime_for(&uri).map(str::to_string))
-            .ok_or_else(|| invalid(&at, format!("cannot tell the image type of `{}`", short(&uri))))?;
-        let buffer = push_array(json, "buffers", serde_json::json!({ "byteLength": bytes.len() }));
+            .ok_or_else(|| {
+                invalid(
+                    &at,
+                    format!("cannot tell the image type of `{}`", short(&uri)),
+                )
+            })?;
+        let buffer = push_array(
+            json,
+            "buffers",
+            serde_json::json!({ "byteLength": bytes.len() }),
+        );
         let view = push_array(
             json,
             "bufferViews",
             serde_json::json!({ "buffer": buffer, "byteLength": bytes.len() }),
         );
         buffers.push(Some(bytes));
-        let image = json["images"][i].as_object_mut().expect("images[i] is an object");
+        let image = json["images"][i]
+            .as_object_mut()
+            .expect("images[i] is an object");
         image.remove("uri");
         image.insert("bufferView".into(), view.into());
         image.insert("mimeType".into(), mime.into());
@@ -306,7 +332,11 @@ mod tests {
 
     #[test]
     fn decodes_data_uris() {
-        let d = load_uri("data:application/octet-stream;base64,AQID", "b", &Resources::None);
+        let d = load_uri(
+            "data:application/octet-stream;base64,AQID",
+            "b",
+            &Resources::None,
+        );
         assert_eq!(d.unwrap(), vec![1, 2, 3]);
     }
 }

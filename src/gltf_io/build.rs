@@ -70,7 +70,10 @@ impl Builder {
     /// An empty document whose `asset.generator` names the converter.
     pub fn new(generator: &str) -> Builder {
         let mut root = Map::new();
-        root.insert("asset".into(), json!({"version": "2.0", "generator": generator}));
+        root.insert(
+            "asset".into(),
+            json!({"version": "2.0", "generator": generator}),
+        );
         Builder {
             root,
             bin: Vec::new(),
@@ -111,7 +114,8 @@ impl Builder {
         while self.bin.len() % 4 != 0 {
             self.bin.push(0);
         }
-        let mut view = json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
+        let mut view =
+            json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
         match target {
             Target::Vertices => view["target"] = json!(34962),
             Target::Indices => view["target"] = json!(34963),
@@ -142,7 +146,8 @@ impl Builder {
         }
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
         let view = self.view(&bytes, target);
-        let mut accessor = json!({"bufferView": view, "componentType": 5126, "count": count, "type": kind});
+        let mut accessor =
+            json!({"bufferView": view, "componentType": 5126, "count": count, "type": kind});
         if count > 0 && width != 16 {
             accessor["min"] = json!(lo);
             accessor["max"] = json!(hi);
@@ -155,15 +160,17 @@ impl Builder {
         let max = values.iter().copied().max().unwrap_or(0);
         let (bytes, component): (Vec<u8>, u32) = if max < u16::MAX as u32 {
             (
-                values.iter().flat_map(|v| (*v as u16).to_le_bytes()).collect(),
+                values
+                    .iter()
+                    .flat_map(|v| (*v as u16).to_le_bytes())
+                    .collect(),
                 5123,
             )
         } else {
             (values.iter().flat_map(|v| v.to_le_bytes()).collect(), 5125)
         };
         let view = self.view(&bytes, Target::Indices);
-        let accessor =
-            json!({"bufferView": view, "componentType": component, "count": values.len(), "type": "SCALAR"});
+        let accessor = json!({"bufferView": view, "componentType": component, "count": values.len(), "type": "SCALAR"});
         push(&mut self.root, "accessors", accessor)
     }
 
@@ -171,8 +178,7 @@ impl Builder {
     pub fn joints(&mut self, values: &[u16]) -> usize {
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
         let view = self.view(&bytes, Target::Vertices);
-        let accessor =
-            json!({"bufferView": view, "componentType": 5123, "count": values.len() / 4, "type": "VEC4"});
+        let accessor = json!({"bufferView": view, "componentType": 5123, "count": values.len() / 4, "type": "VEC4"});
         push(&mut self.root, "accessors", accessor)
     }
 
@@ -233,8 +239,11 @@ impl Builder {
                 a.remove("min");
                 a.remove("max");
             }
-            out.push(json!({"sampler": samplers.len(), "target": {"node": c.node, "path": c.path}}));
-            samplers.push(json!({"input": input, "output": output, "interpolation": c.interpolation}));
+            out.push(
+                json!({"sampler": samplers.len(), "target": {"node": c.node, "path": c.path}}),
+            );
+            samplers
+                .push(json!({"input": input, "output": output, "interpolation": c.interpolation}));
         }
         push(
             &mut self.root,
@@ -255,7 +264,8 @@ impl Builder {
             self.root
                 .insert("buffers".into(), json!([{"byteLength": self.bin.len()}]));
         }
-        let mut text = serde_json::to_vec(&Value::Object(self.root)).expect("JSON values serialize");
+        let mut text =
+            serde_json::to_vec(&Value::Object(self.root)).expect("JSON values serialize");
         while text.len() % 4 != 0 {
             text.push(b' ');
         }
@@ -315,11 +325,15 @@ pub fn from_model(model: &crate::model::Model, generator: &str) -> Vec<u8> {
             nodes.push(b.node(&bone.name, &bone.rest, parent));
         }
         let world = s.rest_world();
-        let joints: Vec<usize> = (0..s.bones.len()).filter(|&i| s.bones[i].is_joint).collect();
+        let joints: Vec<usize> = (0..s.bones.len())
+            .filter(|&i| s.bones[i].is_joint)
+            .collect();
         if !joints.is_empty() {
             let ibms: Vec<[f32; 16]> = joints
                 .iter()
-                .map(|&i| glam::Mat4::from(glam::Affine3A::from_mat4(world[i]).inverse()).to_cols_array())
+                .map(|&i| {
+                    glam::Mat4::from(glam::Affine3A::from_mat4(world[i]).inverse()).to_cols_array()
+                })
                 .collect();
             let skin_joints: Vec<usize> = joints.iter().map(|&i| nodes[i]).collect();
             b.skin(&s.name, &skin_joints, &ibms);

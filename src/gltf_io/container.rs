@@ -48,7 +48,9 @@ pub(crate) fn split(bytes: &[u8]) -> Result<Split<'_>, ErrorKind> {
             json: text,
             bin: None,
         }),
-        Some(_) => Err(ErrorKind::NotGltf("it starts with neither `glTF` nor `{`".into())),
+        Some(_) => Err(ErrorKind::NotGltf(
+            "it starts with neither `glTF` nor `{`".into(),
+        )),
         None => Err(ErrorKind::NotGltf("the file is empty".into())),
     }
 }
@@ -82,12 +84,17 @@ fn split_glb(bytes: &[u8]) -> Result<Split<'_>, ErrorKind> {
     let mut bin = None;
     while at < body.len() {
         let len = u32_at(body, at).ok_or_else(|| glb(format!("truncated chunk header at {at}")))?;
-        let ty = u32_at(body, at + 4).ok_or_else(|| glb(format!("truncated chunk header at {at}")))?;
+        let ty =
+            u32_at(body, at + 4).ok_or_else(|| glb(format!("truncated chunk header at {at}")))?;
         let start = at + 8;
         let end = start
             .checked_add(len as usize)
             .filter(|&e| e <= body.len())
-            .ok_or_else(|| glb(format!("chunk at byte {at} claims {len} bytes past the end")))?;
+            .ok_or_else(|| {
+                glb(format!(
+                    "chunk at byte {at} claims {len} bytes past the end"
+                ))
+            })?;
         match ty {
             CHUNK_JSON if json.is_none() && at == 12 => json = Some(&body[start..end]),
             CHUNK_JSON => return Err(glb("a second or misplaced JSON chunk".into())),

@@ -11,8 +11,8 @@ use super::accessor::Data;
 use super::error::{invalid, ErrorKind};
 use super::hints;
 use crate::model::{
-    Attachment, Bone, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, NodeName, OpaqueKind,
-    OpaqueTrack, Skeleton, SkeletonId, Skin, Track, Transform,
+    Attachment, Bone, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, NodeName,
+    OpaqueKind, OpaqueTrack, Skeleton, SkeletonId, Skin, Track, Transform,
 };
 use glam::{Mat4, Quat, Vec3};
 use gltf::json::accessor::Type;
@@ -43,7 +43,12 @@ pub(crate) fn model(
         .iter()
         .enumerate()
         .filter(|(n, _)| !bone_of.contains_key(n))
-        .filter_map(|(n, node)| node.name.clone().map(|name| NodeName { node: n as u32, name }))
+        .filter_map(|(n, node)| {
+            node.name.clone().map(|name| NodeName {
+                node: n as u32,
+                name,
+            })
+        })
         .collect();
     Ok((
         Model {
@@ -113,7 +118,11 @@ fn inverse_binds(
     if m.len() / 16 < joints {
         return Err(invalid(
             format!("skins[{k}]"),
-            format!("{} inverse bind matrices for {} joints", m.len() / 16, joints),
+            format!(
+                "{} inverse bind matrices for {} joints",
+                m.len() / 16,
+                joints
+            ),
         ));
     }
     let mats: Vec<Mat4> = m
@@ -139,7 +148,11 @@ fn node_locals(root: &Root, warnings: &mut Vec<String>) -> Result<Vec<Transform>
             if mat.is_finite()
                 && !t.to_mat4().abs_diff_eq(
                     mat,
-                    1e-4 * mat.abs().to_cols_array().iter().fold(1.0, |a: f32, b| a.max(*b)),
+                    1e-4 * mat
+                        .abs()
+                        .to_cols_array()
+                        .iter()
+                        .fold(1.0, |a: f32, b| a.max(*b)),
                 )
             {
                 warnings.push(format!(
@@ -222,7 +235,11 @@ fn skinless_seeds(root: &Root, json: &Value) -> Vec<Vec<usize>> {
         .pointer("/extensions/VRM/humanoid/humanBones")
         .and_then(Value::as_array)
     {
-        seeds.extend(bones.iter().filter_map(|b| b.get("node").and_then(Value::as_u64)));
+        seeds.extend(
+            bones
+                .iter()
+                .filter_map(|b| b.get("node").and_then(Value::as_u64)),
+        );
     }
     let mut seeds: Vec<usize> = seeds
         .into_iter()
@@ -316,7 +333,10 @@ fn skeleton_nodes(root: &Root, json: &Value, parents: &[Option<usize>]) -> Vec<V
     let mut marked = vec![false; n];
     let mut uf: Vec<usize> = (0..n).collect();
     for set in sets.iter().filter(|s| !s.is_empty()) {
-        let top = set.iter().skip(1).try_fold(set[0], |a, &b| lca(parents, a, b));
+        let top = set
+            .iter()
+            .skip(1)
+            .try_fold(set[0], |a, &b| lca(parents, a, b));
         for &j in set {
             let mut at = Some(j);
             while let Some(i) = at {
@@ -388,7 +408,9 @@ fn node_world(parents: &[Option<usize>], locals: &[Transform], n: usize) -> (Mat
         at = p;
     }
     path.reverse();
-    let m = path.iter().fold(Mat4::IDENTITY, |m, &i| m * locals[i].to_mat4());
+    let m = path
+        .iter()
+        .fold(Mat4::IDENTITY, |m, &i| m * locals[i].to_mat4());
     (m, path.into_iter().map(|i| i as u32).collect())
 }
 
@@ -405,7 +427,10 @@ fn build_skeleton(
     for (b, &n) in nodes.iter().enumerate() {
         bone_of.insert(n, (index, BoneId(b as u32)));
         let parent = parents[n].and_then(|p| bone_of.get(&p)).map(|&(_, id)| id);
-        let name = root.nodes[n].name.clone().unwrap_or_else(|| format!("node{n}"));
+        let name = root.nodes[n]
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("node{n}"));
         bones.push(Bone {
             name,
             parent,
@@ -420,7 +445,8 @@ fn build_skeleton(
         .copied()
         .filter(|&n| parents[n].is_none_or(|p| !bone_of.contains_key(&p)))
         .collect();
-    let (base, base_nodes, name) = match (roots.as_slice(), roots.first().and_then(|&r| parents[r])) {
+    let (base, base_nodes, name) = match (roots.as_slice(), roots.first().and_then(|&r| parents[r]))
+    {
         ([_], Some(p)) => {
             let (m, path) = node_world(parents, locals, p);
             (m, path, root.nodes[p].name.clone())
@@ -504,7 +530,11 @@ fn sampler(
     if times.is_empty() || values.len() / n != times.len() * per_key {
         return Err(invalid(
             &at,
-            format!("{} output values for {} keys", values.len() / n, times.len()),
+            format!(
+                "{} output values for {} keys",
+                values.len() / n,
+                times.len()
+            ),
         ));
     }
     if values.iter().any(|v| !v.is_finite()) {
@@ -554,7 +584,9 @@ fn animation_clips(
     // Channel indices in the original JSON: the typed list skips pointer channels.
     let original: Vec<usize> = {
         let total = anim.channels.len() + pointers.iter().filter(|p| p.0 == a).count();
-        (0..total).filter(|c| !pointers.contains(&(a, *c))).collect()
+        (0..total)
+            .filter(|c| !pointers.contains(&(a, *c)))
+            .collect()
     };
     let mut opaque = pointer_tracks(root, json, pointers, data, a)?;
     for (c, ch) in anim.channels.iter().enumerate() {
@@ -582,9 +614,11 @@ fn animation_clips(
             })
         });
         let placed = match (clip, bone, path) {
-            (Some(clip), Some((_, b)), Property::Translation | Property::Rotation | Property::Scale) => {
-                put_track(root, data, a, s, &mut clip.tracks[b.index()], path)?
-            }
+            (
+                Some(clip),
+                Some((_, b)),
+                Property::Translation | Property::Rotation | Property::Scale,
+            ) => put_track(root, data, a, s, &mut clip.tracks[b.index()], path)?,
             _ => false,
         };
         if !placed {
@@ -655,7 +689,10 @@ fn channel_duration(
     a: usize,
     ch: &Value,
 ) -> Result<f32, ErrorKind> {
-    let s = ch.get("sampler").and_then(Value::as_u64).unwrap_or(u64::MAX) as usize;
+    let s = ch
+        .get("sampler")
+        .and_then(Value::as_u64)
+        .unwrap_or(u64::MAX) as usize;
     let input = json
         .pointer(&format!("/animations/{a}/samplers/{s}/input"))
         .and_then(Value::as_u64);
@@ -667,7 +704,11 @@ fn channel_duration(
                 "a pointer channel names a missing sampler or accessor",
             )
         })?;
-    Ok(data.key_times(input as usize)?.last().copied().unwrap_or(0.0))
+    Ok(data
+        .key_times(input as usize)?
+        .last()
+        .copied()
+        .unwrap_or(0.0))
 }
 
 fn property_name(p: Property) -> &'static str {

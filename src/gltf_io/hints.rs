@@ -33,7 +33,9 @@ pub(crate) fn weights(
         };
         let (m, k) = (m.value(), k.value());
         referenced[k] = true;
-        let Some(mesh) = root.meshes.get(m) else { continue };
+        let Some(mesh) = root.meshes.get(m) else {
+            continue;
+        };
         for (p, prim) in mesh.primitives.iter().enumerate() {
             let compressed = json
                 .pointer(&format!(
@@ -81,7 +83,11 @@ pub(crate) fn weights(
 
 /// Sets `used[j]` for every joint index that some vertex weighs above zero. `None` when the
 /// attributes cannot be read; `Some(())` otherwise (also when `used` is `None`: nothing to mark).
-fn mark(prim: &gltf::json::mesh::Primitive, data: &mut Data, used: Option<&mut [bool]>) -> Option<()> {
+fn mark(
+    prim: &gltf::json::mesh::Primitive,
+    data: &mut Data,
+    used: Option<&mut [bool]>,
+) -> Option<()> {
     let used = used?;
     for (sem, acc) in &prim.attributes {
         let Checked::Valid(Semantic::Joints(set)) = sem else {
@@ -110,7 +116,10 @@ pub(crate) fn declared(json: &Value, bone_of: &BoneOf, skeletons: &mut [Skeleton
     let mut entries: Vec<(String, usize)> = Vec::new();
     let mut source = None;
     for (ptr, src) in [
-        ("/extensions/VRMC_vrm/humanoid/humanBones", DeclaredSource::Vrm1),
+        (
+            "/extensions/VRMC_vrm/humanoid/humanBones",
+            DeclaredSource::Vrm1,
+        ),
         (
             "/extensions/VRMC_vrm_animation/humanoid/humanBones",
             DeclaredSource::VrmAnimation,

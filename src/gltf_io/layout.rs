@@ -60,7 +60,8 @@ fn visit_accessor_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
         }
     }
     for node in each_array(json, "nodes") {
-        each_value(node.pointer_mut("/extensions/EXT_mesh_gpu_instancing/attributes")).for_each(&mut *f);
+        each_value(node.pointer_mut("/extensions/EXT_mesh_gpu_instancing/attributes"))
+            .for_each(&mut *f);
     }
 }
 
@@ -100,7 +101,9 @@ fn visit_extension_views(v: &mut Value, inside: bool, f: &mut dyn FnMut(&mut Val
         }
         // Arrays of numbers (min, max, matrices, weights) hold no objects: skip them whole.
         Value::Array(items) if items.iter().all(Value::is_number) => {}
-        Value::Array(items) => items.iter_mut().for_each(|c| visit_extension_views(c, inside, f)),
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|c| visit_extension_views(c, inside, f)),
         _ => {}
     }
 }

@@ -163,7 +163,8 @@ impl Document {
         match format {
             Format::Glb => {
                 let (json, bin) = self.to_parts(None)?;
-                let text = serde_json::to_vec(&json).map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
+                let text =
+                    serde_json::to_vec(&json).map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
                 let bytes = container::join_glb(&text, (!bin.is_empty()).then_some(&bin[..]));
                 write_atomic(dir, out, &bytes).map_err(|e| fail(ErrorKind::Io(e)))
             }
@@ -172,8 +173,8 @@ impl Document {
                 let bin_name = format!("{stem}.bin");
                 let uri = percent_encoding::utf8_percent_encode(&bin_name, URI_CHARS).to_string();
                 let (json, bin) = self.to_parts(Some(&uri))?;
-                let text =
-                    serde_json::to_vec_pretty(&json).map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
+                let text = serde_json::to_vec_pretty(&json)
+                    .map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
                 if !bin.is_empty() {
                     let bin_path = dir.join(&bin_name);
                     if same_file(&self.path, &bin_path) || self.is_input_resource(&bin_path) {

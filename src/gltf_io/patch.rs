@@ -76,7 +76,13 @@ fn patch_skeleton(
     old: &Skeleton,
     new: &Skeleton,
 ) -> Result<(), ErrorKind> {
-    if new.bones.len() != old.bones.len() || new.bones.iter().zip(&old.bones).any(|(a, b)| a.node != b.node) {
+    if new.bones.len() != old.bones.len()
+        || new
+            .bones
+            .iter()
+            .zip(&old.bones)
+            .any(|(a, b)| a.node != b.node)
+    {
         return Err(fail(format!(
             "skeleton `{}`: bones cannot be added, removed or reordered",
             new.name
@@ -250,12 +256,21 @@ fn set_base(json: &mut Value, old: &Skeleton, new: &Skeleton) -> Result<(), Erro
         let t = as_trs(&(compensate * stored_local(json, c)?), &format!("node {c}"))?;
         write_trs(node_mut(json, Some(c), &format!("node {c}"))?, &t);
     }
-    write_trs(node_mut(json, Some(last), &format!("node {last}"))?, &new_last);
+    write_trs(
+        node_mut(json, Some(last), &format!("node {last}"))?,
+        &new_last,
+    );
     Ok(())
 }
 
 /// Appends float data as a new buffer, buffer view and accessor; returns the accessor index.
-fn add_accessor(json: &mut Value, buffers: &mut OutBuffers, data: &[f32], ty: &str, min_max: bool) -> usize {
+fn add_accessor(
+    json: &mut Value,
+    buffers: &mut OutBuffers,
+    data: &[f32],
+    ty: &str,
+    min_max: bool,
+) -> usize {
     let n = match ty {
         "SCALAR" => 1,
         "VEC3" => 3,
@@ -269,7 +284,8 @@ fn add_accessor(json: &mut Value, buffers: &mut OutBuffers, data: &[f32], ty: &s
         "bufferViews",
         json!({ "buffer": buffer, "byteOffset": offset, "byteLength": bytes.len() }),
     );
-    let mut acc = json!({ "bufferView": view, "componentType": 5126, "count": data.len() / n, "type": ty });
+    let mut acc =
+        json!({ "bufferView": view, "componentType": 5126, "count": data.len() / n, "type": ty });
     if min_max {
         let mut lo = vec![f32::INFINITY; n];
         let mut hi = vec![f32::NEG_INFINITY; n];
@@ -311,8 +327,12 @@ impl Rebuild<'_> {
         let idx = match self.reused.get(&s) {
             Some(&i) => i,
             None => {
-                self.samplers
-                    .push(self.old_samplers.get(s as usize).cloned().unwrap_or(Value::Null));
+                self.samplers.push(
+                    self.old_samplers
+                        .get(s as usize)
+                        .cloned()
+                        .unwrap_or(Value::Null),
+                );
                 self.reused.insert(s, self.samplers.len() - 1);
                 self.samplers.len() - 1
             }
@@ -354,8 +374,9 @@ impl Rebuild<'_> {
         self.samplers.push(
             json!({ "input": input, "output": output, "interpolation": track.interpolation.as_gltf() }),
         );
-        self.channels
-            .push(json!({ "sampler": self.samplers.len() - 1, "target": { "node": node, "path": path } }));
+        self.channels.push(
+            json!({ "sampler": self.samplers.len() - 1, "target": { "node": node, "path": path } }),
+        );
     }
 }
 
@@ -405,8 +426,14 @@ fn rebuild(
 ) -> Result<(), ErrorKind> {
     let anim = a.map_or_else(|| json!({}), |a| json["animations"][a].clone());
     let empty = Vec::new();
-    let old_channels = anim.get("channels").and_then(Value::as_array).unwrap_or(&empty);
-    let old_samplers = anim.get("samplers").and_then(Value::as_array).unwrap_or(&empty);
+    let old_channels = anim
+        .get("channels")
+        .and_then(Value::as_array)
+        .unwrap_or(&empty);
+    let old_samplers = anim
+        .get("samplers")
+        .and_then(Value::as_array)
+        .unwrap_or(&empty);
     let mut r = Rebuild {
         old_channels,
         old_samplers,
@@ -445,7 +472,8 @@ fn rebuild(
             for (channel, same) in [
                 (
                     Channel::Translation,
-                    tracks.translation.is_some() && was.map(|w| &w.translation) == Some(&tracks.translation),
+                    tracks.translation.is_some()
+                        && was.map(|w| &w.translation) == Some(&tracks.translation),
                 ),
                 (
                     Channel::Rotation,
@@ -483,7 +511,8 @@ fn rebuild(
     anim["channels"] = Value::Array(channels);
     anim["samplers"] = Value::Array(samplers);
     // An unnamed animation keeps having no name unless the clip was renamed.
-    let unnamed = a.is_some_and(|a| anim.get("name").is_none() && new[0].name == format!("animation{a}"));
+    let unnamed =
+        a.is_some_and(|a| anim.get("name").is_none() && new[0].name == format!("animation{a}"));
     if !unnamed {
         anim["name"] = new[0].name.clone().into();
     }

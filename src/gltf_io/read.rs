@@ -17,7 +17,8 @@ pub(crate) type Parsed = (Format, Value, Vec<BufferData>, Model, Vec<String>);
 
 pub(crate) fn parse(bytes: &[u8], res: &Resources) -> Result<Parsed, ErrorKind> {
     let split = container::split(bytes)?;
-    let mut json: Value = serde_json::from_slice(split.json).map_err(|e| ErrorKind::Json(e.to_string()))?;
+    let mut json: Value =
+        serde_json::from_slice(split.json).map_err(|e| ErrorKind::Json(e.to_string()))?;
     if !json.is_object() {
         return Err(ErrorKind::Json("the document is not a JSON object".into()));
     }
@@ -118,10 +119,9 @@ fn check_structure(
         if allowed && matches!(e, VError::Missing) {
             continue;
         }
-        if FATAL
-            .iter()
-            .any(|k| path == *k || path.starts_with(&format!("{k}[")) || path.starts_with(&format!("{k}.")))
-        {
+        if FATAL.iter().any(|k| {
+            path == *k || path.starts_with(&format!("{k}[")) || path.starts_with(&format!("{k}."))
+        }) {
             return Err(invalid(path, what));
         }
         warnings.push(format!("gltf_invalid: {path}: {what}"));
@@ -138,11 +138,14 @@ fn check_structure(
             view.byte_length.0,
             &at,
         )?;
-        if let Some(ext) = json.pointer(&format!("/bufferViews/{i}/extensions/EXT_meshopt_compression")) {
+        if let Some(ext) = json.pointer(&format!(
+            "/bufferViews/{i}/extensions/EXT_meshopt_compression"
+        )) {
             let num = |k: &str| ext.get(k).and_then(Value::as_u64);
-            let b = num("buffer").ok_or_else(|| invalid(&at, "EXT_meshopt_compression has no buffer"))?;
-            let len =
-                num("byteLength").ok_or_else(|| invalid(&at, "EXT_meshopt_compression has no byteLength"))?;
+            let b = num("buffer")
+                .ok_or_else(|| invalid(&at, "EXT_meshopt_compression has no buffer"))?;
+            let len = num("byteLength")
+                .ok_or_else(|| invalid(&at, "EXT_meshopt_compression has no byteLength"))?;
             check_range(buffers, b, num("byteOffset").unwrap_or(0), len, &at)?;
         }
     }
@@ -208,9 +211,14 @@ fn check_primitive_accessors(root: &Root) -> Result<(), ErrorKind> {
 }
 
 /// Checks that an accessor's elements lie inside its buffer view (without reading them).
-fn check_accessor_range(root: &Root, i: usize, acc: &gltf::json::Accessor) -> Result<(), ErrorKind> {
+fn check_accessor_range(
+    root: &Root,
+    i: usize,
+    acc: &gltf::json::Accessor,
+) -> Result<(), ErrorKind> {
     use gltf::json::validation::Checked;
-    let (Some(v), Checked::Valid(ct), Checked::Valid(ty)) = (acc.buffer_view, acc.component_type, acc.type_)
+    let (Some(v), Checked::Valid(ct), Checked::Valid(ty)) =
+        (acc.buffer_view, acc.component_type, acc.type_)
     else {
         return Ok(());
     };
@@ -232,7 +240,13 @@ fn check_accessor_range(root: &Root, i: usize, acc: &gltf::json::Accessor) -> Re
     }
 }
 
-fn check_range(buffers: &[BufferData], b: u64, offset: u64, len: u64, at: &str) -> Result<(), ErrorKind> {
+fn check_range(
+    buffers: &[BufferData],
+    b: u64,
+    offset: u64,
+    len: u64,
+    at: &str,
+) -> Result<(), ErrorKind> {
     buffers::slice(buffers, b, offset, len, at).map(|_| ())
 }
 
@@ -263,7 +277,12 @@ fn parents(root: &Root) -> Result<Vec<Option<usize>>, ErrorKind> {
         while let Some(i) = at {
             match state[i] {
                 2 => break,
-                1 => return Err(invalid(format!("nodes[{i}]"), "is part of a cycle of children")),
+                1 => {
+                    return Err(invalid(
+                        format!("nodes[{i}]"),
+                        "is part of a cycle of children",
+                    ))
+                }
                 _ => {
                     state[i] = 1;
                     walk.push(i);

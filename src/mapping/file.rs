@@ -113,8 +113,15 @@ impl BoneMapFile {
             s,
             "// skelnorm bone map: profile bone -> source bone. Edit freely; bones left"
         );
-        let _ = writeln!(s, "// out are auto-mapped, bones under `unmapped` stay unmapped.");
-        let _ = writeln!(s, "(\n    profile: {},\n    bones: {{", quote(&profile.name));
+        let _ = writeln!(
+            s,
+            "// out are auto-mapped, bones under `unmapped` stay unmapped."
+        );
+        let _ = writeln!(
+            s,
+            "(\n    profile: {},\n    bones: {{",
+            quote(&profile.name)
+        );
         let mut missing = Vec::new();
         for id in profile.ids() {
             let name = &profile.bone(id).name;
@@ -173,12 +180,17 @@ impl BoneMapFile {
                 );
                 continue;
             };
-            if let Some(other) = fixed.iter().position(|f| f.as_ref().is_some_and(|m| m.bone == b)) {
+            if let Some(other) = fixed
+                .iter()
+                .position(|f| f.as_ref().is_some_and(|m| m.bone == b))
+            {
                 let o = &profile.bones[other].name;
                 warn(
                     WarningCode::ClaimedTwice,
                     pb,
-                    format!("bone map: `{src}` is claimed by both `{o}` and `{pb}`; `{o}` keeps it"),
+                    format!(
+                        "bone map: `{src}` is claimed by both `{o}` and `{pb}`; `{o}` keeps it"
+                    ),
                 );
                 continue;
             }

@@ -17,7 +17,11 @@ pub(super) fn map(
     fixed: &[Option<Mapped>],
     forced_empty: &[bool],
 ) -> Vec<Option<Mapped>> {
-    let infos: Vec<_> = skeleton.bones.iter().map(|b| analyze(&b.name, profile)).collect();
+    let infos: Vec<_> = skeleton
+        .bones
+        .iter()
+        .map(|b| analyze(&b.name, profile))
+        .collect();
     let mut pairs: Vec<(f32, ProfileBoneId, BoneId)> = Vec::new();
     for id in profile.ids() {
         for (i, info) in infos.iter().enumerate() {

@@ -174,7 +174,13 @@ pub fn map_skeleton(skeleton: &Skeleton, profile: &Profile, options: &MapOptions
     let mut fixed: Vec<Option<Mapped>> = vec![None; profile.bones.len()];
     let mut forced_empty = vec![false; profile.bones.len()];
     if let Some(o) = &options.overrides {
-        o.apply(skeleton, profile, &mut fixed, &mut forced_empty, &mut warnings);
+        o.apply(
+            skeleton,
+            profile,
+            &mut fixed,
+            &mut forced_empty,
+            &mut warnings,
+        );
     }
     if !options.ignore_declared {
         if let Some(declared) = &skeleton.declared {

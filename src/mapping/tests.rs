@@ -60,7 +60,10 @@ fn the_generic_mapper_keeps_the_hierarchy() {
     assert_eq!(map.get(ProfileBoneId(0)), Some(BoneId(0)));
     let body = map.get(ProfileBoneId(1));
     let head = map.get(ProfileBoneId(2));
-    assert!(body.is_none() || head.is_none(), "one of them breaks the order");
+    assert!(
+        body.is_none() || head.is_none(),
+        "one of them breaks the order"
+    );
 }
 
 #[test]

@@ -54,7 +54,9 @@ pub(super) fn apply(
             });
             continue;
         };
-        let taken = fixed.iter().any(|f| f.as_ref().is_some_and(|m| m.bone == *bone));
+        let taken = fixed
+            .iter()
+            .any(|f| f.as_ref().is_some_and(|m| m.bone == *bone));
         if fixed[id.index()].is_some() || forced_empty[id.index()] || taken {
             continue;
         }
@@ -62,7 +64,10 @@ pub(super) fn apply(
             bone: *bone,
             confidence: 1.0,
             origin: Origin::Declared,
-            reason: format!("{ext} humanoid `{vrm}` (`{}`)", skeleton.bones[bone.index()].name),
+            reason: format!(
+                "{ext} humanoid `{vrm}` (`{}`)",
+                skeleton.bones[bone.index()].name
+            ),
         });
     }
 }
@@ -75,7 +80,10 @@ mod tests {
     fn vrm0_thumbs_shift_by_one() {
         let v0 = DeclaredSource::Vrm0;
         assert_eq!(profile_name("leftThumbProximal", v0), "LeftThumbMetacarpal");
-        assert_eq!(profile_name("rightThumbIntermediate", v0), "RightThumbProximal");
+        assert_eq!(
+            profile_name("rightThumbIntermediate", v0),
+            "RightThumbProximal"
+        );
         assert_eq!(profile_name("leftThumbDistal", v0), "LeftThumbDistal");
         assert_eq!(profile_name("leftIndexProximal", v0), "LeftIndexProximal");
         let v1 = DeclaredSource::Vrm1;

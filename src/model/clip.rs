@@ -360,7 +360,11 @@ impl Clip {
 
     /// Last key time over every track, opaque ones included, in seconds.
     pub fn duration(&self) -> f32 {
-        let mut d = self.opaque.iter().map(|o| o.duration).fold(0.0f32, f32::max);
+        let mut d = self
+            .opaque
+            .iter()
+            .map(|o| o.duration)
+            .fold(0.0f32, f32::max);
         for t in &self.tracks {
             let last = |times: Option<&Vec<f32>>| times.and_then(|v| v.last().copied());
             for end in [
@@ -382,7 +386,9 @@ impl Clip {
         self.tracks
             .iter()
             .map(|t| {
-                t.translation.is_some() as usize + t.rotation.is_some() as usize + t.scale.is_some() as usize
+                t.translation.is_some() as usize
+                    + t.rotation.is_some() as usize
+                    + t.scale.is_some() as usize
             })
             .sum()
     }

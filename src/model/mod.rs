@@ -14,7 +14,9 @@ mod pose;
 mod transform;
 mod warning;
 
-pub use clip::{BoneTracks, Channel, Clip, Interpolation, OpaqueKind, OpaqueTrack, Track, TrackValue};
+pub use clip::{
+    BoneTracks, Channel, Clip, Interpolation, OpaqueKind, OpaqueTrack, Track, TrackValue,
+};
 pub use math::{angle_deg, arc, turn_deg};
 pub use pose::{skinning_matrices, Pose};
 pub use transform::Transform;
@@ -189,7 +191,10 @@ impl Model {
                 Some(s) => out.extend(clip.validate(s)),
                 None => out.push(Problem {
                     rule: 1,
-                    message: format!("clip `{}`: skeleton {} does not exist", clip.name, clip.skeleton),
+                    message: format!(
+                        "clip `{}`: skeleton {} does not exist",
+                        clip.name, clip.skeleton
+                    ),
                 }),
             }
         }
@@ -232,7 +237,10 @@ impl Skeleton {
                 if p.index() >= i {
                     bad(
                         2,
-                        format!("bone `{}`: parent {} does not come before it", bone.name, p.0),
+                        format!(
+                            "bone `{}`: parent {} does not come before it",
+                            bone.name, p.0
+                        ),
                     );
                 }
             }
@@ -260,7 +268,10 @@ impl Skeleton {
         }
         for a in &self.attachments {
             if a.parent.index() >= self.bones.len() || a.transform.check().is_err() {
-                bad(5, format!("attachment `{}`: bad parent or transform", a.name));
+                bad(
+                    5,
+                    format!("attachment `{}`: bad parent or transform", a.name),
+                );
             }
         }
         if !self.base.is_finite() || self.base.determinant().abs() < 1e-12 {
@@ -291,7 +302,11 @@ impl Skeleton {
     /// Size of the skeleton: the largest extent of its rest joint positions along any axis
     /// (scene units). The unit-free measures divide by it.
     pub fn height(&self) -> f32 {
-        let ps: Vec<glam::Vec3> = self.rest_world().iter().map(|m| m.w_axis.truncate()).collect();
+        let ps: Vec<glam::Vec3> = self
+            .rest_world()
+            .iter()
+            .map(|m| m.w_axis.truncate())
+            .collect();
         let lo = ps
             .iter()
             .copied()
@@ -311,7 +326,9 @@ impl Skeleton {
 
     /// Turns local matrices (one per bone) into world matrices in one forward pass.
     pub fn to_world(&self, locals: &[Mat4]) -> Vec<Mat4> {
-        self.accumulate(self.base, locals.iter().copied(), |parent, local| parent * local)
+        self.accumulate(self.base, locals.iter().copied(), |parent, local| {
+            parent * local
+        })
     }
 
     /// The root-to-leaf pass, written once for every kind of transform (`Mat4`, `DMat4`, a
@@ -356,7 +373,9 @@ impl Skeleton {
     /// The world value of `bone`'s parent in `world` (indexed by bone), or `root` for a root
     /// bone: what `bone`'s local value composes with.
     pub fn parent_world<W: Copy>(&self, bone: BoneId, root: W, world: &[W]) -> W {
-        self.bones[bone.index()].parent.map_or(root, |p| world[p.index()])
+        self.bones[bone.index()]
+            .parent
+            .map_or(root, |p| world[p.index()])
     }
 
     /// Depth of each bone in the hierarchy (roots are 0).

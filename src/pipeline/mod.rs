@@ -115,7 +115,10 @@ pub struct NormalizeReport {
 impl NormalizeReport {
     /// Skeletons that were normalized.
     pub fn normalized(&self) -> usize {
-        self.skeletons.iter().filter(|s| s.skipped.is_none()).count()
+        self.skeletons
+            .iter()
+            .filter(|s| s.skipped.is_none())
+            .count()
     }
 }
 
@@ -268,12 +271,13 @@ fn normalize_one(
     if options.measure {
         // Companion clips play together with their clips: measure them joined.
         let joined;
-        let after: &Model = if stages.strip && options.tracks.unmapped_bones == UnmappedBones::Separate {
-            joined = rejoin(model, k);
-            &joined
-        } else {
-            model
-        };
+        let after: &Model =
+            if stages.strip && options.tracks.unmapped_bones == UnmappedBones::Separate {
+                joined = rejoin(model, k);
+                &joined
+            } else {
+                model
+            };
         report.measured = Some(Measured {
             skin: check::skin(original, after, k),
             rest: check::rest(model.skeleton(k), map, profile),

@@ -244,7 +244,10 @@ fn chosen_clips<'a>(
         .iter()
         .filter(|c| c.skeleton == index && !c.name.ends_with(COMPANION_SUFFIX))
         .collect();
-    if let Some(missing) = wanted.iter().find(|n| !available.iter().any(|c| &c.name == *n)) {
+    if let Some(missing) = wanted
+        .iter()
+        .find(|n| !available.iter().any(|c| &c.name == *n))
+    {
         return Err(RetargetRunError::NoClip {
             clip: missing.clone(),
             available: available.iter().map(|c| c.name.clone()).collect(),

@@ -210,7 +210,10 @@ impl ProfileFile {
             let parent = self.parent(b, &index, problems);
             let reference = reference(b, problems);
             check_name_weights(b, problems);
-            index.0.entry(b.name.as_str()).or_insert(ProfileBoneId(i as u32));
+            index
+                .0
+                .entry(b.name.as_str())
+                .or_insert(ProfileBoneId(i as u32));
             bones.push(ProfileBone {
                 name: b.name.clone(),
                 parent,
@@ -228,7 +231,12 @@ impl ProfileFile {
     }
 
     /// Rule 2: `b`'s parent, which must be among the bones before it (`index`).
-    fn parent(&self, b: &BoneSpec, index: &Index, problems: &mut Vec<String>) -> Option<ProfileBoneId> {
+    fn parent(
+        &self,
+        b: &BoneSpec,
+        index: &Index,
+        problems: &mut Vec<String>,
+    ) -> Option<ProfileBoneId> {
         let p = b.parent.as_ref()?;
         match index.0.get(p.as_str()) {
             Some(&id) => Some(id),
@@ -256,14 +264,18 @@ impl ProfileFile {
             bones[i].tail = match &b.tail {
                 TailSpec::Average => Tail::Average,
                 TailSpec::End => Tail::End,
-                TailSpec::Bone(t) => match index.lookup(t, &format!("bone `{}`: tail", b.name), problems) {
-                    Some(id) if descends(parents, id, ProfileBoneId(i as u32)) => Tail::Bone(id),
-                    Some(_) => {
-                        problems.push(format!("bone `{}`: tail `{t}` is not below it", b.name));
-                        Tail::Average
+                TailSpec::Bone(t) => {
+                    match index.lookup(t, &format!("bone `{}`: tail", b.name), problems) {
+                        Some(id) if descends(parents, id, ProfileBoneId(i as u32)) => {
+                            Tail::Bone(id)
+                        }
+                        Some(_) => {
+                            problems.push(format!("bone `{}`: tail `{t}` is not below it", b.name));
+                            Tail::Average
+                        }
+                        None => Tail::Average,
                     }
-                    None => Tail::Average,
-                },
+                }
             };
         }
     }
@@ -375,7 +387,11 @@ impl ProfileFile {
         bones
             .iter()
             .flat_map(|b| b.names.iter().flat_map(|(p, _)| p.iter().cloned()))
-            .chain(synonym_rules.iter().flat_map(|(a, b)| a.iter().chain(b).cloned()))
+            .chain(
+                synonym_rules
+                    .iter()
+                    .flat_map(|(a, b)| a.iter().chain(b).cloned()),
+            )
             .chain(
                 n.palm
                     .iter()
@@ -430,7 +446,10 @@ fn reference(b: &BoneSpec, problems: &mut Vec<String>) -> Transform {
     let (x, y, z, w) = b.rotation;
     let q = Quat::from_xyzw(x, y, z, w);
     if !q.is_finite() || (q.length() - 1.0).abs() > 1e-3 {
-        problems.push(format!("bone `{}`: rotation is not a unit quaternion", b.name));
+        problems.push(format!(
+            "bone `{}`: rotation is not a unit quaternion",
+            b.name
+        ));
     }
     let o = Vec3::new(b.origin.0, b.origin.1, b.origin.2);
     if !o.is_finite() {

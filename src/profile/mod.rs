@@ -37,7 +37,8 @@ pub const MAX_TAIL_DEG: f32 = 90.0;
 /// Where the profile's bone `pk` points: from its reference joint to the mean reference joint of
 /// its tail bones `tails` (not normalized). `reference` is [`Profile::reference_positions`].
 pub fn reference_tail(reference: &[Vec3], pk: ProfileBoneId, tails: &[ProfileBoneId]) -> Vec3 {
-    tails.iter().map(|t| reference[t.index()]).sum::<Vec3>() / tails.len() as f32 - reference[pk.index()]
+    tails.iter().map(|t| reference[t.index()]).sum::<Vec3>() / tails.len() as f32
+        - reference[pk.index()]
 }
 
 /// What a bone points at in the rest pose (its tail).
@@ -129,7 +130,8 @@ impl Profile {
         static HUMANOID: OnceLock<Profile> = OnceLock::new();
         HUMANOID.get_or_init(|| {
             // The built-in file is checked by this module's tests; it cannot fail at run time.
-            Profile::from_ron(HUMANOID_RON, "built-in humanoid profile").expect("built-in profile is valid")
+            Profile::from_ron(HUMANOID_RON, "built-in humanoid profile")
+                .expect("built-in profile is valid")
         })
     }
 

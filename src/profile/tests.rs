@@ -131,10 +131,14 @@ fn loading_names_every_problem() {
 
 #[test]
 fn unknown_fields_and_syntax_errors_are_reported() {
-    let e = Profile::from_ron("(name: \"x\", bones: [(name: \"A\", colour: 1)])", "x.ron").unwrap_err();
+    let e =
+        Profile::from_ron("(name: \"x\", bones: [(name: \"A\", colour: 1)])", "x.ron").unwrap_err();
     assert!(e.to_string().contains("colour"), "{e}");
     let e = Profile::from_ron("(name: ", "y.ron").unwrap_err();
-    assert!(e.to_string().starts_with("y.ron: not a valid profile"), "{e}");
+    assert!(
+        e.to_string().starts_with("y.ron: not a valid profile"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -129,7 +129,10 @@ fn another_skeletons_names_are_left_to_it() {
         b.node = b.node.map(|n| n + 100);
     }
     second.base_nodes = vec![100];
-    let mut model = model_of(vec![first, second.clone()], &[(0, "Armature"), (100, "Other")]);
+    let mut model = model_of(
+        vec![first, second.clone()],
+        &[(0, "Armature"), (100, "Other")],
+    );
     let report = rename(
         &mut model,
         SkeletonId(0),
@@ -138,7 +141,10 @@ fn another_skeletons_names_are_left_to_it() {
         &RenameOptions::default(),
     )
     .unwrap();
-    assert_eq!(model.skeletons[1], second, "the other skeleton is untouched");
+    assert_eq!(
+        model.skeletons[1], second,
+        "the other skeleton is untouched"
+    );
     assert!(unique(&model));
     let hips = map.by_name(profile, "Hips").unwrap();
     assert_eq!(model.skeletons[0].bones[hips.index()].name, "Hips_2");
@@ -155,7 +161,10 @@ fn the_armature_takes_the_skeleton_name() {
     };
     // A named armature node; a mesh already called GeneralSkeleton moves aside.
     let (s, map) = prefixed();
-    let mut model = model_of(vec![s.clone()], &[(0, "Armature"), (200, "GeneralSkeleton")]);
+    let mut model = model_of(
+        vec![s.clone()],
+        &[(0, "Armature"), (200, "GeneralSkeleton")],
+    );
     model.skeletons[0].name = "Armature".into();
     let report = rename(&mut model, SkeletonId(0), &map, profile, &options).unwrap();
     assert_eq!(model.skeletons[0].name, "GeneralSkeleton");

@@ -137,7 +137,8 @@ impl FileReport {
             let rest = s.rest.iter().flat_map(|r| &r.warnings);
             let tracks = s.tracks.iter().flat_map(|t| &t.warnings);
             let rename = s.rename.iter().flat_map(|t| &t.warnings);
-            self.warnings.extend(rest.chain(tracks).chain(rename).map(at));
+            self.warnings
+                .extend(rest.chain(tracks).chain(rename).map(at));
         }
         self.normalize = serde_json::to_value(r).ok();
     }

@@ -205,10 +205,19 @@ fn tracks_summary(w: &mut dyn Write, t: &StripReport) -> std::io::Result<()> {
         )?;
     }
     if !t.companions.is_empty() {
-        writeln!(w, "  added {} companion clips (`.unmapped`)", t.companions.len())?;
+        writeln!(
+            w,
+            "  added {} companion clips (`.unmapped`)",
+            t.companions.len()
+        )?;
     }
     for warn in &t.warnings {
-        let names: Vec<&str> = warn.bones.iter().chain(&warn.clips).map(String::as_str).collect();
+        let names: Vec<&str> = warn
+            .bones
+            .iter()
+            .chain(&warn.clips)
+            .map(String::as_str)
+            .collect();
         writeln!(
             w,
             "  warning [{}]: {}: {}",
@@ -240,9 +249,17 @@ impl RetargetRun<'_> {
             writeln!(w, "  warning [{code}]: {}", warn.message)?;
         }
         for c in &r.retarget.clips {
-            write!(w, "clip `{}` → `{}`: {} frames", c.source_clip, c.clip, c.frames)?;
+            write!(
+                w,
+                "clip `{}` → `{}`: {} frames",
+                c.source_clip, c.clip, c.frames
+            )?;
             if let Some(m) = &c.measured {
-                let bones = m.chains.iter().filter_map(|c| c.bones_deg).fold(0.0f32, f32::max);
+                let bones = m
+                    .chains
+                    .iter()
+                    .filter_map(|c| c.bones_deg)
+                    .fold(0.0f32, f32::max);
                 let end = m.chains.iter().map(|c| c.end_deg).fold(0.0f32, f32::max);
                 let feet = m
                     .effectors
@@ -291,7 +308,11 @@ pub fn map_text(w: &mut dyn Write, r: &MapReport) -> std::io::Result<()> {
         writeln!(w, "  not mapped: {}", r.unmapped_profile.join(", "))?;
     }
     if !r.unmapped_source.is_empty() {
-        writeln!(w, "  source bones left over: {}", r.unmapped_source.join(", "))?;
+        writeln!(
+            w,
+            "  source bones left over: {}",
+            r.unmapped_source.join(", ")
+        )?;
     }
     for warn in &r.warnings {
         let code = warn.code.as_str();

@@ -10,10 +10,17 @@
 use super::pose::Plan;
 use super::sim::Sim;
 use super::{RestOptions, RestReport};
-use crate::model::{BoneId, Clip, Interpolation, Model, SkeletonId, Track, Transform, Warning, WarningCode};
+use crate::model::{
+    BoneId, Clip, Interpolation, Model, SkeletonId, Track, Transform, Warning, WarningCode,
+};
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 
-pub(super) fn apply(model: &mut Model, k: SkeletonId, plan: Plan, options: &RestOptions) -> RestReport {
+pub(super) fn apply(
+    model: &mut Model,
+    k: SkeletonId,
+    plan: Plan,
+    options: &RestOptions,
+) -> RestReport {
     let mut warnings = plan.warnings;
     let skeleton = model.skeleton(k);
     // Conversions run in f64 and round once, so outputs sit within an f32 rounding of exact.
@@ -29,7 +36,8 @@ pub(super) fn apply(model: &mut Model, k: SkeletonId, plan: Plan, options: &Rest
     if options.motion_scale && motion.is_none() {
         warnings.push(Warning {
             code: WarningCode::NoMotionScale,
-            message: "motion scale asked for, but the hips are not mapped or stand at height 0".into(),
+            message: "motion scale asked for, but the hips are not mapped or stand at height 0"
+                .into(),
             bones: Vec::new(),
             clips: Vec::new(),
             chain: None,

@@ -191,7 +191,11 @@ fn check(
             scale: b.rest.scale.to_array(),
         });
     }
-    if let Some(n) = options.silhouette_skip.iter().find(|n| profile.find(n).is_none()) {
+    if let Some(n) = options
+        .silhouette_skip
+        .iter()
+        .find(|n| profile.find(n).is_none())
+    {
         return Err(RestError::UnknownBone(n.clone()));
     }
     Ok(())

@@ -35,7 +35,10 @@ fn locked_bones(model: &Model, k: SkeletonId) -> Vec<bool> {
         .collect();
     for clip in model.clips.iter().filter(|c| c.skeleton == k) {
         for (i, t) in clip.tracks.iter().enumerate() {
-            if t.scale.as_ref().is_some_and(|t| t.values.iter().any(uneven)) {
+            if t.scale
+                .as_ref()
+                .is_some_and(|t| t.values.iter().any(uneven))
+            {
                 locked[i] = true;
             }
         }
@@ -259,7 +262,12 @@ struct Frames {
 
 /// Step 3: mapped bones take the profile's global rest rotation (turned the least so that +Y
 /// points at the tail), unmapped and locked bones keep theirs; every frame drops its scale.
-fn change_of_frames(shape: &Shape, fixed: &Silhouette, locked: &[bool], options: &RestOptions) -> Frames {
+fn change_of_frames(
+    shape: &Shape,
+    fixed: &Silhouette,
+    locked: &[bool],
+    options: &RestOptions,
+) -> Frames {
     let (s, map, profile) = (shape.s, shape.map, shape.profile);
     let reference = profile.reference_rotations();
     let mut targets = Vec::with_capacity(s.bones.len());
@@ -360,7 +368,9 @@ fn fold(
         return (Sim::IDENTITY, s.base, report(false), false);
     }
     match sim {
-        Some(sim) if options.apply_node_transforms => (sim, Mat4::IDENTITY, report(!identity), true),
+        Some(sim) if options.apply_node_transforms => {
+            (sim, Mat4::IDENTITY, report(!identity), true)
+        }
         _ => {
             if options.apply_node_transforms && !identity {
                 warnings.push(warn(
@@ -413,7 +423,8 @@ fn facing_turn(
     }
     (0..4)
         .max_by(|&a, &b| {
-            let x = |k: i32| (Quat::from_rotation_y(k as f32 * std::f32::consts::FRAC_PI_2) * left).x;
+            let x =
+                |k: i32| (Quat::from_rotation_y(k as f32 * std::f32::consts::FRAC_PI_2) * left).x;
             x(a).total_cmp(&x(b))
         })
         .map_or(0, |k| if k == 3 { -1 } else { k })

@@ -123,9 +123,18 @@ mod tests {
         };
         let m = a.mul(b).to_mat4();
         assert!(m.abs_diff_eq(a.to_mat4() * b.to_mat4(), 1e-5));
-        assert!(a.mul(a.inverse()).to_mat4().abs_diff_eq(Mat4::IDENTITY, 1e-5));
-        assert_eq!(Sim::from_mat4(&Mat4::from_scale(Vec3::new(1.0, 2.0, 1.0))), None);
-        assert_eq!(Sim::from_mat4(&Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0))), None);
+        assert!(a
+            .mul(a.inverse())
+            .to_mat4()
+            .abs_diff_eq(Mat4::IDENTITY, 1e-5));
+        assert_eq!(
+            Sim::from_mat4(&Mat4::from_scale(Vec3::new(1.0, 2.0, 1.0))),
+            None
+        );
+        assert_eq!(
+            Sim::from_mat4(&Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0))),
+            None
+        );
         let back = Sim::from_mat4(&m).unwrap();
         assert!(back.to_mat4().abs_diff_eq(m, 1e-5));
     }

@@ -24,14 +24,20 @@ fn clip(s: &Skeleton, keys: &[Quat], interpolation: Interpolation) -> Clip {
                 .map(|k| (b.rest.rotation * keys[(i + k) % keys.len()]).normalize())
                 .collect();
             let values = match interpolation {
-                Interpolation::CubicSpline => values.iter().flat_map(|q| [*q * 0.3, *q, *q * -0.2]).collect(),
+                Interpolation::CubicSpline => values
+                    .iter()
+                    .flat_map(|q| [*q * 0.3, *q, *q * -0.2])
+                    .collect(),
                 _ => values,
             };
             BoneTracks {
                 translation: (i == 1).then(|| Track {
                     interpolation: Interpolation::Linear,
                     times: vec![0.0, 1.0],
-                    values: vec![b.rest.translation, b.rest.translation + Vec3::new(0.1, 0.0, 0.3)],
+                    values: vec![
+                        b.rest.translation,
+                        b.rest.translation + Vec3::new(0.1, 0.0, 0.3),
+                    ],
                 }),
                 rotation: Some(Track {
                     interpolation,
@@ -123,7 +129,10 @@ fn refuses_a_zero_scale_without_changing_anything() {
 
 #[test]
 fn faces_minus_z_rigs_turn_half_around() {
-    let s = rig(&[Quat::IDENTITY], Mat4::from_rotation_y(std::f32::consts::PI));
+    let s = rig(
+        &[Quat::IDENTITY],
+        Mat4::from_rotation_y(std::f32::consts::PI),
+    );
     let map = identity_map(&s, 0);
     let mut model = Model {
         skeletons: vec![s],

@@ -323,7 +323,10 @@ pub fn retarget_clip_with(
 fn unscaled(clip: &Clip, plan: &Plan) -> Clip {
     let mut out = clip.clone();
     out.motion_scale = None;
-    for b in [plan.source_root, Some(plan.source_hips)].into_iter().flatten() {
+    for b in [plan.source_root, Some(plan.source_hips)]
+        .into_iter()
+        .flatten()
+    {
         if let Some(t) = &mut out.tracks[b.index()].translation {
             for v in &mut t.values {
                 *v *= plan.source_hips_height;

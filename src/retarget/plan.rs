@@ -199,12 +199,20 @@ fn rest_globals(
     let s = rig.skeleton;
     let mut local: Vec<Quat> = s.bones.iter().map(|b| b.rest.rotation).collect();
     for (name, [x, y, z]) in offsets {
-        let p = rig.profile.find(name).ok_or_else(|| RetargetError::UnknownBone {
-            bone: name.clone(),
-            profile: rig.profile.name.clone(),
-        })?;
+        let p = rig
+            .profile
+            .find(name)
+            .ok_or_else(|| RetargetError::UnknownBone {
+                bone: name.clone(),
+                profile: rig.profile.name.clone(),
+            })?;
         if let Some(b) = rig.map.get(p) {
-            let offset = Quat::from_euler(EulerRot::XYZ, x.to_radians(), y.to_radians(), z.to_radians());
+            let offset = Quat::from_euler(
+                EulerRot::XYZ,
+                x.to_radians(),
+                y.to_radians(),
+                z.to_radians(),
+            );
             local[b.index()] = (local[b.index()] * offset).normalize();
         }
     }
@@ -266,7 +274,10 @@ fn chain_attached(rig: &Rig, bones: &[ProfileBoneId]) -> (Vec<BoneId>, Vec<Profi
     let mut out: Vec<BoneId> = Vec::new();
     for (k, &p) in bones.iter().enumerate() {
         let Some(b) = rig.map.get(p) else { continue };
-        if out.last().is_some_and(|&a| path(rig.skeleton, a, b).is_none()) {
+        if out
+            .last()
+            .is_some_and(|&a| path(rig.skeleton, a, b).is_none())
+        {
             let cut = bones[k..]
                 .iter()
                 .copied()
@@ -283,7 +294,9 @@ fn chain_attached(rig: &Rig, bones: &[ProfileBoneId]) -> (Vec<BoneId>, Vec<Profi
 /// first is placed below `anchor` as at rest.
 fn follow_cut(plan: &mut Plan, source: &Rig, target: &Rig, anchor: BoneId, cut: &[ProfileBoneId]) {
     for (k, &q) in cut.iter().enumerate() {
-        let Some(tb) = target.map.get(q) else { continue };
+        let Some(tb) = target.map.get(q) else {
+            continue;
+        };
         let sb = source
             .profile
             .find(&target.profile.bone(q).name)
@@ -315,7 +328,9 @@ fn hips_carrier(rig: &Rig, hips: BoneId) -> Option<BoneId> {
         .filter_map(|n| rig.map.by_name(rig.profile, n))
         .collect();
     let beside = legs.iter().any(|&l| path(rig.skeleton, hips, l).is_none());
-    let carried = legs.iter().all(|&l| path(rig.skeleton, parent, l).is_some());
+    let carried = legs
+        .iter()
+        .all(|&l| path(rig.skeleton, parent, l).is_some());
     (beside && carried && !legs.is_empty()).then_some(parent)
 }
 
@@ -336,7 +351,10 @@ fn source_chain<'p>(
         .iter()
         .map(|c| {
             (
-                strsim::normalized_damerau_levenshtein(&c.name.to_lowercase(), &name.to_lowercase()),
+                strsim::normalized_damerau_levenshtein(
+                    &c.name.to_lowercase(),
+                    &name.to_lowercase(),
+                ),
                 c,
             )
         })
@@ -398,7 +416,11 @@ fn chain_drivers(mode: ChainMode, tu: &[f32], su: &[f32], sids: &[BoneId]) -> Ve
 
 /// Finds the plan: checks the options, pairs chains, places bones, finds the hips ratio and the
 /// IK limbs.
-pub(crate) fn build(source: &Rig, target: &Rig, options: &RetargetOptions) -> Result<Plan, RetargetError> {
+pub(crate) fn build(
+    source: &Rig,
+    target: &Rig,
+    options: &RetargetOptions,
+) -> Result<Plan, RetargetError> {
     for rig in [source, target] {
         if !rig.map.fits(rig.skeleton, rig.profile) {
             return Err(RetargetError::MapMismatch(rig.skeleton.name.clone()));
@@ -546,7 +568,9 @@ fn plan_chains(
             continue; // the target lacks the chain: nothing to drive
         };
         let (schain, fuzzy) = source_chain(source.profile, &chain.name, settings);
-        if let Some(first) = schain.and_then(|c| chain_attached(source, &c.bones).1.first().copied()) {
+        if let Some(first) =
+            schain.and_then(|c| chain_attached(source, &c.bones).1.first().copied())
+        {
             warn(
                 plan,
                 WarningCode::Detached,
@@ -588,8 +612,11 @@ fn plan_chains(
         for (b, d) in tids.iter().zip(chain_drivers(mode, &tu, &su, &sids)) {
             plan.drivers[b.index()] = d;
         }
-        let names =
-            |s: &Skeleton, ids: &[BoneId]| ids.iter().map(|b| s.bones[b.index()].name.clone()).collect();
+        let names = |s: &Skeleton, ids: &[BoneId]| {
+            ids.iter()
+                .map(|b| s.bones[b.index()].name.clone())
+                .collect()
+        };
         let mut cp = ChainPlan {
             chain: chain.name.clone(),
             source_chain: Some(schain.name.clone()),
@@ -637,10 +664,13 @@ fn ik_limb(
     settings: &ChainSettings,
 ) -> Result<Option<(IkLimb, String)>, RetargetError> {
     let end = match &settings.ik_end {
-        Some(n) => target.profile.find(n).ok_or_else(|| RetargetError::UnknownBone {
-            bone: n.clone(),
-            profile: target.profile.name.clone(),
-        })?,
+        Some(n) => target
+            .profile
+            .find(n)
+            .ok_or_else(|| RetargetError::UnknownBone {
+                bone: n.clone(),
+                profile: target.profile.name.clone(),
+            })?,
         None => {
             // `LeftLeg` → `LeftFoot`, `RightArm` → `RightHand`, when the chain has that bone.
             let named = [("Leg", "Foot"), ("Arm", "Hand")]
@@ -661,7 +691,10 @@ fn ik_limb(
             None => return Ok(None),
         },
     };
-    let three = |profile: &Profile, map: &crate::mapping::BoneMap, e: ProfileBoneId| -> Option<[BoneId; 3]> {
+    let three = |profile: &Profile,
+                 map: &crate::mapping::BoneMap,
+                 e: ProfileBoneId|
+     -> Option<[BoneId; 3]> {
         let mid = profile.bone(e).parent?;
         let up = profile.bone(mid).parent?;
         Some([map.get(up)?, map.get(mid)?, map.get(e)?])
@@ -691,7 +724,8 @@ fn ik_limb(
     if ls < 1e-9 || lt < 1e-9 {
         return Ok(None);
     }
-    let reach = |rest: &[(Quat, Vec3)], ids: &[BoneId; 3]| rest[ids[2].index()].1 - rest[ids[0].index()].1;
+    let reach =
+        |rest: &[(Quat, Vec3)], ids: &[BoneId; 3]| rest[ids[2].index()].1 - rest[ids[0].index()].1;
     let stance = reach(&plan.target_rest, &t) - reach(&plan.source_rest, &s) * (lt / ls);
     Ok(Some((
         IkLimb {
@@ -720,7 +754,9 @@ fn finish(plan: &mut Plan, source: &Rig, target: &Rig, options: &RetargetOptions
         v
     };
     for p in target.profile.ids() {
-        let Some(tb) = target.map.get(p) else { continue };
+        let Some(tb) = target.map.get(p) else {
+            continue;
+        };
         if in_chain[tb.index()] || target.profile.chains.iter().any(|c| c.bones.contains(&p)) {
             continue;
         }
@@ -739,7 +775,8 @@ fn finish(plan: &mut Plan, source: &Rig, target: &Rig, options: &RetargetOptions
     if !options.fk {
         // Only the root pass (and IK) move anything: hips and root keep their source change.
         for (i, d) in plan.drivers.iter_mut().enumerate() {
-            let keep = i == plan.target_hips.index() || Some(i) == plan.target_root.map(|r| r.index());
+            let keep =
+                i == plan.target_hips.index() || Some(i) == plan.target_root.map(|r| r.index());
             if !keep {
                 *d = Driver::Rest;
             }

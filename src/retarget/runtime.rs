@@ -67,21 +67,31 @@ const NONE: u32 = u32::MAX;
 impl Retargeter {
     /// Plans the retarget of `source`'s poses onto `target`. Both skeletons should be
     /// normalized to the same T-pose (use `options.pose` for rests that cannot be).
-    pub fn new(source: &Rig, target: &Rig, options: &RetargetOptions) -> Result<Retargeter, RetargetError> {
+    pub fn new(
+        source: &Rig,
+        target: &Rig,
+        options: &RetargetOptions,
+    ) -> Result<Retargeter, RetargetError> {
         let plan = plan::build(source, target, options)?;
-        let parents = |s: &Skeleton| s.bones.iter().map(|b| b.parent.map_or(NONE, |p| p.0)).collect();
-        let (ns, nt) = (source.skeleton.bones.len(), target.skeleton.bones.len());
-        let with_ancestors = |s: &Skeleton, bones: &mut dyn Iterator<Item = crate::model::BoneId>| {
-            let mut need = vec![false; s.bones.len()];
-            for b in bones {
-                let mut at = Some(b);
-                while let Some(x) = at.filter(|x| !need[x.index()]) {
-                    need[x.index()] = true;
-                    at = s.bones[x.index()].parent;
-                }
-            }
-            need
+        let parents = |s: &Skeleton| {
+            s.bones
+                .iter()
+                .map(|b| b.parent.map_or(NONE, |p| p.0))
+                .collect()
         };
+        let (ns, nt) = (source.skeleton.bones.len(), target.skeleton.bones.len());
+        let with_ancestors =
+            |s: &Skeleton, bones: &mut dyn Iterator<Item = crate::model::BoneId>| {
+                let mut need = vec![false; s.bones.len()];
+                for b in bones {
+                    let mut at = Some(b);
+                    while let Some(x) = at.filter(|x| !need[x.index()]) {
+                        need[x.index()] = true;
+                        at = s.bones[x.index()].parent;
+                    }
+                }
+                need
+            };
         let source_needs_position = with_ancestors(
             source.skeleton,
             &mut std::iter::once(plan.source_hips).chain(plan.limbs.iter().flat_map(|l| l.source)),
@@ -234,7 +244,8 @@ impl Retargeter {
         if blend > 0.0 {
             // The source's own end position, scaled, relative to where the hips went.
             let (sh, th) = (self.plan.source_hips.index(), self.plan.target_hips.index());
-            let shift = self.target_global[th].pos - self.scale_position(self.source_global[sh].pos);
+            let shift =
+                self.target_global[th].pos - self.scale_position(self.source_global[sh].pos);
             goal = goal.lerp(self.scale_position(ps_e) + shift, blend);
         }
         let (first, second) = ik::two_bone(a, b, c, goal);
@@ -287,8 +298,11 @@ impl Retargeter {
             &mut self.source_delta,
         );
         let locals = source.locals.iter().enumerate();
-        self.source
-            .accumulate_into(Global::ROOT, locals, &mut self.source_global, |parent, (i, l)| {
+        self.source.accumulate_into(
+            Global::ROOT,
+            locals,
+            &mut self.source_global,
+            |parent, (i, l)| {
                 let g = if needs_position[i] {
                     parent.child(l)
                 } else {
@@ -299,7 +313,8 @@ impl Retargeter {
                 };
                 delta[i] = g.rot * rest_inv[i];
                 g
-            });
+            },
+        );
     }
 
     /// Rotations: each driven bone's global rest turned by its (blended) source change; the
@@ -368,13 +383,15 @@ impl Retargeter {
             target.locals[c].translation = above.local_translation(want - offset);
             target.locals[th].translation = self.plan.carrier_offset;
             let parent = self.global_of(target, self.target_parents[th]);
-            target.locals[th].rotation = (parent.rot.inverse() * self.target_global[th].rot).normalize();
+            target.locals[th].rotation =
+                (parent.rot.inverse() * self.target_global[th].rot).normalize();
             return;
         }
         let parent = self.global_of(target, self.target_parents[th]);
         target.locals[th].translation = parent.local_translation(want);
         // The hips keep the global rotation the FK pass gave them, whatever moved above.
-        target.locals[th].rotation = (parent.rot.inverse() * self.target_global[th].rot).normalize();
+        target.locals[th].rotation =
+            (parent.rot.inverse() * self.target_global[th].rot).normalize();
     }
 
     /// Target globals from the locals, for the bones the IK pass needs.

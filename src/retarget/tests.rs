@@ -124,7 +124,10 @@ fn in_place_and_root_motion_move_the_travel() {
         in_place: true,
         ..no_ik()
     });
-    assert!((still[hips].1 - Vec3::new(rest[hips].1.x, plain[hips].1.y, rest[hips].1.z)).length() < 1e-5);
+    assert!(
+        (still[hips].1 - Vec3::new(rest[hips].1.x, plain[hips].1.y, rest[hips].1.z)).length()
+            < 1e-5
+    );
     // Root motion: the same world pose of the hips, the travel and yaw on the root.
     let moved = pose(RetargetOptions {
         root_motion: true,
@@ -238,8 +241,17 @@ fn chain_modes_and_sources() {
             },
         );
         let plan = plan::build(&rig, &target, &o).unwrap();
-        let c = plan.chains.iter().find(|c| c.chain == "LeftArm").unwrap().clone();
-        let d: Vec<_> = c.target_ids.iter().map(|b| plan.drivers[b.index()]).collect();
+        let c = plan
+            .chains
+            .iter()
+            .find(|c| c.chain == "LeftArm")
+            .unwrap()
+            .clone();
+        let d: Vec<_> = c
+            .target_ids
+            .iter()
+            .map(|b| plan.drivers[b.index()])
+            .collect();
         (c, d)
     };
     let id = |n: &str| s.find(n).unwrap().0;
@@ -448,5 +460,8 @@ fn bad_input_is_refused_with_the_reason() {
         locals: vec![Transform::default(); 3],
     };
     let err = r.retarget(&Pose::rest(&s), &mut small).unwrap_err();
-    assert!(matches!(err, RetargetError::PoseSize { side: "target", .. }));
+    assert!(matches!(
+        err,
+        RetargetError::PoseSize { side: "target", .. }
+    ));
 }

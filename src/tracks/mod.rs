@@ -10,8 +10,8 @@ mod tests;
 
 use crate::mapping::BoneMap;
 use crate::model::{
-    turn_deg, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, OpaqueKind, Skeleton, SkeletonId,
-    Track, TrackValue, Warning, WarningCode,
+    turn_deg, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, OpaqueKind, Skeleton,
+    SkeletonId, Track, TrackValue, Warning, WarningCode,
 };
 use crate::profile::Profile;
 use documented::DocumentedFields;
@@ -176,7 +176,10 @@ pub fn strip(
     options: &TrackOptions,
 ) -> Result<StripReport, TrackError> {
     // The field, not `Model::get_skeleton`: the clips are changed while `s` is in use.
-    let s = model.skeletons.get(k.index()).ok_or(TrackError::NoSkeleton(k))?;
+    let s = model
+        .skeletons
+        .get(k.index())
+        .ok_or(TrackError::NoSkeleton(k))?;
     if !map.fits(s, profile) {
         return Err(TrackError::MapMismatch(s.name.clone()));
     }
@@ -199,7 +202,11 @@ pub fn strip(
         skeleton: s,
         options,
         at_rest,
-        keep_position: keep_position.iter().zip(&moves).map(|(a, b)| *a || *b).collect(),
+        keep_position: keep_position
+            .iter()
+            .zip(&moves)
+            .map(|(a, b)| *a || *b)
+            .collect(),
         mapped: (0..s.bones.len())
             .map(|b| map.profile_bone_of(BoneId(b as u32)).is_some())
             .collect(),
@@ -254,7 +261,12 @@ struct Job<'a> {
 
 impl Job<'_> {
     /// Strips one clip; returns its report and its companion clip, if one is made.
-    fn clip(&self, clip: &mut Clip, k: SkeletonId, position_bone: &[bool]) -> (ClipStrip, Option<Clip>) {
+    fn clip(
+        &self,
+        clip: &mut Clip,
+        k: SkeletonId,
+        position_bone: &[bool],
+    ) -> (ClipStrip, Option<Clip>) {
         let options = self.options;
         let mut out = ClipStrip {
             clip: clip.name.clone(),
@@ -266,8 +278,8 @@ impl Job<'_> {
         if options.except_bone_transform {
             strip_opaque(clip, &mut out.removed);
         }
-        let separate =
-            options.unmapped_bones == UnmappedBones::Separate && !clip.name.ends_with(COMPANION_SUFFIX);
+        let separate = options.unmapped_bones == UnmappedBones::Separate
+            && !clip.name.ends_with(COMPANION_SUFFIX);
         let mut separated = vec![BoneTracks::default(); self.skeleton.bones.len()];
         for (b, tracks) in clip.tracks.iter_mut().enumerate() {
             self.strip_bone(b, tracks, position_bone, &mut out);
@@ -275,8 +287,8 @@ impl Job<'_> {
                 separated[b] = taken;
             }
         }
-        let companion =
-            (separate && separated.iter().any(|t| !t.is_empty())).then(|| companion(clip, k, separated));
+        let companion = (separate && separated.iter().any(|t| !t.is_empty()))
+            .then(|| companion(clip, k, separated));
         out.companion = companion.as_ref().map(|c| c.name.clone());
         out.emptied = clip.channel_count() == 0 && clip.opaque.is_empty();
         (out, companion)
@@ -285,7 +297,13 @@ impl Job<'_> {
     /// Removes bone `b`'s translation when it is not a position bone (`unimportant_positions`)
     /// and its channels that hold the rest (`drop_rest_channels`); notes translations kept
     /// because the bone moves.
-    fn strip_bone(&self, b: usize, tracks: &mut BoneTracks, position_bone: &[bool], out: &mut ClipStrip) {
+    fn strip_bone(
+        &self,
+        b: usize,
+        tracks: &mut BoneTracks,
+        position_bone: &[bool],
+        out: &mut ClipStrip,
+    ) {
         let options = self.options;
         let bone = &self.skeleton.bones[b].name;
         let mut remove = |channel: Channel, reason| {
@@ -340,7 +358,12 @@ impl Job<'_> {
     }
 
     /// Removes bone `b`'s channels that hold the rest (`drop_rest_channels`).
-    fn drop_rest(&self, b: usize, tracks: &mut BoneTracks, remove: &mut impl FnMut(Channel, StripReason)) {
+    fn drop_rest(
+        &self,
+        b: usize,
+        tracks: &mut BoneTracks,
+        remove: &mut impl FnMut(Channel, StripReason),
+    ) {
         let tol = self.options.tolerance;
         if tracks
             .translation
@@ -399,7 +422,12 @@ fn companion(clip: &Clip, k: SkeletonId, tracks: Vec<BoneTracks>) -> Clip {
 }
 
 /// The skeleton-wide warnings of a strip: bones kept because they move, clips emptied.
-fn warnings(report: &StripReport, s: &Skeleton, moves: &[bool], position_bone: &[bool]) -> Vec<Warning> {
+fn warnings(
+    report: &StripReport,
+    s: &Skeleton,
+    moves: &[bool],
+    position_bone: &[bool],
+) -> Vec<Warning> {
     let mut out = Vec::new();
     let moving: Vec<String> = (0..s.bones.len())
         .filter(|&b| moves[b] && !position_bone[b])
@@ -434,7 +462,10 @@ fn warnings(report: &StripReport, s: &Skeleton, moves: &[bool], position_bone: &
     if !emptied.is_empty() {
         out.push(Warning {
             code: WarningCode::ClipEmptied,
-            message: format!("{} clip(s) lost every channel and were removed", emptied.len()),
+            message: format!(
+                "{} clip(s) lost every channel and were removed",
+                emptied.len()
+            ),
             bones: Vec::new(),
             clips: emptied,
             chain: None,
@@ -498,7 +529,11 @@ impl<'a> AtRest<'a> {
         if t.interpolation != Interpolation::CubicSpline {
             return 0.0;
         }
-        let span = t.times.windows(2).map(|w| w[1] - w[0]).fold(0.0f32, f32::max);
+        let span = t
+            .times
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .fold(0.0f32, f32::max);
         let worst = (0..t.len())
             .flat_map(|k| [t.values[3 * k], t.values[3 * k + 2]])
             .map(&size)
@@ -567,7 +602,11 @@ pub fn rejoin(model: &Model, k: SkeletonId) -> Model {
         }
     }
     for (base, companion) in companions {
-        let Some(into) = out.clips.iter_mut().find(|c| c.skeleton == k && c.name == base) else {
+        let Some(into) = out
+            .clips
+            .iter_mut()
+            .find(|c| c.skeleton == k && c.name == base)
+        else {
             out.clips.push(companion.clone());
             continue;
         };

@@ -36,7 +36,10 @@ fn keyed_clip(
         _ => v,
     };
     let per_key3 = |v: Vec<Vec3>| match interpolation {
-        Interpolation::CubicSpline => v.iter().flat_map(|x| [Vec3::ZERO, *x, Vec3::ZERO]).collect(),
+        Interpolation::CubicSpline => v
+            .iter()
+            .flat_map(|x| [Vec3::ZERO, *x, Vec3::ZERO])
+            .collect(),
         _ => v,
     };
     let tracks = s
@@ -232,7 +235,10 @@ fn except_bone_transform_removes_other_channels_and_empty_clips() {
     assert_eq!(model.clips.len(), 1, "the weights-only clip is gone");
     assert!(model.clips[0].opaque.is_empty());
     assert!(report.clips[1].emptied);
-    assert_eq!(report.clips[1].removed[0].reason, StripReason::NotBoneTransform);
+    assert_eq!(
+        report.clips[1].removed[0].reason,
+        StripReason::NotBoneTransform
+    );
     assert_eq!(report.clips[1].removed[0].channel, "weights");
     let w = report
         .warnings
@@ -282,7 +288,10 @@ fn rest_channels_go_only_when_asked_and_only_when_at_rest() {
         &TrackOptions::default(),
     )
     .unwrap();
-    assert!(defaults.clips[0].tracks[3].rotation.is_some(), "kept by default");
+    assert!(
+        defaults.clips[0].tracks[3].rotation.is_some(),
+        "kept by default"
+    );
     let options = TrackOptions {
         drop_rest_channels: true,
         ..TrackOptions::default()
@@ -314,7 +323,14 @@ fn bad_options_change_nothing() {
     let map = identity_map(&s, 0);
     let mut model = model_of(
         s.clone(),
-        vec![keyed_clip(&s, "a", 0.0, Quat::IDENTITY, 1, Interpolation::Linear)],
+        vec![keyed_clip(
+            &s,
+            "a",
+            0.0,
+            Quat::IDENTITY,
+            1,
+            Interpolation::Linear,
+        )],
     );
     let before = model.clone();
     let unknown = TrackOptions {
@@ -328,7 +344,14 @@ fn bad_options_change_nothing() {
         ..TrackOptions::default()
     };
     assert!(strip(&mut model, SkeletonId(0), &map, profile, &negative).is_err());
-    assert!(strip(&mut model, SkeletonId(3), &map, profile, &TrackOptions::default()).is_err());
+    assert!(strip(
+        &mut model,
+        SkeletonId(3),
+        &map,
+        profile,
+        &TrackOptions::default()
+    )
+    .is_err());
     assert_eq!(model, before);
 }
 
@@ -339,7 +362,14 @@ fn rebind_pairs_bones_by_name() {
     // The target lacks one bone of the source and orders its bones differently.
     b.bones.retain(|x| x.name != "LeftEye");
     let hips = b.bones.iter().position(|x| x.name == "Hips").unwrap();
-    let clip = keyed_clip(&a, "a", 0.0, Quat::from_rotation_z(0.4), 1, Interpolation::Linear);
+    let clip = keyed_clip(
+        &a,
+        "a",
+        0.0,
+        Quat::from_rotation_z(0.4),
+        1,
+        Interpolation::Linear,
+    );
     let r = rebind(&clip, &a, &b, SkeletonId(0));
     assert_eq!(r.missing, vec!["LeftEye".to_string()]);
     assert_eq!(r.clip.tracks.len(), b.bones.len());

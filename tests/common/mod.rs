@@ -1,6 +1,9 @@
 //! Helpers shared by the integration tests: where fixtures and real assets are, running the
 //! binary, and the outside validator when it is installed.
-#![allow(dead_code, reason = "each test crate uses its own subset of these helpers")]
+#![allow(
+    dead_code,
+    reason = "each test crate uses its own subset of these helpers"
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -40,7 +43,10 @@ fn assets_dir() -> PathBuf {
 
 /// The running test's name (libtest names each test's thread after it).
 fn test_name() -> String {
-    std::thread::current().name().unwrap_or("this test").to_string()
+    std::thread::current()
+        .name()
+        .unwrap_or("this test")
+        .to_string()
 }
 
 /// Why the real asset `rel` cannot be read, or `None` when it is there.
@@ -288,7 +294,11 @@ pub fn three_per_clip(input: &Path, output: &Path) -> Option<(f64, f64)> {
         skip_tool("three.js per-clip check: three missing");
         return None;
     }
-    let v = run_module(&root().join("tests/tools/three_per_clip.mjs"), input, output);
+    let v = run_module(
+        &root().join("tests/tools/three_per_clip.mjs"),
+        input,
+        output,
+    );
     Some((v["raw"].as_f64()?, v["unit_free"].as_f64()?))
 }
 

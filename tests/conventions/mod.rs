@@ -1,7 +1,10 @@
 //! Rigs built in code from the fixture generator's canonical humanoid, renamed to a naming
 //! convention and reshaped to that convention's hierarchy. The expected map comes from the
 //! canonical ids (`upper_arm.L` is LeftUpperArm), never from the mapper.
-#![allow(dead_code, reason = "each test crate uses its own subset of these helpers")]
+#![allow(
+    dead_code,
+    reason = "each test crate uses its own subset of these helpers"
+)]
 
 #[path = "../../examples/make_fixtures/rig.rs"]
 pub mod rig;
@@ -83,7 +86,9 @@ pub fn prune(j: &mut Vec<Joint>, id: &str) {
     loop {
         let more: Vec<String> = j
             .iter()
-            .filter(|x| x.parent.as_ref().is_some_and(|p| gone.contains(p)) && !gone.contains(&x.id))
+            .filter(|x| {
+                x.parent.as_ref().is_some_and(|p| gone.contains(p)) && !gone.contains(&x.id)
+            })
             .map(|x| x.id.clone())
             .collect();
         if more.is_empty() {
@@ -144,7 +149,9 @@ pub fn skeleton(joints: &[Joint], names: &dyn Fn(&str) -> String, base: Mat4) ->
     for &o in &order {
         let x = &joints[o];
         let parent = x.parent.as_deref().and_then(index_of);
-        let child = joints.iter().find(|c| c.parent.as_deref() == Some(x.id.as_str()));
+        let child = joints
+            .iter()
+            .find(|c| c.parent.as_deref() == Some(x.id.as_str()));
         let dir = child.map_or(Vec3::Y, |c| (c.pos - x.pos).normalize_or(Vec3::Y));
         let rot = Quat::from_rotation_arc(Vec3::Y, dir);
         let (p_pos, p_rot) = match parent {

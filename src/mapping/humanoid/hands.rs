@@ -71,7 +71,13 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
         .collect();
     let mut ids: Vec<Option<usize>> = paths
         .iter()
-        .map(|p| majority(&p.iter().filter_map(|&b| named_finger(ctx, b)).collect::<Vec<_>>()))
+        .map(|p| {
+            majority(
+                &p.iter()
+                    .filter_map(|&b| named_finger(ctx, b))
+                    .collect::<Vec<_>>(),
+            )
+        })
         .collect();
     // A path that names no finger and ends within 40% of the farthest fingertip's reach is no
     // finger (an attachment, a socket, a corrective bone at the wrist).
@@ -102,7 +108,10 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
     // past the forearm's joint show where the wrist is (RobotExpressive).
     let pre = if side == Side::Right { "Right" } else { "Left" };
     let hand = ctx.pid(&format!("{pre}Hand"));
-    let hand_missing = !done.entries.iter().any(|(i, m)| *i == hand && m.bone == root);
+    let hand_missing = !done
+        .entries
+        .iter()
+        .any(|(i, m)| *i == hand && m.bone == root);
     let firsts: Vec<Vec3> = paths.iter().map(|p| ctx.pos[p[0].index()]).collect();
     let near_eq = |a: Vec3, b: Vec3| a.distance(b) < 0.01 * ctx.height;
     let shared_start = firsts
@@ -207,7 +216,11 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
         }
         for (slot, b) in (start..3).zip(bones) {
             let role = format!("{pre}{}{}", FINGERS[f], parts[slot]);
-            let how = if named[k] { "name" } else { "place across the palm" };
+            let how = if named[k] {
+                "name"
+            } else {
+                "place across the palm"
+            };
             part.score += 0.1;
             part.add(
                 ctx,

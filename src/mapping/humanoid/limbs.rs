@@ -50,7 +50,11 @@ fn name_term(ctx: &Ctx, j: usize, chain: &[ProfileBoneId], b: BoneId) -> f32 {
     }
     let ambiguous = chain.len() > 1 && first > 0.0 && second >= 0.6 * first;
     let penalty = top >= 0.7 && s < 0.5 * top && !(ambiguous && first >= top - 1e-6);
-    let secondary = if ctx.info[b.index()].secondary { 1.0 } else { 0.0 };
+    let secondary = if ctx.info[b.index()].secondary {
+        1.0
+    } else {
+        0.0
+    };
     1.5 * s - if penalty { 2.0 } else { 0.0 } - secondary + ctx.fixed_term_id(chain[j], b)
 }
 
@@ -174,7 +178,13 @@ fn align_whole(
 /// How much the places of a limb's three joints look like a limb: the middle joint (elbow,
 /// knee) about halfway between the ends, as on every human (upper arm and forearm, thigh and
 /// shin are about as long). 0 when a joint is not placed.
-fn middle_term(ctx: &Ctx, path: &[BoneId], a: Option<usize>, b: Option<usize>, c: Option<usize>) -> f32 {
+fn middle_term(
+    ctx: &Ctx,
+    path: &[BoneId],
+    a: Option<usize>,
+    b: Option<usize>,
+    c: Option<usize>,
+) -> f32 {
     let (Some(a), Some(b), Some(c)) = (a, b, c) else {
         return 0.0;
     };
@@ -215,7 +225,9 @@ fn toes_term(
 pub(super) fn leaf_paths(ctx: &Ctx, root: BoneId) -> Vec<Vec<BoneId>> {
     let mut out = Vec::new();
     for b in ctx.subtree(root) {
-        let has_cand_child = ctx.children[b.index()].iter().any(|c| ctx.cand_below[c.index()]);
+        let has_cand_child = ctx.children[b.index()]
+            .iter()
+            .any(|c| ctx.cand_below[c.index()]);
         if ctx.cand[b.index()] && !has_cand_child {
             let path: Vec<BoneId> = ctx
                 .path(root, b)
@@ -302,11 +314,17 @@ pub(super) fn main_children(ctx: &Ctx, b: BoneId) -> Vec<BoneId> {
     }
     // A leaf at the same joint as a sibling that goes on (Character Creator's
     // `ToeBaseShareBone` beside `ToeBase`) is a helper, as is a secondary-named bone.
-    let leaf = |c: &BoneId| !ctx.children[c.index()].iter().any(|x| ctx.cand_below[x.index()]);
+    let leaf = |c: &BoneId| {
+        !ctx.children[c.index()]
+            .iter()
+            .any(|x| ctx.cand_below[x.index()])
+    };
     let shares = |c: &BoneId| {
         leaf(c)
             && kids.iter().any(|o| {
-                o != c && !leaf(o) && ctx.pos[o.index()].distance(ctx.pos[c.index()]) < 0.01 * ctx.height
+                o != c
+                    && !leaf(o)
+                    && ctx.pos[o.index()].distance(ctx.pos[c.index()]) < 0.01 * ctx.height
             })
     };
     let main = |c: &BoneId| !ctx.info[c.index()].secondary && !shares(c);
@@ -325,7 +343,9 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
     let mut part = Part::default();
     // Heights are measured from the bone the legs hang from: the hips, or in IK layouts the
     // `Body` bone above them.
-    let leg_parent = ctx.sk.bones[trunk.legs[0].index()].parent.unwrap_or(trunk.hips);
+    let leg_parent = ctx.sk.bones[trunk.legs[0].index()]
+        .parent
+        .unwrap_or(trunk.hips);
     let beside = !super::super::is_ancestor(ctx.sk, trunk.hips, trunk.legs[0]);
     let hips = ctx.pos[if beside { leg_parent } else { trunk.hips }.index()];
     let lat = |leg: BoneId| {
@@ -367,7 +387,9 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
                     let long = path
                         .get(i + 1)
                         .is_none_or(|n| ctx.pos[n.index()].distance(at) >= 0.1 * ctx.height);
-                    gauss(t, 0.08, 0.2) - if wide { 0.0 } else { 1.5 } - if long { 0.0 } else { 1.0 }
+                    gauss(t, 0.08, 0.2)
+                        - if wide { 0.0 } else { 1.5 }
+                        - if long { 0.0 } else { 1.0 }
                 }
                 1 => gauss(t, 0.5, 0.2),
                 2 => gauss(t, 0.92, 0.12),
@@ -379,10 +401,12 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
                     let prev = (i > 0).then(|| path[i - 1]);
                     let behind = prev.is_some_and(|p| (at - ctx.pos[p.index()]).dot(forward) < 0.0);
                     let phalanx = prev.is_some_and(|p| {
-                        ctx.ns(&roles[3], p) >= 0.7 || (hips.y - ctx.pos[p.index()].y) / drop >= 0.95
+                        ctx.ns(&roles[3], p) >= 0.7
+                            || (hips.y - ctx.pos[p.index()].y) / drop >= 0.95
                     });
                     let nub = ctx.weightless_tip(b);
-                    gauss(t, 1.0, 0.1) - [behind, phalanx, nub].iter().filter(|x| **x).count() as f32
+                    gauss(t, 1.0, 0.1)
+                        - [behind, phalanx, nub].iter().filter(|x| **x).count() as f32
                 }
             };
             geo + name_term(ctx, j, &role_ids, b)
@@ -392,11 +416,14 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
             let knee = middle_term(ctx, path, placed[0], placed[1], placed[2]);
             knee + toes_term(ctx, path, placed[2], placed[3], forward, &ahead)
         };
-        let Some((score, pi, placed)) = align_whole(&paths, &[true, true, true, false], table, whole) else {
+        let Some((score, pi, placed)) =
+            align_whole(&paths, &[true, true, true, false], table, whole)
+        else {
             continue;
         };
         part.score += score;
-        let mut chosen: Vec<Option<BoneId>> = placed.iter().map(|k| k.map(|k| paths[pi][k])).collect();
+        let mut chosen: Vec<Option<BoneId>> =
+            placed.iter().map(|k| k.map(|k| paths[pi][k])).collect();
         if let (Some(upper), Some(knee), None) = (chosen[0], chosen[1], chosen[2]) {
             // An IK layout: the foot hangs from the root or an IK bone, not from the shin.
             if let Some((foot, toes, s)) = off_chain_foot(ctx, trunk, side, upper, knee, &table) {
@@ -484,11 +511,12 @@ fn off_chain_foot(
         .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))?;
     let foot = best.1;
     let paths = limb_paths(ctx, foot);
-    let toes = align(&paths, &[true, false], |j, p, i| table(j + 2, p, i)).and_then(|(_, pi, placed)| {
-        (placed[0] == Some(0))
-            .then(|| placed[1].map(|k| paths[pi][k]))
-            .flatten()
-    });
+    let toes =
+        align(&paths, &[true, false], |j, p, i| table(j + 2, p, i)).and_then(|(_, pi, placed)| {
+            (placed[0] == Some(0))
+                .then(|| placed[1].map(|k| paths[pi][k]))
+                .flatten()
+        });
     Some((foot, toes, 2.0 + best.0))
 }
 
@@ -502,7 +530,12 @@ fn side_word(side: Side) -> &'static str {
 
 /// The two branches leaving the spine sideways (not the legs, which hang from the spine in
 /// 3ds Max Biped): [left, right].
-pub(super) fn find_arms(ctx: &Ctx, trunk: &Trunk, spine: &[BoneId], facing: Facing) -> [Option<Arm>; 2] {
+pub(super) fn find_arms(
+    ctx: &Ctx,
+    trunk: &Trunk,
+    spine: &[BoneId],
+    facing: Facing,
+) -> [Option<Arm>; 2] {
     let mut found: Vec<(f32, BoneId, BoneId)> = Vec::new();
     for &at in spine.iter().skip(1) {
         for &c in &ctx.children[at.index()] {
@@ -591,7 +624,8 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
                 let hand_above = i > 0 && ctx.ns_id(role_ids[3], path[i - 1]) >= 0.7;
                 // By shape: a leaf much closer to the bone above it than the longest bone of
                 // the arm is a hand's end (a palm tip, a socket), not a hand at the wrist.
-                let seg = |k: usize| ctx.pos[path[k].index()].distance(ctx.pos[path[k - 1].index()]);
+                let seg =
+                    |k: usize| ctx.pos[path[k].index()].distance(ctx.pos[path[k - 1].index()]);
                 let longest = (1..i).map(seg).fold(0.0f32, f32::max);
                 let short_leaf = i > 1 && seg(i) < 0.45 * longest;
                 let bonus = match fans(b) {
@@ -636,7 +670,8 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
             _ => shape,
         }
     };
-    let Some((score, pi, placed)) = align_whole(&paths, &[false, true, true, true], table, whole) else {
+    let Some((score, pi, placed)) = align_whole(&paths, &[false, true, true, true], table, whole)
+    else {
         return (part, None);
     };
     part.score += score;

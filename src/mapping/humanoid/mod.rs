@@ -121,7 +121,11 @@ impl<'a> Ctx<'a> {
         fixed: &'a [Option<Mapped>],
         forced_empty: &'a [bool],
     ) -> Self {
-        let pos: Vec<Vec3> = sk.rest_world().iter().map(|m| m.w_axis.truncate()).collect();
+        let pos: Vec<Vec3> = sk
+            .rest_world()
+            .iter()
+            .map(|m| m.w_axis.truncate())
+            .collect();
         let children = sk.children();
         let info: Vec<NameInfo> = sk.bones.iter().map(|b| analyze(&b.name, profile)).collect();
         let names = info
@@ -329,7 +333,8 @@ pub(super) fn map(
     let Some(best) = best else {
         warnings.push(Warning {
             code: WarningCode::RequiredMissing,
-            message: "no hips found: no bone has two legs reaching down and a spine reaching up".into(),
+            message: "no hips found: no bone has two legs reaching down and a spine reaching up"
+                .into(),
             bones: vec!["Hips".into()],
             clips: Vec::new(),
             chain: None,

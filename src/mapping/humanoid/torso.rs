@@ -125,7 +125,8 @@ pub(super) fn legless(ctx: &Ctx) -> Option<Trunk> {
     }
     path.reverse();
     let at = |k: usize| path.get(k + 1).map(|&spine| (path[k], spine));
-    let named = (0..path.len()).find(|&k| ctx.cand[path[k].index()] && ctx.ns("Hips", path[k]) >= 0.7);
+    let named =
+        (0..path.len()).find(|&k| ctx.cand[path[k].index()] && ctx.ns("Hips", path[k]) >= 0.7);
     let first = (0..path.len()).find(|&k| {
         let b = path[k];
         ctx.cand[b.index()] && ctx.ns("Root", b) < 0.5 && ctx.top(b) - ctx.ns("Hips", b) < 0.7
@@ -220,7 +221,10 @@ pub(super) fn facing(ctx: &Ctx, trunk: &Trunk) -> Facing {
     }
     if forward.length() < 0.5 {
         for path in &paths {
-            let (hip, ankle) = (ctx.pos[path[0].index()], ctx.pos[path[path.len() - 1].index()]);
+            let (hip, ankle) = (
+                ctx.pos[path[0].index()],
+                ctx.pos[path[path.len() - 1].index()],
+            );
             let mid = path.iter().map(|b| ctx.pos[b.index()]).min_by(|a, b| {
                 let m = (hip.y + ankle.y) / 2.0;
                 (a.y - m).abs().total_cmp(&(b.y - m).abs())
@@ -237,8 +241,9 @@ pub(super) fn facing(ctx: &Ctx, trunk: &Trunk) -> Facing {
     let seen = forward.length() > 0.5;
     let forward = if seen { forward.normalize() } else { Vec3::Z };
     let mut left = Vec3::Y.cross(forward).normalize();
-    let lat =
-        |k: usize| (ctx.pos[paths[k][paths[k].len() - 1].index()] - ctx.pos[trunk.hips.index()]).dot(left);
+    let lat = |k: usize| {
+        (ctx.pos[paths[k][paths[k].len() - 1].index()] - ctx.pos[trunk.hips.index()]).dot(left)
+    };
     let named = trunk.legs.map(|l| ctx.named_side(&ctx.subtree(l)));
     if let [Some(a), Some(b)] = named {
         if a != b {
@@ -315,9 +320,12 @@ pub(super) fn spine(ctx: &Ctx, trunk: &Trunk, path: &[BoneId], arms: &[Option<Ar
             .find(|x| cp.contains(x))?;
         // A container at the head's own joint (Character Creator's `FacialBone`, Rigify's
         // `face`) stands for the head's contents; the head is the bone it hangs from.
-        let parent = ctx.sk.bones[found.index()].parent.filter(|p| cp.contains(p));
-        let same_joint =
-            parent.is_some_and(|p| ctx.pos[p.index()].distance(ctx.pos[found.index()]) < 0.01 * ctx.height);
+        let parent = ctx.sk.bones[found.index()]
+            .parent
+            .filter(|p| cp.contains(p));
+        let same_joint = parent.is_some_and(|p| {
+            ctx.pos[p.index()].distance(ctx.pos[found.index()]) < 0.01 * ctx.height
+        });
         Some(if same_joint {
             parent.unwrap_or(found)
         } else {
@@ -334,7 +342,8 @@ pub(super) fn spine(ctx: &Ctx, trunk: &Trunk, path: &[BoneId], arms: &[Option<Ar
     let h_i = at(head);
     let attach: Vec<usize> = arms.iter().flatten().map(|a| at(a.attach)).collect();
     let branch = attach.iter().copied().max().filter(|&k| k < h_i);
-    let named_neck = (0..h_i).find(|&k| ctx.ns("Neck", cp[k]) >= 0.7 && Some(k) >= branch.map(|b| b.max(1)));
+    let named_neck =
+        (0..h_i).find(|&k| ctx.ns("Neck", cp[k]) >= 0.7 && Some(k) >= branch.map(|b| b.max(1)));
     // By shape (3ds Max Biped hangs the clavicles from the neck): the bone the arms hang from
     // has its joint clearly above where the arms start, so it is the neck.
     let arms_start = arms
@@ -359,7 +368,8 @@ pub(super) fn spine(ctx: &Ctx, trunk: &Trunk, path: &[BoneId], arms: &[Option<Ar
     let direct = match (spine_i, upper) {
         (Some(s), Some(u)) if u == s + 1 => {
             let b = cp[u];
-            (ctx.ns("UpperChest", b) < 0.7 || ctx.ns("Chest", b) > ctx.ns("UpperChest", b)).then_some(u)
+            (ctx.ns("UpperChest", b) < 0.7 || ctx.ns("Chest", b) > ctx.ns("UpperChest", b))
+                .then_some(u)
         }
         _ => None,
     };
@@ -415,7 +425,11 @@ fn head_below_top(ctx: &Ctx, cp: &[BoneId], top: BoneId) -> BoneId {
     };
     let rel = |b: BoneId| ctx.pos[b.index()] - ctx.pos[parent.index()];
     let h = ctx.height;
-    let leaf = |b: &BoneId| !ctx.children[b.index()].iter().any(|c| ctx.cand_below[c.index()]);
+    let leaf = |b: &BoneId| {
+        !ctx.children[b.index()]
+            .iter()
+            .any(|c| ctx.cand_below[c.index()])
+    };
     let mirrored = leaf(&top)
         && ctx.children[parent.index()].iter().any(|&s| {
             let (a, b) = (rel(top), rel(s));
@@ -487,7 +501,10 @@ pub(super) fn face_and_root(ctx: &Ctx, trunk: &Trunk, part: &Part, facing: Facin
         }
         at = ctx.sk.bones[p.index()].parent;
     }
-    let named = ancestors.iter().copied().find(|&b| ctx.ns("Root", b) >= 0.5);
+    let named = ancestors
+        .iter()
+        .copied()
+        .find(|&b| ctx.ns("Root", b) >= 0.5);
     let floor = ancestors
         .last()
         .copied()
