@@ -339,4 +339,19 @@ fn bvh_files_read_as_blender_reads_them() {
         .unwrap();
         assert_agrees(&bvh, &unscaled);
     }
+    // A BVH skelnorm writes: Blender imports it, as skelnorm reads it back.
+    let bvh = dir.path().join("skelnorm_walk.bvh");
+    let out = common::skelnorm(&[
+        "convert",
+        common::root().join("fixtures/mixamo.glb").to_str().unwrap(),
+        bvh.to_str().unwrap(),
+        "--clip",
+        "walk",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_agrees(&bvh, &unscaled);
 }

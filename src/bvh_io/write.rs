@@ -68,10 +68,16 @@ pub fn write(
         return fail(format!("{frames} frames at {frame_time} s is too many"));
     }
     let layout = Layout::new(skeleton, clip);
+    let mut rest_world: Vec<Quat> = Vec::with_capacity(skeleton.bones.len());
+    for b in &skeleton.bones {
+        let parent = b.parent.map_or(base.rotation, |p| rest_world[p.index()]);
+        rest_world.push((parent * b.rest.rotation).normalize());
+    }
     let placed = Placed {
         skeleton,
         base,
         base_scale,
+        rest_world,
     };
     let unit = f64::from(options.scale);
     let mut out = String::from("HIERARCHY\n");
@@ -161,25 +167,40 @@ fn uniform_interval(clip: &Clip) -> Option<f64> {
     dt
 }
 
-/// A skeleton with its base split into a rigid part and a uniform scale.
+/// A skeleton with its base split into a rigid part and a uniform scale, and each bone's world
+/// rest rotation (base included).
 struct Placed<'a> {
     skeleton: &'a Skeleton,
     base: Transform,
     base_scale: f32,
+    rest_world: Vec<Quat>,
 }
 
 impl Placed<'_> {
     /// A bone's local transform as written, in world units: translations times the base scale,
-    /// and the rigid part of the base folded into roots.
+    /// the rigid part of the base folded into roots, and expressed against a rest whose
+    /// rotations are all identity (BVH's): the offset in its parent's world-aligned rest axes,
+    /// the rotation as the change from the bone's world rest rotation (`P · L · W⁻¹`, with `P`
+    /// the parent's world rest rotation and `W` the bone's), so that joint positions are the
+    /// same at every frame and the rest pose keeps its shape.
     fn local(&self, l: Transform, bone: BoneId) -> Transform {
         let translation = l.translation * self.base_scale;
-        if self.skeleton.bones[bone.index()].parent.is_some() {
-            return Transform { translation, ..l };
-        }
-        Transform {
-            translation: self.base.translation + self.base.rotation * translation,
-            rotation: self.base.rotation * l.rotation,
-            scale: Vec3::ONE,
+        let b = &self.skeleton.bones[bone.index()];
+        let own = self.rest_world[bone.index()].inverse();
+        match b.parent {
+            Some(p) => {
+                let parent = self.rest_world[p.index()];
+                Transform {
+                    translation: parent * translation,
+                    rotation: (parent * l.rotation * own).normalize(),
+                    scale: Vec3::ONE,
+                }
+            }
+            None => Transform {
+                translation: self.base.translation + self.base.rotation * translation,
+                rotation: (self.base.rotation * l.rotation * own).normalize(),
+                scale: Vec3::ONE,
+            },
         }
     }
 
