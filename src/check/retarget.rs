@@ -101,31 +101,19 @@ fn segments(ids: &[BoneId], tail: Option<Vec3>, at: &[Vec3]) -> Vec<Vec3> {
     out
 }
 
-/// Where the end bone of a chain points: the mean of its profile tail bones' joints; where
-/// those joints coincide with the end's (mocap rigs such as CMU's put the lower neck on the
-/// chest's joint), the tails' own tails, down to a point the bone can point at.
+/// Where the end bone of a chain points: the mean of its profile tail bones' joints; `None`
+/// where they coincide with the end's joint (mocap rigs such as CMU's put the lower neck on the
+/// chest's joint): such a bone has no direction, and the chain is measured by its other segments.
 fn tail_of(rig: &Rig, end: BoneId, at: &[Vec3]) -> Option<Vec3> {
+    let p = rig.map.profile_bone_of(end)?;
+    let tails = rig.map.tail_bones(rig.profile, p)?;
+    let sum: Vec3 = tails
+        .iter()
+        .map(|&t| at[rig.map.get(t).expect("mapped").index()])
+        .sum();
+    let tail = sum / tails.len() as f32;
     let size = rig.skeleton.height().max(1e-12);
-    let mut from = vec![rig.map.profile_bone_of(end)?];
-    for _ in 0..4 {
-        let mut tails = Vec::new();
-        for &p in &from {
-            tails.extend(rig.map.tail_bones(rig.profile, p).into_iter().flatten());
-        }
-        if tails.is_empty() {
-            return None;
-        }
-        let sum: Vec3 = tails
-            .iter()
-            .map(|&t| at[rig.map.get(t).expect("mapped").index()])
-            .sum();
-        let tail = sum / tails.len() as f32;
-        if tail.distance(at[end.index()]) > 1e-4 * size {
-            return Some(tail);
-        }
-        from = tails;
-    }
-    None
+    (tail.distance(at[end.index()]) > 1e-4 * size).then_some(tail)
 }
 
 /// Measures `target`'s clip (retargeted by `plan`) against `source`'s, both sampled at

@@ -262,6 +262,26 @@ fn chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> {
     path(rig.skeleton, *mapped.first()?, *mapped.last()?)
 }
 
+/// The source's bones along a profile chain: [`chain_path`], continued through the unmapped
+/// bones below its last mapped bone down to the bone above the next mapped one (its tail), as a
+/// mocap rig's second neck bone below the one mapped `Neck`: their rotations move the chain's
+/// end, so the chain reads them.
+fn source_chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> {
+    let mut ids = chain_path(rig, bones)?;
+    let last = *ids.last()?;
+    let tail = rig
+        .map
+        .profile_bone_of(last)
+        .and_then(|p| rig.map.tail_bones(rig.profile, p))
+        .filter(|t| t.len() == 1)
+        .and_then(|t| rig.map.get(t[0]));
+    if let Some(below) = tail.and_then(|t| path(rig.skeleton, last, t)) {
+        // The path runs last → … → tail; keep the bones strictly between.
+        ids.extend(below.iter().skip(1).take(below.len().saturating_sub(2)));
+    }
+    Some(ids)
+}
+
 /// Where `bone`'s joint sits in `anchor`'s rest frame (rests in skeleton space).
 fn rest_offset(rest: &[(Quat, Vec3)], anchor: BoneId, bone: BoneId) -> Vec3 {
     let (ar, ap) = rest[anchor.index()];
@@ -394,8 +414,10 @@ fn chain_drivers(mode: ChainMode, tu: &[f32], su: &[f32], sids: &[BoneId]) -> Ve
         ChainMode::Interpolated => tu
             .iter()
             .map(|&u| {
-                if m == 1 {
-                    return single(0);
+                // A one-bone target chain shows where the source chain ends: it takes the last
+                // source bone's change (which carries the ones above it).
+                if m == 1 || n == 1 {
+                    return single(m - 1);
                 }
                 let k = su.partition_point(|&s| s <= u).clamp(1, m - 1) - 1;
                 let span = su[k + 1] - su[k];
@@ -581,7 +603,7 @@ fn plan_chains(
                 ),
             );
         }
-        let sids = match schain.and_then(|c| chain_path(source, &c.bones)) {
+        let sids = match schain.and_then(|c| source_chain_path(source, &c.bones)) {
             Some(ids) => ids,
             _ => {
                 warn(
