@@ -54,6 +54,12 @@ pub struct MapSettings {
     pub bone_map: Option<String>,
     /// Auto-map even when the file declares a VRM humanoid map. Default: false.
     pub ignore_vrm: bool,
+    /// Retargeting: a bone-map file for the source only (the files of `batch --retarget-to`);
+    /// it replaces `bone_map` on that side. Default: None.
+    pub source_bone_map: Option<String>,
+    /// Retargeting: a bone-map file for the target only; it replaces `bone_map` on that side.
+    /// Default: None.
+    pub target_bone_map: Option<String>,
 }
 
 /// Which skeletons are normalized.
@@ -125,6 +131,19 @@ impl Settings {
     pub fn resolve(&self) -> Result<Resolved, ResolveError> {
         let (profile, map) = self.resolve_map()?;
         self.check_values(&profile)?;
+        let side = |file: &Option<String>| -> Result<MapOptions, ResolveError> {
+            Ok(match file {
+                Some(p) => MapOptions {
+                    overrides: Some(self.bone_map_file(p, &profile)?),
+                    ..map.clone()
+                },
+                None => map.clone(),
+            })
+        };
+        let (source_map, target_map) = (
+            side(&self.map.source_bone_map)?,
+            side(&self.map.target_bone_map)?,
+        );
         let n = &self.normalize;
         let normalize = NormalizeOptions {
             map,
@@ -144,6 +163,8 @@ impl Settings {
         Ok(Resolved {
             profile,
             normalize,
+            source_map,
+            target_map,
             retarget: self.retarget.clone(),
         })
     }
@@ -156,12 +177,7 @@ impl Settings {
             None => Profile::humanoid().clone(),
         };
         let overrides = match &self.map.bone_map {
-            Some(p) => {
-                let path = self.path(p);
-                let file = BoneMapFile::load(&path)?;
-                file.check(&profile, &path.display().to_string())?;
-                Some(file)
-            }
+            Some(p) => Some(self.bone_map_file(p, &profile)?),
             None => None,
         };
         let map = MapOptions {
@@ -169,6 +185,15 @@ impl Settings {
             ignore_declared: self.map.ignore_vrm,
         };
         Ok((profile, map))
+    }
+
+    /// The bone-map file at `path` (relative to these settings' folder), checked against
+    /// `profile`.
+    fn bone_map_file(&self, path: &str, profile: &Profile) -> Result<BoneMapFile, ResolveError> {
+        let path = self.path(path);
+        let file = BoneMapFile::load(&path)?;
+        file.check(profile, &path.display().to_string())?;
+        Ok(file)
     }
 
     /// Checks the values no type can: names against `profile`, numbers against their ranges.
@@ -277,6 +302,10 @@ pub struct Resolved {
     pub profile: Profile,
     /// Options of `normalize` (every skeleton; set `skeleton` to choose one).
     pub normalize: NormalizeOptions,
+    /// Mapping the source of a retarget (`map.source_bone_map`, else as `normalize`).
+    pub source_map: MapOptions,
+    /// Mapping the target of a retarget (`map.target_bone_map`, else as `normalize`).
+    pub target_map: MapOptions,
     /// Options of retargeting.
     pub retarget: RetargetOptions,
 }

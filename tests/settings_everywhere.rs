@@ -144,3 +144,93 @@ fn a_settings_file_naming_a_missing_bone_map_is_a_usage_error_everywhere() {
         assert!(written.is_none(), "{command} wrote an output");
     }
 }
+
+/// Issue 16: retargeting takes a bone map per side (`--source-bone-map`, `--target-bone-map`, the
+/// settings' `map.source_bone_map` and `map.target_bone_map`, and `batch --target-bone-map`).
+#[test]
+fn retarget_takes_a_bone_map_per_side() {
+    let dir = tempfile::tempdir().unwrap();
+    settings_with_bone_map(dir.path(), "pinky.ron");
+    let pinky = dir.path().join("pinky.ron");
+    let mixamo = common::root().join("fixtures/mixamo.glb");
+    let (m, p) = (mixamo.to_str().unwrap(), pinky.to_str().unwrap());
+    let out = dir.path().join("r.glb");
+    let retarget = |extra: &[&str]| {
+        let o = out.to_str().unwrap();
+        let mut args = vec![
+            "retarget", "--source", m, "--target", m, "--suffix", " again", "--json", "-o", o,
+        ];
+        args.extend_from_slice(extra);
+        let run = skelnorm(&args);
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+        (names(&out), report)
+    };
+    let unmatched = |report: &serde_json::Value| -> Vec<String> {
+        report["plan"]["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|w| w["code"] == "chain_unmatched")
+            .map(|w| w["chain"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // On the target only: its little finger keeps its name; the chain has nothing to drive.
+    let (written, report) = retarget(&["--target-bone-map", p]);
+    assert!(
+        written.iter().any(|n| n == "mixamorig:LeftHandPinky1"),
+        "{written:?}"
+    );
+    assert!(!unmatched(&report).contains(&"LeftLittle".to_string()));
+    // On the source only: the target's finger is renamed, and no source chain drives it.
+    let (written, report) = retarget(&["--source-bone-map", p]);
+    assert!(
+        written.iter().any(|n| n == "LeftLittleProximal"),
+        "{written:?}"
+    );
+    assert!(
+        unmatched(&report).contains(&"LeftLittle".to_string()),
+        "{:?}",
+        unmatched(&report)
+    );
+    // The same through a settings file, its path relative to the file.
+    let settings = dir.path().join("sides.ron");
+    std::fs::write(&settings, r#"(map: (target_bone_map: Some("pinky.ron")))"#).unwrap();
+    let (written, _) = retarget(&["--settings", settings.to_str().unwrap()]);
+    assert!(
+        written.iter().any(|n| n == "mixamorig:LeftHandPinky1"),
+        "{written:?}"
+    );
+    // And batch --retarget-to with --target-bone-map.
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::copy(&mixamo, input.join("a.glb")).unwrap();
+    let batch_out = dir.path().join("b");
+    let run = skelnorm(&[
+        "batch",
+        input.to_str().unwrap(),
+        "-o",
+        batch_out.to_str().unwrap(),
+        "-q",
+        "--retarget-to",
+        m,
+        "--target-bone-map",
+        p,
+    ]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let written = names(&batch_out.join("a.glb"));
+    assert!(
+        written.iter().any(|n| n == "mixamorig:LeftHandPinky1"),
+        "{written:?}"
+    );
+}

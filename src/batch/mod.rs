@@ -9,8 +9,8 @@ mod picture;
 
 use crate::gltf_io::{self, Document};
 use crate::pipeline::{
-    normalize, retarget_onto, ClipNaming, NormalizeReport, OnClash, RetargetJob, RetargetRunError,
-    Side,
+    normalize, retarget_onto, ClipNaming, NormalizeOptions, NormalizeReport, OnClash, RetargetJob,
+    RetargetRunError, Side,
 };
 use crate::report::{BatchReport, FileReport, Status};
 use crate::settings::{ResolveError, Resolved, Settings};
@@ -441,14 +441,22 @@ fn process(
     }
     let mut doc = crate::io::read(file, &job.read).map_err(|e| FileError::Gltf(e.kind))?;
     let before = doc.model.clone();
-    let normalized = match normalize(&mut doc.model, &resolved.profile, &resolved.normalize) {
+    // A file retargeted onto `--retarget-to` is a source: the source's bone map applies.
+    let options = match target {
+        Some(_) => std::borrow::Cow::Owned(NormalizeOptions {
+            map: resolved.source_map.clone(),
+            ..resolved.normalize.clone()
+        }),
+        None => std::borrow::Cow::Borrowed(&resolved.normalize),
+    };
+    let normalized = match normalize(&mut doc.model, &resolved.profile, &options) {
         Ok(r) => r,
         Err(e) => {
             // Not a fit (or refused): still picture what was mapped, so the report shows why.
             report.status = Status::Failed;
             report.error = Some(e.to_string());
             report.output = None;
-            report.pictures = picture::unfit(&before, &resolved.profile, &resolved.normalize.map);
+            report.pictures = picture::unfit(&before, &resolved.profile, &options.map);
             return Ok(report);
         }
     };
@@ -497,7 +505,11 @@ fn prepare_target(
         message,
     };
     let mut doc = crate::io::read(path, read).map_err(|e| failed(e.kind.to_string()))?;
-    let report = normalize(&mut doc.model, &resolved.profile, &resolved.normalize)
+    let options = NormalizeOptions {
+        map: resolved.target_map.clone(),
+        ..resolved.normalize.clone()
+    };
+    let report = normalize(&mut doc.model, &resolved.profile, &options)
         .map_err(|e| failed(e.to_string()))?;
     let side = Side::of(&report).ok_or_else(|| failed("no skeleton fits".into()))?;
     Ok(Target { doc, side })

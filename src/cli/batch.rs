@@ -76,6 +76,10 @@ pub struct BatchArgs {
     /// the clips).
     #[arg(long, value_name = "TARGET")]
     pub retarget_to: Option<PathBuf>,
+    /// A bone-map RON file for the `--retarget-to` character (the files' own maps come from
+    /// `--settings` and the folders' settings: `map.bone_map`, `map.source_bone_map`).
+    #[arg(long, value_name = "MAP", requires = "retarget_to")]
+    pub target_bone_map: Option<PathBuf>,
     #[command(flatten)]
     pub run: RunArgs,
 }
@@ -253,7 +257,14 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
         unsupported.retain(|(root, f)| s.contains(f.strip_prefix(root).unwrap_or(f)));
     }
     let base = args.run.base_settings()?;
-    let resolve = args.run.resolver();
+    let flags = args.run.resolver();
+    let resolve = |s: &Settings| {
+        let mut s = s.clone();
+        if let Some(p) = &args.target_bone_map {
+            s.map.target_bone_map = Some(super::flag_path(p, s.folder.is_some()));
+        }
+        flags(&s)
+    };
     let job = Job {
         files,
         output: Some(out),

@@ -79,6 +79,12 @@ pub struct RetargetArgs {
     pub target_skeleton: Option<usize>,
     #[command(flatten)]
     pub map: MapArgs,
+    /// A bone-map RON file for the source only (it replaces --bone-map there).
+    #[arg(long, value_name = "MAP")]
+    pub source_bone_map: Option<PathBuf>,
+    /// A bone-map RON file for the target only (it replaces --bone-map there).
+    #[arg(long, value_name = "MAP")]
+    pub target_bone_map: Option<PathBuf>,
     #[command(flatten)]
     pub bvh: super::convert::BvhOutArgs,
     /// Skip measuring the retargeted clips.
@@ -90,6 +96,13 @@ impl RetargetArgs {
     /// Writes the flags given into `settings` (they win over the file's).
     fn apply(&self, settings: &mut Settings) -> Result<(), Failure> {
         self.map.apply(settings);
+        let from_file = settings.folder.is_some();
+        if let Some(p) = &self.source_bone_map {
+            settings.map.source_bone_map = Some(super::flag_path(p, from_file));
+        }
+        if let Some(p) = &self.target_bone_map {
+            settings.map.target_bone_map = Some(super::flag_path(p, from_file));
+        }
         settings.normalize.check &= !self.no_check;
         let o = &mut settings.retarget;
         o.root &= !self.no_root;
@@ -142,14 +155,15 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
             Err(_) => super::skeleton_id(&args.target, &target.model, k),
         })
         .transpose()?;
-    let normalize = |skeleton| NormalizeOptions {
+    let normalize = |skeleton, map: &skelnorm::mapping::MapOptions| NormalizeOptions {
         skeleton,
+        map: map.clone(),
         measure: false,
         ..resolved.normalize.clone()
     };
     let job = RetargetJob {
-        source: normalize(source_skeleton),
-        target: normalize(target_skeleton),
+        source: normalize(source_skeleton, &resolved.source_map),
+        target: normalize(target_skeleton, &resolved.target_map),
         retarget: resolved.retarget.clone(),
         clips: args.clips.clone(),
         naming: ClipNaming {
