@@ -33,9 +33,8 @@ pub struct RunArgs {
     /// A settings file under every folder's own `skelnorm.ron` (the nearest of those wins).
     #[arg(long, value_name = "SETTINGS")]
     pub settings: Option<PathBuf>,
-    /// A profile RON file; the built-in humanoid by default.
-    #[arg(long, value_name = "PROFILE")]
-    pub profile: Option<PathBuf>,
+    #[command(flatten)]
+    pub map: super::map::MapArgs,
     /// Write the JSON report here.
     #[arg(long, value_name = "REPORT")]
     pub report: Option<PathBuf>,
@@ -76,8 +75,8 @@ pub struct BatchArgs {
     /// the clips).
     #[arg(long, value_name = "TARGET")]
     pub retarget_to: Option<PathBuf>,
-    /// A bone-map RON file for the `--retarget-to` character (the files' own maps come from
-    /// `--settings` and the folders' settings: `map.bone_map`, `map.source_bone_map`).
+    /// A bone-map RON file for the `--retarget-to` character only (it replaces --bone-map
+    /// there; the files take --bone-map, or their settings' `map.source_bone_map`).
     #[arg(long, value_name = "MAP", requires = "retarget_to")]
     pub target_bone_map: Option<PathBuf>,
     #[command(flatten)]
@@ -120,9 +119,7 @@ impl RunArgs {
     fn resolver(&self) -> impl Fn(&Settings) -> Result<Resolved, ResolveError> + Sync + '_ {
         move |s: &Settings| {
             let mut s = s.clone();
-            if let Some(p) = &self.profile {
-                s.map.profile = Some(super::flag_path(p, s.folder.is_some()));
-            }
+            self.map.apply(&mut s);
             self.stages
                 .apply(&mut s)
                 .map_err(|f| ResolveError::Invalid(super::usage_text(f)))?;
