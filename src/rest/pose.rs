@@ -289,13 +289,17 @@ fn change_of_frames(
             }
             _ => w.r,
         };
+        // A frame within rounding of the one the bone has is the one it has: normalizing a
+        // normalized rig then changes nothing (the turn would be float noise).
+        let snapped = turn_deg(w.r.conjugate() * r) < MIN_TURN_DEG;
+        let r = if snapped { w.r } else { r };
         let x = Sim {
             t: w.t,
             r: r.normalize(),
             s: 1.0,
         };
         // Unmapped and locked bones keep their axes exactly (no rounding noise).
-        let keep = locked[i] || !(pk.is_some() && options.overwrite_axes);
+        let keep = locked[i] || snapped || !(pk.is_some() && options.overwrite_axes);
         let f = Sim {
             t: Vec3::ZERO,
             r: if keep {
