@@ -55,7 +55,14 @@ pub(super) fn apply(
     }
     let skeleton = model.skeleton_mut(k);
     for (i, (bone, rest)) in skeleton.bones.iter_mut().zip(&plan.rests).enumerate() {
-        bone.rest = convert_rest(rest, outer[i], frames[i]);
+        // A bone the silhouette fix left alone, whose frame and parent's frame stay, keeps its
+        // stored rest exactly (the plan's copy went through a renormalizing conversion).
+        let untouched = plan.bones.get(i).is_some_and(|b| b.silhouette_deg == 0.0)
+            && outer[i].is_identity()
+            && frames[i].is_identity();
+        if !untouched {
+            bone.rest = convert_rest(rest, outer[i], frames[i]);
+        }
     }
     skeleton.base = plan.new_base;
     for skin in &mut skeleton.skins {
@@ -157,6 +164,11 @@ impl Wide {
         r: DQuat::IDENTITY,
         s: 1.0,
     };
+
+    /// Whether this is exactly the identity.
+    fn is_identity(&self) -> bool {
+        self.t == DVec3::ZERO && self.r == DQuat::IDENTITY && self.s == 1.0
+    }
 
     fn of(x: Sim) -> Wide {
         Wide {
