@@ -210,6 +210,8 @@ pub fn find_unsupported(root: &Path) -> Vec<(PathBuf, PathBuf)> {
     let mut out: Vec<(PathBuf, PathBuf)> = walkdir::WalkDir::new(root)
         .sort_by_file_name()
         .into_iter()
+        // Hidden folders (`.git`) hold no models.
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'))
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file() && !crate::io::is_supported(e.path()))
         .filter(|e| {
@@ -295,12 +297,27 @@ pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<BatchRe
         Some(path) => Some(prepare_target(path, &resolved[&None], &job.read)?),
         None => None,
     };
+    let taken = collisions(job);
     let mut files: Vec<FileReport> = pool.install(|| {
         job.files
             .par_iter()
             .map(|(root, file)| {
                 let options = &resolved[&nearest(&settings, root, file)];
-                let report = one_file(job, target.as_ref(), root, file, options);
+                let report = match taken.get(file) {
+                    Some(first) => {
+                        let rel = file.strip_prefix(root).unwrap_or(file);
+                        let first = first.strip_prefix(root).unwrap_or(first);
+                        FileReport::failed(
+                            rel.display().to_string(),
+                            format!(
+                                "its output is also the output of {} (rename one, or use --suffix)",
+                                first.display()
+                            ),
+                            0.0,
+                        )
+                    }
+                    None => one_file(job, target.as_ref(), root, file, options),
+                };
                 progress(&report);
                 report
             })
@@ -402,6 +419,44 @@ enum FileError {
     Retarget(#[from] RetargetRunError),
 }
 
+/// Where the output of `file` (at `rel` below its root) goes, if the job writes outputs: the
+/// naming rules applied, FBX and BVH inputs becoming `.glb`.
+fn output_path(job: &Job, rel: &Path, file: &Path) -> Option<PathBuf> {
+    let converted = matches!(
+        crate::io::InputFormat::for_path(file),
+        Some(crate::io::InputFormat::Fbx | crate::io::InputFormat::Bvh)
+    );
+    job.output.as_ref().map(|o| {
+        let named = o.join(job.naming.apply(rel));
+        if converted {
+            named.with_extension("glb")
+        } else {
+            named
+        }
+    })
+}
+
+/// Inputs whose output another input (earlier in the list) also has, with that input: they
+/// fail, rather than one silently overwriting the other (`walk.bvh` beside `walk.glb`).
+fn collisions(job: &Job) -> HashMap<PathBuf, PathBuf> {
+    let mut claimed: HashMap<PathBuf, PathBuf> = HashMap::new();
+    let mut out = HashMap::new();
+    for (root, file) in &job.files {
+        let rel = file.strip_prefix(root).unwrap_or(file);
+        if let Some(o) = output_path(job, rel, file) {
+            match claimed.get(&o) {
+                Some(first) => {
+                    out.insert(file.clone(), first.clone());
+                }
+                None => {
+                    claimed.insert(o, file.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Reads, normalizes (and retargets), writes one file.
 fn process(
     job: &Job,
@@ -410,19 +465,7 @@ fn process(
     file: &Path,
     resolved: &Resolved,
 ) -> Result<FileReport, FileError> {
-    let converted = matches!(
-        crate::io::InputFormat::for_path(file),
-        Some(crate::io::InputFormat::Fbx | crate::io::InputFormat::Bvh)
-    );
-    let out_path = job.output.as_ref().map(|o| {
-        let named = o.join(job.naming.apply(rel));
-        // FBX and BVH inputs become GLB outputs.
-        if converted {
-            named.with_extension("glb")
-        } else {
-            named
-        }
-    });
+    let out_path = output_path(job, rel, file);
     let mut report = FileReport::new(rel.display().to_string());
     report.size_before = gltf_io::stored_size(file);
     if let Some(out) = &out_path {

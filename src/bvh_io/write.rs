@@ -310,7 +310,7 @@ impl Layout {
             let depth = bone.parent.map_or(0, |p| depth_of[p.index()] + 1);
             depth_of[j.bone.index()] = depth;
             close(&mut open, depth, self, placed, unit, out);
-            let pad = "\t".repeat(depth);
+            let pad = tabs(depth);
             let keyword = if bone.parent.is_none() {
                 "ROOT"
             } else {
@@ -345,10 +345,11 @@ fn close(
 ) {
     while open.len() > depth {
         let Some(b) = open.pop() else { break };
-        let pad = "\t".repeat(open.len() + 1);
+        let pad = tabs(open.len() + 1);
         let kids = &layout.children[b.index()];
         let ends: Vec<Vec3> = if kids.is_empty() {
-            vec![placed.skeleton.bones[b.index()].rest.translation * placed.base_scale]
+            // A leaf continues by its own offset, in its parent's world-aligned rest axes.
+            vec![placed.offset(b)]
         } else {
             kids.iter()
                 .filter(|k| layout.end_site[k.index()])
@@ -362,8 +363,14 @@ fn close(
                 triple(e, unit)
             );
         }
-        let _ = writeln!(out, "{}}}", "\t".repeat(open.len()));
+        let _ = writeln!(out, "{}}}", tabs(open.len()));
     }
+}
+
+/// Indentation for nesting depth `depth`: one tab per level, at most 16 (deep hierarchies would
+/// otherwise grow the file with the square of their depth; readers do not need it).
+fn tabs(depth: usize) -> String {
+    "\t".repeat(depth.min(16))
 }
 
 fn triple(v: Vec3, unit: f64) -> String {

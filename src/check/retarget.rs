@@ -28,6 +28,10 @@ pub struct ChainCheck {
     pub span_deg: Option<f32>,
     /// The largest angle between paired directions at rest: what the rigs' own rests differ by.
     pub rest_deg: f32,
+    /// Whether any direction was compared: a one-bone chain whose end has no tail on one side
+    /// (a head, a bone whose tail sits on its joint) has none, and its figures above are 0
+    /// without meaning.
+    pub measured: bool,
 }
 
 /// How far a hand or foot is from where the scaled source puts it.
@@ -101,11 +105,13 @@ fn segments(ids: &[BoneId], tail: Option<Vec3>, at: &[Vec3]) -> Vec<Vec3> {
     out
 }
 
-/// Where the end bone of a chain points: the mean of its profile tail bones' joints; `None`
-/// where they coincide with the end's joint (mocap rigs such as CMU's put the lower neck on the
-/// chest's joint): such a bone has no direction, and the chain is measured by its other segments.
-fn tail_of(rig: &Rig, end: BoneId, at: &[Vec3]) -> Option<Vec3> {
-    let p = rig.map.profile_bone_of(end)?;
+/// Where the end of a chain points: the mean of the profile tail bones' joints of its last
+/// mapped bone (a source chain may end in unmapped bones below it, which it reads); `None` where
+/// they coincide with the end's joint (mocap rigs such as CMU's put the lower neck on the chest's
+/// joint): such an end has no direction, and the chain is measured by its other segments.
+fn tail_of(rig: &Rig, ids: &[BoneId], at: &[Vec3]) -> Option<Vec3> {
+    let end = *ids.last()?;
+    let p = ids.iter().rev().find_map(|&b| rig.map.profile_bone_of(b))?;
     let tails = rig.map.tail_bones(rig.profile, p)?;
     let sum: Vec3 = tails
         .iter()
@@ -147,10 +153,7 @@ pub fn retarget(
     for (c, tids, sids) in plan.chain_bones() {
         // Directions per frame, for the frames and for the rest.
         let dirs = |at_s: &[Vec3], at_t: &[Vec3]| {
-            let (ts, ss) = (
-                tail_of(t, *tids.last().expect("chain"), at_t),
-                tail_of(s, *sids.last().expect("chain"), at_s),
-            );
+            let (ts, ss) = (tail_of(t, tids, at_t), tail_of(s, sids, at_s));
             let (tail_t, tail_s) = if ts.is_some() && ss.is_some() {
                 (ts, ss)
             } else {
@@ -185,6 +188,7 @@ pub fn retarget(
             } else {
                 rest_end
             },
+            measured: !rt.is_empty() && !rs.is_empty(),
         };
         for (a, b) in ps.iter().zip(&pt) {
             let (segs_t, segs_s, span_t, span_s) = dirs(a, b);

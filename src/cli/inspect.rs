@@ -123,7 +123,7 @@ fn print_text(w: &mut impl Write, out: &Output) -> std::io::Result<()> {
                 p[0],
                 p[1],
                 p[2],
-                indent = 2 * b.depth
+                indent = 2 * b.depth.min(64)
             )?;
         }
     }

@@ -260,7 +260,12 @@ impl RetargetRun<'_> {
                     .iter()
                     .filter_map(|c| c.bones_deg)
                     .fold(0.0f32, f32::max);
-                let end = m.chains.iter().map(|c| c.end_deg).fold(0.0f32, f32::max);
+                let end = m
+                    .chains
+                    .iter()
+                    .filter(|c| c.measured)
+                    .map(|c| c.end_deg)
+                    .fold(0.0f32, f32::max);
                 let feet = m
                     .effectors
                     .iter()
