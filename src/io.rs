@@ -58,45 +58,28 @@ pub fn is_supported(path: &Path) -> bool {
     InputFormat::for_path(path).is_some_and(|f| f != InputFormat::Fbx || cfg!(feature = "fbx"))
 }
 
-/// Reads a file of any supported format. Never writes.
+/// Reads a file of any supported format (read once, whole). Never writes.
 pub fn read(path: &Path, options: &ReadOptions) -> Result<Document, Error> {
-    let fail = |kind| Error {
+    let bytes = gltf_io::read_input(path)?;
+    match InputFormat::sniff(&bytes, path) {
+        Some(InputFormat::Fbx) => read_fbx(&bytes, path),
+        Some(InputFormat::Bvh) => read_bvh(&bytes, path, options),
+        _ => gltf_io::read_beside(&bytes, path),
+    }
+}
+
+/// An error about the file at `path`.
+fn fail(path: &Path, kind: ErrorKind) -> Error {
+    Error {
         file: path.to_path_buf(),
         kind,
-    };
-    let meta = std::fs::metadata(path).map_err(|e| fail(ErrorKind::Io(e)))?;
-    if meta.is_dir() {
-        return Err(fail(ErrorKind::NotGltf("it is a folder".into())));
-    }
-    let head = {
-        use std::io::Read;
-        let mut head = Vec::with_capacity(4096);
-        std::fs::File::open(path)
-            .and_then(|f| f.take(4096).read_to_end(&mut head))
-            .map_err(|e| fail(ErrorKind::Io(e)))?;
-        head
-    };
-    match InputFormat::sniff(&head, path) {
-        Some(InputFormat::Fbx) => read_fbx(path, meta.len()),
-        Some(InputFormat::Bvh) => read_bvh(path, options),
-        _ => gltf_io::read(path),
     }
 }
 
 #[cfg(feature = "fbx")]
-fn read_fbx(path: &Path, size: u64) -> Result<Document, Error> {
-    let fail = |kind| Error {
-        file: path.to_path_buf(),
-        kind,
-    };
-    if size > gltf_io::MAX_INPUT_BYTES {
-        return Err(fail(ErrorKind::Convert(format!(
-            "{size} bytes is over the 2 GiB limit"
-        ))));
-    }
-    let bytes = std::fs::read(path).map_err(|e| fail(ErrorKind::Io(e)))?;
+fn read_fbx(bytes: &[u8], path: &Path) -> Result<Document, Error> {
     let (glb, info) =
-        crate::fbx_io::to_glb(&bytes, path).map_err(|e| fail(ErrorKind::Convert(e.0)))?;
+        crate::fbx_io::to_glb(bytes, path).map_err(|e| fail(path, ErrorKind::Convert(e.0)))?;
     let mut doc = gltf_io::read_bytes(&glb, path, &Resources::None)?;
     doc.warnings
         .extend(info.notes.iter().map(|n| format!("fbx: {n}")));
@@ -121,13 +104,11 @@ fn read_fbx(path: &Path, size: u64) -> Result<Document, Error> {
 }
 
 #[cfg(not(feature = "fbx"))]
-fn read_fbx(path: &Path, _size: u64) -> Result<Document, Error> {
-    Err(Error {
-        file: path.to_path_buf(),
-        kind: ErrorKind::Convert(
-            "FBX support is not built in (build with the `fbx` feature)".into(),
-        ),
-    })
+fn read_fbx(_bytes: &[u8], path: &Path) -> Result<Document, Error> {
+    Err(fail(
+        path,
+        ErrorKind::Convert("FBX support is not built in (build with the `fbx` feature)".into()),
+    ))
 }
 
 /// A BVH length unit in words.
@@ -142,14 +123,10 @@ fn unit_name(u: crate::bvh_io::LengthUnit) -> &'static str {
     }
 }
 
-fn read_bvh(path: &Path, options: &ReadOptions) -> Result<Document, Error> {
+fn read_bvh(bytes: &[u8], path: &Path, options: &ReadOptions) -> Result<Document, Error> {
     use crate::bvh_io::{self, BvhOptions, ScaleSource};
-    let fail = |kind| Error {
-        file: path.to_path_buf(),
-        kind,
-    };
-    let bytes = std::fs::read(path).map_err(|e| fail(ErrorKind::Io(e)))?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| {
+    let fail = |kind| fail(path, kind);
+    let text = std::str::from_utf8(bytes).map_err(|e| {
         fail(ErrorKind::Convert(format!(
             "invalid BVH: not UTF-8 text ({e})"
         )))

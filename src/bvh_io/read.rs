@@ -106,7 +106,7 @@ fn bones(joints: &[RawJoint]) -> (Vec<Bone>, Vec<(String, String)>) {
 }
 
 /// `wanted`, or `wanted_2`, `wanted_3`… whichever is free; records it as taken.
-fn unique(wanted: &str, taken: &mut HashSet<String>) -> String {
+pub(super) fn unique(wanted: &str, taken: &mut HashSet<String>) -> String {
     let mut name = wanted.to_string();
     let mut n = 2;
     while taken.contains(&name) {

@@ -409,14 +409,7 @@ fn names(bones: &[Bone]) -> Vec<String> {
             } else {
                 clean
             };
-            let mut name = wanted.clone();
-            let mut n = 2;
-            while taken.contains(&name) {
-                name = format!("{wanted}_{n}");
-                n += 1;
-            }
-            taken.insert(name.clone());
-            name
+            super::read::unique(&wanted, &mut taken)
         })
         .collect()
 }

@@ -3,7 +3,7 @@
 use super::{quat, transform, vec3, FbxError, FbxInfo};
 use crate::gltf_io::build::{Builder, ChannelKeys};
 use crate::model::Transform;
-use glam::Quat;
+use glam::{Quat, Vec3};
 
 /// One clip per animation stack, baked at the scene's frame rate, starting at 0.
 pub(super) fn add_animations(
@@ -34,117 +34,15 @@ pub(super) fn add_animations(
         let mut channels = Vec::new();
         let mut baked_nodes = vec![false; scene.nodes.len()];
         for bn in baked.nodes.iter() {
-            if let Some(seen) = baked_nodes.get_mut(bn.typed_id as usize) {
+            let id = bn.typed_id as usize;
+            if let Some(seen) = baked_nodes.get_mut(id) {
                 *seen = true;
             }
-            if scene.nodes.get(bn.typed_id as usize).is_none() {
-                continue;
-            };
-            let Some(target) = nodes[bn.typed_id as usize] else {
-                continue;
-            };
-            let rest = rests[bn.typed_id as usize];
-            let times =
-                |t: &mut dyn Iterator<Item = f64>| t.map(|x| x as f32).collect::<Vec<f32>>();
-            let keep = |constant: bool, same: bool| !(constant && same);
-            if keep(
-                bn.constant_translation,
-                bn.translation_keys
-                    .first()
-                    .is_none_or(|k| vec3(k.value).abs_diff_eq(rest.translation, 1e-6)),
-            ) {
-                channels.push(ChannelKeys {
-                    node: target,
-                    path: "translation",
-                    interpolation: "LINEAR",
-                    times: times(&mut bn.translation_keys.iter().map(|k| k.time)),
-                    values: bn
-                        .translation_keys
-                        .iter()
-                        .flat_map(|k| vec3(k.value).to_array())
-                        .collect(),
-                });
-            }
-            if keep(
-                bn.constant_rotation,
-                bn.rotation_keys
-                    .first()
-                    .is_none_or(|k| quat(k.value).abs_diff_eq(rest.rotation, 1e-6)),
-            ) {
-                let mut prev = Quat::IDENTITY;
-                let mut values = Vec::with_capacity(bn.rotation_keys.len() * 4);
-                for (i, k) in bn.rotation_keys.iter().enumerate() {
-                    let mut q = quat(k.value).normalize();
-                    if i > 0 && prev.dot(q) < 0.0 {
-                        q = -q;
-                    }
-                    prev = q;
-                    values.extend(q.to_array());
-                }
-                channels.push(ChannelKeys {
-                    node: target,
-                    path: "rotation",
-                    interpolation: "LINEAR",
-                    times: times(&mut bn.rotation_keys.iter().map(|k| k.time)),
-                    values,
-                });
-            }
-            if keep(
-                bn.constant_scale,
-                bn.scale_keys
-                    .first()
-                    .is_none_or(|k| vec3(k.value).abs_diff_eq(rest.scale, 1e-6)),
-            ) {
-                channels.push(ChannelKeys {
-                    node: target,
-                    path: "scale",
-                    interpolation: "LINEAR",
-                    times: times(&mut bn.scale_keys.iter().map(|k| k.time)),
-                    values: bn
-                        .scale_keys
-                        .iter()
-                        .flat_map(|k| vec3(k.value).to_array())
-                        .collect(),
-                });
+            if let Some(&Some(target)) = nodes.get(id) {
+                channels.extend(baked_channels(bn, target, rests[id]));
             }
         }
-        // Nodes the clip does not move hold their own transform while it plays, which differs
-        // from their rest where the rest is the bind pose.
-        for node in scene.nodes.iter() {
-            let id = node.element.typed_id as usize;
-            let (Some(target), false) = (nodes[id], baked_nodes[id]) else {
-                continue;
-            };
-            let (own, rest) = (transform(&node.local_transform), rests[id]);
-            let held = [
-                (
-                    "translation",
-                    own.translation.to_array().to_vec(),
-                    !own.translation.abs_diff_eq(rest.translation, 1e-6),
-                ),
-                (
-                    "rotation",
-                    own.rotation.to_array().to_vec(),
-                    !own.rotation.abs_diff_eq(rest.rotation, 1e-6),
-                ),
-                (
-                    "scale",
-                    own.scale.to_array().to_vec(),
-                    !own.scale.abs_diff_eq(rest.scale, 1e-6),
-                ),
-            ];
-            for (path, values, differs) in held {
-                if differs {
-                    channels.push(ChannelKeys {
-                        node: target,
-                        path,
-                        interpolation: "LINEAR",
-                        times: vec![0.0],
-                        values,
-                    });
-                }
-            }
-        }
+        channels.extend(held_channels(scene, rests, nodes, &baked_nodes));
         if channels.is_empty() {
             info.notes.push(format!(
                 "animation `{}` moves nothing and was left out",
@@ -155,4 +53,119 @@ pub(super) fn add_animations(
         b.animation(stack.element.name.as_ref(), &channels);
     }
     Ok(())
+}
+
+/// A LINEAR channel of glTF node `node`.
+fn channel(node: usize, path: &'static str, times: Vec<f32>, values: Vec<f32>) -> ChannelKeys {
+    ChannelKeys {
+        node,
+        path,
+        interpolation: "LINEAR",
+        times,
+        values,
+    }
+}
+
+/// A baked translation or scale channel, unless it holds its rest value the whole clip.
+fn vec3_channel(
+    node: usize,
+    path: &'static str,
+    keys: &[ufbx::BakedVec3],
+    constant: bool,
+    rest: Vec3,
+) -> Option<ChannelKeys> {
+    let at_rest = keys
+        .first()
+        .is_none_or(|k| vec3(k.value).abs_diff_eq(rest, 1e-6));
+    (!(constant && at_rest)).then(|| {
+        channel(
+            node,
+            path,
+            keys.iter().map(|k| k.time as f32).collect(),
+            keys.iter().flat_map(|k| vec3(k.value).to_array()).collect(),
+        )
+    })
+}
+
+/// The channels of one baked node (glTF node `target`, at rest `rest`): translation, rotation
+/// (each key in the hemisphere of the one before, so LINEAR keys slerp the short way) and scale,
+/// each left out when it holds its rest value the whole clip.
+fn baked_channels(bn: &ufbx::BakedNode, target: usize, rest: Transform) -> Vec<ChannelKeys> {
+    let translation = vec3_channel(
+        target,
+        "translation",
+        &bn.translation_keys,
+        bn.constant_translation,
+        rest.translation,
+    );
+    let rotation_at_rest = bn
+        .rotation_keys
+        .first()
+        .is_none_or(|k| quat(k.value).abs_diff_eq(rest.rotation, 1e-6));
+    let rotation = (!(bn.constant_rotation && rotation_at_rest)).then(|| {
+        let mut prev = Quat::IDENTITY;
+        let mut values = Vec::with_capacity(bn.rotation_keys.len() * 4);
+        for (i, k) in bn.rotation_keys.iter().enumerate() {
+            let mut q = quat(k.value).normalize();
+            if i > 0 && prev.dot(q) < 0.0 {
+                q = -q;
+            }
+            prev = q;
+            values.extend(q.to_array());
+        }
+        let times = bn.rotation_keys.iter().map(|k| k.time as f32).collect();
+        channel(target, "rotation", times, values)
+    });
+    let scale = vec3_channel(
+        target,
+        "scale",
+        &bn.scale_keys,
+        bn.constant_scale,
+        rest.scale,
+    );
+    [translation, rotation, scale]
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// Nodes the clip does not move hold their own transform while it plays, which differs from
+/// their rest where the rest is the bind pose: one key at 0 for each such value.
+fn held_channels(
+    scene: &ufbx::Scene,
+    rests: &[Transform],
+    nodes: &[Option<usize>],
+    baked: &[bool],
+) -> Vec<ChannelKeys> {
+    let mut out = Vec::new();
+    for node in scene.nodes.iter() {
+        let id = node.element.typed_id as usize;
+        let (Some(target), false) = (nodes[id], baked[id]) else {
+            continue;
+        };
+        let (own, rest) = (transform(&node.local_transform), rests[id]);
+        let held = [
+            (
+                "translation",
+                own.translation.to_array().to_vec(),
+                !own.translation.abs_diff_eq(rest.translation, 1e-6),
+            ),
+            (
+                "rotation",
+                own.rotation.to_array().to_vec(),
+                !own.rotation.abs_diff_eq(rest.rotation, 1e-6),
+            ),
+            (
+                "scale",
+                own.scale.to_array().to_vec(),
+                !own.scale.abs_diff_eq(rest.scale, 1e-6),
+            ),
+        ];
+        for (path, values, differs) in held {
+            if differs {
+                out.push(channel(target, path, vec![0.0], values));
+            }
+        }
+    }
+    out
 }

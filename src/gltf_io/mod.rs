@@ -66,6 +66,12 @@ pub struct Converted {
 /// Reads a `.gltf`, `.glb`, `.vrm` or `.vrma` file. Never writes; refuses URIs that leave the
 /// file's folder.
 pub fn read(path: &Path) -> Result<Document, Error> {
+    let bytes = read_input(path)?;
+    read_beside(&bytes, path)
+}
+
+/// The bytes of an input file: refused when it is a folder or over the 2 GiB limit.
+pub fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
     let fail = |kind| Error {
         file: path.to_path_buf(),
         kind,
@@ -80,14 +86,19 @@ pub fn read(path: &Path) -> Result<Document, Error> {
             meta.len()
         ))));
     }
-    let bytes = std::fs::read(path).map_err(|e| fail(ErrorKind::Io(e)))?;
+    std::fs::read(path).map_err(|e| fail(ErrorKind::Io(e)))
+}
+
+/// Parses the bytes of the file at `path`, whose external URIs resolve in its folder (never
+/// outside it).
+pub fn read_beside(bytes: &[u8], path: &Path) -> Result<Document, Error> {
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let dir = if dir.as_os_str().is_empty() {
         PathBuf::from(".")
     } else {
         dir
     };
-    read_bytes(&bytes, path, &Resources::Folder(dir))
+    read_bytes(bytes, path, &Resources::Folder(dir))
 }
 
 /// Parses a document from bytes; `path` only names it in errors. External URIs resolve through
