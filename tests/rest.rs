@@ -22,6 +22,9 @@ struct Normalized {
     input: Document,
     output: Document,
     out_path: PathBuf,
+    /// What the output must play like in three.js: the input, with the whole scene turned as
+    /// the rest fix turned it.
+    reference: PathBuf,
     maps: Vec<(SkeletonId, BoneMap)>,
     _dir: tempfile::TempDir,
 }
@@ -34,10 +37,14 @@ fn options() -> NormalizeOptions {
 }
 
 fn normalize_file(path: &Path) -> Option<Normalized> {
+    normalize_file_with(path, &options())
+}
+
+fn normalize_file_with(path: &Path, options: &NormalizeOptions) -> Option<Normalized> {
     let profile = Profile::humanoid();
     let input = gltf_io::read(path).unwrap();
     let mut doc = input.clone();
-    let report = normalize(&mut doc.model, profile, &options()).ok()?;
+    let report = normalize(&mut doc.model, profile, options).ok()?;
     let dir = tempfile::tempdir().unwrap();
     let name = path.file_stem().unwrap().to_string_lossy().to_string();
     let ext = if path.extension().is_some_and(|e| e == "gltf") {
@@ -47,7 +54,14 @@ fn normalize_file(path: &Path) -> Option<Normalized> {
     };
     let out_path = dir.path().join(format!("{name}.{ext}"));
     doc.write(&out_path).unwrap();
-    let output = gltf_io::read(&out_path).unwrap();
+    let mut output = gltf_io::read(&out_path).unwrap();
+    // The file as read back is turned as the scene was, relative to the input.
+    output.model.scene_turn = doc.model.scene_turn;
+    let reference = if doc.model.scene_turn == glam::Quat::IDENTITY {
+        path.to_path_buf()
+    } else {
+        common::turned_copy(path, doc.model.scene_turn.to_array(), dir.path())
+    };
     let maps = report
         .skeletons
         .iter()
@@ -67,6 +81,7 @@ fn normalize_file(path: &Path) -> Option<Normalized> {
         input,
         output,
         out_path,
+        reference,
         maps,
         _dir: dir,
     })
@@ -315,7 +330,7 @@ fn outputs_validate_and_play_alike_in_three_js() {
         let clips = n.input.model.clips.len();
         if clips <= 1 {
             // The shared check as it is: one clip (or the rest pose) cannot leak state.
-            if let Some(e) = common::three_check(&n.input.path, &n.out_path) {
+            if let Some(e) = common::three_check(&n.reference, &n.out_path) {
                 let rest_only = clips == 0;
                 // With no clip, three.js compares the rest pose, which the T-pose changes.
                 assert!(rest_only || e <= 1e-5, "{file}: three.js error {e}");
@@ -323,7 +338,7 @@ fn outputs_validate_and_play_alike_in_three_js() {
         }
         // Every clip on freshly loaded scenes (the shared check plays clips one after another
         // on the same scene, so bones a clip leaves alone keep the previous clip's pose).
-        if let Some((raw, unit_free)) = common::three_per_clip(&n.input.path, &n.out_path) {
+        if let Some((raw, unit_free)) = common::three_per_clip(&n.reference, &n.out_path) {
             eprintln!("{file}: three.js per clip {raw:e} raw, {unit_free:e} unit-free");
             assert!(
                 clips == 0 || unit_free <= 1e-5,
@@ -369,10 +384,11 @@ fn vrm_extensions_still_point_at_the_same_bones() {
     }
 }
 
-/// A character facing −Z whose bones hang straight from the scene: the turn that keeps the scene
-/// as it was needs a new node above the bones (the writer adds one).
+/// A character facing −Z whose bones hang straight from the scene: by default the whole scene
+/// turns (no node is added, nothing above the bones); keeping the scene's transform, the turn
+/// that keeps the scene as it was needs a new node above the bones (the writer adds one).
 #[test]
-fn facing_turn_gets_a_new_node_when_bones_hang_from_the_scene() {
+fn facing_turn_of_bones_hanging_from_the_scene() {
     let dir = tempfile::tempdir().unwrap();
     let (mut json, bin) =
         common::split_glb(&std::fs::read(common::root().join("fixtures/vrm0.vrm")).unwrap());
@@ -391,31 +407,38 @@ fn facing_turn_gets_a_new_node_when_bones_hang_from_the_scene() {
     json["scenes"][0]["nodes"] = roots.into();
     let input = dir.path().join("loose.glb");
     std::fs::write(&input, common::join_glb(&json, &bin)).unwrap();
-    let n = normalize_file(&input).unwrap();
-    let nodes_before = n.input.json()["nodes"].as_array().unwrap().len();
-    assert_eq!(
-        n.output.json()["nodes"].as_array().unwrap().len(),
-        nodes_before + 1,
-        "one node added"
-    );
-    let r = check::rest(
-        &n.output.model.skeletons[0],
-        &n.maps[0].1,
-        Profile::humanoid(),
-    );
-    assert!(r.faces_plus_z && r.max_tail_deg <= 0.01, "{r:?}");
-    let c = check::skin(&n.input.model, &n.output.model, SkeletonId(0));
-    assert!(c.max_error <= 1e-5 && c.clips == 3, "{c:?}");
-    if let (Some(before), Some(after)) = (
-        common::validator_errors(&input),
-        common::validator_errors(&n.out_path),
-    ) {
-        assert!(
-            after <= before,
-            "{after} validator errors, input had {before}"
+    for keep in [false, true] {
+        let mut options = options();
+        options.rest.keep_scene_transform = keep;
+        let n = normalize_file_with(&input, &options).unwrap();
+        let nodes_before = n.input.json()["nodes"].as_array().unwrap().len();
+        assert_eq!(
+            n.output.json()["nodes"].as_array().unwrap().len(),
+            nodes_before + usize::from(keep),
+            "a node added only when the scene keeps its transform"
         );
-    }
-    if let Some((_, e)) = common::three_per_clip(&input, &n.out_path) {
-        assert!(e <= 1e-5, "three.js per clip {e}");
+        let base = n.output.model.skeletons[0].base;
+        let identity = base.abs_diff_eq(glam::Mat4::IDENTITY, 1e-6);
+        assert_eq!(identity, !keep, "base {base}");
+        let r = check::rest(
+            &n.output.model.skeletons[0],
+            &n.maps[0].1,
+            Profile::humanoid(),
+        );
+        assert!(r.faces_plus_z && r.max_tail_deg <= 0.01, "{r:?}");
+        let c = check::skin(&n.input.model, &n.output.model, SkeletonId(0));
+        assert!(c.max_error <= 1e-5 && c.clips == 3, "{c:?}");
+        if let (Some(before), Some(after)) = (
+            common::validator_errors(&input),
+            common::validator_errors(&n.out_path),
+        ) {
+            assert!(
+                after <= before,
+                "{after} validator errors, input had {before}"
+            );
+        }
+        if let Some((_, e)) = common::three_per_clip(&n.reference, &n.out_path) {
+            assert!(e <= 1e-5, "three.js per clip {e}");
+        }
     }
 }

@@ -50,6 +50,7 @@ pub fn read(text: &str, options: &BvhOptions) -> Result<Bvh, BvhError> {
         skeletons: vec![skeleton],
         clips: Vec::new(),
         other_nodes: Vec::new(),
+        scene_turn: glam::Quat::IDENTITY,
     };
     if raw.frames() > 0 {
         model.clips.push(clip);

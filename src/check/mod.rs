@@ -36,7 +36,8 @@ pub struct SkinCheck {
 /// relative to the character's height, axis elements relative to the length of their column
 /// (1 for a mesh in the skeleton's units, so then this is the plain element difference). Skeletons without skins compare bone world
 /// matrices instead, allowing each bone's frame one constant change (taken from the first
-/// frame): exactly what a bind matrix would absorb.
+/// frame): exactly what a bind matrix would absorb. When the whole scene turned in between
+/// ([`Model::scene_turn`]), `before` is turned with it.
 pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
     let (a, b) = (before.skeleton(k), after.skeleton(k));
     let height = a.height().max(1e-6);
@@ -59,6 +60,8 @@ pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
         worst: None,
     };
     let (mut pa, mut pb) = (Pose::rest(a), Pose::rest(b));
+    // What the scene turned by in between: the same skinning, turned with it, is unchanged.
+    let turn = DMat4::from_quat((after.scene_turn * before.scene_turn.conjugate()).as_dquat());
     let mut changes: Option<Vec<DMat4>> = None;
     for (ca, cb) in pairs {
         let frames = (ca.duration() * FPS).floor() as usize + 1;
@@ -74,7 +77,9 @@ pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
                 .for_each(|(l, bone)| *l = bone.rest);
             pa.sample_into(ca, time);
             pb.sample_into(cb, time);
-            let (wa, wb) = (world64(a, &pa), world64(b, &pb));
+            let mut wa = world64(a, &pa);
+            wa.iter_mut().for_each(|w| *w = turn * *w);
+            let wb = world64(b, &pb);
             out.frames += 1;
             let mut compare = |j: usize, ma: DMat4, mb: DMat4| {
                 let e = matrix_error(&ma, &mb, height as f64) as f32;
@@ -261,10 +266,20 @@ pub fn rest(s: &Skeleton, map: &BoneMap, profile: &Profile) -> RestCheck {
     out
 }
 
-/// Rest world matrices below the skeleton's base (the space its roots live in).
+/// Rest world matrices turned as the scene turns them (the base's rotation, whose translation
+/// and scale no direction depends on), so that directions are judged in the scene; except a
+/// base that only turns about +Y, which is how a skeleton keeps the scene's transform
+/// (`keep_scene_transform`): then facing is judged in the skeleton's own space.
 fn skeleton_space(s: &Skeleton) -> Vec<Mat4> {
     let locals = s.bones.iter().map(|b| b.rest.to_mat4());
-    s.accumulate(Mat4::IDENTITY, locals, |parent, local| parent * local)
+    let r = rotation(&s.base);
+    let about_y = (r * Vec3::Y).abs_diff_eq(Vec3::Y, 1e-5);
+    let turn = if s.base.determinant() > 0.0 && !about_y {
+        Mat4::from_quat(r)
+    } else {
+        Mat4::IDENTITY
+    };
+    s.accumulate(turn, locals, |parent, local| parent * local)
 }
 
 /// The rotation of a matrix with uniform positive scale.

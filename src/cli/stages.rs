@@ -16,6 +16,11 @@ pub struct RestArgs {
     /// Do not turn a character that faces −Z or sideways.
     #[arg(long)]
     pub no_facing: bool,
+    /// Turn a character that faces −Z or sideways only inside its skeleton, with the opposite
+    /// turn on the node above it, so the scene looks as before (by default the whole scene
+    /// turns to face +Z, leaving no transform above the skeleton).
+    #[arg(long)]
+    pub keep_scene_transform: bool,
     /// Keep the rest pose's silhouette (no A-pose → T-pose).
     #[arg(long)]
     pub no_silhouette: bool,
@@ -42,6 +47,7 @@ impl RestArgs {
     pub fn apply(&self, o: &mut RestOptions) -> Result<(), Failure> {
         o.apply_node_transforms &= !self.keep_node_transforms;
         o.fix_facing &= !self.no_facing;
+        o.keep_scene_transform |= self.keep_scene_transform;
         o.fix_silhouette &= !self.no_silhouette;
         if let Some(t) = self.silhouette_threshold {
             if !(0.0..=180.0).contains(&t) {

@@ -101,7 +101,7 @@ fn baked_channels(bn: &ufbx::BakedNode, target: usize, rest: Transform) -> Vec<C
     let rotation_at_rest = bn
         .rotation_keys
         .first()
-        .is_none_or(|k| quat(k.value).abs_diff_eq(rest.rotation, 1e-6));
+        .is_none_or(|k| same_rotation(quat(k.value), rest.rotation));
     let rotation = (!(bn.constant_rotation && rotation_at_rest)).then(|| {
         let mut prev = Quat::IDENTITY;
         let mut values = Vec::with_capacity(bn.rotation_keys.len() * 4);
@@ -153,7 +153,7 @@ fn held_channels(
             (
                 "rotation",
                 own.rotation.to_array().to_vec(),
-                !own.rotation.abs_diff_eq(rest.rotation, 1e-6),
+                !same_rotation(own.rotation, rest.rotation),
             ),
             (
                 "scale",
@@ -168,4 +168,9 @@ fn held_channels(
         }
     }
     out
+}
+
+/// Whether two unit quaternions are the same rotation (q and −q are), up to 1e-6 per element.
+fn same_rotation(a: Quat, b: Quat) -> bool {
+    a.abs_diff_eq(b, 1e-6) || a.abs_diff_eq(-b, 1e-6)
 }

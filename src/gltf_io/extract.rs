@@ -55,6 +55,7 @@ pub(crate) fn model(
             skeletons,
             clips,
             other_nodes,
+            scene_turn: glam::Quat::IDENTITY,
         },
         warnings,
     ))

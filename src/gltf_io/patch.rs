@@ -46,8 +46,14 @@ pub(crate) fn apply(
             node_mut(json, Some(n.node), &n.name)?.insert("name".into(), n.name.clone().into());
         }
     }
+    // The scene's turn relative to the file as read.
+    let turn = (model.scene_turn * original.scene_turn.conjugate()).normalize();
+    let turned = !turn.abs_diff_eq(Quat::IDENTITY, 1e-7);
     for (new, old) in model.skeletons.iter().zip(&original.skeletons) {
-        patch_skeleton(json, buffers, old, new)?;
+        patch_skeleton(json, buffers, old, new, if turned { turn } else { Quat::IDENTITY })?;
+    }
+    if turned {
+        turn_scene_roots(json, model, turn)?;
     }
     patch_clips(json, buffers, original, model)
 }
@@ -75,6 +81,7 @@ fn patch_skeleton(
     buffers: &mut OutBuffers,
     old: &Skeleton,
     new: &Skeleton,
+    turn: Quat,
 ) -> Result<(), ErrorKind> {
     if new.bones.len() != old.bones.len()
         || new
@@ -90,8 +97,9 @@ fn patch_skeleton(
     }
     // A new name for a skeleton without a node above its bones needs that node: set_base
     // inserts it.
-    if new.base != old.base || (new.name != old.name && old.base_nodes.is_empty()) {
-        set_base(json, old, new)?;
+    let renamed_bare = new.name != old.name && old.base_nodes.is_empty();
+    if new.base != old.base || turn != Quat::IDENTITY || renamed_bare {
+        set_base(json, old, new, turn)?;
     }
     if let (true, Some(&armature)) = (new.name != old.name, old.base_nodes.last()) {
         node_mut(json, Some(armature), &new.name)?.insert("name".into(), new.name.clone().into());
@@ -192,74 +200,143 @@ fn as_trs(m: &Mat4, what: &str) -> Result<Transform, ErrorKind> {
     }
 }
 
-/// Gives a skeleton a new base transform by changing only the node right above its roots (or a
-/// new node there, if the roots hang from the scene). That node's other children are
-/// compensated so they stay where they were.
-fn set_base(json: &mut Value, old: &Skeleton, new: &Skeleton) -> Result<(), ErrorKind> {
+/// Gives a skeleton its new base transform and the scene its turn `turn`: the nodes above the
+/// skeleton become identities except the one right above its roots, which holds the whole base
+/// (a new node there if the roots hang from the scene and the base is not the identity or the
+/// skeleton's new name needs a node). Their
+/// other children take the scene's turn and stay where they were in it otherwise, except skinned
+/// meshes without children, whose transform glTF ignores (and writing one is a validator
+/// warning).
+fn set_base(json: &mut Value, old: &Skeleton, new: &Skeleton, turn: Quat) -> Result<(), ErrorKind> {
     let roots: Vec<u32> = new
         .bones
         .iter()
         .filter(|b| b.parent.is_none())
         .filter_map(|b| b.node)
         .collect();
-    let Some(&last) = old.base_nodes.last() else {
-        // A new node right above the roots, holding the whole base (the scene root's identity
-        // times it).
-        let has_node_parent = json["nodes"].as_array().into_iter().flatten().any(|n| {
-            n["children"].as_array().is_some_and(|c| {
-                c.iter()
-                    .any(|v| v.as_u64().is_some_and(|v| roots.contains(&(v as u32))))
-            })
-        });
-        if has_node_parent {
-            return Err(fail(format!(
-                "skeleton `{}`: its roots hang from different nodes, so no one node can be put above them",
-                new.name
-            )));
-        }
-        let t = as_trs(&new.base, &format!("skeleton `{}`", new.name))?;
-        let mut node = json!({ "name": new.name.clone(), "children": roots.clone() });
-        write_trs(node.as_object_mut().expect("an object"), &t);
-        let idx = push_array(json, "nodes", node);
-        for scene in json
-            .get_mut("scenes")
-            .and_then(Value::as_array_mut)
+    if old.base_nodes.is_empty() {
+        // A new name needs a node to hold it, as a base other than the identity does.
+        return if new.base.abs_diff_eq(Mat4::IDENTITY, 1e-7) && new.name == old.name {
+            Ok(())
+        } else {
+            insert_base(json, new, &roots)
+        };
+    }
+    let path = &old.base_nodes;
+    let mut old_world = Mat4::IDENTITY;
+    let mut new_world = Mat4::IDENTITY;
+    let turn = Mat4::from_quat(turn);
+    for (d, &n) in path.iter().enumerate() {
+        let old_local = stored_local(json, n)?;
+        old_world *= old_local;
+        let new_local = if d + 1 == path.len() {
+            as_trs(&new.base, &format!("node {n}"))?
+        } else {
+            Transform::IDENTITY
+        };
+        new_world *= new_local.to_mat4();
+        let children: Vec<u32> = json["nodes"][n as usize]["children"]
+            .as_array()
             .into_iter()
             .flatten()
-        {
-            let Some(list) = scene.get_mut("nodes").and_then(Value::as_array_mut) else {
+            .filter_map(|v| v.as_u64().map(|c| c as u32))
+            .filter(|c| !roots.contains(c) && !path.contains(c))
+            .collect();
+        for c in children {
+            if is_bare_skinned_mesh(json, c) {
                 continue;
-            };
-            let is_root = |v: &Value| v.as_u64().is_some_and(|n| roots.contains(&(n as u32)));
-            if let Some(at) = list.iter().position(is_root) {
-                list.retain(|v| !is_root(v));
-                list.insert(at.min(list.len()), idx.into());
             }
+            let target = turn * old_world * stored_local(json, c)?;
+            let t = as_trs(&(new_world.inverse() * target), &format!("node {c}"))?;
+            write_trs(node_mut(json, Some(c), &format!("node {c}"))?, &t);
         }
-        return Ok(());
-    };
-    let mut above = Mat4::IDENTITY;
-    for &n in &old.base_nodes[..old.base_nodes.len() - 1] {
-        above *= stored_local(json, n)?;
+        if !old_local.abs_diff_eq(new_local.to_mat4(), 0.0) {
+            write_trs(node_mut(json, Some(n), &format!("node {n}"))?, &new_local);
+        }
     }
-    let old_last = stored_local(json, last)?;
-    let new_last = as_trs(&(above.inverse() * new.base), &format!("node {last}"))?;
-    let compensate = new_last.to_mat4().inverse() * old_last;
-    let children: Vec<u32> = json["nodes"][last as usize]["children"]
+    Ok(())
+}
+
+/// A skinned mesh node without children: glTF (and three.js) ignore its transform.
+fn is_bare_skinned_mesh(json: &Value, n: u32) -> bool {
+    let node = &json["nodes"][n as usize];
+    node.get("skin").is_some()
+        && node
+            .get("children")
+            .and_then(Value::as_array)
+            .is_none_or(Vec::is_empty)
+}
+
+/// Puts a new node holding the whole base right above the roots of a skeleton that hangs from
+/// the scene.
+fn insert_base(json: &mut Value, new: &Skeleton, roots: &[u32]) -> Result<(), ErrorKind> {
+    let has_node_parent = json["nodes"].as_array().into_iter().flatten().any(|n| {
+        n["children"].as_array().is_some_and(|c| {
+            c.iter()
+                .any(|v| v.as_u64().is_some_and(|v| roots.contains(&(v as u32))))
+        })
+    });
+    if has_node_parent {
+        return Err(fail(format!(
+            "skeleton `{}`: its roots hang from different nodes, so no one node can be put above them",
+            new.name
+        )));
+    }
+    let t = as_trs(&new.base, &format!("skeleton `{}`", new.name))?;
+    let mut node = json!({ "name": new.name.clone(), "children": roots });
+    write_trs(node.as_object_mut().expect("an object"), &t);
+    let idx = push_array(json, "nodes", node);
+    for scene in json
+        .get_mut("scenes")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        let Some(list) = scene.get_mut("nodes").and_then(Value::as_array_mut) else {
+            continue;
+        };
+        let is_root = |v: &Value| v.as_u64().is_some_and(|n| roots.contains(&(n as u32)));
+        if let Some(at) = list.iter().position(is_root) {
+            list.retain(|v| !is_root(v));
+            list.insert(at.min(list.len()), idx.into());
+        }
+    }
+    Ok(())
+}
+
+/// Turns every scene root the skeletons do not place (not a bone, not above a skeleton) by
+/// `turn` about the scene origin, once each.
+fn turn_scene_roots(json: &mut Value, model: &Model, turn: Quat) -> Result<(), ErrorKind> {
+    let placed: Vec<u32> = model
+        .skeletons
+        .iter()
+        .flat_map(|s| {
+            s.base_nodes
+                .iter()
+                .copied()
+                .chain(s.bones.iter().filter_map(|b| b.node))
+        })
+        .collect();
+    let mut roots: Vec<u32> = json["scenes"]
         .as_array()
         .into_iter()
         .flatten()
+        .flat_map(|s| s["nodes"].as_array().into_iter().flatten())
         .filter_map(|v| v.as_u64().map(|n| n as u32))
-        .filter(|n| !roots.contains(n))
+        .filter(|n| !placed.contains(n))
         .collect();
-    for c in children {
-        let t = as_trs(&(compensate * stored_local(json, c)?), &format!("node {c}"))?;
-        write_trs(node_mut(json, Some(c), &format!("node {c}"))?, &t);
+    roots.sort_unstable();
+    roots.dedup();
+    for n in roots {
+        if is_bare_skinned_mesh(json, n) {
+            continue;
+        }
+        let t = as_trs(
+            &(Mat4::from_quat(turn) * stored_local(json, n)?),
+            &format!("node {n}"),
+        )?;
+        write_trs(node_mut(json, Some(n), &format!("node {n}"))?, &t);
     }
-    write_trs(
-        node_mut(json, Some(last), &format!("node {last}"))?,
-        &new_last,
-    );
     Ok(())
 }
 

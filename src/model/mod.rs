@@ -22,7 +22,7 @@ pub use pose::{skinning_matrices, Pose};
 pub use transform::Transform;
 pub use warning::{Warning, WarningCode};
 
-use glam::Mat4;
+use glam::{Mat4, Quat};
 use serde::Serialize;
 
 /// Index of a bone in [`Skeleton::bones`].
@@ -150,6 +150,11 @@ pub struct Model {
     /// The file's named nodes that are not bones (meshes, armatures, attachments, cameras), so
     /// that stages renaming bones can keep names unique. Changing a name here renames the node.
     pub other_nodes: Vec<NodeName>,
+    /// A turn the whole scene takes about its origin, relative to the file as read (identity
+    /// then): writers turn every node the model does not place itself (meshes, cameras, nodes
+    /// hanging from the scene) by it. Bones and attachments already include it. The rest fix
+    /// sets it when it turns a character to face +Z.
+    pub scene_turn: Quat,
 }
 
 /// The name of a glTF node that is not a bone.

@@ -31,6 +31,10 @@ pub enum WarningCode {
     BaseNotFolded,
     /// Rest fix: facing could not be found (no legs, arms or shoulders on both sides).
     NoFacing,
+    /// Rest fix: the character was turned to face +Z inside its skeleton while the node above
+    /// keeps the opposite turn (the scene could not turn as one), so in the scene it faces as
+    /// before.
+    SceneKept,
     /// Rest fix: a mapped bone has no tail target, so the silhouette fix skipped it.
     NoTail,
     /// Rest fix: the root's or hips' tail lies more than 90° from the profile's direction (a
@@ -75,6 +79,7 @@ impl WarningCode {
             WarningCode::UpperBody => "upper_body",
             WarningCode::BaseNotFolded => "base_not_folded",
             WarningCode::NoFacing => "no_facing",
+            WarningCode::SceneKept => "scene_kept",
             WarningCode::NoTail => "no_tail",
             WarningCode::TailReversed => "tail_reversed",
             WarningCode::NonUniformScale => "non_uniform_scale",

@@ -28,6 +28,7 @@ fn model_of(skeletons: Vec<Skeleton>, other: &[(u32, &str)]) -> Model {
                 name: name.into(),
             })
             .collect(),
+        scene_turn: Default::default(),
     }
 }
 

@@ -99,11 +99,19 @@ fn rest_text(w: &mut dyn Write, r: &RestReport) -> std::io::Result<()> {
         )?;
     }
     if r.facing_turn_deg != 0.0 {
-        writeln!(
-            w,
-            "  turned {}° to face +Z (the scene is unchanged)",
-            r.facing_turn_deg
-        )?;
+        if r.scene_turned {
+            writeln!(
+                w,
+                "  turned the whole scene {}° so the character faces +Z (nothing above the skeleton)",
+                r.facing_turn_deg
+            )?;
+        } else {
+            writeln!(
+                w,
+                "  turned {}° inside the skeleton to face +Z (the node above keeps the opposite turn: the scene is unchanged)",
+                r.facing_turn_deg
+            )?;
+        }
     }
     let moved = r.bones.iter().filter(|b| b.silhouette_deg > 0.01).count();
     let most = r

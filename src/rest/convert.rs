@@ -73,9 +73,13 @@ pub(super) fn apply(
     for att in &mut skeleton.attachments {
         att.transform = convert_rest(&att.transform, inverse[att.parent.index()], Wide::IDENTITY);
     }
+    if let Some(turn) = plan.scene_turn {
+        model.scene_turn = (turn * model.scene_turn).normalize();
+    }
     RestReport {
         base: plan.base,
         facing_turn_deg: plan.facing_turn_deg,
+        scene_turned: plan.scene_turn.is_some(),
         complemented_tracks: complemented,
         motion_scale: motion,
         bones: plan.bones,

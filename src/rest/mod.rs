@@ -3,8 +3,9 @@
 //! meshes look exactly as before. Implements steps 1–6 of `math.md`:
 //!
 //! 1. fold the nodes above the skeleton (0.01 scales, axis swaps) into it, and turn a character
-//!    that faces −Z or sideways so that it faces +Z in its own space (a node above the skeleton
-//!    keeps that turn, so the scene does not change);
+//!    that faces −Z or sideways so that it faces +Z: the whole scene turns with it (recorded in
+//!    [`Model::scene_turn`]), or, keeping the scene's transform, the node above the skeleton
+//!    keeps the opposite turn;
 //! 2. silhouette: rotate mapped bones about their joints so they point where the profile's
 //!    bones point (with a second line fixing the roll of hands and hips; feet keep their pitch),
 //!    after giving every changed bone a one-key track of its old rest where a clip lacked one;
@@ -33,10 +34,14 @@ pub struct RestOptions {
     /// into its bones, keys and skin, so the skeleton lives in scene space in metres.
     /// Default: true.
     pub apply_node_transforms: bool,
-    /// Turn a character that faces −Z (VRM 0.x) or sideways so that it faces +Z in its own
-    /// space; a node above the skeleton keeps the opposite turn, so the scene looks the same.
-    /// Default: true.
+    /// Turn a character that faces −Z (VRM 0.x) or sideways so that it faces +Z. The whole
+    /// scene turns with it (meshes, cameras, other nodes), leaving identity transforms on the
+    /// nodes above the skeleton, unless `keep_scene_transform`. Default: true.
     pub fix_facing: bool,
+    /// Keep the scene as it was: turn the character inside its skeleton and give the node
+    /// above the skeleton the opposite turn, so it faces +Z in its own space but in the scene
+    /// it faces as before, and that node carries a transform. Default: false.
+    pub keep_scene_transform: bool,
     /// Rotate mapped bones at rest so they point where the profile's bones point (A-pose →
     /// T-pose). Keys are not changed by this, so animated frames still match; the mesh at rest
     /// moves into the T-pose. Default: true.
@@ -64,6 +69,7 @@ impl Default for RestOptions {
         RestOptions {
             apply_node_transforms: true,
             fix_facing: true,
+            keep_scene_transform: false,
             fix_silhouette: true,
             silhouette_threshold_deg: 0.0,
             silhouette_skip: Vec::new(),
@@ -139,6 +145,9 @@ pub struct RestReport {
     pub base: BaseFold,
     /// Turn about +Y that made the character face +Z, degrees (0, 90, 180 or -90).
     pub facing_turn_deg: f32,
+    /// Whether the whole scene took that turn (true), or only the skeleton, inside a node that
+    /// keeps the opposite turn (false).
+    pub scene_turned: bool,
     /// Rotation tracks added (one key holding the old rest) so clips keep their pose.
     pub complemented_tracks: usize,
     /// Hips height the root and hips translation keys were divided by, metres.

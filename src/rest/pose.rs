@@ -52,6 +52,8 @@ pub(super) struct Plan {
     pub top: Sim,
     /// The skeleton's new base transform (identity, or the turn that keeps the scene as it was).
     pub new_base: Mat4,
+    /// The turn the whole scene takes (so the character faces +Z in it), if it takes one.
+    pub scene_turn: Option<Quat>,
     pub base: BaseFold,
     pub facing_turn_deg: f32,
     /// Local rests after the silhouette fix, before the change of frames.
@@ -92,7 +94,15 @@ pub(super) fn plan(
     warn_locked(s, &locked, &mut warnings);
     let facing = fold_and_face(model, k, map, profile, options, &original, &mut warnings);
     let shape = Shape::new(s, map, profile);
-    let fixed = silhouette_pass(&shape, facing.top, &original, options, &mut warnings);
+    // Geometry is judged in the scene: under the part of the base that stays above the
+    // skeleton (an animated armature node) as well as the part folded in.
+    let fixed = silhouette_pass(
+        &shape,
+        facing.space.mul(facing.top),
+        &original,
+        options,
+        &mut warnings,
+    );
     let frames = change_of_frames(&shape, &fixed, &locked, options);
     let rests = s
         .bones
@@ -117,12 +127,14 @@ pub(super) fn plan(
     Plan {
         top: facing.top,
         new_base: facing.new_base,
+        scene_turn: facing.scene_turn,
         base: facing.base,
         facing_turn_deg: facing.turn as f32 * 90.0,
         rests,
         frames: frames.frames,
         changed,
-        hips_height: hips.map(|h| frames.targets[h.index()].t.y),
+        // In the units of the roots' parent space, whose keys motion scale divides.
+        hips_height: hips.map(|h| frames.targets[h.index()].t.y / facing.space.s),
         motion_bones,
         bones: frames.bones,
         warnings,
@@ -153,15 +165,22 @@ fn warn_locked(s: &Skeleton, locked: &[bool], warnings: &mut Vec<Warning>) {
 struct Facing {
     /// Maps the old space of the roots' parent into the new one: the folded base, turned.
     top: Sim,
+    /// The part of the base that stays above the skeleton, as a similarity (identity when it
+    /// is folded in or is not one): the space the new rest is judged in is `space · top`.
+    space: Sim,
     /// The skeleton's new base transform.
     new_base: Mat4,
+    /// The turn the whole scene takes, if it takes one.
+    scene_turn: Option<Quat>,
     base: BaseFold,
     /// Quarter turns about +Y.
     turn: i32,
 }
 
 /// Folds the nodes above the skeleton in (where it may) and finds the turn that makes the
-/// character face +Z, from the original local rests `original`.
+/// character face +Z, from the original local rests `original`. The whole scene takes the turn,
+/// leaving identity transforms above the skeleton, unless the options keep the scene's
+/// transform or the scene cannot turn as one (several skeletons, nodes above not folded).
 fn fold_and_face(
     model: &Model,
     k: SkeletonId,
@@ -173,16 +192,48 @@ fn fold_and_face(
 ) -> Facing {
     let s = model.skeleton(k);
     let (top0, keep, base, can_turn) = fold(model, k, options, warnings);
+    let space = if keep.abs_diff_eq(Mat4::IDENTITY, 1e-7) {
+        Sim::IDENTITY
+    } else {
+        Sim::from_mat4(&keep).unwrap_or(Sim::IDENTITY)
+    };
     let turn = if options.fix_facing && can_turn {
-        let world = s.accumulate(top0, original.iter().copied(), Sim::mul);
+        let world = s.accumulate(space.mul(top0), original.iter().copied(), Sim::mul);
         facing_turn(s, &world, map, profile, warnings)
     } else {
         0
     };
     let turn_q = Quat::from_rotation_y(turn as f32 * std::f32::consts::FRAC_PI_2);
+    let scene_kept = if options.keep_scene_transform || turn == 0 {
+        None
+    } else if model.skeletons.len() > 1 {
+        Some("the file has several skeletons, which may face different ways")
+    } else if !keep.abs_diff_eq(Mat4::IDENTITY, 1e-7) {
+        Some("the nodes above the skeleton were not folded in")
+    } else {
+        None
+    };
+    if let Some(why) = scene_kept {
+        warnings.push(warn(
+            WarningCode::SceneKept,
+            None,
+            format!(
+                "skeleton `{}` was turned {}° inside its node, whose opposite turn keeps it facing as before in the scene: {why}",
+                s.name,
+                turn * 90
+            ),
+        ));
+    }
+    let turn_scene = turn != 0 && !options.keep_scene_transform && scene_kept.is_none();
     Facing {
         top: Sim::rotation(turn_q).mul(top0),
-        new_base: keep * Mat4::from_quat(turn_q.conjugate()),
+        space,
+        new_base: if turn_scene {
+            keep
+        } else {
+            keep * Mat4::from_quat(turn_q.conjugate())
+        },
+        scene_turn: turn_scene.then_some(turn_q),
         base,
         turn,
     }

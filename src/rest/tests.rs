@@ -89,6 +89,7 @@ proptest! {
                 .collect(),
             skeletons: vec![s],
             other_nodes: Vec::new(),
+            scene_turn: Default::default(),
         };
         let before = model.clone();
         let report = fix_rest(&mut model, SkeletonId(0), &map, Profile::humanoid(), &RestOptions::default()).unwrap();
@@ -129,26 +130,31 @@ fn refuses_a_zero_scale_without_changing_anything() {
 
 #[test]
 fn faces_minus_z_rigs_turn_half_around() {
-    let s = rig(
-        &[Quat::IDENTITY],
-        Mat4::from_rotation_y(std::f32::consts::PI),
-    );
-    let map = identity_map(&s, 0);
-    let mut model = Model {
-        skeletons: vec![s],
-        ..Model::default()
-    };
-    let r = fix_rest(
-        &mut model,
-        SkeletonId(0),
-        &map,
-        Profile::humanoid(),
-        &RestOptions::default(),
-    )
-    .unwrap();
-    assert_eq!(r.facing_turn_deg, 180.0);
-    // The turn stays above the skeleton: the scene is as before.
-    assert!(model.skeletons[0]
-        .base
-        .abs_diff_eq(Mat4::from_rotation_y(std::f32::consts::PI), 1e-6));
+    let half = Mat4::from_rotation_y(std::f32::consts::PI);
+    for keep_scene_transform in [false, true] {
+        let s = rig(&[Quat::IDENTITY], half);
+        let map = identity_map(&s, 0);
+        let mut model = Model {
+            skeletons: vec![s],
+            ..Model::default()
+        };
+        let options = RestOptions {
+            keep_scene_transform,
+            ..RestOptions::default()
+        };
+        let r = fix_rest(&mut model, SkeletonId(0), &map, Profile::humanoid(), &options).unwrap();
+        assert_eq!(r.facing_turn_deg, 180.0);
+        assert_eq!(r.scene_turned, !keep_scene_transform);
+        let base = model.skeletons[0].base;
+        if keep_scene_transform {
+            // The turn stays above the skeleton: the scene is as before.
+            assert!(base.abs_diff_eq(half, 1e-6), "{base}");
+            assert_eq!(model.scene_turn, Quat::IDENTITY);
+        } else {
+            // The whole scene turns: nothing above the skeleton, the character faces +Z in it.
+            assert!(base.abs_diff_eq(Mat4::IDENTITY, 1e-6), "{base}");
+            let turn = Quat::from_rotation_y(std::f32::consts::PI);
+            assert!(model.scene_turn.dot(turn).abs() > 1.0 - 1e-6);
+        }
+    }
 }

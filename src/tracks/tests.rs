@@ -92,6 +92,7 @@ fn model_of(s: Skeleton, clips: Vec<Clip>) -> Model {
         skeletons: vec![s],
         clips,
         other_nodes: Vec::new(),
+        scene_turn: Default::default(),
     }
 }
 

@@ -408,3 +408,45 @@ pub fn blender_export(input: &Path, output: &Path, clip: Option<&str>) -> Option
     );
     Some(())
 }
+
+/// A copy of the glTF/GLB/VRM file `input` in `dir` whose whole scene is turned by the unit
+/// quaternion `turn` (x, y, z, w): one new node with that rotation holds every scene's roots.
+/// The reference a turned output must play like (glTF ignores skinned meshes' node transforms,
+/// so their joints carry the turn). Made on the JSON alone, independently of skelnorm's writer.
+pub fn turned_copy(input: &Path, turn: [f32; 4], dir: &Path) -> PathBuf {
+    let bytes = std::fs::read(input).expect("the input reads");
+    let glb = bytes.starts_with(b"glTF");
+    let (mut json, bin) = if glb {
+        split_glb(&bytes)
+    } else {
+        let json: serde_json::Value = serde_json::from_slice(&bytes).expect("glTF JSON");
+        let external = json["buffers"]
+            .as_array()
+            .into_iter()
+            .chain(json["images"].as_array())
+            .flatten()
+            .any(|b| b["uri"].as_str().is_some_and(|u| !u.starts_with("data:")));
+        assert!(!external, "turned_copy: {} has external files", input.display());
+        (json, Vec::new())
+    };
+    let nodes = json["nodes"].as_array_mut().expect("nodes");
+    let turn_node = nodes.len();
+    nodes.push(serde_json::json!({ "name": "turned_copy", "rotation": turn }));
+    let mut roots = Vec::new();
+    for scene in json["scenes"].as_array_mut().expect("scenes") {
+        let list = scene["nodes"].take();
+        roots.extend(list.as_array().into_iter().flatten().cloned());
+        scene["nodes"] = serde_json::json!([turn_node]);
+    }
+    roots.dedup();
+    json["nodes"][turn_node]["children"] = serde_json::Value::Array(roots);
+    let name = input.file_name().expect("a file name");
+    let out = dir.join(format!("turned_{}", name.to_string_lossy()));
+    let bytes = if glb {
+        join_glb(&json, &bin)
+    } else {
+        serde_json::to_vec(&json).expect("JSON")
+    };
+    std::fs::write(&out, bytes).expect("the copy writes");
+    out
+}
