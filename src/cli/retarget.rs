@@ -6,7 +6,8 @@ use super::Failure;
 use skelnorm::gltf_io;
 use skelnorm::model::SkeletonId;
 use skelnorm::pipeline::{
-    retarget, ClipNaming, NormalizeError, NormalizeOptions, OnClash, RetargetJob, RetargetRunError,
+    retarget, ClipNaming, NormalizeError, NormalizeOptions, OnClash, RetargetJob, RetargetOutput,
+    RetargetRunError,
 };
 use skelnorm::report::RetargetRun;
 use skelnorm::settings::{load_pose, Settings};
@@ -22,10 +23,19 @@ pub struct RetargetArgs {
     /// The character that receives the clips; raw or normalized.
     #[arg(long, value_name = "TGT")]
     pub target: PathBuf,
-    /// The output: the target (normalized) with the retargeted clips added; or, ending in
-    /// .bvh, the target's skeleton with the one retargeted clip.
+    /// The output: the target as it came (its names, rests and scene) with the retargeted
+    /// clips added in its own rests; or, ending in .bvh, the target's skeleton with the one
+    /// retargeted clip.
     #[arg(short = 'o', long, value_name = "OUT")]
     pub output: PathBuf,
+    /// Write the target normalized (profile names, T-pose rests, facing +Z) with the new
+    /// clips, instead of the target as it came.
+    #[arg(long, conflicts_with = "animation_only")]
+    pub normalized: bool,
+    /// Write only the target's skeleton (its nodes and rests, no meshes) and the new clips:
+    /// an animation-only file.
+    #[arg(long)]
+    pub animation_only: bool,
     /// Retarget only this source clip (repeatable); all of them by default.
     #[arg(long = "clip", value_name = "NAME")]
     pub clips: Vec<String>,
@@ -172,6 +182,13 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
             on_clash: OnClash::Refuse,
         },
         measure: resolved.normalize.measure,
+        output: if args.normalized {
+            RetargetOutput::Normalized
+        } else if args.animation_only {
+            RetargetOutput::AnimationOnly
+        } else {
+            RetargetOutput::Original
+        },
     };
     let report = match retarget(
         &mut source.model,
@@ -197,6 +214,13 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
             Some(&clip.clip),
             &args.bvh,
         )?;
+    } else if job.output == RetargetOutput::AnimationOnly {
+        let glb = gltf_io::build::from_model(
+            &target.model,
+            &format!("skelnorm {}", env!("CARGO_PKG_VERSION")),
+        );
+        let doc = gltf_io::read_bytes(&glb, &args.output, &gltf_io::Resources::None)?;
+        doc.write(&args.output)?;
     } else {
         target.write(&args.output)?;
     }
@@ -234,5 +258,6 @@ fn refused(args: &RetargetArgs, e: RetargetRunError) -> Result<i32, Failure> {
             Err(Failure::Usage(format!("{src}: {e}")))
         }
         RetargetRunError::Retarget(e) => Err(Failure::Usage(format!("{src} → {tgt}: {e}"))),
+        RetargetRunError::Restore(e) => Err(anyhow::anyhow!("{tgt}: {e}").into()),
     }
 }

@@ -50,7 +50,13 @@ pub(crate) fn apply(
     let turn = (model.scene_turn * original.scene_turn.conjugate()).normalize();
     let turned = !turn.abs_diff_eq(Quat::IDENTITY, 1e-7);
     for (new, old) in model.skeletons.iter().zip(&original.skeletons) {
-        patch_skeleton(json, buffers, old, new, if turned { turn } else { Quat::IDENTITY })?;
+        patch_skeleton(
+            json,
+            buffers,
+            old,
+            new,
+            if turned { turn } else { Quat::IDENTITY },
+        )?;
     }
     if turned {
         turn_scene_roots(json, model, turn)?;

@@ -7,6 +7,7 @@ use crate::check::retarget::{retarget as measure, RetargetCheck};
 use crate::mapping::BoneMap;
 use crate::model::{Clip, Model, SkeletonId};
 use crate::profile::Profile;
+use crate::rest::{carry_back, RestoreError};
 use crate::retarget::{retarget_clip_with, Plan, RetargetError, RetargetOptions, Retargeter, Rig};
 use crate::tracks::COMPANION_SUFFIX;
 use serde::Serialize;
@@ -58,6 +59,21 @@ impl ClipNaming {
     }
 }
 
+/// What [`retarget`] leaves in the target model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RetargetOutput {
+    /// The target exactly as it came (its names, rests, node transforms, clips) plus the new
+    /// clips, converted into its own rests: clips for the user's own character.
+    #[default]
+    Original,
+    /// The target normalized (profile names, T-pose rests, facing +Z) plus the new clips.
+    Normalized,
+    /// As [`RetargetOutput::Original`], but only the new clips: with the target's skeleton
+    /// (its nodes and rests, no meshes), written as an animation-only file, the way engines
+    /// import animation.
+    AnimationOnly,
+}
+
 /// Options of [`retarget`]: how each side is normalized, which clips, how they are retargeted,
 /// named and measured.
 #[derive(Debug, Clone, Default)]
@@ -76,6 +92,8 @@ pub struct RetargetJob {
     pub naming: ClipNaming,
     /// Measure each new clip against its source ([`crate::check::retarget`]).
     pub measure: bool,
+    /// What the target model holds afterwards.
+    pub output: RetargetOutput,
 }
 
 /// A normalized model's skeleton chosen for retargeting: the first one normalized.
@@ -154,11 +172,14 @@ pub enum RetargetRunError {
     /// Retargeting refused the pair or the options.
     #[error(transparent)]
     Retarget(#[from] RetargetError),
+    /// A new clip could not be converted into the target's own rests.
+    #[error(transparent)]
+    Restore(#[from] RestoreError),
 }
 
-/// Normalizes `source` and `target` (in place), then retargets the source's clips onto the
-/// target, adding them to `target` (see [`retarget_onto`]). On error the target's clips are
-/// unchanged.
+/// Normalizes `source` (in place) and `target`, then retargets the source's clips onto the
+/// target (see [`retarget_onto`]) and leaves in `target` what `job.output` asks for: by default
+/// the target as it came plus the new clips in its own rests. On error the target is unchanged.
 pub fn retarget(
     source: &mut Model,
     target: &mut Model,
@@ -166,12 +187,43 @@ pub fn retarget(
     job: &RetargetJob,
 ) -> Result<RetargetReport, RetargetRunError> {
     let s = normalize(source, profile, &job.source).map_err(RetargetRunError::Source)?;
-    let t = normalize(target, profile, &job.target).map_err(RetargetRunError::Target)?;
+    let mut normalized = target.clone();
+    let t_report =
+        normalize(&mut normalized, profile, &job.target).map_err(RetargetRunError::Target)?;
     let (s, t) = (
         Side::of(&s).expect("normalize succeeded, so a skeleton fits"),
-        Side::of(&t).expect("normalize succeeded, so a skeleton fits"),
+        Side::of(&t_report).expect("normalize succeeded, so a skeleton fits"),
     );
-    retarget_onto((source, &s), (target, &t), profile, job)
+    let before = normalized.clips.len();
+    let report = retarget_onto((source, &s), (&mut normalized, &t), profile, job)?;
+    if job.output == RetargetOutput::Normalized {
+        *target = normalized;
+        return Ok(report);
+    }
+    // How the target's keys were converted (none: it was not re-rested).
+    let keys = t_report
+        .skeletons
+        .iter()
+        .find(|r| r.index == t.index)
+        .and_then(|r| r.rest.as_ref())
+        .map(|r| r.keys.clone());
+    let new: Vec<Clip> = normalized.clips[before..]
+        .iter()
+        .map(|c| match &keys {
+            Some(keys) => carry_back(
+                c,
+                keys,
+                normalized.skeleton(t.index),
+                target.skeleton(t.index),
+            ),
+            None => Ok(c.clone()),
+        })
+        .collect::<Result<_, _>>()?;
+    if job.output == RetargetOutput::AnimationOnly {
+        target.clips.clear();
+    }
+    target.clips.extend(new);
+    Ok(report)
 }
 
 /// Retargets the clips of an already normalized `source` onto an already normalized `target`:

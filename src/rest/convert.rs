@@ -8,6 +8,7 @@
 //! matrix is unchanged at every frame.
 
 use super::pose::Plan;
+use super::restore::KeyMap;
 use super::sim::Sim;
 use super::{RestOptions, RestReport};
 use crate::model::{
@@ -77,6 +78,10 @@ pub(super) fn apply(
         model.scene_turn = (turn * model.scene_turn).normalize();
     }
     RestReport {
+        keys: KeyMap {
+            top: Wide::of(plan.top),
+            frames,
+        },
         base: plan.base,
         facing_turn_deg: plan.facing_turn_deg,
         scene_turned: plan.scene_turn.is_some(),
@@ -155,11 +160,17 @@ fn convert_rest(rest: &Transform, a: Wide, f: Wide) -> Transform {
 }
 
 /// A [`Sim`] in f64.
-#[derive(Clone, Copy)]
-struct Wide {
-    t: DVec3,
-    r: DQuat,
-    s: f64,
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Wide {
+    pub t: DVec3,
+    pub r: DQuat,
+    pub s: f64,
+}
+
+impl Default for Wide {
+    fn default() -> Self {
+        Wide::IDENTITY
+    }
 }
 
 impl Wide {
@@ -182,7 +193,7 @@ impl Wide {
         }
     }
 
-    fn inverse(self) -> Wide {
+    pub(super) fn inverse(self) -> Wide {
         let r = self.r.conjugate();
         Wide {
             t: -(r * self.t) / self.s,
@@ -192,7 +203,7 @@ impl Wide {
     }
 
     /// Maps a position (`point`) or a direction (a tangent).
-    fn vector(self, v: Vec3, point: bool) -> Vec3 {
+    pub(super) fn vector(self, v: Vec3, point: bool) -> Vec3 {
         let moved = self.r * (v.as_dvec3() * self.s);
         (if point { self.t + moved } else { moved }).as_vec3()
     }
@@ -203,7 +214,7 @@ impl Wide {
 }
 
 /// Maps every value of a track; `f(value, is_tangent)`.
-fn map_values<T: Copy>(track: &mut Track<T>, f: impl Fn(T, bool) -> T) {
+pub(super) fn map_values<T: Copy>(track: &mut Track<T>, f: impl Fn(T, bool) -> T) {
     let cubic = track.interpolation == Interpolation::CubicSpline;
     for (n, v) in track.values.iter_mut().enumerate() {
         *v = f(*v, cubic && n % 3 != 1);

@@ -19,7 +19,10 @@
 
 mod convert;
 mod pose;
+mod restore;
 mod sim;
+
+pub use restore::{carry_back, KeyMap, RestoreError};
 
 use crate::mapping::BoneMap;
 use crate::model::{Model, Problem, SkeletonId, Warning};
@@ -157,6 +160,9 @@ pub struct RestReport {
     pub bones: Vec<BoneRest>,
     /// What the fix skipped or limited (base not folded, no facing, no tail, …), with the bone or clip.
     pub warnings: Vec<Warning>,
+    /// How keys were converted, to convert clips back ([`carry_back`]).
+    #[serde(skip)]
+    pub keys: KeyMap,
 }
 
 /// Normalizes the rest of skeleton `skeleton` of `model` (and converts its clips) with the bone

@@ -142,7 +142,14 @@ fn faces_minus_z_rigs_turn_half_around() {
             keep_scene_transform,
             ..RestOptions::default()
         };
-        let r = fix_rest(&mut model, SkeletonId(0), &map, Profile::humanoid(), &options).unwrap();
+        let r = fix_rest(
+            &mut model,
+            SkeletonId(0),
+            &map,
+            Profile::humanoid(),
+            &options,
+        )
+        .unwrap();
         assert_eq!(r.facing_turn_deg, 180.0);
         assert_eq!(r.scene_turned, !keep_scene_transform);
         let base = model.skeletons[0].base;

@@ -426,7 +426,11 @@ pub fn turned_copy(input: &Path, turn: [f32; 4], dir: &Path) -> PathBuf {
             .chain(json["images"].as_array())
             .flatten()
             .any(|b| b["uri"].as_str().is_some_and(|u| !u.starts_with("data:")));
-        assert!(!external, "turned_copy: {} has external files", input.display());
+        assert!(
+            !external,
+            "turned_copy: {} has external files",
+            input.display()
+        );
         (json, Vec::new())
     };
     let nodes = json["nodes"].as_array_mut().expect("nodes");

@@ -1,0 +1,104 @@
+//! The rest fix undone for one clip: a clip made for a normalized skeleton, converted into the
+//! rests of the skeleton as it was before normalizing, so it plays on the user's own character
+//! (`retarget`'s default output).
+//!
+//! Normalizing converts each local key `L` of bone i into `A_i · L · F_i` ([`super::convert`]);
+//! the [`KeyMap`] keeps `A` of the roots and every `F_i`, and the inverse map is
+//! `A_i⁻¹ · L' · F_i⁻¹`, with `A_i⁻¹ = F_parent` for a bone with a parent. (The maps cannot be
+//! found again from the two rests alone: the silhouette fix changes the rest pose itself.)
+
+use super::convert::{map_values, Wide};
+use crate::model::{BoneTracks, Clip, Interpolation, Skeleton, Track, Transform};
+
+/// How the rest fix converted a skeleton's keys: enough to convert a clip back.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct KeyMap {
+    /// `A` of the roots: the fold and turn.
+    pub(super) top: Wide,
+    /// `F_i` per bone.
+    pub(super) frames: Vec<Wide>,
+}
+
+/// Why a clip cannot be carried back.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RestoreError {
+    /// The clip, the key map and the skeleton do not belong together.
+    #[error("clip `{clip}` ({c} bone tracks) does not fit skeleton `{skeleton}` ({b} bones) or its key map", c = .counts.0, b = .counts.1)]
+    NotTheSame {
+        /// The clip.
+        clip: String,
+        /// The skeleton.
+        skeleton: String,
+        /// Tracks in the clip, bones in the skeleton.
+        counts: (usize, usize),
+    },
+}
+
+/// Converts `clip`, made for `normalized`, into the rests of `original`, the same skeleton
+/// before the rest fix that gave `keys`. Every joint moves in the scene as the clip moves it on
+/// the normalized skeleton (turned back by the scene's turn, if the scene turned), each bone
+/// with its own axes. A bone the clip leaves at its normalized rest gets a one-key track where
+/// that rest, converted back, is not its original rest (the silhouette fix changed the pose).
+pub fn carry_back(
+    clip: &Clip,
+    keys: &KeyMap,
+    normalized: &Skeleton,
+    original: &Skeleton,
+) -> Result<Clip, RestoreError> {
+    let n = original.bones.len();
+    if keys.frames.len() != n || clip.tracks.len() != n || normalized.bones.len() != n {
+        return Err(RestoreError::NotTheSame {
+            clip: clip.name.clone(),
+            skeleton: original.name.clone(),
+            counts: (clip.tracks.len(), n),
+        });
+    }
+    let root = keys.top.inverse();
+    let frames = &keys.frames;
+    let mut out = clip.clone();
+    out.motion_scale = None;
+    for (i, tracks) in out.tracks.iter_mut().enumerate() {
+        let a = original.bones[i].parent.map_or(root, |p| frames[p.index()]);
+        let q = frames[i].inverse();
+        hold_rest(tracks, &normalized.bones[i].rest, &original.bones[i].rest);
+        if let Some(t) = &mut tracks.translation {
+            map_values(t, |v, tangent| a.vector(v, !tangent));
+        }
+        if let Some(t) = &mut tracks.rotation {
+            map_values(t, |v, _| (a.r * v.as_dquat() * q.r).as_quat());
+            if t.interpolation != Interpolation::CubicSpline {
+                for j in 1..t.values.len() {
+                    if t.values[j].dot(t.values[j - 1]) < 0.0 {
+                        t.values[j] = -t.values[j];
+                    }
+                }
+            }
+        }
+        if let Some(t) = &mut tracks.scale {
+            map_values(t, |v, _| (v.as_dvec3() * (a.s * q.s)).as_vec3());
+        }
+    }
+    Ok(out)
+}
+
+/// Gives `tracks` (of a normalized clip) a one-key track for each channel it lacks whose
+/// normalized rest value (`new`), once converted back, would differ from the original rest
+/// (`old`): the key holds the normalized rest, so it converts back to what the clip meant.
+fn hold_rest(tracks: &mut BoneTracks, new: &Transform, old: &Transform) {
+    fn key<T>(value: T) -> Option<Track<T>> {
+        Some(Track {
+            interpolation: Interpolation::Linear,
+            times: vec![0.0],
+            values: vec![value],
+        })
+    }
+    if tracks.translation.is_none() && new.translation != old.translation {
+        tracks.translation = key(new.translation);
+    }
+    if tracks.rotation.is_none() && new.rotation != old.rotation {
+        tracks.rotation = key(new.rotation);
+    }
+    if tracks.scale.is_none() && new.scale != old.scale {
+        tracks.scale = key(new.scale);
+    }
+}
