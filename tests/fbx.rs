@@ -82,7 +82,7 @@ fn every_file_normalizes_into_a_valid_glb_that_plays_like_the_conversion() {
         let p = path.to_str().unwrap();
         let name = path.file_stem().unwrap().to_str().unwrap();
         let out = dir.path().join(format!("{name}.glb"));
-        let (code, _, err) = run(&["normalize", p, "-o", out.to_str().unwrap()]);
+        let (code, json, err) = run(&["normalize", p, "-o", out.to_str().unwrap(), "--json"]);
         if !human {
             assert_eq!(code, Some(3), "{p}: a non-humanoid is refused: {err}");
             assert!(!out.exists(), "{p}: no output when refused");
@@ -98,7 +98,17 @@ fn every_file_normalizes_into_a_valid_glb_that_plays_like_the_conversion() {
         if let Some(errors) = common::validator_errors(&plain) {
             assert_eq!(errors, 0, "{p}: validator errors in the plain conversion");
         }
-        if let Some(e) = common::three_check(&plain, &out) {
+        // The whole scene turned with the character, if it did: the reference turns too.
+        let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let rest = &report["skeletons"][0]["rest"];
+        let reference = if rest["scene_turned"] == true {
+            let deg = rest["facing_turn_deg"].as_f64().unwrap() as f32;
+            let turn = glam::Quat::from_rotation_y(deg.to_radians());
+            common::turned_copy(&plain, turn.to_array(), dir.path())
+        } else {
+            plain.clone()
+        };
+        if let Some(e) = common::three_check(&reference, &out) {
             assert!(
                 e <= 1e-5,
                 "{p}: three.js plays the normalized file {e} away from the conversion"

@@ -37,7 +37,9 @@ fn run(path: &Path, options: &NormalizeOptions) -> Option<Run> {
     let dir = tempfile::tempdir().unwrap();
     let out_path = dir.path().join(path.file_name().unwrap());
     doc.write(&out_path).unwrap();
-    let output = gltf_io::read(&out_path).unwrap();
+    let mut output = gltf_io::read(&out_path).unwrap();
+    // The file as read back is turned as the scene was, relative to the input.
+    output.model.scene_turn = doc.model.scene_turn;
     Some(Run {
         input,
         output,
