@@ -417,27 +417,6 @@ pub fn blender_joints(input: &Path) -> Option<serde_json::Value> {
     Some(serde_json::from_str(&text).expect("blender_joints.py JSON"))
 }
 
-/// Blender's export of the glTF `input` to `output` (.fbx: every action a take; .bvh: the action
-/// `clip`, or the first), from `tests/tools/blender_export.py`, or `None` when Blender is missing.
-pub fn blender_export(input: &Path, output: &Path, clip: Option<&str>) -> Option<()> {
-    let python = blender()?;
-    let mut cmd = Command::new(python);
-    cmd.arg(root().join("tests/tools/blender_export.py"))
-        .arg(input)
-        .arg(output);
-    if let Some(clip) = clip {
-        cmd.args(["--clip", clip]);
-    }
-    let out = cmd.output().expect("run blender_export.py");
-    assert!(
-        out.status.success() && output.is_file(),
-        "blender_export.py failed on {}: {}",
-        input.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(())
-}
-
 /// Blender's import of every file of a jobs file, in one process, with the glTF importer's
 /// defaults, from `tests/tools/blender_outputs.py` (its docstring tells the JSON in and out):
 /// import errors, armatures and bones, actions and frame ranges, and given nodes' positions at
@@ -459,4 +438,25 @@ pub fn blender_outputs(jobs: &Path) -> Option<serde_json::Value> {
     );
     let text = std::fs::read_to_string(&json).expect("blender_outputs.py wrote its JSON");
     Some(serde_json::from_str(&text).expect("blender_outputs.py JSON"))
+}
+
+/// Blender's export of the glTF `input` to `output` (.fbx: every action a take; .bvh: the action
+/// `clip`, or the first), from `tests/tools/blender_export.py`, or `None` when Blender is missing.
+pub fn blender_export(input: &Path, output: &Path, clip: Option<&str>) -> Option<()> {
+    let python = blender()?;
+    let mut cmd = Command::new(python);
+    cmd.arg(root().join("tests/tools/blender_export.py"))
+        .arg(input)
+        .arg(output);
+    if let Some(clip) = clip {
+        cmd.args(["--clip", clip]);
+    }
+    let out = cmd.output().expect("run blender_export.py");
+    assert!(
+        out.status.success() && output.is_file(),
+        "blender_export.py failed on {}: {}",
+        input.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(())
 }
