@@ -30,6 +30,11 @@ pub fn is_gltf(p: &Path) -> bool {
     )
 }
 
+/// Whether `skelnorm` takes `p` as an input: the glTF family, FBX and BVH.
+pub fn is_input(p: &Path) -> bool {
+    is_gltf(p) || matches!(p.extension().and_then(|e| e.to_str()), Some("fbx" | "bvh"))
+}
+
 // Real assets (`../shared/assets`) are optional: a test that needs one that is missing skips
 // that part and says so on the terminal (libtest cannot mark a test skipped at run time, so the
 // test itself still shows `ok`):
@@ -70,8 +75,19 @@ fn report_skip(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
-/// The real assets in `../shared/assets`, or `None` (with a skip line) when the folder is absent.
+/// The real glTF-family assets in `../shared/assets`, or `None` (with a skip line) when the folder
+/// is absent.
 pub fn assets() -> Option<Vec<PathBuf>> {
+    assets_where(is_gltf)
+}
+
+/// Every real asset `skelnorm` takes as an input (glTF family, FBX, BVH), or `None` (with a skip
+/// line) when the folder is absent.
+pub fn input_assets() -> Option<Vec<PathBuf>> {
+    assets_where(is_input)
+}
+
+fn assets_where(keep: fn(&Path) -> bool) -> Option<Vec<PathBuf>> {
     let dir = assets_dir();
     if !dir.is_dir() {
         report_skip(&format!(
@@ -84,7 +100,7 @@ pub fn assets() -> Option<Vec<PathBuf>> {
         .into_iter()
         .filter_map(Result::ok)
         .map(|e| e.into_path())
-        .filter(|p| is_gltf(p))
+        .filter(|p| keep(p))
         .collect();
     v.sort();
     Some(v)
@@ -253,19 +269,18 @@ pub fn three_check(input: &Path, output: &Path) -> Option<f64> {
         return None;
     }
     // An ES module resolves `three` from its own folder: run a copy beside node_modules.
-    let v = run_module(&script, input, output);
+    let v = run_module(&script, &[input, output]);
     v["max_rel_error"].as_f64()
 }
 
-/// Runs a Node ES module on (input, output) from a copy beside `.tools/node_modules` (so it
-/// resolves `three`), and parses the one JSON line it prints.
-fn run_module(script: &Path, input: &Path, output: &Path) -> serde_json::Value {
+/// Runs a Node ES module on `args` from a copy beside `.tools/node_modules` (so it resolves
+/// `three`), and parses the one JSON line it prints.
+fn run_module(script: &Path, args: &[&Path]) -> serde_json::Value {
     let local = tools_dir().join(script.file_name().unwrap());
     std::fs::copy(script, &local).expect("copy the check script beside node_modules");
     let out = Command::new("node")
         .arg(&local)
-        .arg(input)
-        .arg(output)
+        .args(args)
         .output()
         .expect("run node");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -273,7 +288,8 @@ fn run_module(script: &Path, input: &Path, output: &Path) -> serde_json::Value {
         panic!(
             "{} gave no JSON for {}: {text} {}",
             script.display(),
-            output.display(),
+            args.last()
+                .map_or(String::new(), |p| p.display().to_string()),
             String::from_utf8_lossy(&out.stderr)
         )
     })
@@ -296,10 +312,23 @@ pub fn three_per_clip(input: &Path, output: &Path) -> Option<(f64, f64)> {
     }
     let v = run_module(
         &root().join("tests/tools/three_per_clip.mjs"),
-        input,
-        output,
+        &[input, output],
     );
     Some((v["raw"].as_f64()?, v["unit_free"].as_f64()?))
+}
+
+/// `tests/tools/three_joints.mjs` on a jobs file (its header tells the JSON in and out): given
+/// nodes' world positions at given times of given clips as three.js plays them, or `None` (with
+/// a message) when three.js is not installed.
+pub fn three_joints(jobs: &Path) -> Option<serde_json::Value> {
+    if !tools_dir().join("node_modules/three").is_dir() {
+        skip_tool("three.js joint positions: three missing");
+        return None;
+    }
+    Some(run_module(
+        &root().join("tests/tools/three_joints.mjs"),
+        &[jobs],
+    ))
 }
 
 /// Splits a GLB into JSON and BIN (test-side, independent of the library).
@@ -386,6 +415,29 @@ pub fn blender_joints(input: &Path) -> Option<serde_json::Value> {
     );
     let text = std::fs::read_to_string(&json).expect("blender_joints.py wrote its JSON");
     Some(serde_json::from_str(&text).expect("blender_joints.py JSON"))
+}
+
+/// Blender's import of every file of a jobs file, in one process, with the glTF importer's
+/// defaults, from `tests/tools/blender_outputs.py` (its docstring tells the JSON in and out):
+/// import errors, armatures and bones, actions and frame ranges, and given nodes' positions at
+/// given times; or `None` when Blender is missing.
+pub fn blender_outputs(jobs: &Path) -> Option<serde_json::Value> {
+    let python = blender()?;
+    let json = jobs.with_extension("blender.json");
+    let out = Command::new(python)
+        .arg(root().join("tests/tools/blender_outputs.py"))
+        .arg(jobs)
+        .arg(&json)
+        .output()
+        .expect("run blender_outputs.py");
+    assert!(
+        out.status.success(),
+        "blender_outputs.py failed on {}: {}",
+        jobs.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&json).expect("blender_outputs.py wrote its JSON");
+    Some(serde_json::from_str(&text).expect("blender_outputs.py JSON"))
 }
 
 /// Blender's export of the glTF `input` to `output` (.fbx: every action a take; .bvh: the action

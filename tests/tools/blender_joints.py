@@ -91,9 +91,10 @@ def reset():
     addon_utils.disable("cycles", default_set=True)
 
 
-def import_file(path, use_anim=True):
+def import_file(path, use_anim=True, gltf_options=None):
     """Imports `path` into the empty scene; returns (format, options, seconds, fps, origin, unit).
-    `use_anim=False` (FBX only) leaves the animation out."""
+    `use_anim=False` (FBX only) leaves the animation out. `gltf_options` (glTF only) replaces the
+    glTF options below (`{}`: the operator's defaults, as blender_outputs.py imports)."""
     ext = os.path.splitext(path)[1].lower()
     scene = bpy.context.scene
     if ext == ".fbx":
@@ -122,6 +123,8 @@ def import_file(path, use_anim=True):
         # glTF rest means), not a bind pose guessed from the inverse bind matrices.
         opts = dict(guess_original_bind_pose=False, bone_heuristic='BLENDER',
                     import_scene_as_collection=False)
+        if gltf_options is not None:
+            opts = dict(gltf_options)
         t0 = time.perf_counter()
         bpy.ops.import_scene.gltf(filepath=path, **opts)
         secs = time.perf_counter() - t0
@@ -211,20 +214,20 @@ def without_animations(path, tmp):
     return out
 
 
-def unanimated(path, fmt):
+def unanimated(path, fmt, gltf_options=None):
     """Every object's transform and every pose bone's basis as the file has them without
     animation. An import with animation is no good for this: the FBX and glTF importers assign
     the first action and the scene's first evaluation writes its frame back into the transforms
     and bases (seen on the shared FBX files: up to 6 units off). So: FBX imported again with
     `use_anim=False`; glTF imported from a copy without animations; BVH at rest (every BVH joint
-    is animated in every frame anyway)."""
+    is animated in every frame anyway). `gltf_options`: as `import_file`'s."""
     import tempfile
     reset()
     with tempfile.TemporaryDirectory() as tmp:
         if fmt == "fbx":
             import_file(path, use_anim=False)
         elif fmt == "gltf":
-            import_file(without_animations(path, tmp))
+            import_file(without_animations(path, tmp), gltf_options=gltf_options)
         else:
             import_file(path)
         base = {}
