@@ -78,11 +78,15 @@ const RETARGETS: &[(Src, Src)] = &[
     ),
 ];
 
-/// The output modes `retarget` runs in: (a name for the output file, its flags). Today it has
-/// one, the target normalized with the new clips added. Issue 16 makes that `--normalized`, and
-/// adds the default (the target as it came plus the new clips) and `--animation-only`: each
-/// becomes a line here. Every check below reads what it expects from the output itself.
-const RETARGET_MODES: &[(&str, &[&str])] = &[("today", &[])];
+/// The output modes `retarget` runs in: (a name for the output file, its flags): the default
+/// (the target as it came plus the new clips in its rests), `--normalized` (the target
+/// normalized) and `--animation-only` (the target's skeleton and the new clips). Every check
+/// below reads what it expects from the output itself.
+const RETARGET_MODES: &[(&str, &[&str])] = &[
+    ("default", &[]),
+    ("normalized", &["--normalized"]),
+    ("animation_only", &["--animation-only"]),
+];
 
 /// Runs `skelnorm retarget` in a mode: the one place the test invokes it.
 fn retarget(source: &Path, target: &Path, output: &Path, mode: &[&str]) -> Output {
