@@ -267,6 +267,8 @@ fn ik_layout_feet_follow_the_source() {
         robot.to_str().unwrap(),
         "-o",
         walk_out.to_str().unwrap(),
+        // Profile names: the feet and shins are found by them.
+        "--normalized",
         "--clip",
         "walk",
         "--suffix",

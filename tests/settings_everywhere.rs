@@ -70,6 +70,8 @@ fn run_all(dir: &Path, settings: &Path) -> Vec<Run> {
                 m.into(),
                 "--suffix".into(),
                 " again".into(),
+                // The normalized target, whose names show what the bone map did.
+                "--normalized".into(),
                 "-o".into(),
                 out("r.glb").display().to_string(),
             ],
@@ -158,7 +160,17 @@ fn retarget_takes_a_bone_map_per_side() {
     let retarget = |extra: &[&str]| {
         let o = out.to_str().unwrap();
         let mut args = vec![
-            "retarget", "--source", m, "--target", m, "--suffix", " again", "--json", "-o", o,
+            "retarget",
+            "--source",
+            m,
+            "--target",
+            m,
+            "--suffix",
+            " again",
+            "--json",
+            "-o",
+            o,
+            "--normalized",
         ];
         args.extend_from_slice(extra);
         let run = skelnorm(&args);

@@ -358,7 +358,13 @@ fn change_of_frames(
             } else {
                 (w.r.conjugate() * x.r).normalize()
             },
-            s: 1.0 / w.s,
+            // A world scale within rounding of 1 is 1: normalizing a normalized rig then keeps
+            // its bones exactly (any F keeps the skin; this one changes nothing).
+            s: if (w.s - 1.0).abs() <= SCALE_NOISE {
+                1.0
+            } else {
+                1.0 / w.s
+            },
         };
         bones.push(BoneRest {
             bone: s.bones[i].name.clone(),
