@@ -7,7 +7,7 @@ use crate::check::retarget::{retarget as measure, RetargetCheck};
 use crate::mapping::BoneMap;
 use crate::model::{Clip, Model, SkeletonId};
 use crate::profile::Profile;
-use crate::rest::{carry_back, RestoreError};
+use crate::rest::{carry_back, KeyMap, RestoreError};
 use crate::retarget::{retarget_clip_with, Plan, RetargetError, RetargetOptions, Retargeter, Rig};
 use crate::tracks::COMPANION_SUFFIX;
 use serde::Serialize;
@@ -103,6 +103,9 @@ pub struct Side {
     pub index: SkeletonId,
     /// Its bone map (to the normalized bones).
     pub map: BoneMap,
+    /// How the rest fix converted its keys, if it ran: what converts new clips back into the
+    /// skeleton's own rests ([`carry_clips_back`]).
+    pub keys: Option<KeyMap>,
 }
 
 impl Side {
@@ -115,6 +118,7 @@ impl Side {
             .map(|s| Side {
                 index: s.index,
                 map: s.bone_map.clone(),
+                keys: s.rest.as_ref().map(|r| r.keys.clone()),
             })
     }
 }
@@ -188,11 +192,10 @@ pub fn retarget(
 ) -> Result<RetargetReport, RetargetRunError> {
     let s = normalize(source, profile, &job.source).map_err(RetargetRunError::Source)?;
     let mut normalized = target.clone();
-    let t_report =
-        normalize(&mut normalized, profile, &job.target).map_err(RetargetRunError::Target)?;
+    let t = normalize(&mut normalized, profile, &job.target).map_err(RetargetRunError::Target)?;
     let (s, t) = (
         Side::of(&s).expect("normalize succeeded, so a skeleton fits"),
-        Side::of(&t_report).expect("normalize succeeded, so a skeleton fits"),
+        Side::of(&t).expect("normalize succeeded, so a skeleton fits"),
     );
     let before = normalized.clips.len();
     let report = retarget_onto((source, &s), (&mut normalized, &t), profile, job)?;
@@ -200,30 +203,35 @@ pub fn retarget(
         *target = normalized;
         return Ok(report);
     }
-    // How the target's keys were converted (none: it was not re-rested).
-    let keys = t_report
-        .skeletons
-        .iter()
-        .find(|r| r.index == t.index)
-        .and_then(|r| r.rest.as_ref())
-        .map(|r| r.keys.clone());
-    let new: Vec<Clip> = normalized.clips[before..]
-        .iter()
-        .map(|c| match &keys {
-            Some(keys) => carry_back(
-                c,
-                keys,
-                normalized.skeleton(t.index),
-                target.skeleton(t.index),
-            ),
-            None => Ok(c.clone()),
-        })
-        .collect::<Result<_, _>>()?;
+    let new = carry_clips_back(&normalized, before, &t, target)?;
     if job.output == RetargetOutput::AnimationOnly {
         target.clips.clear();
     }
     target.clips.extend(new);
     Ok(report)
+}
+
+/// The clips of `normalized` from index `from` on (new clips of skeleton `side`), converted into
+/// the rests of `original`, the model `normalized` was normalized from (see
+/// [`carry_back`]); as they are when the rest fix did not run.
+pub fn carry_clips_back(
+    normalized: &Model,
+    from: usize,
+    side: &Side,
+    original: &Model,
+) -> Result<Vec<Clip>, RestoreError> {
+    normalized.clips[from.min(normalized.clips.len())..]
+        .iter()
+        .map(|c| match &side.keys {
+            Some(keys) => carry_back(
+                c,
+                keys,
+                normalized.skeleton(side.index),
+                original.skeleton(side.index),
+            ),
+            None => Ok(c.clone()),
+        })
+        .collect()
 }
 
 /// Retargets the clips of an already normalized `source` onto an already normalized `target`:
