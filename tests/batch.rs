@@ -412,3 +412,161 @@ fn usage_errors_and_folder_settings() {
     // validate writes nothing.
     assert!(!lib.join("out").exists());
 }
+
+/// The files under `dir`, relative, with `/` separators.
+fn files_under(dir: &Path) -> BTreeSet<String> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(dir).unwrap();
+            rel.components()
+                .map(|c| c.as_os_str().to_string_lossy().to_string())
+                .collect::<Vec<_>>()
+                .join("/")
+        })
+        .collect()
+}
+
+/// Issue 16: `batch --retarget-to` names each output after its input with the character's
+/// container, since the output holds the character: `walk.vrma`, `run.bvh` and `c.vrm` onto a
+/// `.glb` character write `.glb` files (never a `.vrma` or `.vrm` name on a file that is not
+/// one), onto a `.vrm` character `.vrm` files, onto a `.gltf` character `.gltf` files with their
+/// `.bin`. The name rules still apply to the stem, and two inputs that would share an output
+/// fail rather than overwrite.
+#[test]
+fn retarget_to_names_outputs_by_the_characters_container() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fixture = |f: &str| common::root().join("fixtures").join(f);
+    let lib = tmp.path().join("lib");
+    std::fs::create_dir_all(lib.join("sub")).unwrap();
+    std::fs::copy(fixture("mixamo.glb"), lib.join("a.glb")).unwrap();
+    std::fs::copy(fixture("vrm0.vrm"), lib.join("sub/c.vrm")).unwrap();
+    let bvh = lib.join("sub/run.bvh");
+    let made = skelnorm(&[
+        "convert",
+        fixture("mixamo.glb").to_str().unwrap(),
+        bvh.to_str().unwrap(),
+        "--clip",
+        "walk",
+    ]);
+    assert!(made.status.success(), "{made:?}");
+    let mut stems = vec!["a", "sub/c", "sub/run"];
+    // A VRMA clip file when ../shared is there (a `skipped:` line otherwise).
+    if let Some(vrma) = common::asset("vrm/test.vrma") {
+        std::fs::copy(vrma, lib.join("walk.vrma")).unwrap();
+        stems.push("walk");
+    }
+    let before = fingerprint(&lib);
+    for (character, ext, suffix) in [
+        ("long_legs.glb", "glb", "_hero"),
+        ("vrm0.vrm", "vrm", ""),
+        ("identity.gltf", "gltf", ""),
+    ] {
+        let out = tmp.path().join(format!("out_{ext}"));
+        let json = tmp.path().join(format!("r_{ext}.json"));
+        let run = skelnorm(&[
+            "batch",
+            lib.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "-q",
+            "--retarget-to",
+            fixture(character).to_str().unwrap(),
+            "--suffix",
+            suffix,
+            "--report",
+            json.to_str().unwrap(),
+        ]);
+        assert!(
+            run.status.success(),
+            "{character}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let mut want: BTreeSet<String> =
+            stems.iter().map(|s| format!("{s}{suffix}.{ext}")).collect();
+        if ext == "gltf" {
+            want.extend(stems.iter().map(|s| format!("{s}{suffix}.bin")));
+        }
+        assert_eq!(files_under(&out), want, "onto {character}");
+        let r = report(&json);
+        let character_doc = skelnorm::gltf_io::read(&fixture(character)).unwrap();
+        let meshes = |d: &skelnorm::gltf_io::Document| d.json()["meshes"].clone();
+        for f in r["files"].as_array().unwrap() {
+            let output = PathBuf::from(f["output"].as_str().unwrap());
+            assert_eq!(
+                output.extension().unwrap(),
+                ext,
+                "{character}: {}",
+                f["input"]
+            );
+            // The output is the character with the input's clips added.
+            let doc = skelnorm::gltf_io::read(&output).unwrap();
+            assert_eq!(meshes(&doc), meshes(&character_doc), "{}", output.display());
+            assert!(
+                doc.model.clips.len() > character_doc.model.clips.len(),
+                "{}: no clip added",
+                output.display()
+            );
+        }
+    }
+    // Without --retarget-to the outputs keep their own container: a VRM stays a VRM, a BVH
+    // becomes a GLB.
+    let plain = tmp.path().join("plain");
+    let run = skelnorm(&[
+        "batch",
+        lib.to_str().unwrap(),
+        "-o",
+        plain.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let files = files_under(&plain);
+    assert!(
+        files.contains("sub/c.vrm") && files.contains("sub/run.glb") && files.contains("a.glb"),
+        "{files:?}"
+    );
+    assert_eq!(fingerprint(&lib), before, "inputs untouched");
+    // `walk.vrm` beside `walk.glb`: onto a `.glb` character both would write `walk.glb`; the
+    // second fails, naming the first, and nothing is overwritten.
+    let clash = tmp.path().join("clash");
+    std::fs::create_dir_all(&clash).unwrap();
+    std::fs::copy(fixture("mixamo.glb"), clash.join("walk.glb")).unwrap();
+    std::fs::copy(fixture("vrm0.vrm"), clash.join("walk.vrm")).unwrap();
+    let (out, json) = (tmp.path().join("clash_out"), tmp.path().join("clash.json"));
+    let run = skelnorm(&[
+        "batch",
+        clash.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+        "--retarget-to",
+        fixture("long_legs.glb").to_str().unwrap(),
+        "--report",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    let r = report(&json);
+    let failed: Vec<&serde_json::Value> = r["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["status"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "{r}");
+    assert_eq!(failed[0]["input"], "walk.vrm");
+    assert!(
+        failed[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("also the output of walk.glb"),
+        "{}",
+        failed[0]["error"]
+    );
+    assert_eq!(files_under(&out), BTreeSet::from(["walk.glb".to_string()]));
+}

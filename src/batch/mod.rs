@@ -35,7 +35,9 @@ pub enum Existing {
 }
 
 /// How output names are made from input names: `replace` each FROM by TO in the file's stem,
-/// then `prefix` + stem + `suffix`; the extension stays.
+/// then `prefix` + stem + `suffix`; the extension stays (a batch run sets it first where the
+/// output's container differs from the input's: FBX and BVH inputs become `.glb`, and with
+/// `--retarget-to` every output takes the character's extension).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Naming {
     /// Put before the stem.
@@ -420,20 +422,39 @@ enum FileError {
 }
 
 /// Where the output of `file` (at `rel` below its root) goes, if the job writes outputs: the
-/// naming rules applied, FBX and BVH inputs becoming `.glb`.
+/// naming rules applied to its name with the output's extension. With `--retarget-to`, the
+/// output holds the character, so it takes the character's container ([`retarget_extension`]:
+/// `walk.vrma` onto `hero.glb` writes `walk.glb`); otherwise FBX and BVH inputs become `.glb`
+/// and the others keep their extension.
 fn output_path(job: &Job, rel: &Path, file: &Path) -> Option<PathBuf> {
     let converted = matches!(
         crate::io::InputFormat::for_path(file),
         Some(crate::io::InputFormat::Fbx | crate::io::InputFormat::Bvh)
     );
-    job.output.as_ref().map(|o| {
-        let named = o.join(job.naming.apply(rel));
-        if converted {
-            named.with_extension("glb")
-        } else {
-            named
-        }
-    })
+    let extension = match &job.retarget_to {
+        Some(character) => Some(retarget_extension(character)),
+        None => converted.then_some("glb"),
+    };
+    let rel = match extension {
+        Some(e) => rel.with_extension(e),
+        None => rel.to_path_buf(),
+    };
+    job.output.as_ref().map(|o| o.join(job.naming.apply(&rel)))
+}
+
+/// The extension of every output of `batch --retarget-to character`: the character's container,
+/// since each output is the character with new clips: `gltf` for a `.gltf` character (its
+/// buffers in a `.bin` beside each output), `vrm` for a `.vrm` one, `glb` for any other (`.glb`,
+/// and `.vrma`, `.fbx`, `.bvh`, which are written as GLB).
+fn retarget_extension(character: &Path) -> &'static str {
+    let ext = character
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("gltf") => "gltf",
+        Some("vrm") => "vrm",
+        _ => "glb",
+    }
 }
 
 /// Inputs whose output another input (earlier in the list) also has, with that input: they

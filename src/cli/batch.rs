@@ -51,7 +51,7 @@ pub struct RunArgs {
 /// Everything `batch` takes.
 #[derive(clap::Args, Debug, Clone)]
 pub struct BatchArgs {
-    /// The folder to process (every .gltf, .glb, .vrm, .vrma below it).
+    /// The folder to process (every .gltf, .glb, .vrm, .vrma, .fbx and .bvh below it).
     pub input: PathBuf,
     /// The output folder: the input tree is mirrored below it. It must not be inside the input.
     #[arg(short = 'o', long, value_name = "OUT_DIR")]
@@ -73,6 +73,12 @@ pub struct BatchArgs {
     pub shard: Option<String>,
     /// Retarget every file's clips onto this character (one output per input: the character with
     /// the clips).
+    ///
+    /// Each output holds the character, so it is named after its input with the character's
+    /// extension: `.gltf` for a .gltf character (with a .bin beside each output), `.vrm` for a
+    /// .vrm character, `.glb` for any other. `walk.vrma`, `walk.bvh`, `walk.fbx` or `walk.vrm`
+    /// onto `hero.glb` all write `walk.glb` (--prefix, --suffix and --replace apply to the stem
+    /// as usual); two inputs that would write the same output fail rather than overwrite.
     #[arg(long, value_name = "TARGET")]
     pub retarget_to: Option<PathBuf>,
     /// A bone-map RON file for the `--retarget-to` character only (it replaces --bone-map

@@ -2,6 +2,7 @@
 //! it, in `html`): what `normalize`, `retarget` and `map` did, written to any writer. Renders;
 //! computes nothing.
 
+use crate::check::retarget::{EffectorCheck, NotMeasured, RetargetCheck};
 use crate::mapping::MapReport;
 use crate::pipeline::{Measured, NormalizeReport, RetargetReport};
 use crate::rename::RenameReport;
@@ -263,39 +264,103 @@ impl RetargetRun<'_> {
                 c.source_clip, c.clip, c.frames
             )?;
             if let Some(m) = &c.measured {
-                let bones = m
-                    .chains
-                    .iter()
-                    .filter_map(|c| c.bones_deg)
-                    .fold(0.0f32, f32::max);
-                let end = m
-                    .chains
-                    .iter()
-                    .filter(|c| c.measured)
-                    .map(|c| c.end_deg)
-                    .fold(0.0f32, f32::max);
-                let feet = m
-                    .effectors
-                    .iter()
-                    .filter(|e| e.bone.ends_with("Foot"))
-                    .map(|e| e.max_error)
-                    .fold(0.0f32, f32::max);
-                let skate = |f: fn(&crate::check::retarget::SkateCheck) -> f32| {
-                    m.skate.iter().map(f).fold(0.0f32, f32::max)
-                };
-                write!(
-                w,
-                "; directions within {bones:.2}° (ends {end:.2}°) beyond the rests' own difference, feet within {:.2}% of height, skate {:.3}% → {:.3}% per frame, bone lengths kept within {:.1e}",
-                feet * 100.0,
-                skate(|s| s.source) * 100.0,
-                skate(|s| s.target) * 100.0,
-                m.length_drift
-            )?;
+                write!(w, "; {}", retarget_measures(m))?;
             }
             writeln!(w)?;
         }
         Ok(())
     }
+}
+
+/// A retargeted clip's measures in words: directions, the worst chain end and its mapping, feet,
+/// skate and bone lengths; a figure that was not measured is `n/a` with its reason.
+fn retarget_measures(m: &RetargetCheck) -> String {
+    let bones = m.chains.iter().filter_map(|c| c.bones_deg).reduce(f32::max);
+    let directions = match bones {
+        Some(d) => format!("directions within {d:.2}°"),
+        None => {
+            "directions n/a (no measured chain has as many bones in the target as in the source)"
+                .into()
+        }
+    };
+    let ends = match &m.worst_end {
+        Some(e) => format!("ends {:.2}° ({}: {})", e.end_deg, e.chain, e.mapping),
+        None => "ends n/a (no chain end measured)".into(),
+    };
+    let feet: Vec<&EffectorCheck> = m
+        .effectors
+        .iter()
+        .filter(|e| e.bone.ends_with("Foot"))
+        .collect();
+    let foot_error = match feet.iter().filter_map(|e| e.max_error).reduce(f32::max) {
+        Some(x) => format!("feet within {:.2}% of height", x * 100.0),
+        None => "feet n/a".into(),
+    };
+    // Feet measured where the FK pass put them, the IK pass off or unavailable.
+    let fk: Vec<&str> = feet
+        .iter()
+        .filter(|e| e.max_error.is_some() && !e.ik)
+        .map(|e| e.bone.as_str())
+        .collect();
+    let no_ik = match fk.len() {
+        0 => None,
+        n if n == feet.iter().filter(|e| e.max_error.is_some()).count() => {
+            Some("no leg IK".to_string())
+        }
+        _ => Some(format!("no leg IK on {}", fk.join(", "))),
+    };
+    let foot_na: Vec<(&str, NotMeasured)> = feet
+        .iter()
+        .filter_map(|e| Some((e.bone.as_str(), e.reason?)))
+        .collect();
+    let percent = |v: Option<f32>| v.map_or("n/a".into(), |v| format!("{:.3}%", v * 100.0));
+    let skate = format!(
+        "skate {} → {} per frame",
+        percent(m.skate.iter().filter_map(|k| k.source).reduce(f32::max)),
+        percent(m.skate.iter().filter_map(|k| k.target).reduce(f32::max)),
+    );
+    let skate_na: Vec<(&str, NotMeasured)> = m
+        .skate
+        .iter()
+        .flat_map(|k| {
+            [
+                (k.bone.as_str(), k.source_reason),
+                (k.bone.as_str(), k.target_reason),
+            ]
+        })
+        .filter_map(|(b, r)| Some((b, r?)))
+        .collect();
+    format!(
+        "{directions}, {ends}, beyond the rests' own difference; {}, {}; bone lengths kept within {:.1e}",
+        with_reasons(foot_error, no_ik, &foot_na),
+        with_reasons(skate, None, &skate_na),
+        m.length_drift
+    )
+}
+
+/// `figures` followed by `note` and why some are n/a: `(LeftFoot, RightFoot not mapped in the
+/// target)`, the reasons prefixed `n/a: ` when `figures` itself shows no `n/a`.
+fn with_reasons(figures: String, note: Option<String>, na: &[(&str, NotMeasured)]) -> String {
+    if na.is_empty() {
+        return match note {
+            Some(n) => format!("{figures} ({n})"),
+            None => figures,
+        };
+    }
+    let mut groups: Vec<(NotMeasured, Vec<&str>)> = Vec::new();
+    for &(bone, reason) in na {
+        match groups.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, bones)) => bones.push(bone),
+            None => groups.push((reason, vec![bone])),
+        }
+    }
+    let why: Vec<String> = groups
+        .iter()
+        .map(|(r, bones)| format!("{} {}", bones.join(", "), r.message()))
+        .collect();
+    let prefix = if figures.contains("n/a") { "" } else { "n/a: " };
+    let note = note.map(|n| format!("{n}; ")).unwrap_or_default();
+    format!("{figures} ({note}{prefix}{})", why.join("; "))
 }
 
 /// The text form of one skeleton's map (also used by `inspect`).
@@ -332,4 +397,117 @@ pub fn map_text(w: &mut dyn Write, r: &MapReport) -> std::io::Result<()> {
         writeln!(w, "  warning [{code}]: {}", warn.message)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::retarget::{ChainCheck, ChainMapping, SkateCheck, WorstEnd};
+
+    fn foot(bone: &str, max_error: Option<f32>, ik: bool) -> EffectorCheck {
+        EffectorCheck {
+            bone: bone.into(),
+            max_error,
+            reason: max_error
+                .is_none()
+                .then_some(NotMeasured::NotMappedInTarget),
+            ik,
+        }
+    }
+
+    fn check(feet: [EffectorCheck; 2], chains: Vec<ChainCheck>) -> RetargetCheck {
+        let skate = feet
+            .iter()
+            .map(|f| SkateCheck {
+                bone: f.bone.clone(),
+                source: Some(0.01),
+                target: f.max_error.map(|_| 0.02),
+                source_reason: None,
+                target_reason: f.reason,
+            })
+            .collect();
+        RetargetCheck {
+            frames: 2,
+            chains,
+            worst_end: None,
+            effectors: feet.into(),
+            skate,
+            length_drift: 0.0,
+        }
+    }
+
+    /// A one-bone chain with no tail: nothing measured.
+    fn head() -> ChainCheck {
+        ChainCheck {
+            chain: "Head".into(),
+            source_chain: "Head".into(),
+            bones: (1, 1),
+            target_mapping: ChainMapping::default(),
+            source_mapping: ChainMapping::default(),
+            bones_deg: None,
+            end_deg: None,
+            span_deg: None,
+            rest_deg: None,
+            measured: false,
+        }
+    }
+
+    #[test]
+    fn figures_not_measured_are_na_with_the_reason() {
+        let m = check(
+            [
+                foot("LeftFoot", None, false),
+                foot("RightFoot", None, false),
+            ],
+            vec![head()],
+        );
+        let text = retarget_measures(&m);
+        assert!(
+            text.contains("feet n/a (LeftFoot, RightFoot not mapped in the target)"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "skate 1.000% → n/a per frame (LeftFoot, RightFoot not mapped in the target)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("directions n/a") && text.contains("ends n/a"),
+            "{text}"
+        );
+        assert!(!text.contains("0.00%"), "{text}");
+    }
+
+    #[test]
+    fn feet_placed_without_ik_say_so() {
+        let mut m = check(
+            [
+                foot("LeftFoot", Some(0.05), false),
+                foot("RightFoot", None, false),
+            ],
+            vec![head()],
+        );
+        m.worst_end = Some(WorstEnd {
+            chain: "RightLittle".into(),
+            end_deg: 86.7,
+            mapping: "2 of 3 bones mapped in the target, no RightLittleDistal".into(),
+        });
+        let text = retarget_measures(&m);
+        assert!(
+            text.contains(
+                "feet within 5.00% of height (no leg IK; n/a: RightFoot not mapped in the target)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "ends 86.70° (RightLittle: 2 of 3 bones mapped in the target, no RightLittleDistal)"
+            ),
+            "{text}"
+        );
+        m.effectors[0].ik = true;
+        let text = retarget_measures(&m);
+        assert!(!text.contains("no leg IK"), "{text}");
+    }
 }

@@ -1,0 +1,354 @@
+//! The quality measures of a retargeted clip (math.md): direction error per chain, end-effector
+//! error, foot skate of source and target, bone-length drift. Measures, never changes. A figure
+//! that cannot be measured (a bone one side does not map, a foot never in contact) is `None`
+//! (`null` in JSON) with a [`NotMeasured`] reason beside it, never a 0.
+
+use crate::model::{angle_deg, BoneId, Clip, Pose, Skeleton};
+use crate::profile::Chain;
+use crate::retarget::{ChainPlan, Plan, RetargetOptions, Rig};
+use glam::Vec3;
+
+mod report;
+#[cfg(test)]
+mod tests;
+
+pub use report::{
+    mapping_words, ChainCheck, ChainMapping, EffectorCheck, NotMeasured, RetargetCheck, SkateCheck,
+    WorstEnd,
+};
+
+/// Joint positions of a skeleton in skeleton space (below its base) for each frame.
+fn positions(s: &Skeleton, clip: &Clip, times: &[f32]) -> Vec<Vec<Vec3>> {
+    let below = s.base.inverse();
+    let mut pose = Pose::rest(s);
+    times
+        .iter()
+        .map(|&t| {
+            for (l, b) in pose.locals.iter_mut().zip(&s.bones) {
+                *l = b.rest;
+            }
+            pose.sample_into(clip, t);
+            pose.world(s)
+                .iter()
+                .map(|m| below.transform_point3(m.w_axis.truncate()))
+                .collect()
+        })
+        .collect()
+}
+
+/// Segment directions of a chain at one frame: joint → next joint, and the end → its tail.
+fn segments(ids: &[BoneId], tail: Option<Vec3>, at: &[Vec3]) -> Vec<Vec3> {
+    let mut out: Vec<Vec3> = ids
+        .windows(2)
+        .map(|w| at[w[1].index()] - at[w[0].index()])
+        .collect();
+    if let (Some(t), Some(end)) = (tail, ids.last()) {
+        out.push(t - at[end.index()]);
+    }
+    out
+}
+
+/// Where the end of a chain points: the mean of the profile tail bones' joints of its last
+/// mapped bone (a source chain may end in unmapped bones below it, which it reads); `None` where
+/// they coincide with the end's joint (mocap rigs such as CMU's put the lower neck on the chest's
+/// joint): such an end has no direction, and the chain is measured by its other segments.
+fn tail_of(rig: &Rig, ids: &[BoneId], at: &[Vec3]) -> Option<Vec3> {
+    let end = *ids.last()?;
+    let p = ids.iter().rev().find_map(|&b| rig.map.profile_bone_of(b))?;
+    let tails = rig.map.tail_bones(rig.profile, p)?;
+    let sum: Vec3 = tails
+        .iter()
+        .map(|&t| at[rig.map.get(t).expect("mapped").index()])
+        .sum();
+    let tail = sum / tails.len() as f32;
+    let size = rig.skeleton.height().max(1e-12);
+    (tail.distance(at[end.index()]) > 1e-4 * size).then_some(tail)
+}
+
+/// One side of the measure: its rig, its joint positions per frame and at rest (skeleton
+/// space), and its height.
+struct Posed<'a> {
+    rig: &'a Rig<'a>,
+    frames: Vec<Vec<Vec3>>,
+    rest: Vec<Vec3>,
+    height: f32,
+}
+
+impl<'a> Posed<'a> {
+    fn new(rig: &'a Rig<'a>, clip: &Clip, times: &[f32]) -> Posed<'a> {
+        Posed {
+            rig,
+            frames: positions(rig.skeleton, clip, times),
+            rest: rest_positions(rig.skeleton),
+            height: rig.skeleton.height().max(1e-9),
+        }
+    }
+}
+
+/// Measures `target`'s clip (retargeted by `plan`) against `source`'s, both sampled at
+/// `options.fps`.
+pub fn retarget(
+    source: (&Rig, &Clip),
+    target: (&Rig, &Clip),
+    plan: &Plan,
+    options: &RetargetOptions,
+) -> RetargetCheck {
+    let ((s, sclip), (t, tclip)) = (source, target);
+    let duration = sclip.duration().max(tclip.duration());
+    let fps = if options.fps > 0.0 { options.fps } else { 30.0 };
+    let frames = (duration * fps).ceil() as usize + 1;
+    let times: Vec<f32> = (0..frames)
+        .map(|f| (f as f32 / fps).min(duration))
+        .collect();
+    let (s, t) = (Posed::new(s, sclip, &times), Posed::new(t, tclip, &times));
+    let chains: Vec<ChainCheck> = plan
+        .chain_bones()
+        .map(|(c, tids, sids)| chain_check(&s, &t, c, tids, sids))
+        .collect();
+    let (effectors, skate) = effectors(&s, &t, plan, options);
+    RetargetCheck {
+        frames,
+        worst_end: worst_end(&chains),
+        chains,
+        effectors,
+        skate,
+        length_drift: drift(t.rig.skeleton, &t.frames, plan.translated_bones(), t.height),
+    }
+}
+
+/// The direction errors of one chain: `tids` along the target chain, `sids` along its source.
+fn chain_check(
+    s: &Posed,
+    t: &Posed,
+    c: &ChainPlan,
+    tids: &[BoneId],
+    sids: &[BoneId],
+) -> ChainCheck {
+    // Directions per frame, for the frames and for the rest.
+    let dirs = |at_s: &[Vec3], at_t: &[Vec3]| {
+        let (ts, ss) = (tail_of(t.rig, tids, at_t), tail_of(s.rig, sids, at_s));
+        let (tail_t, tail_s) = if ts.is_some() && ss.is_some() {
+            (ts, ss)
+        } else {
+            (None, None)
+        };
+        let span =
+            |ids: &[BoneId], at: &[Vec3]| at[ids[ids.len() - 1].index()] - at[ids[0].index()];
+        (
+            segments(tids, tail_t, at_t),
+            segments(sids, tail_s, at_s),
+            span(tids, at_t),
+            span(sids, at_s),
+        )
+    };
+    let (rt, rs, rspan_t, rspan_s) = dirs(&s.rest, &t.rest);
+    let measured = !rt.is_empty() && !rs.is_empty();
+    let rest_pair: Vec<f32> = rt.iter().zip(&rs).map(|(x, y)| angle_deg(*x, *y)).collect();
+    let rest_end = match (rt.last(), rs.last()) {
+        (Some(x), Some(y)) => angle_deg(*x, *y),
+        _ => 0.0,
+    };
+    let rest_span = angle_deg(rspan_t, rspan_s);
+    let same = tids.len() == sids.len();
+    let source_chain = c
+        .source_chain
+        .as_deref()
+        .and_then(|n| chain_named(s.rig, n));
+    let mut check = ChainCheck {
+        chain: c.chain.clone(),
+        source_chain: c.source_chain.clone().unwrap_or_default(),
+        bones: (tids.len(), sids.len()),
+        target_mapping: mapping(t.rig, chain_named(t.rig, &c.chain), tids),
+        source_mapping: mapping(s.rig, source_chain, sids),
+        bones_deg: (same && measured).then_some(0.0),
+        end_deg: measured.then_some(0.0),
+        span_deg: (tids.len() > 1 && sids.len() > 1).then_some(0.0),
+        rest_deg: measured.then(|| {
+            if same {
+                rest_pair.iter().copied().fold(rest_end, f32::max)
+            } else {
+                rest_end
+            }
+        }),
+        measured,
+    };
+    for (a, b) in s.frames.iter().zip(&t.frames) {
+        let (segs_t, segs_s, span_t, span_s) = dirs(a, b);
+        if let Some(worst) = &mut check.bones_deg {
+            for ((x, y), r) in segs_t.iter().zip(&segs_s).zip(&rest_pair) {
+                *worst = worst.max(angle_deg(*x, *y) - r);
+            }
+        }
+        if let (Some(worst), Some(x), Some(y)) = (&mut check.end_deg, segs_t.last(), segs_s.last())
+        {
+            *worst = worst.max(angle_deg(*x, *y) - rest_end);
+        }
+        if let Some(worst) = &mut check.span_deg {
+            *worst = worst.max(angle_deg(span_t, span_s) - rest_span);
+        }
+    }
+    check
+}
+
+/// The profile chain of that name on a rig.
+fn chain_named<'p>(rig: &Rig<'p>, name: &str) -> Option<&'p Chain> {
+    rig.profile.chains.iter().find(|c| c.name == name)
+}
+
+/// How much of `chain` the rig maps along `ids` (its bones along the chain); all zero when the
+/// chain is unknown.
+fn mapping(rig: &Rig, chain: Option<&Chain>, ids: &[BoneId]) -> ChainMapping {
+    let Some(chain) = chain else {
+        return ChainMapping::default();
+    };
+    let mut out = ChainMapping {
+        bones: chain.bones.len(),
+        ..ChainMapping::default()
+    };
+    for &p in &chain.bones {
+        let name = rig.profile.bone(p).name.clone();
+        match rig.map.get(p) {
+            Some(b) if ids.contains(&b) => out.mapped += 1,
+            Some(_) => out.detached.push(name),
+            None => out.unmapped.push(name),
+        }
+    }
+    out
+}
+
+/// The measured chain with the largest end error (the first of equals).
+fn worst_end(chains: &[ChainCheck]) -> Option<WorstEnd> {
+    let mut worst: Option<(&ChainCheck, f32)> = None;
+    for c in chains {
+        if let Some(e) = c.end_deg {
+            if worst.is_none_or(|(_, w)| e > w) {
+                worst = Some((c, e));
+            }
+        }
+    }
+    worst.map(|(c, end_deg)| WorstEnd {
+        chain: c.chain.clone(),
+        end_deg,
+        mapping: mapping_words(&c.target_mapping, &c.source_mapping),
+    })
+}
+
+/// A profile bone's bone in a rig, or why there is none (`unmapped` when the map lacks it).
+fn mapped_bone(rig: &Rig, name: &str, unmapped: NotMeasured) -> Result<BoneId, NotMeasured> {
+    let p = rig.profile.find(name).ok_or(NotMeasured::NotInProfile)?;
+    rig.map.get(p).ok_or(unmapped)
+}
+
+/// Hands and feet against the scaled source, and the feet's skate on both sides; each figure
+/// measured or with the reason it is not.
+fn effectors(
+    s: &Posed,
+    t: &Posed,
+    plan: &Plan,
+    options: &RetargetOptions,
+) -> (Vec<EffectorCheck>, Vec<SkateCheck>) {
+    let (sh, th) = plan.hips();
+    let scale = |v: Vec3| {
+        let r = plan.hips_ratio;
+        Vec3::new(
+            v.x * r * options.horizontal_scale,
+            v.y * r * options.vertical_scale,
+            v.z * r * options.horizontal_scale,
+        )
+    };
+    let moved = |at: &[Vec3], rest: &[Vec3], b: BoneId, h: BoneId| {
+        (at[b.index()] - at[h.index()]) - (rest[b.index()] - rest[h.index()])
+    };
+    let (mut effectors, mut skates) = (Vec::new(), Vec::new());
+    for name in ["LeftHand", "RightHand", "LeftFoot", "RightFoot"] {
+        let sb = mapped_bone(s.rig, name, NotMeasured::NotMappedInSource);
+        let tb = mapped_bone(t.rig, name, NotMeasured::NotMappedInTarget);
+        let pair = match (sb, tb) {
+            (Ok(a), Ok(b)) => Ok((a, b)),
+            (Err(NotMeasured::NotInProfile), _) | (_, Err(NotMeasured::NotInProfile)) => {
+                Err(NotMeasured::NotInProfile)
+            }
+            (Err(_), Err(_)) => Err(NotMeasured::NotMappedOnEitherSide),
+            (Err(e), Ok(_)) | (Ok(_), Err(e)) => Err(e),
+        };
+        let max_error = pair.map(|(sb, tb)| {
+            s.frames
+                .iter()
+                .zip(&t.frames)
+                .map(|(a, b)| {
+                    let want = scale(moved(a, &s.rest, sb, sh));
+                    (moved(b, &t.rest, tb, th) - want).length() / t.height
+                })
+                .fold(0.0, f32::max)
+        });
+        effectors.push(EffectorCheck {
+            bone: name.into(),
+            max_error: max_error.ok(),
+            reason: max_error.err(),
+            ik: plan
+                .chains
+                .iter()
+                .any(|c| c.ik_end.as_deref() == Some(name)),
+        });
+        if name.ends_with("Foot") {
+            let side = |b: Result<BoneId, NotMeasured>, p: &Posed, none: NotMeasured| {
+                b.and_then(|b| skate(&p.frames, b, p.height).ok_or(none))
+            };
+            let source = side(sb, s, NotMeasured::NoContactInSource);
+            let target = side(tb, t, NotMeasured::NoContactInTarget);
+            skates.push(SkateCheck {
+                bone: name.into(),
+                source: source.ok(),
+                target: target.ok(),
+                source_reason: source.err(),
+                target_reason: target.err(),
+            });
+        }
+    }
+    (effectors, skates)
+}
+
+/// Foot skate (math.md): a foot is in contact when its height is within 3% of the character's
+/// height of its lowest point in the clip; skate is its mean horizontal movement between
+/// consecutive contact frames, as a fraction of the height. `None` when no two consecutive
+/// frames are in contact (a clip of one frame): there is nothing to average.
+pub fn skate(frames: &[Vec<Vec3>], foot: BoneId, height: f32) -> Option<f32> {
+    let ys: Vec<f32> = frames.iter().map(|f| f[foot.index()].y).collect();
+    let low = ys.iter().copied().fold(f32::INFINITY, f32::min);
+    let contact = |k: usize| ys[k] <= low + 0.03 * height;
+    let (mut sum, mut n) = (0.0, 0);
+    for k in 1..frames.len() {
+        if contact(k) && contact(k - 1) {
+            let d = frames[k][foot.index()] - frames[k - 1][foot.index()];
+            sum += Vec3::new(d.x, 0.0, d.z).length();
+            n += 1;
+        }
+    }
+    (n > 0).then(|| sum / n as f32 / height)
+}
+
+/// Rest joint positions in skeleton space.
+fn rest_positions(s: &Skeleton) -> Vec<Vec3> {
+    let below = s.base.inverse();
+    s.rest_world()
+        .iter()
+        .map(|m| below.transform_point3(m.w_axis.truncate()))
+        .collect()
+}
+
+/// Largest change of a bone's length (joint to parent joint) from the rest, over frames.
+fn drift(s: &Skeleton, frames: &[Vec<Vec3>], skip: &[BoneId], height: f32) -> f32 {
+    let rest = rest_positions(s);
+    let mut worst = 0.0f32;
+    for (i, b) in s.bones.iter().enumerate() {
+        let Some(p) = b.parent else { continue };
+        if skip.contains(&BoneId(i as u32)) {
+            continue;
+        }
+        let length = rest[i].distance(rest[p.index()]);
+        for f in frames {
+            worst = worst.max((f[i].distance(f[p.index()]) - length).abs() / height);
+        }
+    }
+    worst
+}

@@ -1,0 +1,184 @@
+//! The figures of the retarget measures, as reports carry them: per chain, the worst chain end,
+//! hands and feet, skate; and why a figure is n/a ([`NotMeasured`]).
+
+use serde::Serialize;
+/// Why a figure is n/a: it is `None` (`null` in JSON) and this is its `reason`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotMeasured {
+    /// The profile has no bone of that name.
+    NotInProfile,
+    /// The source does not map the bone.
+    NotMappedInSource,
+    /// The target does not map the bone.
+    NotMappedInTarget,
+    /// Neither side maps the bone.
+    NotMappedOnEitherSide,
+    /// The source's foot is never in contact (within 3% of the height of its lowest point) on
+    /// two frames running, as in a clip of one frame: there is no movement in contact to average.
+    NoContactInSource,
+    /// The same for the target's foot.
+    NoContactInTarget,
+}
+
+impl NotMeasured {
+    /// The reason in words, to follow the bone's name (`LeftFoot not mapped in the target`).
+    pub fn message(self) -> &'static str {
+        match self {
+            NotMeasured::NotInProfile => "not in the profile",
+            NotMeasured::NotMappedInSource => "not mapped in the source",
+            NotMeasured::NotMappedInTarget => "not mapped in the target",
+            NotMeasured::NotMappedOnEitherSide => "mapped on neither side",
+            NotMeasured::NoContactInSource => "never in contact two frames running in the source",
+            NotMeasured::NoContactInTarget => "never in contact two frames running in the target",
+        }
+    }
+}
+
+/// How much of a profile chain one side's map puts along the chain.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ChainMapping {
+    /// Bones the profile's chain has.
+    pub bones: usize,
+    /// Of those, the ones mapped along the chain (each hanging below the one before).
+    pub mapped: usize,
+    /// The chain's profile bones this side does not map.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unmapped: Vec<String>,
+    /// The chain's profile bones mapped but hanging elsewhere (an IK layout's foot on the root
+    /// bone): the chain stops above them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub detached: Vec<String>,
+}
+
+/// Direction error of one target chain against its source chain, degrees (largest over frames).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChainCheck {
+    /// The target chain.
+    pub chain: String,
+    /// Its source chain.
+    pub source_chain: String,
+    /// Skeleton bones along each side's chain (target, source), unmapped in-between bones
+    /// included.
+    pub bones: (usize, usize),
+    /// How much of its profile chain the target maps.
+    pub target_mapping: ChainMapping,
+    /// How much of its profile chain the source maps.
+    pub source_mapping: ChainMapping,
+    /// With equal bone counts: the largest angle between paired bones' directions (joint → next
+    /// joint, the end bone → its tail), beyond the angle the same pair makes at rest (rigs whose
+    /// rests differ, such as feet that keep their own pitch, keep that difference). Absent with
+    /// unequal counts or when the chain is not `measured`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bones_deg: Option<f32>,
+    /// The same for the chain's end bone (joint → tail, or the last segment when it has no
+    /// tail), whatever the bone counts; `null` when the chain is not `measured`.
+    pub end_deg: Option<f32>,
+    /// The same for the whole chain, start joint → end joint (chains of two joints or more).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span_deg: Option<f32>,
+    /// The largest angle between paired directions at rest: what the rigs' own rests differ by;
+    /// `null` when the chain is not `measured`.
+    pub rest_deg: Option<f32>,
+    /// Whether any direction was compared: a one-bone chain whose end has no tail on one side
+    /// (a head, a bone whose tail sits on its joint) has none, and then `end_deg` and
+    /// `rest_deg` are `null`.
+    pub measured: bool,
+}
+
+/// The chain whose end is furthest from its source's, and how much of it each side maps (a
+/// chain mapped in part compares its last mapped bone with the source's last: the usual cause
+/// of a large figure).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorstEnd {
+    /// The target chain.
+    pub chain: String,
+    /// Its [`ChainCheck::end_deg`], degrees.
+    pub end_deg: f32,
+    /// How much of the chain each side maps, in words: `2 of 3 bones mapped in the target, no
+    /// RightLittleDistal`, or `all 3 bones mapped on both sides`.
+    pub mapping: String,
+}
+
+/// How far a hand or foot is from where the scaled source puts it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EffectorCheck {
+    /// The profile bone.
+    pub bone: String,
+    /// Largest distance over frames between the target joint's movement and the source's scaled
+    /// by the hips-height ratio (each relative to its hips, from where it is at rest), as a
+    /// fraction of the target's height. Differences of the rests themselves (hips width, arm
+    /// length) do not count. `null` when a side does not map the bone (see `reason`).
+    pub max_error: Option<f32>,
+    /// Why `max_error` is `null`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<NotMeasured>,
+    /// Whether the IK pass placed the bone (leg IK places the feet). Without it, `max_error` is
+    /// where the FK pass put the bone.
+    pub ik: bool,
+}
+
+/// Foot skate of one foot on both sides.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkateCheck {
+    /// The profile bone.
+    pub bone: String,
+    /// Source: mean horizontal movement per frame while in contact, fraction of its height;
+    /// `null` when it cannot be measured (see `source_reason`).
+    pub source: Option<f32>,
+    /// The same for the target (see `target_reason`).
+    pub target: Option<f32>,
+    /// Why `source` is `null`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_reason: Option<NotMeasured>,
+    /// Why `target` is `null`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_reason: Option<NotMeasured>,
+}
+
+/// Every measure of one retargeted clip.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RetargetCheck {
+    /// Frames sampled.
+    pub frames: usize,
+    /// Per chain.
+    pub chains: Vec<ChainCheck>,
+    /// The measured chain with the largest `end_deg`; `None` when no chain was measured.
+    pub worst_end: Option<WorstEnd>,
+    /// Hands and feet (`LeftHand`, `RightHand`, `LeftFoot`, `RightFoot`), each measured or with
+    /// the reason it is not.
+    pub effectors: Vec<EffectorCheck>,
+    /// Both feet, each side measured or with the reason it is not.
+    pub skate: Vec<SkateCheck>,
+    /// Largest change of any target bone's length (joint to parent joint) from its rest, over
+    /// frames, fraction of the height; bones whose position the retarget sets (hips, root) are
+    /// left out. Must be 0 (up to rounding).
+    pub length_drift: f32,
+}
+
+/// How much of a chain each side maps, in words (see [`WorstEnd::mapping`]).
+pub fn mapping_words(target: &ChainMapping, source: &ChainMapping) -> String {
+    let side = |m: &ChainMapping, side: &str| {
+        (m.mapped < m.bones).then(|| {
+            let mut words = format!("{} of {} bones mapped in the {side}", m.mapped, m.bones);
+            for b in &m.detached {
+                words.push_str(&format!(", {b} detached"));
+            }
+            for b in &m.unmapped {
+                words.push_str(&format!(", no {b}"));
+            }
+            words
+        })
+    };
+    match (side(target, "target"), side(source, "source")) {
+        (None, None) if target.bones == source.bones => {
+            format!("all {} bones mapped on both sides", target.bones)
+        }
+        (None, None) => format!(
+            "all bones mapped on both sides ({} in the target's chain, {} in the source's)",
+            target.bones, source.bones
+        ),
+        (Some(w), None) | (None, Some(w)) => w,
+        (Some(t), Some(s)) => format!("{t}; {s}"),
+    }
+}

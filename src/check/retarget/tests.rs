@@ -1,0 +1,239 @@
+//! The retarget measures on rigs built in code (issue 16): a figure that cannot be measured is
+//! `None` with its reason, never a 0; the worst chain end is named with how much of it each side
+//! maps; skate needs two frames in contact.
+
+use super::*;
+use crate::mapping::testing::{identity_map, rig};
+use crate::mapping::BoneMap;
+use crate::model::{BoneTracks, Interpolation, SkeletonId, Track};
+use crate::profile::Profile;
+use crate::retarget::retarget_clip;
+use glam::{Mat4, Quat};
+
+/// The profile's rig and its map with the profile bones `unmapped` left out.
+fn side(unmapped: &[&str]) -> (Skeleton, BoneMap) {
+    let s = rig(&[Quat::IDENTITY], Mat4::IDENTITY);
+    let mut map = identity_map(&s, 0);
+    for name in unmapped {
+        let p = Profile::humanoid().find(name).expect("a profile bone");
+        map.entries[p.index()] = None;
+    }
+    (s, map)
+}
+
+/// One second of the hips travelling 0.3 forward (the feet, on the floor, travel with them) and
+/// `bent` turning `deg` about its X axis.
+fn clip(s: &Skeleton, bent: &str, deg: f32) -> Clip {
+    fn linear<T>(values: Vec<T>) -> Track<T> {
+        Track {
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, 1.0],
+            values,
+        }
+    }
+    let mut tracks = vec![BoneTracks::default(); s.bones.len()];
+    let hips = s.find("Hips").expect("hips");
+    let at = s.bones[hips.index()].rest.translation;
+    tracks[hips.index()].translation = Some(linear(vec![at, at + Vec3::new(0.0, 0.0, 0.3)]));
+    let b = s.find(bent).expect("the bent bone");
+    let rest = s.bones[b.index()].rest.rotation;
+    let turned = (rest * Quat::from_rotation_x(deg.to_radians())).normalize();
+    tracks[b.index()].rotation = Some(linear(vec![rest, turned]));
+    Clip {
+        name: "test".into(),
+        skeleton: SkeletonId(0),
+        tracks,
+        opaque: Vec::new(),
+        source: None,
+        motion_scale: None,
+    }
+}
+
+/// Retargets `clip` from the source side onto the target side and measures it.
+fn measured(source: &(Skeleton, BoneMap), target: &(Skeleton, BoneMap), c: &Clip) -> RetargetCheck {
+    let profile = Profile::humanoid();
+    let s = Rig {
+        skeleton: &source.0,
+        map: &source.1,
+        profile,
+    };
+    let t = Rig {
+        skeleton: &target.0,
+        map: &target.1,
+        profile,
+    };
+    let options = RetargetOptions::default();
+    let r = retarget_clip(&s, c, &t, SkeletonId(0), &options).expect("retargets");
+    retarget((&s, c), (&t, &r.clip), &r.plan, &options)
+}
+
+fn effector<'a>(m: &'a RetargetCheck, bone: &str) -> &'a EffectorCheck {
+    m.effectors
+        .iter()
+        .find(|e| e.bone == bone)
+        .expect("every hand and foot is listed")
+}
+
+#[test]
+fn feet_unmapped_in_the_target_are_not_measured_and_say_why() {
+    let (source, target) = (side(&[]), side(&["LeftFoot", "RightFoot"]));
+    let m = measured(&source, &target, &clip(&source.0, "LeftLowerArm", 30.0));
+    for foot in ["LeftFoot", "RightFoot"] {
+        let e = effector(&m, foot);
+        assert_eq!(e.max_error, None, "{e:?}");
+        assert_eq!(e.reason, Some(NotMeasured::NotMappedInTarget), "{e:?}");
+        assert!(!e.ik, "no leg IK without feet: {e:?}");
+        let k = m.skate.iter().find(|k| k.bone == foot).expect("both feet");
+        assert_eq!(k.target, None, "{k:?}");
+        assert_eq!(k.target_reason, Some(NotMeasured::NotMappedInTarget));
+        // The source's own skate is still a measure: its foot slides with the hips.
+        assert!(k.source.is_some_and(|v| v > 0.0), "{k:?}");
+        assert_eq!(k.source_reason, None);
+    }
+    // Hands are mapped on both sides: measured.
+    assert!(effector(&m, "LeftHand").max_error.is_some());
+    // In JSON: `null` with the reason beside it.
+    let json = serde_json::to_value(&m).expect("serializes");
+    let foot = &json["effectors"][2];
+    assert_eq!(foot["bone"], "LeftFoot");
+    assert!(foot["max_error"].is_null(), "{foot}");
+    assert_eq!(foot["reason"], "not_mapped_in_target");
+    assert_eq!(json["skate"][0]["target_reason"], "not_mapped_in_target");
+    assert!(
+        json["effectors"][0].get("reason").is_none(),
+        "a measured hand has no reason"
+    );
+}
+
+#[test]
+fn a_foot_unmapped_in_the_source_is_not_measured_on_that_side() {
+    let (source, target) = (side(&["RightFoot"]), side(&[]));
+    let m = measured(&source, &target, &clip(&source.0, "LeftLowerArm", 30.0));
+    let right = effector(&m, "RightFoot");
+    assert_eq!(
+        (right.max_error, right.reason),
+        (None, Some(NotMeasured::NotMappedInSource))
+    );
+    let left = effector(&m, "LeftFoot");
+    assert!(
+        left.max_error.is_some() && left.reason.is_none() && left.ik,
+        "{left:?}"
+    );
+    let k = m
+        .skate
+        .iter()
+        .find(|k| k.bone == "RightFoot")
+        .expect("listed");
+    assert_eq!(
+        (k.source, k.source_reason),
+        (None, Some(NotMeasured::NotMappedInSource))
+    );
+    assert!(k.target.is_some(), "{k:?}");
+}
+
+#[test]
+fn the_worst_chain_end_is_named_with_its_mapping() {
+    // The target's little finger lacks its last bone: its chain ends one bone early, and the
+    // source's bent finger end is compared with the target's middle bone.
+    let source = side(&[]);
+    let target = side(&["RightLittleDistal"]);
+    let m = measured(
+        &source,
+        &target,
+        &clip(&source.0, "RightLittleIntermediate", 60.0),
+    );
+    let worst = m.worst_end.as_ref().expect("chains were measured");
+    assert_eq!(worst.chain, "RightLittle", "{worst:?}");
+    assert!(worst.end_deg > 20.0, "{worst:?}");
+    assert_eq!(
+        worst.mapping,
+        "2 of 3 bones mapped in the target, no RightLittleDistal"
+    );
+    let chain = m
+        .chains
+        .iter()
+        .find(|c| c.chain == "RightLittle")
+        .expect("chain");
+    assert_eq!(chain.target_mapping.mapped, 2);
+    assert_eq!(
+        chain.target_mapping.unmapped,
+        vec!["RightLittleDistal".to_string()]
+    );
+    assert_eq!(
+        (chain.source_mapping.mapped, chain.source_mapping.bones),
+        (3, 3)
+    );
+    // Every other chain is far below it.
+    for c in m.chains.iter().filter(|c| c.chain != "RightLittle") {
+        assert!(c.end_deg.is_none_or(|e| e < worst.end_deg), "{c:?}");
+    }
+}
+
+#[test]
+fn an_unmeasured_chain_has_no_figures() {
+    // The head has no tail: nothing to compare, so no 0 either.
+    let s = side(&[]);
+    let m = measured(&s, &s, &clip(&s.0, "Head", 20.0));
+    let head = m.chains.iter().find(|c| c.chain == "Head").expect("head");
+    assert!(!head.measured);
+    assert_eq!(
+        (head.end_deg, head.rest_deg, head.bones_deg),
+        (None, None, None)
+    );
+    let json = serde_json::to_value(head).expect("serializes");
+    assert!(
+        json["end_deg"].is_null() && json.get("bones_deg").is_none(),
+        "{json}"
+    );
+}
+
+#[test]
+fn skate_needs_two_frames_in_contact() {
+    let foot = BoneId(0);
+    let at = |x: f32, y: f32| vec![Vec3::new(x, y, 0.0)];
+    // One frame: nothing to average.
+    assert_eq!(skate(&[at(0.0, 0.0)], foot, 1.0), None);
+    // Contact only at isolated frames (up, down, up, down…).
+    let hopping: Vec<Vec<Vec3>> = (0..6).map(|k| at(0.0, (k % 2) as f32)).collect();
+    assert_eq!(skate(&hopping, foot, 1.0), None);
+    // Planted: a real 0.
+    assert_eq!(skate(&[at(0.0, 0.0), at(0.0, 0.0)], foot, 1.0), Some(0.0));
+    // Sliding 0.02 per frame on the floor, on a character 2 high: 1% of the height.
+    let sliding: Vec<Vec<Vec3>> = (0..4).map(|k| at(0.02 * k as f32, 0.0)).collect();
+    let s = skate(&sliding, foot, 2.0).expect("in contact");
+    assert!((s - 0.01).abs() < 1e-6, "{s}");
+}
+
+#[test]
+fn mapping_in_words() {
+    let full = |n| ChainMapping {
+        bones: n,
+        mapped: n,
+        ..ChainMapping::default()
+    };
+    assert_eq!(
+        mapping_words(&full(3), &full(3)),
+        "all 3 bones mapped on both sides"
+    );
+    let robot_leg = ChainMapping {
+        bones: 4,
+        mapped: 2,
+        unmapped: vec!["RightToes".into()],
+        detached: vec!["RightFoot".into()],
+    };
+    assert_eq!(
+        mapping_words(&robot_leg, &full(4)),
+        "2 of 4 bones mapped in the target, RightFoot detached, no RightToes"
+    );
+    let thumb = ChainMapping {
+        bones: 3,
+        mapped: 1,
+        unmapped: vec!["LeftThumbProximal".into(), "LeftThumbDistal".into()],
+        ..ChainMapping::default()
+    };
+    assert_eq!(
+        mapping_words(&robot_leg, &thumb),
+        "2 of 4 bones mapped in the target, RightFoot detached, no RightToes; 1 of 3 bones \
+         mapped in the source, no LeftThumbProximal, no LeftThumbDistal"
+    );
+}
