@@ -15,12 +15,25 @@
 //!   time at Blender's scene rate (24 fps), within one frame.
 //!
 //! For retarget outputs, every skeleton joint's world position in Blender and in three.js
-//! (`tests/tools/three_joints.mjs`) at up to 8 key times of every clip agree within 1e-4 of the
-//! height (the joints' largest extent without animation). Only key times are checked: between
-//! keys the two clients interpolate differently by design (Blender lerps rotation keys component
-//! by component where three.js slerps, and drops CUBICSPLINE tangents: its importer keeps the
-//! values and makes Bezier curves with automatic handles); the test measures a quarter of the way
-//! to the next key too and prints that difference, without holding it to the bound.
+//! (`tests/tools/three_joints.mjs`) without animation and at up to 8 key times of every clip agree
+//! within 1e-4 of the height (the joints' largest extent without animation), over what the
+//! retarget's target as it came shows for the same joint (same node name), measured alike (a
+//! target of the glTF family; onto an FBX the bound is 1e-4 alone). For Blender 5.0.1's glTF
+//! importer misplaces some nodes of some inputs itself: with its default `bone_heuristic`
+//! (`BLENDER`) it makes an edit bone `bone_length / max(armature object scale)` long, but moves an
+//! object parented to that bone back from the bone's tip by the whole `bone_length`
+//! (`io_scene_gltf2/blender/imp/node.py` and `animation_node.py`), so under an armature node of
+//! scale s ≠ 1 a node that is no joint but the child of one (an `_end` leaf, a mesh) lands
+//! `bone_length · (1 − 1/s) · s` short of its place along the bone. RobotExpressive.glb has an
+//! armature node of scale 100: its 15 `_end` leaves are 0.10 to 0.31 of the height off in
+//! Blender, in its own clips and without animation, and so in every output that keeps its nodes.
+//! Every joint of an output over 1e-4 is printed with the input's figure for it.
+//!
+//! Only key times are checked: between keys the two clients interpolate differently by design
+//! (Blender lerps rotation keys component by component where three.js slerps, and drops
+//! CUBICSPLINE tangents: its importer keeps the values and makes Bezier curves with automatic
+//! handles); the test measures a quarter of the way to the next key too and prints that
+//! difference, without holding it to the bound.
 //!
 //! Skips with a message when `../shared/assets` or Blender is absent, and skips the position
 //! comparison when three.js is.
@@ -112,6 +125,9 @@ struct Written {
     mapped: Vec<(String, usize)>,
     /// Compare joint positions with three.js (retarget outputs).
     positions: bool,
+    /// A retarget output's target as it came, when of the glTF family: Blender's import of it is
+    /// measured alike, and its difference per joint is what the output may keep.
+    target: Option<PathBuf>,
 }
 
 /// The output file for `input`: its extension when it is of the glTF family, else `.glb`.
@@ -165,6 +181,7 @@ fn normalize_all(inputs: &[PathBuf], dir: &Path) -> (Vec<Written>, Vec<String>) 
             what: format!("normalize {rel}"),
             mapped,
             positions: false,
+            target: None,
         });
     }
     (written, skipped)
@@ -200,10 +217,31 @@ fn retarget_all(dir: &Path) -> Vec<Written> {
                 what,
                 mapped: Vec::new(),
                 positions: true,
+                target: common::is_gltf(&target).then(|| target.clone()),
             });
         }
     }
     written
+}
+
+/// The retarget targets as they came (each once), measured like the outputs, so that what
+/// Blender's importer does to the input itself is known per joint.
+fn target_inputs(written: &[Written]) -> Vec<Written> {
+    let mut seen = BTreeSet::new();
+    let targets = written.iter().filter_map(|w| w.target.clone());
+    targets
+        .filter(|t| seen.insert(t.clone()))
+        .map(|t| Written {
+            what: format!(
+                "the target input {}",
+                t.file_name().unwrap().to_string_lossy()
+            ),
+            path: t,
+            mapped: Vec::new(),
+            positions: true,
+            target: None,
+        })
+        .collect()
 }
 
 /// The name of glTF node `i`.
@@ -447,13 +485,43 @@ fn check_import(w: &Written, doc: &Document, b: &Value, fps: f64) -> Vec<String>
 }
 
 /// How far Blender's joint positions are from three.js's, over the height: the largest
-/// difference at key times and between keys, each with where, and how many were compared.
+/// difference without animation and at key times (checked), and between keys (not), each with
+/// where, how many were compared, and per joint name its largest checked difference and where.
 #[derive(Default)]
 struct Agreement {
     at_keys: (f64, String),
     between: (f64, String),
     compared_at_keys: usize,
     compared_between: usize,
+    per_joint: BTreeMap<String, (f64, String)>,
+}
+
+impl Agreement {
+    /// Counts the difference `d` of joint `name` at `at`.
+    fn add(&mut self, checked: bool, d: f64, name: &str, at: String) {
+        let (worst, count) = if checked {
+            let joint = self.per_joint.entry(name.to_string()).or_default();
+            if d > joint.0 {
+                *joint = (d, at.clone());
+            }
+            (&mut self.at_keys, &mut self.compared_at_keys)
+        } else {
+            (&mut self.between, &mut self.compared_between)
+        };
+        *count += 1;
+        if d > worst.0 {
+            *worst = (d, format!("{at}, `{name}`"));
+        }
+    }
+}
+
+/// The distance between the positions `p` and `q` (JSON `[x, y, z]`) over `h`.
+fn distance(p: &Value, q: &Value, h: f64) -> f64 {
+    (0..3)
+        .map(|c| (p[c].as_f64().unwrap() - q[c].as_f64().unwrap()).powi(2))
+        .sum::<f64>()
+        .sqrt()
+        / h
 }
 
 /// Compares Blender's positions `b` with three.js's `t` for `req`; problems when something could
@@ -478,6 +546,12 @@ fn agree(w: &Written, req: &Request, b: &Value, t: &Value) -> (Agreement, Vec<St
             ));
         }
     }
+    for (j, name) in req.names.iter().enumerate() {
+        let (p, q) = (&b["still"][j], &t["still"][j]);
+        if !p.is_null() {
+            out.add(true, distance(p, q, h), name, "no animation".into());
+        }
+    }
     for (clip, times) in &req.times {
         let (Some(bs), Some(ts)) = (
             b["clips"][clip.as_str()].as_array(),
@@ -491,20 +565,8 @@ fn agree(w: &Written, req: &Request, b: &Value, t: &Value) -> (Agreement, Vec<St
                 if p.is_null() {
                     continue; // not found: a problem above
                 }
-                let d = (0..3)
-                    .map(|c| (p[c].as_f64().unwrap() - q[c].as_f64().unwrap()).powi(2))
-                    .sum::<f64>()
-                    .sqrt()
-                    / h;
-                let (worst, count) = if k < req.at_keys[clip] {
-                    (&mut out.at_keys, &mut out.compared_at_keys)
-                } else {
-                    (&mut out.between, &mut out.compared_between)
-                };
-                *count += 1;
-                if d > worst.0 {
-                    *worst = (d, format!("clip `{clip}` at {time:.4} s, `{name}`"));
-                }
+                let at = format!("clip `{clip}` at {time:.4} s");
+                out.add(k < req.at_keys[clip], distance(p, q, h), name, at);
             }
         }
     }
@@ -605,8 +667,10 @@ fn describe(w: &Written, b: &Value) {
     );
 }
 
-/// Compares the positions of one retarget output; returns the problems.
-fn check_positions(w: &Written, r: &Request, b: &Value, t: &Value) -> Vec<String> {
+/// Measures Blender's positions `b` against three.js's `t` for `req` (an output or a target
+/// input) and prints the largest differences; returns the agreement and what could not be
+/// compared.
+fn measure(w: &Written, r: &Request, b: &Value, t: &Value) -> (Agreement, Vec<String>) {
     assert_eq!(
         t["path"],
         json!(w.path),
@@ -614,8 +678,8 @@ fn check_positions(w: &Written, r: &Request, b: &Value, t: &Value) -> Vec<String
     );
     let (a, mut problems) = agree(w, r, b, t);
     println!(
-        "{}: largest difference {:.2e} of the height at key times ({}; {} joint positions), \
-         {:.2e} between keys (not checked: {}; {} joint positions)",
+        "{}: largest difference {:.2e} of the height without animation and at key times ({}; {} \
+         joint positions), {:.2e} between keys (not checked: {}; {} joint positions)",
         w.what,
         a.at_keys.0,
         a.at_keys.1,
@@ -627,11 +691,51 @@ fn check_positions(w: &Written, r: &Request, b: &Value, t: &Value) -> Vec<String
     if a.compared_at_keys == 0 {
         problems.push(format!("{}: no joint position compared", w.what));
     }
-    if a.at_keys.0 > 1e-4 {
-        problems.push(format!(
-            "{}: Blender and three.js differ by {:.2e} of the height at {}",
-            w.what, a.at_keys.0, a.at_keys.1
-        ));
+    (a, problems)
+}
+
+/// Compares the positions of one retarget output; returns the problems. `input`: its target
+/// input's agreement, when measured: a joint may differ by as much as it does there (same name),
+/// plus the bound; without it, by the bound.
+fn check_positions(
+    w: &Written,
+    r: &Request,
+    b: &Value,
+    t: &Value,
+    input: Option<&Agreement>,
+) -> Vec<String> {
+    let (a, mut problems) = measure(w, r, b, t);
+    let none = (0.0, String::new());
+    let mut beyond = (f64::NEG_INFINITY, String::new());
+    for (name, (d, at)) in &a.per_joint {
+        let (own, own_at) = input.and_then(|i| i.per_joint.get(name)).unwrap_or(&none);
+        if d - own > beyond.0 {
+            beyond = (d - own, format!("{at}, `{name}`"));
+        }
+        if *d <= 1e-4 {
+            continue;
+        }
+        let line = format!(
+            "{}: Blender and three.js differ by {d:.2e} of the height at {at}, `{name}`; on the \
+             target input by {own:.2e}{}",
+            w.what,
+            if own_at.is_empty() {
+                String::new()
+            } else {
+                format!(" ({own_at})")
+            }
+        );
+        if d - own > 1e-4 {
+            problems.push(line);
+        } else {
+            println!("{line}: no more than Blender's import of the input itself");
+        }
+    }
+    if input.is_some() {
+        println!(
+            "{}: largest difference over the target input's own for the same joint: {:.2e} ({})",
+            w.what, beyond.0, beyond.1
+        );
     }
     problems
 }
@@ -646,8 +750,10 @@ fn blender_imports_every_normalized_and_retargeted_output() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let written = outputs(&inputs, dir.path());
+    let mut written = outputs(&inputs, dir.path());
     assert!(!written.is_empty(), "no output to import");
+    let outputs_count = written.len();
+    written.extend(target_inputs(&written));
     let written_in = start.elapsed();
     let docs: Vec<Document> = written
         .iter()
@@ -666,23 +772,42 @@ fn blender_imports_every_normalized_and_retargeted_output() {
     let blender = ask_blender(&written, &requests, dir.path());
     let blender_in = blender_start.elapsed();
     let fps = blender["scene_fps"].as_f64().unwrap();
-    let mut three_files = three.iter().flat_map(|t| t["files"].as_array().unwrap());
-    let mut problems = Vec::new();
+    let three_files: Vec<&Value> = three
+        .iter()
+        .flat_map(|t| t["files"].as_array().unwrap())
+        .collect();
+    let mut three_files = three_files.into_iter();
+    let mut positions = Vec::new();
     let files = blender["files"].as_array().unwrap();
-    for (((w, doc), b), r) in written.iter().zip(&docs).zip(files).zip(&requests) {
+    for (b, r) in files.iter().zip(&requests) {
+        let t = r.as_ref().map(|_| three_files.next().unwrap());
+        positions.push(t.filter(|_| !b["positions"].is_null()));
+    }
+    // The target inputs first: what Blender does to them bounds what it may do to the outputs.
+    let mut problems = Vec::new();
+    let mut measured = BTreeMap::new();
+    for i in outputs_count..written.len() {
+        let (w, b) = (&written[i], &files[i]);
+        if let (Some(r), Some(t)) = (&requests[i], positions[i]) {
+            let (a, p) = measure(w, r, &b["positions"], t);
+            problems.extend(p);
+            measured.insert(w.path.clone(), a);
+        }
+    }
+    for i in 0..outputs_count {
+        let (w, b) = (&written[i], &files[i]);
         describe(w, b);
-        problems.extend(check_import(w, doc, b, fps));
-        if let Some(r) = r {
-            let t = three_files.next().unwrap();
-            if !b["positions"].is_null() {
-                problems.extend(check_positions(w, r, &b["positions"], t));
-            }
+        problems.extend(check_import(w, &docs[i], b, fps));
+        if let (Some(r), Some(t)) = (&requests[i], positions[i]) {
+            let input = w.target.as_ref().and_then(|t| measured.get(t));
+            problems.extend(check_positions(w, r, &b["positions"], t, input));
         }
     }
     println!(
-        "{} outputs: written in {:.1} s, imported into Blender in {:.1} s (after `import bpy`: \
-         {:.1} s), {:.1} s in all",
-        written.len(),
+        "{} outputs and {} target inputs: written in {:.1} s, imported into Blender in {:.1} s \
+         (after `import bpy`: {:.1} s), {:.1} s in all",
+        outputs_count,
+        written.len() - outputs_count,
         written_in.as_secs_f64(),
         blender_in.as_secs_f64(),
         blender["seconds"].as_f64().unwrap(),

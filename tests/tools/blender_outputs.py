@@ -37,6 +37,7 @@ Output JSON:
                              "keys": [first, last] key frame over all its F-curves, or null,
                              "slots": [[target ID type, display name], ...]}],
                 "positions": null | {"found": ["bone ARMATURE" | "object" | null per name],
+                                     "still": [[x, y, z] or null per name] without animation,
                                      "clips": {CLIP: [[[x, y, z] or null per name] per time]},
                                      "missing_clips": [CLIP without an action of its name]}}]}
 
@@ -44,7 +45,8 @@ Positions (files that ask for them): each clip is the action the importer named 
 animation. It is assigned alone (NLA off, REPLACE, influence 1, HOLD) to every object it has an
 OBJECT slot for, with that slot; every other object gets no action; every object and pose bone
 first goes back to the file's unanimated transforms (blender_joints.unanimated, a second import
-of a copy without animations, with the same defaults). Then for each time t the scene goes to
+of a copy without animations, with the same defaults): "still" is that pose, with no action
+assigned. Then for each time t the scene goes to
 frame t * fps exactly (`scene.frame_set(whole, subframe=rest)`), and each name is looked up as a
 bone of exactly one armature (its posed head in world space: the glTF node's origin) or else as
 an object (its world origin: a glTF node that is no joint becomes an empty). Coordinates are
@@ -130,6 +132,9 @@ def sample(path, request, fps):
     bpy.ops.import_scene.gltf(filepath=path, **DEFAULTS)
     scene = bpy.context.scene
     found, positions = locator(request["names"])
+    for o in scene.objects:
+        assign(o, None, None, base)
+    still = positions()
     clips, missing = {}, []
     for name, times in request["clips"].items():
         action = bpy.data.actions.get(name)
@@ -149,7 +154,7 @@ def sample(path, request, fps):
             scene.frame_set(int(whole), subframe=f - whole)
             rows.append(positions())
         clips[name] = rows
-    return {"found": found, "clips": clips, "missing_clips": missing}
+    return {"found": found, "still": still, "clips": clips, "missing_clips": missing}
 
 
 def one(job, log):

@@ -8,7 +8,8 @@
 //                        "clips": {CLIP: [seconds, ...], ...}}, ...]}
 // Prints one JSON line: {"three": version, "files": [{"path", "names": [three's name per node],
 // "height": the largest extent of the nodes' world positions without animation (the nodes' own
-// TRS), "clips": {CLIP: [[[x, y, z] per node] per time]}, "missing_clips": [...]}]}.
+// TRS), "still": [[x, y, z] per node] those positions, "clips": {CLIP: [[[x, y, z] per node] per
+// time]}, "missing_clips": [...]}]}.
 //
 // Nodes are found by index through the loader's associations (three.js renames nodes: `.` and
 // `:` are removed, spaces become `_`), so the caller pairs them with Blender's by the file's own
@@ -76,7 +77,7 @@ for (const job of jobs.files) {
     mixer.stopAllAction();
     mixer.uncacheRoot(gltf.scene);
   }
-  out.push({ path: job.path, names: objects.map((o) => o.name), height, clips, missing_clips: missing });
+  out.push({ path: job.path, names: objects.map((o) => o.name), height, still, clips, missing_clips: missing });
 }
 console.warn = quiet;
 console.log(JSON.stringify({ three: THREE.REVISION, files: out }));
