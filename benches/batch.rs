@@ -58,6 +58,7 @@ fn main() {
                 existing: Existing::Overwrite,
                 naming: Naming::default(),
                 retarget_to: None,
+                retarget_output: Default::default(),
                 base: Settings::default(),
                 resolve: &resolve,
                 read: Default::default(),

@@ -141,10 +141,12 @@ fn many_clips(src: &Model, dst: &Model, sr: &Rig, tr: &Rig, walk: &Clip) {
         Side {
             index: SkeletonId(0),
             map: sr.map.clone(),
+            keys: None,
         },
         Side {
             index: SkeletonId(0),
             map: tr.map.clone(),
+            keys: None,
         },
     );
     // The two ways alternate run by run, so that the machine's drift hits both alike.

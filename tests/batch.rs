@@ -570,3 +570,78 @@ fn retarget_to_names_outputs_by_the_characters_container() {
     );
     assert_eq!(files_under(&out), BTreeSet::from(["walk.glb".to_string()]));
 }
+
+/// Issue 16: `batch --retarget-to` writes what `retarget` writes: the character as it came plus
+/// the new clips by default, the character normalized with `--normalized`, its skeleton and the
+/// new clips only with `--animation-only`.
+#[test]
+fn retarget_to_writes_the_same_three_outputs_as_retarget() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fixture = |f: &str| common::root().join("fixtures").join(f);
+    let lib = tmp.path().join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::copy(fixture("mixamo.glb"), lib.join("walk.glb")).unwrap();
+    let character = fixture("vrm0.vrm");
+    let original = skelnorm::gltf_io::read(&character).unwrap();
+    let names = |d: &skelnorm::gltf_io::Document| -> Vec<String> {
+        d.model.skeletons[0]
+            .bones
+            .iter()
+            .map(|b| b.name.clone())
+            .collect()
+    };
+    for mode in [None, Some("--normalized"), Some("--animation-only")] {
+        let out = tmp.path().join(format!("out{}", mode.unwrap_or("")));
+        let mut args = vec![
+            "batch",
+            lib.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "-q",
+            "--retarget-to",
+            character.to_str().unwrap(),
+        ];
+        args.extend(mode);
+        let run = skelnorm(&args);
+        assert!(
+            run.status.success(),
+            "{mode:?}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        // An animation-only file holds no VRM character: it is a GLB.
+        let name = if mode == Some("--animation-only") {
+            "walk.glb"
+        } else {
+            "walk.vrm"
+        };
+        let doc = skelnorm::gltf_io::read(&out.join(name)).unwrap();
+        let clips = doc.model.clips.len();
+        let meshes = doc.json()["meshes"].as_array().map_or(0, Vec::len);
+        match mode {
+            None => {
+                assert_eq!(names(&doc), names(&original), "the character's own names");
+                assert_eq!(
+                    doc.json()["nodes"].as_array().unwrap().len(),
+                    original.json()["nodes"].as_array().unwrap().len()
+                );
+                assert_eq!(
+                    clips,
+                    original.model.clips.len() + 3,
+                    "its clips and the new ones"
+                );
+            }
+            Some("--normalized") => {
+                assert!(
+                    names(&doc).iter().any(|n| n == "LeftUpperArm"),
+                    "profile names"
+                );
+                assert_eq!(clips, original.model.clips.len() + 3);
+            }
+            _ => {
+                assert_eq!(names(&doc), names(&original));
+                assert_eq!(meshes, 0, "no meshes");
+                assert_eq!(clips, 3, "only the new clips");
+            }
+        }
+    }
+}

@@ -9,8 +9,8 @@ mod picture;
 
 use crate::gltf_io::{self, Document};
 use crate::pipeline::{
-    normalize, retarget_onto, ClipNaming, NormalizeOptions, NormalizeReport, OnClash, RetargetJob,
-    RetargetRunError, Side,
+    carry_clips_back, normalize, retarget_onto, ClipNaming, NormalizeOptions, NormalizeReport,
+    OnClash, RetargetJob, RetargetOutput, RetargetRunError, Side,
 };
 use crate::report::{BatchReport, FileReport, Status};
 use crate::settings::{ResolveError, Resolved, Settings};
@@ -167,6 +167,9 @@ pub struct Job<'a> {
     pub naming: Naming,
     /// A character that every file's clips are retargeted onto.
     pub retarget_to: Option<PathBuf>,
+    /// What the outputs of `retarget_to` hold (as `retarget`'s: the character as it came plus
+    /// the new clips, by default).
+    pub retarget_output: RetargetOutput,
     /// The settings of files under no `skelnorm.ron` (the defaults, or `--settings`).
     pub base: Settings,
     /// Options per folder settings.
@@ -432,7 +435,11 @@ fn output_path(job: &Job, rel: &Path, file: &Path) -> Option<PathBuf> {
         Some(crate::io::InputFormat::Fbx | crate::io::InputFormat::Bvh)
     );
     let extension = match &job.retarget_to {
-        Some(character) => Some(retarget_extension(character)),
+        // An animation-only output holds no character: no VRM.
+        Some(character) => Some(match retarget_extension(character) {
+            "vrm" if job.retarget_output == RetargetOutput::AnimationOnly => "glb",
+            e => e,
+        }),
         None => converted.then_some("glb"),
     };
     let rel = match extension {
@@ -527,7 +534,14 @@ fn process(
     report.set_normalize(&normalized);
     report.pictures = picture::pictures(&before, &doc.model, &normalized, &resolved.profile);
     let written = match target {
-        Some(target) => retarget_to(target, &doc, &normalized, resolved, &mut report)?,
+        Some(target) => retarget_to(
+            target,
+            &doc,
+            &normalized,
+            resolved,
+            job.retarget_output,
+            &mut report,
+        )?,
         None => doc,
     };
     if let Some(out) = &out_path {
@@ -555,6 +569,9 @@ fn process(
 
 /// The character of `--retarget-to`, normalized once for the whole run.
 struct Target {
+    /// The character as it came.
+    original: Document,
+    /// The character normalized.
     doc: Document,
     side: Side,
 }
@@ -568,7 +585,8 @@ fn prepare_target(
         path: path.to_path_buf(),
         message,
     };
-    let mut doc = crate::io::read(path, read).map_err(|e| failed(e.kind.to_string()))?;
+    let original = crate::io::read(path, read).map_err(|e| failed(e.kind.to_string()))?;
+    let mut doc = original.clone();
     let options = NormalizeOptions {
         map: resolved.target_map.clone(),
         ..resolved.normalize.clone()
@@ -576,16 +594,22 @@ fn prepare_target(
     let report = normalize(&mut doc.model, &resolved.profile, &options)
         .map_err(|e| failed(e.to_string()))?;
     let side = Side::of(&report).ok_or_else(|| failed("no skeleton fits".into()))?;
-    Ok(Target { doc, side })
+    Ok(Target {
+        original,
+        doc,
+        side,
+    })
 }
 
-/// The target character (normalized) with `source`'s clips retargeted onto it; a clip whose name
-/// the target has takes ` (retargeted)`.
+/// The target character with `source`'s clips retargeted onto it, as `output` asks (by default
+/// the character as it came, the new clips in its own rests); a clip whose name the target has
+/// takes ` (retargeted)`.
 fn retarget_to(
     target: &Target,
     source: &Document,
     normalized: &NormalizeReport,
     resolved: &Resolved,
+    output: RetargetOutput,
     report: &mut FileReport,
 ) -> Result<Document, FileError> {
     let side = Side::of(normalized).ok_or(FileError::NoFit)?;
@@ -599,6 +623,7 @@ fn retarget_to(
         ..RetargetJob::default()
     };
     let mut out = target.doc.clone();
+    let before = out.model.clips.len();
     let r = retarget_onto(
         (&source.model, &side),
         (&mut out.model, &target.side),
@@ -606,5 +631,18 @@ fn retarget_to(
         &job,
     )?;
     report.retarget = serde_json::to_value(&r).ok();
-    Ok(out)
+    if output == RetargetOutput::Normalized {
+        return Ok(out);
+    }
+    let clips = carry_clips_back(&out.model, before, &target.side, &target.original.model)
+        .map_err(RetargetRunError::Restore)?;
+    let mut original = target.original.clone();
+    if output == RetargetOutput::AnimationOnly {
+        original.model.clips.clear();
+        original.model.clips.extend(clips);
+        return gltf_io::animation_only(&original.model, &original.path)
+            .map_err(|e| FileError::Gltf(e.kind));
+    }
+    original.model.clips.extend(clips);
+    Ok(original)
 }

@@ -5,6 +5,7 @@
 use super::stages::StageFlags;
 use super::Failure;
 use skelnorm::batch::{self, Existing, Job, Naming, Shard};
+use skelnorm::pipeline::RetargetOutput;
 use skelnorm::report::{render_html, BatchReport, FileReport, Status};
 use skelnorm::settings::{ResolveError, Resolved, Settings};
 use std::io::IsTerminal;
@@ -85,6 +86,14 @@ pub struct BatchArgs {
     /// there; the files take --bone-map, or their settings' `map.source_bone_map`).
     #[arg(long, value_name = "MAP", requires = "retarget_to")]
     pub target_bone_map: Option<PathBuf>,
+    /// With --retarget-to: write the character normalized (profile names, T-pose rests,
+    /// facing +Z) with the new clips, instead of the character as it came.
+    #[arg(long, requires = "retarget_to", conflicts_with = "animation_only")]
+    pub normalized: bool,
+    /// With --retarget-to: write only the character's skeleton (no meshes) and the new clips
+    /// (as .glb for a .vrm character).
+    #[arg(long, requires = "retarget_to")]
+    pub animation_only: bool,
     #[command(flatten)]
     pub run: RunArgs,
 }
@@ -283,6 +292,13 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
             replace,
         },
         retarget_to: args.retarget_to.clone(),
+        retarget_output: if args.normalized {
+            RetargetOutput::Normalized
+        } else if args.animation_only {
+            RetargetOutput::AnimationOnly
+        } else {
+            RetargetOutput::Original
+        },
         base,
         resolve: &resolve,
         read: super::read_options(),
@@ -344,6 +360,7 @@ pub fn run_validate(args: &ValidateArgs) -> Result<i32, Failure> {
         existing: Existing::Error,
         naming: Naming::default(),
         retarget_to: None,
+        retarget_output: RetargetOutput::Original,
         base,
         resolve: &resolve,
         read: super::read_options(),

@@ -215,12 +215,7 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
             &args.bvh,
         )?;
     } else if job.output == RetargetOutput::AnimationOnly {
-        let glb = gltf_io::build::from_model(
-            &target.model,
-            &format!("skelnorm {}", env!("CARGO_PKG_VERSION")),
-        );
-        let doc = gltf_io::read_bytes(&glb, &args.output, &gltf_io::Resources::None)?;
-        doc.write(&args.output)?;
+        gltf_io::animation_only(&target.model, &args.output)?.write(&args.output)?;
     } else {
         target.write(&args.output)?;
     }

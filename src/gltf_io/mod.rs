@@ -101,6 +101,13 @@ pub fn read_beside(bytes: &[u8], path: &Path) -> Result<Document, Error> {
     read_bytes(bytes, path, &Resources::Folder(dir))
 }
 
+/// A document holding only `model`'s skeletons (their nodes and rests, no meshes) and clips,
+/// as an animation-only file, to be written at `path` (see [`build::from_model`]).
+pub fn animation_only(model: &crate::model::Model, path: &Path) -> Result<Document, Error> {
+    let glb = build::from_model(model, &format!("skelnorm {}", env!("CARGO_PKG_VERSION")));
+    read_bytes(&glb, path, &Resources::None)
+}
+
 /// Parses a document from bytes; `path` only names it in errors. External URIs resolve through
 /// `resources`.
 ///
