@@ -141,6 +141,20 @@ fn normalized_scenes_face_plus_z_with_nothing_above_the_skeleton() {
                 "{p}: rest directions within {}°",
                 r.max_direction_deg
             );
+            // The hips (and hands) take the profile's frame in the scene, whatever their tail
+            // (RiggedFigure's FBX hips sit under an animated, upside-down armature node).
+            for (bone, deg) in &r.roll_deg {
+                assert!(
+                    *deg <= 1.0,
+                    "{p}: {bone} rolled {deg}° from the profile's frame"
+                );
+            }
+            assert!(
+                r.reversed_tails.is_empty() || r.max_frame_deg <= 1.0,
+                "{p}: {:?} off the profile's frame by {}°",
+                r.reversed_tails,
+                r.max_frame_deg
+            );
         }
         no_new_messages(&plain, &out, p);
         no_new_messages(&plain, &keep, &format!("{p} --keep-scene-transform"));
