@@ -147,7 +147,8 @@ fn refuses_what_is_not_a_humanoid_and_bad_usage() {
         "-o",
         mixamo.to_str().unwrap(),
     ]);
-    assert_eq!(run.status.code(), Some(1), "never overwrites its input");
+    // Issue 17: a usage error (2), as in `convert` and `retarget`, no longer 1.
+    assert_eq!(run.status.code(), Some(2), "never overwrites its input");
 }
 
 #[test]

@@ -203,7 +203,8 @@ fn options_errors_and_names() {
         "--suffix",
         "2",
     ]);
-    assert_eq!(code, Some(1));
+    // Issue 17: a usage error (2), as in `normalize` and `convert`, no longer 1.
+    assert_eq!(code, Some(2));
     assert!(Path::new(&dst).is_file());
 }
 

@@ -144,7 +144,8 @@ fn convert_refuses_to_overwrite_its_input() {
     std::fs::copy(common::root().join("fixtures/mixamo.glb"), &copy).unwrap();
     let before = std::fs::read(&copy).unwrap();
     let run = common::skelnorm(&["convert", copy.to_str().unwrap(), copy.to_str().unwrap()]);
-    assert_eq!(run.status.code(), Some(1));
+    // Issue 17: a usage error (2), as `convert x.glb x.bvh`-style refusals already were; was 1.
+    assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("inputs are never overwritten"));
     assert_eq!(before, std::fs::read(&copy).unwrap());
 }

@@ -12,7 +12,7 @@ use crate::pipeline::{
     carry_clips_back, normalize, retarget_onto, ClipNaming, NormalizeOptions, NormalizeReport,
     OnClash, RetargetJob, RetargetOutput, RetargetRunError, Side,
 };
-use crate::report::{BatchReport, FileReport, Status};
+use crate::report::{BatchReport, FailureKind, FileReport, Status};
 use crate::settings::{ResolveError, Resolved, Settings};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -22,15 +22,16 @@ use std::time::Instant;
 /// The name of a folder's settings file.
 pub const SETTINGS_FILE: &str = "skelnorm.ron";
 
-/// What to do when an output already exists.
+/// What to do when an output already exists. One default for every command that writes files:
+/// overwrite, as an import hook that re-runs on every import expects (and Godot's reimport does).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Existing {
     /// Leave it, and report the input as skipped.
     Skip,
     /// Replace it.
+    #[default]
     Overwrite,
     /// Report the input as failed.
-    #[default]
     Error,
 }
 
@@ -314,6 +315,7 @@ pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<BatchRe
                         let first = first.strip_prefix(root).unwrap_or(first);
                         FileReport::failed(
                             rel.display().to_string(),
+                            FailureKind::File,
                             format!(
                                 "its output is also the output of {} (rename one, or use --suffix)",
                                 first.display()
@@ -387,9 +389,10 @@ fn one_file(
             r.time_ms = ms;
             r
         }
-        Ok(Err(e)) => FileReport::failed(name, e.to_string(), ms),
+        Ok(Err(e)) => FileReport::failed(name, e.kind(), e.to_string(), ms),
         Err(_) => FileReport::failed(
             name,
+            FailureKind::File,
             "internal error (a bug in skelnorm): the file was skipped".into(),
             ms,
         ),
@@ -400,7 +403,7 @@ fn one_file(
 #[derive(Debug, thiserror::Error)]
 enum FileError {
     /// The output exists and `--existing error` is in force.
-    #[error("the output {} exists (use --existing skip or overwrite)", .0.display())]
+    #[error("the output {} exists (--existing error; use --existing overwrite or skip)", .0.display())]
     Exists(PathBuf),
     /// The input cannot be read, or the output cannot be built.
     #[error("{0}")]
@@ -422,6 +425,19 @@ enum FileError {
     /// Retargeting onto `--retarget-to` was refused.
     #[error(transparent)]
     Retarget(#[from] RetargetRunError),
+}
+
+impl FileError {
+    /// The kind of failure, for the exit code.
+    fn kind(&self) -> FailureKind {
+        match self {
+            FileError::NoFit | FileError::Retarget(_) => FailureKind::Refused,
+            FileError::Exists(_)
+            | FileError::Gltf(_)
+            | FileError::Write(_)
+            | FileError::Folder { .. } => FailureKind::File,
+        }
+    }
 }
 
 /// Where the output of `file` (at `rel` below its root) goes, if the job writes outputs: the
@@ -525,6 +541,7 @@ fn process(
         Err(e) => {
             // Not a fit (or refused): still picture what was mapped, so the report shows why.
             report.status = Status::Failed;
+            report.failure = Some(FailureKind::Refused);
             report.error = Some(e.to_string());
             report.output = None;
             report.pictures = picture::unfit(&before, &resolved.profile, &options.map);

@@ -6,21 +6,10 @@ use super::stages::StageFlags;
 use super::Failure;
 use skelnorm::batch::{self, Existing, Job, Naming, Shard};
 use skelnorm::pipeline::RetargetOutput;
-use skelnorm::report::{render_html, BatchReport, FileReport, Status};
+use skelnorm::report::{render_html, BatchReport, FailureKind, FileReport, Status, Summary};
 use skelnorm::settings::{ResolveError, Resolved, Settings};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-
-/// What `--existing` takes.
-#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExistingArg {
-    /// Leave the existing output and report the input as skipped.
-    Skip,
-    /// Replace the existing output.
-    Overwrite,
-    /// Report the input as failed.
-    Error,
-}
 
 /// Flags shared by batch and validate: threads, progress, settings, reports.
 #[derive(clap::Args, Debug, Clone)]
@@ -66,9 +55,8 @@ pub struct BatchArgs {
     /// Replace FROM by TO in every output file's name (repeatable, applied in order).
     #[arg(long, value_name = "FROM=TO")]
     pub replace: Vec<String>,
-    /// What to do when an output exists.
-    #[arg(long, value_enum, default_value = "error")]
-    pub existing: ExistingArg,
+    #[command(flatten)]
+    pub existing: super::ExistingFlag,
     /// Process only shard K of N (files split by a stable hash of their relative path).
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
@@ -104,7 +92,7 @@ pub struct ValidateArgs {
     /// Files or folders to check.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    /// Count warnings as failures (exit 1).
+    /// Count warnings as failures (exit 3).
     #[arg(long)]
     pub strict: bool,
     #[command(flatten)]
@@ -125,6 +113,8 @@ pub enum ReportCommand {
         /// Also write the merged HTML report.
         #[arg(long, value_name = "HTML")]
         html: Option<PathBuf>,
+        #[command(flatten)]
+        existing: super::ExistingFlag,
     },
 }
 
@@ -163,11 +153,68 @@ fn progress_bar(total: usize, quiet: bool) -> indicatif::ProgressBar {
     }
     let bar = indicatif::ProgressBar::new(total as u64);
     if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{bar:40} {pos}/{len} files, {per_sec}, eta {eta} {msg}",
+        "{bar:40} {pos}/{len} files, {rate}, eta {eta} {msg}",
     ) {
-        bar.set_style(style);
+        bar.set_style(style.with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = w.write_str(&files_per_second(state.per_sec()));
+            },
+        ));
     }
     bar
+}
+
+/// A rate of files per second with one decimal (`12.3 files/s`).
+fn files_per_second(rate: f64) -> String {
+    format!("{rate:.1} files/s")
+}
+
+/// `n` and the noun, singular for one (`1 file`, `2 files`).
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The one-line summary of a run (`506 files: 480 ok, 20 with warnings, 6 failed, 12 skipped in
+/// 3.2 s`); the time only when `seconds` is given.
+fn summary_line(s: &Summary, seconds: Option<f64>) -> String {
+    let time = seconds.map(|t| format!(" in {t:.1} s")).unwrap_or_default();
+    format!(
+        "{}: {} ok, {} with warnings, {} failed, {} skipped{time}",
+        count(s.files, "file", "files"),
+        s.ok,
+        s.warnings,
+        s.failed,
+        s.skipped
+    )
+}
+
+/// The exit code of a run: 1 when some file could not be read or written, else 3 when some was
+/// refused (or, when `strict`, has warnings), else 0.
+fn run_code(report: &BatchReport, strict: bool) -> i32 {
+    let failed = |kind: FailureKind| {
+        report
+            .files
+            .iter()
+            .any(|f| f.status == Status::Failed && f.failure.unwrap_or(FailureKind::File) == kind)
+    };
+    if failed(FailureKind::File) {
+        super::EXIT_FILE
+    } else if failed(FailureKind::Refused) || (strict && report.summary.warnings > 0) {
+        super::EXIT_REFUSED
+    } else {
+        super::EXIT_OK
+    }
+}
+
+/// The message of a run that found no supported file under `paths`.
+fn nothing_to_do(paths: &[&Path], unsupported: usize) -> Failure {
+    let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    Failure::Nothing(format!(
+        "no glTF, GLB, VRM, VRMA, FBX or BVH files under {} ({} skipped)",
+        paths.join(", "),
+        count(unsupported, "other file", "other files")
+    ))
 }
 
 fn write_reports(
@@ -223,11 +270,18 @@ fn absolute(path: &Path) -> Result<PathBuf, Failure> {
     Ok(out)
 }
 
-/// Runs `batch`; exit 0 when every input went well, 1 when some failed.
+/// Runs `batch`; exit 0 when every input went well, else as [`run_code`]; 4 when the folder
+/// holds no supported file.
 pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
+    if !args.input.exists() {
+        return Err(Failure::Input(anyhow::anyhow!(
+            "{}: no such folder",
+            args.input.display()
+        )));
+    }
     if !args.input.is_dir() {
         return Err(Failure::Usage(format!(
-            "{}: not a folder",
+            "{}: not a folder (batch takes a folder; use normalize for one file)",
             args.input.display()
         )));
     }
@@ -255,15 +309,22 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
             args.input.display()
         )));
     }
-    std::fs::create_dir_all(&args.output).map_err(|e| {
-        Failure::Usage(format!(
-            "{}: cannot create the output folder: {e}",
-            args.output.display()
-        ))
-    })?;
-    let out = args.output.canonicalize()?;
     let mut files = batch::find_files(&inp);
     let mut unsupported = batch::find_unsupported(&inp);
+    let nothing = files
+        .is_empty()
+        .then(|| nothing_to_do(&[&args.input], unsupported.len()));
+    let out = if nothing.is_some() {
+        absolute(&args.output)?
+    } else {
+        std::fs::create_dir_all(&args.output).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: cannot create the output folder: {e}",
+                args.output.display()
+            )
+        })?;
+        args.output.canonicalize()?
+    };
     if let Some(s) = shard {
         files.retain(|(root, f)| s.contains(f.strip_prefix(root).unwrap_or(f)));
         unsupported.retain(|(root, f)| s.contains(f.strip_prefix(root).unwrap_or(f)));
@@ -281,11 +342,7 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
         files,
         output: Some(out),
         jobs: args.run.jobs()?,
-        existing: match args.existing {
-            ExistingArg::Skip => Existing::Skip,
-            ExistingArg::Overwrite => Existing::Overwrite,
-            ExistingArg::Error => Existing::Error,
-        },
+        existing: args.existing.existing.into(),
         naming: Naming {
             prefix: args.prefix.clone(),
             suffix: args.suffix.clone(),
@@ -319,31 +376,24 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
         args.run.report.as_deref(),
         args.run.html.as_deref(),
     )?;
-    let s = &report.summary;
     eprintln!(
-        "{} files: {} ok, {} with warnings, {} failed, {} skipped in {:.2} s",
-        s.files,
-        s.ok,
-        s.warnings,
-        s.failed,
-        s.skipped,
-        s.wall_ms / 1000.0
+        "{}",
+        summary_line(&report.summary, Some(report.summary.wall_ms / 1000.0))
     );
-    Ok(if s.failed > 0 {
-        super::EXIT_INPUT
-    } else {
-        super::EXIT_OK
-    })
+    match nothing {
+        Some(n) => Err(n),
+        None => Ok(run_code(&report, false)),
+    }
 }
 
-/// Runs `validate`: the same checks, no outputs; exit 1 if a file failed (or, with `--strict`,
-/// has warnings).
+/// Runs `validate`: the same checks, no outputs; the exit code of [`run_code`], or 4 when there
+/// is no supported file.
 pub fn run_validate(args: &ValidateArgs) -> Result<i32, Failure> {
     let mut files = Vec::new();
     let mut unsupported = Vec::new();
     for p in &args.paths {
         if !p.exists() {
-            return Err(Failure::Usage(format!(
+            return Err(Failure::Input(anyhow::anyhow!(
                 "{}: no such file or folder",
                 p.display()
             )));
@@ -351,6 +401,10 @@ pub fn run_validate(args: &ValidateArgs) -> Result<i32, Failure> {
         files.extend(batch::find_files(p));
         unsupported.extend(batch::find_unsupported(p));
     }
+    let nothing = files.is_empty().then(|| {
+        let paths: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
+        nothing_to_do(&paths, unsupported.len())
+    });
     let base = args.run.base_settings()?;
     let resolve = args.run.resolver();
     let job = Job {
@@ -379,17 +433,14 @@ pub fn run_validate(args: &ValidateArgs) -> Result<i32, Failure> {
         args.run.report.as_deref(),
         args.run.html.as_deref(),
     )?;
-    let bad = report.summary.failed
-        + if args.strict {
-            report.summary.warnings
-        } else {
-            0
-        };
-    Ok(if bad > 0 {
-        super::EXIT_INPUT
-    } else {
-        super::EXIT_OK
-    })
+    eprintln!(
+        "{}",
+        summary_line(&report.summary, Some(report.summary.wall_ms / 1000.0))
+    );
+    match nothing {
+        Some(n) => Err(n),
+        None => Ok(run_code(&report, args.strict)),
+    }
 }
 
 /// Runs `report merge`.
@@ -398,21 +449,25 @@ pub fn run_report(cmd: &ReportCommand) -> Result<i32, Failure> {
         reports,
         output,
         html,
+        existing,
     } = cmd;
     let mut all = Vec::new();
     for p in reports {
-        let text = std::fs::read(p)
-            .map_err(|e| Failure::Usage(format!("{}: cannot read: {e}", p.display())))?;
+        let text =
+            std::fs::read(p).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", p.display()))?;
         let r: BatchReport = serde_json::from_slice(&text)
-            .map_err(|e| Failure::Usage(format!("{}: not a skelnorm report: {e}", p.display())))?;
+            .map_err(|e| anyhow::anyhow!("{}: not a skelnorm report: {e}", p.display()))?;
         all.push(r);
     }
     let merged = BatchReport::merge(all).map_err(|e| Failure::Usage(e.to_string()))?;
-    write_reports(&merged, Some(output), html.as_deref())?;
-    let s = &merged.summary;
-    eprintln!(
-        "{} files: {} ok, {} with warnings, {} failed, {} skipped",
-        s.files, s.ok, s.warnings, s.failed, s.skipped
-    );
+    if !existing.proceed(output)? {
+        return Ok(super::EXIT_OK);
+    }
+    let html = match html {
+        Some(h) if existing.proceed(h)? => Some(h.as_path()),
+        _ => None,
+    };
+    write_reports(&merged, Some(output), html)?;
+    eprintln!("{}", summary_line(&merged.summary, None));
     Ok(super::EXIT_OK)
 }

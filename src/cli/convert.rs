@@ -82,6 +82,8 @@ pub struct ConvertArgs {
     pub clip: Option<String>,
     #[command(flatten)]
     pub bvh: BvhOutArgs,
+    #[command(flatten)]
+    pub existing: super::ExistingFlag,
 }
 
 /// Whether `path` names a BVH output.
@@ -96,7 +98,11 @@ pub fn run(args: &ConvertArgs) -> Result<(), Failure> {
     if !is_bvh(&args.output) {
         super::check_output(&args.output)?;
     }
+    super::check_not_input(&args.input, &args.output)?;
     let doc = super::read(&args.input)?;
+    if !args.existing.proceed(&args.output)? {
+        return Ok(());
+    }
     if is_bvh(&args.output) {
         return write_bvh(
             &args.input,
@@ -131,7 +137,7 @@ pub fn write_bvh(
         None => match model.clips.as_slice() {
             [only] => only,
             [] => {
-                return Err(Failure::Usage(format!(
+                return Err(Failure::Nothing(format!(
                     "{}: has no clip to write as BVH",
                     input.display()
                 )))

@@ -12,9 +12,6 @@ use skelnorm::settings::Settings;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Exit code: a required profile bone has no source bone (and `--allow-partial` was not given).
-pub const EXIT_PARTIAL: i32 = 3;
-
 /// The flags shared by every command that maps bones.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct MapArgs {
@@ -49,12 +46,12 @@ struct Output {
     skeletons: Vec<MapReport>,
 }
 
-/// Runs `map`; returns the exit code for success paths (0, or 3 for a partial map).
+/// Runs `map`; a [`Failure::Refused`] (exit 3) for a partial map or a file without skeletons.
 pub fn run(
     file: &Path,
     args: &MapArgs,
     json: bool,
-    output: Option<&Path>,
+    output: Option<(&Path, &super::ExistingFlag)>,
     skeleton: Option<usize>,
     allow_partial: bool,
 ) -> Result<i32, Failure> {
@@ -69,6 +66,12 @@ pub fn run(
         Some(k) => vec![super::skeleton_id(file, model, k)?],
         None => model.skeleton_ids().collect(),
     };
+    if chosen.is_empty() {
+        return Err(Failure::Refused(format!(
+            "{}: has no skeleton to map",
+            file.display()
+        )));
+    }
     if output.is_some() && chosen.len() != 1 {
         return Err(Failure::Usage(format!(
             "{}: has {} skeletons; choose one with --skeleton to write a bone map",
@@ -98,15 +101,18 @@ pub fn run(
         .collect();
     print(file, &reports, json)?;
     if !partial.is_empty() && !allow_partial {
-        eprintln!(
-            "skelnorm: {}: not a {} skeleton: {} (use --allow-partial to accept a partial map)",
+        return Err(Failure::Refused(format!(
+            "{}: not a {} skeleton: {} (use --allow-partial to accept a partial map)",
             file.display(),
             profile.name,
             partial.join("; ")
-        );
-        return Ok(EXIT_PARTIAL);
+        )));
     }
-    if let (Some(out), [k]) = (output, chosen.as_slice()) {
+    if let (Some((out, existing)), [k]) = (output, chosen.as_slice()) {
+        super::check_not_input(file, out)?;
+        if !existing.proceed(out)? {
+            return Ok(super::EXIT_OK);
+        }
         let text = BoneMapFile::write_ron(&maps[0], model.skeleton(*k), &profile);
         gltf_io::write_file(out, text.as_bytes())
             .with_context(|| format!("{}: cannot write the bone map", out.display()))?;

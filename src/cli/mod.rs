@@ -12,18 +12,43 @@ mod stages;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
-/// Exit code: every input was processed.
+/// Exit code: done (every input was processed).
 pub const EXIT_OK: i32 = 0;
-/// Exit code: an input could not be processed.
-pub const EXIT_INPUT: i32 = 1;
-/// Exit code: usage or configuration error.
+/// Exit code: a file could not be read or written (missing, unreadable, corrupt, or an output
+/// that cannot be written or exists with `--existing error`).
+pub const EXIT_FILE: i32 = 1;
+/// Exit code: usage or configuration error (a bad flag or flag value, a bad settings, profile,
+/// bone-map or pose file).
 pub const EXIT_USAGE: i32 = 2;
+/// Exit code: an input was read but refused: not a humanoid (no skeleton fits the profile), or
+/// a stage or validation refused it.
+pub const EXIT_REFUSED: i32 = 3;
+/// Exit code: nothing to do (no supported input under a folder; no clip to retarget or write).
+pub const EXIT_NOTHING: i32 = 4;
+
+/// The exit-code table, as `--help` shows it (README.md has the same table).
+const EXIT_CODES_HELP: &str = "\
+Exit codes (the same in every command):
+  0  done
+  1  a file could not be read or written (missing, unreadable or corrupt input; an output that
+     cannot be written, or exists with --existing error); batch/validate: some file did
+  2  usage: a bad flag or flag value, or a bad settings, profile, bone-map or pose file
+  3  not a humanoid (no skeleton fits the profile), or a stage or validation refused an input;
+     batch/validate: some file was refused (validate --strict: or had warnings)
+  4  nothing to do: no glTF, GLB, VRM, VRMA, FBX or BVH file under the folders given, or no clip
+     to retarget or to write
+When several apply (batch, validate), the lowest non-zero code wins.
+
+Existing outputs: every command that writes files takes --existing overwrite|skip|error
+(default overwrite): skip leaves an existing output (exit 0, said on stderr), error refuses
+(exit 1, naming it).";
 
 #[derive(Parser)]
 #[command(
     name = "skelnorm",
     version,
-    about = "Normalize humanoid skeletons in glTF/GLB/VRM files so clips can be shared across characters"
+    about = "Normalize humanoid skeletons in glTF/GLB/VRM files so clips can be shared across characters",
+    after_help = EXIT_CODES_HELP
 )]
 struct Cli {
     #[command(subcommand)]
@@ -60,7 +85,7 @@ enum Command {
     },
     /// Map each skeleton's bones to a profile (the built-in humanoid by default): names,
     /// hierarchy and rest-pose geometry decide; a VRM humanoid map is used as declared. Exits 3
-    /// when a required bone is missing, unless --allow-partial.
+    /// when a required bone is missing (unless --allow-partial) or the file has no skeleton.
     Map {
         /// A .gltf, .glb, .vrm or .vrma file.
         file: PathBuf,
@@ -78,6 +103,8 @@ enum Command {
         allow_partial: bool,
         #[command(flatten)]
         map: map::MapArgs,
+        #[command(flatten)]
+        existing: ExistingFlag,
     },
     /// Normalize a file: map its bones, then fix the rest (fold node transforms, face +Z,
     /// T-pose, profile axes) with every clip, skin and attached mesh converted so that every
@@ -92,10 +119,12 @@ enum Command {
     /// Normalize (or, with --retarget-to, retarget) every .gltf, .glb, .vrm and .vrma file under
     /// a folder, in parallel, mirroring the tree into the output folder. A `skelnorm.ron` in a
     /// folder sets the options for it and below (the nearest wins); flags win over all. Exit 1
-    /// if some input failed (each is reported), 2 for usage errors.
+    /// if some input could not be read or written, 3 if some was refused (each is reported), 4
+    /// if the folder holds no supported file.
     Batch(batch::BatchArgs),
     /// Check files or folders as `batch` would, writing nothing (for import hooks): exit 1 if
-    /// any file fails (or has warnings, with --strict), one line per file on stderr.
+    /// some file could not be read, 3 if some was refused (or, with --strict, has warnings), 4
+    /// if there is no supported file; one line per failed file on stderr.
     Validate(batch::ValidateArgs),
     /// Work with run reports.
     #[command(subcommand)]
@@ -142,11 +171,12 @@ pub fn run() -> i32 {
             skeleton,
             allow_partial,
             map,
+            existing,
         } => map::run(
             &file,
             &map,
             json,
-            output.as_deref(),
+            output.as_deref().map(|o| (o, &existing)),
             skeleton,
             allow_partial,
         ),
@@ -167,7 +197,15 @@ pub fn run() -> i32 {
         Err(Failure::Input(e)) if is_broken_pipe(&e) => EXIT_OK,
         Err(Failure::Input(e)) => {
             eprintln!("skelnorm: {e:#}");
-            EXIT_INPUT
+            EXIT_FILE
+        }
+        Err(Failure::Refused(msg)) => {
+            eprintln!("skelnorm: {msg}");
+            EXIT_REFUSED
+        }
+        Err(Failure::Nothing(msg)) => {
+            eprintln!("skelnorm: {msg}");
+            EXIT_NOTHING
         }
     }
 }
@@ -182,12 +220,16 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// Why a command failed: the user's call (exit 2) or an input (exit 1).
+/// Why a command failed, one variant per row of the exit-code table.
 pub enum Failure {
-    /// Bad flags, paths or settings.
+    /// Bad flags, paths or settings (exit 2).
     Usage(String),
-    /// An input could not be processed; the message names the file.
+    /// A file could not be read or written; the message names it (exit 1).
     Input(anyhow::Error),
+    /// An input was read but refused: not a humanoid, or a stage refused it (exit 3).
+    Refused(String),
+    /// Nothing to do (exit 4).
+    Nothing(String),
 }
 
 impl<E: Into<anyhow::Error>> From<E> for Failure {
@@ -250,6 +292,7 @@ fn usage_text(f: Failure) -> String {
     match f {
         Failure::Usage(m) => m,
         Failure::Input(e) => format!("{e:#}"),
+        Failure::Refused(m) | Failure::Nothing(m) => m,
     }
 }
 
@@ -298,4 +341,89 @@ fn config(dump_defaults: bool) -> Result<i32, Failure> {
     let mut out = std::io::stdout().lock();
     out.write_all(skelnorm::settings::Settings::dump_defaults().as_bytes())?;
     Ok(EXIT_OK)
+}
+
+/// What `--existing` takes: what a command does when an output it would write exists.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExistingArg {
+    /// Replace the existing output (the default of every command: an import hook re-runs on
+    /// every import and expects the output replaced).
+    Overwrite,
+    /// Leave the existing output, say so, and exit 0 (batch: report the input as skipped).
+    Skip,
+    /// Refuse: exit 1 naming the output (batch: report the input as failed).
+    Error,
+}
+
+impl From<skelnorm::batch::Existing> for ExistingArg {
+    fn from(e: skelnorm::batch::Existing) -> Self {
+        use skelnorm::batch::Existing;
+        match e {
+            Existing::Overwrite => ExistingArg::Overwrite,
+            Existing::Skip => ExistingArg::Skip,
+            Existing::Error => ExistingArg::Error,
+        }
+    }
+}
+
+impl From<ExistingArg> for skelnorm::batch::Existing {
+    fn from(e: ExistingArg) -> Self {
+        use skelnorm::batch::Existing;
+        match e {
+            ExistingArg::Overwrite => Existing::Overwrite,
+            ExistingArg::Skip => Existing::Skip,
+            ExistingArg::Error => Existing::Error,
+        }
+    }
+}
+
+/// The `--existing` flag of every command that writes files; one default everywhere (the
+/// library's [`Existing::default`](skelnorm::batch::Existing)).
+#[derive(clap::Args, Debug, Clone)]
+pub struct ExistingFlag {
+    /// What to do when an output exists: overwrite it (the default), skip it (exit 0, said on
+    /// stderr) or error (exit 1 naming it).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHAT",
+        default_value_t = ExistingArg::from(skelnorm::batch::Existing::default())
+    )]
+    pub existing: ExistingArg,
+}
+
+impl ExistingFlag {
+    /// Whether to write `output`: true when it does not exist or is to be overwritten; false
+    /// (after saying so on stderr) when it exists and is to be skipped; an error naming it when
+    /// it exists and `--existing error`.
+    pub fn proceed(&self, output: &std::path::Path) -> Result<bool, Failure> {
+        if !output.exists() {
+            return Ok(true);
+        }
+        match self.existing {
+            ExistingArg::Overwrite => Ok(true),
+            ExistingArg::Skip => {
+                eprintln!(
+                    "skelnorm: {}: exists, left as it is (--existing skip)",
+                    output.display()
+                );
+                Ok(false)
+            }
+            ExistingArg::Error => Err(Failure::Input(anyhow::anyhow!(
+                "{}: the output exists (--existing error; use --existing overwrite or skip)",
+                output.display()
+            ))),
+        }
+    }
+}
+
+/// Refuses an output that is the input file itself (a usage error naming it), before any work.
+fn check_not_input(input: &std::path::Path, output: &std::path::Path) -> Result<(), Failure> {
+    if skelnorm::gltf_io::same_file(input, output) {
+        return Err(Failure::Usage(format!(
+            "{}: the output is the input file; inputs are never overwritten",
+            output.display()
+        )));
+    }
+    Ok(())
 }

@@ -2,7 +2,7 @@
 //! summary, optionally write a JSON report with the mapping, the per-bone changes, the removed
 //! tracks, the renamed bones, the file sizes and the measured invariants.
 
-use super::map::{MapArgs, EXIT_PARTIAL};
+use super::map::MapArgs;
 use super::stages::StageFlags;
 use super::Failure;
 use skelnorm::gltf_io;
@@ -44,6 +44,8 @@ pub struct NormalizeArgs {
     pub map: MapArgs,
     #[command(flatten)]
     pub stages: StageFlags,
+    #[command(flatten)]
+    pub existing: super::ExistingFlag,
 }
 
 impl NormalizeArgs {
@@ -63,15 +65,20 @@ impl NormalizeArgs {
     }
 }
 
-/// Runs `normalize`; returns the exit code (0, or 3 when no skeleton fits the profile).
+/// Runs `normalize`; returns the exit code (0; a [`Failure::Refused`], exit 3, when no skeleton
+/// fits the profile or a stage refuses the file).
 pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
     super::check_output(&args.output)?;
+    super::check_not_input(&args.input, &args.output)?;
     let mut settings = super::load_settings(args.settings.as_deref())?;
     args.apply(&mut settings)?;
     let resolved = super::resolve(&settings)?;
     let (profile, mut options) = (resolved.profile, resolved.normalize);
     let allow_partial = options.allow_partial;
     let mut doc = super::read(&args.input)?;
+    if !args.existing.proceed(&args.output)? {
+        return Ok(super::EXIT_OK);
+    }
     options.skeleton = args
         .skeleton
         .map(|k| super::skeleton_id(&args.input, &doc.model, k))
@@ -79,21 +86,20 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
     let report = match normalize(&mut doc.model, &profile, &options) {
         Ok(r) => r,
         Err(e @ NormalizeError::NoFit { .. }) => {
-            eprintln!(
-                "skelnorm: {}: {e}{}",
+            return Err(Failure::Refused(format!(
+                "{}: {e}{}",
                 args.input.display(),
                 if allow_partial {
                     ""
                 } else {
                     " (use --allow-partial to normalize what is mapped)"
                 }
-            );
-            return Ok(EXIT_PARTIAL);
+            )));
         }
         Err(e @ NormalizeError::NoSkeleton(..)) => {
             return Err(Failure::Usage(format!("{}: {e}", args.input.display())))
         }
-        Err(e) => return Err(anyhow::anyhow!("{}: {e}", args.input.display()).into()),
+        Err(e) => return Err(Failure::Refused(format!("{}: {e}", args.input.display()))),
     };
     doc.write(&args.output)?;
     let out = NormalizeRun {

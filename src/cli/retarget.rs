@@ -1,7 +1,7 @@
 //! `skelnorm retarget`: normalize source and target in memory, retarget the source's clips
 //! onto the target by chains, add them to the target file, report the measures per clip.
 
-use super::map::{MapArgs, EXIT_PARTIAL};
+use super::map::MapArgs;
 use super::Failure;
 use skelnorm::gltf_io;
 use skelnorm::model::SkeletonId;
@@ -100,6 +100,8 @@ pub struct RetargetArgs {
     /// Skip measuring the retargeted clips.
     #[arg(long)]
     pub no_check: bool,
+    #[command(flatten)]
+    pub existing: super::ExistingFlag,
 }
 
 impl RetargetArgs {
@@ -141,17 +143,24 @@ impl RetargetArgs {
     }
 }
 
-/// Runs `retarget`; returns the exit code (0, or 3 when a side has no skeleton that fits).
+/// Runs `retarget`; returns the exit code (0; a [`Failure::Refused`], exit 3, when a side has
+/// no skeleton that fits or the pair cannot be retargeted; [`Failure::Nothing`], exit 4, when the
+/// source has no clips).
 pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
     let bvh = super::convert::is_bvh(&args.output);
     if !bvh {
         super::check_output(&args.output)?;
     }
+    super::check_not_input(&args.source, &args.output)?;
+    super::check_not_input(&args.target, &args.output)?;
     let mut settings = super::load_settings(args.settings.as_deref())?;
     args.apply(&mut settings)?;
     let resolved = super::resolve(&settings)?;
     let mut source = super::read(&args.source)?;
     let mut target = super::read(&args.target)?;
+    if !args.existing.proceed(&args.output)? {
+        return Ok(super::EXIT_OK);
+    }
     let source_skeleton = args
         .source_skeleton
         .map(|k| super::skeleton_id(&args.source, &source.model, k))
@@ -232,27 +241,29 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
     Ok(super::EXIT_OK)
 }
 
-/// The exit code, or the failure, of a refused retarget, naming the file concerned.
+/// The failure of a refused retarget, naming the file concerned: exit 3 when a side or the pair
+/// is unsuitable, 4 when the source has no clips, 2 for a flag (`--clip`, a clip name taken).
 fn refused(args: &RetargetArgs, e: RetargetRunError) -> Result<i32, Failure> {
+    use skelnorm::retarget::RetargetError;
     let (src, tgt) = (args.source.display(), args.target.display());
     let normalizing = |path: &std::path::Path, e: NormalizeError| match e {
-        NormalizeError::NoFit { .. } => {
-            eprintln!("skelnorm: {}: {e}", path.display());
-            Ok(EXIT_PARTIAL)
-        }
-        NormalizeError::NoSkeleton(..) => Err(Failure::Usage(format!("{}: {e}", path.display()))),
-        e => Err(anyhow::anyhow!("{}: {e}", path.display()).into()),
+        NormalizeError::NoSkeleton(..) => Failure::Usage(format!("{}: {e}", path.display())),
+        e => Failure::Refused(format!("{}: {e}", path.display())),
     };
-    match e {
+    Err(match e {
         RetargetRunError::Source(e) => normalizing(&args.source, e),
         RetargetRunError::Target(e) => normalizing(&args.target, e),
-        RetargetRunError::ClipTaken(clip) => Err(Failure::Usage(format!(
+        RetargetRunError::ClipTaken(clip) => Failure::Usage(format!(
             "{tgt}: already has a clip `{clip}`; use --prefix or --suffix to name the new clips"
-        ))),
-        e @ (RetargetRunError::NoClip { .. } | RetargetRunError::NoClips) => {
-            Err(Failure::Usage(format!("{src}: {e}")))
-        }
-        RetargetRunError::Retarget(e) => Err(Failure::Usage(format!("{src} → {tgt}: {e}"))),
-        RetargetRunError::Restore(e) => Err(anyhow::anyhow!("{tgt}: {e}").into()),
-    }
+        )),
+        e @ RetargetRunError::NoClip { .. } => Failure::Usage(format!("{src}: {e}")),
+        e @ RetargetRunError::NoClips => Failure::Nothing(format!("{src}: {e}")),
+        RetargetRunError::Retarget(
+            e @ (RetargetError::UnknownChain { .. }
+            | RetargetError::UnknownBone { .. }
+            | RetargetError::BadOption(_)),
+        ) => Failure::Usage(format!("{src} → {tgt}: {e}")),
+        RetargetRunError::Retarget(e) => Failure::Refused(format!("{src} → {tgt}: {e}")),
+        RetargetRunError::Restore(e) => Failure::Refused(format!("{tgt}: {e}")),
+    })
 }

@@ -298,7 +298,8 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// Writes `bytes` to `out` the way every output is written: a temporary file (mode 0644) in the
-/// destination folder, synced, then renamed, so a failed write leaves no partial file.
+/// destination folder (created when missing), synced, then renamed, so a failed write leaves no
+/// partial file. The error names neither `out` nor the temporary file: the caller names `out`.
 pub fn write_file(out: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = out
         .parent()
@@ -307,8 +308,26 @@ pub fn write_file(out: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomic(dir, out, bytes)
 }
 
+/// Writes `bytes` to `out` through a temporary file in `dir` (created with its parents when
+/// missing). The errors name no temporary file: their text is the cause only, for the caller to
+/// put after the user's path.
 fn write_atomic(dir: &Path, out: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
+    // tempfile's errors end in ` at path "…/.skelnorm-XXXX.tmp"`, which means nothing to the
+    // user: cut it, keep the cause.
+    let plain = |e: std::io::Error| {
+        let text = e.to_string();
+        match text.find(" at path ") {
+            Some(i) => std::io::Error::new(e.kind(), text[..i].to_string()),
+            None => e,
+        }
+    };
+    std::fs::create_dir_all(dir).map_err(|e| {
+        std::io::Error::new(
+            e.kind(),
+            format!("cannot create the folder {}: {e}", dir.display()),
+        )
+    })?;
     let mut builder = tempfile::Builder::new();
     builder.prefix(".skelnorm-").suffix(".tmp");
     #[cfg(unix)]
@@ -316,9 +335,9 @@ fn write_atomic(dir: &Path, out: &Path, bytes: &[u8]) -> std::io::Result<()> {
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o644));
     }
-    let mut tmp = builder.tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(out).map_err(|e| e.error)?;
+    let mut tmp = builder.tempfile_in(dir).map_err(plain)?;
+    tmp.write_all(bytes).map_err(plain)?;
+    tmp.as_file().sync_all().map_err(plain)?;
+    tmp.persist(out).map_err(|e| plain(e.error))?;
     Ok(())
 }

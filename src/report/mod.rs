@@ -28,6 +28,18 @@ pub enum Status {
     Skipped,
 }
 
+/// Why a file failed, for the exit code: a file that could not be read or written, or an input
+/// that was read and refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// The input could not be read, or the output could not be built or written (or exists,
+    /// with `--existing error`).
+    File,
+    /// The input was read but refused: not a humanoid (no skeleton fits), or a stage refused it.
+    Refused,
+}
+
 /// One bone of a skeleton picture: rest joint positions before and after, and its mapping.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PictureBone {
@@ -69,6 +81,9 @@ pub struct FileReport {
     /// Why it failed or was skipped.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub error: Option<String>,
+    /// What kind of failure, when it failed.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub failure: Option<FailureKind>,
     /// Warnings of every stage, as `code: message`.
     #[serde(default)]
     pub warnings: Vec<String>,
@@ -99,6 +114,7 @@ impl FileReport {
             output: None,
             status: Status::Ok,
             error: None,
+            failure: None,
             warnings: Vec::new(),
             normalize: None,
             retarget: None,
@@ -110,10 +126,11 @@ impl FileReport {
     }
 
     /// A failed file.
-    pub fn failed(input: String, error: String, time_ms: f64) -> FileReport {
+    pub fn failed(input: String, kind: FailureKind, error: String, time_ms: f64) -> FileReport {
         FileReport {
             status: Status::Failed,
             error: Some(error),
+            failure: Some(kind),
             time_ms,
             ..FileReport::new(input)
         }

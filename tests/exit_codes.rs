@@ -1,0 +1,572 @@
+//! Issue 17: one exit-code table for every command, row by row and command by command (0 done,
+//! 1 a file could not be read or written, 2 usage, 3 not a humanoid / refused, 4 nothing to do);
+//! output paths (missing folders are made, messages name the user's path, never a temporary
+//! file); and the one re-run policy (`--existing overwrite|skip|error`, overwrite by default).
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn fixture(name: &str) -> String {
+    common::root()
+        .join("fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// Runs skelnorm and checks its exit code, showing stderr when it is not `code`.
+fn expect<S: AsRef<str>>(code: i32, args: &[S]) -> Output {
+    let args: Vec<&str> = args.iter().map(AsRef::as_ref).collect();
+    let out = common::skelnorm(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "skelnorm {}\nstderr: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Owned arguments.
+fn v(args: &[&str]) -> Vec<String> {
+    args.iter().map(|a| a.to_string()).collect()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A folder holding one file `name` with `bytes`.
+fn folder_with(dir: &Path, sub: &str, name: &str, bytes: &[u8]) -> PathBuf {
+    let d = dir.join(sub);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join(name), bytes).unwrap();
+    d
+}
+
+/// A batch report (as `batch --report` writes it) of the fixture `mixamo.glb`.
+fn a_report(dir: &Path) -> PathBuf {
+    let input = dir.join("report_in");
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::copy(fixture("mixamo.glb"), input.join("m.glb")).unwrap();
+    let report = dir.join("report.json");
+    let (i, o, r) = (s(&input), s(&dir.join("report_out")), s(&report));
+    expect(0, &["batch", &i, "-o", &o, "-q", "--report", &r]);
+    report
+}
+
+/// `identity.gltf` without its clips (its buffer is a data URI, so the copy stands alone).
+fn clipless(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(fixture("identity.gltf")).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json.as_object_mut().unwrap().remove("animations");
+    let path = dir.join("clipless.gltf");
+    std::fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn help_shows_the_table() {
+    let out = expect(0, &["--help"]);
+    let help = String::from_utf8_lossy(&out.stdout);
+    for row in [
+        "0  done",
+        "1  a file could not be read or written",
+        "2  usage",
+        "3  not a humanoid",
+        "4  nothing to do",
+        "--existing overwrite|skip|error",
+    ] {
+        assert!(help.contains(row), "--help lacks `{row}`:\n{help}");
+    }
+    // The README has the same rows.
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    for row in [
+        "| 0 | done",
+        "| 1 | a file could not be read or written",
+        "| 2 | usage",
+        "| 3 | not a humanoid",
+        "| 4 | nothing to do",
+    ] {
+        assert!(readme.contains(row), "README lacks `{row}`");
+    }
+}
+
+#[test]
+fn row_1_a_missing_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = |n: &str| s(&dir.path().join(n));
+    let missing = s(&dir.path().join("no/such.glb"));
+    let (mx, o_glb) = (fixture("mixamo.glb"), out("o.glb"));
+    let cases: Vec<Vec<String>> = vec![
+        v(&["inspect", &missing]),
+        v(&["map", &missing]),
+        v(&["normalize", &missing, "-o", &o_glb]),
+        v(&[
+            "retarget", "--source", &missing, "--target", &mx, "-o", &o_glb,
+        ]),
+        v(&[
+            "retarget", "--source", &mx, "--target", &missing, "-o", &o_glb,
+        ]),
+        v(&["convert", &missing, &o_glb]),
+        v(&["validate", &missing]),
+        v(&["batch", &missing, "-o", &out("b")]),
+        v(&["report", "merge", &missing, "-o", &out("m.json")]),
+    ];
+    for args in cases {
+        let o = expect(1, &args);
+        assert!(stderr(&o).contains(&missing), "{}: {}", args[0], stderr(&o));
+    }
+}
+
+#[test]
+fn row_1_a_corrupt_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = |n: &str| s(&dir.path().join(n));
+    let folder = folder_with(dir.path(), "bad", "bad.glb", b"glTF\x02\0\0\0garbage");
+    let bad = s(&folder.join("bad.glb"));
+    let bad_report = folder_with(dir.path(), "rep", "bad.json", b"{\"not\": \"a report\"}");
+    let bad_report = s(&bad_report.join("bad.json"));
+    let (mx, o_glb) = (fixture("mixamo.glb"), out("o.glb"));
+    let cases: Vec<Vec<String>> = vec![
+        v(&["inspect", &bad]),
+        v(&["map", &bad]),
+        v(&["normalize", &bad, "-o", &o_glb]),
+        v(&["retarget", "--source", &bad, "--target", &mx, "-o", &o_glb]),
+        v(&["convert", &bad, &o_glb]),
+        v(&["report", "merge", &bad_report, "-o", &out("m.json")]),
+    ];
+    for args in cases {
+        let o = expect(1, &args);
+        assert!(stderr(&o).contains("bad"), "{}: {}", args[0], stderr(&o));
+    }
+    // batch and validate go on, and the exit code remembers.
+    expect(1, &["validate", "-q", &s(&folder)]);
+    expect(1, &["batch", "-q", &s(&folder), "-o", &out("b")]);
+}
+
+#[test]
+fn row_1_an_output_that_cannot_be_written() {
+    // `/proc` takes no new files, even for root: the write fails, and the message names the
+    // user's path, never the temporary file.
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let report = s(&a_report(dir.path()));
+    let mx = fixture("mixamo.glb");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            v(&["normalize", &mx, "-o", "/proc/skelnorm-o.glb"]),
+            "/proc/skelnorm-o.glb",
+        ),
+        (
+            v(&["normalize", &mx, "-o", "/proc/skelnorm-o.gltf"]),
+            "/proc/skelnorm-o.gltf",
+        ),
+        (
+            v(&["convert", &mx, "/proc/skelnorm-o.glb"]),
+            "/proc/skelnorm-o.glb",
+        ),
+        (
+            v(&["convert", &mx, "/proc/skelnorm-o.bvh", "--clip", "walk"]),
+            "/proc/skelnorm-o.bvh",
+        ),
+        (
+            v(&["map", &mx, "-o", "/proc/skelnorm-o.ron"]),
+            "/proc/skelnorm-o.ron",
+        ),
+        (
+            v(&[
+                "retarget",
+                "--source",
+                &mx,
+                "--target",
+                &fixture("spine2.glb"),
+                "--suffix",
+                "_r",
+                "-o",
+                "/proc/skelnorm-o.glb",
+            ]),
+            "/proc/skelnorm-o.glb",
+        ),
+        (
+            v(&["report", "merge", &report, "-o", "/proc/skelnorm-m.json"]),
+            "/proc/skelnorm-m.json",
+        ),
+    ];
+    for (args, path) in cases {
+        let o = expect(1, &args);
+        let err = stderr(&o);
+        assert!(err.contains(path), "{}: {err}", args[0]);
+        assert!(
+            !err.contains(".skelnorm-"),
+            "{}: names a temporary file: {err}",
+            args[0]
+        );
+        assert!(
+            !err.contains(".tmp"),
+            "{}: names a temporary file: {err}",
+            args[0]
+        );
+    }
+}
+
+#[test]
+fn row_2_a_bad_flag_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = |n: &str| s(&dir.path().join(n));
+    let report = s(&a_report(dir.path()));
+    let (mx, o_glb) = (fixture("mixamo.glb"), out("o.glb"));
+    let fixtures = s(&common::root().join("fixtures"));
+    let cases: Vec<Vec<String>> = vec![
+        v(&["frobnicate"]),
+        v(&["inspect", "--bvh-scale", "-1", &mx]),
+        v(&["map", &mx, "--skeleton", "7"]),
+        v(&["map", &mx, "-o", &out("m.ron"), "--existing", "sometimes"]),
+        v(&["normalize", &mx, "-o", &o_glb, "--skeleton", "7"]),
+        v(&["normalize", &mx, "-o", &out("o.obj")]),
+        v(&["normalize", &mx, "-o", &o_glb, "--existing", "sometimes"]),
+        v(&[
+            "retarget", "--source", &mx, "--target", &mx, "-o", &o_glb, "--fps", "0",
+        ]),
+        v(&[
+            "retarget", "--source", &mx, "--target", &mx, "-o", &o_glb, "--clip", "nope",
+        ]),
+        v(&[
+            "retarget",
+            "--source",
+            &mx,
+            "--target",
+            &mx,
+            "-o",
+            &o_glb,
+            "--existing",
+            "x",
+        ]),
+        v(&["convert", &mx, &out("o.bvh"), "--clip", "nope"]),
+        v(&["convert", &mx, &mx]),
+        v(&["convert", &mx, &o_glb, "--existing", "sometimes"]),
+        v(&["batch", &fixtures, "-o", &out("b"), "--jobs", "0"]),
+        v(&[
+            "batch",
+            &fixtures,
+            "-o",
+            &out("b"),
+            "--existing",
+            "sometimes",
+        ]),
+        v(&["validate", &fixtures, "--jobs", "0"]),
+        v(&[
+            "report",
+            "merge",
+            &report,
+            "-o",
+            &out("m.json"),
+            "--existing",
+            "x",
+        ]),
+        v(&["config"]),
+        v(&["config", "--dump-defaults", "--frobnicate"]),
+    ];
+    for args in cases {
+        expect(2, &args);
+    }
+}
+
+#[test]
+fn row_3_not_a_humanoid() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = |n: &str| s(&dir.path().join(n));
+    let (q, mx, o_glb) = (
+        fixture("quadruped.glb"),
+        fixture("mixamo.glb"),
+        out("o.glb"),
+    );
+    let folder = dir.path().join("q");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(&q, folder.join("quadruped.glb")).unwrap();
+    let cases: Vec<Vec<String>> = vec![
+        v(&["map", &q]),
+        v(&["normalize", &q, "-o", &o_glb]),
+        v(&["retarget", "--source", &q, "--target", &mx, "-o", &o_glb]),
+        v(&["retarget", "--source", &mx, "--target", &q, "-o", &o_glb]),
+        v(&["validate", "-q", &s(&folder)]),
+        v(&["batch", "-q", &s(&folder), "-o", &out("b")]),
+    ];
+    for args in cases {
+        let o = expect(3, &args);
+        assert!(
+            stderr(&o).contains("quadruped.glb"),
+            "{}: {}",
+            args[0],
+            stderr(&o)
+        );
+    }
+    assert!(
+        !Path::new(&o_glb).exists(),
+        "a refused input wrote an output"
+    );
+    // Where the row does not apply, the quadruped is fine.
+    expect(0, &["inspect", &q]);
+    expect(0, &["convert", &q, &out("q.glb")]);
+    expect(0, &["map", &q, "--allow-partial"]);
+}
+
+#[test]
+fn row_3_comes_after_row_1_in_a_run() {
+    // A run with a corrupt file and a quadruped: the lowest non-zero code wins.
+    let dir = tempfile::tempdir().unwrap();
+    let folder = folder_with(dir.path(), "mixed", "bad.glb", b"not a glb");
+    std::fs::copy(fixture("quadruped.glb"), folder.join("q.glb")).unwrap();
+    expect(1, &["validate", "-q", &s(&folder)]);
+    let out = s(&dir.path().join("b"));
+    expect(1, &["batch", "-q", &s(&folder), "-o", &out]);
+}
+
+#[test]
+fn row_4_nothing_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = folder_with(dir.path(), "empty", "chair.obj", b"o chair\n");
+    std::fs::write(folder.join("scene.dae"), b"<COLLADA/>").unwrap();
+    for args in [
+        v(&["validate", "-q", &s(&folder)]),
+        v(&["batch", "-q", &s(&folder), "-o", &s(&dir.path().join("b"))]),
+    ] {
+        let o = expect(4, &args);
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!(
+                "no glTF, GLB, VRM, VRMA, FBX or BVH files under {} (2 other files skipped)",
+                folder.display()
+            )),
+            "{err}"
+        );
+        assert!(
+            err.contains("2 files: 0 ok, 0 with warnings, 0 failed, 2 skipped"),
+            "{err}"
+        );
+    }
+    assert!(
+        !dir.path().join("b").exists(),
+        "nothing to do made the output folder"
+    );
+    // The report still lists the unsupported files as skipped.
+    let report = dir.path().join("r.json");
+    expect(4, &["validate", "-q", &s(&folder), "--report", &s(&report)]);
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["summary"]["skipped"], 2);
+    // No clip to retarget or to write.
+    let clipless = s(&clipless(dir.path()));
+    let mx = fixture("mixamo.glb");
+    let o_glb = s(&dir.path().join("o.glb"));
+    expect(
+        4,
+        &[
+            "retarget", "--source", &clipless, "--target", &mx, "-o", &o_glb,
+        ],
+    );
+    expect(4, &["convert", &clipless, &s(&dir.path().join("o.bvh"))]);
+}
+
+#[test]
+fn missing_output_folders_are_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = |n: &str| s(&dir.path().join("a/b").join(n));
+    let mx = fixture("mixamo.glb");
+    let report = s(&a_report(dir.path()));
+    expect(
+        0,
+        &[
+            "normalize",
+            &mx,
+            "-o",
+            &deep("n.glb"),
+            "--report",
+            &deep("n.json"),
+        ],
+    );
+    expect(0, &["normalize", &mx, "-o", &deep("n.gltf")]);
+    expect(0, &["convert", &mx, &deep("c.glb")]);
+    expect(0, &["convert", &mx, &deep("c.bvh"), "--clip", "walk"]);
+    expect(0, &["map", &mx, "-o", &deep("m.ron")]);
+    let sp = fixture("spine2.glb");
+    expect(
+        0,
+        &[
+            "retarget",
+            "--source",
+            &mx,
+            "--target",
+            &sp,
+            "--suffix",
+            "_r",
+            "-o",
+            &deep("r.glb"),
+        ],
+    );
+    expect(
+        0,
+        &[
+            "report",
+            "merge",
+            &report,
+            "-o",
+            &deep("m.json"),
+            "--html",
+            &deep("m.html"),
+        ],
+    );
+    for n in [
+        "n.glb", "n.json", "n.gltf", "n.bin", "c.glb", "c.bvh", "m.ron", "r.glb", "m.json",
+        "m.html",
+    ] {
+        assert!(dir.path().join("a/b").join(n).is_file(), "{n} not written");
+    }
+}
+
+#[test]
+fn re_runs_overwrite_by_default_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = |n: &str| dir.path().join(n);
+    let mx = fixture("mixamo.glb");
+    let sp = fixture("spine2.glb");
+    let report = s(&a_report(dir.path()));
+    let input = dir.path().join("report_in");
+    let commands: Vec<(Vec<String>, PathBuf)> = vec![
+        (
+            vec![
+                "normalize".into(),
+                mx.clone(),
+                "-o".into(),
+                s(&out("n.glb")),
+            ],
+            out("n.glb"),
+        ),
+        (
+            vec!["convert".into(), mx.clone(), s(&out("c.glb"))],
+            out("c.glb"),
+        ),
+        (
+            vec!["map".into(), mx.clone(), "-o".into(), s(&out("m.ron"))],
+            out("m.ron"),
+        ),
+        (
+            vec![
+                "retarget",
+                "--source",
+                &mx,
+                "--target",
+                &sp,
+                "--suffix",
+                "_r",
+                "-o",
+                &s(&out("r.glb")),
+            ]
+            .into_iter()
+            .map(String::from)
+            .collect(),
+            out("r.glb"),
+        ),
+        (
+            vec![
+                "report".into(),
+                "merge".into(),
+                report,
+                "-o".into(),
+                s(&out("m.json")),
+            ],
+            out("m.json"),
+        ),
+        (
+            vec![
+                "batch".into(),
+                "-q".into(),
+                s(&input),
+                "-o".into(),
+                s(&out("b")),
+            ],
+            out("b/m.glb"),
+        ),
+    ];
+    for (args, written) in commands {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let with = |flag: &[&str]| -> Vec<String> {
+            args.iter().chain(flag).map(|a| a.to_string()).collect()
+        };
+        // Default: written again over a placeholder.
+        std::fs::create_dir_all(written.parent().unwrap()).unwrap();
+        std::fs::write(&written, b"placeholder").unwrap();
+        expect(0, &args);
+        assert_ne!(
+            std::fs::read(&written).unwrap(),
+            b"placeholder",
+            "{}",
+            args[0]
+        );
+        // skip: left as it is, said, exit 0.
+        std::fs::write(&written, b"placeholder").unwrap();
+        let o = expect(0, &with(&["--existing", "skip"]));
+        assert_eq!(
+            std::fs::read(&written).unwrap(),
+            b"placeholder",
+            "{}",
+            args[0]
+        );
+        if args[0] != "batch" {
+            assert!(
+                stderr(&o).contains("--existing skip"),
+                "{}: {}",
+                args[0],
+                stderr(&o)
+            );
+        }
+        // error: refused with exit 1, naming the output.
+        let o = expect(1, &with(&["--existing", "error"]));
+        assert_eq!(
+            std::fs::read(&written).unwrap(),
+            b"placeholder",
+            "{}",
+            args[0]
+        );
+        let name = written.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(stderr(&o).contains(&name), "{}: {}", args[0], stderr(&o));
+        // overwrite, said explicitly.
+        expect(0, &with(&["--existing", "overwrite"]));
+        assert_ne!(
+            std::fs::read(&written).unwrap(),
+            b"placeholder",
+            "{}",
+            args[0]
+        );
+    }
+}
+
+#[test]
+fn every_writing_command_documents_the_same_default() {
+    for cmd in [
+        vec!["normalize"],
+        vec!["retarget"],
+        vec!["convert"],
+        vec!["batch"],
+        vec!["map"],
+        vec!["report", "merge"],
+    ] {
+        let args = [&cmd[..], &["--help"]].concat();
+        let help = String::from_utf8_lossy(&expect(0, &args).stdout).into_owned();
+        assert!(help.contains("--existing <WHAT>"), "{cmd:?}: {help}");
+        assert!(help.contains("[default: overwrite]"), "{cmd:?}: {help}");
+    }
+}
