@@ -243,7 +243,7 @@ impl Settings {
     pub fn from_ron(text: &str, origin: &str) -> Result<Settings, SettingsError> {
         ron::from_str(text).map_err(|e: ron::error::SpannedError| SettingsError {
             origin: format!("{origin}:{}:{}", e.position.line, e.position.col),
-            message: e.code.to_string(),
+            message: ron_message(&e.code),
         })
     }
 
@@ -291,8 +291,50 @@ pub fn load_pose(path: &Path) -> Result<RetargetPose, SettingsError> {
     })?;
     ron::from_str(&text).map_err(|e: ron::error::SpannedError| SettingsError {
         origin: format!("{origin}:{}:{}", e.position.line, e.position.col),
-        message: e.code.to_string(),
+        message: ron_message(&e.code),
     })
+}
+
+/// The message of a RON error; an unknown field or value names what was found, where, and the
+/// closest expected name (`unknown field \`flaten_feet\` in \`RestOptions\`: did you mean
+/// \`flatten_feet\`? expected one of …`).
+fn ron_message(e: &ron::error::Error) -> String {
+    use ron::error::Error;
+    let (what, expected, found, outer) = match e {
+        Error::NoSuchStructField {
+            expected,
+            found,
+            outer,
+        } => ("field", expected, found, outer),
+        Error::NoSuchEnumVariant {
+            expected,
+            found,
+            outer,
+        } => ("value", expected, found, outer),
+        e => return e.to_string(),
+    };
+    let place = outer
+        .as_ref()
+        .map(|o| format!(" in `{o}`"))
+        .unwrap_or_default();
+    let hint = closest(found, expected)
+        .map(|c| format!(": did you mean `{c}`?"))
+        .unwrap_or_default();
+    let list: Vec<String> = expected.iter().map(|x| format!("`{x}`")).collect();
+    format!(
+        "unknown {what} `{found}`{place}{hint} (expected one of {})",
+        list.join(", ")
+    )
+}
+
+/// The candidate closest to `found`, if it is close enough to be a typo of it.
+pub fn closest<'a>(found: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(|c| (strsim::jaro_winkler(found, c), *c))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
 }
 
 /// The options settings resolve to (see [`Settings::resolve`]).

@@ -207,7 +207,8 @@ fn a_library_of_500_files_in_parallel_and_in_shards() {
             assert!(b <= a, "{rel}: {b} validator errors (input {a})");
         }
     }
-    // Running again without --existing refuses every output; skip leaves them.
+    // Running again with --existing skip leaves every output (the default, overwrite, replaces
+    // them, as in every command: tests/exit_codes.rs).
     let again = skelnorm(&[
         "batch",
         lib.to_str().unwrap(),

@@ -570,3 +570,48 @@ fn every_writing_command_documents_the_same_default() {
         assert!(help.contains("[default: overwrite]"), "{cmd:?}: {help}");
     }
 }
+
+#[test]
+fn messages_suggest_plural_and_say_no_clips() {
+    let dir = tempfile::tempdir().unwrap();
+    // A settings typo: named, with a suggestion, and spaced.
+    let settings = dir.path().join("s.ron");
+    std::fs::write(&settings, "(rest: (flaten_feet: true))").unwrap();
+    let mx = fixture("mixamo.glb");
+    let o = s(&dir.path().join("o.glb"));
+    let run = expect(
+        2,
+        &["normalize", &mx, "-o", &o, "--settings", &s(&settings)],
+    );
+    let err = stderr(&run);
+    assert!(
+        err.contains("unknown field `flaten_feet` in `RestOptions`: did you mean `flatten_feet`?"),
+        "{err}"
+    );
+    assert!(!err.contains("`in"), "{err}");
+    // A file without clips: no zero counts.
+    let clipless = s(&clipless(dir.path()));
+    let run = expect(0, &["normalize", &clipless, "-o", &o]);
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        text.contains("skin: no clips to compare (rest pose only)"),
+        "{text}"
+    );
+    assert!(
+        !text.contains(" 0 frames") && !text.contains(" 0 clips"),
+        "{text}"
+    );
+    // One file: singular, and the time with one decimal.
+    let folder = dir.path().join("one");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(&mx, folder.join("m.glb")).unwrap();
+    let run = expect(0, &["validate", "-q", &s(&folder)]);
+    let err = stderr(&run);
+    let line = err.lines().last().unwrap_or_default();
+    assert!(
+        line.starts_with("1 file: 1 ok, 0 with warnings, 0 failed, 0 skipped in "),
+        "{err}"
+    );
+    let secs = line.rsplit(" in ").next().unwrap().trim_end_matches(" s");
+    assert_eq!(secs.split('.').nth(1).map(str::len), Some(1), "{line}");
+}

@@ -471,3 +471,35 @@ pub fn run_report(cmd: &ReportCommand) -> Result<i32, Failure> {
     eprintln!("{}", summary_line(&merged.summary, None));
     Ok(super::EXIT_OK)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_have_one_decimal_and_counts_agree_in_number() {
+        assert_eq!(files_per_second(399.0491), "399.0 files/s");
+        assert_eq!(files_per_second(0.04), "0.0 files/s");
+        let s = Summary {
+            files: 506,
+            ok: 480,
+            warnings: 20,
+            failed: 6,
+            skipped: 12,
+            ..Summary::default()
+        };
+        assert_eq!(
+            summary_line(&s, Some(3.21)),
+            "506 files: 480 ok, 20 with warnings, 6 failed, 12 skipped in 3.2 s"
+        );
+        let one = Summary {
+            files: 1,
+            ok: 1,
+            ..Summary::default()
+        };
+        assert_eq!(
+            summary_line(&one, None),
+            "1 file: 1 ok, 0 with warnings, 0 failed, 0 skipped"
+        );
+    }
+}

@@ -90,8 +90,8 @@ fn file_section(out: &mut String, f: &FileReport) {
     if !f.warnings.is_empty() {
         let _ = write!(
             out,
-            "<details open><summary>{} warnings</summary><ul>",
-            f.warnings.len()
+            "<details open><summary>{}</summary><ul>",
+            super::text::count(f.warnings.len(), "warning", "warnings")
         );
         for w in &f.warnings {
             let _ = write!(out, "<li>{}</li>", esc(w));

@@ -90,6 +90,11 @@ impl NormalizeRun<'_> {
     }
 }
 
+/// `n` and the noun, singular for one (`1 clip`, `2 clips`).
+pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// What the rest fix did, as text lines.
 fn rest_text(w: &mut dyn Write, r: &RestReport) -> std::io::Result<()> {
     if r.base.folded {
@@ -122,15 +127,21 @@ fn rest_text(w: &mut dyn Write, r: &RestReport) -> std::io::Result<()> {
     if let Some(m) = most.filter(|m| m.silhouette_deg > 0.01) {
         writeln!(
             w,
-            "  silhouette: {moved} bones turned at rest, most {:.1}° ({})",
-            m.silhouette_deg, m.bone
+            "  silhouette: {} turned at rest, most {:.1}° ({})",
+            count(moved, "bone", "bones"),
+            m.silhouette_deg,
+            m.bone
         )?;
     }
     if r.complemented_tracks > 0 {
         writeln!(
             w,
-            "  {} one-key rotation tracks added to keep clips' poses",
-            r.complemented_tracks
+            "  {} added to keep clips' poses",
+            count(
+                r.complemented_tracks,
+                "one-key rotation track",
+                "one-key rotation tracks"
+            )
         )?;
     }
     if let Some(h) = r.motion_scale {
@@ -146,7 +157,11 @@ fn rest_text(w: &mut dyn Write, r: &RestReport) -> std::io::Result<()> {
 /// What renaming did, as text lines.
 fn rename_text(w: &mut dyn Write, r: &RenameReport) -> std::io::Result<()> {
     if !r.bones.is_empty() || r.skeleton.is_some() {
-        write!(w, "  renamed {} bones to profile names", r.bones.len())?;
+        write!(
+            w,
+            "  renamed {} to profile names",
+            count(r.bones.len(), "bone", "bones")
+        )?;
         if let Some(sk) = &r.skeleton {
             write!(w, ", the skeleton `{}` → `{}`", sk.from, sk.to)?;
         }
@@ -169,11 +184,17 @@ fn rename_text(w: &mut dyn Write, r: &RenameReport) -> std::io::Result<()> {
 
 /// The measured invariants, as text lines.
 fn measured_text(w: &mut dyn Write, m: &Measured) -> std::io::Result<()> {
-    writeln!(
-        w,
-        "  skin: max error {:.1e} of height over {} frames of {} clips",
-        m.skin.max_error, m.skin.frames, m.skin.clips
-    )?;
+    if m.skin.clips == 0 || m.skin.frames == 0 {
+        writeln!(w, "  skin: no clips to compare (rest pose only)")?;
+    } else {
+        writeln!(
+            w,
+            "  skin: max error {:.1e} of height over {} of {}",
+            m.skin.max_error,
+            count(m.skin.frames, "frame", "frames"),
+            count(m.skin.clips, "clip", "clips")
+        )?;
+    }
     writeln!(
         w,
         "  rest: directions within {:.3}°, +Y to tail within {:.4}°, faces {}",
@@ -208,16 +229,17 @@ fn tracks_summary(w: &mut dyn Write, t: &StripReport) -> std::io::Result<()> {
         let clips = t.clips.iter().filter(|c| !c.removed.is_empty()).count();
         writeln!(
             w,
-            "  tracks: removed {} channels from {clips} clips ({})",
-            t.removed_tracks,
+            "  tracks: removed {} from {} ({})",
+            count(t.removed_tracks, "channel", "channels"),
+            count(clips, "clip", "clips"),
             parts.join(", ")
         )?;
     }
     if !t.companions.is_empty() {
         writeln!(
             w,
-            "  added {} companion clips (`.unmapped`)",
-            t.companions.len()
+            "  added {} (`.unmapped`)",
+            count(t.companions.len(), "companion clip", "companion clips")
         )?;
     }
     for warn in &t.warnings {
@@ -260,8 +282,10 @@ impl RetargetRun<'_> {
         for c in &r.retarget.clips {
             write!(
                 w,
-                "clip `{}` → `{}`: {} frames",
-                c.source_clip, c.clip, c.frames
+                "clip `{}` → `{}`: {}",
+                c.source_clip,
+                c.clip,
+                count(c.frames, "frame", "frames")
             )?;
             if let Some(m) = &c.measured {
                 write!(w, "; {}", retarget_measures(m))?;
