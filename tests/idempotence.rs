@@ -89,33 +89,68 @@ fn the_same_input_gives_the_same_bytes_on_every_run_and_with_any_jobs() {
             "{name}: two runs differ"
         );
     }
-    let fixtures = common::root().join("fixtures");
-    let runs: Vec<_> = ["1", "2"]
-        .iter()
-        .map(|jobs| {
-            let out = dir.path().join(format!("jobs{jobs}"));
-            let run = common::skelnorm(&[
-                "batch",
-                fixtures.to_str().unwrap(),
-                "-o",
-                out.to_str().unwrap(),
-                "-q",
-                "--jobs",
-                jobs,
-            ]);
-            assert!(run.status.code().is_some_and(|c| c <= 1));
-            out
-        })
-        .collect();
-    for file in common::fixtures() {
-        let name = file.file_name().unwrap();
-        let (one, two) = (runs[0].join(name), runs[1].join(name));
-        if one.exists() || two.exists() {
+    // --jobs 1 and --jobs 2 over the fixtures and the real assets: the same files, the same
+    // bytes.
+    let mut folders = vec![common::root().join("fixtures")];
+    if let Some(first) = common::input_assets().and_then(|a| a.first().cloned()) {
+        folders.push(first.parent().unwrap().parent().unwrap().to_path_buf());
+    }
+    for (k, folder) in folders.iter().enumerate() {
+        let runs: Vec<_> = ["1", "2"]
+            .iter()
+            .map(|jobs| {
+                let out = dir.path().join(format!("{k}_jobs{jobs}"));
+                let run = common::skelnorm(&[
+                    "batch",
+                    folder.to_str().unwrap(),
+                    "-o",
+                    out.to_str().unwrap(),
+                    "-q",
+                    "--jobs",
+                    jobs,
+                ]);
+                // Non-humanoids (the quadruped, the foxes) are refused: exit 3.
+                assert_eq!(run.status.code(), Some(3), "{}", folder.display());
+                out
+            })
+            .collect();
+        let (one, two) = (files_under(&runs[0]), files_under(&runs[1]));
+        assert!(
+            one.len() >= 10,
+            "{}: only {} outputs",
+            folder.display(),
+            one.len()
+        );
+        assert_eq!(
+            one.keys().collect::<Vec<_>>(),
+            two.keys().collect::<Vec<_>>()
+        );
+        for (name, bytes) in &one {
             assert!(
-                std::fs::read(&one).unwrap() == std::fs::read(&two).unwrap(),
+                two[name] == *bytes,
                 "{}: --jobs 1 and --jobs 2 differ",
-                name.to_string_lossy()
+                name.display()
             );
         }
     }
+}
+
+/// Every file below `dir` (relative path → bytes), reports left out (they hold times).
+fn files_under(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x != "json" && x != "html") {
+                out.insert(
+                    p.strip_prefix(dir).unwrap().to_path_buf(),
+                    std::fs::read(&p).unwrap(),
+                );
+            }
+        }
+    }
+    out
 }

@@ -407,25 +407,44 @@ fn facing_turn_of_bones_hanging_from_the_scene() {
     json["scenes"][0]["nodes"] = roots.into();
     let input = dir.path().join("loose.glb");
     std::fs::write(&input, common::join_glb(&json, &bin)).unwrap();
-    for keep in [false, true] {
+    // Godot's workflow names the skeleton (`--skeleton-name`): the node that holds the name
+    // is put above the bones, and must not turn again with the scene.
+    for (keep, name) in [
+        (false, None),
+        (true, None),
+        (false, Some("GeneralSkeleton")),
+    ] {
         let mut options = options();
         options.rest.keep_scene_transform = keep;
+        options.rename.skeleton_name = name.map(str::to_string);
         let n = normalize_file_with(&input, &options).unwrap();
         let nodes_before = n.input.json()["nodes"].as_array().unwrap().len();
         assert_eq!(
             n.output.json()["nodes"].as_array().unwrap().len(),
-            nodes_before + usize::from(keep),
-            "a node added only when the scene keeps its transform"
+            nodes_before + usize::from(keep || name.is_some()),
+            "a node added only when the scene keeps its transform or the skeleton is named"
         );
         let base = n.output.model.skeletons[0].base;
         let identity = base.abs_diff_eq(glam::Mat4::IDENTITY, 1e-6);
         assert_eq!(identity, !keep, "base {base}");
-        let r = check::rest(
-            &n.output.model.skeletons[0],
-            &n.maps[0].1,
-            Profile::humanoid(),
-        );
+        // In the scene by default; keeping the scene's transform, in the skeleton's own space
+        // (the frame the rest fix reports for a folded base), since the scene faces as before.
+        let skeleton = &n.output.model.skeletons[0];
+        let r = if keep {
+            check::rest_in(
+                skeleton,
+                &n.maps[0].1,
+                Profile::humanoid(),
+                glam::Quat::IDENTITY,
+            )
+        } else {
+            check::rest(skeleton, &n.maps[0].1, Profile::humanoid())
+        };
         assert!(r.faces_plus_z && r.max_tail_deg <= 0.01, "{r:?}");
+        if keep {
+            let scene = check::rest(skeleton, &n.maps[0].1, Profile::humanoid());
+            assert!(!scene.faces_plus_z, "the kept scene still faces −Z");
+        }
         let c = check::skin(&n.input.model, &n.output.model, SkeletonId(0));
         assert!(c.max_error <= 1e-5 && c.clips == 3, "{c:?}");
         if let (Some(before), Some(after)) = (

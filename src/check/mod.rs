@@ -143,8 +143,8 @@ fn world64(s: &Skeleton, pose: &Pose) -> Vec<DMat4> {
     s.accumulate(s.base.as_dmat4(), locals, |parent, local| parent * local)
 }
 
-/// How closely a skeleton's rest matches the profile's T-pose, measured in skeleton space
-/// (below its base).
+/// How closely a skeleton's rest matches the profile's T-pose, measured in the scene (see
+/// [`rest`]) or in the frame the rest fix made it in ([`rest_in`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RestCheck {
     /// Largest angle between a mapped bone's direction (joint → tail) and the profile's,
@@ -174,9 +174,17 @@ pub struct RestCheck {
     pub bones: usize,
 }
 
-/// Measures skeleton `s`'s rest against the profile through `map`.
+/// Measures skeleton `s`'s rest against the profile through `map`, in the scene (under its
+/// base's rotation, when the base is a rotation and a uniform scale).
 pub fn rest(s: &Skeleton, map: &BoneMap, profile: &Profile) -> RestCheck {
-    let world = skeleton_space(s);
+    rest_in(s, map, profile, scene_frame(s))
+}
+
+/// [`rest`] judged in another space: the rest below the base turned by `frame` (the frame the
+/// rest fix reports it made the rest in, [`crate::rest::RestReport::frame`]: the skeleton's own
+/// space when the scene kept its transform).
+pub fn rest_in(s: &Skeleton, map: &BoneMap, profile: &Profile, frame: Quat) -> RestCheck {
+    let world = skeleton_space(s, frame);
     let pos = |b: BoneId| world[b.index()].w_axis.truncate();
     let rot = |b: BoneId| rotation(&world[b.index()]);
     let reference = profile.reference_positions();
@@ -266,20 +274,30 @@ pub fn rest(s: &Skeleton, map: &BoneMap, profile: &Profile) -> RestCheck {
     out
 }
 
-/// Rest world matrices turned as the scene turns them (the base's rotation, whose translation
-/// and scale no direction depends on), so that directions are judged in the scene; except a
-/// base that only turns about +Y, which is how a skeleton keeps the scene's transform
-/// (`keep_scene_transform`): then facing is judged in the skeleton's own space.
-fn skeleton_space(s: &Skeleton) -> Vec<Mat4> {
+/// Rest world matrices of `s` below its base, turned by `frame`.
+fn skeleton_space(s: &Skeleton, frame: Quat) -> Vec<Mat4> {
     let locals = s.bones.iter().map(|b| b.rest.to_mat4());
+    s.accumulate(Mat4::from_quat(frame), locals, |parent, local| {
+        parent * local
+    })
+}
+
+/// The rotation of the scene space `s`'s roots live in: its base's (which no direction's
+/// translation or scale changes), or the identity for a base that is not a rotation and a
+/// uniform scale.
+fn scene_frame(s: &Skeleton) -> Quat {
     let r = rotation(&s.base);
-    let about_y = (r * Vec3::Y).abs_diff_eq(Vec3::Y, 1e-5);
-    let turn = if s.base.determinant() > 0.0 && !about_y {
-        Mat4::from_quat(r)
+    let back = Mat4::from_quat(r);
+    let scale = s.base.x_axis.truncate().length();
+    let similar = s.base.determinant() > 0.0
+        && (0..3).all(|c| {
+            (s.base.col(c).truncate() - back.col(c).truncate() * scale).length() <= 1e-4 * scale
+        });
+    if similar {
+        r
     } else {
-        Mat4::IDENTITY
-    };
-    s.accumulate(turn, locals, |parent, local| parent * local)
+        Quat::IDENTITY
+    }
 }
 
 /// The rotation of a matrix with uniform positive scale.
@@ -476,7 +494,10 @@ fn comparable(
     profile: &Profile,
 ) -> Vec<(ProfileBoneId, Vec<ProfileBoneId>)> {
     let reference = profile.reference_positions();
-    let (ws, wd) = (skeleton_space(s.0), skeleton_space(d.0));
+    let (ws, wd) = (
+        skeleton_space(s.0, Quat::IDENTITY),
+        skeleton_space(d.0, Quat::IDENTITY),
+    );
     let reversed = |(w, map): (&[Mat4], &BoneMap), p: ProfileBoneId, tails: &[ProfileBoneId]| {
         let at = |b: ProfileBoneId| w[map.get(b).expect("mapped").index()].w_axis.truncate();
         let dir = tails.iter().map(|&t| at(t)).sum::<Vec3>() / tails.len() as f32 - at(p);

@@ -49,6 +49,12 @@ pub(crate) fn apply(
     // The scene's turn relative to the file as read.
     let turn = (model.scene_turn * original.scene_turn.conjugate()).normalize();
     let turned = !turn.abs_diff_eq(Quat::IDENTITY, 1e-7);
+    // Found before the skeletons are patched: a node put above a skeleton's roots is placed.
+    let roots = if turned {
+        free_scene_roots(json, original)
+    } else {
+        Vec::new()
+    };
     for (new, old) in model.skeletons.iter().zip(&original.skeletons) {
         patch_skeleton(
             json,
@@ -58,9 +64,7 @@ pub(crate) fn apply(
             if turned { turn } else { Quat::IDENTITY },
         )?;
     }
-    if turned {
-        turn_scene_roots(json, model, turn)?;
-    }
+    turn_scene_roots(json, &roots, turn)?;
     patch_clips(json, buffers, original, model)
 }
 
@@ -206,13 +210,12 @@ fn as_trs(m: &Mat4, what: &str) -> Result<Transform, ErrorKind> {
     }
 }
 
-/// Gives a skeleton its new base transform and the scene its turn `turn`: the nodes above the
-/// skeleton become identities except the one right above its roots, which holds the whole base
-/// (a new node there if the roots hang from the scene and the base is not the identity or the
-/// skeleton's new name needs a node). Their
-/// other children take the scene's turn and stay where they were in it otherwise, except skinned
-/// meshes without children, whose transform glTF ignores (and writing one is a validator
-/// warning).
+/// Gives a skeleton its new base transform, and the scene its turn `turn`. A base that became
+/// the identity (folded in) leaves every node above the skeleton with the identity; any other
+/// base goes into the node right above the roots alone, the nodes above it unchanged (a new
+/// node there if the roots hang from the scene, or if the skeleton's new name needs a node).
+/// The other children of the nodes that change take the scene's turn and otherwise stay where
+/// they were ([`place`]).
 fn set_base(json: &mut Value, old: &Skeleton, new: &Skeleton, turn: Quat) -> Result<(), ErrorKind> {
     let roots: Vec<u32> = new
         .bones
@@ -220,41 +223,40 @@ fn set_base(json: &mut Value, old: &Skeleton, new: &Skeleton, turn: Quat) -> Res
         .filter(|b| b.parent.is_none())
         .filter_map(|b| b.node)
         .collect();
-    if old.base_nodes.is_empty() {
-        // A new name needs a node to hold it, as a base other than the identity does.
-        return if new.base.abs_diff_eq(Mat4::IDENTITY, 1e-7) && new.name == old.name {
+    let identity = new.base.abs_diff_eq(Mat4::IDENTITY, 1e-7);
+    let path = &old.base_nodes;
+    let Some(&last) = path.last() else {
+        return if identity && new.name == old.name {
             Ok(())
         } else {
             insert_base(json, new, &roots)
         };
-    }
-    let path = &old.base_nodes;
+    };
+    let turn = Mat4::from_quat(turn);
     let mut old_world = Mat4::IDENTITY;
     let mut new_world = Mat4::IDENTITY;
-    let turn = Mat4::from_quat(turn);
     for (d, &n) in path.iter().enumerate() {
         let old_local = stored_local(json, n)?;
         old_world *= old_local;
-        let new_local = if d + 1 == path.len() {
-            as_trs(&new.base, &format!("node {n}"))?
-        } else {
+        let changed = identity || n == last;
+        if !changed {
+            // Above the last node, kept.
+            new_world *= old_local;
+            continue;
+        }
+        let new_local = if identity {
             Transform::IDENTITY
+        } else {
+            as_trs(&(new_world.inverse() * new.base), &format!("node {n}"))?
         };
         new_world *= new_local.to_mat4();
-        let children: Vec<u32> = json["nodes"][n as usize]["children"]
-            .as_array()
+        let children: Vec<u32> = child_nodes(json, n)
             .into_iter()
-            .flatten()
-            .filter_map(|v| v.as_u64().map(|c| c as u32))
-            .filter(|c| !roots.contains(c) && !path.contains(c))
+            .filter(|c| !roots.contains(c) && path.get(d + 1) != Some(c))
             .collect();
         for c in children {
-            if is_bare_skinned_mesh(json, c) {
-                continue;
-            }
             let target = turn * old_world * stored_local(json, c)?;
-            let t = as_trs(&(new_world.inverse() * target), &format!("node {c}"))?;
-            write_trs(node_mut(json, Some(c), &format!("node {c}"))?, &t);
+            place(json, c, new_world, target)?;
         }
         if !old_local.abs_diff_eq(new_local.to_mat4(), 0.0) {
             write_trs(node_mut(json, Some(n), &format!("node {n}"))?, &new_local);
@@ -263,14 +265,32 @@ fn set_base(json: &mut Value, old: &Skeleton, new: &Skeleton, turn: Quat) -> Res
     Ok(())
 }
 
-/// A skinned mesh node without children: glTF (and three.js) ignore its transform.
-fn is_bare_skinned_mesh(json: &Value, n: u32) -> bool {
-    let node = &json["nodes"][n as usize];
-    node.get("skin").is_some()
-        && node
-            .get("children")
-            .and_then(Value::as_array)
-            .is_none_or(Vec::is_empty)
+/// The children of node `n`.
+fn child_nodes(json: &Value, n: u32) -> Vec<u32> {
+    json["nodes"][n as usize]["children"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_u64().map(|c| c as u32))
+        .collect()
+}
+
+/// Gives node `n`, whose parent's world transform is now `parent`, the world transform
+/// `target`. A skinned mesh keeps its own transform (glTF and three.js ignore it; writing one is
+/// a validator warning) and its children take their targets instead.
+fn place(json: &mut Value, n: u32, parent: Mat4, target: Mat4) -> Result<(), ErrorKind> {
+    let what = format!("node {n}");
+    if json["nodes"][n as usize].get("skin").is_some() {
+        let local = stored_local(json, n)?;
+        for c in child_nodes(json, n) {
+            let child_target = target * stored_local(json, c)?;
+            place(json, c, parent * local, child_target)?;
+        }
+        return Ok(());
+    }
+    let t = as_trs(&(parent.inverse() * target), &what)?;
+    write_trs(node_mut(json, Some(n), &what)?, &t);
+    Ok(())
 }
 
 /// Puts a new node holding the whole base right above the roots of a skeleton that hangs from
@@ -310,9 +330,9 @@ fn insert_base(json: &mut Value, new: &Skeleton, roots: &[u32]) -> Result<(), Er
     Ok(())
 }
 
-/// Turns every scene root the skeletons do not place (not a bone, not above a skeleton) by
-/// `turn` about the scene origin, once each.
-fn turn_scene_roots(json: &mut Value, model: &Model, turn: Quat) -> Result<(), ErrorKind> {
+/// The scene roots the skeletons do not place (not a bone, not above a skeleton), once each,
+/// as the file was read: the nodes a scene turn turns.
+fn free_scene_roots(json: &Value, model: &Model) -> Vec<u32> {
     let placed: Vec<u32> = model
         .skeletons
         .iter()
@@ -333,15 +353,14 @@ fn turn_scene_roots(json: &mut Value, model: &Model, turn: Quat) -> Result<(), E
         .collect();
     roots.sort_unstable();
     roots.dedup();
-    for n in roots {
-        if is_bare_skinned_mesh(json, n) {
-            continue;
-        }
-        let t = as_trs(
-            &(Mat4::from_quat(turn) * stored_local(json, n)?),
-            &format!("node {n}"),
-        )?;
-        write_trs(node_mut(json, Some(n), &format!("node {n}"))?, &t);
+    roots
+}
+
+/// Turns each of `roots` by `turn` about the scene origin.
+fn turn_scene_roots(json: &mut Value, roots: &[u32], turn: Quat) -> Result<(), ErrorKind> {
+    for &n in roots {
+        let target = Mat4::from_quat(turn) * stored_local(json, n)?;
+        place(json, n, Mat4::IDENTITY, target)?;
     }
     Ok(())
 }

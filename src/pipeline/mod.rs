@@ -280,7 +280,10 @@ fn normalize_one(
             };
         report.measured = Some(Measured {
             skin: check::skin(original, after, k),
-            rest: check::rest(model.skeleton(k), map, profile),
+            rest: match &report.rest {
+                Some(r) => check::rest_in(model.skeleton(k), map, profile, r.frame),
+                None => check::rest(model.skeleton(k), map, profile),
+            },
         });
     }
     Ok(report)

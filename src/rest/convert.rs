@@ -81,10 +81,12 @@ pub(super) fn apply(
         keys: KeyMap {
             top: Wide::of(plan.top),
             frames,
+            motion_bones: plan.motion_bones.clone(),
         },
         base: plan.base,
         facing_turn_deg: plan.facing_turn_deg,
         scene_turned: plan.scene_turn.is_some(),
+        frame: plan.frame,
         complemented_tracks: complemented,
         motion_scale: motion,
         bones: plan.bones,

@@ -163,6 +163,11 @@ pub struct RestReport {
     /// How keys were converted, to convert clips back ([`carry_back`]).
     #[serde(skip)]
     pub keys: KeyMap,
+    /// The rotation of the space the new rest was made in (and is to be judged in, see
+    /// [`crate::check::rest_in`]), applied to the space the roots live in: the scene's, or,
+    /// keeping the scene's transform, the skeleton's own space, where it faces +Z.
+    #[serde(skip)]
+    pub frame: glam::Quat,
 }
 
 /// Normalizes the rest of skeleton `skeleton` of `model` (and converts its clips) with the bone

@@ -54,6 +54,9 @@ pub(super) struct Plan {
     pub new_base: Mat4,
     /// The turn the whole scene takes (so the character faces +Z in it), if it takes one.
     pub scene_turn: Option<Quat>,
+    /// The rotation of the space the new rest was made in, relative to the space the roots
+    /// live in: the part of the base that stays above the skeleton (identity when it folds).
+    pub frame: Quat,
     pub base: BaseFold,
     pub facing_turn_deg: f32,
     /// Local rests after the silhouette fix, before the change of frames.
@@ -128,6 +131,7 @@ pub(super) fn plan(
         top: facing.top,
         new_base: facing.new_base,
         scene_turn: facing.scene_turn,
+        frame: facing.space.r,
         base: facing.base,
         facing_turn_deg: facing.turn as f32 * 90.0,
         rests,
@@ -204,16 +208,21 @@ fn fold_and_face(
         0
     };
     let turn_q = Quat::from_rotation_y(turn as f32 * std::f32::consts::FRAC_PI_2);
+    // The turn is about the scene's +Y; inside the skeleton, under the part of the base that
+    // stays (`space`), it is that turn seen from there.
+    let inside = space.inverse().mul(Sim::rotation(turn_q)).mul(space);
     let scene_kept = if options.keep_scene_transform || turn == 0 {
         None
     } else if model.skeletons.len() > 1 {
-        Some("the file has several skeletons, which may face different ways")
+        Some("the file has several skeletons, which may face different ways".to_string())
     } else if !keep.abs_diff_eq(Mat4::IDENTITY, 1e-7) {
-        Some("the nodes above the skeleton were not folded in")
+        Some("the nodes above the skeleton were not folded in".to_string())
     } else {
-        None
+        animated_other_node(model, s).map(|n| {
+            format!("a clip moves node {n}, which is no bone and whose keys would not turn")
+        })
     };
-    if let Some(why) = scene_kept {
+    if let Some(why) = &scene_kept {
         warnings.push(warn(
             WarningCode::SceneKept,
             None,
@@ -226,17 +235,32 @@ fn fold_and_face(
     }
     let turn_scene = turn != 0 && !options.keep_scene_transform && scene_kept.is_none();
     Facing {
-        top: Sim::rotation(turn_q).mul(top0),
+        top: inside.mul(top0),
         space,
         new_base: if turn_scene {
             keep
         } else {
-            keep * Mat4::from_quat(turn_q.conjugate())
+            keep * inside.inverse().to_mat4()
         },
         scene_turn: turn_scene.then_some(turn_q),
         base,
         turn,
     }
+}
+
+/// A node that a clip of the model moves (translation, rotation or scale keys) and that is
+/// neither a bone nor hangs from one of `s`'s bones: turning the scene would turn its rest but
+/// not its keys.
+fn animated_other_node(model: &Model, s: &Skeleton) -> Option<u32> {
+    let placed = |n: u32| s.attachments.iter().any(|a| a.node == Some(n));
+    model
+        .clips
+        .iter()
+        .flat_map(|c| &c.opaque)
+        .find_map(|o| match &o.kind {
+            OpaqueKind::NodeTransform { node, .. } if !placed(*node) => Some(*node),
+            _ => None,
+        })
 }
 
 /// Step 2's result: the rest after the silhouette fix.

@@ -8,7 +8,7 @@
 //! found again from the two rests alone: the silhouette fix changes the rest pose itself.)
 
 use super::convert::{map_values, Wide};
-use crate::model::{BoneTracks, Clip, Interpolation, Skeleton, Track, Transform};
+use crate::model::{turn_deg, BoneId, BoneTracks, Clip, Interpolation, Skeleton, Track, Transform};
 
 /// How the rest fix converted a skeleton's keys: enough to convert a clip back.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -17,6 +17,8 @@ pub struct KeyMap {
     pub(super) top: Wide,
     /// `F_i` per bone.
     pub(super) frames: Vec<Wide>,
+    /// The bones whose translation keys motion scale divides (root and hips).
+    pub(super) motion_bones: Vec<BoneId>,
 }
 
 /// Why a clip cannot be carried back.
@@ -56,12 +58,21 @@ pub fn carry_back(
     let root = keys.top.inverse();
     let frames = &keys.frames;
     let mut out = clip.clone();
-    out.motion_scale = None;
+    let motion = out.motion_scale.take();
     for (i, tracks) in out.tracks.iter_mut().enumerate() {
         let a = original.bones[i].parent.map_or(root, |p| frames[p.index()]);
         let q = frames[i].inverse();
-        hold_rest(tracks, &normalized.bones[i].rest, &original.bones[i].rest);
+        hold_rest(
+            tracks,
+            (a, q),
+            &normalized.bones[i].rest,
+            &original.bones[i].rest,
+        );
         if let Some(t) = &mut tracks.translation {
+            // Motion scale divided these keys after converting them: multiply first.
+            if let Some(h) = motion.filter(|_| keys.motion_bones.iter().any(|b| b.index() == i)) {
+                map_values(t, |v, _| v * h);
+            }
             map_values(t, |v, tangent| a.vector(v, !tangent));
         }
         if let Some(t) = &mut tracks.rotation {
@@ -82,9 +93,10 @@ pub fn carry_back(
 }
 
 /// Gives `tracks` (of a normalized clip) a one-key track for each channel it lacks whose
-/// normalized rest value (`new`), once converted back, would differ from the original rest
-/// (`old`): the key holds the normalized rest, so it converts back to what the clip meant.
-fn hold_rest(tracks: &mut BoneTracks, new: &Transform, old: &Transform) {
+/// normalized rest value (`new`), converted back by `maps` (`A⁻¹`, `F⁻¹`), is not the original
+/// rest value (`old`): the key holds the normalized rest, so it converts back to what the clip
+/// meant. Within rounding, "no track" already means the same.
+fn hold_rest(tracks: &mut BoneTracks, maps: (Wide, Wide), new: &Transform, old: &Transform) {
     fn key<T>(value: T) -> Option<Track<T>> {
         Some(Track {
             interpolation: Interpolation::Linear,
@@ -92,13 +104,25 @@ fn hold_rest(tracks: &mut BoneTracks, new: &Transform, old: &Transform) {
             values: vec![value],
         })
     }
-    if tracks.translation.is_none() && new.translation != old.translation {
+    let (a, q) = maps;
+    const CLOSE: f32 = 1e-6;
+    let size = old
+        .translation
+        .length()
+        .max(new.translation.length())
+        .max(1e-6);
+    let back = a.vector(new.translation, true);
+    if tracks.translation.is_none() && back.distance(old.translation) > CLOSE * size {
         tracks.translation = key(new.translation);
     }
-    if tracks.rotation.is_none() && new.rotation != old.rotation {
+    let back = (a.r * new.rotation.as_dquat() * q.r).as_quat();
+    // 1e-4° is far above f32 rounding (about 1e-5°) and far below anything visible.
+    if tracks.rotation.is_none() && turn_deg(back.conjugate() * old.rotation) > 1e-4 {
         tracks.rotation = key(new.rotation);
     }
-    if tracks.scale.is_none() && new.scale != old.scale {
+    let back = (new.scale.as_dvec3() * (a.s * q.s)).as_vec3();
+    if tracks.scale.is_none() && !back.abs_diff_eq(old.scale, CLOSE * old.scale.abs().max_element())
+    {
         tracks.scale = key(new.scale);
     }
 }

@@ -71,7 +71,6 @@ impl Sim {
         }
     }
 
-    #[cfg(test)]
     pub fn inverse(self) -> Sim {
         let r = self.r.conjugate();
         Sim {

@@ -494,7 +494,9 @@ pub fn turned_copy(input: &Path, turn: [f32; 4], dir: &Path) -> PathBuf {
         roots.extend(list.as_array().into_iter().flatten().cloned());
         scene["nodes"] = serde_json::json!([turn_node]);
     }
-    roots.dedup();
+    // A node that is a root of several scenes is one child of the turn.
+    let mut seen = std::collections::HashSet::new();
+    roots.retain(|r| seen.insert(r.to_string()));
     json["nodes"][turn_node]["children"] = serde_json::Value::Array(roots);
     let name = input.file_name().expect("a file name");
     let out = dir.join(format!("turned_{}", name.to_string_lossy()));
