@@ -381,6 +381,37 @@ impl Clip {
         d
     }
 
+    /// The times to sample the clip at, in seconds (used by the Python package's
+    /// `Clip.sample`). With `fps`: every `1/fps` s from 0 through the duration, as the BVH writer
+    /// steps. Without: the key times, when every bone track (of any channel) has the very same
+    /// ones; else every 1/30 s. A clip without bone tracks gives `[0.0]`. `fps` must be finite and
+    /// above 0 (the caller checks).
+    pub fn sample_times(&self, fps: Option<f32>) -> Vec<f32> {
+        if fps.is_none() {
+            let mut shared: Option<&Vec<f32>> = None;
+            let mut same = true;
+            for t in &self.tracks {
+                let all = [
+                    t.translation.as_ref().map(|t| &t.times),
+                    t.rotation.as_ref().map(|t| &t.times),
+                    t.scale.as_ref().map(|t| &t.times),
+                ];
+                for times in all.into_iter().flatten() {
+                    same &= shared.is_none_or(|s| s == times);
+                    shared.get_or_insert(times);
+                }
+            }
+            match shared {
+                Some(times) if same => return times.clone(),
+                None => return vec![0.0],
+                _ => {}
+            }
+        }
+        let dt = 1.0 / f64::from(fps.unwrap_or(30.0));
+        let frames = (f64::from(self.duration()) / dt + 1e-3).floor() as usize + 1;
+        (0..frames).map(|i| (i as f64 * dt) as f32).collect()
+    }
+
     /// Number of bone channels that have tracks.
     pub fn channel_count(&self) -> usize {
         self.tracks
@@ -420,6 +451,32 @@ mod tests {
             vec![Vec3::X, Vec3::ZERO, Vec3::X, Vec3::X, Vec3::X, Vec3::X],
         );
         assert!((cubic.sample(0.3) - Vec3::new(0.3, 0.0, 0.0)).length() < 1e-6);
+    }
+
+    #[test]
+    fn sample_times_are_the_shared_keys_else_a_grid() {
+        let clip = |a: Vec<f32>, b: Vec<f32>| Clip {
+            name: "c".into(),
+            skeleton: crate::model::SkeletonId(0),
+            tracks: vec![
+                BoneTracks {
+                    translation: Some(Track { interpolation: Interpolation::Linear, values: vec![Vec3::ZERO; a.len()], times: a }),
+                    ..Default::default()
+                },
+                BoneTracks {
+                    rotation: Some(Track { interpolation: Interpolation::Linear, values: vec![Quat::IDENTITY; b.len()], times: b }),
+                    ..Default::default()
+                },
+            ],
+            opaque: vec![],
+            source: None,
+            motion_scale: None,
+        };
+        let shared = clip(vec![0.0, 0.25, 0.7], vec![0.0, 0.25, 0.7]);
+        assert_eq!(shared.sample_times(None), vec![0.0, 0.25, 0.7]);
+        assert_eq!(shared.sample_times(Some(10.0)).len(), 8);
+        let apart = clip(vec![0.0, 0.1], vec![0.0, 0.1, 0.2]);
+        assert_eq!(apart.sample_times(None).len(), 7); // 0.2 s at 30 fps
     }
 
     #[test]

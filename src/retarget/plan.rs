@@ -842,3 +842,16 @@ fn finish(plan: &mut Plan, source: &Rig, target: &Rig, options: &RetargetOptions
         plan.translated.insert(0, r);
     }
 }
+
+impl Plan {
+    /// The source bone the retarget reads the hips' position from (the Python package's
+    /// `Retargeter.retarget` takes its local translation as the root translation).
+    pub fn source_hips(&self) -> BoneId {
+        self.source_hips
+    }
+
+    /// The target bone the retarget writes the hips' position into.
+    pub fn target_hips(&self) -> BoneId {
+        self.target_hips
+    }
+}

@@ -1,0 +1,183 @@
+"""Type stubs of skelnorm, the Python package over the Rust library skelnorm.
+
+Quaternions are (x, y, z, w), as glTF stores them, unless a call takes ``order="wxyz"``.
+Arrays come out as float32; arrays going in may be float32 or float64.
+"""
+
+import os
+from typing import Any, Literal, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+PathLike = Union[str, "os.PathLike[str]"]
+Order = Literal["xyzw", "wxyz"]
+FloatArray = npt.NDArray[np.float32]
+ArrayIn = Union[npt.NDArray[np.float32], npt.NDArray[np.float64]]
+
+class Skeleton:
+    """A skeleton: bones stored flat, every parent before its children."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def names(self) -> list[str]:
+        """Bone names, one per joint J."""
+    @property
+    def parents(self) -> npt.NDArray[np.int32]:
+        """Parent of each bone, int32 (J,); -1 for a root."""
+    @property
+    def rest_translations(self) -> FloatArray:
+        """Rest translations local to the parent, float32 (J, 3)."""
+    @property
+    def rest_rotations(self) -> FloatArray:
+        """Rest rotations local to the parent, float32 (J, 4), (x, y, z, w) as glTF."""
+    def rest_rotations_as(self, order: Order = "xyzw") -> FloatArray:
+        """Rest rotations, float32 (J, 4), in (x, y, z, w) order as glTF or (w, x, y, z)."""
+    @property
+    def rest_scales(self) -> FloatArray:
+        """Rest scales local to the parent, float32 (J, 3)."""
+    @property
+    def base(self) -> FloatArray:
+        """World matrix of the space the roots live in, float32 (4, 4), row-major."""
+    def __len__(self) -> int: ...
+
+class Motion:
+    """Local transforms of every bone at N times; rotations (x, y, z, w) as glTF unless made
+    with order="wxyz"."""
+
+    def __init__(
+        self,
+        times: ArrayIn,
+        rotations: ArrayIn,
+        translations: ArrayIn,
+        *,
+        scales: Optional[ArrayIn] = None,
+        skeleton: Optional[Skeleton] = None,
+        order: Order = "xyzw",
+        name: str = "motion",
+    ) -> None:
+        """times (N,), rotations (N, J, 4) in (x, y, z, w) order as glTF (or order="wxyz"),
+        translations (N, J, 3), scales (N, J, 3) or ones."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def times(self) -> FloatArray:
+        """Sample times in seconds, float32 (N,)."""
+    @property
+    def rotations(self) -> FloatArray:
+        """Local rotations, float32 (N, J, 4), (x, y, z, w) as glTF unless `order` is "wxyz"."""
+    @property
+    def order(self) -> Order:
+        """The quaternion order of `rotations`."""
+    @property
+    def translations(self) -> FloatArray:
+        """Local translations, float32 (N, J, 3)."""
+    @property
+    def scales(self) -> FloatArray:
+        """Local scales, float32 (N, J, 3)."""
+    def world_positions(self, skeleton: Optional[Skeleton] = None) -> FloatArray:
+        """World positions of every bone, float32 (N, J, 3)."""
+    def to_bvh(
+        self,
+        path: PathLike,
+        skeleton: Optional[Skeleton] = None,
+        *,
+        bvh_order: str = "zxy",
+        unit: Literal["cm", "m"] = "cm",
+        fps: Optional[float] = None,
+    ) -> None:
+        """Writes the motion as BVH with the library's writer (as `skelnorm convert`)."""
+    def __len__(self) -> int: ...
+
+class Clip:
+    """An animation clip of one skeleton."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def duration(self) -> float:
+        """Last key time, in seconds."""
+    @property
+    def skeleton_index(self) -> int:
+        """Index of its skeleton in `Asset.skeletons`."""
+    @property
+    def skeleton(self) -> Skeleton: ...
+    def sample(self, fps: Optional[float] = None, *, order: Order = "xyzw") -> Motion:
+        """Local transforms per frame; fps None: the clip's own key times when every track
+        shares them, else 30 fps. Rotations (x, y, z, w) as glTF, or (w, x, y, z) with
+        order="wxyz"."""
+
+class Asset:
+    """A file as skelnorm reads it."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def skeletons(self) -> list[Skeleton]: ...
+    @property
+    def clips(self) -> list[Clip]: ...
+    @property
+    def warnings(self) -> list[str]: ...
+    def save(self, path: PathLike) -> None:
+        """Writes .gltf, .glb, .vrm or .vrma, as the CLI writes its outputs."""
+
+class Retargeter:
+    """The library's runtime retargeter: built once per pair of (normalized) skeletons."""
+
+    def __init__(
+        self, source_skeleton: Skeleton, target_skeleton: Skeleton, **settings: Any
+    ) -> None: ...
+    @property
+    def source_hips(self) -> int:
+        """Source bone whose local translation `root_translation` gives."""
+    @property
+    def target_hips(self) -> int:
+        """Target bone whose local translation `retarget` returns as root."""
+    @property
+    def plan(self) -> dict[str, Any]: ...
+    def retarget(
+        self,
+        rotations: ArrayIn,
+        root_translation: Optional[ArrayIn] = None,
+        *,
+        order: Order = "xyzw",
+        all_translations: bool = False,
+    ) -> Tuple[FloatArray, FloatArray]:
+        """Source local rotations (J, 4) or (N, J, 4), (x, y, z, w) as glTF or order="wxyz",
+        and the source hips' translation (3,) or (N, 3) → target local rotations in the same
+        order and the target hips' translation (or every bone's, all_translations=True)."""
+
+def load(path: PathLike, *, bvh_scale: Optional[float] = None) -> Asset:
+    """Reads glTF, GLB, VRM, VRMA, FBX or BVH. OSError if unreadable, ValueError if invalid."""
+
+def normalize(
+    src: PathLike,
+    dst: PathLike,
+    *,
+    skeleton: Optional[int] = None,
+    bvh_scale: Optional[float] = None,
+    **settings: Any,
+) -> dict[str, Any]:
+    """Writes what `skelnorm normalize src -o dst` writes; returns its --json report.
+    Settings: sections of the RON file as dicts (rest={"fix_silhouette": False}), over
+    settings="file.ron"."""
+
+def retarget(
+    source: PathLike,
+    target: PathLike,
+    dst: Optional[PathLike] = None,
+    *,
+    clip: Union[None, str, Sequence[str]] = None,
+    prefix: str = "",
+    suffix: str = "",
+    output: Literal["original", "normalized"] = "original",
+    source_skeleton: Optional[int] = None,
+    target_skeleton: Optional[int] = None,
+    bvh_scale: Optional[float] = None,
+    **settings: Any,
+) -> Tuple[Asset, dict[str, Any]]:
+    """As `skelnorm retarget --source SRC --target TGT -o DST`; returns the target asset
+    with its new clips and the retarget report."""

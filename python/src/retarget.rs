@@ -1,0 +1,223 @@
+//! `Retargeter` (the library's runtime retargeter, per frame or per batch of frames) and
+//! `retarget` (the CLI's `skelnorm retarget`: both files normalized in memory, clips retargeted
+//! by `skelnorm::pipeline::retarget`).
+
+use crate::arrays::{self, Order};
+use crate::asset::{check_output, read, Skeleton};
+use crate::errors::{file_error, value_error};
+use crate::settings::{asset, from_kwargs, resolve, to_dict};
+use glam::{Quat, Vec3};
+use numpy::PyArrayDyn;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use skelnorm::mapping::map_skeleton;
+use skelnorm::model::{self, Pose, SkeletonId};
+use skelnorm::pipeline::{self, ClipNaming, NormalizeOptions, OnClash, RetargetJob, RetargetOutput};
+use skelnorm::retarget::Rig;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Retargets poses of one skeleton onto another (the library's `Retargeter`): built once per
+/// pair, then `retarget` per frame or per batch.
+///
+/// Both skeletons should be normalized (T-pose facing +Z: load files written by
+/// `skelnorm.normalize`); each is mapped to the profile as `skelnorm map` maps it. Settings:
+/// keyword arguments named as the settings file's sections (`map`, `retarget`), as for
+/// `normalize`.
+#[pyclass(module = "skelnorm")]
+pub struct Retargeter {
+    inner: skelnorm::retarget::Retargeter,
+    source: Arc<model::Skeleton>,
+    target: Arc<model::Skeleton>,
+}
+
+#[pymethods]
+impl Retargeter {
+    #[new]
+    #[pyo3(signature = (source_skeleton, target_skeleton, **settings))]
+    fn new(source_skeleton: PyRef<'_, Skeleton>, target_skeleton: PyRef<'_, Skeleton>, settings: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let r = resolve(&from_kwargs(settings)?)?;
+        let (s, t) = (source_skeleton.inner.clone(), target_skeleton.inner.clone());
+        let sm = map_skeleton(&s, &r.profile, &r.source_map);
+        let tm = map_skeleton(&t, &r.profile, &r.target_map);
+        let inner = skelnorm::retarget::Retargeter::new(
+            &Rig { skeleton: &s, map: &sm, profile: &r.profile },
+            &Rig { skeleton: &t, map: &tm, profile: &r.profile },
+            &r.retarget,
+        )
+        .map_err(|e| value_error(format!("{} → {}: {e}", s.name, t.name)))?;
+        Ok(Retargeter { inner, source: s, target: t })
+    }
+
+    /// Index of the source bone whose local translation `root_translation` gives (the hips).
+    #[getter]
+    fn source_hips(&self) -> u32 {
+        self.inner.plan().source_hips().0
+    }
+
+    /// Index of the target bone whose local translation `retarget` returns as `root` (the hips).
+    #[getter]
+    fn target_hips(&self) -> u32 {
+        self.inner.plan().target_hips().0
+    }
+
+    /// The plan (chain pairing, hips ratio, warnings) as a dict.
+    #[getter]
+    fn plan<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_dict(py, self.inner.plan())
+    }
+
+    /// Retargets one frame or a batch: `rotations` are the source's local rotations, (J, 4) or
+    /// (N, J, 4), unit quaternions in (x, y, z, w) order as glTF or (w, x, y, z) with
+    /// `order="wxyz"`; `root_translation` is the local translation of the source hips
+    /// (`source_hips`), (3,) or (N, 3), the rest translation when None. Other source bones keep
+    /// their rest translations. float32 or float64.
+    ///
+    /// Returns `(rotations, root)`: the target's local rotations (J, 4) or (N, J, 4) in the same
+    /// order, and the local translation of the target hips (`target_hips`), (3,) or (N, 3); with
+    /// `all_translations=True`, every target bone's local translation (J, 3) or (N, J, 3)
+    /// instead (root motion and `Body` carriers move bones other than the hips).
+    #[pyo3(signature = (rotations, root_translation=None, *, order="xyzw", all_translations=false))]
+    fn retarget<'py>(
+        &mut self,
+        py: Python<'py>,
+        rotations: &Bound<'py, PyAny>,
+        root_translation: Option<&Bound<'py, PyAny>>,
+        order: &str,
+        all_translations: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let order = Order::parse(order)?;
+        let (js, jt) = (self.source.bones.len(), self.target.bones.len());
+        let (shape, rv) = arrays::input(rotations, "rotations", &[1, 2], 4, "(J, 4) or (N, J, 4)")?;
+        let batched = shape.len() == 3;
+        let n = if batched { shape[0] } else { 1 };
+        if shape[shape.len() - 2] != js {
+            return Err(value_error(format!(
+                "rotations: {} joints, the source skeleton `{}` has {js}",
+                shape[shape.len() - 2],
+                self.source.name
+            )));
+        }
+        let hips = self.inner.plan().source_hips().index();
+        let roots: Vec<Vec3> = match root_translation {
+            Some(obj) => {
+                let (rs, v) = arrays::input(obj, "root_translation", &[0, 1], 3, "(3,) or (N, 3)")?;
+                if (rs.len() == 2) != batched || (batched && rs[0] != n) {
+                    return Err(value_error(format!(
+                        "root_translation: shape {rs:?} does not go with rotations {shape:?}"
+                    )));
+                }
+                v.chunks(3).map(Vec3::from_slice).collect()
+            }
+            None => vec![self.source.bones[hips].rest.translation; n],
+        };
+        let mut source = Pose::rest(&self.source);
+        let mut target = Pose::rest(&self.target);
+        let (mut out_q, mut out_t): (Vec<Quat>, Vec<Vec3>) = (Vec::with_capacity(n * jt), Vec::new());
+        for f in 0..n {
+            for (j, local) in source.locals.iter_mut().enumerate() {
+                let k = (f * js + j) * 4;
+                local.rotation = order.take(&rv[k..k + 4]);
+                local.check().map_err(|e| {
+                    value_error(format!("rotations: frame {f}, joint {j}: the rotation {e}"))
+                })?;
+            }
+            source.locals[hips].translation = roots[f];
+            self.inner
+                .retarget(&source, &mut target)
+                .map_err(|e| value_error(e.to_string()))?;
+            out_q.extend(target.locals.iter().map(|l| l.rotation));
+            if all_translations {
+                out_t.extend(target.locals.iter().map(|l| l.translation));
+            } else {
+                out_t.push(target.locals[self.inner.plan().target_hips().index()].translation);
+            }
+        }
+        let lead: &[usize] = if batched { &[n, jt] } else { &[jt] };
+        let q = arrays::quats(py, lead, &out_q, order)?;
+        let t: Bound<'py, PyArrayDyn<f32>> = match (all_translations, batched) {
+            (true, _) => arrays::vecs(py, lead, &out_t)?,
+            (false, true) => arrays::vecs(py, &[n], &out_t)?,
+            (false, false) => arrays::vecs(py, &[], &out_t)?,
+        };
+        PyTuple::new(py, [q.into_any(), t.into_any()])
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<skelnorm.Retargeter {:?} → {:?}>", self.source.name, self.target.name)
+    }
+}
+
+/// Retargets the clips of the file `source` onto the character in `target`, as
+/// `skelnorm retarget --source SRC --target TGT -o DST` does: both normalized in memory, each
+/// clip retargeted by chains, the result written to `dst` when given (.gltf/.glb/.vrm/.vrma).
+///
+/// `clip`: a clip name or a list of names (every clip when None); `prefix`/`suffix` name the new
+/// clips; `output`: "original" (the target as it came plus the new clips, the default) or
+/// "normalized". Settings: keyword arguments named as the settings file's sections, as for
+/// `normalize`. Returns `(asset, report)`: the target with its new clips, and the retarget
+/// report (plan and clips) as a dict.
+#[pyfunction]
+#[pyo3(signature = (source, target, dst=None, *, clip=None, prefix="", suffix="", output="original", source_skeleton=None, target_skeleton=None, bvh_scale=None, **settings))]
+#[allow(clippy::too_many_arguments, reason = "the keyword arguments of a Python function")]
+pub fn retarget<'py>(
+    py: Python<'py>,
+    source: PathBuf,
+    target: PathBuf,
+    dst: Option<PathBuf>,
+    clip: Option<&Bound<'py, PyAny>>,
+    prefix: &str,
+    suffix: &str,
+    output: &str,
+    source_skeleton: Option<u32>,
+    target_skeleton: Option<u32>,
+    bvh_scale: Option<f32>,
+    settings: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    if let Some(d) = &dst {
+        check_output(d)?;
+    }
+    let output = match output {
+        "original" => RetargetOutput::Original,
+        "normalized" => RetargetOutput::Normalized,
+        _ => return Err(value_error(format!("output `{output}`: must be \"original\" or \"normalized\""))),
+    };
+    let clips: Vec<String> = match clip {
+        None => Vec::new(),
+        Some(c) => match c.extract::<String>() {
+            Ok(one) => vec![one],
+            Err(_) => c.extract().map_err(|_| value_error("clip: a name or a list of names"))?,
+        },
+    };
+    let resolved = resolve(&from_kwargs(settings)?)?;
+    let mut src = read(&source, bvh_scale)?;
+    let mut tgt = read(&target, bvh_scale)?;
+    let normalize = |skeleton: Option<u32>, map: &skelnorm::mapping::MapOptions| NormalizeOptions {
+        skeleton: skeleton.map(SkeletonId),
+        map: map.clone(),
+        measure: false,
+        ..resolved.normalize.clone()
+    };
+    let job = RetargetJob {
+        source: normalize(source_skeleton, &resolved.source_map),
+        target: normalize(target_skeleton, &resolved.target_map),
+        retarget: resolved.retarget.clone(),
+        clips,
+        naming: ClipNaming {
+            prefix: prefix.to_string(),
+            suffix: suffix.to_string(),
+            on_clash: OnClash::Refuse,
+        },
+        measure: resolved.normalize.measure,
+        output,
+    };
+    let report = pipeline::retarget(&mut src.model, &mut tgt.model, &resolved.profile, &job)
+        .map_err(|e| value_error(format!("{} → {}: {e}", source.display(), target.display())))?;
+    let path = dst.clone().unwrap_or_else(|| target.clone());
+    if let Some(d) = &dst {
+        tgt.write(d).map_err(file_error)?;
+    }
+    let report = to_dict(py, &report)?;
+    let a = Bound::new(py, asset(tgt, path))?;
+    PyTuple::new(py, [a.into_any(), report])
+}

@@ -1,0 +1,182 @@
+//! Settings as keyword arguments, and `normalize`. Each keyword is a section of the RON settings
+//! file (`map`, `normalize`, `rest`, `tracks`, `rename`, `retarget`) given as a dict of its
+//! fields, e.g. `rest={"fix_silhouette": False}`; `settings="file.ron"` reads a file first and
+//! the keywords win over it field by field. The library's `Settings` type parses them (serde,
+//! unknown keys refused) and `Settings::resolve` checks them, as for the CLI.
+
+use crate::asset::{check_output, read, Asset};
+use crate::errors::{file_error, value_error};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde_json::Value;
+use skelnorm::gltf_io;
+use skelnorm::pipeline::{normalize as run_normalize, NormalizeError};
+use skelnorm::report::NormalizeRun;
+use skelnorm::settings::{Resolved, Settings};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A Python value (None, bool, int, float, str, path, list, tuple, dict) as JSON.
+fn to_json(v: &Bound<'_, PyAny>, at: &str) -> PyResult<Value> {
+    if v.is_none() {
+        return Ok(Value::Null);
+    }
+    if v.is_instance_of::<PyBool>() {
+        return Ok(Value::Bool(v.extract()?));
+    }
+    if v.is_instance_of::<PyInt>() {
+        return Ok(Value::from(v.extract::<i64>()?));
+    }
+    if v.is_instance_of::<PyFloat>() {
+        let f: f64 = v.extract()?;
+        return serde_json::Number::from_f64(f)
+            .map(Value::Number)
+            .ok_or_else(|| value_error(format!("{at}: {f} is not a finite number")));
+    }
+    if v.is_instance_of::<PyString>() {
+        return Ok(Value::String(v.extract()?));
+    }
+    if let Ok(d) = v.cast::<PyDict>() {
+        let mut m = serde_json::Map::new();
+        for (k, x) in d.iter() {
+            let k: String = k
+                .extract()
+                .map_err(|_| value_error(format!("{at}: keys must be strings")))?;
+            let inner = to_json(&x, &format!("{at}.{k}"))?;
+            m.insert(k, inner);
+        }
+        return Ok(Value::Object(m));
+    }
+    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        let items: Vec<Bound<'_, PyAny>> = v.extract()?;
+        return items
+            .iter()
+            .enumerate()
+            .map(|(i, x)| to_json(x, &format!("{at}[{i}]")))
+            .collect::<PyResult<Vec<_>>>()
+            .map(Value::Array);
+    }
+    if let Ok(p) = v.extract::<PathBuf>() {
+        return Ok(Value::String(p.to_string_lossy().into_owned()));
+    }
+    Err(value_error(format!(
+        "{at}: a {} is not a settings value",
+        v.get_type().name().map(|s| s.to_string()).unwrap_or_default()
+    )))
+}
+
+/// Settings from keyword arguments: the `settings` file (if any), then each section's fields
+/// over it. Unknown sections or fields are a `ValueError` naming them.
+pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Settings> {
+    let file = kwargs
+        .map(|k| k.get_item("settings"))
+        .transpose()?
+        .flatten()
+        .filter(|v| !v.is_none())
+        .map(|v| v.extract::<PathBuf>())
+        .transpose()?;
+    let base = match &file {
+        Some(p) => Settings::load(p).map_err(|e| value_error(e.to_string()))?,
+        None => Settings::default(),
+    };
+    let mut json = serde_json::to_value(&base).map_err(|e| value_error(e.to_string()))?;
+    for (k, v) in kwargs.map(|k| k.iter().collect::<Vec<_>>()).unwrap_or_default() {
+        let section: String = k.extract()?;
+        if section == "settings" {
+            continue;
+        }
+        let Value::Object(fields) = to_json(&v, &section)? else {
+            return Err(value_error(format!(
+                "{section}: a settings section is a dict of its fields, such as rest={{\"fix_silhouette\": False}}"
+            )));
+        };
+        let Some(Value::Object(all)) = Some(&mut json) else {
+            return Err(value_error("settings: not an object"));
+        };
+        match all.get_mut(&section) {
+            Some(Value::Object(target)) => target.extend(fields),
+            _ => {
+                return Err(value_error(format!(
+                    "unknown settings section `{section}` (the sections: map, normalize, rest, tracks, rename, retarget; or settings=\"file.ron\")"
+                )))
+            }
+        }
+    }
+    let mut settings: Settings = serde_json::from_value(json)
+        .map_err(|e| value_error(format!("settings: {e}")))?;
+    settings.folder = base.folder;
+    Ok(settings)
+}
+
+/// Settings resolved into the pipeline's options (profile and bone-map files read).
+pub fn resolve(settings: &Settings) -> PyResult<Resolved> {
+    settings.resolve().map_err(|e| value_error(e.to_string()))
+}
+
+/// A report (any serde type) as a Python dict, through JSON.
+pub fn to_dict<'py, T: serde::Serialize>(py: Python<'py>, report: &T) -> PyResult<Bound<'py, PyAny>> {
+    let text = serde_json::to_string(report).map_err(|e| value_error(e.to_string()))?;
+    py.import("json")?.call_method1("loads", (text,))
+}
+
+/// Normalizes the file `src` into `dst`, writing exactly what `skelnorm normalize src -o dst`
+/// writes, and returns the report `--json` prints (a dict).
+///
+/// Settings: keyword arguments named as the settings file's sections, each a dict of fields
+/// (`rest={"fix_silhouette": False}`, `normalize={"allow_partial": True}`,
+/// `map={"profile": "my.ron"}`), over `settings="file.ron"` if given; see
+/// `skelnorm config --dump-defaults`. `skeleton`: normalize only this skeleton (by index).
+/// Raises OSError for unreadable or unwritable files, ValueError for bad content or settings,
+/// or when no skeleton fits the profile (the CLI's exit 3).
+#[pyfunction]
+#[pyo3(signature = (src, dst, *, skeleton=None, bvh_scale=None, **settings))]
+pub fn normalize<'py>(
+    py: Python<'py>,
+    src: PathBuf,
+    dst: PathBuf,
+    skeleton: Option<usize>,
+    bvh_scale: Option<f32>,
+    settings: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    check_output(&dst)?;
+    let settings = from_kwargs(settings)?;
+    let resolved = resolve(&settings)?;
+    let (profile, mut options) = (resolved.profile, resolved.normalize);
+    let mut doc = read(&src, bvh_scale)?;
+    options.skeleton = match skeleton {
+        Some(k) if k < doc.model.skeletons.len() => Some(skelnorm::model::SkeletonId(k as u32)),
+        Some(k) => {
+            return Err(value_error(format!(
+                "{}: there is no skeleton {k} (the file has {})",
+                src.display(),
+                doc.model.skeletons.len()
+            )))
+        }
+        None => None,
+    };
+    let allow_partial = options.allow_partial;
+    let report = run_normalize(&mut doc.model, &profile, &options).map_err(|e| {
+        let hint = match e {
+            NormalizeError::NoFit { .. } if !allow_partial => {
+                " (use normalize={\"allow_partial\": True} to normalize what is mapped)"
+            }
+            _ => "",
+        };
+        value_error(format!("{}: {e}{hint}", src.display()))
+    })?;
+    doc.write(&dst).map_err(file_error)?;
+    let run = NormalizeRun {
+        file: src.display().to_string(),
+        output: dst.display().to_string(),
+        warnings: &doc.warnings,
+        size_before: gltf_io::stored_size(&src),
+        size_after: gltf_io::stored_size(&dst),
+        report: &report,
+    };
+    to_dict(py, &run)
+}
+
+/// An asset from a document in memory (written for `path`).
+pub fn asset(doc: gltf_io::Document, path: PathBuf) -> Asset {
+    Asset { doc: Arc::new(doc), path }
+}
