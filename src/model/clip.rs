@@ -460,11 +460,19 @@ mod tests {
             skeleton: crate::model::SkeletonId(0),
             tracks: vec![
                 BoneTracks {
-                    translation: Some(Track { interpolation: Interpolation::Linear, values: vec![Vec3::ZERO; a.len()], times: a }),
+                    translation: Some(Track {
+                        interpolation: Interpolation::Linear,
+                        values: vec![Vec3::ZERO; a.len()],
+                        times: a,
+                    }),
                     ..Default::default()
                 },
                 BoneTracks {
-                    rotation: Some(Track { interpolation: Interpolation::Linear, values: vec![Quat::IDENTITY; b.len()], times: b }),
+                    rotation: Some(Track {
+                        interpolation: Interpolation::Linear,
+                        values: vec![Quat::IDENTITY; b.len()],
+                        times: b,
+                    }),
                     ..Default::default()
                 },
             ],
