@@ -224,6 +224,8 @@ fn the_three_outputs_move_alike_and_the_default_keeps_the_target() {
                 .collect()
         };
         assert_eq!(names(&anim.model), names(&input.model));
+        // Its armature node too, when the target had one (VRM 0.x's `Armature`).
+        assert_eq!(anim.model.skeletons[0].name, input.model.skeletons[0].name);
         assert_eq!(names(&default.model), names(&input.model));
         let codes = || {
             common::is_gltf(&target)
@@ -243,4 +245,24 @@ fn the_three_outputs_move_alike_and_the_default_keeps_the_target() {
             }
         }
     }
+}
+
+#[test]
+fn an_animation_only_file_is_no_vrm() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = |n: &str| common::root().join("fixtures").join(n);
+    let out = dir.path().join("clips.vrm");
+    let o = common::skelnorm(&[
+        "retarget",
+        "--source",
+        f("mixamo.glb").to_str().unwrap(),
+        "--target",
+        f("vrm0.vrm").to_str().unwrap(),
+        "--animation-only",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "a usage error");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no VRM character"));
+    assert!(!out.exists());
 }

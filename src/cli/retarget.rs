@@ -148,6 +148,16 @@ impl RetargetArgs {
 /// source has no clips).
 pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
     let bvh = super::convert::is_bvh(&args.output);
+    let vrm = args
+        .output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("vrm") || e.eq_ignore_ascii_case("vrma"));
+    if args.animation_only && vrm {
+        return Err(Failure::Usage(format!(
+            "{}: an animation-only file holds no VRM character: write .glb or .gltf",
+            args.output.display()
+        )));
+    }
     if !bvh {
         super::check_output(&args.output)?;
     }

@@ -304,13 +304,15 @@ fn interpolation(i: crate::model::Interpolation) -> &'static str {
 
 /// A glTF document (GLB bytes) holding `model`'s skeletons and clips and nothing else, for
 /// formats that carry only motion (BVH): each skeleton's bones as nodes (under a node holding
-/// its base transform, when that is not the identity), its joints as a skin that no mesh uses
+/// its base transform, when that is not the identity or the skeleton had such nodes), its joints as a skin that no mesh uses
 /// (so that readers find the skeleton), and every clip as an animation.
 pub fn from_model(model: &crate::model::Model, generator: &str) -> Vec<u8> {
     let mut b = Builder::new(generator);
     let mut node_of: Vec<Vec<usize>> = Vec::with_capacity(model.skeletons.len());
     for s in &model.skeletons {
-        let top = (s.base != glam::Mat4::IDENTITY).then(|| {
+        // A skeleton read from a file with a node above its bones (an armature) keeps one,
+        // named as the skeleton, whatever its transform.
+        let top = (s.base != glam::Mat4::IDENTITY || !s.base_nodes.is_empty()).then(|| {
             let (scale, rotation, translation) = s.base.to_scale_rotation_translation();
             let t = Transform {
                 translation,

@@ -246,7 +246,11 @@ pub fn retarget_onto(
     let ((source, s), (target, t)) = (source, target);
     let clips = chosen_clips(source, s.index, &job.clips)?;
     let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
-    let taken: Vec<&str> = target.clips.iter().map(|c| c.name.as_str()).collect();
+    // An animation-only output drops the target's own clips: their names are free.
+    let taken: Vec<&str> = match job.output {
+        RetargetOutput::AnimationOnly => Vec::new(),
+        _ => target.clips.iter().map(|c| c.name.as_str()).collect(),
+    };
     let new_names = job
         .naming
         .names(&names, &taken)
