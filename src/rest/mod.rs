@@ -164,7 +164,7 @@ pub struct RestReport {
     #[serde(skip)]
     pub keys: KeyMap,
     /// The rotation of the space the new rest was made in (and is to be judged in, see
-    /// [`crate::check::rest_in`]), applied to the space the roots live in: the scene's, or,
+    /// `check::rest_in`), applied to the space the roots live in: the scene's, or,
     /// keeping the scene's transform, the skeleton's own space, where it faces +Z.
     #[serde(skip)]
     pub frame: glam::Quat,
