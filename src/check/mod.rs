@@ -181,7 +181,7 @@ pub fn rest(s: &Skeleton, map: &BoneMap, profile: &Profile) -> RestCheck {
 }
 
 /// [`rest`] judged in another space: the rest below the base turned by `frame` (the frame the
-/// rest fix reports it made the rest in, [`crate::rest::RestReport::frame`]: the skeleton's own
+/// rest fix reports it made the rest in, the rest report's `frame`: the skeleton's own
 /// space when the scene kept its transform).
 pub fn rest_in(s: &Skeleton, map: &BoneMap, profile: &Profile, frame: Quat) -> RestCheck {
     let world = skeleton_space(s, frame);
