@@ -200,7 +200,13 @@ fn retarget_all(dir: &Path) -> Vec<Written> {
             continue;
         }
         for (mode, flags) in RETARGET_MODES {
-            let out = dir.join(output_name(&format!("retarget{k}_{mode}"), &target));
+            let name = output_name(&format!("retarget{k}_{mode}"), &target);
+            // An animation-only file holds no VRM character: it is a GLB.
+            let name = match name.strip_suffix(".vrm") {
+                Some(stem) if *mode == "animation_only" => format!("{stem}.glb"),
+                _ => name,
+            };
+            let out = dir.join(name);
             let run = retarget(&source, &target, &out, flags);
             let what = format!(
                 "retarget {} → {} ({mode})",
