@@ -12,7 +12,8 @@ use super::restore::KeyMap;
 use super::sim::Sim;
 use super::{RestOptions, RestReport};
 use crate::model::{
-    BoneId, Clip, Interpolation, Model, SkeletonId, Track, Transform, Warning, WarningCode,
+    BoneId, BoneTracks, Clip, Interpolation, Model, SkeletonId, Track, Transform, Warning,
+    WarningCode,
 };
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
 
@@ -121,29 +122,13 @@ fn convert_clip(clip: &mut Clip, changed: &[Option<Quat>], maps: &Maps) -> usize
             });
             complemented += 1;
         }
-        let (a, f) = (maps.outer[i], maps.frames[i]);
-        if let Some(t) = &mut tracks.translation {
-            map_values(t, |v, tangent| a.vector(v, !tangent));
-            if let Some(h) = maps
-                .motion
-                .filter(|_| maps.motion_bones.iter().any(|b| b.index() == i))
-            {
-                map_values(t, |v, _| v / h);
-            }
-        }
-        if let Some(t) = &mut tracks.rotation {
-            map_values(t, |q, _| (a.r * q.as_dquat() * f.r).as_quat());
-            if t.interpolation != Interpolation::CubicSpline {
-                for j in 1..t.values.len() {
-                    if t.values[j].dot(t.values[j - 1]) < 0.0 {
-                        t.values[j] = -t.values[j];
-                    }
-                }
-            }
-        }
-        if let Some(t) = &mut tracks.scale {
-            // Uniform, or on a bone that keeps its axes: exact either way.
-            map_values(t, |v, _| (v.as_dvec3() * (a.s * f.s)).as_vec3());
+        map_keys(tracks, maps.outer[i], maps.frames[i]);
+        if let (Some(t), Some(h)) = (
+            &mut tracks.translation,
+            maps.motion
+                .filter(|_| maps.motion_bones.iter().any(|b| b.index() == i)),
+        ) {
+            map_values(t, |v, _| v / h);
         }
     }
     if maps.motion.is_some() {
@@ -152,8 +137,32 @@ fn convert_clip(clip: &mut Clip, changed: &[Option<Quat>], maps: &Maps) -> usize
     complemented
 }
 
+/// Maps every key of one bone's tracks to `a · key · f` (translation, rotation, scale; the
+/// tangents of cubic splines by the linear part), rotation keys kept in one hemisphere so
+/// LINEAR keys slerp the short way. The conversion of the rest fix, and its inverse
+/// ([`super::restore`]).
+pub(super) fn map_keys(tracks: &mut BoneTracks, a: Wide, f: Wide) {
+    if let Some(t) = &mut tracks.translation {
+        map_values(t, |v, tangent| a.vector(v, !tangent));
+    }
+    if let Some(t) = &mut tracks.rotation {
+        map_values(t, |q, _| (a.r * q.as_dquat() * f.r).as_quat());
+        if t.interpolation != Interpolation::CubicSpline {
+            for j in 1..t.values.len() {
+                if t.values[j].dot(t.values[j - 1]) < 0.0 {
+                    t.values[j] = -t.values[j];
+                }
+            }
+        }
+    }
+    if let Some(t) = &mut tracks.scale {
+        // Uniform, or on a bone that keeps its axes: exact either way.
+        map_values(t, |v, _| (v.as_dvec3() * (a.s * f.s)).as_vec3());
+    }
+}
+
 /// `a · rest · f`, the same map the keys take, so "no track" keeps meaning the rest.
-fn convert_rest(rest: &Transform, a: Wide, f: Wide) -> Transform {
+pub(super) fn convert_rest(rest: &Transform, a: Wide, f: Wide) -> Transform {
     Transform {
         translation: a.vector(rest.translation, true),
         rotation: (a.r * rest.rotation.as_dquat() * f.r).normalize().as_quat(),

@@ -7,7 +7,7 @@
 //! `A_i⁻¹ · L' · F_i⁻¹`, with `A_i⁻¹ = F_parent` for a bone with a parent. (The maps cannot be
 //! found again from the two rests alone: the silhouette fix changes the rest pose itself.)
 
-use super::convert::{map_values, Wide};
+use super::convert::{convert_rest, map_keys, map_values, Wide};
 use crate::model::{turn_deg, BoneId, BoneTracks, Clip, Interpolation, Skeleton, Track, Transform};
 
 /// How the rest fix converted a skeleton's keys: enough to convert a clip back.
@@ -68,26 +68,14 @@ pub fn carry_back(
             &normalized.bones[i].rest,
             &original.bones[i].rest,
         );
-        if let Some(t) = &mut tracks.translation {
-            // Motion scale divided these keys after converting them: multiply first.
-            if let Some(h) = motion.filter(|_| keys.motion_bones.iter().any(|b| b.index() == i)) {
-                map_values(t, |v, _| v * h);
-            }
-            map_values(t, |v, tangent| a.vector(v, !tangent));
+        // Motion scale divided these keys after converting them: multiply first.
+        if let (Some(t), Some(h)) = (
+            &mut tracks.translation,
+            motion.filter(|_| keys.motion_bones.iter().any(|b| b.index() == i)),
+        ) {
+            map_values(t, |v, _| v * h);
         }
-        if let Some(t) = &mut tracks.rotation {
-            map_values(t, |v, _| (a.r * v.as_dquat() * q.r).as_quat());
-            if t.interpolation != Interpolation::CubicSpline {
-                for j in 1..t.values.len() {
-                    if t.values[j].dot(t.values[j - 1]) < 0.0 {
-                        t.values[j] = -t.values[j];
-                    }
-                }
-            }
-        }
-        if let Some(t) = &mut tracks.scale {
-            map_values(t, |v, _| (v.as_dvec3() * (a.s * q.s)).as_vec3());
-        }
+        map_keys(tracks, a, q);
     }
     Ok(out)
 }
@@ -106,23 +94,21 @@ fn hold_rest(tracks: &mut BoneTracks, maps: (Wide, Wide), new: &Transform, old: 
     }
     let (a, q) = maps;
     const CLOSE: f32 = 1e-6;
+    let back = convert_rest(new, a, q);
     let size = old
         .translation
         .length()
         .max(new.translation.length())
         .max(1e-6);
-    let back = a.vector(new.translation, true);
-    if tracks.translation.is_none() && back.distance(old.translation) > CLOSE * size {
+    if tracks.translation.is_none() && back.translation.distance(old.translation) > CLOSE * size {
         tracks.translation = key(new.translation);
     }
-    let back = (a.r * new.rotation.as_dquat() * q.r).as_quat();
     // 1e-4° is far above f32 rounding (about 1e-5°) and far below anything visible.
-    if tracks.rotation.is_none() && turn_deg(back.conjugate() * old.rotation) > 1e-4 {
+    if tracks.rotation.is_none() && turn_deg(back.rotation.conjugate() * old.rotation) > 1e-4 {
         tracks.rotation = key(new.rotation);
     }
-    let back = (new.scale.as_dvec3() * (a.s * q.s)).as_vec3();
-    if tracks.scale.is_none() && !back.abs_diff_eq(old.scale, CLOSE * old.scale.abs().max_element())
-    {
+    let close_scale = CLOSE * old.scale.abs().max_element();
+    if tracks.scale.is_none() && !back.scale.abs_diff_eq(old.scale, close_scale) {
         tracks.scale = key(new.scale);
     }
 }
