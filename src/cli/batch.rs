@@ -349,13 +349,7 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
             replace,
         },
         retarget_to: args.retarget_to.clone(),
-        retarget_output: if args.normalized {
-            RetargetOutput::Normalized
-        } else if args.animation_only {
-            RetargetOutput::AnimationOnly
-        } else {
-            RetargetOutput::Original
-        },
+        retarget_output: super::retarget_output(args.normalized, args.animation_only),
         base,
         resolve: &resolve,
         read: super::read_options(),
@@ -371,19 +365,7 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
     .map_err(|e| Failure::Usage(e.to_string()))?;
     bar.finish_and_clear();
     report.shard = args.shard.clone();
-    write_reports(
-        &report,
-        args.run.report.as_deref(),
-        args.run.html.as_deref(),
-    )?;
-    eprintln!(
-        "{}",
-        summary_line(&report.summary, Some(report.summary.wall_ms / 1000.0))
-    );
-    match nothing {
-        Some(n) => Err(n),
-        None => Ok(run_code(&report, false)),
-    }
+    finish(&report, &args.run, nothing, false)
 }
 
 /// Runs `validate`: the same checks, no outputs; the exit code of [`run_code`], or 4 when there
@@ -428,18 +410,25 @@ pub fn run_validate(args: &ValidateArgs) -> Result<i32, Failure> {
             eprintln!("{line}");
         }
     }
-    write_reports(
-        &report,
-        args.run.report.as_deref(),
-        args.run.html.as_deref(),
-    )?;
+    finish(&report, &args.run, nothing, args.strict)
+}
+
+/// The end of a `batch` or `validate` run: writes the reports asked for, prints the summary
+/// line, and gives the exit code (4 with its message when there was nothing to do).
+fn finish(
+    report: &BatchReport,
+    run: &RunArgs,
+    nothing: Option<Failure>,
+    strict: bool,
+) -> Result<i32, Failure> {
+    write_reports(report, run.report.as_deref(), run.html.as_deref())?;
     eprintln!(
         "{}",
         summary_line(&report.summary, Some(report.summary.wall_ms / 1000.0))
     );
     match nothing {
         Some(n) => Err(n),
-        None => Ok(run_code(&report, args.strict)),
+        None => Ok(run_code(report, strict)),
     }
 }
 

@@ -427,3 +427,16 @@ fn check_not_input(input: &std::path::Path, output: &std::path::Path) -> Result<
     }
     Ok(())
 }
+
+/// The retarget output mode of the `--normalized` and `--animation-only` flags (`retarget`,
+/// `batch --retarget-to`); the target as it came by default.
+fn retarget_output(normalized: bool, animation_only: bool) -> skelnorm::pipeline::RetargetOutput {
+    use skelnorm::pipeline::RetargetOutput;
+    if normalized {
+        RetargetOutput::Normalized
+    } else if animation_only {
+        RetargetOutput::AnimationOnly
+    } else {
+        RetargetOutput::Original
+    }
+}

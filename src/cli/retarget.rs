@@ -201,13 +201,7 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
             on_clash: OnClash::Refuse,
         },
         measure: resolved.normalize.measure,
-        output: if args.normalized {
-            RetargetOutput::Normalized
-        } else if args.animation_only {
-            RetargetOutput::AnimationOnly
-        } else {
-            RetargetOutput::Original
-        },
+        output: super::retarget_output(args.normalized, args.animation_only),
     };
     let report = match retarget(
         &mut source.model,
