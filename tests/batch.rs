@@ -105,15 +105,6 @@ fn library(root: &Path) -> (BTreeSet<String>, BTreeMap<String, &'static str>) {
 }
 
 /// A fingerprint of every file under `dir`.
-fn fingerprint(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .map(|e| (e.path().to_path_buf(), std::fs::read(e.path()).unwrap()))
-        .collect()
-}
-
 fn report(path: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
@@ -125,7 +116,7 @@ fn a_library_of_500_files_in_parallel_and_in_shards() {
     let (good, bad) = library(&lib);
     let total = good.len() + bad.len();
     assert!(total >= 500);
-    let before = fingerprint(&lib);
+    let before = common::file_bytes(&lib);
     let (json, html) = (tmp.path().join("r.json"), tmp.path().join("r.html"));
     let run = skelnorm(&[
         "batch",
@@ -145,7 +136,7 @@ fn a_library_of_500_files_in_parallel_and_in_shards() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    assert_eq!(fingerprint(&lib), before, "inputs are never touched");
+    assert_eq!(common::file_bytes(&lib), before, "inputs are never touched");
     let r = report(&json);
     assert_eq!(r["summary"]["files"], total);
     assert_eq!(r["summary"]["failed"], bad.len());
@@ -459,7 +450,7 @@ fn retarget_to_names_outputs_by_the_characters_container() {
         std::fs::copy(vrma, lib.join("walk.vrma")).unwrap();
         stems.push("walk");
     }
-    let before = fingerprint(&lib);
+    let before = common::file_bytes(&lib);
     for (character, ext, suffix) in [
         ("long_legs.glb", "glb", "_hero"),
         ("vrm0.vrm", "vrm", ""),
@@ -532,7 +523,7 @@ fn retarget_to_names_outputs_by_the_characters_container() {
         files.contains("sub/c.vrm") && files.contains("sub/run.glb") && files.contains("a.glb"),
         "{files:?}"
     );
-    assert_eq!(fingerprint(&lib), before, "inputs untouched");
+    assert_eq!(common::file_bytes(&lib), before, "inputs untouched");
     // `walk.vrm` beside `walk.glb`: onto a `.glb` character both would write `walk.glb`; the
     // second fails, naming the first, and nothing is overwritten.
     let clash = tmp.path().join("clash");

@@ -137,20 +137,7 @@ fn the_same_input_gives_the_same_bytes_on_every_run_and_with_any_jobs() {
 
 /// Every file below `dir` (relative path → bytes), reports left out (they hold times).
 fn files_under(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
-    let mut out = std::collections::BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x != "json" && x != "html") {
-                out.insert(
-                    p.strip_prefix(dir).unwrap().to_path_buf(),
-                    std::fs::read(&p).unwrap(),
-                );
-            }
-        }
-    }
-    out
+    let mut files = common::file_bytes(dir);
+    files.retain(|p, _| p.extension().is_some_and(|x| x != "json" && x != "html"));
+    files
 }

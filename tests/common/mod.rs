@@ -508,3 +508,16 @@ pub fn turned_copy(input: &Path, turn: [f32; 4], dir: &Path) -> PathBuf {
     std::fs::write(&out, bytes).expect("the copy writes");
     out
 }
+
+/// Every file below `dir`, by path relative to it, with its bytes.
+pub fn file_bytes(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(dir).expect("below dir").to_path_buf();
+            (rel, std::fs::read(e.path()).expect("a file reads"))
+        })
+        .collect()
+}
