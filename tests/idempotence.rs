@@ -27,13 +27,6 @@ fn normalize(input: &Path, output: &Path) {
     );
 }
 
-/// Every fixture and real input file (the real ones when ../shared is there).
-fn inputs() -> Vec<std::path::PathBuf> {
-    let mut files = common::fixtures();
-    files.extend(common::input_assets().unwrap_or_default());
-    files
-}
-
 /// Normalizes `input` into `output`; false when it is refused as no humanoid (exit 3).
 fn try_normalize(input: &Path, output: &Path) -> bool {
     let out = common::skelnorm(&[
@@ -58,7 +51,7 @@ fn try_normalize(input: &Path, output: &Path) -> bool {
 fn normalizing_a_normalized_file_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let mut checked = 0;
-    for file in inputs() {
+    for file in common::all_inputs() {
         let name = file.file_name().unwrap().to_string_lossy().to_string();
         let (once, twice) = (dir.path().join("1.glb"), dir.path().join("2.glb"));
         if !try_normalize(&file, &once) {
@@ -77,7 +70,7 @@ fn normalizing_a_normalized_file_changes_nothing() {
 #[test]
 fn the_same_input_gives_the_same_bytes_on_every_run_and_with_any_jobs() {
     let dir = tempfile::tempdir().unwrap();
-    for file in inputs() {
+    for file in common::all_inputs() {
         let name = file.file_name().unwrap().to_string_lossy().to_string();
         let (a, b) = (dir.path().join("a.glb"), dir.path().join("b.glb"));
         if !try_normalize(&file, &a) {

@@ -18,13 +18,7 @@ use skelnorm::check;
 use skelnorm::gltf_io;
 use skelnorm::mapping::{map_skeleton, MapOptions};
 use skelnorm::profile::Profile;
-use std::path::{Path, PathBuf};
-
-fn inputs() -> Vec<PathBuf> {
-    let mut files = common::fixtures();
-    files.extend(common::input_assets().unwrap_or_default());
-    files
-}
+use std::path::Path;
 
 /// Runs skelnorm; the exit code and stdout.
 fn run(args: &[&str]) -> (Option<i32>, String) {
@@ -85,7 +79,7 @@ fn normalized_scenes_face_plus_z_with_nothing_above_the_skeleton() {
     let dir = tempfile::tempdir().unwrap();
     let profile = Profile::humanoid();
     let mut checked = 0;
-    for (n, file) in inputs().iter().enumerate() {
+    for (n, file) in common::all_inputs().iter().enumerate() {
         let p = file.to_str().unwrap();
         let out = dir.path().join(format!("{n}.glb"));
         let keep = dir.path().join(format!("{n}_keep.glb"));

@@ -152,6 +152,14 @@ pub fn all_files() -> Vec<PathBuf> {
     v
 }
 
+/// Every fixture and every real input file of any format skelnorm reads (glTF, VRM, VRMA, FBX,
+/// BVH), the real ones when ../shared is there.
+pub fn all_inputs() -> Vec<PathBuf> {
+    let mut v = fixtures();
+    v.extend(input_assets().unwrap_or_default());
+    v
+}
+
 pub fn skelnorm(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skelnorm"))
         .args(args)
