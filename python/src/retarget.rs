@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use skelnorm::mapping::map_skeleton;
 use skelnorm::model::{self, Pose, SkeletonId};
-use skelnorm::pipeline::{self, ClipNaming, NormalizeOptions, OnClash, RetargetJob, RetargetOutput};
+use skelnorm::pipeline::{self, ClipNaming, OnClash, RetargetJob, RetargetOutput};
 use skelnorm::retarget::Rig;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -192,24 +192,15 @@ pub fn retarget<'py>(
     let resolved = resolve(&from_kwargs(settings)?)?;
     let mut src = read(&source, bvh_scale)?;
     let mut tgt = read(&target, bvh_scale)?;
-    let normalize = |skeleton: Option<u32>, map: &skelnorm::mapping::MapOptions| NormalizeOptions {
-        skeleton: skeleton.map(SkeletonId),
-        map: map.clone(),
-        measure: false,
-        ..resolved.normalize.clone()
-    };
     let job = RetargetJob {
-        source: normalize(source_skeleton, &resolved.source_map),
-        target: normalize(target_skeleton, &resolved.target_map),
-        retarget: resolved.retarget.clone(),
         clips,
         naming: ClipNaming {
             prefix: prefix.to_string(),
             suffix: suffix.to_string(),
             on_clash: OnClash::Refuse,
         },
-        measure: resolved.normalize.measure,
         output,
+        ..resolved.retarget_job(source_skeleton.map(SkeletonId), target_skeleton.map(SkeletonId))
     };
     let report = pipeline::retarget(&mut src.model, &mut tgt.model, &resolved.profile, &job)
         .map_err(|e| value_error(format!("{} → {}: {e}", source.display(), target.display())))?;

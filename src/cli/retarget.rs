@@ -6,8 +6,7 @@ use super::Failure;
 use skelnorm::gltf_io;
 use skelnorm::model::SkeletonId;
 use skelnorm::pipeline::{
-    retarget, ClipNaming, NormalizeError, NormalizeOptions, OnClash, RetargetJob, RetargetOutput,
-    RetargetRunError,
+    retarget, ClipNaming, NormalizeError, OnClash, RetargetJob, RetargetOutput, RetargetRunError,
 };
 use skelnorm::report::RetargetRun;
 use skelnorm::settings::{load_pose, Settings};
@@ -184,24 +183,15 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
             Err(_) => super::skeleton_id(&args.target, &target.model, k),
         })
         .transpose()?;
-    let normalize = |skeleton, map: &skelnorm::mapping::MapOptions| NormalizeOptions {
-        skeleton,
-        map: map.clone(),
-        measure: false,
-        ..resolved.normalize.clone()
-    };
     let job = RetargetJob {
-        source: normalize(source_skeleton, &resolved.source_map),
-        target: normalize(target_skeleton, &resolved.target_map),
-        retarget: resolved.retarget.clone(),
         clips: args.clips.clone(),
         naming: ClipNaming {
             prefix: args.prefix.clone(),
             suffix: args.suffix.clone(),
             on_clash: OnClash::Refuse,
         },
-        measure: resolved.normalize.measure,
         output: super::retarget_output(args.normalized, args.animation_only),
+        ..resolved.retarget_job(source_skeleton, target_skeleton)
     };
     let report = match retarget(
         &mut source.model,
