@@ -8,7 +8,6 @@
 //! bone-map and retarget-pose files; imports the option types of the stages and the pipeline.
 
 use crate::mapping::{BoneMapFile, BoneMapFileError, MapOptions};
-use crate::model::SkeletonId;
 use crate::pipeline::{NormalizeOptions, RetargetJob, Stages};
 use crate::profile::{Profile, ProfileError};
 use crate::rename::RenameOptions;
@@ -355,23 +354,18 @@ pub struct Resolved {
 
 impl Resolved {
     /// The retarget job these settings make: each side normalized as `normalize` (without the
-    /// invariant measures, which retargeting does not report) with its own map and, if given,
-    /// its skeleton; the retarget options; measures as `normalize.check` asks. Clips, names and
-    /// the output mode are the defaults, for the caller to set.
-    pub fn retarget_job(
-        &self,
-        source_skeleton: Option<SkeletonId>,
-        target_skeleton: Option<SkeletonId>,
-    ) -> RetargetJob {
-        let side = |skeleton, map: &MapOptions| NormalizeOptions {
-            skeleton,
+    /// invariant measures, which retargeting does not report) with its own map; the retarget
+    /// options; measures as `normalize.check` asks. Each side's skeleton choice, the clips,
+    /// names and the output mode are the defaults, for the caller to set.
+    pub fn retarget_job(&self) -> RetargetJob {
+        let side = |map: &MapOptions| NormalizeOptions {
             map: map.clone(),
             measure: false,
             ..self.normalize.clone()
         };
         RetargetJob {
-            source: side(source_skeleton, &self.source_map),
-            target: side(target_skeleton, &self.target_map),
+            source: side(&self.source_map),
+            target: side(&self.target_map),
             retarget: self.retarget.clone(),
             measure: self.normalize.measure,
             ..RetargetJob::default()

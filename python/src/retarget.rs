@@ -192,7 +192,7 @@ pub fn retarget<'py>(
     let resolved = resolve(&from_kwargs(settings)?)?;
     let mut src = read(&source, bvh_scale)?;
     let mut tgt = read(&target, bvh_scale)?;
-    let job = RetargetJob {
+    let mut job = RetargetJob {
         clips,
         naming: ClipNaming {
             prefix: prefix.to_string(),
@@ -200,8 +200,10 @@ pub fn retarget<'py>(
             on_clash: OnClash::Refuse,
         },
         output,
-        ..resolved.retarget_job(source_skeleton.map(SkeletonId), target_skeleton.map(SkeletonId))
+        ..resolved.retarget_job()
     };
+    job.source.skeleton = source_skeleton.map(SkeletonId);
+    job.target.skeleton = target_skeleton.map(SkeletonId);
     let report = pipeline::retarget(&mut src.model, &mut tgt.model, &resolved.profile, &job)
         .map_err(|e| value_error(format!("{} → {}: {e}", source.display(), target.display())))?;
     let path = dst.clone().unwrap_or_else(|| target.clone());

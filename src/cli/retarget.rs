@@ -183,7 +183,7 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
             Err(_) => super::skeleton_id(&args.target, &target.model, k),
         })
         .transpose()?;
-    let job = RetargetJob {
+    let mut job = RetargetJob {
         clips: args.clips.clone(),
         naming: ClipNaming {
             prefix: args.prefix.clone(),
@@ -191,8 +191,9 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
             on_clash: OnClash::Refuse,
         },
         output: super::retarget_output(args.normalized, args.animation_only),
-        ..resolved.retarget_job(source_skeleton, target_skeleton)
+        ..resolved.retarget_job()
     };
+    (job.source.skeleton, job.target.skeleton) = (source_skeleton, target_skeleton);
     let report = match retarget(
         &mut source.model,
         &mut target.model,
