@@ -13,7 +13,7 @@ use serde::Serialize;
 use std::sync::OnceLock;
 
 /// A bone as `inspect` shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct BoneInfo {
     /// Bone name.
     pub name: String,
@@ -32,7 +32,7 @@ pub struct BoneInfo {
 }
 
 /// What the geometry says about a skeleton's orientation and pose.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Glance {
     /// Extent along the up axis, in scene units.
     pub height: f32,
@@ -59,7 +59,7 @@ pub struct Glance {
 }
 
 /// One skeleton as `inspect` shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SkeletonInfo {
     /// Skeleton name.
     pub name: String,
@@ -80,7 +80,7 @@ pub struct SkeletonInfo {
 }
 
 /// One clip as `inspect` shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ClipInfo {
     /// Clip name.
     pub name: String,
@@ -97,7 +97,7 @@ pub struct ClipInfo {
 }
 
 /// Everything `inspect` tells about a model.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Inspection {
     /// One entry per skeleton of the model, in model order.
     pub skeletons: Vec<SkeletonInfo>,

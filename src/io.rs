@@ -3,6 +3,7 @@
 //! is told by the file's first bytes, not its extension. Imports the format modules only.
 
 use crate::gltf_io::{self, Converted, Document, Error, ErrorKind, Resources};
+use crate::model::{Warning, WarningCode};
 use std::path::Path;
 
 /// Options of reading.
@@ -81,8 +82,11 @@ fn read_fbx(bytes: &[u8], path: &Path) -> Result<Document, Error> {
     let (glb, info) =
         crate::fbx_io::to_glb(bytes, path).map_err(|e| fail(path, ErrorKind::Convert(e.0)))?;
     let mut doc = gltf_io::read_bytes(&glb, path, &Resources::None)?;
-    doc.warnings
-        .extend(info.notes.iter().map(|n| format!("fbx: {n}")));
+    doc.warnings.extend(
+        info.notes
+            .iter()
+            .map(|n| Warning::new(WarningCode::FbxNote, n.clone())),
+    );
     let unit = match info.unit_meters {
         u if (u - 1.0).abs() < 1e-9 => "metres".to_string(),
         u if (u - 0.01).abs() < 1e-9 => "centimetres (0.01 m)".to_string(),
@@ -187,14 +191,18 @@ fn read_bvh(bytes: &[u8], path: &Path, options: &ReadOptions) -> Result<Document
         ],
     });
     if info.scale_source == ScaleSource::Unknown {
-        doc.warnings.push(format!(
-            "bvh: no unit fits a rest height of {:.1} units; read as metres (give --bvh-scale)",
-            info.file_height
+        doc.warnings.push(Warning::new(
+            WarningCode::BvhUnitUnknown,
+            format!(
+                "no unit fits a rest height of {:.1} units; read as metres (give --bvh-scale)",
+                info.file_height
+            ),
         ));
     }
     for (from, to) in &info.renamed {
-        doc.warnings.push(format!(
-            "bvh: joint `{from}` renamed `{to}` (names must be unique)"
+        doc.warnings.push(Warning::new(
+            WarningCode::BvhRenamed,
+            format!("joint `{from}` renamed `{to}` (names must be unique)"),
         ));
     }
     Ok(doc)

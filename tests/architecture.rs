@@ -81,7 +81,8 @@ fn modules_import_only_to_their_left() {
         (
             "report",
             &[
-                "model", "pipeline", "mapping", "rest", "tracks", "rename", "check",
+                "model", "gltf_io", "inspect", "pipeline", "mapping", "rest", "tracks", "rename",
+                "check",
             ],
         ),
         (

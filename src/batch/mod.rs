@@ -12,7 +12,7 @@ use crate::pipeline::{
     carry_clips_back, normalize, retarget_onto, ClipNaming, NormalizeOptions, NormalizeReport,
     OnClash, RetargetJob, RetargetOutput, RetargetRunError, Side,
 };
-use crate::report::{BatchReport, FailureKind, FileReport, Status};
+use crate::report::{FailureKind, FileReport, Report, Status};
 use crate::settings::{ResolveError, Resolved, Settings};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -275,7 +275,7 @@ fn nearest(found: &HashMap<PathBuf, Settings>, root: &Path, file: &Path) -> Opti
 }
 
 /// Runs the job: every file in parallel on `jobs` threads, calling `progress` after each.
-pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<BatchReport, BatchError> {
+pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<Report, BatchError> {
     let start = Instant::now();
     let settings = folder_settings(&job.files)?;
     // Each settings file (and the defaults) resolves once; a bad one stops the run here.
@@ -344,25 +344,19 @@ pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<BatchRe
         progress(&skipped);
         files.push(skipped);
     }
-    let mut report = BatchReport {
-        command: if job.output.is_some() {
-            "batch"
-        } else {
-            "validate"
-        }
-        .into(),
-        inputs: {
-            let mut v: Vec<String> = job
-                .files
-                .iter()
-                .map(|(r, _)| r.display().to_string())
-                .collect();
-            v.dedup();
-            v
-        },
-        files,
-        ..BatchReport::default()
+    let mut inputs: Vec<String> = job
+        .files
+        .iter()
+        .map(|(r, _)| r.display().to_string())
+        .collect();
+    inputs.dedup();
+    let command = if job.output.is_some() {
+        "batch"
+    } else {
+        "validate"
     };
+    let mut report = Report::new(command, inputs);
+    report.files = files;
     report.summary.wall_ms = start.elapsed().as_secs_f64() * 1e3;
     report.finish();
     Ok(report)
@@ -528,6 +522,7 @@ fn process(
     }
     let mut doc = crate::io::read(file, &job.read).map_err(|e| FileError::Gltf(e.kind))?;
     let before = doc.model.clone();
+    report.add_reader_warnings(&doc.warnings);
     // A file retargeted onto `--retarget-to` is a source: the source's bone map applies.
     let options = match target {
         Some(_) => std::borrow::Cow::Owned(NormalizeOptions {
@@ -576,11 +571,7 @@ fn process(
             .to_parts(None)
             .map_err(|e| FileError::Gltf(e.kind))?;
     }
-    report.status = if report.warnings.is_empty() {
-        Status::Ok
-    } else {
-        Status::Warnings
-    };
+    report.settle();
     Ok(report)
 }
 
@@ -647,7 +638,8 @@ fn retarget_to(
         &resolved.profile,
         &job,
     )?;
-    report.retarget = serde_json::to_value(&r).ok();
+    report.target = Some(target.original.path.display().to_string());
+    report.set_retarget(&r);
     if output == RetargetOutput::Normalized {
         return Ok(out);
     }

@@ -79,7 +79,7 @@ impl Default for BvhWriteOptions {
 
 /// An order of the three rotation channels, as listed in `CHANNELS`; `Zxy` means
 /// `Zrotation Xrotation Yrotation`, the matrix `Rz · Rx · Ry`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[allow(missing_docs, reason = "the six orders name themselves")]
 pub enum RotationOrder {
     Xyz,
@@ -132,7 +132,7 @@ impl RotationOrder {
 }
 
 /// A length unit a BVH file may be in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LengthUnit {
     /// Metres.
@@ -180,7 +180,7 @@ impl LengthUnit {
 }
 
 /// How the scale of a read was chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ScaleSource {
     /// Given in [`BvhOptions::scale`].
@@ -192,7 +192,7 @@ pub enum ScaleSource {
 }
 
 /// What `inspect` states about a BVH file.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct BvhInfo {
     /// Rest height of the skeleton in file units ([`crate::model::Skeleton::height`] before
     /// scaling).

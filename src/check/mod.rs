@@ -15,7 +15,7 @@ use serde::Serialize;
 pub const FPS: f32 = 30.0;
 
 /// The largest change of any joint's skinning matrix over every sampled frame of every clip.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SkinCheck {
     /// Clips compared.
     pub clips: usize,
@@ -145,7 +145,7 @@ fn world64(s: &Skeleton, pose: &Pose) -> Vec<DMat4> {
 
 /// How closely a skeleton's rest matches the profile's T-pose, measured in the scene (see
 /// [`rest`]) or in the frame the rest fix made it in ([`rest_in`]).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RestCheck {
     /// Largest angle between a mapped bone's direction (joint → tail) and the profile's,
     /// degrees; bones that keep their pitch (feet) count only their yaw.

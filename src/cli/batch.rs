@@ -6,7 +6,7 @@ use super::stages::StageFlags;
 use super::Failure;
 use skelnorm::batch::{self, Existing, Job, Naming, Shard};
 use skelnorm::pipeline::RetargetOutput;
-use skelnorm::report::{render_html, BatchReport, FailureKind, FileReport, Status, Summary};
+use skelnorm::report::{render_html, FailureKind, FileReport, Report, Status, Summary};
 use skelnorm::settings::{ResolveError, Resolved, Settings};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -31,6 +31,9 @@ pub struct RunArgs {
     /// Write the HTML report (one self-contained page with pictures) here.
     #[arg(long, value_name = "HTML")]
     pub html: Option<PathBuf>,
+    /// Print the JSON report on stdout (the summary line stays on stderr).
+    #[arg(long)]
+    pub json: bool,
     /// Skip measuring the invariants.
     #[arg(long)]
     pub no_check: bool,
@@ -115,6 +118,9 @@ pub enum ReportCommand {
         html: Option<PathBuf>,
         #[command(flatten)]
         existing: super::ExistingFlag,
+        /// Also print the merged report on stdout.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -191,7 +197,7 @@ fn summary_line(s: &Summary, seconds: Option<f64>) -> String {
 
 /// The exit code of a run: 1 when some file could not be read or written, else 3 when some was
 /// refused (or, when `strict`, has warnings), else 0.
-fn run_code(report: &BatchReport, strict: bool) -> i32 {
+fn run_code(report: &Report, strict: bool) -> i32 {
     let failed = |kind: FailureKind| {
         report
             .files
@@ -217,11 +223,7 @@ fn nothing_to_do(paths: &[&Path], unsupported: usize) -> Failure {
     ))
 }
 
-fn write_reports(
-    report: &BatchReport,
-    json: Option<&Path>,
-    html: Option<&Path>,
-) -> Result<(), Failure> {
+fn write_reports(report: &Report, json: Option<&Path>, html: Option<&Path>) -> Result<(), Failure> {
     if let Some(p) = json {
         let text = serde_json::to_vec_pretty(report)?;
         skelnorm::gltf_io::write_file(p, &text)
@@ -244,7 +246,10 @@ fn one_line(f: &FileReport) -> Option<String> {
         Status::Warnings => Some(format!(
             "skelnorm: {}: warning: {}",
             f.input,
-            f.warnings.first().map_or("", String::as_str)
+            f.warnings
+                .first()
+                .map(ToString::to_string)
+                .unwrap_or_default()
         )),
         _ => None,
     }
@@ -416,12 +421,15 @@ pub fn run_validate(args: &ValidateArgs) -> Result<i32, Failure> {
 /// The end of a `batch` or `validate` run: writes the reports asked for, prints the summary
 /// line, and gives the exit code (4 with its message when there was nothing to do).
 fn finish(
-    report: &BatchReport,
+    report: &Report,
     run: &RunArgs,
     nothing: Option<Failure>,
     strict: bool,
 ) -> Result<i32, Failure> {
     write_reports(report, run.report.as_deref(), run.html.as_deref())?;
+    if run.json {
+        super::emit(report, None, true, |_| Ok(()))?;
+    }
     eprintln!(
         "{}",
         summary_line(&report.summary, Some(report.summary.wall_ms / 1000.0))
@@ -439,16 +447,25 @@ pub fn run_report(cmd: &ReportCommand) -> Result<i32, Failure> {
         output,
         html,
         existing,
+        json,
     } = cmd;
     let mut all = Vec::new();
     for p in reports {
         let text =
             std::fs::read(p).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", p.display()))?;
-        let r: BatchReport = serde_json::from_slice(&text)
+        let r: Report = serde_json::from_slice(&text)
             .map_err(|e| anyhow::anyhow!("{}: not a skelnorm report: {e}", p.display()))?;
+        if r.schema != skelnorm::report::SCHEMA {
+            return Err(Failure::Usage(format!(
+                "{}: a `{}` report; this skelnorm reads `{}`",
+                p.display(),
+                r.schema,
+                skelnorm::report::SCHEMA
+            )));
+        }
         all.push(r);
     }
-    let merged = BatchReport::merge(all).map_err(|e| Failure::Usage(e.to_string()))?;
+    let merged = Report::merge(all).map_err(|e| Failure::Usage(e.to_string()))?;
     if !existing.proceed(output)? {
         return Ok(super::EXIT_OK);
     }
@@ -457,6 +474,9 @@ pub fn run_report(cmd: &ReportCommand) -> Result<i32, Failure> {
         _ => None,
     };
     write_reports(&merged, Some(output), html)?;
+    if *json {
+        super::emit(&merged, None, true, |_| Ok(()))?;
+    }
     eprintln!("{}", summary_line(&merged.summary, None));
     Ok(super::EXIT_OK)
 }

@@ -5,6 +5,7 @@ use super::Failure;
 use skelnorm::bvh_io::{self, BvhWriteOptions, RotationOrder};
 use skelnorm::gltf_io;
 use skelnorm::model::Model;
+use skelnorm::report::{ConvertReport, FileReport, Report};
 use std::path::{Path, PathBuf};
 
 /// What `--bvh-order` takes: the rotation channels' order in the BVH written.
@@ -84,6 +85,9 @@ pub struct ConvertArgs {
     pub bvh: BvhOutArgs,
     #[command(flatten)]
     pub existing: super::ExistingFlag,
+    /// Print the report (the formats, skeletons and clips written) as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Whether `path` names a BVH output.
@@ -94,26 +98,54 @@ pub fn is_bvh(path: &Path) -> bool {
 }
 
 /// Runs `convert`.
-pub fn run(args: &ConvertArgs) -> Result<(), Failure> {
+pub fn run(args: &ConvertArgs) -> Result<i32, Failure> {
+    let start = std::time::Instant::now();
     if !is_bvh(&args.output) {
         super::check_output(&args.output)?;
     }
     super::check_not_input(&args.input, &args.output)?;
     let doc = super::read(&args.input)?;
+    let mut file = FileReport::new(args.input.display().to_string());
+    file.add_reader_warnings(&doc.warnings);
+    file.size_before = gltf_io::stored_size(&args.input);
     if !args.existing.proceed(&args.output)? {
-        return Ok(());
+        return super::skipped(file, "convert", args.json);
     }
-    if is_bvh(&args.output) {
-        return write_bvh(
+    let (to, clips) = if is_bvh(&args.output) {
+        let clip = write_bvh(
             &args.input,
             &doc.model,
             &args.output,
             args.clip.as_deref(),
             &args.bvh,
-        );
-    }
-    doc.write(&args.output)?;
-    Ok(())
+        )?;
+        (extension(&args.output), vec![clip])
+    } else {
+        doc.write(&args.output)?;
+        let clips = doc.model.clips.iter().map(|c| c.name.clone()).collect();
+        (extension(&args.output), clips)
+    };
+    file.output = Some(args.output.display().to_string());
+    file.size_after = gltf_io::stored_size(&args.output);
+    file.convert = Some(ConvertReport {
+        from: extension(&args.input),
+        to,
+        converted: doc.converted.clone(),
+        skeletons: doc.model.skeletons.len(),
+        clips,
+    });
+    file.time_ms = start.elapsed().as_secs_f64() * 1e3;
+    file.settle();
+    let report = Report::single("convert", file);
+    super::emit(&report, None, args.json, |_| Ok(()))?;
+    Ok(super::EXIT_OK)
+}
+
+/// A path's extension in lower case (`glb`, `fbx`, ...), naming its format in reports.
+fn extension(path: &Path) -> String {
+    path.extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default()
 }
 
 /// Writes one clip of `model` (read from `input`) as BVH: the clip named `clip`, or the only
@@ -124,7 +156,7 @@ pub fn write_bvh(
     output: &Path,
     clip: Option<&str>,
     args: &BvhOutArgs,
-) -> Result<(), Failure> {
+) -> Result<String, Failure> {
     let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
     let chosen = match clip {
         Some(name) => model.clips.iter().find(|c| c.name == name).ok_or_else(|| {
@@ -163,5 +195,5 @@ pub fn write_bvh(
         .map_err(|e| anyhow::anyhow!("{}: cannot write BVH: {e}", output.display()))?;
     gltf_io::write_file(output, text.as_bytes())
         .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", output.display()))?;
-    Ok(())
+    Ok(chosen.name.clone())
 }

@@ -1,26 +1,25 @@
 //! `skelnorm inspect`: text or JSON view of a file's skeletons and clips.
 
 use super::Failure;
-use serde::Serialize;
 use skelnorm::gltf_io::{Converted, Format};
 use skelnorm::inspect::{inspect, Inspection};
+use skelnorm::model::Warning;
+use skelnorm::report::{FileReport, InspectReport, Report};
 use std::io::Write;
 use std::path::Path;
 
-#[derive(Serialize)]
 struct Output<'a> {
     file: String,
     format: Format,
     /// What a converted file (FBX, BVH) declared: its format, units, axes.
-    #[serde(skip_serializing_if = "Option::is_none")]
     converted: Option<&'a Converted>,
     extensions_used: Vec<String>,
-    warnings: &'a [String],
-    #[serde(flatten)]
+    warnings: &'a [Warning],
     inspection: Inspection,
 }
 
 pub fn run(file: &Path, json: bool) -> Result<(), Failure> {
+    let start = std::time::Instant::now();
     let doc = super::read(file)?;
     let extensions_used = doc.json()["extensionsUsed"]
         .as_array()
@@ -36,14 +35,23 @@ pub fn run(file: &Path, json: bool) -> Result<(), Failure> {
         warnings: &doc.warnings,
         inspection: inspect(&doc.model),
     };
+    if json {
+        let mut f = FileReport::new(out.file.clone());
+        f.add_reader_warnings(out.warnings);
+        f.set_inspect(&InspectReport {
+            format: out.format,
+            converted: out.converted,
+            extensions_used: out.extensions_used.clone(),
+            inspection: &out.inspection,
+        });
+        f.size_before = skelnorm::gltf_io::stored_size(file);
+        f.time_ms = start.elapsed().as_secs_f64() * 1e3;
+        f.settle();
+        return super::emit(&Report::single("inspect", f), None, true, |_| Ok(()));
+    }
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
-    if json {
-        serde_json::to_writer_pretty(&mut w, &out)?;
-        writeln!(w)?;
-    } else {
-        print_text(&mut w, &out)?;
-    }
+    print_text(&mut w, &out)?;
     w.flush()?;
     Ok(())
 }

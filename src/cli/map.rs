@@ -3,11 +3,10 @@
 
 use super::Failure;
 use anyhow::Context;
-use serde::Serialize;
 use skelnorm::gltf_io;
 use skelnorm::mapping::{map_skeleton, BoneMapFile, MapReport};
 use skelnorm::model::SkeletonId;
-use skelnorm::report::map_text;
+use skelnorm::report::{map_text, FailureKind, FileReport, Report, Status};
 use skelnorm::settings::Settings;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -40,12 +39,6 @@ impl MapArgs {
     }
 }
 
-#[derive(Serialize)]
-struct Output {
-    file: String,
-    skeletons: Vec<MapReport>,
-}
-
 /// Runs `map`; a [`Failure::Refused`] (exit 3) for a partial map or a file without skeletons.
 pub fn run(
     file: &Path,
@@ -60,6 +53,7 @@ pub fn run(
     let (profile, options) = settings
         .resolve_map()
         .map_err(|e| Failure::Usage(e.to_string()))?;
+    let start = std::time::Instant::now();
     let doc = super::read(file)?;
     let model = &doc.model;
     let chosen: Vec<SkeletonId> = match skeleton {
@@ -99,14 +93,30 @@ pub fn run(
             )
         })
         .collect();
-    print(file, &reports, json)?;
-    if !partial.is_empty() && !allow_partial {
-        return Err(Failure::Refused(format!(
+    let refusal = (!partial.is_empty() && !allow_partial).then(|| {
+        format!(
             "{}: not a {} skeleton: {} (use --allow-partial to accept a partial map)",
             file.display(),
             profile.name,
             partial.join("; ")
-        )));
+        )
+    });
+    let mut f = FileReport::new(file.display().to_string());
+    f.add_reader_warnings(&doc.warnings);
+    f.set_map(&reports);
+    f.time_ms = start.elapsed().as_secs_f64() * 1e3;
+    f.settle();
+    if let Some(why) = &refusal {
+        (f.status, f.failure, f.error) = (
+            Status::Failed,
+            Some(FailureKind::Refused),
+            Some(why.clone()),
+        );
+    }
+    print(file, &reports, &Report::single("map", f), json)?;
+    if let Some(why) = refusal {
+        eprintln!("skelnorm: {why}");
+        return Ok(super::EXIT_REFUSED);
     }
     if let (Some((out, existing)), [k]) = (output, chosen.as_slice()) {
         super::check_not_input(file, out)?;
@@ -120,17 +130,13 @@ pub fn run(
     Ok(super::EXIT_OK)
 }
 
-fn print(file: &Path, reports: &[MapReport], json: bool) -> Result<(), Failure> {
+fn print(file: &Path, reports: &[MapReport], report: &Report, json: bool) -> Result<(), Failure> {
+    if json {
+        return super::emit(report, None, true, |_| Ok(()));
+    }
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
-    if json {
-        let out = Output {
-            file: file.display().to_string(),
-            skeletons: reports.to_vec(),
-        };
-        serde_json::to_writer_pretty(&mut w, &out)?;
-        writeln!(w)?;
-    } else {
+    {
         writeln!(w, "{}", file.display())?;
         for r in reports {
             map_text(&mut w, r)?;

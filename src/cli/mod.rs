@@ -129,12 +129,16 @@ enum Command {
     /// Work with run reports.
     #[command(subcommand)]
     Report(batch::ReportCommand),
-    /// Settings files: `--dump-defaults` prints every option with its documentation and default,
-    /// as a settings file for `normalize --settings`.
+    /// Settings files and report shapes: `--dump-defaults` prints every option with its
+    /// documentation and default, as a settings file for `normalize --settings`;
+    /// `--json-schema` prints the JSON Schema of every command's `--json` report.
     Config {
         /// Print every option with its documentation and default (valid RON).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "json_schema")]
         dump_defaults: bool,
+        /// Print the JSON Schema of the reports (`schemas/report.schema.json`).
+        #[arg(long)]
+        json_schema: bool,
     },
     /// Convert any input (glTF, GLB, VRM, VRMA, FBX, BVH) to .gltf or .glb (a lossless round
     /// trip between glTF containers), or one clip to .bvh.
@@ -162,6 +166,7 @@ pub fn run() -> i32 {
     let _ = READ_OPTIONS.set(skelnorm::io::ReadOptions {
         bvh_scale: cli.bvh_scale,
     });
+    let json = json_context(&cli.command);
     let result = match cli.command {
         Command::Inspect { file, json } => inspect::run(&file, json).map(|()| EXIT_OK),
         Command::Map {
@@ -185,9 +190,18 @@ pub fn run() -> i32 {
         Command::Batch(args) => batch::run_batch(&args),
         Command::Validate(args) => batch::run_validate(&args),
         Command::Report(cmd) => batch::run_report(&cmd),
-        Command::Config { dump_defaults } => config(dump_defaults),
-        Command::Convert(args) => convert::run(&args).map(|()| EXIT_OK),
+        Command::Config {
+            dump_defaults,
+            json_schema,
+        } => config(dump_defaults, json_schema),
+        Command::Convert(args) => convert::run(&args),
     };
+    if let (Err(f), Some((command, input))) = (&result, json) {
+        let printed = REPORT_PRINTED.load(std::sync::atomic::Ordering::Relaxed);
+        if !printed && !matches!(f, Failure::Input(e) if is_broken_pipe(e)) {
+            print_failure(command, input, f);
+        }
+    }
     match result {
         Ok(code) => code,
         Err(Failure::Usage(msg)) => {
@@ -208,6 +222,76 @@ pub fn run() -> i32 {
             EXIT_NOTHING
         }
     }
+}
+
+/// The command's name and input when it was asked for JSON on stdout (`--json`): a failure then
+/// prints a report too, so a script reading stdout always gets one.
+fn json_context(command: &Command) -> Option<(&'static str, String)> {
+    let shown = |p: &std::path::Path| p.display().to_string();
+    match command {
+        Command::Inspect { file, json: true } => Some(("inspect", shown(file))),
+        Command::Map {
+            file, json: true, ..
+        } => Some(("map", shown(file))),
+        Command::Normalize(a) if a.json => Some(("normalize", shown(&a.input))),
+        Command::Retarget(a) if a.json => Some(("retarget", shown(&a.source))),
+        Command::Convert(a) if a.json => Some(("convert", shown(&a.input))),
+        Command::Batch(a) if a.run.json => Some(("batch", shown(&a.input))),
+        Command::Report(batch::ReportCommand::Merge {
+            reports,
+            json: true,
+            ..
+        }) => Some((
+            "merge",
+            reports
+                .iter()
+                .map(|p| shown(p))
+                .collect::<Vec<_>>()
+                .join(", "),
+        )),
+        Command::Validate(a) if a.run.json => Some((
+            "validate",
+            a.paths
+                .iter()
+                .map(|p| shown(p))
+                .collect::<Vec<_>>()
+                .join(", "),
+        )),
+        _ => None,
+    }
+}
+
+/// Prints the JSON report of a command that failed before it had one: its input, failed.
+fn print_failure(command: &str, input: String, failure: &Failure) {
+    use skelnorm::report::{FailureKind, FileReport, Report};
+    let (kind, message) = match failure {
+        Failure::Usage(m) => (FailureKind::Usage, m.clone()),
+        Failure::Input(e) => (FailureKind::File, format!("{e:#}")),
+        Failure::Refused(m) => (FailureKind::Refused, m.clone()),
+        Failure::Nothing(m) => (FailureKind::Nothing, m.clone()),
+    };
+    let report = Report::single(command, FileReport::failed(input, kind, message, 0.0));
+    let _ = emit(&report, None, true, |_| Ok(()));
+}
+
+/// Prints the report of a file left alone because its output exists (`--existing skip`, said on
+/// stderr already), when JSON was asked for; exit 0.
+fn skipped(
+    mut file: skelnorm::report::FileReport,
+    command: &str,
+    json: bool,
+) -> Result<i32, Failure> {
+    file.status = skelnorm::report::Status::Skipped;
+    file.error = Some("the output exists (--existing skip)".into());
+    if json {
+        emit(
+            &skelnorm::report::Report::single(command, file),
+            None,
+            true,
+            |_| Ok(()),
+        )?;
+    }
+    Ok(EXIT_OK)
 }
 
 /// Whether the error is a closed output pipe (`skelnorm inspect x | head`): not a failure.
@@ -305,10 +389,13 @@ fn resolve(
         .map_err(|e| Failure::Usage(e.to_string()))
 }
 
+/// Whether a report was printed on stdout already (a failure after it prints no second one).
+static REPORT_PRINTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Writes a command's report: to `report_file` as JSON if given, and to stdout as JSON when
 /// `json`, else as the text `summary`.
-fn emit<T: serde::Serialize>(
-    report: &T,
+fn emit(
+    report: &skelnorm::report::Report,
     report_file: Option<&std::path::Path>,
     json: bool,
     summary: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
@@ -322,6 +409,7 @@ fn emit<T: serde::Serialize>(
     }
     let mut w = std::io::BufWriter::new(std::io::stdout().lock());
     if json {
+        REPORT_PRINTED.store(true, std::sync::atomic::Ordering::Relaxed);
         serde_json::to_writer_pretty(&mut w, report)?;
         writeln!(w)?;
     } else {
@@ -331,15 +419,19 @@ fn emit<T: serde::Serialize>(
     Ok(())
 }
 
-fn config(dump_defaults: bool) -> Result<i32, Failure> {
-    if !dump_defaults {
-        return Err(Failure::Usage(
-            "config: nothing to do (try --dump-defaults)".into(),
-        ));
-    }
+fn config(dump_defaults: bool, json_schema: bool) -> Result<i32, Failure> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    out.write_all(skelnorm::settings::Settings::dump_defaults().as_bytes())?;
+    if json_schema {
+        serde_json::to_writer_pretty(&mut out, &skelnorm::report::json_schema())?;
+        writeln!(out)?;
+    } else if dump_defaults {
+        out.write_all(skelnorm::settings::Settings::dump_defaults().as_bytes())?;
+    } else {
+        return Err(Failure::Usage(
+            "config: nothing to do (try --dump-defaults or --json-schema)".into(),
+        ));
+    }
     Ok(EXIT_OK)
 }
 

@@ -7,7 +7,7 @@ use super::stages::StageFlags;
 use super::Failure;
 use skelnorm::gltf_io;
 use skelnorm::pipeline::{normalize, NormalizeError};
-use skelnorm::report::NormalizeRun;
+use skelnorm::report::{FileReport, NormalizeRun, Report};
 use std::path::PathBuf;
 
 /// Everything `normalize` takes.
@@ -75,9 +75,13 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
     let resolved = super::resolve(&settings)?;
     let (profile, mut options) = (resolved.profile, resolved.normalize);
     let allow_partial = options.allow_partial;
+    let start = std::time::Instant::now();
     let mut doc = super::read(&args.input)?;
+    let mut file = FileReport::new(args.input.display().to_string());
+    file.add_reader_warnings(&doc.warnings);
+    file.size_before = gltf_io::stored_size(&args.input);
     if !args.existing.proceed(&args.output)? {
-        return Ok(super::EXIT_OK);
+        return super::skipped(file, "normalize", args.json);
     }
     options.skeleton = args
         .skeleton
@@ -102,15 +106,20 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         Err(e) => return Err(Failure::Refused(format!("{}: {e}", args.input.display()))),
     };
     doc.write(&args.output)?;
+    file.output = Some(args.output.display().to_string());
+    file.size_after = gltf_io::stored_size(&args.output);
+    file.set_normalize(&report);
+    file.time_ms = start.elapsed().as_secs_f64() * 1e3;
+    file.settle();
     let out = NormalizeRun {
         file: args.input.display().to_string(),
         output: args.output.display().to_string(),
-        warnings: &doc.warnings,
-        size_before: gltf_io::stored_size(&args.input),
-        size_after: gltf_io::stored_size(&args.output),
+        size_before: file.size_before,
+        size_after: file.size_after,
         report: &report,
     };
-    super::emit(&out, args.report.as_deref(), args.json, |w| {
+    let json = Report::single("normalize", file);
+    super::emit(&json, args.report.as_deref(), args.json, |w| {
         out.write_text(w)
     })?;
     Ok(super::EXIT_OK)

@@ -8,7 +8,7 @@ use skelnorm::model::SkeletonId;
 use skelnorm::pipeline::{
     retarget, ClipNaming, NormalizeError, OnClash, RetargetJob, RetargetOutput, RetargetRunError,
 };
-use skelnorm::report::RetargetRun;
+use skelnorm::report::{FileReport, Report, RetargetRun};
 use skelnorm::settings::{load_pose, Settings};
 use std::path::PathBuf;
 
@@ -165,10 +165,13 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
     let mut settings = super::load_settings(args.settings.as_deref())?;
     args.apply(&mut settings)?;
     let resolved = super::resolve(&settings)?;
+    let start = std::time::Instant::now();
     let mut source = super::read(&args.source)?;
     let mut target = super::read(&args.target)?;
     if !args.existing.proceed(&args.output)? {
-        return Ok(super::EXIT_OK);
+        let mut file = FileReport::new(args.source.display().to_string());
+        file.target = Some(args.target.display().to_string());
+        return super::skipped(file, "retarget", args.json);
     }
     let source_skeleton = args
         .source_skeleton
@@ -223,16 +226,29 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
     } else {
         target.write(&args.output)?;
     }
-    let report = RetargetRun {
+    let mut file = FileReport::new(args.source.display().to_string());
+    file.target = Some(args.target.display().to_string());
+    file.output = Some(args.output.display().to_string());
+    file.add_reader_warnings(&source.warnings);
+    file.add_reader_warnings(&target.warnings);
+    file.size_before = gltf_io::stored_size(&args.source);
+    file.size_after = gltf_io::stored_size(&args.output);
+    file.set_retarget(&report);
+    file.time_ms = start.elapsed().as_secs_f64() * 1e3;
+    file.settle();
+    let text = RetargetRun {
         source: args.source.display().to_string(),
         target: args.target.display().to_string(),
         output: args.output.display().to_string(),
         retarget: &report,
-        size_after: gltf_io::stored_size(&args.output),
+        size_after: file.size_after,
     };
-    super::emit(&report, args.report.as_deref(), args.json, |w| {
-        report.write_text(w)
-    })?;
+    super::emit(
+        &Report::single("retarget", file),
+        args.report.as_deref(),
+        args.json,
+        |w| text.write_text(w),
+    )?;
     Ok(super::EXIT_OK)
 }
 

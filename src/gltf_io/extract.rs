@@ -12,7 +12,7 @@ use super::error::{invalid, ErrorKind};
 use super::hints;
 use crate::model::{
     Attachment, Bone, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, NodeName,
-    OpaqueKind, OpaqueTrack, Skeleton, SkeletonId, Skin, Track, Transform,
+    OpaqueKind, OpaqueTrack, Skeleton, SkeletonId, Skin, Track, Transform, Warning, WarningCode,
 };
 use glam::{Mat4, Quat, Vec3};
 use gltf::json::accessor::Type;
@@ -33,7 +33,7 @@ pub(crate) fn model(
     parents: &[Option<usize>],
     pointers: &[(usize, usize)],
     data: &mut Data,
-) -> Result<(Model, Vec<String>), ErrorKind> {
+) -> Result<(Model, Vec<Warning>), ErrorKind> {
     let mut warnings = Vec::new();
     let locals = node_locals(root, &mut warnings)?;
     let (skeletons, bone_of) = skeletons(root, json, parents, &locals, data, &mut warnings)?;
@@ -70,7 +70,7 @@ fn skeletons(
     parents: &[Option<usize>],
     locals: &[Transform],
     data: &mut Data,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<(Vec<Skeleton>, BoneOf), ErrorKind> {
     let groups = skeleton_nodes(root, json, parents);
     let mut skeletons = Vec::with_capacity(groups.len());
@@ -140,7 +140,7 @@ fn inverse_binds(
     Ok(mats)
 }
 
-fn node_locals(root: &Root, warnings: &mut Vec<String>) -> Result<Vec<Transform>, ErrorKind> {
+fn node_locals(root: &Root, warnings: &mut Vec<Warning>) -> Result<Vec<Transform>, ErrorKind> {
     let mut out = Vec::with_capacity(root.nodes.len());
     for (i, n) in root.nodes.iter().enumerate() {
         let t = if let Some(m) = n.matrix {
@@ -156,8 +156,9 @@ fn node_locals(root: &Root, warnings: &mut Vec<String>) -> Result<Vec<Transform>
                         .fold(1.0, |a: f32, b| a.max(*b)),
                 )
             {
-                warnings.push(format!(
-                    "matrix_shear: nodes[{i}]: matrix has shear, which is dropped"
+                warnings.push(Warning::new(
+                    WarningCode::MatrixShear,
+                    format!("nodes[{i}]: matrix has shear, which is dropped"),
                 ));
             }
             t

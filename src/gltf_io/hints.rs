@@ -3,7 +3,7 @@
 
 use super::accessor::Data;
 use super::extract::BoneOf;
-use crate::model::{BoneId, DeclaredMap, DeclaredSource, Skeleton};
+use crate::model::{BoneId, DeclaredMap, DeclaredSource, Skeleton, Warning, WarningCode};
 use gltf::json::accessor::Type;
 use gltf::json::mesh::Semantic;
 use gltf::json::validation::Checked;
@@ -19,7 +19,7 @@ pub(crate) fn weights(
     bone_of: &BoneOf,
     skeletons: &mut [Skeleton],
     data: &mut Data,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) {
     let mut used: Vec<Option<Vec<bool>>> = root
         .skins
@@ -49,10 +49,10 @@ pub(crate) fn weights(
             };
             if read.is_none() {
                 if used[k].is_some() {
-                    warnings.push(format!(
-                        "weights_unknown: meshes[{m}].primitives[{p}]: skin weights cannot be read \
+                    warnings.push(Warning::new(WarningCode::WeightsUnknown, format!(
+                        "meshes[{m}].primitives[{p}]: skin weights cannot be read \
                          (compressed or malformed), so which joints of skins[{k}] carry weight is unknown"
-                    ));
+                    )));
                 }
                 used[k] = None;
             }

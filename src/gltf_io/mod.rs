@@ -44,7 +44,7 @@ pub struct Document {
     /// Skeletons and clips; stages change these.
     pub model: Model,
     /// Things worth telling the user that did not stop the read (codes and messages).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::model::Warning>,
     /// What the file declared when it was converted from another format (FBX, BVH): its
     /// format and facts such as units and axes, for `inspect`; `None` for glTF files.
     pub converted: Option<Converted>,
@@ -54,7 +54,9 @@ pub struct Document {
 }
 
 /// The facts of a file converted from another format into a glTF document.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[derive(
+    Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct Converted {
     /// The format, such as `FBX 7.4 binary` or `BVH`.
     pub format: String,

@@ -6,14 +6,14 @@ use super::buffers::{self, BufferData, Resources};
 use super::container::{self, Format};
 use super::error::{invalid, ErrorKind};
 use super::extract;
-use crate::model::Model;
+use crate::model::{Model, Warning, WarningCode};
 use gltf::json::validation::{Error as VError, Validate};
 use gltf::json::Root;
 use serde::Deserialize;
 use serde_json::Value;
 
 /// What parsing yields: the container, JSON, buffers, model and warnings.
-pub(crate) type Parsed = (Format, Value, Vec<BufferData>, Model, Vec<String>);
+pub(crate) type Parsed = (Format, Value, Vec<BufferData>, Model, Vec<Warning>);
 
 pub(crate) fn parse(bytes: &[u8], res: &Resources) -> Result<Parsed, ErrorKind> {
     let split = container::split(bytes)?;
@@ -90,7 +90,7 @@ fn check_structure(
     root: &Root,
     json: &Value,
     buffers: &[BufferData],
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<(), ErrorKind> {
     check_primitive_accessors(root)?;
     check_channel_targets(root)?;
@@ -124,7 +124,10 @@ fn check_structure(
         }) {
             return Err(invalid(path, what));
         }
-        warnings.push(format!("gltf_invalid: {path}: {what}"));
+        warnings.push(Warning::new(
+            WarningCode::GltfInvalid,
+            format!("{path}: {what}"),
+        ));
     }
     for (i, acc) in root.accessors.iter().enumerate() {
         check_accessor_range(root, i, acc)?;

@@ -157,6 +157,7 @@ impl BoneMapFile {
         let mut warn = |code, bone: &str, message: String| {
             warnings.push(Warning {
                 code,
+                skeleton: None,
                 message,
                 bones: vec![bone.to_string()],
                 clips: Vec::new(),

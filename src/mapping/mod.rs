@@ -33,7 +33,7 @@ pub struct MapOptions {
 }
 
 /// How a bone came to be mapped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Origin {
     /// A bone-map file said so.
@@ -45,7 +45,7 @@ pub enum Origin {
 }
 
 /// One mapped profile bone.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Mapped {
     /// The source bone.
     pub bone: BoneId,
@@ -223,6 +223,7 @@ fn check(map: &mut BoneMap, skeleton: &Skeleton, profile: &Profile) {
         let name = &profile.bone(id).name;
         map.warnings.push(Warning {
             code: WarningCode::RequiredMissing,
+            skeleton: None,
             message: format!("required bone `{name}` has no source bone"),
             bones: vec![name.clone()],
             clips: Vec::new(),
@@ -247,6 +248,7 @@ fn check(map: &mut BoneMap, skeleton: &Skeleton, profile: &Profile) {
                     let (n, pn) = (&profile.bone(id).name, &profile.bone(p).name);
                     map.warnings.push(Warning {
                         code: WarningCode::ParentOrder,
+                        skeleton: None,
                         message: format!(
                             "`{n}` maps to `{}`, which is not below `{}` (mapped to `{pn}`)",
                             skeleton.bones[b.index()].name,

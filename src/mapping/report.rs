@@ -8,7 +8,7 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 /// One mapped profile bone, as reported.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct MappedReport {
     /// Source bone name.
     pub source: String,
@@ -23,7 +23,7 @@ pub struct MappedReport {
 }
 
 /// A whole mapping, as reported: profile bones in profile order.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct MapReport {
     /// Profile name.
     pub profile: String,

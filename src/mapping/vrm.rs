@@ -47,6 +47,7 @@ pub(super) fn apply(
         let Some(id) = profile.find(&name) else {
             warnings.push(Warning {
                 code: WarningCode::UnknownBone,
+                skeleton: None,
                 message: format!("{ext}: humanoid bone `{vrm}` has no profile bone `{name}`"),
                 bones: Vec::new(),
                 clips: Vec::new(),

@@ -5,7 +5,7 @@ use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 /// How values between keys are computed, as in glTF.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Interpolation {
     /// Linear (spherical linear for rotations).
@@ -28,7 +28,7 @@ impl Interpolation {
 }
 
 /// A channel of a bone: which part of its local transform a track animates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Channel {
     /// The translation (a [`BoneTracks::translation`] track).
@@ -270,7 +270,7 @@ impl BoneTracks {
 }
 
 /// What an opaque track animates.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum OpaqueKind {
     /// Morph-target weights of a node.
@@ -293,7 +293,7 @@ pub enum OpaqueKind {
 }
 
 /// A channel the model carries through untouched (morph weights, pointer channels, other nodes).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct OpaqueTrack {
     /// What it animates.
     #[serde(flatten)]

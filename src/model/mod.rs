@@ -26,7 +26,9 @@ use glam::{Mat4, Quat};
 use serde::Serialize;
 
 /// Index of a bone in [`Skeleton::bones`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 pub struct BoneId(pub u32);
 
 impl BoneId {
@@ -37,7 +39,9 @@ impl BoneId {
 }
 
 /// Index of a skeleton in [`Model::skeletons`]; serializes as a plain number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(transparent)]
 pub struct SkeletonId(pub u32);
 
@@ -75,7 +79,7 @@ pub struct Bone {
 }
 
 /// Where a skeleton's declared humanoid bone map comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub enum DeclaredSource {
     /// The `VRM` extension (VRM 0.x).
     Vrm0,

@@ -1,11 +1,23 @@
 //! One warning type for every stage: a stable code, a sentence for people, and what it concerns
 //! (bones, clips, a chain). Reports carry them as they are; renderers use [`WarningCode::as_str`].
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a warning is about: one code per situation, stable across versions (the JSON reports and
 /// scripts match on [`WarningCode::as_str`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum WarningCode {
     /// Mapping: a required profile bone has no source bone.
@@ -64,6 +76,23 @@ pub enum WarningCode {
     /// Renaming: another skeleton's bone or armature holds the name: this one took a suffixed
     /// name.
     NameTaken,
+    /// Normalizing: a skeleton was left as it is (it does not fit the profile, or another one was
+    /// chosen).
+    SkeletonSkipped,
+    /// Reading: the glTF breaks a rule of the specification that the reader can live with.
+    GltfInvalid,
+    /// Reading: a primitive's skin weights cannot be read (compressed or malformed), so which
+    /// joints carry weight is unknown.
+    WeightsUnknown,
+    /// Reading: a node's matrix has shear, which a translation, rotation and scale drop.
+    MatrixShear,
+    /// Reading FBX: something of the file was converted approximately or dropped (cameras,
+    /// lights, unsupported deformers, ...).
+    FbxNote,
+    /// Reading BVH: no unit fits the skeleton's height: it was read as metres.
+    BvhUnitUnknown,
+    /// Reading BVH: a joint name was used twice: the later joint took a suffixed name.
+    BvhRenamed,
 }
 
 impl WarningCode {
@@ -91,6 +120,13 @@ impl WarningCode {
             WarningCode::TranslationMotion => "translation_motion",
             WarningCode::ClipEmptied => "clip_emptied",
             WarningCode::NameTaken => "name_taken",
+            WarningCode::SkeletonSkipped => "skeleton_skipped",
+            WarningCode::GltfInvalid => "gltf_invalid",
+            WarningCode::WeightsUnknown => "weights_unknown",
+            WarningCode::MatrixShear => "matrix_shear",
+            WarningCode::FbxNote => "fbx_note",
+            WarningCode::BvhUnitUnknown => "bvh_unit_unknown",
+            WarningCode::BvhRenamed => "bvh_renamed",
         }
     }
 }
@@ -102,19 +138,50 @@ impl std::fmt::Display for WarningCode {
 }
 
 /// Something the user should know about; the stage went on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Warning {
     /// What kind.
     pub code: WarningCode,
     /// A sentence for people.
     pub message: String,
+    /// The skeleton concerned (its name), set where warnings of several skeletons are gathered
+    /// (a file's report); stages leave it out.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub skeleton: Option<String>,
     /// The bones concerned (profile names for mapping; the skeleton's names elsewhere), if any.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub bones: Vec<String>,
     /// The clips concerned, if any.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub clips: Vec<String>,
     /// The retarget chain concerned, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub chain: Option<String>,
+}
+
+impl Warning {
+    /// A warning about nothing in particular (no skeleton, bones, clips or chain).
+    pub fn new(code: WarningCode, message: impl Into<String>) -> Warning {
+        Warning {
+            code,
+            message: message.into(),
+            skeleton: None,
+            bones: Vec::new(),
+            clips: Vec::new(),
+            chain: None,
+        }
+    }
+
+    /// The same warning, about the skeleton `name`.
+    pub fn on_skeleton(mut self, name: &str) -> Warning {
+        self.skeleton = Some(name.to_string());
+        self
+    }
+}
+
+impl std::fmt::Display for Warning {
+    /// `code: message`, as text reports print it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
 }

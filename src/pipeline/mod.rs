@@ -66,7 +66,7 @@ pub struct NormalizeOptions {
 }
 
 /// The measured invariants of one normalized skeleton.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Measured {
     /// Skinning matrices before and after, over every clip.
     pub skin: SkinCheck,
@@ -75,7 +75,7 @@ pub struct Measured {
 }
 
 /// What happened to one skeleton.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SkeletonReport {
     /// The skeleton in the file.
     pub index: SkeletonId,
@@ -104,7 +104,7 @@ pub struct SkeletonReport {
 }
 
 /// What `normalize` did to a model.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct NormalizeReport {
     /// The profile.
     pub profile: String,

@@ -124,7 +124,7 @@ impl Side {
 }
 
 /// One new clip.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RetargetedClip {
     /// The source clip.
     pub source_clip: String,
@@ -138,7 +138,7 @@ pub struct RetargetedClip {
 }
 
 /// What [`retarget_onto`] did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RetargetReport {
     /// The source skeleton's name.
     pub source_skeleton: String,

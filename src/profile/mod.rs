@@ -18,7 +18,9 @@ use std::sync::OnceLock;
 pub const HUMANOID_RON: &str = include_str!("../../profiles/humanoid.ron");
 
 /// Index of a bone in [`Profile::bones`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, schemars::JsonSchema,
+)]
 pub struct ProfileBoneId(pub u32);
 
 impl ProfileBoneId {

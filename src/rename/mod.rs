@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// Options of [`rename`].
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, DocumentedFields)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, DocumentedFields, schemars::JsonSchema,
+)]
 #[serde(default, deny_unknown_fields)]
 pub struct RenameOptions {
     /// Also give the node above the bones this name (Godot uses `GeneralSkeleton`), adding such
@@ -23,7 +25,7 @@ pub struct RenameOptions {
 }
 
 /// One renamed node.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Renamed {
     /// Its name before.
     pub from: String,
@@ -32,7 +34,7 @@ pub struct Renamed {
 }
 
 /// What [`rename`] did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RenameReport {
     /// Mapped bones whose name changed.
     pub bones: Vec<Renamed>,
@@ -271,6 +273,7 @@ pub fn rename(
     if !taken_elsewhere.is_empty() {
         report.warnings.push(Warning {
             code: WarningCode::NameTaken,
+            skeleton: None,
             message: format!(
                 "{} name(s) are held by another skeleton in the file, so this one took suffixed names",
                 taken_elsewhere.len()

@@ -2,7 +2,7 @@
 //! and per file its pictures (front and side, before and after, bones coloured by the mapper's
 //! confidence, missing required bones named), its mapping table and its warnings.
 
-use super::{BatchReport, FileReport, Picture, Status};
+use super::{FileReport, Picture, Report, Status};
 use std::fmt::Write;
 
 /// Escapes text for HTML.
@@ -35,7 +35,7 @@ const SCRIPT: &str = "function show(v){for(const s of document.querySelectorAll(
 {s.style.display=(v==='all'||s.dataset.status===v)?'':'none';}}";
 
 /// Renders the whole report as one HTML page.
-pub fn render_html(report: &BatchReport) -> String {
+pub fn render_html(report: &Report) -> String {
     let s = &report.summary;
     let mut out = String::with_capacity(4096 + report.files.len() * 4096);
     let _ = write!(
@@ -94,7 +94,7 @@ fn file_section(out: &mut String, f: &FileReport) {
             super::text::count(f.warnings.len(), "warning", "warnings")
         );
         for w in &f.warnings {
-            let _ = write!(out, "<li>{}</li>", esc(w));
+            let _ = write!(out, "<li>{}</li>", esc(&w.to_string()));
         }
         out.push_str("</ul></details>");
     }

@@ -1,8 +1,9 @@
-//! Reports of batch and validate runs: one entry per file (status, error, what each stage did,
-//! measured invariants, warnings, time), a summary, merging shard reports, and rendering as JSON
-//! or as one self-contained HTML page with pictures. Aggregates and renders; computes nothing.
-//! Also the text summaries of `normalize`, `retarget` and `map`. Imports `pipeline`, `mapping` and
-//! the stages (their report types).
+//! The one JSON model of every command's report ([`Report`], versioned by [`SCHEMA`]): a run →
+//! files → skeletons → stages, warnings everywhere as [`Warning`]s (code, message, skeleton,
+//! bones), counts that add up; merging shard reports; rendering as one self-contained HTML page
+//! with pictures; and the text summaries of `normalize`, `retarget` and `map`. Aggregates and
+//! renders; computes nothing. Imports the stages' report types; [`json_schema`] describes it all
+//! (published as `schemas/report.schema.json`).
 
 mod html;
 mod text;
@@ -10,12 +11,60 @@ mod text;
 pub use html::render_html;
 pub use text::{map_text, NormalizeRun, RetargetRun};
 
-use crate::model::Warning;
-use crate::pipeline::NormalizeReport;
+use crate::gltf_io::{Converted, Format};
+use crate::inspect::Inspection;
+use crate::mapping::MapReport;
+use crate::model::{Warning, WarningCode};
+use crate::pipeline::{NormalizeReport, RetargetReport};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The version of the reports' shape, the `schema` field of every report: a consumer checks it
+/// before reading on. A change that removes or retypes a field takes a new version.
+pub const SCHEMA: &str = "skelnorm/1";
+
+/// The JSON Schema (draft 2020-12) of [`Report`], as published in `schemas/report.schema.json`.
+pub fn json_schema() -> serde_json::Value {
+    // The shape skelnorm writes (fields left out when empty are not required).
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator();
+    let mut schema = generator.into_root_schema_for::<Report>().to_value();
+    if let Some(o) = schema.as_object_mut() {
+        o.insert(
+            "$id".into(),
+            format!(
+                "https://skelnorm.dev/schemas/{}.schema.json",
+                SCHEMA.replace('/', "-")
+            )
+            .into(),
+        );
+    }
+    // The version is a constant, not any string.
+    if let Some(v) = schema.pointer_mut("/properties/schema") {
+        *v = serde_json::json!({ "const": SCHEMA, "description": "The report's shape: `skelnorm/1`." });
+    }
+    closed(&mut schema);
+    schema
+}
+
+/// Closes every object schema that lists its properties (`additionalProperties: false`), so that
+/// a field the schema does not document fails validation: the schema is the whole shape.
+fn closed(schema: &mut serde_json::Value) {
+    match schema {
+        serde_json::Value::Object(o) => {
+            if o.contains_key("properties") && !o.contains_key("additionalProperties") {
+                o.insert("additionalProperties".into(), false.into());
+            }
+            o.values_mut().for_each(closed);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(closed),
+        _ => {}
+    }
+}
 
 /// How a file went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Processed, nothing to tell.
@@ -30,7 +79,7 @@ pub enum Status {
 
 /// Why a file failed, for the exit code: a file that could not be read or written, or an input
 /// that was read and refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FailureKind {
     /// The input could not be read, or the output could not be built or written (or exists,
@@ -38,10 +87,15 @@ pub enum FailureKind {
     File,
     /// The input was read but refused: not a humanoid (no skeleton fits), or a stage refused it.
     Refused,
+    /// The command was used wrongly for this input: a bad flag value, a bad settings, profile or
+    /// bone-map file, a clip it does not have.
+    Usage,
+    /// Nothing to do: no supported file, no clip to retarget or write.
+    Nothing,
 }
 
 /// One bone of a skeleton picture: rest joint positions before and after, and its mapping.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PictureBone {
     /// The bone's name before the run.
     pub name: String,
@@ -58,7 +112,7 @@ pub struct PictureBone {
 }
 
 /// What a picture of one skeleton needs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Picture {
     /// The skeleton's name.
     pub skeleton: String,
@@ -68,11 +122,46 @@ pub struct Picture {
     pub missing: Vec<String>,
 }
 
+/// What `inspect` tells of a file: its format (and what a converted file declared), the glTF
+/// extensions it uses, its skeletons and clips.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct InspectReport<'a> {
+    /// The container the file was read as.
+    pub format: Format,
+    /// What a converted file (FBX, BVH) declared: its format, units, axes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub converted: Option<&'a Converted>,
+    /// The glTF extensions the file uses.
+    pub extensions_used: Vec<String>,
+    /// Its skeletons and clips.
+    #[serde(flatten)]
+    pub inspection: &'a Inspection,
+}
+
+/// What `convert` did: the formats and what went over.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ConvertReport {
+    /// The input's format (`gltf`, `glb`, `vrm`, `vrma`, `fbx`, `bvh`).
+    pub from: String,
+    /// The output's format.
+    pub to: String,
+    /// What a converted input (FBX, BVH) declared: its format, units, axes.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub converted: Option<Converted>,
+    /// Skeletons in the output.
+    pub skeletons: usize,
+    /// The clips written, by name.
+    pub clips: Vec<String>,
+}
+
 /// One file of a run.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FileReport {
-    /// The input, relative to the run's input folder (or as given).
+    /// The input, relative to the run's input folder (or as given). For `retarget`, the source.
     pub input: String,
+    /// For `retarget` (and `batch --retarget-to`): the target character.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub target: Option<String>,
     /// The output written, if any.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub output: Option<String>,
@@ -84,19 +173,33 @@ pub struct FileReport {
     /// What kind of failure, when it failed.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub failure: Option<FailureKind>,
-    /// Warnings of every stage, as `code: message`.
+    /// Every warning about the file: the reader's and every stage's (also found, without the
+    /// skeleton, in the stage reports below), each with the skeleton it concerns.
     #[serde(default)]
-    pub warnings: Vec<String>,
-    /// What normalizing did (mapping, rest, tracks, renaming, measured invariants).
+    pub warnings: Vec<Warning>,
+    /// `inspect`: the file's skeletons and clips.
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[schemars(with = "Option<InspectReport<'static>>")]
+    pub inspect: Option<serde_json::Value>,
+    /// `map`: per skeleton, the bone map and how sure the mapper is.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[schemars(with = "Option<Vec<MapReport>>")]
+    pub map: Option<serde_json::Value>,
+    /// What normalizing did (mapping, rest, tracks, renaming, measured invariants), per skeleton.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[schemars(with = "Option<NormalizeReport>")]
     pub normalize: Option<serde_json::Value>,
     /// Retargeting, when the run retargets: the plan and measures per clip.
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[schemars(with = "Option<RetargetReport>")]
     pub retarget: Option<serde_json::Value>,
-    /// Pictures of the skeletons.
-    #[serde(default)]
+    /// `convert`: the formats and what went over.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub convert: Option<ConvertReport>,
+    /// Pictures of the skeletons (batch and validate).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub pictures: Vec<Picture>,
-    /// Bytes of the input and of the output.
+    /// Bytes on disk of the input (with the buffers and images it refers to).
     #[serde(default)]
     pub size_before: u64,
     /// Bytes of the output (0 when none was written).
@@ -111,13 +214,17 @@ impl FileReport {
     pub fn new(input: String) -> FileReport {
         FileReport {
             input,
+            target: None,
             output: None,
             status: Status::Ok,
             error: None,
             failure: None,
             warnings: Vec::new(),
+            inspect: None,
+            map: None,
             normalize: None,
             retarget: None,
+            convert: None,
             pictures: Vec::new(),
             size_before: 0,
             size_after: 0,
@@ -136,33 +243,82 @@ impl FileReport {
         }
     }
 
-    /// Fills the normalize part from a pipeline report (and its warnings).
+    /// Adds what the reader noticed in the input.
+    pub fn add_reader_warnings(&mut self, warnings: &[Warning]) {
+        self.warnings.extend_from_slice(warnings);
+    }
+
+    /// Fills the normalize part from a pipeline report, and gathers its warnings (the mapper's
+    /// and every stage's) with the skeleton they concern.
     pub fn set_normalize(&mut self, r: &NormalizeReport) {
         for s in &r.skeletons {
-            let at = |w: &Warning| format!("{}: `{}`: {}", w.code, s.skeleton, w.message);
             if let Some(why) = &s.skipped {
-                self.warnings
-                    .push(format!("skeleton_skipped: `{}`: {why}", s.skeleton));
-            }
-            if !s.mapping.missing_required.is_empty() && s.skipped.is_none() {
-                self.warnings.push(format!(
-                    "required_missing: `{}`: lacks {}",
-                    s.skeleton,
-                    s.mapping.missing_required.join(", ")
-                ));
+                self.warnings.push(
+                    Warning::new(WarningCode::SkeletonSkipped, why.clone())
+                        .on_skeleton(&s.skeleton),
+                );
             }
             let rest = s.rest.iter().flat_map(|r| &r.warnings);
             let tracks = s.tracks.iter().flat_map(|t| &t.warnings);
             let rename = s.rename.iter().flat_map(|t| &t.warnings);
+            let all = s
+                .mapping
+                .warnings
+                .iter()
+                .chain(rest)
+                .chain(tracks)
+                .chain(rename);
             self.warnings
-                .extend(rest.chain(tracks).chain(rename).map(at));
+                .extend(all.map(|w| w.clone().on_skeleton(&s.skeleton)));
         }
         self.normalize = serde_json::to_value(r).ok();
+    }
+
+    /// Fills the map part from the mapper's reports (one per skeleton), and gathers their
+    /// warnings.
+    pub fn set_map(&mut self, reports: &[MapReport]) {
+        for r in reports {
+            self.warnings.extend(
+                r.warnings
+                    .iter()
+                    .map(|w| w.clone().on_skeleton(&r.skeleton)),
+            );
+        }
+        self.map = serde_json::to_value(reports).ok();
+    }
+
+    /// Fills the retarget part from the pipeline's report, and gathers the plan's warnings (about
+    /// the target skeleton).
+    pub fn set_retarget(&mut self, r: &RetargetReport) {
+        self.warnings.extend(
+            r.plan
+                .warnings
+                .iter()
+                .map(|w| w.clone().on_skeleton(&r.target_skeleton)),
+        );
+        self.retarget = serde_json::to_value(r).ok();
+    }
+
+    /// Sets the inspect part.
+    pub fn set_inspect(&mut self, r: &InspectReport) {
+        self.inspect = serde_json::to_value(r).ok();
+    }
+
+    /// Sets the status of a processed file from its warnings: `warnings` if it has any, else
+    /// `ok` (a failed or skipped file keeps its status).
+    pub fn settle(&mut self) {
+        if matches!(self.status, Status::Ok | Status::Warnings) {
+            self.status = if self.warnings.is_empty() {
+                Status::Ok
+            } else {
+                Status::Warnings
+            };
+        }
     }
 }
 
 /// Counts of a run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Summary {
     /// Files in the report.
     pub files: usize,
@@ -174,16 +330,25 @@ pub struct Summary {
     pub failed: usize,
     /// Files left alone because their output existed ([`Status::Skipped`]).
     pub skipped: usize,
+    /// Warnings of every file (`files[].warnings`), all together.
+    pub warning_count: usize,
+    /// Warnings per code, over every file (they add up to `warning_count`).
+    pub codes: BTreeMap<String, usize>,
     /// Sum of the files' times, milliseconds.
     pub total_ms: f64,
     /// Wall-clock time of the run (or the longest of merged shards), milliseconds.
     pub wall_ms: f64,
 }
 
-/// The report of a run (or of merged shard runs).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct BatchReport {
-    /// What ran: `batch`, `validate`, or `merge`.
+/// The report of a run of any command (`inspect`, `map`, `normalize`, `retarget`, `convert`:
+/// one file; `batch`, `validate`: many; or merged shard runs): what `--json` prints and report
+/// files hold.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Report {
+    /// The shape of the report: [`SCHEMA`].
+    pub schema: String,
+    /// What ran: `inspect`, `map`, `normalize`, `retarget`, `convert`, `batch`, `validate`, or
+    /// `merge`.
     pub command: String,
     /// The input folder(s).
     pub inputs: Vec<String>,
@@ -204,28 +369,52 @@ pub enum MergeError {
     Twice(String),
 }
 
-impl BatchReport {
+impl Report {
+    /// An empty report of `command` over `inputs`.
+    pub fn new(command: &str, inputs: Vec<String>) -> Report {
+        Report {
+            schema: SCHEMA.into(),
+            command: command.into(),
+            inputs,
+            shard: None,
+            summary: Summary::default(),
+            files: Vec::new(),
+        }
+    }
+
+    /// The report of a command over one file.
+    pub fn single(command: &str, file: FileReport) -> Report {
+        let mut r = Report::new(command, vec![file.input.clone()]);
+        r.summary.wall_ms = file.time_ms;
+        r.files.push(file);
+        r.finish();
+        r
+    }
+
     /// Recomputes the summary from the files (keeping the wall time) and sorts them by path.
     pub fn finish(&mut self) {
         self.files.sort_by(|a, b| a.input.cmp(&b.input));
         let count = |s: Status| self.files.iter().filter(|f| f.status == s).count();
+        let mut codes = BTreeMap::new();
+        for w in self.files.iter().flat_map(|f| &f.warnings) {
+            *codes.entry(w.code.as_str().to_string()).or_insert(0) += 1;
+        }
         self.summary = Summary {
             files: self.files.len(),
             ok: count(Status::Ok),
             warnings: count(Status::Warnings),
             failed: count(Status::Failed),
             skipped: count(Status::Skipped),
+            warning_count: self.files.iter().map(|f| f.warnings.len()).sum(),
+            codes,
             total_ms: self.files.iter().map(|f| f.time_ms).sum(),
             wall_ms: self.summary.wall_ms,
         };
     }
 
     /// Joins shard reports into one. A file listed twice (shards overlapping) is an error.
-    pub fn merge(reports: Vec<BatchReport>) -> Result<BatchReport, MergeError> {
-        let mut out = BatchReport {
-            command: "merge".into(),
-            ..BatchReport::default()
-        };
+    pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
+        let mut out = Report::new("merge", Vec::new());
         let mut seen = std::collections::HashSet::new();
         for r in reports {
             for i in r.inputs {

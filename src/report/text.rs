@@ -8,30 +8,27 @@ use crate::pipeline::{Measured, NormalizeReport, RetargetReport};
 use crate::rename::RenameReport;
 use crate::rest::RestReport;
 use crate::tracks::{StripReason, StripReport};
-use serde::Serialize;
 use std::io::Write;
 
-/// What `normalize` did to one file: its report with the paths and sizes, as the JSON report and
-/// the text summary show it.
-#[derive(Debug, Serialize)]
+/// What `normalize` did to one file: its report with the paths and sizes, as the text summary
+/// shows it (the JSON report is a [`Report`](super::Report)).
+#[derive(Debug)]
 pub struct NormalizeRun<'a> {
     /// The input, as given.
     pub file: String,
     /// The output, as given.
     pub output: String,
-    /// What the reader noticed in the input.
-    pub warnings: &'a [String],
     /// Bytes on disk of the input (with the buffers and images it refers to).
     pub size_before: u64,
     /// Bytes on disk of the output.
     pub size_after: u64,
     /// What normalizing did.
-    #[serde(flatten)]
     pub report: &'a NormalizeReport,
 }
 
-/// What `retarget` did: the pipeline's report with the paths and the output's size.
-#[derive(Debug, Serialize)]
+/// What `retarget` did: the pipeline's report with the paths and the output's size, as the text
+/// summary shows it.
+#[derive(Debug)]
 pub struct RetargetRun<'a> {
     /// The source file, as given.
     pub source: String,
@@ -40,7 +37,6 @@ pub struct RetargetRun<'a> {
     /// The output, as given.
     pub output: String,
     /// The plan and the new clips.
-    #[serde(flatten)]
     pub retarget: &'a RetargetReport,
     /// Bytes on disk of the output.
     pub size_after: u64,

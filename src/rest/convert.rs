@@ -38,6 +38,7 @@ pub(super) fn apply(
     if options.motion_scale && motion.is_none() {
         warnings.push(Warning {
             code: WarningCode::NoMotionScale,
+            skeleton: None,
             message: "motion scale asked for, but the hips are not mapped or stand at height 0"
                 .into(),
             bones: Vec::new(),

@@ -30,7 +30,15 @@ use crate::profile::Profile;
 use serde::{Deserialize, Serialize};
 
 /// What the rest fix does. Every field has a documented default and a `normalize` flag.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, documented::DocumentedFields)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Serialize,
+    Deserialize,
+    documented::DocumentedFields,
+    schemars::JsonSchema,
+)]
 #[serde(default, deny_unknown_fields)]
 pub struct RestOptions {
     /// Fold the transforms of the nodes above the skeleton (a 0.01 scale, a Z-up rotation)
@@ -117,7 +125,7 @@ pub enum RestError {
 }
 
 /// What the rest fix did to one bone.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct BoneRest {
     /// The bone's name.
     pub bone: String,
@@ -131,7 +139,7 @@ pub struct BoneRest {
 }
 
 /// What the nodes above the skeleton did and what became of them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct BaseFold {
     /// Whether they were folded into the skeleton.
     pub folded: bool,
@@ -142,7 +150,7 @@ pub struct BaseFold {
 }
 
 /// What the rest fix did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RestReport {
     /// The nodes above the skeleton.
     pub base: BaseFold,

@@ -76,6 +76,7 @@ pub(super) struct Plan {
 fn warn(code: WarningCode, bone: Option<&str>, message: String) -> Warning {
     Warning {
         code,
+        skeleton: None,
         message,
         bones: bone.map(str::to_string).into_iter().collect(),
         clips: Vec::new(),

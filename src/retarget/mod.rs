@@ -38,7 +38,9 @@ pub struct Rig<'a> {
 }
 
 /// How the bones of a target chain take their rotation from the source chain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ChainMode {
     /// Each target bone takes the source's change at the same normalized arc length along the
@@ -55,7 +57,7 @@ pub enum ChainMode {
 }
 
 /// Settings of one target chain.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ChainSettings {
     /// The source chain that drives it; `None`: the chain of the same name (or, for profiles
@@ -90,7 +92,7 @@ impl Default for ChainSettings {
 /// Per-bone rotation offsets applied to one side's rest before the changes are taken, for rigs
 /// whose rest cannot be made a clean T-pose: profile bone name → rotation in the bone's local
 /// frame, as X, Y, Z Euler angles in degrees (applied X first).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct RetargetPose {
     /// Offsets of source bones.
@@ -100,7 +102,9 @@ pub struct RetargetPose {
 }
 
 /// Options of retargeting. Every field has a default; a settings file may give any of them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocumentedFields)]
+#[derive(
+    Debug, Clone, PartialEq, Serialize, Deserialize, DocumentedFields, schemars::JsonSchema,
+)]
 #[serde(default, deny_unknown_fields)]
 pub struct RetargetOptions {
     /// Run the root pass: the hips position, scaled by the hips-height ratio. Off, the hips stay

@@ -9,7 +9,7 @@ use glam::{EulerRot, Quat, Vec3};
 use serde::Serialize;
 
 /// How one target chain is driven.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ChainPlan {
     /// The target chain (profile chain name).
     pub chain: String,
@@ -75,7 +75,7 @@ pub(crate) struct Follow {
 }
 
 /// How the retarget goes, found once per pair of skeletons.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Plan {
     /// Per target chain.
     pub chains: Vec<ChainPlan>,
@@ -547,6 +547,7 @@ fn plan_chains(
         let warn = |plan: &mut Plan, code, message: String| {
             plan.warnings.push(Warning {
                 code,
+                skeleton: None,
                 message,
                 bones: Vec::new(),
                 clips: Vec::new(),

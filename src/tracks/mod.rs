@@ -19,7 +19,9 @@ use glam::{Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 /// What becomes of the tracks of bones the map leaves unmapped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum UnmappedBones {
     /// Leave them in their clips.
@@ -35,7 +37,9 @@ pub enum UnmappedBones {
 pub const COMPANION_SUFFIX: &str = ".unmapped";
 
 /// Options of [`strip`]. Every field has a default; a settings file may give any of them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, DocumentedFields)]
+#[derive(
+    Debug, Clone, PartialEq, Serialize, Deserialize, DocumentedFields, schemars::JsonSchema,
+)]
 #[serde(default, deny_unknown_fields)]
 pub struct TrackOptions {
     /// Remove every channel that is not a bone's translation, rotation or scale: morph-target
@@ -76,7 +80,7 @@ impl Default for TrackOptions {
 }
 
 /// Why a track was removed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StripReason {
     /// Not a bone transform (`except_bone_transform`).
@@ -93,7 +97,7 @@ pub enum StripReason {
 }
 
 /// One removed channel.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RemovedTrack {
     /// The bone, or what the channel animates for channels that are not bone transforms.
     pub target: String,
@@ -104,7 +108,7 @@ pub struct RemovedTrack {
 }
 
 /// A translation track kept because it moves its bone.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct MovingTranslation {
     /// The bone.
     pub bone: String,
@@ -113,7 +117,7 @@ pub struct MovingTranslation {
 }
 
 /// What stripping did to one clip.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ClipStrip {
     /// The clip.
     pub clip: String,
@@ -131,7 +135,7 @@ pub struct ClipStrip {
 }
 
 /// What [`strip`] did to one skeleton's clips.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct StripReport {
     /// Per clip of the skeleton, in model order (companions not included).
     pub clips: Vec<ClipStrip>,
@@ -442,6 +446,7 @@ fn warnings(
             .fold(0.0, f32::max);
         out.push(Warning {
             code: WarningCode::TranslationMotion,
+            skeleton: None,
             message: format!(
                 "translation keys move {} bone(s) up to {:.2}% of the height away from their rest: the rig \
                  moves by translation, so their translation tracks were kept in every clip",
@@ -462,6 +467,7 @@ fn warnings(
     if !emptied.is_empty() {
         out.push(Warning {
             code: WarningCode::ClipEmptied,
+            skeleton: None,
             message: format!(
                 "{} clip(s) lost every channel and were removed",
                 emptied.len()

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 /// Why a figure is n/a: it is `None` (`null` in JSON) and this is its `reason`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum NotMeasured {
     /// The profile has no bone of that name.
@@ -36,7 +36,7 @@ impl NotMeasured {
 }
 
 /// How much of a profile chain one side's map puts along the chain.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ChainMapping {
     /// Bones the profile's chain has.
     pub bones: usize,
@@ -52,7 +52,7 @@ pub struct ChainMapping {
 }
 
 /// Direction error of one target chain against its source chain, degrees (largest over frames).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ChainCheck {
     /// The target chain.
     pub chain: String,
@@ -89,7 +89,7 @@ pub struct ChainCheck {
 /// The chain whose end is furthest from its source's, and how much of it each side maps (a
 /// chain mapped in part compares its last mapped bone with the source's last: the usual cause
 /// of a large figure).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct WorstEnd {
     /// The target chain.
     pub chain: String,
@@ -101,7 +101,7 @@ pub struct WorstEnd {
 }
 
 /// How far a hand or foot is from where the scaled source puts it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct EffectorCheck {
     /// The profile bone.
     pub bone: String,
@@ -119,7 +119,7 @@ pub struct EffectorCheck {
 }
 
 /// Foot skate of one foot on both sides.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SkateCheck {
     /// The profile bone.
     pub bone: String,
@@ -137,7 +137,7 @@ pub struct SkateCheck {
 }
 
 /// Every measure of one retargeted clip.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RetargetCheck {
     /// Frames sampled.
     pub frames: usize,

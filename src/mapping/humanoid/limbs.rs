@@ -433,6 +433,7 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
                 let (f, k) = (ctx.name(foot), ctx.name(knee));
                 part.warnings.push(Warning {
                     code: WarningCode::IkLayout,
+                    skeleton: None,
                     message: format!(
                         "`{}` maps to `{f}`, which does not hang below `{k}` (an IK layout); stages drive it from its chain",
                         roles[2]

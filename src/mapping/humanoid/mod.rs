@@ -333,6 +333,7 @@ pub(super) fn map(
     let Some(best) = best else {
         warnings.push(Warning {
             code: WarningCode::RequiredMissing,
+            skeleton: None,
             message: "no hips found: no bone has two legs reaching down and a spine reaching up"
                 .into(),
             bones: vec!["Hips".into()],
@@ -364,6 +365,7 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
         let mut part = Part::default();
         part.warnings.push(Warning {
             code: WarningCode::UpperBody,
+            skeleton: None,
             message: format!(
                 "no legs found: the hips (`{}`) and spine were found from the arms and head, and the legs are left unmapped",
                 ctx.name(trunk.hips)
@@ -384,6 +386,7 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
         return Part {
             warnings: vec![Warning {
                 code: WarningCode::RequiredMissing,
+                skeleton: None,
                 message: "no hips found: no bone has two legs reaching down and a spine reaching up, and no spine has two arms".into(),
                 bones: vec!["Hips".into()],
                 clips: Vec::new(),
@@ -421,6 +424,7 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
             );
             part.warnings.push(Warning {
                 code: WarningCode::IkLayout,
+                skeleton: None,
                 message,
                 bones: vec![name],
                 clips: Vec::new(),
@@ -431,6 +435,7 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
     if !facing.seen && arms.iter().flatten().all(|a| !a.named) {
         part.warnings.push(Warning {
             code: WarningCode::AmbiguousSide,
+            skeleton: None,
             message: "neither names nor feet or knees tell left from right; assumed the character faces +Z"
                 .into(),
             bones: Vec::new(),
