@@ -169,7 +169,10 @@ fn normalize_all(inputs: &[PathBuf], dir: &Path) -> (Vec<Written>, Vec<String>) 
                 String::from_utf8_lossy(&run.stderr)
             ),
         }
-        let report: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+        let report = common::file_stage(
+            &serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap(),
+            "normalize",
+        );
         let mut mapped = Vec::new();
         for skeleton in report["skeletons"].as_array().unwrap() {
             for (profile, bone) in skeleton["mapping"]["bones"].as_object().unwrap() {

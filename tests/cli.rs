@@ -55,7 +55,7 @@ fn a_closed_pipe_is_not_a_panic() {
 fn inspect_json_reports_the_glance() {
     let file = common::root().join("fixtures/mixamo.glb");
     let out = common::skelnorm(&["inspect", "--json", file.to_str().unwrap()]);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = common::file_stage(&serde_json::from_slice(&out.stdout).unwrap(), "inspect");
     let g = &v["skeletons"][0]["glance"];
     assert_eq!(
         (g["offset_units"].as_str(), g["pose"].as_str()),

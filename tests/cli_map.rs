@@ -27,7 +27,7 @@ fn json(args: &[&str]) -> serde_json::Value {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("json")
+    common::file_stage(&serde_json::from_slice(&out.stdout).expect("json"), args[0])
 }
 
 #[test]

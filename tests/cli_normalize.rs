@@ -41,7 +41,10 @@ fn normalizes_a_fixture_and_reports_what_it_did() {
         before,
         "the input is never modified"
     );
-    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let r = common::file_stage(
+        &serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap(),
+        "normalize",
+    );
     let s = &r["skeletons"][0];
     assert_eq!(
         s["mapping"]["bones"]["LeftUpperArm"]["source"],
@@ -87,7 +90,7 @@ fn flags_reach_the_options() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let r: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let r = common::file_stage(&serde_json::from_slice(&run.stdout).unwrap(), "normalize");
     let rest = &r["skeletons"][0]["rest"];
     assert_eq!(rest["facing_turn_deg"], 0.0);
     assert!(rest["bones"]
@@ -188,7 +191,7 @@ fn settings_files_sit_between_defaults_and_flags() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let r: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let r = common::file_stage(&serde_json::from_slice(&run.stdout).unwrap(), "normalize");
     let rest = &r["skeletons"][0]["rest"];
     assert!(rest["bones"]
         .as_array()
@@ -238,7 +241,7 @@ fn strips_renames_and_reports_sizes() {
             "{}",
             String::from_utf8_lossy(&run.stderr)
         );
-        serde_json::from_slice::<serde_json::Value>(&run.stdout).unwrap()
+        common::file_stage(&serde_json::from_slice(&run.stdout).unwrap(), "normalize")
     };
     let r = normalize(&[]);
     let size = |p: &std::path::Path| std::fs::metadata(p).unwrap().len();

@@ -17,7 +17,10 @@ fn retarget(args: &[&str]) -> (Option<i32>, serde_json::Value, String) {
     all.extend_from_slice(args);
     all.push("--json");
     let run = skelnorm(&all);
-    let json = serde_json::from_slice(&run.stdout).unwrap_or(serde_json::Value::Null);
+    let json = match serde_json::from_slice::<serde_json::Value>(&run.stdout) {
+        Ok(r) if r["files"][0]["retarget"].is_object() => common::file_stage(&r, "retarget"),
+        _ => serde_json::Value::Null,
+    };
     (
         run.status.code(),
         json,

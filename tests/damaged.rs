@@ -386,7 +386,9 @@ fn problems_outside_what_skelnorm_reads_are_warnings() {
     )
     .expect("an invalid material does not stop the read");
     assert!(
-        doc.warnings.iter().any(|w| w.contains("materials[0]")),
+        doc.warnings
+            .iter()
+            .any(|w| w.message.contains("materials[0]")),
         "{:?}",
         doc.warnings
     );

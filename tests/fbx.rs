@@ -46,7 +46,7 @@ fn inspect_shows_skeleton_clips_unit_and_axes() {
         let p = path.to_str().unwrap();
         let (code, out, err) = run(&["inspect", "--json", p]);
         assert_eq!(code, Some(0), "{p}: {err}");
-        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let v = common::file_stage(&serde_json::from_str(&out).unwrap(), "inspect");
         let converted = &v["converted"];
         assert!(
             converted["format"].as_str().unwrap().starts_with("FBX 7."),
@@ -99,7 +99,7 @@ fn every_file_normalizes_into_a_valid_glb_that_plays_like_the_conversion() {
             assert_eq!(errors, 0, "{p}: validator errors in the plain conversion");
         }
         // The whole scene turned with the character, if it did: the reference turns too.
-        let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let report = common::file_stage(&serde_json::from_str(&json).unwrap(), "normalize");
         let rest = &report["skeletons"][0]["rest"];
         let reference = if rest["scene_turned"] == true {
             let deg = rest["facing_turn_deg"].as_f64().unwrap() as f32;
@@ -132,7 +132,7 @@ fn humanoid_bones_map() {
         let p = path.to_str().unwrap();
         let (code, out, err) = run(&["map", "--json", p]);
         assert_eq!(code, Some(0), "{p}: {err}");
-        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let v = common::file_stage(&serde_json::from_str(&out).unwrap(), "map");
         let s = &v["skeletons"][0];
         assert!(
             s["missing_required"].as_array().unwrap().is_empty(),
@@ -143,7 +143,7 @@ fn humanoid_bones_map() {
     // HumanIK names map by name, all 52 the rig has.
     if let Some(path) = common::asset("fbx/ufbx_maya_human_ik_7400_binary.fbx") {
         let (_, out, _) = run(&["map", "--json", path.to_str().unwrap()]);
-        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let v = common::file_stage(&serde_json::from_str(&out).unwrap(), "map");
         let bones = &v["skeletons"][0]["bones"];
         assert_eq!(bones["LeftUpperArm"]["source"], "Character1_LeftArm");
         assert_eq!(bones["RightFoot"]["source"], "Character1_RightFoot");

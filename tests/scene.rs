@@ -103,7 +103,7 @@ fn normalized_scenes_face_plus_z_with_nothing_above_the_skeleton() {
             plain
         };
         let doc = gltf_io::read(&out).unwrap();
-        let report: Value = serde_json::from_str(&json).unwrap();
+        let report = common::file_stage(&serde_json::from_str(&json).unwrap(), "normalize");
         for (k, s) in doc.model.skeletons.iter().enumerate() {
             if report["skeletons"][k]["skipped"].is_string() {
                 continue;
@@ -305,7 +305,7 @@ fn the_scene_turns_once_around_cameras_and_props() {
         "--json",
     ]);
     assert_eq!(code, Some(0));
-    let report: Value = serde_json::from_str(&json_out).unwrap();
+    let report = common::file_stage(&serde_json::from_str(&json_out).unwrap(), "normalize");
     let rest = &report["skeletons"][0]["rest"];
     assert_eq!(rest["scene_turned"], false);
     assert!(rest["warnings"]

@@ -180,7 +180,7 @@ fn retarget_takes_a_bone_map_per_side() {
             "{}",
             String::from_utf8_lossy(&run.stderr)
         );
-        let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+        let report = common::file_stage(&serde_json::from_slice(&run.stdout).unwrap(), "retarget");
         (names(&out), report)
     };
     let unmatched = |report: &serde_json::Value| -> Vec<String> {

@@ -529,3 +529,34 @@ pub fn file_bytes(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
         })
         .collect()
 }
+
+/// A command's `--json` report (one file, `skelnorm/1`) seen from one stage: the stage's part
+/// (`inspect`, `map`, `normalize`, `retarget`, `convert`) with the file's own fields beside it
+/// (`file` for the input, `output`, `target`, sizes, warnings); `map`'s list as `skeletons`.
+#[allow(dead_code, reason = "each test binary uses part of common")]
+pub fn file_stage(report: &serde_json::Value, stage: &str) -> serde_json::Value {
+    assert_eq!(
+        report["schema"], "skelnorm/1",
+        "a skelnorm/1 report: {report}"
+    );
+    let file = &report["files"][0];
+    let mut out = match &file[stage] {
+        serde_json::Value::Array(a) => serde_json::json!({ "skeletons": a }),
+        serde_json::Value::Object(o) => serde_json::Value::Object(o.clone()),
+        other => {
+            let text = report.to_string();
+            panic!(
+                "the report has no `{stage}` part ({other}): {}",
+                &text[..text.len().min(600)]
+            )
+        }
+    };
+    let o = out.as_object_mut().unwrap();
+    o.insert("file".into(), file["input"].clone());
+    for key in ["output", "target", "size_before", "size_after", "warnings"] {
+        if let Some(v) = file.get(key) {
+            o.entry(key).or_insert(v.clone());
+        }
+    }
+    out
+}
