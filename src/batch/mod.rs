@@ -6,6 +6,7 @@
 //! `model` and `report`; prints nothing (progress goes to a callback).
 
 mod picture;
+mod preview;
 
 use crate::gltf_io::{self, Document};
 use crate::pipeline::{
@@ -550,6 +551,10 @@ fn process(
     };
     report.set_normalize(&normalized);
     report.pictures = picture::pictures(&before, &doc.model, &normalized, &resolved.profile);
+    if target.is_none() {
+        report.previews =
+            preview::normalize_previews(&before, &doc.model, &normalized, &resolved.profile);
+    }
     let written = match target {
         Some(target) => retarget_to(
             target,
@@ -648,6 +653,13 @@ fn retarget_to(
         &job,
     )?;
     report.retarget = serde_json::to_value(&r).ok();
+    report.previews = preview::retarget_previews(
+        (&source.model, &side),
+        (&out.model, &target.side),
+        &resolved.profile,
+        &r,
+        &job,
+    );
     if output == RetargetOutput::Normalized {
         return Ok(out);
     }
