@@ -199,5 +199,6 @@
     var t = now();
     active.forEach(function (c) { draw(c, t); });
   }, 40);
+  document.documentElement.setAttribute('data-ready-ms', String(Math.round(performance.now())));
   document.documentElement.setAttribute('data-ready', '1');
 })();
