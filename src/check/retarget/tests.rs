@@ -256,9 +256,11 @@ fn the_effector_error_series_peaks_at_the_measured_maximum() {
             profile,
         },
     );
-    let mut options = RetargetOptions::default();
     // A hand that moves less than the source's: an error that grows over the clip.
-    options.horizontal_scale = 0.5;
+    let options = RetargetOptions {
+        horizontal_scale: 0.5,
+        ..RetargetOptions::default()
+    };
     let r = retarget_clip(&s, &c, &t, SkeletonId(0), &RetargetOptions::default()).expect("ok");
     let times: Vec<f32> = (0..=30).map(|f| f as f32 / 30.0).collect();
     let series = effector_errors((&s, &c), (&t, &r.clip), &r.plan, &options, &times);
