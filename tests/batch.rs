@@ -253,6 +253,11 @@ fn a_library_of_500_files_in_parallel_and_in_shards() {
     assert_eq!(report(&merged)["summary"]["files"], total);
     assert_eq!(report(&merged)["summary"]["failed"], bad.len());
 
+    // Issue 17: the HTML report of 500 files stays small (previews within a budget per file;
+    // benches/report_html.rs times opening it).
+    let size = std::fs::metadata(&html).unwrap().len();
+    eprintln!("HTML report of {total} files: {:.2} MB", size as f64 / 1e6);
+    assert!(size < 10_000_000, "the HTML report is {size} bytes");
     // The HTML report in headless Chromium: the summary numbers, a section per file, pictures.
     if let Some(dom) = common::chromium_dom(&html) {
         assert!(

@@ -6,6 +6,7 @@
 //! `model` and `report`; prints nothing (progress goes to a callback).
 
 mod picture;
+mod preview;
 
 use crate::gltf_io::{self, Document};
 use crate::pipeline::{
@@ -545,6 +546,10 @@ fn process(
     };
     report.set_normalize(&normalized);
     report.pictures = picture::pictures(&before, &doc.model, &normalized, &resolved.profile);
+    if target.is_none() {
+        report.previews =
+            preview::normalize_previews(&before, &doc.model, &normalized, &resolved.profile);
+    }
     let written = match target {
         Some(target) => retarget_to(
             target,
@@ -640,6 +645,13 @@ fn retarget_to(
     )?;
     report.target = Some(target.original.path.display().to_string());
     report.set_retarget(&r);
+    report.previews = preview::retarget_previews(
+        (&source.model, &side),
+        (&out.model, &target.side),
+        &resolved.profile,
+        &r,
+        &job,
+    );
     if output == RetargetOutput::Normalized {
         return Ok(out);
     }

@@ -5,8 +5,8 @@
 mod retarget;
 
 pub use retarget::{
-    carry_clips_back, retarget, retarget_onto, ClipNaming, OnClash, RetargetJob, RetargetOutput,
-    RetargetReport, RetargetRunError, RetargetedClip, Side,
+    carry_clips_back, effector_series, retarget, retarget_onto, ClipNaming, OnClash, RetargetJob,
+    RetargetOutput, RetargetReport, RetargetRunError, RetargetedClip, Side,
 };
 
 use crate::check::{self, RestCheck, SkinCheck};

@@ -3,7 +3,7 @@
 //! target and measure them. Works on models; reads and writes no files.
 
 use super::{normalize, NormalizeError, NormalizeOptions, NormalizeReport};
-use crate::check::retarget::{retarget as measure, RetargetCheck};
+use crate::check::retarget::{effector_errors, retarget as measure, NotMeasured, RetargetCheck};
 use crate::mapping::BoneMap;
 use crate::model::{Clip, Model, SkeletonId};
 use crate::profile::Profile;
@@ -294,6 +294,32 @@ pub fn retarget_onto(
     };
     target.clips.extend(new_clips);
     Ok(report)
+}
+
+/// Per time of `times` (seconds), how far each hand and foot of `target`'s clip `clip` is from
+/// where the scaled source puts it, fraction of the target's height: the series behind
+/// [`RetargetCheck`]'s end-effector figures, for `source_clip` retargeted by [`retarget_onto`]
+/// with `plan` and `options` (both sides normalized). One entry per hand and foot, or why it is
+/// not measured.
+pub fn effector_series(
+    source: (&Model, &Side, &Clip),
+    target: (&Model, &Side, &Clip),
+    profile: &Profile,
+    plan: &Plan,
+    options: &RetargetOptions,
+    times: &[f32],
+) -> Vec<(String, Result<Vec<f32>, NotMeasured>)> {
+    let s = Rig {
+        skeleton: source.0.skeleton(source.1.index),
+        map: &source.1.map,
+        profile,
+    };
+    let t = Rig {
+        skeleton: target.0.skeleton(target.1.index),
+        map: &target.1.map,
+        profile,
+    };
+    effector_errors((&s, source.2), (&t, target.2), plan, options, times)
 }
 
 /// The clips of skeleton `index` named in `wanted` (all, when empty; companions never), in

@@ -154,6 +154,69 @@ pub struct ConvertReport {
     pub clips: Vec<String>,
 }
 
+/// One side of an animated preview: the main bones of a skeleton playing a clip, as joint
+/// positions per frame, quantized to bytes to keep a report of many files small.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Figure {
+    /// What this side is: `input`, `output`, `source` or `target`.
+    pub label: String,
+    /// The skeleton's name.
+    pub skeleton: String,
+    /// The profile bones drawn (the main bones the skeleton maps), parents first.
+    pub bones: Vec<String>,
+    /// Per bone, the index in `bones` of the nearest drawn bone above it.
+    pub parents: Vec<Option<usize>>,
+    /// World position (scene units) of the byte value 0 on each axis.
+    pub origin: [f32; 3],
+    /// Scene units per byte step, the same on every axis.
+    pub step: f32,
+    /// Base64 of the positions: per frame, per bone, x, y, z as bytes `b`, each the position
+    /// `origin + step · b` (Y up).
+    pub positions: String,
+}
+
+/// One line of a chart: a value per frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Series {
+    /// What it measures: a profile bone (`LeftFoot`).
+    pub bone: String,
+    /// The side it is measured on (a [`Figure::label`]).
+    pub side: String,
+    /// One value per frame of the preview, 3 significant digits.
+    pub values: Vec<f32>,
+}
+
+/// A chart of a measure over a clip.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Chart {
+    /// What it shows: `foot height`, `foot speed` or `end-effector error`.
+    pub title: String,
+    /// The unit of its values: `× height` or `× height/s` (the skeleton's own height).
+    pub unit: String,
+    /// Its lines.
+    pub series: Vec<Series>,
+}
+
+/// An animated preview of one clip: two figures side by side (the input and output of
+/// normalize, or the source and target of a retarget) sampled at the same times, and charts
+/// of the measured quality over those times.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Preview {
+    /// The clip (on the second side: the new clip of a retarget).
+    pub clip: String,
+    /// Frames per second of the samples.
+    pub fps: f32,
+    /// Frames sampled, from time 0 at `fps` (the first of a long clip, at the end of the
+    /// budget).
+    pub frames: usize,
+    /// The clip's duration, seconds.
+    pub duration: f32,
+    /// The two sides.
+    pub figures: Vec<Figure>,
+    /// The charts.
+    pub charts: Vec<Chart>,
+}
+
 /// One file of a run.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FileReport {
@@ -199,6 +262,9 @@ pub struct FileReport {
     /// Pictures of the skeletons (batch and validate).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub pictures: Vec<Picture>,
+    /// Animated previews of its clips (the first few, within a budget per file).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub previews: Vec<Preview>,
     /// Bytes on disk of the input (with the buffers and images it refers to).
     #[serde(default)]
     pub size_before: u64,
@@ -226,6 +292,7 @@ impl FileReport {
             retarget: None,
             convert: None,
             pictures: Vec::new(),
+            previews: Vec::new(),
             size_before: 0,
             size_after: 0,
             time_ms: 0.0,

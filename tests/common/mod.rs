@@ -224,21 +224,27 @@ pub fn validator_codes(file: &Path) -> Option<std::collections::BTreeMap<String,
     }))
 }
 
-/// The DOM of an HTML file after its scripts ran, from headless Chromium (Debian's `chromium`,
-/// installed by `.ci/run`), or `None` (with a message) when Chromium is not installed.
-pub fn chromium_dom(html: &Path) -> Option<String> {
-    let chromium = ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
+/// Headless Chromium (Debian's `chromium`, installed by `.ci/run`), or `None` (with a message)
+/// when it is not installed.
+fn chromium() -> Option<&'static str> {
+    let found = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
         .find(|c| {
             Command::new(c)
                 .arg("--version")
                 .output()
                 .is_ok_and(|o| o.status.success())
         });
-    let Some(chromium) = chromium else {
+    if found.is_none() {
         skip_tool("HTML report in Chromium: chromium missing");
-        return None;
-    };
+    }
+    found
+}
+
+/// The DOM of an HTML file after its scripts ran, from headless Chromium, or `None` (with a
+/// message) when Chromium is not installed.
+pub fn chromium_dom(html: &Path) -> Option<String> {
+    let chromium = chromium()?;
     let out = Command::new(chromium)
         .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
         .arg(format!("file://{}", html.canonicalize().unwrap().display()))
@@ -250,6 +256,38 @@ pub fn chromium_dom(html: &Path) -> Option<String> {
         String::from_utf8_lossy(&out.stderr)
     );
     Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Drives an HTML report in headless Chromium with `tests/tools/report_html.mjs` (Node, the
+/// DevTools protocol on a pipe) as `plan` asks (a warning code to click, text to search, a
+/// status to pick, a file whose preview to screenshot twice) and returns what it saw (see the
+/// script), or `None` (with a message) when Chromium or Node is not installed.
+pub fn chromium_drive(html: &Path, plan: &serde_json::Value) -> Option<serde_json::Value> {
+    let chromium = chromium()?;
+    if !Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        skip_tool("HTML report in Chromium: node missing");
+        return None;
+    }
+    let out = Command::new("node")
+        .arg(root().join("tests/tools/report_html.mjs"))
+        .arg(chromium)
+        .arg(html.canonicalize().unwrap())
+        .arg(plan.to_string())
+        .output()
+        .expect("run node");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap_or_else(|e| {
+        panic!(
+            "report_html.mjs: {e}: {text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert!(v.get("fatal").is_none(), "report_html.mjs: {v}");
+    Some(v)
 }
 
 /// Skips a check that needs an outside tool, with a message; under `SKELNORM_REQUIRE_TOOLS=1`

@@ -239,17 +239,44 @@ fn mapped_bone(rig: &Rig, name: &str, unmapped: NotMeasured) -> Result<BoneId, N
     rig.map.get(p).ok_or(unmapped)
 }
 
-/// Hands and feet against the scaled source, and the feet's skate on both sides; each figure
-/// measured or with the reason it is not.
-fn effectors(
+/// The end effectors measured: hands and feet.
+const EFFECTORS: [&str; 4] = ["LeftHand", "RightHand", "LeftFoot", "RightFoot"];
+
+/// The bone of profile bone `name` on each side, each or the reason it is missing, and the
+/// pair or the reason for the pair.
+type Pair = (
+    Result<BoneId, NotMeasured>,
+    Result<BoneId, NotMeasured>,
+    Result<(BoneId, BoneId), NotMeasured>,
+);
+
+fn effector_pair(s: &Posed, t: &Posed, name: &str) -> Pair {
+    let sb = mapped_bone(s.rig, name, NotMeasured::NotMappedInSource);
+    let tb = mapped_bone(t.rig, name, NotMeasured::NotMappedInTarget);
+    let pair = match (sb, tb) {
+        (Ok(a), Ok(b)) => Ok((a, b)),
+        (Err(NotMeasured::NotInProfile), _) | (_, Err(NotMeasured::NotInProfile)) => {
+            Err(NotMeasured::NotInProfile)
+        }
+        (Err(_), Err(_)) => Err(NotMeasured::NotMappedOnEitherSide),
+        (Err(e), Ok(_)) | (Ok(_), Err(e)) => Err(e),
+    };
+    (sb, tb, pair)
+}
+
+/// Per frame, the distance between the target effector's movement and the source's scaled by
+/// the plan (each relative to its hips, from where it is at rest), fraction of the target's
+/// height (see [`EffectorCheck::max_error`]).
+fn effector_series(
     s: &Posed,
     t: &Posed,
     plan: &Plan,
     options: &RetargetOptions,
-) -> (Vec<EffectorCheck>, Vec<SkateCheck>) {
+    (sb, tb): (BoneId, BoneId),
+) -> Vec<f32> {
     let (sh, th) = plan.hips();
+    let r = plan.hips_ratio;
     let scale = |v: Vec3| {
-        let r = plan.hips_ratio;
         Vec3::new(
             v.x * r * options.horizontal_scale,
             v.y * r * options.vertical_scale,
@@ -259,26 +286,55 @@ fn effectors(
     let moved = |at: &[Vec3], rest: &[Vec3], b: BoneId, h: BoneId| {
         (at[b.index()] - at[h.index()]) - (rest[b.index()] - rest[h.index()])
     };
+    s.frames
+        .iter()
+        .zip(&t.frames)
+        .map(|(a, b)| {
+            let want = scale(moved(a, &s.rest, sb, sh));
+            (moved(b, &t.rest, tb, th) - want).length() / t.height
+        })
+        .collect()
+}
+
+/// The end-effector error of `target`'s clip (retargeted by `plan`) against `source`'s at
+/// each of `times` (seconds), per hand and foot (`LeftHand`, `RightHand`, `LeftFoot`,
+/// `RightFoot`): the series whose largest value is [`EffectorCheck::max_error`], or why it is
+/// not measured. For charts.
+pub fn effector_errors(
+    source: (&Rig, &Clip),
+    target: (&Rig, &Clip),
+    plan: &Plan,
+    options: &RetargetOptions,
+    times: &[f32],
+) -> Vec<(String, Result<Vec<f32>, NotMeasured>)> {
+    let (s, t) = (
+        Posed::new(source.0, source.1, times),
+        Posed::new(target.0, target.1, times),
+    );
+    EFFECTORS
+        .iter()
+        .map(|&name| {
+            let (_, _, pair) = effector_pair(&s, &t, name);
+            let series = pair.map(|p| effector_series(&s, &t, plan, options, p));
+            (name.to_string(), series)
+        })
+        .collect()
+}
+
+/// Hands and feet against the scaled source, and the feet's skate on both sides; each figure
+/// measured or with the reason it is not.
+fn effectors(
+    s: &Posed,
+    t: &Posed,
+    plan: &Plan,
+    options: &RetargetOptions,
+) -> (Vec<EffectorCheck>, Vec<SkateCheck>) {
     let (mut effectors, mut skates) = (Vec::new(), Vec::new());
-    for name in ["LeftHand", "RightHand", "LeftFoot", "RightFoot"] {
-        let sb = mapped_bone(s.rig, name, NotMeasured::NotMappedInSource);
-        let tb = mapped_bone(t.rig, name, NotMeasured::NotMappedInTarget);
-        let pair = match (sb, tb) {
-            (Ok(a), Ok(b)) => Ok((a, b)),
-            (Err(NotMeasured::NotInProfile), _) | (_, Err(NotMeasured::NotInProfile)) => {
-                Err(NotMeasured::NotInProfile)
-            }
-            (Err(_), Err(_)) => Err(NotMeasured::NotMappedOnEitherSide),
-            (Err(e), Ok(_)) | (Ok(_), Err(e)) => Err(e),
-        };
-        let max_error = pair.map(|(sb, tb)| {
-            s.frames
-                .iter()
-                .zip(&t.frames)
-                .map(|(a, b)| {
-                    let want = scale(moved(a, &s.rest, sb, sh));
-                    (moved(b, &t.rest, tb, th) - want).length() / t.height
-                })
+    for name in EFFECTORS {
+        let (sb, tb, pair) = effector_pair(s, t, name);
+        let max_error = pair.map(|p| {
+            effector_series(s, t, plan, options, p)
+                .into_iter()
                 .fold(0.0, f32::max)
         });
         effectors.push(EffectorCheck {

@@ -237,3 +237,49 @@ fn mapping_in_words() {
          mapped in the source, no LeftThumbProximal, no LeftThumbDistal"
     );
 }
+
+#[test]
+fn the_effector_error_series_peaks_at_the_measured_maximum() {
+    // Issue 17: the report charts the series whose largest value the check reports.
+    let (source, target) = (side(&[]), side(&["RightFoot"]));
+    let c = clip(&source.0, "LeftLowerArm", 40.0);
+    let profile = Profile::humanoid();
+    let (s, t) = (
+        Rig {
+            skeleton: &source.0,
+            map: &source.1,
+            profile,
+        },
+        Rig {
+            skeleton: &target.0,
+            map: &target.1,
+            profile,
+        },
+    );
+    // A hand that moves less than the source's: an error that grows over the clip.
+    let options = RetargetOptions {
+        horizontal_scale: 0.5,
+        ..RetargetOptions::default()
+    };
+    let r = retarget_clip(&s, &c, &t, SkeletonId(0), &RetargetOptions::default()).expect("ok");
+    let times: Vec<f32> = (0..=30).map(|f| f as f32 / 30.0).collect();
+    let series = effector_errors((&s, &c), (&t, &r.clip), &r.plan, &options, &times);
+    let names: Vec<&str> = series.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["LeftHand", "RightHand", "LeftFoot", "RightFoot"]);
+    let m = retarget((&s, &c), (&t, &r.clip), &r.plan, &options);
+    for (name, values) in &series {
+        match values {
+            Ok(v) => {
+                assert_eq!(v.len(), times.len(), "{name}: one value per time");
+                let peak = v.iter().copied().fold(0.0, f32::max);
+                let max = effector(&m, name).max_error.expect("measured");
+                assert!((peak - max).abs() < 1e-4 * max.max(1.0), "{name}");
+            }
+            Err(why) => assert_eq!(Some(*why), effector(&m, name).reason, "{name}"),
+        }
+    }
+    let left = series[0].1.as_ref().expect("the left hand is measured");
+    assert!(left[0] < 1e-4, "no error at the start: {}", left[0]);
+    assert!(left[30] > left[15] && left[15] > 1e-3, "{left:?}");
+    assert!(series[3].1.is_err(), "the right foot is not mapped");
+}
