@@ -13,7 +13,7 @@
 )]
 
 use skelnorm::batch::{self, Existing, Job, Naming};
-use skelnorm::report::{render_html, BatchReport};
+use skelnorm::report::{render_html, Report};
 use skelnorm::settings::{ResolveError, Resolved, Settings};
 use std::path::Path;
 use std::process::Command;
@@ -55,7 +55,7 @@ fn main() {
         unsupported: Vec::new(),
     };
     let real = batch::run(&job, &|_| {}).unwrap();
-    let mut report = BatchReport {
+    let mut report = Report {
         files: Vec::new(),
         ..real.clone()
     };
