@@ -325,6 +325,43 @@ fn row_3_not_a_humanoid() {
     expect(0, &["map", &q, "--allow-partial"]);
 }
 
+/// A VRMA whose hips rest on the floor (height 0) cannot scale root motion: the input is
+/// refused (3), not a usage error.
+#[test]
+fn row_3_a_vrma_with_its_hips_on_the_floor() {
+    let Some(vrma) = common::asset("vrm/test.vrma") else {
+        eprintln!("skipped: ../shared/assets/vrm/test.vrma is absent");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (mut json, bin) = common::split_glb(&std::fs::read(vrma).unwrap());
+    let hips = json["extensions"]["VRMC_vrm_animation"]["humanoid"]["humanBones"]["hips"]["node"]
+        .as_u64()
+        .unwrap() as usize;
+    json["nodes"][hips]["translation"] = serde_json::json!([0.0, 0.0, 0.0]);
+    let floored = dir.path().join("floored.vrma");
+    std::fs::write(&floored, common::join_glb(&json, &bin)).unwrap();
+    let out = s(&dir.path().join("o.glb"));
+    let o = expect(
+        3,
+        &[
+            "retarget",
+            "--source",
+            &s(&floored),
+            "--target",
+            &fixture("mixamo.glb"),
+            "-o",
+            &out,
+        ],
+    );
+    assert!(
+        stderr(&o).contains("hips height") && stderr(&o).contains("floored.vrma"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!Path::new(&out).exists(), "a refused input wrote an output");
+}
+
 #[test]
 fn row_3_comes_after_row_1_in_a_run() {
     // A run with a corrupt file and a quadruped: the lowest non-zero code wins.
