@@ -77,7 +77,7 @@ enum Command {
     /// Show a file's skeletons (tree, rest, world positions), clips, and what can be told at a
     /// glance: height and units, up axis, facing, A- or T-pose, naming convention.
     Inspect {
-        /// A .gltf, .glb, .vrm or .vrma file.
+        /// A .gltf, .glb, .vrm, .vrma, .fbx or .bvh file.
         file: PathBuf,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -87,7 +87,7 @@ enum Command {
     /// hierarchy and rest-pose geometry decide; a VRM humanoid map is used as declared. Exits 3
     /// when a required bone is missing (unless --allow-partial) or the file has no skeleton.
     Map {
-        /// A .gltf, .glb, .vrm or .vrma file.
+        /// A .gltf, .glb, .vrm, .vrma, .fbx or .bvh file.
         file: PathBuf,
         /// Print JSON instead of text.
         #[arg(long)]
