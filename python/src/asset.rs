@@ -77,7 +77,9 @@ impl Asset {
             .model
             .skeletons
             .iter()
-            .map(|s| Skeleton { inner: Arc::new(s.clone()) })
+            .map(|s| Skeleton {
+                inner: Arc::new(s.clone()),
+            })
             .collect()
     }
 
@@ -158,7 +160,12 @@ impl Skeleton {
     /// (metres for glTF).
     #[getter]
     fn rest_translations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
-        let v: Vec<_> = self.inner.bones.iter().map(|b| b.rest.translation).collect();
+        let v: Vec<_> = self
+            .inner
+            .bones
+            .iter()
+            .map(|b| b.rest.translation)
+            .collect();
         arrays::vecs(py, &[v.len()], &v)
     }
 
@@ -171,7 +178,11 @@ impl Skeleton {
 
     /// Rest rotations, float32 (J, 4), in `order`: "xyzw" (glTF, the default) or "wxyz".
     #[pyo3(signature = (order="xyzw"))]
-    fn rest_rotations_as<'py>(&self, py: Python<'py>, order: &str) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+    fn rest_rotations_as<'py>(
+        &self,
+        py: Python<'py>,
+        order: &str,
+    ) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
         let q: Vec<_> = self.inner.bones.iter().map(|b| b.rest.rotation).collect();
         arrays::quats(py, &[q.len()], &q, Order::parse(order)?)
     }
@@ -187,7 +198,11 @@ impl Skeleton {
     /// (4, 4), row-major (`base[:3, 3]` is the translation).
     #[getter]
     fn base<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
-        arrays::out(py, &[4, 4], self.inner.base.transpose().to_cols_array().to_vec())
+        arrays::out(
+            py,
+            &[4, 4],
+            self.inner.base.transpose().to_cols_array().to_vec(),
+        )
     }
 
     /// The glTF node each bone was read from (None for bones made in code), (J,) list.
@@ -201,7 +216,11 @@ impl Skeleton {
     }
 
     fn __repr__(&self) -> String {
-        format!("<skelnorm.Skeleton {:?}: {} bones>", self.inner.name, self.inner.bones.len())
+        format!(
+            "<skelnorm.Skeleton {:?}: {} bones>",
+            self.inner.name,
+            self.inner.bones.len()
+        )
     }
 }
 
@@ -236,7 +255,9 @@ impl Clip {
     /// The skeleton it animates.
     #[getter]
     fn skeleton(&self) -> Skeleton {
-        Skeleton { inner: self.skeleton.clone() }
+        Skeleton {
+            inner: self.skeleton.clone(),
+        }
     }
 
     /// Samples the clip into local transforms per frame (the library's `Pose::sample`:
@@ -250,7 +271,9 @@ impl Clip {
         let order = Order::parse(order)?;
         if let Some(f) = fps {
             if !(f > 0.0 && f.is_finite() && f <= 1000.0) {
-                return Err(value_error(format!("fps {f}: must be above 0 and at most 1000")));
+                return Err(value_error(format!(
+                    "fps {f}: must be above 0 and at most 1000"
+                )));
             }
         }
         if let Some(p) = self.inner.validate(&self.skeleton).into_iter().next() {
