@@ -60,9 +60,13 @@ class Motion:
         name: str = "motion",
     ) -> None:
         """times (N,), rotations (N, J, 4) in (x, y, z, w) order as glTF (or order="wxyz"),
-        translations (N, J, 3), scales (N, J, 3) or ones."""
+        translations (N, J, 3), scales (N, J, 3) or ones. A BVH written from it keys the roots'
+        channels and, on other bones, those that leave the rest value in some frame."""
     @property
     def name(self) -> str: ...
+    @property
+    def skeleton(self) -> Optional[Skeleton]:
+        """The skeleton it animates (the one sampled from or given), or None."""
     @property
     def times(self) -> FloatArray:
         """Sample times in seconds, float32 (N,)."""

@@ -11,7 +11,8 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
-CMU_BVH = ROOT.parent / "shared" / "assets" / "bvh" / "cmu_131_03_maxfriendly.bvh"
+ASSETS = ROOT.parent / "shared" / "assets"
+CMU_BVH = ASSETS / "bvh" / "cmu_131_03_maxfriendly.bvh"
 
 
 @pytest.fixture(scope="session")
