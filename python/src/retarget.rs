@@ -131,7 +131,7 @@ impl Retargeter {
         let mut target = Pose::rest(&self.target);
         let (mut out_q, mut out_t): (Vec<Quat>, Vec<Vec3>) =
             (Vec::with_capacity(n * jt), Vec::new());
-        for f in 0..n {
+        for (f, root) in roots.iter().enumerate() {
             for (j, local) in source.locals.iter_mut().enumerate() {
                 let k = (f * js + j) * 4;
                 local.rotation = order.take(&rv[k..k + 4]);
@@ -139,7 +139,7 @@ impl Retargeter {
                     value_error(format!("rotations: frame {f}, joint {j}: the rotation {e}"))
                 })?;
             }
-            source.locals[hips].translation = roots[f];
+            source.locals[hips].translation = *root;
             self.inner
                 .retarget(&source, &mut target)
                 .map_err(|e| value_error(e.to_string()))?;

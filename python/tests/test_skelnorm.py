@@ -2,6 +2,7 @@
 exceptions."""
 
 import json
+import pathlib
 import struct
 
 import numpy as np
@@ -242,6 +243,54 @@ def test_retargeter_frames_and_batches_agree(tmp_path):
     assert np.array_equal(q1, q[5]) and np.array_equal(root1, root[5])
     qw, _ = r.retarget(m.rotations[..., [3, 0, 1, 2]], hips, order="wxyz")
     assert np.array_equal(qw, q[..., [3, 0, 1, 2]])
+
+
+RETARGET_PAIRS = [
+    ("mixamo.glb", "long_legs.glb", {}),
+    ("mixamo.glb", "vrm0.vrm", {}),
+    ("ue_zup.glb", "spine5.glb", {}),
+    # Settings as keywords against the same settings in a RON file: leg IK off, arm IK on, in
+    # place, scaled vertical motion.
+    (
+        "mixamo.glb",
+        "long_legs.glb",
+        {"retarget": {"in_place": True, "vertical_scale": 0.8, "chains": {"LeftLeg": {"ik": False}, "LeftArm": {"ik": True}}}},
+    ),
+    ("cmu_131_03_maxfriendly.bvh", "vrm0.vrm", {}),
+]
+SETTINGS_RON = '(retarget: (in_place: true, vertical_scale: 0.8, chains: {"LeftLeg": (ik: Some(false)), "LeftArm": (ik: Some(true))}))'
+
+
+@pytest.mark.parametrize("src,dst,settings", RETARGET_PAIRS, ids=lambda v: v if isinstance(v, str) else "settings" * bool(v))
+def test_retargeter_gives_the_rust_runtime_poses(runtime_poses, tmp_path, src, dst, settings):
+    """skelnorm.Retargeter equals the Rust API's Retargeter (python/examples/runtime_poses.rs)
+    pose for pose, float for float: rotations and every bone's translation of the target."""
+    paths = []
+    for name in (src, dst):
+        path = present(CMU_BVH) if name.endswith(".bvh") else FIXTURES / name
+        out = tmp_path / ("n_" + pathlib.Path(name).stem + ".glb")
+        skelnorm.normalize(path, out)
+        paths.append(out)
+    fps = 24
+    ron = tmp_path / "settings.ron"
+    ron.write_text(SETTINGS_RON if settings else "()")
+    runtime_poses(*paths, fps, tmp_path / "rust.f32", ron)
+    source, target = skelnorm.load(paths[0]), skelnorm.load(paths[1])
+    clip = source.clips[0]
+    r = skelnorm.Retargeter(clip.skeleton, target.skeletons[0], **settings)
+    m = clip.sample(fps)
+    q, t = r.retarget(m.rotations, m.translations[:, r.source_hips], all_translations=True)
+    raw = np.fromfile(tmp_path / "rust.f32", "<f4")
+    n, j = len(m), len(target.skeletons[0])
+    assert raw.size == n * j * 7
+    want_q, want_t = raw[: n * j * 4].reshape(n, j, 4), raw[n * j * 4 :].reshape(n, j, 3)
+    assert np.array_equal(q, want_q)
+    assert np.array_equal(t, want_t)
+    # The frames move: this compares motion, not rest poses.
+    assert np.ptp(q, axis=0).max() > 0.1
+    if settings:
+        plain, _ = skelnorm.Retargeter(clip.skeleton, target.skeletons[0]).retarget(m.rotations, m.translations[:, r.source_hips])
+        assert not np.array_equal(plain, q)
 
 
 def test_bad_inputs_raise(tmp_path):
