@@ -155,7 +155,8 @@ class Retargeter:
         order and the target hips' translation (or every bone's, all_translations=True)."""
 
 def load(path: PathLike, *, bvh_scale: Optional[float] = None) -> Asset:
-    """Reads glTF, GLB, VRM, VRMA, FBX or BVH. OSError if unreadable, ValueError if invalid."""
+    """Reads glTF, GLB, VRM, VRMA, FBX or BVH. OSError (FileNotFoundError, PermissionError,
+    IsADirectoryError) if unreadable, ValueError if invalid."""
 
 def normalize(
     src: PathLike,

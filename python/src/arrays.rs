@@ -5,7 +5,7 @@
 use crate::errors::value_error;
 use glam::{Quat, Vec3};
 use numpy::ndarray::{ArrayD, IxDyn};
-use numpy::{IntoPyArray, PyArrayDyn, PyReadonlyArrayDyn};
+use numpy::{IntoPyArray, PyArrayDyn, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
 /// The order of a quaternion's four numbers in an array.
@@ -78,7 +78,7 @@ pub fn vecs<'py>(
 }
 
 /// An input array: its shape and its values as f32 (row-major). Accepts float32 and float64
-/// arrays (and sequences numpy turns into them); refuses other dtypes, non-finite values and
+/// numpy arrays of any layout; refuses other dtypes, other objects, non-finite values and
 /// shapes other than `lead + [width]` with `lead` of `ranks` dimensions, described to the user
 /// as `expected` (each a `ValueError` naming `what`).
 pub fn input(
@@ -100,11 +100,8 @@ pub fn input(
                 a.as_array().iter().map(|&v| v as f32).collect(),
             )
         } else {
-            let kind = match obj.getattr("dtype") {
-                Ok(d) => format!(
-                    "an array of dtype {}",
-                    d.str().map(|s| s.to_string()).unwrap_or_default()
-                ),
+            let kind = match obj.cast::<PyUntypedArray>() {
+                Ok(a) => format!("an array of dtype {}", a.dtype()),
                 Err(_) => format!(
                     "a {}",
                     obj.get_type()

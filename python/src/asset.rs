@@ -2,7 +2,7 @@
 //! and views of its model as lists and numpy arrays.
 
 use crate::arrays::{self, Order};
-use crate::errors::{file_error, value_error};
+use crate::errors::{file_error, folder_error, value_error};
 use crate::motion::Motion;
 use numpy::PyArrayDyn;
 use pyo3::prelude::*;
@@ -24,9 +24,13 @@ pub fn read_options(bvh_scale: Option<f32>) -> PyResult<ReadOptions> {
     Ok(ReadOptions { bvh_scale })
 }
 
-/// Reads `path` as `skelnorm::io::read` does (the CLI's reader).
+/// Reads `path` as `skelnorm::io::read` does (the CLI's reader). A folder is an
+/// `IsADirectoryError` with the library's message.
 pub fn read(path: &Path, bvh_scale: Option<f32>) -> PyResult<Document> {
-    skelnorm::io::read(path, &read_options(bvh_scale)?).map_err(file_error)
+    skelnorm::io::read(path, &read_options(bvh_scale)?).map_err(|e| match path.is_dir() {
+        true => folder_error(e.to_string()),
+        false => file_error(e),
+    })
 }
 
 /// Refuses an output path whose extension names no glTF container (as the CLI does).
@@ -43,8 +47,8 @@ pub fn check_output(path: &Path) -> PyResult<()> {
 /// Reads a glTF, GLB, VRM, VRMA, FBX or BVH file (told by its first bytes).
 ///
 /// `bvh_scale`: metres per BVH unit (guessed from the skeleton's height when None), the CLI's
-/// `--bvh-scale`. Raises OSError (FileNotFoundError, PermissionError) when the file cannot be
-/// read, ValueError when its content is not valid.
+/// `--bvh-scale`. Raises OSError (FileNotFoundError, PermissionError, IsADirectoryError) when
+/// the file cannot be read, ValueError when its content is not valid.
 #[pyfunction]
 #[pyo3(signature = (path, *, bvh_scale=None))]
 pub fn load(path: PathBuf, bvh_scale: Option<f32>) -> PyResult<Asset> {

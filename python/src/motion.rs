@@ -3,10 +3,9 @@
 
 use crate::arrays::{self, Order};
 use crate::asset::Skeleton;
-use crate::errors::value_error;
+use crate::errors::{io_error, value_error};
 use glam::{Quat, Vec3};
 use numpy::PyArrayDyn;
-use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use skelnorm::bvh_io::{self, BvhWriteOptions, RotationOrder};
 use skelnorm::model::{self, BoneTracks, Interpolation, Pose, SkeletonId, Track, Transform};
@@ -179,6 +178,11 @@ impl Motion {
         name: &str,
     ) -> PyResult<Motion> {
         let order = Order::parse(order)?;
+        let ndim: Option<usize> = times.getattr("ndim").and_then(|d| d.extract()).ok();
+        if ndim.is_some_and(|d| d != 1) {
+            let shape = times.getattr("shape")?.str()?.to_string();
+            return Err(value_error(format!("times: shape {shape} is not (N,)")));
+        }
         let times_obj = times
             .call_method1("reshape", ((-1, 1),))
             .unwrap_or_else(|_| times.clone());
@@ -342,7 +346,7 @@ impl Motion {
         let text = bvh_io::write(&s, &self.to_clip(&s), &options)
             .map_err(|e| value_error(format!("{}: cannot write BVH: {e}", path.display())))?;
         skelnorm::gltf_io::write_file(&path, text.as_bytes())
-            .map_err(|e| PyOSError::new_err(format!("{}: cannot write: {e}", path.display())))
+            .map_err(|e| io_error(format!("{}: cannot write: {e}", path.display()), &e))
     }
 
     fn __len__(&self) -> usize {

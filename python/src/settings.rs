@@ -5,7 +5,7 @@
 //! unknown keys refused) and `Settings::resolve` checks them, as for the CLI.
 
 use crate::asset::{check_output, read, Asset};
-use crate::errors::{file_error, value_error};
+use crate::errors::{file_error, io_error, value_error};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
@@ -79,7 +79,12 @@ pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Settings> {
         .map(|v| v.extract::<PathBuf>())
         .transpose()?;
     let base = match &file {
-        Some(p) => Settings::load(p).map_err(|e| value_error(e.to_string()))?,
+        Some(p) => {
+            // A file that cannot be opened is an OSError; the library reads it again.
+            std::fs::File::open(p)
+                .map_err(|e| io_error(format!("{}: cannot read: {e}", p.display()), &e))?;
+            Settings::load(p).map_err(|e| value_error(e.to_string()))?
+        }
         None => Settings::default(),
     };
     let mut json = serde_json::to_value(&base).map_err(|e| value_error(e.to_string()))?;

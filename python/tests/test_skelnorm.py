@@ -293,30 +293,153 @@ def test_retargeter_gives_the_rust_runtime_poses(runtime_poses, tmp_path, src, d
         assert not np.array_equal(plain, q)
 
 
-def test_bad_inputs_raise(tmp_path):
+def test_bad_paths_raise_oserror(tmp_path):
+    """Files that cannot be read or written: OSError subclasses naming the path; content that is
+    not a model: ValueError naming the file."""
     with pytest.raises(FileNotFoundError, match="nope.glb"):
         skelnorm.load(tmp_path / "nope.glb")
-    (tmp_path / "bad.glb").write_bytes(b"glTF\x02\x00\x00\x00garbage")
-    with pytest.raises(ValueError, match="bad.glb"):
+    with pytest.raises(IsADirectoryError, match="it is a folder"):
+        skelnorm.load(tmp_path)
+    with pytest.raises(FileNotFoundError, match="nope.bvh"):
+        skelnorm.normalize(tmp_path / "nope.bvh", tmp_path / "x.glb")
+    with pytest.raises(FileNotFoundError, match="nope.vrm"):
+        skelnorm.retarget(FIXTURES / "mixamo.glb", tmp_path / "nope.vrm")
+    with pytest.raises(FileNotFoundError, match="none.ron: cannot read"):
+        skelnorm.normalize(FIXTURES / "mixamo.glb", tmp_path / "x.glb", settings=tmp_path / "none.ron")
+    motion = skelnorm.load(FIXTURES / "mixamo.glb").clips[0].sample()
+    with pytest.raises(IsADirectoryError, match="cannot write"):
+        motion.to_bvh(tmp_path)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(OSError, match="file"):
+        motion.to_bvh(tmp_path / "file" / "under_a_file.bvh")
+    with pytest.raises(OSError, match="file"):
+        skelnorm.load(FIXTURES / "mixamo.glb").save(tmp_path / "file" / "under_a_file.glb")
+    with pytest.raises(TypeError):
+        skelnorm.load(123)
+
+
+@pytest.mark.parametrize(
+    "content,msg",
+    [(b"", "empty"), (b"glTF\x02\x00\x00\x00garbage", "bad.glb"), (b"HIERARCHY\nROOT {", "bad.glb")],
+)
+def test_bad_files_raise_valueerror(tmp_path, content, msg):
+    (tmp_path / "bad.glb").write_bytes(content)
+    with pytest.raises(ValueError, match=msg):
         skelnorm.load(tmp_path / "bad.glb")
+
+
+def test_bad_settings_raise_valueerror(tmp_path):
     with pytest.raises(ValueError, match="silhouete"):
         skelnorm.normalize(FIXTURES / "mixamo.glb", tmp_path / "x.glb", rest={"silhouete_threshold_deg": 1.0})
     with pytest.raises(ValueError, match="must end in"):
         skelnorm.normalize(FIXTURES / "mixamo.glb", tmp_path / "x.txt")
+    with pytest.raises(ValueError, match="expected a boolean"):
+        skelnorm.normalize(FIXTURES / "mixamo.glb", tmp_path / "x.glb", rest={"fix_silhouette": "yes"})
+    with pytest.raises(ValueError, match="NaN is not a finite number"):
+        skelnorm.normalize(FIXTURES / "mixamo.glb", tmp_path / "x.glb", rest={"silhouette_threshold_deg": float("nan")})
+    with pytest.raises(ValueError, match="unknown settings section `foo`"):
+        skelnorm.normalize(FIXTURES / "mixamo.glb", tmp_path / "x.glb", foo={})
+    with pytest.raises(ValueError, match="no skeleton 9"):
+        skelnorm.normalize(FIXTURES / "mixamo.glb", tmp_path / "x.glb", skeleton=9)
+    with pytest.raises(ValueError, match="no skeleton fits"):
+        skelnorm.normalize(FIXTURES / "quadruped.glb", tmp_path / "x.glb")
+    with pytest.raises(ValueError, match="bvh_scale"):
+        skelnorm.load(FIXTURES / "mixamo.glb", bvh_scale=-1)
+    assert not (tmp_path / "x.glb").exists()
+
+
+@pytest.fixture(scope="module")
+def mixamo():
     s = skelnorm.load(FIXTURES / "mixamo.glb").skeletons[0]
-    r = skelnorm.Retargeter(s, s)
-    j = len(s)
-    for bad, msg in [
-        (np.zeros((j, 3), np.float32), "shape"),
-        (np.zeros((2, j + 1, 4), np.float32), "joints"),
-        (np.full((j, 4), np.nan, np.float32), "not finite"),
-        (np.zeros((j, 4), np.int64), "dtype int64"),
-        (np.zeros((j, 4), np.float32), "unit length"),
-        ([[0, 0, 0, 1]] * j, "numpy array"),
+    return s, skelnorm.Retargeter(s, s), len(s)
+
+
+BAD_ROTATIONS = [
+    (lambda j: np.zeros((j, 3), np.float32), "shape \\[65, 3\\] is not \\(J, 4\\) or \\(N, J, 4\\)"),
+    (lambda j: np.zeros((1, 2, j, 4), np.float32), "shape \\[1, 2, 65, 4\\]"),
+    (lambda j: np.array(np.float32(1)), "shape \\[\\]"),
+    (lambda j: np.zeros((2, j + 1, 4), np.float32), "66 joints, the source skeleton `Armature` has 65"),
+    (lambda j: np.zeros((j - 1, 4), np.float32), "64 joints"),
+    (lambda j: np.full((j, 4), np.nan, np.float32), "value NaN at flat index 0 is not finite"),
+    (lambda j: np.full((3, j, 4), np.inf), "value inf at flat index 0 is not finite"),
+    (lambda j: np.zeros((j, 4), np.int64), "dtype int64"),
+    (lambda j: np.zeros((j, 4), np.float16), "dtype float16"),
+    (lambda j: np.zeros((j, 4), bool), "dtype bool"),
+    (lambda j: np.array([[None] * 4] * j), "dtype object"),
+    (lambda j: np.zeros((j, 4), np.float32), "frame 0, joint 0: the rotation .*unit length"),
+    (lambda j: [[0, 0, 0, 1]] * j, "expected a float32 or float64 numpy array, got a list"),
+    (lambda j: np.float32(1), "got a float32"),
+]
+
+
+@pytest.mark.parametrize("make,msg", BAD_ROTATIONS, ids=[m for _, m in BAD_ROTATIONS])
+def test_bad_rotations_raise_valueerror(mixamo, make, msg):
+    s, r, j = mixamo
+    with pytest.raises(ValueError, match=msg):
+        r.retarget(make(j))
+
+
+def test_bad_root_translations_raise_valueerror(mixamo):
+    s, r, j = mixamo
+    one = np.tile(np.float32([0, 0, 0, 1]), (j, 1))
+    three = np.stack([one] * 3)
+    for rot, root, msg in [
+        (one, np.float32([np.nan, 0, 0]), "root_translation: value NaN"),
+        (one, np.zeros(4, np.float32), "shape \\[4\\] is not \\(3,\\) or \\(N, 3\\)"),
+        (three, np.zeros((2, 3), np.float32), "shape \\[2, 3\\] does not go with rotations \\[3, 65, 4\\]"),
+        (three, np.zeros(3, np.float32), "shape \\[3\\] does not go with"),
+        (one, np.zeros((1, 3), np.float32), "shape \\[1, 3\\] does not go with"),
+        (one, np.zeros(3, np.int32), "dtype int32"),
     ]:
         with pytest.raises(ValueError, match=msg):
-            r.retarget(bad)
+            r.retarget(rot, root)
+    with pytest.raises(ValueError, match="order `zyxw`"):
+        r.retarget(one, order="zyxw")
+    # Layouts numpy makes without copying are accepted: strided, Fortran order, float64.
+    q, _ = r.retarget(three)
+    assert np.array_equal(r.retarget(np.stack([one] * 6)[::2])[0], q)
+    assert np.array_equal(r.retarget(np.asfortranarray(one))[0], q[0])
+    assert np.array_equal(r.retarget(one.astype(np.float64))[0], q[0])
+    assert r.retarget(three[:0])[0].shape == (0, j, 4)
+
+
+def test_bad_motion_arrays_raise_valueerror(mixamo, tmp_path):
+    s, _, j = mixamo
+    m = skelnorm.load(FIXTURES / "mixamo.glb").clips[0].sample()
+    t, q, p = m.times, m.rotations, m.translations
+    other = skelnorm.load(FIXTURES / "long_spine.glb").skeletons[0]
+    for args, kw, msg in [
+        ((t, q[..., :3], p), {}, "rotations: shape \\[25, 65, 3\\] is not \\(N, J, 4\\)"),
+        ((t, q, p[..., :2]), {}, "translations: shape"),
+        ((t[:, None], q, p), {}, "times: shape \\(25, 1\\) is not \\(N,\\)"),
+        ((t[:-1], q, p), {}, "disagree on N or J"),
+        ((t, q, p[:, :-1]), {}, "disagree on N or J"),
+        ((t, q, p), {"scales": np.ones((25, 64, 3), np.float32)}, "scales .* disagree"),
+        ((t[::-1].copy(), q, p), {}, "times: must not decrease"),
+        ((t * np.nan, q, p), {}, "times: value NaN"),
+        ((t, q * np.nan, p), {}, "rotations: value NaN"),
+        ((t, q, p + np.inf), {}, "translations: value inf"),
+        ((t, q * 2, p), {}, "frame 0, joint 0: the transform rotation is not unit length"),
+        ((t, q.astype(np.int32), p), {}, "rotations: .* dtype int32"),
+        ((t.tolist(), q, p), {}, "times: .* got a list"),
+        ((t, q, p), {"skeleton": other}, "skeleton `Armature` has 67 bones and the arrays 65"),
+        ((t, q, p), {"order": "xyz"}, "order `xyz`"),
+    ]:
+        with pytest.raises(ValueError, match=msg):
+            skelnorm.Motion(*args, **kw)
+    with pytest.raises(ValueError, match="has 67 bones and the motion 65"):
+        m.world_positions(other)
+    with pytest.raises(ValueError, match="knows no skeleton"):
+        skelnorm.Motion(t, q, p).world_positions()
+    with pytest.raises(ValueError, match="unit `km`"):
+        m.to_bvh(tmp_path / "x.bvh", unit="km")
+    with pytest.raises(ValueError, match="bvh order `abc`"):
+        m.to_bvh(tmp_path / "x.bvh", bvh_order="abc")
+    with pytest.raises(ValueError, match="fps 0 is not a positive number"):
+        m.to_bvh(tmp_path / "x.bvh", fps=0)
+    clip = skelnorm.load(FIXTURES / "mixamo.glb").clips[0]
+    for fps in [-1, 0, float("nan"), 1e6]:
+        with pytest.raises(ValueError, match="fps"):
+            clip.sample(fps=fps)
     with pytest.raises(ValueError, match="order"):
         s.rest_rotations_as("zyxw")
-    with pytest.raises(ValueError, match="fps"):
-        skelnorm.load(FIXTURES / "mixamo.glb").clips[0].sample(fps=-1)
