@@ -42,6 +42,9 @@ class Skeleton:
     @property
     def base(self) -> FloatArray:
         """World matrix of the space the roots live in, float32 (4, 4), row-major."""
+    @property
+    def nodes(self) -> list[Optional[int]]:
+        """The glTF node each bone was read from (None for bones made in code)."""
     def __len__(self) -> int: ...
 
 class Motion:
