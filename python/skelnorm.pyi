@@ -161,6 +161,18 @@ def load(path: PathLike, *, bvh_scale: Optional[float] = None) -> Asset:
     """Reads glTF, GLB, VRM, VRMA, FBX or BVH. OSError (FileNotFoundError, PermissionError,
     IsADirectoryError) if unreadable, ValueError if invalid."""
 
+def map(
+    asset: Asset,
+    *,
+    skeleton: Optional[int] = None,
+    profile: Optional[PathLike] = None,
+    bone_map: Optional[PathLike] = None,
+    **settings: Any,
+) -> dict[str, Any]:
+    """What `skelnorm map FILE --json` prints: each skeleton's bones mapped to the profile
+    (`missing_required` lists what a partial map lacks). profile/bone_map: RON files, as
+    --profile/--bone-map; other settings as for normalize (map={"ignore_vrm": True})."""
+
 def normalize(
     src: PathLike,
     dst: PathLike,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import skelnorm
-from conftest import ASSETS, CMU_BVH, FIXTURES
+from conftest import ASSETS, CMU_BVH, FIXTURES, ROOT
 
 BVH = """HIERARCHY
 ROOT Hips
@@ -172,6 +172,32 @@ def test_sample_holds_rest_and_world_positions_follow_the_parents():
     assert len(grid) == int(clip.duration * 10 + 1e-3) + 1
     wxyz = clip.sample(order="wxyz")
     assert np.array_equal(wxyz.rotations, m.rotations[..., [3, 0, 1, 2]])
+
+
+def test_map_is_what_the_cli_prints(cli, tmp_path):
+    """skelnorm.map equals `skelnorm map FILE --json`: declared (VRM) and auto maps, a profile
+    file, a bone-map file (its entries marked as overrides), one skeleton."""
+    cli("map", FIXTURES / "mixamo.glb", "-o", tmp_path / "map.ron")
+    profile = ROOT / "profiles" / "humanoid.ron"
+    for name, flags, kwargs in [
+        ("mixamo.glb", [], {}),
+        ("ue_zup.glb", [], {}),
+        ("vrm0.vrm", [], {}),
+        ("vrm0.vrm", ["--ignore-vrm"], {"map": {"ignore_vrm": True}}),
+        ("mixamo.glb", ["--profile", profile], {"profile": profile}),
+        ("mixamo.glb", ["--bone-map", tmp_path / "map.ron"], {"bone_map": tmp_path / "map.ron"}),
+        ("mixamo.glb", ["--skeleton", "0"], {"skeleton": 0}),
+    ]:
+        printed = json.loads(cli("map", FIXTURES / name, "--json", *flags))
+        ours = skelnorm.map(skelnorm.load(FIXTURES / name), **kwargs)
+        assert ours["skeletons"] == printed["skeletons"], (name, flags)
+    origins = {b["origin"] for b in skelnorm.map(skelnorm.load(FIXTURES / "mixamo.glb"), bone_map=tmp_path / "map.ron")["skeletons"][0]["bones"].values()}
+    assert origins == {"override"}
+    assert skelnorm.map(skelnorm.load(FIXTURES / "quadruped.glb"))["skeletons"][0]["missing_required"]
+    with pytest.raises(ValueError, match="no skeleton 3"):
+        skelnorm.map(skelnorm.load(FIXTURES / "mixamo.glb"), skeleton=3)
+    with pytest.raises(ValueError, match="nope.ron"):
+        skelnorm.map(skelnorm.load(FIXTURES / "mixamo.glb"), profile=tmp_path / "nope.ron")
 
 
 def test_normalize_writes_what_the_cli_writes(cli, tmp_path):
