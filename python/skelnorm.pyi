@@ -42,6 +42,9 @@ class Skeleton:
     @property
     def base(self) -> FloatArray:
         """World matrix of the space the roots live in, float32 (4, 4), row-major."""
+    @property
+    def nodes(self) -> list[Optional[int]]:
+        """The glTF node each bone was read from (None for bones made in code)."""
     def __len__(self) -> int: ...
 
 class Motion:
@@ -60,9 +63,13 @@ class Motion:
         name: str = "motion",
     ) -> None:
         """times (N,), rotations (N, J, 4) in (x, y, z, w) order as glTF (or order="wxyz"),
-        translations (N, J, 3), scales (N, J, 3) or ones."""
+        translations (N, J, 3), scales (N, J, 3) or ones. A BVH written from it keys the roots'
+        channels and, on other bones, those that leave the rest value in some frame."""
     @property
     def name(self) -> str: ...
+    @property
+    def skeleton(self) -> Optional[Skeleton]:
+        """The skeleton it animates (the one sampled from or given), or None."""
     @property
     def times(self) -> FloatArray:
         """Sample times in seconds, float32 (N,)."""
@@ -151,7 +158,20 @@ class Retargeter:
         order and the target hips' translation (or every bone's, all_translations=True)."""
 
 def load(path: PathLike, *, bvh_scale: Optional[float] = None) -> Asset:
-    """Reads glTF, GLB, VRM, VRMA, FBX or BVH. OSError if unreadable, ValueError if invalid."""
+    """Reads glTF, GLB, VRM, VRMA, FBX or BVH. OSError (FileNotFoundError, PermissionError,
+    IsADirectoryError) if unreadable, ValueError if invalid."""
+
+def map(
+    asset: Asset,
+    *,
+    skeleton: Optional[int] = None,
+    profile: Optional[PathLike] = None,
+    bone_map: Optional[PathLike] = None,
+    **settings: Any,
+) -> dict[str, Any]:
+    """What `skelnorm map FILE --json` prints: each skeleton's bones mapped to the profile
+    (`missing_required` lists what a partial map lacks). profile/bone_map: RON files, as
+    --profile/--bone-map; other settings as for normalize (map={"ignore_vrm": True})."""
 
 def normalize(
     src: PathLike,

@@ -5,7 +5,7 @@
 use crate::errors::value_error;
 use glam::{Quat, Vec3};
 use numpy::ndarray::{ArrayD, IxDyn};
-use numpy::{IntoPyArray, PyArrayDyn, PyReadonlyArrayDyn};
+use numpy::{IntoPyArray, PyArrayDyn, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
 /// The order of a quaternion's four numbers in an array.
@@ -47,25 +47,38 @@ impl Order {
 }
 
 /// A float32 numpy array of `shape` holding `data` (row-major).
-pub fn out<'py>(py: Python<'py>, shape: &[usize], data: Vec<f32>) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+pub fn out<'py>(
+    py: Python<'py>,
+    shape: &[usize],
+    data: Vec<f32>,
+) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
     let a = ArrayD::from_shape_vec(IxDyn(shape), data).map_err(|e| value_error(e.to_string()))?;
     Ok(a.into_pyarray(py))
 }
 
 /// Quaternions as a float32 array of `lead` + `[4]`.
-pub fn quats<'py>(py: Python<'py>, lead: &[usize], q: &[Quat], order: Order) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+pub fn quats<'py>(
+    py: Python<'py>,
+    lead: &[usize],
+    q: &[Quat],
+    order: Order,
+) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
     let shape: Vec<usize> = lead.iter().copied().chain([4]).collect();
     out(py, &shape, q.iter().flat_map(|q| order.put(*q)).collect())
 }
 
 /// Vectors as a float32 array of `lead` + `[3]`.
-pub fn vecs<'py>(py: Python<'py>, lead: &[usize], v: &[Vec3]) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+pub fn vecs<'py>(
+    py: Python<'py>,
+    lead: &[usize],
+    v: &[Vec3],
+) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
     let shape: Vec<usize> = lead.iter().copied().chain([3]).collect();
     out(py, &shape, v.iter().flat_map(|v| v.to_array()).collect())
 }
 
 /// An input array: its shape and its values as f32 (row-major). Accepts float32 and float64
-/// arrays (and sequences numpy turns into them); refuses other dtypes, non-finite values and
+/// numpy arrays of any layout; refuses other dtypes, other objects, non-finite values and
 /// shapes other than `lead + [width]` with `lead` of `ranks` dimensions, described to the user
 /// as `expected` (each a `ValueError` naming `what`).
 pub fn input(
@@ -75,22 +88,37 @@ pub fn input(
     width: usize,
     expected: &str,
 ) -> PyResult<(Vec<usize>, Vec<f32>)> {
-    let (shape, data): (Vec<usize>, Vec<f32>) = if let Ok(a) = obj.extract::<PyReadonlyArrayDyn<'_, f32>>() {
-        (a.as_array().shape().to_vec(), a.as_array().iter().copied().collect())
-    } else if let Ok(a) = obj.extract::<PyReadonlyArrayDyn<'_, f64>>() {
-        (a.as_array().shape().to_vec(), a.as_array().iter().map(|&v| v as f32).collect())
-    } else {
-        let kind = match obj.getattr("dtype") {
-            Ok(d) => format!("an array of dtype {}", d.str().map(|s| s.to_string()).unwrap_or_default()),
-            Err(_) => format!("a {}", obj.get_type().name().map(|s| s.to_string()).unwrap_or_default()),
+    let (shape, data): (Vec<usize>, Vec<f32>) =
+        if let Ok(a) = obj.extract::<PyReadonlyArrayDyn<'_, f32>>() {
+            (
+                a.as_array().shape().to_vec(),
+                a.as_array().iter().copied().collect(),
+            )
+        } else if let Ok(a) = obj.extract::<PyReadonlyArrayDyn<'_, f64>>() {
+            (
+                a.as_array().shape().to_vec(),
+                a.as_array().iter().map(|&v| v as f32).collect(),
+            )
+        } else {
+            let kind = match obj.cast::<PyUntypedArray>() {
+                Ok(a) => format!("an array of dtype {}", a.dtype()),
+                Err(_) => format!(
+                    "a {}",
+                    obj.get_type()
+                        .name()
+                        .map(|s| s.to_string())
+                        .unwrap_or_default()
+                ),
+            };
+            return Err(value_error(format!(
+                "{what}: expected a float32 or float64 numpy array, got {kind}"
+            )));
         };
-        return Err(value_error(format!(
-            "{what}: expected a float32 or float64 numpy array, got {kind}"
-        )));
-    };
     let rank_ok = !shape.is_empty() && ranks.contains(&(shape.len() - 1));
     if !rank_ok || shape.last() != Some(&width) {
-        return Err(value_error(format!("{what}: shape {shape:?} is not {expected}")));
+        return Err(value_error(format!(
+            "{what}: shape {shape:?} is not {expected}"
+        )));
     }
     if let Some(i) = data.iter().position(|v| !v.is_finite()) {
         return Err(value_error(format!(

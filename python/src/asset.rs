@@ -2,7 +2,7 @@
 //! and views of its model as lists and numpy arrays.
 
 use crate::arrays::{self, Order};
-use crate::errors::{file_error, value_error};
+use crate::errors::{file_error, folder_error, value_error};
 use crate::motion::Motion;
 use numpy::PyArrayDyn;
 use pyo3::prelude::*;
@@ -24,9 +24,13 @@ pub fn read_options(bvh_scale: Option<f32>) -> PyResult<ReadOptions> {
     Ok(ReadOptions { bvh_scale })
 }
 
-/// Reads `path` as `skelnorm::io::read` does (the CLI's reader).
+/// Reads `path` as `skelnorm::io::read` does (the CLI's reader). A folder is an
+/// `IsADirectoryError` with the library's message.
 pub fn read(path: &Path, bvh_scale: Option<f32>) -> PyResult<Document> {
-    skelnorm::io::read(path, &read_options(bvh_scale)?).map_err(file_error)
+    skelnorm::io::read(path, &read_options(bvh_scale)?).map_err(|e| match path.is_dir() {
+        true => folder_error(e.to_string()),
+        false => file_error(e),
+    })
 }
 
 /// Refuses an output path whose extension names no glTF container (as the CLI does).
@@ -43,8 +47,8 @@ pub fn check_output(path: &Path) -> PyResult<()> {
 /// Reads a glTF, GLB, VRM, VRMA, FBX or BVH file (told by its first bytes).
 ///
 /// `bvh_scale`: metres per BVH unit (guessed from the skeleton's height when None), the CLI's
-/// `--bvh-scale`. Raises OSError (FileNotFoundError, PermissionError) when the file cannot be
-/// read, ValueError when its content is not valid.
+/// `--bvh-scale`. Raises OSError (FileNotFoundError, PermissionError, IsADirectoryError) when
+/// the file cannot be read, ValueError when its content is not valid.
 #[pyfunction]
 #[pyo3(signature = (path, *, bvh_scale=None))]
 pub fn load(path: PathBuf, bvh_scale: Option<f32>) -> PyResult<Asset> {
@@ -77,7 +81,9 @@ impl Asset {
             .model
             .skeletons
             .iter()
-            .map(|s| Skeleton { inner: Arc::new(s.clone()) })
+            .map(|s| Skeleton {
+                inner: Arc::new(s.clone()),
+            })
             .collect()
     }
 
@@ -158,7 +164,12 @@ impl Skeleton {
     /// (metres for glTF).
     #[getter]
     fn rest_translations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
-        let v: Vec<_> = self.inner.bones.iter().map(|b| b.rest.translation).collect();
+        let v: Vec<_> = self
+            .inner
+            .bones
+            .iter()
+            .map(|b| b.rest.translation)
+            .collect();
         arrays::vecs(py, &[v.len()], &v)
     }
 
@@ -171,7 +182,11 @@ impl Skeleton {
 
     /// Rest rotations, float32 (J, 4), in `order`: "xyzw" (glTF, the default) or "wxyz".
     #[pyo3(signature = (order="xyzw"))]
-    fn rest_rotations_as<'py>(&self, py: Python<'py>, order: &str) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+    fn rest_rotations_as<'py>(
+        &self,
+        py: Python<'py>,
+        order: &str,
+    ) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
         let q: Vec<_> = self.inner.bones.iter().map(|b| b.rest.rotation).collect();
         arrays::quats(py, &[q.len()], &q, Order::parse(order)?)
     }
@@ -187,7 +202,11 @@ impl Skeleton {
     /// (4, 4), row-major (`base[:3, 3]` is the translation).
     #[getter]
     fn base<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
-        arrays::out(py, &[4, 4], self.inner.base.transpose().to_cols_array().to_vec())
+        arrays::out(
+            py,
+            &[4, 4],
+            self.inner.base.transpose().to_cols_array().to_vec(),
+        )
     }
 
     /// The glTF node each bone was read from (None for bones made in code), (J,) list.
@@ -201,7 +220,11 @@ impl Skeleton {
     }
 
     fn __repr__(&self) -> String {
-        format!("<skelnorm.Skeleton {:?}: {} bones>", self.inner.name, self.inner.bones.len())
+        format!(
+            "<skelnorm.Skeleton {:?}: {} bones>",
+            self.inner.name,
+            self.inner.bones.len()
+        )
     }
 }
 
@@ -236,7 +259,9 @@ impl Clip {
     /// The skeleton it animates.
     #[getter]
     fn skeleton(&self) -> Skeleton {
-        Skeleton { inner: self.skeleton.clone() }
+        Skeleton {
+            inner: self.skeleton.clone(),
+        }
     }
 
     /// Samples the clip into local transforms per frame (the library's `Pose::sample`:
@@ -250,7 +275,9 @@ impl Clip {
         let order = Order::parse(order)?;
         if let Some(f) = fps {
             if !(f > 0.0 && f.is_finite() && f <= 1000.0) {
-                return Err(value_error(format!("fps {f}: must be above 0 and at most 1000")));
+                return Err(value_error(format!(
+                    "fps {f}: must be above 0 and at most 1000"
+                )));
             }
         }
         if let Some(p) = self.inner.validate(&self.skeleton).into_iter().next() {

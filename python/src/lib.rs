@@ -8,6 +8,7 @@
 mod arrays;
 mod asset;
 mod errors;
+mod mapping;
 mod motion;
 mod retarget;
 mod settings;
@@ -25,6 +26,7 @@ fn skelnorm_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<motion::Motion>()?;
     m.add_class::<retarget::Retargeter>()?;
     m.add_function(wrap_pyfunction!(asset::load, m)?)?;
+    m.add_function(wrap_pyfunction!(mapping::map, m)?)?;
     m.add_function(wrap_pyfunction!(settings::normalize, m)?)?;
     m.add_function(wrap_pyfunction!(retarget::retarget, m)?)?;
     Ok(())

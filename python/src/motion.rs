@@ -3,10 +3,9 @@
 
 use crate::arrays::{self, Order};
 use crate::asset::Skeleton;
-use crate::errors::value_error;
+use crate::errors::{io_error, value_error};
 use glam::{Quat, Vec3};
 use numpy::PyArrayDyn;
-use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use skelnorm::bvh_io::{self, BvhWriteOptions, RotationOrder};
 use skelnorm::model::{self, BoneTracks, Interpolation, Pose, SkeletonId, Track, Transform};
@@ -23,15 +22,20 @@ pub struct Motion {
     locals: Vec<Transform>,
     joints: usize,
     /// Which channels the motion animates per bone (rotation, translation, scale): what a BVH
-    /// written from it keys.
-    animated: Vec<[bool; 3]>,
+    /// written from it keys. None for a motion made from arrays: see `keyed`.
+    animated: Option<Vec<[bool; 3]>>,
     skeleton: Option<Arc<model::Skeleton>>,
     order: Order,
 }
 
 impl Motion {
     /// `clip` (valid for `skeleton`) sampled at `times` with `Pose::sample`.
-    pub fn sampled(skeleton: &Arc<model::Skeleton>, clip: &model::Clip, times: Vec<f32>, order: Order) -> Motion {
+    pub fn sampled(
+        skeleton: &Arc<model::Skeleton>,
+        clip: &model::Clip,
+        times: Vec<f32>,
+        order: Order,
+    ) -> Motion {
         let mut pose = Pose::rest(skeleton);
         let mut locals = Vec::with_capacity(times.len() * skeleton.bones.len());
         for &t in &times {
@@ -53,7 +57,7 @@ impl Motion {
             times,
             locals,
             joints: skeleton.bones.len(),
-            animated,
+            animated: Some(animated),
             skeleton: Some(skeleton.clone()),
             order,
         }
@@ -76,22 +80,55 @@ impl Motion {
         Ok(s)
     }
 
-    /// The motion as a clip of `skeleton`: LINEAR keys at `times` on the animated channels.
-    fn to_clip(&self) -> model::Clip {
+    /// The channels a motion made from arrays keys on `skeleton`: every channel of a root; on
+    /// other bones, a channel that differs from the bone's rest value in some frame (a channel
+    /// left out samples as that rest value, so nothing is lost, and a BVH writes leaves at rest
+    /// as `End Site`s, as `skelnorm convert` does).
+    fn keyed(&self, skeleton: &model::Skeleton) -> Vec<[bool; 3]> {
+        let frames = || self.locals.chunks(self.joints.max(1));
+        skeleton
+            .bones
+            .iter()
+            .enumerate()
+            .map(|(j, b)| {
+                let root = b.parent.is_none();
+                let moves = |pick: &dyn Fn(&Transform) -> [f32; 4]| {
+                    frames().any(|f| pick(&f[j]) != pick(&b.rest))
+                };
+                [
+                    root || moves(&|l| l.rotation.to_array()),
+                    root || moves(&|l| l.translation.extend(0.0).to_array()),
+                    moves(&|l| l.scale.extend(0.0).to_array()),
+                ]
+            })
+            .collect()
+    }
+
+    /// The motion as a clip of `skeleton` (J bones): LINEAR keys at `times` on the animated
+    /// channels.
+    fn to_clip(&self, skeleton: &model::Skeleton) -> model::Clip {
         let n = self.times.len();
+        let animated = self
+            .animated
+            .clone()
+            .unwrap_or_else(|| self.keyed(skeleton));
         let tracks = (0..self.joints)
             .map(|j| {
                 let keys = |pick: &dyn Fn(&Transform) -> Vec3| Track {
                     interpolation: Interpolation::Linear,
                     times: self.times.clone(),
-                    values: (0..n).map(|i| pick(&self.locals[i * self.joints + j])).collect(),
+                    values: (0..n)
+                        .map(|i| pick(&self.locals[i * self.joints + j]))
+                        .collect(),
                 };
-                let [r, t, s] = self.animated[j];
+                let [r, t, s] = animated[j];
                 BoneTracks {
                     rotation: r.then(|| Track {
                         interpolation: Interpolation::Linear,
                         times: self.times.clone(),
-                        values: (0..n).map(|i| self.locals[i * self.joints + j].rotation).collect(),
+                        values: (0..n)
+                            .map(|i| self.locals[i * self.joints + j].rotation)
+                            .collect(),
                     }),
                     translation: t.then(|| keys(&|l| l.translation)),
                     scale: s.then(|| keys(&|l| l.scale)),
@@ -114,7 +151,11 @@ fn bvh_order(text: &str) -> PyResult<RotationOrder> {
     RotationOrder::ALL
         .into_iter()
         .find(|o| o.as_str().eq_ignore_ascii_case(text))
-        .ok_or_else(|| value_error(format!("bvh order `{text}`: must be one of xyz, xzy, yxz, yzx, zxy, zyx")))
+        .ok_or_else(|| {
+            value_error(format!(
+                "bvh order `{text}`: must be one of xyz, xzy, yxz, yzx, zxy, zyx"
+            ))
+        })
 }
 
 #[pymethods]
@@ -123,7 +164,8 @@ impl Motion {
     /// quaternions in (x, y, z, w) order as glTF, or (w, x, y, z) with `order="wxyz"`;
     /// `translations` (N, J, 3) local; `scales` (N, J, 3), ones when None. float32 or float64.
     /// `skeleton`: the skeleton it animates (used by `world_positions` and `to_bvh` when they
-    /// get none). A BVH written from it keys every bone's rotation and the roots' translation.
+    /// get none). A BVH written from it keys the roots' channels and, on other bones, those that
+    /// leave the rest value in some frame.
     #[new]
     #[pyo3(signature = (times, rotations, translations, *, scales=None, skeleton=None, order="xyzw", name="motion"))]
     fn new(
@@ -136,7 +178,14 @@ impl Motion {
         name: &str,
     ) -> PyResult<Motion> {
         let order = Order::parse(order)?;
-        let times_obj = times.call_method1("reshape", ((-1, 1),)).unwrap_or_else(|_| times.clone());
+        let ndim: Option<usize> = times.getattr("ndim").and_then(|d| d.extract()).ok();
+        if ndim.is_some_and(|d| d != 1) {
+            let shape = times.getattr("shape")?.str()?.to_string();
+            return Err(value_error(format!("times: shape {shape} is not (N,)")));
+        }
+        let times_obj = times
+            .call_method1("reshape", ((-1, 1),))
+            .unwrap_or_else(|_| times.clone());
         let (_, times) = arrays::input(&times_obj, "times", &[1], 1, "(N,)")?;
         let (rs, rv) = arrays::input(rotations, "rotations", &[2], 4, "(N, J, 4)")?;
         let (ts, tv) = arrays::input(translations, "translations", &[2], 3, "(N, J, 3)")?;
@@ -151,7 +200,9 @@ impl Motion {
             Some(s) => {
                 let (ss, sv) = arrays::input(s, "scales", &[2], 3, "(N, J, 3)")?;
                 if ss[..2] != rs[..2] {
-                    return Err(value_error(format!("scales {ss:?} and rotations {rs:?} disagree on N or J")));
+                    return Err(value_error(format!(
+                        "scales {ss:?} and rotations {rs:?} disagree on N or J"
+                    )));
                 }
                 sv
             }
@@ -167,29 +218,46 @@ impl Motion {
                 translation: Vec3::from_slice(&tv[3 * k..3 * k + 3]),
                 scale: Vec3::from_slice(&sv[3 * k..3 * k + 3]),
             };
-            l.check()
-                .map_err(|e| value_error(format!("frame {}, joint {}: the transform {e}", k / j.max(1), k % j.max(1))))?;
+            l.check().map_err(|e| {
+                value_error(format!(
+                    "frame {}, joint {}: the transform {e}",
+                    k / j.max(1),
+                    k % j.max(1)
+                ))
+            })?;
             locals.push(l);
         }
         let sk = skeleton.map(|s| s.inner.clone());
         if let Some(s) = &sk {
             if s.bones.len() != j {
-                return Err(value_error(format!("skeleton `{}` has {} bones and the arrays {j}", s.name, s.bones.len())));
+                return Err(value_error(format!(
+                    "skeleton `{}` has {} bones and the arrays {j}",
+                    s.name,
+                    s.bones.len()
+                )));
             }
         }
-        let animated = (0..j)
-            .map(|b| {
-                let root = sk.as_ref().map_or(b == 0, |s| s.bones[b].parent.is_none());
-                [true, root, scales.is_some()]
-            })
-            .collect();
-        Ok(Motion { name: name.to_string(), times, locals, joints: j, animated, skeleton: sk, order })
+        Ok(Motion {
+            name: name.to_string(),
+            times,
+            locals,
+            joints: j,
+            animated: None,
+            skeleton: sk,
+            order,
+        })
     }
 
     /// The clip's name.
     #[getter]
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    /// The skeleton it animates (the one sampled from or given), or None.
+    #[getter]
+    fn skeleton(&self) -> Option<Skeleton> {
+        self.skeleton.clone().map(|inner| Skeleton { inner })
     }
 
     /// Sample times in seconds, float32 (N,).
@@ -233,11 +301,17 @@ impl Motion {
     /// transform included (the library's `Pose::world`). `skeleton`: the one sampled from
     /// when None.
     #[pyo3(signature = (skeleton=None))]
-    fn world_positions<'py>(&self, py: Python<'py>, skeleton: Option<PyRef<'_, Skeleton>>) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+    fn world_positions<'py>(
+        &self,
+        py: Python<'py>,
+        skeleton: Option<PyRef<'_, Skeleton>>,
+    ) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
         let s = self.skeleton_for(skeleton.as_deref())?;
         let mut out = Vec::with_capacity(self.locals.len());
         for frame in self.locals.chunks(self.joints.max(1)) {
-            let pose = Pose { locals: frame.to_vec() };
+            let pose = Pose {
+                locals: frame.to_vec(),
+            };
             out.extend(pose.world(&s).iter().map(|m| m.w_axis.truncate()));
         }
         arrays::vecs(py, &[self.times.len(), self.joints], &out)
@@ -247,7 +321,14 @@ impl Motion {
     /// `bvh_order` the rotation channels' order, `unit` "cm" (default) or "m", `fps` None for
     /// the motion's own (uniform) rate, else 30. `skeleton`: the one sampled from when None.
     #[pyo3(signature = (path, skeleton=None, *, bvh_order="zxy", unit="cm", fps=None))]
-    fn to_bvh(&self, path: PathBuf, skeleton: Option<PyRef<'_, Skeleton>>, bvh_order: &str, unit: &str, fps: Option<f32>) -> PyResult<()> {
+    fn to_bvh(
+        &self,
+        path: PathBuf,
+        skeleton: Option<PyRef<'_, Skeleton>>,
+        bvh_order: &str,
+        unit: &str,
+        fps: Option<f32>,
+    ) -> PyResult<()> {
         let s = self.skeleton_for(skeleton.as_deref())?;
         let options = BvhWriteOptions {
             order: self::bvh_order(bvh_order)?,
@@ -255,13 +336,17 @@ impl Motion {
             scale: match unit {
                 "cm" => 100.0,
                 "m" => 1.0,
-                _ => return Err(value_error(format!("unit `{unit}`: must be \"cm\" or \"m\""))),
+                _ => {
+                    return Err(value_error(format!(
+                        "unit `{unit}`: must be \"cm\" or \"m\""
+                    )))
+                }
             },
         };
-        let text = bvh_io::write(&s, &self.to_clip(), &options)
+        let text = bvh_io::write(&s, &self.to_clip(&s), &options)
             .map_err(|e| value_error(format!("{}: cannot write BVH: {e}", path.display())))?;
         skelnorm::gltf_io::write_file(&path, text.as_bytes())
-            .map_err(|e| PyOSError::new_err(format!("{}: cannot write: {e}", path.display())))
+            .map_err(|e| io_error(format!("{}: cannot write: {e}", path.display()), &e))
     }
 
     fn __len__(&self) -> usize {
@@ -269,6 +354,11 @@ impl Motion {
     }
 
     fn __repr__(&self) -> String {
-        format!("<skelnorm.Motion {:?}: {} frames × {} bones>", self.name, self.times.len(), self.joints)
+        format!(
+            "<skelnorm.Motion {:?}: {} frames × {} bones>",
+            self.name,
+            self.times.len(),
+            self.joints
+        )
     }
 }

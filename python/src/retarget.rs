@@ -35,18 +35,34 @@ pub struct Retargeter {
 impl Retargeter {
     #[new]
     #[pyo3(signature = (source_skeleton, target_skeleton, **settings))]
-    fn new(source_skeleton: PyRef<'_, Skeleton>, target_skeleton: PyRef<'_, Skeleton>, settings: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+    fn new(
+        source_skeleton: PyRef<'_, Skeleton>,
+        target_skeleton: PyRef<'_, Skeleton>,
+        settings: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
         let r = resolve(&from_kwargs(settings)?)?;
         let (s, t) = (source_skeleton.inner.clone(), target_skeleton.inner.clone());
         let sm = map_skeleton(&s, &r.profile, &r.source_map);
         let tm = map_skeleton(&t, &r.profile, &r.target_map);
         let inner = skelnorm::retarget::Retargeter::new(
-            &Rig { skeleton: &s, map: &sm, profile: &r.profile },
-            &Rig { skeleton: &t, map: &tm, profile: &r.profile },
+            &Rig {
+                skeleton: &s,
+                map: &sm,
+                profile: &r.profile,
+            },
+            &Rig {
+                skeleton: &t,
+                map: &tm,
+                profile: &r.profile,
+            },
             &r.retarget,
         )
         .map_err(|e| value_error(format!("{} → {}: {e}", s.name, t.name)))?;
-        Ok(Retargeter { inner, source: s, target: t })
+        Ok(Retargeter {
+            inner,
+            source: s,
+            target: t,
+        })
     }
 
     /// Index of the source bone whose local translation `root_translation` gives (the hips).
@@ -113,8 +129,9 @@ impl Retargeter {
         };
         let mut source = Pose::rest(&self.source);
         let mut target = Pose::rest(&self.target);
-        let (mut out_q, mut out_t): (Vec<Quat>, Vec<Vec3>) = (Vec::with_capacity(n * jt), Vec::new());
-        for f in 0..n {
+        let (mut out_q, mut out_t): (Vec<Quat>, Vec<Vec3>) =
+            (Vec::with_capacity(n * jt), Vec::new());
+        for (f, root) in roots.iter().enumerate() {
             for (j, local) in source.locals.iter_mut().enumerate() {
                 let k = (f * js + j) * 4;
                 local.rotation = order.take(&rv[k..k + 4]);
@@ -122,7 +139,7 @@ impl Retargeter {
                     value_error(format!("rotations: frame {f}, joint {j}: the rotation {e}"))
                 })?;
             }
-            source.locals[hips].translation = roots[f];
+            source.locals[hips].translation = *root;
             self.inner
                 .retarget(&source, &mut target)
                 .map_err(|e| value_error(e.to_string()))?;
@@ -144,7 +161,10 @@ impl Retargeter {
     }
 
     fn __repr__(&self) -> String {
-        format!("<skelnorm.Retargeter {:?} → {:?}>", self.source.name, self.target.name)
+        format!(
+            "<skelnorm.Retargeter {:?} → {:?}>",
+            self.source.name, self.target.name
+        )
     }
 }
 
@@ -159,7 +179,10 @@ impl Retargeter {
 /// report (plan and clips) as a dict.
 #[pyfunction]
 #[pyo3(signature = (source, target, dst=None, *, clip=None, prefix="", suffix="", output="original", source_skeleton=None, target_skeleton=None, bvh_scale=None, **settings))]
-#[allow(clippy::too_many_arguments, reason = "the keyword arguments of a Python function")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the keyword arguments of a Python function"
+)]
 pub fn retarget<'py>(
     py: Python<'py>,
     source: PathBuf,
@@ -180,13 +203,19 @@ pub fn retarget<'py>(
     let output = match output {
         "original" => RetargetOutput::Original,
         "normalized" => RetargetOutput::Normalized,
-        _ => return Err(value_error(format!("output `{output}`: must be \"original\" or \"normalized\""))),
+        _ => {
+            return Err(value_error(format!(
+                "output `{output}`: must be \"original\" or \"normalized\""
+            )))
+        }
     };
     let clips: Vec<String> = match clip {
         None => Vec::new(),
         Some(c) => match c.extract::<String>() {
             Ok(one) => vec![one],
-            Err(_) => c.extract().map_err(|_| value_error("clip: a name or a list of names"))?,
+            Err(_) => c
+                .extract()
+                .map_err(|_| value_error("clip: a name or a list of names"))?,
         },
     };
     let resolved = resolve(&from_kwargs(settings)?)?;

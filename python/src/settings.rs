@@ -5,7 +5,7 @@
 //! unknown keys refused) and `Settings::resolve` checks them, as for the CLI.
 
 use crate::asset::{check_output, read, Asset};
-use crate::errors::{file_error, value_error};
+use crate::errors::{file_error, io_error, value_error};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
@@ -61,7 +61,10 @@ fn to_json(v: &Bound<'_, PyAny>, at: &str) -> PyResult<Value> {
     }
     Err(value_error(format!(
         "{at}: a {} is not a settings value",
-        v.get_type().name().map(|s| s.to_string()).unwrap_or_default()
+        v.get_type()
+            .name()
+            .map(|s| s.to_string())
+            .unwrap_or_default()
     )))
 }
 
@@ -76,11 +79,19 @@ pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Settings> {
         .map(|v| v.extract::<PathBuf>())
         .transpose()?;
     let base = match &file {
-        Some(p) => Settings::load(p).map_err(|e| value_error(e.to_string()))?,
+        Some(p) => {
+            // A file that cannot be opened is an OSError; the library reads it again.
+            std::fs::File::open(p)
+                .map_err(|e| io_error(format!("{}: cannot read: {e}", p.display()), &e))?;
+            Settings::load(p).map_err(|e| value_error(e.to_string()))?
+        }
         None => Settings::default(),
     };
     let mut json = serde_json::to_value(&base).map_err(|e| value_error(e.to_string()))?;
-    for (k, v) in kwargs.map(|k| k.iter().collect::<Vec<_>>()).unwrap_or_default() {
+    for (k, v) in kwargs
+        .map(|k| k.iter().collect::<Vec<_>>())
+        .unwrap_or_default()
+    {
         let section: String = k.extract()?;
         if section == "settings" {
             continue;
@@ -102,8 +113,8 @@ pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Settings> {
             }
         }
     }
-    let mut settings: Settings = serde_json::from_value(json)
-        .map_err(|e| value_error(format!("settings: {e}")))?;
+    let mut settings: Settings =
+        serde_json::from_value(json).map_err(|e| value_error(format!("settings: {e}")))?;
     settings.folder = base.folder;
     Ok(settings)
 }
@@ -114,7 +125,10 @@ pub fn resolve(settings: &Settings) -> PyResult<Resolved> {
 }
 
 /// A report (any serde type) as a Python dict, through JSON.
-pub fn to_dict<'py, T: serde::Serialize>(py: Python<'py>, report: &T) -> PyResult<Bound<'py, PyAny>> {
+pub fn to_dict<'py, T: serde::Serialize>(
+    py: Python<'py>,
+    report: &T,
+) -> PyResult<Bound<'py, PyAny>> {
     let text = serde_json::to_string(report).map_err(|e| value_error(e.to_string()))?;
     py.import("json")?.call_method1("loads", (text,))
 }
@@ -178,5 +192,8 @@ pub fn normalize<'py>(
 
 /// An asset from a document in memory (written for `path`).
 pub fn asset(doc: gltf_io::Document, path: PathBuf) -> Asset {
-    Asset { doc: Arc::new(doc), path }
+    Asset {
+        doc: Arc::new(doc),
+        path,
+    }
 }

@@ -11,7 +11,8 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
-CMU_BVH = ROOT.parent / "shared" / "assets" / "bvh" / "cmu_131_03_maxfriendly.bvh"
+ASSETS = ROOT.parent / "shared" / "assets"
+CMU_BVH = ASSETS / "bvh" / "cmu_131_03_maxfriendly.bvh"
 
 
 @pytest.fixture(scope="session")
@@ -24,5 +25,25 @@ def cli():
 
     def run(*args):
         return subprocess.run([path, *map(str, args)], check=True, capture_output=True, text=True).stdout
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def runtime_poses():
+    """The Rust example python/examples/runtime_poses.rs (the Rust runtime retargeter over one
+    clip): `$SKELNORM_RUNTIME_POSES`, else built with cargo in the package's target folder."""
+    path = os.environ.get("SKELNORM_RUNTIME_POSES")
+    if not path:
+        manifest = ROOT / "python" / "Cargo.toml"
+        subprocess.run(
+            ["cargo", "build", "--quiet", "--release", "--example", "runtime_poses", "--manifest-path", manifest],
+            check=True,
+        )
+        target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "python" / "target"))
+        path = target / "release" / "examples" / "runtime_poses"
+
+    def run(*args):
+        subprocess.run([str(path), *map(str, args)], check=True, capture_output=True, text=True)
 
     return run

@@ -157,7 +157,8 @@ impl<T: TrackValue> Track<T> {
         self.times.is_empty()
     }
 
-    /// Samples the track at `time` seconds, clamping outside the keyed range. Requires at least
+    /// Samples the track at `time` seconds, clamping outside the keyed range. At a key's time
+    /// (and anywhere on a STEP track) the value is that key's, bit for bit. Requires at least
     /// one key (see [`Clip::validate`]).
     ///
     /// ```
@@ -168,32 +169,48 @@ impl<T: TrackValue> Track<T> {
     /// assert_eq!(t.sample(9.0), Vec3::X); // clamped to the last key
     /// ```
     pub fn sample(&self, time: f32) -> T {
+        match self.span(time) {
+            Span::Key(k) => self.key(k),
+            Span::Between { prev, next, u } => self.interpolate(prev, next, u),
+        }
+    }
+
+    /// Where `time` falls: on a key (its time, clamped, a STEP hold, or an interpolation
+    /// factor of 0 or 1), or between two keys.
+    fn span(&self, time: f32) -> Span {
         let n = self.times.len();
         if n == 1 || time <= self.times[0] {
-            return self.key(0);
+            return Span::Key(0);
         }
         if time >= self.times[n - 1] {
-            return self.key(n - 1);
+            return Span::Key(n - 1);
         }
-        // First key whose time is greater than `time`; 1..n by the checks above.
+        // First key whose time is greater than `time`; 1..n by the checks above, so
+        // times[prev] <= time < times[next].
         let next = self.times.partition_point(|&t| t <= time);
         let prev = next - 1;
-        let dt = self.times[next] - self.times[prev];
-        let u = if dt > 0.0 {
-            (time - self.times[prev]) / dt
-        } else {
-            0.0
-        };
+        if time == self.times[prev] || self.interpolation == Interpolation::Step {
+            return Span::Key(prev);
+        }
+        let u = (time - self.times[prev]) / (self.times[next] - self.times[prev]);
+        if u >= 1.0 {
+            return Span::Key(next);
+        }
+        Span::Between { prev, next, u }
+    }
+
+    /// The value at factor `u` in (0, 1) from key `prev` to key `next` (LINEAR or CUBICSPLINE).
+    fn interpolate(&self, prev: usize, next: usize, u: f32) -> T {
         match self.interpolation {
-            Interpolation::Step => self.key(prev),
-            Interpolation::Linear => T::lerp(self.key(prev), self.key(next), u),
             Interpolation::CubicSpline => {
+                let dt = self.times[next] - self.times[prev];
                 let a = self.values[3 * prev + 1];
                 let out_a = self.values[3 * prev + 2].scale(dt);
                 let b = self.values[3 * next + 1];
                 let in_b = self.values[3 * next].scale(dt);
                 T::hermite(a, out_a, b, in_b, u)
             }
+            _ => T::lerp(self.key(prev), self.key(next), u),
         }
     }
 
@@ -238,6 +255,38 @@ impl<T: TrackValue> Track<T> {
                 rule: 4,
                 message: format!("{what}: a value is not finite"),
             });
+        }
+    }
+}
+
+/// Where a sample time falls on a track (see `Track::span`).
+enum Span {
+    /// The value is this key's, exactly.
+    Key(usize),
+    /// Interpolated at factor `u` in (0, 1) from key `prev` to key `next`.
+    Between { prev: usize, next: usize, u: f32 },
+}
+
+/// How far a stored rotation key's squared length may be from 1 and still count as unit (f32
+/// rounding of a normalized quaternion, ~16 ε): such keys are sampled as stored.
+const UNIT_TOLERANCE: f32 = 2e-6;
+
+impl Track<Quat> {
+    /// Samples a rotation track as a unit quaternion: as [`Track::sample`], normalized. A key
+    /// that is unit to within rounding comes back as stored, bit for bit (so sampling at the
+    /// key times gives the file's numbers); other keys (quantized ones) and interpolated values
+    /// are normalized.
+    pub fn sample_unit(&self, time: f32) -> Quat {
+        match self.span(time) {
+            Span::Key(k) => {
+                let q = self.key(k);
+                if (q.length_squared() - 1.0).abs() <= UNIT_TOLERANCE {
+                    q
+                } else {
+                    q.normalize()
+                }
+            }
+            Span::Between { prev, next, u } => self.interpolate(prev, next, u).normalize(),
         }
     }
 }
@@ -495,5 +544,51 @@ mod tests {
             values: vec![Quat::IDENTITY, Quat::from_rotation_y(1.0)],
         };
         assert!(q.sample(1.0).angle_between(Quat::from_rotation_y(0.5)) < 1e-5);
+    }
+
+    /// Issue 18 (BVH → numpy → BVH is exact): sampling at a key time gives the stored key bit
+    /// for bit, without a slerp or a renormalization; only keys off unit length by more than
+    /// rounding (quantized ones) are normalized.
+    #[test]
+    fn key_times_give_the_stored_keys() {
+        // Unit to rounding, but `normalize` changes their last digits.
+        let keys: Vec<Quat> = (0..40)
+            .map(|i| Quat::from_xyzw(0.1 * i as f32, 0.3, -0.7, 0.2 + 0.01 * i as f32).normalize())
+            .collect();
+        assert!(keys.iter().any(|q| q.normalize() != *q));
+        let times: Vec<f32> = (0..40).map(|i| i as f32 / 30.0).collect();
+        let cubic: Vec<Quat> = keys.iter().flat_map(|&q| [q * 0.5, q, q * -0.25]).collect();
+        for (interpolation, values) in [
+            (Interpolation::Linear, keys.clone()),
+            (Interpolation::Step, keys.clone()),
+            (Interpolation::CubicSpline, cubic),
+        ] {
+            let t = Track {
+                interpolation,
+                times: times.clone(),
+                values,
+            };
+            for (k, &time) in times.iter().enumerate() {
+                assert_eq!(
+                    t.sample(time).to_array(),
+                    keys[k].to_array(),
+                    "{interpolation:?} key {k}"
+                );
+                assert_eq!(
+                    t.sample_unit(time).to_array(),
+                    keys[k].to_array(),
+                    "{interpolation:?} key {k}"
+                );
+            }
+            let between = t.sample_unit(0.5 / 30.0);
+            assert!((between.length() - 1.0).abs() < 1e-6);
+        }
+        let quantized = Track {
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, 1.0],
+            values: vec![Quat::from_xyzw(0.0, 0.0, 0.0, 0.999), Quat::IDENTITY],
+        };
+        assert_eq!(quantized.sample(0.0).w, 0.999);
+        assert_eq!(quantized.sample_unit(0.0), Quat::IDENTITY);
     }
 }

@@ -26,14 +26,16 @@ impl Pose {
         pose
     }
 
-    /// Overwrites the animated channels of this pose with `clip` sampled at `time` seconds.
+    /// Overwrites the animated channels of this pose with `clip` sampled at `time` seconds
+    /// ([`Track::sample`](super::Track::sample), rotations by
+    /// [`Track::sample_unit`](super::Track::sample_unit)): at a key time, the keys as stored.
     pub fn sample_into(&mut self, clip: &Clip, time: f32) {
         for (local, tracks) in self.locals.iter_mut().zip(&clip.tracks) {
             if let Some(t) = &tracks.translation {
                 local.translation = t.sample(time);
             }
             if let Some(t) = &tracks.rotation {
-                local.rotation = t.sample(time).normalize();
+                local.rotation = t.sample_unit(time);
             }
             if let Some(t) = &tracks.scale {
                 local.scale = t.sample(time);
