@@ -181,7 +181,8 @@ def normalize(
     bvh_scale: Optional[float] = None,
     **settings: Any,
 ) -> dict[str, Any]:
-    """Writes what `skelnorm normalize src -o dst` writes; returns its --json report.
+    """Writes what `skelnorm normalize src -o dst` writes; returns its --json report (the
+    `skelnorm/1` JSON model: report["files"][0]["normalize"]["skeletons"], warnings as dicts).
     Settings: sections of the RON file as dicts (rest={"fix_silhouette": False}), over
     settings="file.ron"."""
 

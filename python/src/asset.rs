@@ -103,10 +103,11 @@ impl Asset {
             .collect()
     }
 
-    /// What reading the file noticed (lowercase messages, as the CLI prints them).
+    /// What reading the file noticed, as `code: message` (the CLI's JSON report has them as
+    /// objects under `files[0].warnings`).
     #[getter]
     fn warnings(&self) -> Vec<String> {
-        self.doc.warnings.clone()
+        self.doc.warnings.iter().map(ToString::to_string).collect()
     }
 
     /// Writes the asset as the CLI writes its outputs: the container by the extension (.gltf is

@@ -11,7 +11,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
 use skelnorm::gltf_io;
 use skelnorm::pipeline::{normalize as run_normalize, NormalizeError};
-use skelnorm::report::NormalizeRun;
+use skelnorm::report::{FileReport, Report};
 use skelnorm::settings::{Resolved, Settings};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -179,15 +179,14 @@ pub fn normalize<'py>(
         value_error(format!("{}: {e}{hint}", src.display()))
     })?;
     doc.write(&dst).map_err(file_error)?;
-    let run = NormalizeRun {
-        file: src.display().to_string(),
-        output: dst.display().to_string(),
-        warnings: &doc.warnings,
-        size_before: gltf_io::stored_size(&src),
-        size_after: gltf_io::stored_size(&dst),
-        report: &report,
-    };
-    to_dict(py, &run)
+    let mut file = FileReport::new(src.display().to_string());
+    file.output = Some(dst.display().to_string());
+    file.add_reader_warnings(&doc.warnings);
+    file.size_before = gltf_io::stored_size(&src);
+    file.size_after = gltf_io::stored_size(&dst);
+    file.set_normalize(&report);
+    file.settle();
+    to_dict(py, &Report::single("normalize", file))
 }
 
 /// An asset from a document in memory (written for `path`).

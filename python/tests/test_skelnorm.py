@@ -190,7 +190,7 @@ def test_map_is_what_the_cli_prints(cli, tmp_path):
     ]:
         printed = json.loads(cli("map", FIXTURES / name, "--json", *flags))
         ours = skelnorm.map(skelnorm.load(FIXTURES / name), **kwargs)
-        assert ours["skeletons"] == printed["skeletons"], (name, flags)
+        assert ours["skeletons"] == printed["files"][0]["map"], (name, flags)
     origins = {b["origin"] for b in skelnorm.map(skelnorm.load(FIXTURES / "mixamo.glb"), bone_map=tmp_path / "map.ron")["skeletons"][0]["bones"].values()}
     assert origins == {"override"}
     assert skelnorm.map(skelnorm.load(FIXTURES / "quadruped.glb"))["skeletons"][0]["missing_required"]
@@ -206,7 +206,10 @@ def test_normalize_writes_what_the_cli_writes(cli, tmp_path):
         report = skelnorm.normalize(FIXTURES / name, ours)
         cli_report = json.loads(cli("normalize", FIXTURES / name, "-o", theirs, "--json"))
         assert ours.read_bytes() == theirs.read_bytes(), name
-        assert report["skeletons"] == cli_report["skeletons"]
+        assert report["schema"] == cli_report["schema"] == "skelnorm/1"
+        ours_file, cli_file = report["files"][0], cli_report["files"][0]
+        assert ours_file["normalize"] == cli_file["normalize"], name
+        assert ours_file["warnings"] == cli_file["warnings"], name
 
 
 def test_normalize_settings_match_the_settings_file(cli, tmp_path):
