@@ -426,3 +426,16 @@ fn batch_validate_and_merge_print_valid_reports() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("skelnorm/0"));
 }
+
+/// Figures are written as the stages compute them: an `f32` as its shortest decimal (`0.85`),
+/// never widened to the `f64` nearest it (`0.8500000238418579`).
+#[test]
+fn figures_are_short_decimals() {
+    let out = common::skelnorm(&["map", &fixture("mixamo.glb"), "--json"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("\"confidence\": 0.85"), "{text}");
+    assert!(
+        !text.contains("0.8500000238418579"),
+        "widened f32 in the report"
+    );
+}

@@ -103,7 +103,7 @@ def test_skeleton_arrays_are_what_inspect_prints(cli, path):
     """Names, parents, nodes, rest rotations and rest world positions equal the floats of
     `skelnorm inspect --json` (rest world positions through Motion.world_positions)."""
     path = present(path)
-    printed = json.loads(cli("inspect", path, "--json"))
+    printed = json.loads(cli("inspect", path, "--json"))["files"][0]["inspect"]
     asset = skelnorm.load(path)
     assert len(asset.skeletons) == len(printed["skeletons"])
     for s, info in zip(asset.skeletons, printed["skeletons"]):

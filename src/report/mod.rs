@@ -338,7 +338,7 @@ impl FileReport {
             self.warnings
                 .extend(all.map(|w| w.clone().on_skeleton(&s.skeleton)));
         }
-        self.normalize = serde_json::to_value(r).ok();
+        self.normalize = value_of(r);
     }
 
     /// Fills the map part from the mapper's reports (one per skeleton), and gathers their
@@ -351,7 +351,7 @@ impl FileReport {
                     .map(|w| w.clone().on_skeleton(&r.skeleton)),
             );
         }
-        self.map = serde_json::to_value(reports).ok();
+        self.map = value_of(reports);
     }
 
     /// Fills the retarget part from the pipeline's report, and gathers the plan's warnings (about
@@ -363,12 +363,12 @@ impl FileReport {
                 .iter()
                 .map(|w| w.clone().on_skeleton(&r.target_skeleton)),
         );
-        self.retarget = serde_json::to_value(r).ok();
+        self.retarget = value_of(r);
     }
 
     /// Sets the inspect part.
     pub fn set_inspect(&mut self, r: &InspectReport) {
-        self.inspect = serde_json::to_value(r).ok();
+        self.inspect = value_of(r);
     }
 
     /// Sets the status of a processed file from its warnings: `warnings` if it has any, else
@@ -500,4 +500,13 @@ impl Report {
         out.finish();
         Ok(out)
     }
+}
+
+/// A stage's report as JSON, its `f32`s written as the shortest decimals that read back as the
+/// same `f32` (`0.85`, not the `f64` widening `0.8500000238418579` that `serde_json::to_value`
+/// gives), as the stages' own JSON has them.
+fn value_of<T: Serialize + ?Sized>(report: &T) -> Option<serde_json::Value> {
+    serde_json::to_string(report)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
 }
