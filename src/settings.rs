@@ -40,6 +40,10 @@ pub struct Settings {
     /// working directory).
     #[serde(skip)]
     pub folder: Option<PathBuf>,
+    /// The file these settings were read from, named in errors about their values. `None` for
+    /// settings not read from a file.
+    #[serde(skip)]
+    pub file: Option<PathBuf>,
 }
 
 /// How bones are mapped.
@@ -113,6 +117,7 @@ impl Settings {
         })?;
         let mut settings = Settings::from_ron(&text, &path.display().to_string())?;
         settings.folder = Some(path.parent().map(Path::to_path_buf).unwrap_or_default());
+        settings.file = Some(path.to_path_buf());
         Ok(settings)
     }
 
@@ -198,43 +203,92 @@ impl Settings {
 
     /// Checks the values no type can: names against `profile`, numbers against their ranges.
     fn check_values(&self, profile: &Profile) -> Result<(), ResolveError> {
-        let invalid = |message: String| Err(ResolveError::Invalid(message));
+        // `file: section.key = value: why` (the file when the settings came from one; a flag
+        // sets the same keys).
+        let invalid = |key: &str, value: &dyn std::fmt::Display, why: &str| {
+            let file = self
+                .file
+                .as_ref()
+                .map(|f| format!("{}: ", f.display()))
+                .unwrap_or_default();
+            Err(ResolveError::Invalid(format!(
+                "{file}{key} = {value}: {why}"
+            )))
+        };
         let t = self.rest.silhouette_threshold_deg;
         if !(0.0..=180.0).contains(&t) {
-            return invalid(format!(
-                "silhouette threshold {t}: must be between 0 and 180 degrees"
-            ));
+            return invalid(
+                "rest.silhouette_threshold_deg",
+                &t,
+                "must be between 0 and 180 degrees",
+            );
         }
+        let no_bone = format!("the `{}` profile has no such bone", profile.name);
         let unknown = |names: &[String]| names.iter().find(|n| profile.find(n).is_none()).cloned();
         if let Some(bad) = unknown(&self.rest.silhouette_skip) {
-            return invalid(format!(
-                "silhouette skip `{bad}`: the `{}` profile has no such bone",
-                profile.name
-            ));
+            return invalid("rest.silhouette_skip", &format!("`{bad}`"), &no_bone);
         }
         let tolerance = self.tracks.tolerance;
         if !(tolerance >= 0.0 && tolerance.is_finite()) {
-            return invalid(format!(
-                "track tolerance {tolerance}: must be a finite number of at least 0"
-            ));
+            return invalid(
+                "tracks.tolerance",
+                &tolerance,
+                "must be a finite number of at least 0",
+            );
         }
         if let Some(bad) = unknown(&self.tracks.position_bones) {
-            return invalid(format!(
-                "position bone `{bad}`: the `{}` profile has no such bone",
-                profile.name
-            ));
+            return invalid("tracks.position_bones", &format!("`{bad}`"), &no_bone);
         }
-        if self
+        if let Some(name) = self
             .rename
             .skeleton_name
             .as_deref()
-            .is_some_and(|n| n.trim().is_empty())
+            .filter(|n| n.trim().is_empty())
         {
-            return invalid("the skeleton name must not be empty".into());
+            return invalid(
+                "rename.skeleton_name",
+                &format!("{name:?}"),
+                "must not be empty",
+            );
         }
-        let fps = self.retarget.fps;
-        if !(fps > 0.0 && fps.is_finite() && fps <= 1000.0) {
-            return invalid(format!("fps {fps}: must be above 0 and at most 1000"));
+        let r = &self.retarget;
+        if !(r.fps > 0.0 && r.fps.is_finite() && r.fps <= 1000.0) {
+            return invalid("retarget.fps", &r.fps, "must be above 0 and at most 1000");
+        }
+        for (key, v) in [
+            ("retarget.horizontal_scale", r.horizontal_scale),
+            ("retarget.vertical_scale", r.vertical_scale),
+        ] {
+            if !v.is_finite() {
+                return invalid(key, &v, "must be a finite number");
+            }
+        }
+        for (name, c) in &r.chains {
+            if !(0.0..=1.0).contains(&c.ik_blend) {
+                return invalid(
+                    &format!("retarget.chains.{name}.ik_blend"),
+                    &c.ik_blend,
+                    "must be between 0 and 1",
+                );
+            }
+        }
+        for (side, offsets) in [("source", &r.pose.source), ("target", &r.pose.target)] {
+            for (bone, euler) in offsets {
+                if profile.find(bone).is_none() {
+                    return invalid(
+                        &format!("retarget.pose.{side}"),
+                        &format!("`{bone}`"),
+                        &no_bone,
+                    );
+                }
+                if !euler.iter().all(|d| d.is_finite()) {
+                    return invalid(
+                        &format!("retarget.pose.{side}.{bone}"),
+                        &format!("{euler:?}"),
+                        "must be finite degrees",
+                    );
+                }
+            }
         }
         Ok(())
     }

@@ -141,7 +141,7 @@ fn refuses_what_is_not_a_humanoid_and_bad_usage() {
     assert_eq!(run.status.code(), Some(2));
     let err = String::from_utf8_lossy(&run.stderr);
     assert!(
-        err.contains("silhouette skip `Tail`") && err.contains("no such bone"),
+        err.contains("rest.silhouette_skip = `Tail`") && err.contains("no such bone"),
         "{err}"
     );
     let run = skelnorm(&[

@@ -246,3 +246,53 @@ fn retarget_takes_a_bone_map_per_side() {
         "{written:?}"
     );
 }
+
+/// A value out of range in a settings file: a usage error naming the file, the key and the value.
+#[test]
+fn value_errors_name_the_file_and_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let mixamo = common::root().join("fixtures/mixamo.glb");
+    let out = dir.path().join("o.glb");
+    for (text, key) in [
+        ("(retarget: (fps: -3.0))", "retarget.fps = -3"),
+        (
+            "(retarget: (horizontal_scale: inf))",
+            "retarget.horizontal_scale = inf",
+        ),
+        (
+            "(retarget: (chains: {\"LeftLeg\": (ik_blend: 7.0)}))",
+            "retarget.chains.LeftLeg.ik_blend = 7",
+        ),
+        (
+            "(retarget: (pose: (source: {\"Tail\": (0.0, 0.0, 45.0)})))",
+            "retarget.pose.source = `Tail`",
+        ),
+        (
+            "(rest: (silhouette_threshold_deg: 400.0))",
+            "rest.silhouette_threshold_deg = 400",
+        ),
+        ("(tracks: (tolerance: -1.0))", "tracks.tolerance = -1"),
+        (
+            "(rename: (skeleton_name: Some(\" \")))",
+            "rename.skeleton_name = \" \"",
+        ),
+    ] {
+        let file = dir.path().join("bad.ron");
+        std::fs::write(&file, text).unwrap();
+        let run = skelnorm(&[
+            "normalize",
+            mixamo.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--settings",
+            file.to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{text}: {err}");
+        assert!(
+            err.contains(&format!("{}: {key}", file.display())),
+            "{text}: the message names the file and `{key}`: {err}"
+        );
+        assert!(!out.exists(), "{text}: wrote an output");
+    }
+}
