@@ -218,3 +218,69 @@ fn the_format_comes_from_the_content() {
     assert!(doc.converted.is_some());
     assert_eq!(doc.model.skeletons.len(), 1);
 }
+
+/// An armature scaled to 0 (every bind matrix degenerate, with no inverse), exported by Blender:
+/// read without NaN (the bones below a degenerate bind keep their own transforms), converted to
+/// a valid glTF, and refused by `normalize` with a message naming the file, never a panic or an
+/// unreadable "null" in the JSON.
+#[test]
+fn a_zero_scale_armature_reads_without_nan() {
+    let Some(python) = common::blender() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let fbx = dir.path().join("zero_scale.fbx");
+    let script = dir.path().join("zero_scale.py");
+    std::fs::write(
+        &script,
+        format!(
+            "import bpy\n\
+             bpy.ops.wm.read_factory_settings(use_empty=True)\n\
+             bpy.ops.import_scene.gltf(filepath={:?})\n\
+             for o in bpy.data.objects:\n    \
+                 if o.type == 'ARMATURE':\n        o.scale = (0.0, 0.0, 0.0)\n\
+             bpy.ops.export_scene.fbx(filepath={:?}, add_leaf_bones=False)\n",
+            common::root()
+                .join("fixtures/mixamo.glb")
+                .display()
+                .to_string(),
+            fbx.display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = std::process::Command::new(python)
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && fbx.is_file(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let p = fbx.to_str().unwrap();
+    let glb = dir.path().join("zero_scale.glb");
+    let (code, _, err) = run(&["convert", p, glb.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let doc = skelnorm::gltf_io::read(&glb).unwrap();
+    for s in &doc.model.skeletons {
+        for b in &s.bones {
+            let t = &b.rest;
+            assert!(
+                t.translation.is_finite() && t.rotation.is_finite() && t.scale.is_finite(),
+                "bone `{}` rests at a non-finite transform",
+                b.name
+            );
+        }
+    }
+    if let Some(errors) = common::validator_errors(&glb) {
+        assert_eq!(errors, 0, "validator errors in the conversion");
+    }
+    let (code, _, err) = run(&[
+        "normalize",
+        p,
+        "-o",
+        dir.path().join("n.glb").to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(3), "{err}");
+    assert!(err.contains("zero_scale.fbx"), "{err}");
+}

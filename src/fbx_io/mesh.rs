@@ -1,6 +1,6 @@
 //! FBX meshes as glTF meshes: triangle primitives per material, skins, morph targets.
 
-use super::{mat4, vec3, FbxInfo};
+use super::{mat4, vec3, FbxError, FbxInfo};
 use crate::gltf_io::build::{Builder, Target};
 use crate::model::Transform;
 use glam::{Mat4, Vec3};
@@ -213,7 +213,7 @@ pub(super) fn add_meshes(
     nodes: &[Option<usize>],
     materials: &[usize],
     info: &mut FbxInfo,
-) -> bool {
+) -> Result<bool, FbxError> {
     let mut skinned = false;
     let mut dropped_skins = 0;
     let mut unweighted = 0;
@@ -256,6 +256,16 @@ pub(super) fn add_meshes(
             .iter()
             .map(|c| mat4(&c.geometry_to_bone).to_cols_array())
             .collect();
+        if let Some(k) = ibms.iter().position(|m| !m.iter().all(|v| v.is_finite())) {
+            let bone = skin.clusters[k]
+                .bone_node
+                .as_ref()
+                .map_or("?".to_string(), |n| n.element.name.to_string());
+            return Err(FbxError(format!(
+                "mesh `{name}`: the bind matrix of bone `{bone}` is degenerate (zero scale), so it \
+                 has no inverse and the skin cannot be rebuilt"
+            )));
+        }
         let skin_index = b.skin(name, &joints, &ibms);
         skinned = true;
         let holder = if is_identity(&mat4(&node.node_to_world)) {
@@ -276,5 +286,5 @@ pub(super) fn add_meshes(
             "{dropped_skins} extra skin deformer(s) on meshes with more than one were left out"
         ));
     }
-    skinned
+    Ok(skinned)
 }

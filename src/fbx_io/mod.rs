@@ -148,9 +148,9 @@ pub fn to_glb(bytes: &[u8], path: &Path) -> Result<(Vec<u8>, FbxInfo), FbxError>
     let (rest, rest_world) = rests(&scene);
     let nodes = add_nodes(&scene, &rest, &mut b, &mut info);
     let materials = materials::add_materials(&scene, &mut b, path, &mut info);
-    let skinned = mesh::add_meshes(&scene, &mut b, &nodes, &materials, &mut info);
+    let skinned = mesh::add_meshes(&scene, &mut b, &nodes, &materials, &mut info)?;
     if !skinned {
-        add_bone_skin(&scene, &rest_world, &mut b, &nodes);
+        add_bone_skin(&scene, &rest_world, &mut b, &nodes)?;
     }
     anim::add_animations(&scene, &rest, &mut b, &nodes, &mut info)?;
     Ok((b.finish(), info))
@@ -183,10 +183,13 @@ fn rests(scene: &ufbx::Scene) -> (Vec<Transform>, Vec<Mat4>) {
             .filter(|p| !p.is_root)
             .map_or(Mat4::IDENTITY, |p| world[p.element.typed_id as usize]);
         let own = transform(&node.local_transform);
-        match bind[id] {
-            Some(w) => {
-                let (scale, rotation, translation) =
-                    (parent.inverse() * w).to_scale_rotation_translation();
+        // A bind matrix below a degenerate one (zero scale: no inverse) cannot be made local:
+        // the node keeps its own transform.
+        let local = bind[id]
+            .map(|w| (w, (parent.inverse() * w).to_scale_rotation_translation()))
+            .filter(|(_, (s, r, t))| s.is_finite() && r.is_finite() && t.is_finite());
+        match local {
+            Some((w, (scale, rotation, translation))) => {
                 out[id] = Transform {
                     translation,
                     rotation: rotation.normalize(),
@@ -251,7 +254,7 @@ fn add_bone_skin(
     rest_world: &[Mat4],
     b: &mut Builder,
     nodes: &[Option<usize>],
-) {
+) -> Result<(), FbxError> {
     let bones: Vec<(&ufbx::Node, usize)> = scene
         .nodes
         .iter()
@@ -259,7 +262,7 @@ fn add_bone_skin(
         .filter_map(|n| nodes[n.element.typed_id as usize].map(|g| (&**n, g)))
         .collect();
     if bones.is_empty() {
-        return;
+        return Ok(());
     }
     let joints: Vec<usize> = bones.iter().map(|(_, g)| *g).collect();
     let ibms: Vec<[f32; 16]> = bones
@@ -270,5 +273,12 @@ fn add_bone_skin(
             Mat4::from(glam::Affine3A::from_mat4(world).inverse()).to_cols_array()
         })
         .collect();
+    if let Some(k) = ibms.iter().position(|m| !m.iter().all(|v| v.is_finite())) {
+        return Err(FbxError(format!(
+            "bone `{}` rests with a degenerate transform (zero scale), which has no inverse",
+            bones[k].0.element.name
+        )));
+    }
     b.skin("bones", &joints, &ibms);
+    Ok(())
 }
