@@ -284,3 +284,50 @@ fn a_zero_scale_armature_reads_without_nan() {
     assert_eq!(code, Some(3), "{err}");
     assert!(err.contains("zero_scale.fbx"), "{err}");
 }
+
+/// ASCII FBX: each shared binary file rewritten as ASCII (tests/tools/fbx_to_ascii.py: the same
+/// node tree in the ASCII syntax) reads as ASCII and converts to the very same GLB bytes.
+#[test]
+fn ascii_twins_convert_like_their_binary_files() {
+    let files = present();
+    if files.is_empty() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let tool = common::root().join("tests/tools/fbx_to_ascii.py");
+    for (path, _) in files {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let ascii = dir.path().join(format!("{name}.ascii.fbx"));
+        let out = std::process::Command::new("python3")
+            .arg(&tool)
+            .arg(&path)
+            .arg(&ascii)
+            .output()
+            .expect("python3 runs");
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let head = std::fs::read(&ascii).unwrap();
+        assert!(head.starts_with(b"; FBX 7."), "{name}: the twin is ASCII");
+        let (code, text, err) = run(&["inspect", ascii.to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{name}: {err}");
+        assert!(
+            text.lines().next().unwrap().contains("ASCII"),
+            "{name}: {text}"
+        );
+        let (binary_glb, ascii_glb) = (
+            dir.path().join(format!("{name}.bin.glb")),
+            dir.path().join(format!("{name}.ascii.glb")),
+        );
+        for (input, glb) in [(path.as_path(), &binary_glb), (ascii.as_path(), &ascii_glb)] {
+            let (code, _, err) = run(&["convert", input.to_str().unwrap(), glb.to_str().unwrap()]);
+            assert_eq!(code, Some(0), "{}: {err}", input.display());
+        }
+        assert!(
+            std::fs::read(&binary_glb).unwrap() == std::fs::read(&ascii_glb).unwrap(),
+            "{name}: the ASCII twin converts to other bytes than the binary file"
+        );
+    }
+}
