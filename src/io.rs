@@ -64,7 +64,7 @@ pub fn read(path: &Path, options: &ReadOptions) -> Result<Document, Error> {
     match InputFormat::sniff(&bytes, path) {
         Some(InputFormat::Fbx) => read_fbx(&bytes, path),
         Some(InputFormat::Bvh) => read_bvh(&bytes, path, options),
-        _ => gltf_io::read_beside(&bytes, path),
+        _ => gltf_io::read_owned_beside(bytes, path),
     }
 }
 

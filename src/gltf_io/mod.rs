@@ -23,6 +23,7 @@ pub use error::{Error, ErrorKind};
 
 use crate::model::Model;
 use serde_json::Value;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Characters escaped in a written `.bin` URI: all but letters, digits and `.-_`.
@@ -67,7 +68,7 @@ pub struct Converted {
 /// file's folder.
 pub fn read(path: &Path) -> Result<Document, Error> {
     let bytes = read_input(path)?;
-    read_beside(&bytes, path)
+    read_owned_beside(bytes, path)
 }
 
 /// The bytes of an input file: refused when it is a folder or over the 2 GiB limit.
@@ -92,13 +93,24 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
 /// Parses the bytes of the file at `path`, whose external URIs resolve in its folder (never
 /// outside it).
 pub fn read_beside(bytes: &[u8], path: &Path) -> Result<Document, Error> {
+    read_bytes(bytes, path, &Resources::Folder(folder_of(path)))
+}
+
+/// [`read_beside`] of bytes the document may keep: a GLB's binary chunk becomes its first buffer
+/// without being copied (as [`read`] does).
+pub fn read_owned_beside(bytes: Vec<u8>, path: &Path) -> Result<Document, Error> {
+    let parsed = read::parse_owned(bytes, &Resources::Folder(folder_of(path)));
+    document(path, parsed)
+}
+
+/// The folder of `path` (`.` for a bare file name).
+fn folder_of(path: &Path) -> PathBuf {
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let dir = if dir.as_os_str().is_empty() {
+    if dir.as_os_str().is_empty() {
         PathBuf::from(".")
     } else {
         dir
-    };
-    read_bytes(bytes, path, &Resources::Folder(dir))
+    }
 }
 
 /// A document holding only `model`'s skeletons (their nodes and rests, no meshes) and clips,
@@ -117,7 +129,11 @@ pub fn animation_only(model: &crate::model::Model, path: &Path) -> Result<Docume
 /// assert_eq!(err.to_string(), "cut.glb: invalid GLB container: truncated header");
 /// ```
 pub fn read_bytes(bytes: &[u8], path: &Path, resources: &Resources) -> Result<Document, Error> {
-    read::parse(bytes, resources)
+    document(path, read::parse(bytes, resources))
+}
+
+fn document(path: &Path, parsed: Result<read::Parsed, ErrorKind>) -> Result<Document, Error> {
+    parsed
         .map_err(|kind| Error {
             file: path.to_path_buf(),
             kind,
@@ -143,6 +159,16 @@ impl Document {
     /// Builds the output: the patched JSON and the single binary buffer it refers to.
     /// `bin_uri` is the URI to give that buffer (`None` for GLB, whose BIN chunk needs none).
     pub fn to_parts(&self, bin_uri: Option<&str>) -> Result<(Value, Vec<u8>), Error> {
+        self.with_parts(bin_uri, |json, bin| (json, bin.to_vec()))
+    }
+
+    /// Patches a copy of the JSON and lays out the one binary buffer, then hands both to `f`
+    /// (the buffer's bytes still in place in the document's buffers, not gathered).
+    fn with_parts<R>(
+        &self,
+        bin_uri: Option<&str>,
+        f: impl FnOnce(Value, &layout::Packed) -> R,
+    ) -> Result<R, Error> {
         let fail = |kind| Error {
             file: self.path.clone(),
             kind,
@@ -153,7 +179,7 @@ impl Document {
         patch::apply(&mut json, &mut buffers, &self.original, &self.model).map_err(fail)?;
         layout::collect_garbage(&mut json, &used_before);
         let bin = layout::pack(&mut json, &buffers, bin_uri);
-        Ok((json, bin))
+        Ok(f(json, &bin))
     }
 
     /// Writes the document to `out` (`.gltf` writes a `.bin` beside it; `.glb`, `.vrm`, `.vrma`
@@ -179,13 +205,21 @@ impl Document {
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         match format {
-            Format::Glb => {
-                let (json, bin) = self.to_parts(None)?;
+            Format::Glb => self.with_parts(None, |json, bin| {
                 let text =
                     serde_json::to_vec(&json).map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
-                let bytes = container::join_glb(&text, (!bin.is_empty()).then_some(&bin[..]));
-                write_atomic(dir, out, &bytes).map_err(|e| fail(ErrorKind::Io(e)))
-            }
+                drop(json);
+                let bin_len = (bin.len > 0).then_some(bin.len);
+                let head = container::glb_head(&text, bin_len);
+                write_atomic(dir, out, &mut |w| {
+                    w.write_all(&head)?;
+                    bin.write_to(w)?;
+                    // The BIN chunk's padding (none: the packed buffer's length is a multiple
+                    // of 4).
+                    w.write_all(&[0; 3][..container::pad(bin.len)])
+                })
+                .map_err(|e| fail(ErrorKind::Io(e)))
+            })?,
             Format::Gltf => {
                 let stem = out.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
                 let bin_name = format!("{stem}.bin");
@@ -201,9 +235,11 @@ impl Document {
                             bin_path.display()
                         ))));
                     }
-                    write_atomic(dir, &bin_path, &bin).map_err(|e| fail(ErrorKind::Io(e)))?;
+                    write_atomic(dir, &bin_path, &mut |w| w.write_all(&bin))
+                        .map_err(|e| fail(ErrorKind::Io(e)))?;
                 }
-                write_atomic(dir, out, &text).map_err(|e| fail(ErrorKind::Io(e)))
+                write_atomic(dir, out, &mut |w| w.write_all(&text))
+                    .map_err(|e| fail(ErrorKind::Io(e)))
             }
         }
     }
@@ -305,14 +341,17 @@ pub fn write_file(out: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    write_atomic(dir, out, bytes)
+    write_atomic(dir, out, &mut |w| w.write_all(bytes))
 }
 
-/// Writes `bytes` to `out` through a temporary file in `dir` (created with its parents when
-/// missing). The errors name no temporary file: their text is the cause only, for the caller to
-/// put after the user's path.
-fn write_atomic(dir: &Path, out: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
+/// Writes what `write` writes to `out` through a temporary file in `dir` (created with its
+/// parents when missing), buffered. The errors name no temporary file: their text is the cause
+/// only, for the caller to put after the user's path.
+fn write_atomic(
+    dir: &Path,
+    out: &Path,
+    write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     // tempfile's errors end in ` at path "…/.skelnorm-XXXX.tmp"`, which means nothing to the
     // user: cut it, keep the cause.
     let plain = |e: std::io::Error| {
@@ -336,7 +375,11 @@ fn write_atomic(dir: &Path, out: &Path, bytes: &[u8]) -> std::io::Result<()> {
         builder.permissions(std::fs::Permissions::from_mode(0o644));
     }
     let mut tmp = builder.tempfile_in(dir).map_err(plain)?;
-    tmp.write_all(bytes).map_err(plain)?;
+    {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
+        write(&mut w).map_err(plain)?;
+        w.flush().map_err(plain)?;
+    }
     tmp.as_file().sync_all().map_err(plain)?;
     tmp.persist(out).map_err(|e| plain(e.error))?;
     Ok(())
