@@ -297,3 +297,63 @@ pub(crate) fn pack<'a>(
     json["buffers"] = Value::Array(kept);
     out
 }
+
+/// The JSON of a document being written: a patched copy, or the document as read with only its
+/// buffer layout (`bufferViews`, `buffers`) replaced, when the patch would change nothing (then
+/// the rest of it is not copied).
+pub(crate) enum OutJson<'a> {
+    /// The whole patched document.
+    Whole(Value),
+    /// `base` with the top-level keys of `over` replacing its own (new keys at the end).
+    Layered {
+        /// The document as read (an object).
+        base: &'a Value,
+        /// Replacements of top-level keys (an object).
+        over: Value,
+    },
+}
+
+impl OutJson<'_> {
+    /// The JSON as one value.
+    pub fn into_value(self) -> Value {
+        match self {
+            OutJson::Whole(v) => v,
+            OutJson::Layered { base, over } => {
+                let mut v = base.clone();
+                if let (Some(v), Value::Object(over)) = (v.as_object_mut(), over) {
+                    for (k, x) in over {
+                        v.insert(k, x);
+                    }
+                }
+                v
+            }
+        }
+    }
+}
+
+impl serde::Serialize for OutJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let (base, over) = match self {
+            OutJson::Whole(v) => return v.serialize(s),
+            OutJson::Layered { base, over } => (base, over),
+        };
+        let (Some(base), Some(over)) = (base.as_object(), over.as_object()) else {
+            return Err(serde::ser::Error::custom(
+                "the document is not a JSON object",
+            ));
+        };
+        let mut map = s.serialize_map(Some(
+            base.len() + over.keys().filter(|k| !base.contains_key(*k)).count(),
+        ))?;
+        for (k, v) in base {
+            map.serialize_entry(k, over.get(k).unwrap_or(v))?;
+        }
+        for (k, v) in over {
+            if !base.contains_key(k) {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        map.end()
+    }
+}

@@ -159,27 +159,46 @@ impl Document {
     /// Builds the output: the patched JSON and the single binary buffer it refers to.
     /// `bin_uri` is the URI to give that buffer (`None` for GLB, whose BIN chunk needs none).
     pub fn to_parts(&self, bin_uri: Option<&str>) -> Result<(Value, Vec<u8>), Error> {
-        self.with_parts(bin_uri, |json, bin| (json, bin.to_vec()))
+        self.with_parts(bin_uri, |json, bin| (json.into_value(), bin.to_vec()))
     }
 
-    /// Patches a copy of the JSON and lays out the one binary buffer, then hands both to `f`
-    /// (the buffer's bytes still in place in the document's buffers, not gathered).
+    /// Patches the JSON and lays out the one binary buffer, then hands both to `f` (the buffer's
+    /// bytes still in place in the document's buffers, not gathered). When the model is as read
+    /// and every clip came from the file, the patch would change nothing and leave nothing
+    /// unused: then only the buffer layout is redone, and the rest of the JSON is not copied.
     fn with_parts<R>(
         &self,
         bin_uri: Option<&str>,
-        f: impl FnOnce(Value, &layout::Packed) -> R,
+        f: impl FnOnce(layout::OutJson, &layout::Packed) -> R,
     ) -> Result<R, Error> {
         let fail = |kind| Error {
             file: self.path.clone(),
             kind,
         };
-        let mut json = self.json.clone();
         let mut buffers = buffers::OutBuffers::new(&self.buffers);
+        let unchanged =
+            self.model == self.original && self.model.clips.iter().all(|c| c.source.is_some());
+        if unchanged {
+            let mut over = serde_json::Map::new();
+            for key in ["bufferViews", "buffers"] {
+                if let Some(v) = self.json.get(key) {
+                    over.insert(key.into(), v.clone());
+                }
+            }
+            let mut over = Value::Object(over);
+            let bin = layout::pack(&mut over, &buffers, bin_uri);
+            let json = layout::OutJson::Layered {
+                base: &self.json,
+                over,
+            };
+            return Ok(f(json, &bin));
+        }
+        let mut json = self.json.clone();
         let used_before = layout::Usage::of(&mut json);
         patch::apply(&mut json, &mut buffers, &self.original, &self.model).map_err(fail)?;
         layout::collect_garbage(&mut json, &used_before);
         let bin = layout::pack(&mut json, &buffers, bin_uri);
-        Ok(f(json, &bin))
+        Ok(f(layout::OutJson::Whole(json), &bin))
     }
 
     /// Writes the document to `out` (`.gltf` writes a `.bin` beside it; `.glb`, `.vrm`, `.vrma`
@@ -224,22 +243,24 @@ impl Document {
                 let stem = out.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
                 let bin_name = format!("{stem}.bin");
                 let uri = percent_encoding::utf8_percent_encode(&bin_name, URI_CHARS).to_string();
-                let (json, bin) = self.to_parts(Some(&uri))?;
-                let text = serde_json::to_vec_pretty(&json)
-                    .map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
-                if !bin.is_empty() {
-                    let bin_path = dir.join(&bin_name);
-                    if same_file(&self.path, &bin_path) || self.is_input_resource(&bin_path) {
-                        return Err(fail(ErrorKind::Write(format!(
-                            "`{}` would overwrite an input file",
-                            bin_path.display()
-                        ))));
+                self.with_parts(Some(&uri), |json, bin| {
+                    let text = serde_json::to_vec_pretty(&json)
+                        .map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
+                    drop(json);
+                    if bin.len > 0 {
+                        let bin_path = dir.join(&bin_name);
+                        if same_file(&self.path, &bin_path) || self.is_input_resource(&bin_path) {
+                            return Err(fail(ErrorKind::Write(format!(
+                                "`{}` would overwrite an input file",
+                                bin_path.display()
+                            ))));
+                        }
+                        write_atomic(dir, &bin_path, &mut |w| bin.write_to(w))
+                            .map_err(|e| fail(ErrorKind::Io(e)))?;
                     }
-                    write_atomic(dir, &bin_path, &mut |w| w.write_all(&bin))
-                        .map_err(|e| fail(ErrorKind::Io(e)))?;
-                }
-                write_atomic(dir, out, &mut |w| w.write_all(&text))
-                    .map_err(|e| fail(ErrorKind::Io(e)))
+                    write_atomic(dir, out, &mut |w| w.write_all(&text))
+                        .map_err(|e| fail(ErrorKind::Io(e)))
+                })?
             }
         }
     }
