@@ -51,7 +51,9 @@ pub struct Document {
     pub converted: Option<Converted>,
     json: Value,
     buffers: Vec<Option<Vec<u8>>>,
-    original: Model,
+    /// The model as read, to tell what changed on write; `None` for a document read only to be
+    /// looked at ([`read_owned_for_viewing`]), which cannot be written.
+    original: Option<Model>,
 }
 
 /// The facts of a file converted from another format into a glTF document.
@@ -100,7 +102,24 @@ pub fn read_beside(bytes: &[u8], path: &Path) -> Result<Document, Error> {
 /// without being copied (as [`read`] does).
 pub fn read_owned_beside(bytes: Vec<u8>, path: &Path) -> Result<Document, Error> {
     let parsed = read::parse_owned(bytes, &Resources::Folder(folder_of(path)));
-    document(path, parsed)
+    document(path, parsed, true)
+}
+
+/// [`read_owned_beside`] for a document that is only looked at, never written: it keeps no copy
+/// of the model as read (which writing needs to tell what changed), so reading takes less time
+/// and memory; its [`Document::write`] and [`Document::to_parts`] return an error.
+///
+/// ```
+/// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
+/// let bytes = std::fs::read(&path).unwrap();
+/// let doc = skelnorm::gltf_io::read_owned_for_viewing(bytes.clone(), &path).unwrap();
+/// let full = skelnorm::gltf_io::read_owned_beside(bytes, &path).unwrap();
+/// assert_eq!(doc.model, full.model);
+/// assert!(doc.to_parts(None).is_err());
+/// ```
+pub fn read_owned_for_viewing(bytes: Vec<u8>, path: &Path) -> Result<Document, Error> {
+    let parsed = read::parse_owned(bytes, &Resources::Folder(folder_of(path)));
+    document(path, parsed, false)
 }
 
 /// The folder of `path` (`.` for a bare file name).
@@ -129,10 +148,15 @@ pub fn animation_only(model: &crate::model::Model, path: &Path) -> Result<Docume
 /// assert_eq!(err.to_string(), "cut.glb: invalid GLB container: truncated header");
 /// ```
 pub fn read_bytes(bytes: &[u8], path: &Path, resources: &Resources) -> Result<Document, Error> {
-    document(path, read::parse(bytes, resources))
+    document(path, read::parse(bytes, resources), true)
 }
 
-fn document(path: &Path, parsed: Result<read::Parsed, ErrorKind>) -> Result<Document, Error> {
+/// The document of a parse; `keep_original` keeps a copy of the model as read (needed to write).
+fn document(
+    path: &Path,
+    parsed: Result<read::Parsed, ErrorKind>,
+    keep_original: bool,
+) -> Result<Document, Error> {
     parsed
         .map_err(|kind| Error {
             file: path.to_path_buf(),
@@ -141,7 +165,7 @@ fn document(path: &Path, parsed: Result<read::Parsed, ErrorKind>) -> Result<Docu
         .map(|(format, json, buffers, model, warnings)| Document {
             path: path.to_path_buf(),
             format,
-            original: model.clone(),
+            original: keep_original.then(|| model.clone()),
             model,
             warnings,
             converted: None,
@@ -175,9 +199,14 @@ impl Document {
             file: self.path.clone(),
             kind,
         };
+        let original = self.original.as_ref().ok_or_else(|| {
+            fail(ErrorKind::Write(
+                "the document was read to be looked at only and cannot be written".into(),
+            ))
+        })?;
         let mut buffers = buffers::OutBuffers::new(&self.buffers);
         let unchanged =
-            self.model == self.original && self.model.clips.iter().all(|c| c.source.is_some());
+            self.model == *original && self.model.clips.iter().all(|c| c.source.is_some());
         if unchanged {
             let mut over = serde_json::Map::new();
             for key in ["bufferViews", "buffers"] {
@@ -195,7 +224,7 @@ impl Document {
         }
         let mut json = self.json.clone();
         let used_before = layout::Usage::of(&mut json);
-        patch::apply(&mut json, &mut buffers, &self.original, &self.model).map_err(fail)?;
+        patch::apply(&mut json, &mut buffers, original, &self.model).map_err(fail)?;
         layout::collect_garbage(&mut json, &used_before);
         let bin = layout::pack(&mut json, &buffers, bin_uri);
         Ok(f(layout::OutJson::Whole(json), &bin))
