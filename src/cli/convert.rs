@@ -99,7 +99,9 @@ pub fn run(args: &ConvertArgs) -> Result<(), Failure> {
         super::check_output(&args.output)?;
     }
     super::check_not_input(&args.input, &args.output)?;
-    let doc = super::read(&args.input)?;
+    // Converting changes nothing in the model: read it without the copy writing needs to tell
+    // what changed, and write the document as read.
+    let doc = super::read_for_viewing(&args.input)?;
     if !args.existing.proceed(&args.output)? {
         return Ok(());
     }
@@ -112,7 +114,7 @@ pub fn run(args: &ConvertArgs) -> Result<(), Failure> {
             &args.bvh,
         );
     }
-    doc.write(&args.output)?;
+    doc.write_as_read(&args.output)?;
     Ok(())
 }
 

@@ -116,6 +116,12 @@ pub fn read_owned_beside(bytes: Vec<u8>, path: &Path) -> Result<Document, Error>
 /// let full = skelnorm::gltf_io::read_owned_beside(bytes, &path).unwrap();
 /// assert_eq!(doc.model, full.model);
 /// assert!(doc.to_parts(None).is_err());
+/// // Written as read, it is the file `write` makes of the unchanged document.
+/// let dir = tempfile::tempdir().unwrap();
+/// let (a, b) = (dir.path().join("a.glb"), dir.path().join("b.glb"));
+/// doc.write_as_read(&a).unwrap();
+/// full.write(&b).unwrap();
+/// assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
 /// ```
 pub fn read_owned_for_viewing(bytes: Vec<u8>, path: &Path) -> Result<Document, Error> {
     let parsed = read::parse_owned(bytes, &Resources::Folder(folder_of(path)));
@@ -183,57 +189,78 @@ impl Document {
     /// Builds the output: the patched JSON and the single binary buffer it refers to.
     /// `bin_uri` is the URI to give that buffer (`None` for GLB, whose BIN chunk needs none).
     pub fn to_parts(&self, bin_uri: Option<&str>) -> Result<(Value, Vec<u8>), Error> {
-        self.with_parts(bin_uri, |json, bin| (json.into_value(), bin.to_vec()))
+        self.with_parts(bin_uri, false, |json, bin| {
+            (json.into_value(), bin.to_vec())
+        })
     }
 
     /// Patches the JSON and lays out the one binary buffer, then hands both to `f` (the buffer's
     /// bytes still in place in the document's buffers, not gathered). When the model is as read
     /// and every clip came from the file, the patch would change nothing and leave nothing
     /// unused: then only the buffer layout is redone, and the rest of the JSON is not copied.
+    /// `as_read` takes that way whatever the model holds (see [`Document::write_as_read`]).
     fn with_parts<R>(
         &self,
         bin_uri: Option<&str>,
+        as_read: bool,
         f: impl FnOnce(layout::OutJson, &layout::Packed) -> R,
     ) -> Result<R, Error> {
         let fail = |kind| Error {
             file: self.path.clone(),
             kind,
         };
-        let original = self.original.as_ref().ok_or_else(|| {
-            fail(ErrorKind::Write(
-                "the document was read to be looked at only and cannot be written".into(),
-            ))
-        })?;
-        let mut buffers = buffers::OutBuffers::new(&self.buffers);
-        let unchanged =
-            self.model == *original && self.model.clips.iter().all(|c| c.source.is_some());
-        if unchanged {
-            let mut over = serde_json::Map::new();
-            for key in ["bufferViews", "buffers"] {
-                if let Some(v) = self.json.get(key) {
-                    over.insert(key.into(), v.clone());
-                }
+        let original = match (&self.original, as_read) {
+            (_, true) => None,
+            (Some(original), false) => Some(original),
+            (None, false) => {
+                return Err(fail(ErrorKind::Write(
+                    "the document was read to be looked at only and cannot be written".into(),
+                )))
             }
-            let mut over = Value::Object(over);
-            let bin = layout::pack(&mut over, &buffers, bin_uri);
-            let json = layout::OutJson::Layered {
-                base: &self.json,
-                over,
-            };
-            return Ok(f(json, &bin));
+        };
+        let mut buffers = buffers::OutBuffers::new(&self.buffers);
+        let unchanged = original.is_none_or(|original| {
+            self.model == *original && self.model.clips.iter().all(|c| c.source.is_some())
+        });
+        if let (false, Some(original)) = (unchanged, original) {
+            let mut json = self.json.clone();
+            let used_before = layout::Usage::of(&mut json);
+            patch::apply(&mut json, &mut buffers, original, &self.model).map_err(fail)?;
+            layout::collect_garbage(&mut json, &used_before);
+            let bin = layout::pack(&mut json, &buffers, bin_uri);
+            return Ok(f(layout::OutJson::Whole(json), &bin));
         }
-        let mut json = self.json.clone();
-        let used_before = layout::Usage::of(&mut json);
-        patch::apply(&mut json, &mut buffers, original, &self.model).map_err(fail)?;
-        layout::collect_garbage(&mut json, &used_before);
-        let bin = layout::pack(&mut json, &buffers, bin_uri);
-        Ok(f(layout::OutJson::Whole(json), &bin))
+        let mut over = serde_json::Map::new();
+        for key in ["bufferViews", "buffers"] {
+            if let Some(v) = self.json.get(key) {
+                over.insert(key.into(), v.clone());
+            }
+        }
+        let mut over = Value::Object(over);
+        let bin = layout::pack(&mut over, &buffers, bin_uri);
+        let json = layout::OutJson::Layered {
+            base: &self.json,
+            over,
+        };
+        Ok(f(json, &bin))
     }
 
     /// Writes the document to `out` (`.gltf` writes a `.bin` beside it; `.glb`, `.vrm`, `.vrma`
     /// are binary). Writes temporary files in the destination folder and renames them, so a
     /// failed write leaves no partial output. Refuses to overwrite the file it was read from.
     pub fn write(&self, out: &Path) -> Result<(), Error> {
+        self.write_to(out, false)
+    }
+
+    /// Writes the document as it was read, in `out`'s container, as [`Document::write`] writes
+    /// an unchanged document: the JSON and buffers as read, only the buffer layout redone.
+    /// Changes to `model` are not written; it works on a document read only to be looked at
+    /// ([`read_owned_for_viewing`]), which keeps no copy of its model. What `convert` does.
+    pub fn write_as_read(&self, out: &Path) -> Result<(), Error> {
+        self.write_to(out, true)
+    }
+
+    fn write_to(&self, out: &Path, as_read: bool) -> Result<(), Error> {
         let fail = |kind| Error {
             file: out.to_path_buf(),
             kind,
@@ -253,7 +280,7 @@ impl Document {
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         match format {
-            Format::Glb => self.with_parts(None, |json, bin| {
+            Format::Glb => self.with_parts(None, as_read, |json, bin| {
                 let text =
                     serde_json::to_vec(&json).map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
                 drop(json);
@@ -272,7 +299,7 @@ impl Document {
                 let stem = out.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
                 let bin_name = format!("{stem}.bin");
                 let uri = percent_encoding::utf8_percent_encode(&bin_name, URI_CHARS).to_string();
-                self.with_parts(Some(&uri), |json, bin| {
+                self.with_parts(Some(&uri), as_read, |json, bin| {
                     let text = serde_json::to_vec_pretty(&json)
                         .map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
                     drop(json);
