@@ -65,7 +65,18 @@ pub fn read(path: &Path, options: &ReadOptions) -> Result<Document, Error> {
     match InputFormat::sniff(&bytes, path) {
         Some(InputFormat::Fbx) => read_fbx(&bytes, path),
         Some(InputFormat::Bvh) => read_bvh(&bytes, path, options),
-        _ => gltf_io::read_beside(&bytes, path),
+        _ => gltf_io::read_owned_beside(bytes, path),
+    }
+}
+
+/// [`read`] for a document that is only looked at (`inspect`): a glTF file's document keeps no
+/// copy of its model as read and cannot be written (see [`gltf_io::read_owned_for_viewing`]).
+pub fn read_for_viewing(path: &Path, options: &ReadOptions) -> Result<Document, Error> {
+    let bytes = gltf_io::read_input(path)?;
+    match InputFormat::sniff(&bytes, path) {
+        Some(InputFormat::Fbx) => read_fbx(&bytes, path),
+        Some(InputFormat::Bvh) => read_bvh(&bytes, path, options),
+        _ => gltf_io::read_owned_for_viewing(bytes, path),
     }
 }
 

@@ -104,7 +104,9 @@ pub fn run(args: &ConvertArgs) -> Result<i32, Failure> {
         super::check_output(&args.output)?;
     }
     super::check_not_input(&args.input, &args.output)?;
-    let doc = super::read(&args.input)?;
+    // Converting changes nothing in the model: read it without the copy writing needs to tell
+    // what changed, and write the document as read.
+    let doc = super::read_for_viewing(&args.input)?;
     let mut file = FileReport::new(args.input.display().to_string());
     file.add_reader_warnings(&doc.warnings);
     file.size_before = gltf_io::stored_size(&args.input);
@@ -121,7 +123,7 @@ pub fn run(args: &ConvertArgs) -> Result<i32, Failure> {
         )?;
         (extension(&args.output), vec![clip])
     } else {
-        doc.write(&args.output)?;
+        doc.write_as_read(&args.output)?;
         let clips = doc.model.clips.iter().map(|c| c.name.clone()).collect();
         (extension(&args.output), clips)
     };

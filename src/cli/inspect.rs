@@ -20,7 +20,7 @@ struct Output<'a> {
 
 pub fn run(file: &Path, json: bool) -> Result<(), Failure> {
     let start = std::time::Instant::now();
-    let doc = super::read(file)?;
+    let doc = super::read_for_viewing(file)?;
     let extensions_used = doc.json()["extensionsUsed"]
         .as_array()
         .into_iter()

@@ -72,6 +72,13 @@ fn read(path: &std::path::Path) -> Result<skelnorm::gltf_io::Document, skelnorm:
     skelnorm::io::read(path, READ_OPTIONS.get_or_init(Default::default))
 }
 
+/// [`read`] for a file only looked at, never written (faster: see `io::read_for_viewing`).
+fn read_for_viewing(
+    path: &std::path::Path,
+) -> Result<skelnorm::gltf_io::Document, skelnorm::gltf_io::Error> {
+    skelnorm::io::read_for_viewing(path, READ_OPTIONS.get_or_init(Default::default))
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Show a file's skeletons (tree, rest, world positions), clips, and what can be told at a

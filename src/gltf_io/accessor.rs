@@ -31,8 +31,9 @@ pub(crate) struct Data<'a> {
     buffers: &'a [BufferData],
     decoded: HashMap<usize, Vec<u8>>,
     decoded_total: usize,
-    /// Key times by accessor: samplers of one animation usually share their input.
-    times: HashMap<usize, Vec<f32>>,
+    /// Key times by accessor, and whether they are finite and non-decreasing: samplers of one
+    /// animation usually share their input.
+    times: HashMap<usize, (Vec<f32>, bool)>,
 }
 
 fn components(t: Type) -> usize {
@@ -216,9 +217,16 @@ impl<'a> Data<'a> {
 
     /// A SCALAR accessor of key times, decoded once and kept: samplers share their inputs.
     pub fn key_times(&mut self, index: usize) -> Result<&[f32], ErrorKind> {
+        Ok(&self.checked_key_times(index)?.0)
+    }
+
+    /// [`key_times`](Self::key_times) and whether they are finite and non-decreasing (checked
+    /// once per accessor).
+    pub fn checked_key_times(&mut self, index: usize) -> Result<&(Vec<f32>, bool), ErrorKind> {
         if !self.times.contains_key(&index) {
             let (times, _) = self.floats(index, &[Type::Scalar])?;
-            self.times.insert(index, times);
+            let ok = times.iter().all(|t| t.is_finite()) && times.windows(2).all(|w| w[1] >= w[0]);
+            self.times.insert(index, (times, ok));
         }
         Ok(&self.times[&index])
     }
@@ -293,11 +301,22 @@ impl<'a> Data<'a> {
                     ),
                 ));
             }
-            for (i, chunk) in out.chunks_exact_mut(n).enumerate() {
-                let base = offset + i * stride;
-                for (c, slot) in chunk.iter_mut().enumerate() {
-                    let p = base + c * ct.size();
-                    *slot = read_component(&bytes[p..p + ct.size()], ct, normalized);
+            if ct == ComponentType::F32 {
+                // The common case, decoded element by element without a match per component.
+                for (i, chunk) in out.chunks_exact_mut(n).enumerate() {
+                    let base = offset + i * stride;
+                    let src = bytes[base..base + elem].chunks_exact(4);
+                    for (slot, b) in chunk.iter_mut().zip(src) {
+                        *slot = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    }
+                }
+            } else {
+                for (i, chunk) in out.chunks_exact_mut(n).enumerate() {
+                    let base = offset + i * stride;
+                    for (c, slot) in chunk.iter_mut().enumerate() {
+                        let p = base + c * ct.size();
+                        *slot = read_component(&bytes[p..p + ct.size()], ct, normalized);
+                    }
                 }
             }
         }

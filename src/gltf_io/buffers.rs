@@ -186,9 +186,10 @@ pub(crate) fn slice<'a>(
 /// Loads every buffer's bytes. Checks that each holds at least its `byteLength`.
 pub(crate) fn load_buffers(
     json: &Value,
-    bin: Option<&[u8]>,
+    bin: Option<std::borrow::Cow<[u8]>>,
     res: &Resources,
 ) -> Result<Vec<BufferData>, ErrorKind> {
+    let mut bin = bin;
     let empty = Vec::new();
     let buffers = json
         .get("buffers")
@@ -203,7 +204,7 @@ pub(crate) fn load_buffers(
             .ok_or_else(|| invalid(&at, "byteLength is missing or not a non-negative integer"))?;
         let data = match b.get("uri").and_then(Value::as_str) {
             Some(uri) => Some(load_uri(uri, &at, res)?),
-            None if i == 0 && bin.is_some() => Some(bin.unwrap_or_default().to_vec()),
+            None if i == 0 && bin.is_some() => bin.take().map(std::borrow::Cow::into_owned),
             None if is_fallback(b) => None,
             None => return Err(invalid(&at, "has no uri and no GLB binary chunk holds it")),
         };

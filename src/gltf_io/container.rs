@@ -112,13 +112,19 @@ fn split_glb(bytes: &[u8]) -> Result<Split<'_>, ErrorKind> {
     })
 }
 
-/// Builds a GLB file from JSON text and an optional binary chunk, padding both to 4 bytes.
-pub(crate) fn join_glb(json: &[u8], bin: Option<&[u8]>) -> Vec<u8> {
-    let pad = |n: usize| (4 - n % 4) % 4;
+/// Bytes of padding after `n` bytes to reach a multiple of 4.
+pub(crate) fn pad(n: usize) -> usize {
+    (4 - n % 4) % 4
+}
+
+/// The start of a GLB file up to its binary chunk's data: the header, the JSON chunk (`json`
+/// padded with spaces) and, when `bin_len` is given, the binary chunk's header for `bin_len`
+/// bytes of data (which follow, then zeros to a multiple of 4).
+pub(crate) fn glb_head(json: &[u8], bin_len: Option<usize>) -> Vec<u8> {
     let json_len = json.len() + pad(json.len());
-    let bin_len = bin.map_or(0, |b| b.len() + pad(b.len()));
-    let total = 12 + 8 + json_len + bin.map_or(0, |_| 8 + bin_len);
-    let mut out = Vec::with_capacity(total);
+    let bin_chunk = bin_len.map(|b| b + pad(b));
+    let total = 12 + 8 + json_len + bin_chunk.map_or(0, |b| 8 + b);
+    let mut out = Vec::with_capacity(12 + 8 + json_len + 8);
     out.extend_from_slice(GLB_MAGIC);
     out.extend_from_slice(&2u32.to_le_bytes());
     out.extend_from_slice(&(total as u32).to_le_bytes());
@@ -126,9 +132,18 @@ pub(crate) fn join_glb(json: &[u8], bin: Option<&[u8]>) -> Vec<u8> {
     out.extend_from_slice(&CHUNK_JSON.to_le_bytes());
     out.extend_from_slice(json);
     out.resize(out.len() + pad(json.len()), b' ');
-    if let Some(bin) = bin {
-        out.extend_from_slice(&(bin_len as u32).to_le_bytes());
+    if let Some(b) = bin_chunk {
+        out.extend_from_slice(&(b as u32).to_le_bytes());
         out.extend_from_slice(&CHUNK_BIN.to_le_bytes());
+    }
+    out
+}
+
+/// Builds a GLB file from JSON text and an optional binary chunk, padding both to 4 bytes.
+#[cfg(test)]
+pub(crate) fn join_glb(json: &[u8], bin: Option<&[u8]>) -> Vec<u8> {
+    let mut out = glb_head(json, bin.map(<[u8]>::len));
+    if let Some(bin) = bin {
         out.extend_from_slice(bin);
         out.resize(out.len() + pad(bin.len()), 0);
     }

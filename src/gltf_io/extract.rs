@@ -519,10 +519,11 @@ fn sampler(
     let at = format!("animations[{a}].samplers[{s}]");
     let smp = &root.animations[a].samplers[s];
     let interp = interpolation(root, a, s)?;
-    let times = data.key_times(smp.input.value())?.to_vec();
-    if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) {
+    let (times, ok) = data.checked_key_times(smp.input.value())?;
+    if !ok {
         return Err(invalid(&at, "key times are not finite and increasing"));
     }
+    let times = times.clone();
     let (values, n) = data.floats(smp.output.value(), ty)?;
     let per_key = if interp == Interpolation::CubicSpline {
         3

@@ -172,10 +172,11 @@ pub(crate) fn collect_garbage(json: &mut Value, before: &Usage) {
     remove_items(json, "bufferViews", &drop, visit_view_refs);
 }
 
-fn append_aligned(out: &mut Vec<u8>, bytes: &[u8]) -> usize {
-    out.resize(out.len().next_multiple_of(4), 0);
-    let at = out.len();
-    out.extend_from_slice(bytes);
+/// Places `len` bytes after `end` (the packed buffer's length so far) at the next 4-byte
+/// boundary; returns their offset and moves `end` past them.
+fn place_aligned(end: &mut usize, len: usize) -> usize {
+    let at = end.next_multiple_of(4);
+    *end = at + len;
     at
 }
 
@@ -189,10 +190,47 @@ fn set_offset(obj: &mut Value, key: &str, at: usize) {
     }
 }
 
-/// Moves every buffer view into one new buffer (index 0) and returns its bytes. Buffers that hold
-/// no data (meshopt fallbacks) follow it unchanged. `bin_uri` names the new buffer's file; `None`
-/// leaves it without a URI (the GLB binary chunk).
-pub(crate) fn pack(json: &mut Value, buffers: &OutBuffers, bin_uri: Option<&str>) -> Vec<u8> {
+/// The bytes of the one buffer [`pack`] makes: pieces of the document's buffers, each at its
+/// offset, zeros between them, `len` bytes in all (a multiple of 4). Nothing is copied until it
+/// is written out.
+pub(crate) struct Packed<'a> {
+    /// (offset, bytes), in increasing offsets, not overlapping.
+    pieces: Vec<(usize, &'a [u8])>,
+    /// The buffer's length.
+    pub len: usize,
+}
+
+impl Packed<'_> {
+    /// The buffer's bytes in memory.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = vec![0; self.len];
+        for &(at, bytes) in &self.pieces {
+            out[at..at + bytes.len()].copy_from_slice(bytes);
+        }
+        out
+    }
+
+    /// Writes the buffer's bytes to `w` without gathering them first.
+    pub fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        const ZEROS: [u8; 4] = [0; 4];
+        let mut end = 0;
+        for &(at, bytes) in &self.pieces {
+            w.write_all(&ZEROS[..at - end])?;
+            w.write_all(bytes)?;
+            end = at + bytes.len();
+        }
+        w.write_all(&ZEROS[..self.len - end])
+    }
+}
+
+/// Moves every buffer view into one new buffer (index 0) and returns where its bytes come from.
+/// Buffers that hold no data (meshopt fallbacks) follow it unchanged. `bin_uri` names the new
+/// buffer's file; `None` leaves it without a URI (the GLB binary chunk).
+pub(crate) fn pack<'a>(
+    json: &mut Value,
+    buffers: &'a OutBuffers,
+    bin_uri: Option<&str>,
+) -> Packed<'a> {
     let old: Vec<Value> = json
         .get("buffers")
         .and_then(Value::as_array)
@@ -207,9 +245,12 @@ pub(crate) fn pack(json: &mut Value, buffers: &OutBuffers, bin_uri: Option<&str>
             new_index[i] = kept.len() as u64; // merged buffer is 0
         }
     }
-    let mut out = Vec::new();
+    let mut out = Packed {
+        pieces: Vec::new(),
+        len: 0,
+    };
     let mut any_data = false;
-    let mut relocate = |obj: &mut Value, out: &mut Vec<u8>| {
+    let mut relocate = |obj: &mut Value, out: &mut Packed<'a>| {
         let num = |k: &str| obj.get(k).and_then(Value::as_u64);
         let (Some(b), Some(len)) = (num("buffer"), num("byteLength")) else {
             return;
@@ -217,7 +258,9 @@ pub(crate) fn pack(json: &mut Value, buffers: &OutBuffers, bin_uri: Option<&str>
         let off = num("byteOffset").unwrap_or(0) as usize;
         match buffers.get(b as usize) {
             Some(data) => {
-                let at = append_aligned(out, &data[off..off + len as usize]);
+                let bytes = &data[off..off + len as usize];
+                let at = place_aligned(&mut out.len, bytes.len());
+                out.pieces.push((at, bytes));
                 obj["buffer"] = 0.into();
                 set_offset(obj, "byteOffset", at);
                 any_data = true;
@@ -235,19 +278,17 @@ pub(crate) fn pack(json: &mut Value, buffers: &OutBuffers, bin_uri: Option<&str>
         if !kept.is_empty() || json.get("buffers").is_some() {
             json["buffers"] = Value::Array(kept);
         }
-        return Vec::new();
+        out.len = 0;
+        return out;
     }
-    if out.is_empty() {
-        out.resize(4, 0);
-    }
-    out.resize(out.len().next_multiple_of(4), 0);
+    out.len = out.len.max(4).next_multiple_of(4);
     let mut merged = old
         .iter()
         .enumerate()
         .find(|(i, b)| buffers.get(*i).is_some() && !is_fallback(b))
         .map_or_else(|| serde_json::json!({}), |(_, b)| b.clone());
     let m = merged.as_object_mut().expect("buffer is an object");
-    m.insert("byteLength".into(), out.len().into());
+    m.insert("byteLength".into(), out.len.into());
     match bin_uri {
         Some(uri) => m.insert("uri".into(), uri.into()),
         None => m.remove("uri"),
@@ -255,4 +296,64 @@ pub(crate) fn pack(json: &mut Value, buffers: &OutBuffers, bin_uri: Option<&str>
     kept.insert(0, merged);
     json["buffers"] = Value::Array(kept);
     out
+}
+
+/// The JSON of a document being written: a patched copy, or the document as read with only its
+/// buffer layout (`bufferViews`, `buffers`) replaced, when the patch would change nothing (then
+/// the rest of it is not copied).
+pub(crate) enum OutJson<'a> {
+    /// The whole patched document.
+    Whole(Value),
+    /// `base` with the top-level keys of `over` replacing its own (new keys at the end).
+    Layered {
+        /// The document as read (an object).
+        base: &'a Value,
+        /// Replacements of top-level keys (an object).
+        over: Value,
+    },
+}
+
+impl OutJson<'_> {
+    /// The JSON as one value.
+    pub fn into_value(self) -> Value {
+        match self {
+            OutJson::Whole(v) => v,
+            OutJson::Layered { base, over } => {
+                let mut v = base.clone();
+                if let (Some(v), Value::Object(over)) = (v.as_object_mut(), over) {
+                    for (k, x) in over {
+                        v.insert(k, x);
+                    }
+                }
+                v
+            }
+        }
+    }
+}
+
+impl serde::Serialize for OutJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let (base, over) = match self {
+            OutJson::Whole(v) => return v.serialize(s),
+            OutJson::Layered { base, over } => (base, over),
+        };
+        let (Some(base), Some(over)) = (base.as_object(), over.as_object()) else {
+            return Err(serde::ser::Error::custom(
+                "the document is not a JSON object",
+            ));
+        };
+        let mut map = s.serialize_map(Some(
+            base.len() + over.keys().filter(|k| !base.contains_key(*k)).count(),
+        ))?;
+        for (k, v) in base {
+            map.serialize_entry(k, over.get(k).unwrap_or(v))?;
+        }
+        for (k, v) in over {
+            if !base.contains_key(k) {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        map.end()
+    }
 }

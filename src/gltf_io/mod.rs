@@ -23,6 +23,7 @@ pub use error::{Error, ErrorKind};
 
 use crate::model::Model;
 use serde_json::Value;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Characters escaped in a written `.bin` URI: all but letters, digits and `.-_`.
@@ -50,7 +51,9 @@ pub struct Document {
     pub converted: Option<Converted>,
     json: Value,
     buffers: Vec<Option<Vec<u8>>>,
-    original: Model,
+    /// The model as read, to tell what changed on write; `None` for a document read only to be
+    /// looked at ([`read_owned_for_viewing`]), which cannot be written.
+    original: Option<Model>,
 }
 
 /// The facts of a file converted from another format into a glTF document.
@@ -69,7 +72,7 @@ pub struct Converted {
 /// file's folder.
 pub fn read(path: &Path) -> Result<Document, Error> {
     let bytes = read_input(path)?;
-    read_beside(&bytes, path)
+    read_owned_beside(bytes, path)
 }
 
 /// The bytes of an input file: refused when it is a folder or over the 2 GiB limit.
@@ -94,13 +97,47 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
 /// Parses the bytes of the file at `path`, whose external URIs resolve in its folder (never
 /// outside it).
 pub fn read_beside(bytes: &[u8], path: &Path) -> Result<Document, Error> {
+    read_bytes(bytes, path, &Resources::Folder(folder_of(path)))
+}
+
+/// [`read_beside`] of bytes the document may keep: a GLB's binary chunk becomes its first buffer
+/// without being copied (as [`read`] does).
+pub fn read_owned_beside(bytes: Vec<u8>, path: &Path) -> Result<Document, Error> {
+    let parsed = read::parse_owned(bytes, &Resources::Folder(folder_of(path)));
+    document(path, parsed, true)
+}
+
+/// [`read_owned_beside`] for a document that is only looked at, never written: it keeps no copy
+/// of the model as read (which writing needs to tell what changed), so reading takes less time
+/// and memory; its [`Document::write`] and [`Document::to_parts`] return an error.
+///
+/// ```
+/// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
+/// let bytes = std::fs::read(&path).unwrap();
+/// let doc = skelnorm::gltf_io::read_owned_for_viewing(bytes.clone(), &path).unwrap();
+/// let full = skelnorm::gltf_io::read_owned_beside(bytes, &path).unwrap();
+/// assert_eq!(doc.model, full.model);
+/// assert!(doc.to_parts(None).is_err());
+/// // Written as read, it is the file `write` makes of the unchanged document.
+/// let dir = tempfile::tempdir().unwrap();
+/// let (a, b) = (dir.path().join("a.glb"), dir.path().join("b.glb"));
+/// doc.write_as_read(&a).unwrap();
+/// full.write(&b).unwrap();
+/// assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
+/// ```
+pub fn read_owned_for_viewing(bytes: Vec<u8>, path: &Path) -> Result<Document, Error> {
+    let parsed = read::parse_owned(bytes, &Resources::Folder(folder_of(path)));
+    document(path, parsed, false)
+}
+
+/// The folder of `path` (`.` for a bare file name).
+fn folder_of(path: &Path) -> PathBuf {
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let dir = if dir.as_os_str().is_empty() {
+    if dir.as_os_str().is_empty() {
         PathBuf::from(".")
     } else {
         dir
-    };
-    read_bytes(bytes, path, &Resources::Folder(dir))
+    }
 }
 
 /// A document holding only `model`'s skeletons (their nodes and rests, no meshes) and clips,
@@ -119,7 +156,16 @@ pub fn animation_only(model: &crate::model::Model, path: &Path) -> Result<Docume
 /// assert_eq!(err.to_string(), "cut.glb: invalid GLB container: truncated header");
 /// ```
 pub fn read_bytes(bytes: &[u8], path: &Path, resources: &Resources) -> Result<Document, Error> {
-    read::parse(bytes, resources)
+    document(path, read::parse(bytes, resources), true)
+}
+
+/// The document of a parse; `keep_original` keeps a copy of the model as read (needed to write).
+fn document(
+    path: &Path,
+    parsed: Result<read::Parsed, ErrorKind>,
+    keep_original: bool,
+) -> Result<Document, Error> {
+    parsed
         .map_err(|kind| Error {
             file: path.to_path_buf(),
             kind,
@@ -127,7 +173,7 @@ pub fn read_bytes(bytes: &[u8], path: &Path, resources: &Resources) -> Result<Do
         .map(|(format, json, buffers, model, warnings)| Document {
             path: path.to_path_buf(),
             format,
-            original: model.clone(),
+            original: keep_original.then(|| model.clone()),
             model,
             warnings,
             converted: None,
@@ -145,23 +191,78 @@ impl Document {
     /// Builds the output: the patched JSON and the single binary buffer it refers to.
     /// `bin_uri` is the URI to give that buffer (`None` for GLB, whose BIN chunk needs none).
     pub fn to_parts(&self, bin_uri: Option<&str>) -> Result<(Value, Vec<u8>), Error> {
+        self.with_parts(bin_uri, false, |json, bin| {
+            (json.into_value(), bin.to_vec())
+        })
+    }
+
+    /// Patches the JSON and lays out the one binary buffer, then hands both to `f` (the buffer's
+    /// bytes still in place in the document's buffers, not gathered). When the model is as read
+    /// and every clip came from the file, the patch would change nothing and leave nothing
+    /// unused: then only the buffer layout is redone, and the rest of the JSON is not copied.
+    /// `as_read` takes that way whatever the model holds (see [`Document::write_as_read`]).
+    fn with_parts<R>(
+        &self,
+        bin_uri: Option<&str>,
+        as_read: bool,
+        f: impl FnOnce(layout::OutJson, &layout::Packed) -> R,
+    ) -> Result<R, Error> {
         let fail = |kind| Error {
             file: self.path.clone(),
             kind,
         };
-        let mut json = self.json.clone();
+        let original = match (&self.original, as_read) {
+            (_, true) => None,
+            (Some(original), false) => Some(original),
+            (None, false) => {
+                return Err(fail(ErrorKind::Write(
+                    "the document was read to be looked at only and cannot be written".into(),
+                )))
+            }
+        };
         let mut buffers = buffers::OutBuffers::new(&self.buffers);
-        let used_before = layout::Usage::of(&mut json);
-        patch::apply(&mut json, &mut buffers, &self.original, &self.model).map_err(fail)?;
-        layout::collect_garbage(&mut json, &used_before);
-        let bin = layout::pack(&mut json, &buffers, bin_uri);
-        Ok((json, bin))
+        let unchanged = original.is_none_or(|original| {
+            self.model == *original && self.model.clips.iter().all(|c| c.source.is_some())
+        });
+        if let (false, Some(original)) = (unchanged, original) {
+            let mut json = self.json.clone();
+            let used_before = layout::Usage::of(&mut json);
+            patch::apply(&mut json, &mut buffers, original, &self.model).map_err(fail)?;
+            layout::collect_garbage(&mut json, &used_before);
+            let bin = layout::pack(&mut json, &buffers, bin_uri);
+            return Ok(f(layout::OutJson::Whole(json), &bin));
+        }
+        let mut over = serde_json::Map::new();
+        for key in ["bufferViews", "buffers"] {
+            if let Some(v) = self.json.get(key) {
+                over.insert(key.into(), v.clone());
+            }
+        }
+        let mut over = Value::Object(over);
+        let bin = layout::pack(&mut over, &buffers, bin_uri);
+        let json = layout::OutJson::Layered {
+            base: &self.json,
+            over,
+        };
+        Ok(f(json, &bin))
     }
 
     /// Writes the document to `out` (`.gltf` writes a `.bin` beside it; `.glb`, `.vrm`, `.vrma`
     /// are binary). Writes temporary files in the destination folder and renames them, so a
     /// failed write leaves no partial output. Refuses to overwrite the file it was read from.
     pub fn write(&self, out: &Path) -> Result<(), Error> {
+        self.write_to(out, false)
+    }
+
+    /// Writes the document as it was read, in `out`'s container, as [`Document::write`] writes
+    /// an unchanged document: the JSON and buffers as read, only the buffer layout redone.
+    /// Changes to `model` are not written; it works on a document read only to be looked at
+    /// ([`read_owned_for_viewing`]), which keeps no copy of its model. What `convert` does.
+    pub fn write_as_read(&self, out: &Path) -> Result<(), Error> {
+        self.write_to(out, true)
+    }
+
+    fn write_to(&self, out: &Path, as_read: bool) -> Result<(), Error> {
         let fail = |kind| Error {
             file: out.to_path_buf(),
             kind,
@@ -181,31 +282,43 @@ impl Document {
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         match format {
-            Format::Glb => {
-                let (json, bin) = self.to_parts(None)?;
+            Format::Glb => self.with_parts(None, as_read, |json, bin| {
                 let text =
                     serde_json::to_vec(&json).map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
-                let bytes = container::join_glb(&text, (!bin.is_empty()).then_some(&bin[..]));
-                write_atomic(dir, out, &bytes).map_err(|e| fail(ErrorKind::Io(e)))
-            }
+                drop(json);
+                let bin_len = (bin.len > 0).then_some(bin.len);
+                let head = container::glb_head(&text, bin_len);
+                write_atomic(dir, out, &mut |w| {
+                    w.write_all(&head)?;
+                    bin.write_to(w)?;
+                    // The BIN chunk's padding (none: the packed buffer's length is a multiple
+                    // of 4).
+                    w.write_all(&[0; 3][..container::pad(bin.len)])
+                })
+                .map_err(|e| fail(ErrorKind::Io(e)))
+            })?,
             Format::Gltf => {
                 let stem = out.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
                 let bin_name = format!("{stem}.bin");
                 let uri = percent_encoding::utf8_percent_encode(&bin_name, URI_CHARS).to_string();
-                let (json, bin) = self.to_parts(Some(&uri))?;
-                let text = serde_json::to_vec_pretty(&json)
-                    .map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
-                if !bin.is_empty() {
-                    let bin_path = dir.join(&bin_name);
-                    if same_file(&self.path, &bin_path) || self.is_input_resource(&bin_path) {
-                        return Err(fail(ErrorKind::Write(format!(
-                            "`{}` would overwrite an input file",
-                            bin_path.display()
-                        ))));
+                self.with_parts(Some(&uri), as_read, |json, bin| {
+                    let text = serde_json::to_vec_pretty(&json)
+                        .map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
+                    drop(json);
+                    if bin.len > 0 {
+                        let bin_path = dir.join(&bin_name);
+                        if same_file(&self.path, &bin_path) || self.is_input_resource(&bin_path) {
+                            return Err(fail(ErrorKind::Write(format!(
+                                "`{}` would overwrite an input file",
+                                bin_path.display()
+                            ))));
+                        }
+                        write_atomic(dir, &bin_path, &mut |w| bin.write_to(w))
+                            .map_err(|e| fail(ErrorKind::Io(e)))?;
                     }
-                    write_atomic(dir, &bin_path, &bin).map_err(|e| fail(ErrorKind::Io(e)))?;
-                }
-                write_atomic(dir, out, &text).map_err(|e| fail(ErrorKind::Io(e)))
+                    write_atomic(dir, out, &mut |w| w.write_all(&text))
+                        .map_err(|e| fail(ErrorKind::Io(e)))
+                })?
             }
         }
     }
@@ -300,21 +413,27 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// Writes `bytes` to `out` the way every output is written: a temporary file (mode 0644) in the
-/// destination folder (created when missing), synced, then renamed, so a failed write leaves no
-/// partial file. The error names neither `out` nor the temporary file: the caller names `out`.
+/// destination folder (created when missing), then renamed, so a failed write leaves no partial
+/// file. It is not synced to the disk (as `cp` does not): a sync waits for the file system's
+/// journal, 6–8 ms per file here and more while other programs write, which was most of the time
+/// of converting a small file and of a batch's per-file cost (issue 19); outputs are made from
+/// inputs that are never changed, so a crash of the machine costs at most a re-run. The error names neither `out` nor the temporary file: the caller names `out`.
 pub fn write_file(out: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = out
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    write_atomic(dir, out, bytes)
+    write_atomic(dir, out, &mut |w| w.write_all(bytes))
 }
 
-/// Writes `bytes` to `out` through a temporary file in `dir` (created with its parents when
-/// missing). The errors name no temporary file: their text is the cause only, for the caller to
-/// put after the user's path.
-fn write_atomic(dir: &Path, out: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
+/// Writes what `write` writes to `out` through a temporary file in `dir` (created with its
+/// parents when missing), buffered. The errors name no temporary file: their text is the cause
+/// only, for the caller to put after the user's path.
+fn write_atomic(
+    dir: &Path,
+    out: &Path,
+    write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     // tempfile's errors end in ` at path "…/.skelnorm-XXXX.tmp"`, which means nothing to the
     // user: cut it, keep the cause.
     let plain = |e: std::io::Error| {
@@ -338,8 +457,11 @@ fn write_atomic(dir: &Path, out: &Path, bytes: &[u8]) -> std::io::Result<()> {
         builder.permissions(std::fs::Permissions::from_mode(0o644));
     }
     let mut tmp = builder.tempfile_in(dir).map_err(plain)?;
-    tmp.write_all(bytes).map_err(plain)?;
-    tmp.as_file().sync_all().map_err(plain)?;
+    {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
+        write(&mut w).map_err(plain)?;
+        w.flush().map_err(plain)?;
+    }
     tmp.persist(out).map_err(|e| plain(e.error))?;
     Ok(())
 }

@@ -11,19 +11,53 @@ use gltf::json::validation::{Error as VError, Validate};
 use gltf::json::Root;
 use serde::Deserialize;
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// What parsing yields: the container, JSON, buffers, model and warnings.
 pub(crate) type Parsed = (Format, Value, Vec<BufferData>, Model, Vec<Warning>);
 
 pub(crate) fn parse(bytes: &[u8], res: &Resources) -> Result<Parsed, ErrorKind> {
     let split = container::split(bytes)?;
-    let mut json: Value =
-        serde_json::from_slice(split.json).map_err(|e| ErrorKind::Json(e.to_string()))?;
+    let json = parse_json(split.json)?;
+    finish(split.format, json, split.bin.map(Cow::Borrowed), res)
+}
+
+/// [`parse`] of bytes it may keep: a GLB's binary chunk becomes the first buffer where it lies
+/// (moved to the front of `bytes`), not a copy of it.
+pub(crate) fn parse_owned(mut bytes: Vec<u8>, res: &Resources) -> Result<Parsed, ErrorKind> {
+    let split = container::split(&bytes)?;
+    let json = parse_json(split.json)?;
+    let format = split.format;
+    let bin = split.bin.map(|b| {
+        // `b` lies inside `bytes`: its offset there.
+        let start = b.as_ptr() as usize - bytes.as_ptr() as usize;
+        start..start + b.len()
+    });
+    let bin = bin.map(|range| {
+        let len = range.len();
+        bytes.copy_within(range, 0);
+        bytes.truncate(len);
+        Cow::Owned(bytes)
+    });
+    finish(format, json, bin, res)
+}
+
+fn parse_json(text: &[u8]) -> Result<Value, ErrorKind> {
+    let json: Value = serde_json::from_slice(text).map_err(|e| ErrorKind::Json(e.to_string()))?;
     if !json.is_object() {
         return Err(ErrorKind::Json("the document is not a JSON object".into()));
     }
     check_version(&json)?;
-    let mut buffers = buffers::load_buffers(&json, split.bin, res)?;
+    Ok(json)
+}
+
+fn finish(
+    format: Format,
+    mut json: Value,
+    bin: Option<Cow<[u8]>>,
+    res: &Resources,
+) -> Result<Parsed, ErrorKind> {
+    let mut buffers = buffers::load_buffers(&json, bin, res)?;
     buffers::embed_images(&mut json, &mut buffers, res)?;
     let (root, pointers) = typed(&json)?;
     let mut warnings = Vec::new();
@@ -32,7 +66,7 @@ pub(crate) fn parse(bytes: &[u8], res: &Resources) -> Result<Parsed, ErrorKind> 
     let mut data = Data::new(&root, &buffers);
     let (model, more) = extract::model(&root, &json, &parents, &pointers, &mut data)?;
     warnings.extend(more);
-    Ok((split.format, json, buffers, model, warnings))
+    Ok((format, json, buffers, model, warnings))
 }
 
 fn check_version(json: &Value) -> Result<(), ErrorKind> {
