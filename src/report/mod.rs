@@ -1,7 +1,8 @@
 //! The one JSON model of every command's report ([`Report`], versioned by [`SCHEMA`]): a run →
 //! files → skeletons → stages, warnings everywhere as [`Warning`]s (code, message, skeleton,
 //! bones), counts that add up; merging shard reports; rendering as one self-contained HTML page
-//! with pictures; and the text summaries of `normalize`, `retarget` and `map`. Aggregates and
+//! people can scan (cards by severity, a warning-code filter, search, skeleton pictures, mapping
+//! tables, animated [`Preview`]s of each clip with quality charts); and the text summaries of `normalize`, `retarget` and `map`. Aggregates and
 //! renders; computes nothing. Imports the stages' report types; [`json_schema`] describes it all
 //! (published as `schemas/report.schema.json`).
 
