@@ -16,6 +16,7 @@ mod runtime;
 mod tests;
 
 pub use plan::{ChainPlan, Plan};
+pub(crate) use runtime::yaw_of;
 pub use runtime::Retargeter;
 
 use crate::mapping::BoneMap;

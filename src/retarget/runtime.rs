@@ -405,7 +405,7 @@ impl Retargeter {
 }
 
 /// The rotation about +Y (yaw) contained in `q` (its twist about the vertical).
-fn yaw_of(q: Quat) -> Quat {
+pub(crate) fn yaw_of(q: Quat) -> Quat {
     let twist = Quat::from_xyzw(0.0, q.y, 0.0, q.w);
     if twist.length_squared() < 1e-12 {
         Quat::IDENTITY
