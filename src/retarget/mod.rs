@@ -16,7 +16,6 @@ mod runtime;
 mod tests;
 
 pub use plan::{ChainPlan, Plan};
-pub(crate) use runtime::yaw_of;
 pub use runtime::Retargeter;
 
 use crate::mapping::BoneMap;

@@ -3,10 +3,9 @@
 //! that cannot be measured (a bone one side does not map, a foot never in contact) is `None`
 //! (`null` in JSON) with a [`NotMeasured`] reason beside it, never a 0.
 
-use crate::mapping::is_ancestor;
-use crate::model::{angle_deg, BoneId, Clip, Pose, Skeleton};
+use crate::model::{angle_deg, yaw_of, BoneId, Clip, Pose, Skeleton};
 use crate::profile::Chain;
-use crate::retarget::{yaw_of, ChainPlan, Plan, RetargetOptions, Rig};
+use crate::retarget::{ChainPlan, Plan, RetargetOptions, Rig};
 use glam::{Quat, Vec3};
 
 mod report;
@@ -228,7 +227,7 @@ fn mapping(rig: &Rig, chain: Option<&Chain>, ids: &[BoneId]) -> ChainMapping {
         let name = rig.profile.bone(p).name.clone();
         match rig.map.get(p) {
             Some(b) if ids.contains(&b) => out.mapped += 1,
-            Some(b) if ids.last().is_some_and(|&e| is_ancestor(rig.skeleton, e, b)) => {
+            Some(b) if ids.last().is_some_and(|&e| rig.skeleton.is_ancestor(e, b)) => {
                 out.mapped += 1;
                 out.past_end.push(name);
             }
