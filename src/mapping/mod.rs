@@ -268,14 +268,7 @@ fn check(map: &mut BoneMap, skeleton: &Skeleton, profile: &Profile) {
 
 /// Whether `a` is a proper ancestor of `b`.
 pub(crate) fn is_ancestor(skeleton: &Skeleton, a: BoneId, b: BoneId) -> bool {
-    let mut at = skeleton.bones[b.index()].parent;
-    while let Some(p) = at {
-        if p == a {
-            return true;
-        }
-        at = skeleton.bones[p.index()].parent;
-    }
-    false
+    skeleton.is_ancestor(a, b)
 }
 
 #[cfg(test)]

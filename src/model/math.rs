@@ -32,6 +32,17 @@ pub fn arc(from: Vec3, to: Vec3) -> Quat {
     Quat::from_axis_angle(axis / sin, sin.atan2(cos))
 }
 
+/// The rotation about +Y (yaw) contained in `q`: its twist about the vertical (the identity
+/// when `q` has none, a half turn about a horizontal axis).
+pub fn yaw_of(q: Quat) -> Quat {
+    let twist = Quat::from_xyzw(0.0, q.y, 0.0, q.w);
+    if twist.length_squared() < 1e-12 {
+        Quat::IDENTITY
+    } else {
+        twist.normalize()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,7 +17,7 @@ mod warning;
 pub use clip::{
     BoneTracks, Channel, Clip, Interpolation, OpaqueKind, OpaqueTrack, Track, TrackValue,
 };
-pub use math::{angle_deg, arc, turn_deg};
+pub use math::{angle_deg, arc, turn_deg, yaw_of};
 pub use pose::{skinning_matrices, Pose};
 pub use transform::Transform;
 pub use warning::{Warning, WarningCode};
@@ -227,6 +227,18 @@ impl std::fmt::Display for Problem {
 }
 
 impl Skeleton {
+    /// Whether bone `a` is a proper ancestor of bone `b`.
+    pub fn is_ancestor(&self, a: BoneId, b: BoneId) -> bool {
+        let mut at = self.bones[b.index()].parent;
+        while let Some(p) = at {
+            if p == a {
+                return true;
+            }
+            at = self.bones[p.index()].parent;
+        }
+        false
+    }
+
     /// Checks the rules of a valid skeleton and returns every broken one.
     ///
     /// 1. There is at least one bone.

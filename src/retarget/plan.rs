@@ -282,6 +282,49 @@ fn source_chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> 
     Some(ids)
 }
 
+/// The source chain `sids` cut after the bone of the target chain's last bone, when that target
+/// bone's tail (what it points at) is missing or lies in this chain: then the target chain ends
+/// at that bone (a foot without toes, a shin whose foot hangs elsewhere), and the source bones
+/// past it (the toes, the foot) drive nothing in it. Stretched over the target chain by arc
+/// length, they would give the target's last bone their rotation: a foot turned like the toes,
+/// a shin like the foot (issue 15). A target end whose tail lies in another chain (a two-bone
+/// spine's chest carrying the neck and shoulders, a hand-less arm carrying the fingers) stands
+/// for the whole rest of the source chain, which keeps it whole.
+fn source_chain_end(
+    source: &Rig,
+    target: &Rig,
+    chain: &crate::profile::Chain,
+    schain: &crate::profile::Chain,
+    tids: &[BoneId],
+    sids: Vec<BoneId>,
+) -> Vec<BoneId> {
+    let Some(end) = tids
+        .iter()
+        .rev()
+        .find_map(|&b| target.map.profile_bone_of(b))
+    else {
+        return sids;
+    };
+    let inside = match target.map.tail_bones(target.profile, end) {
+        None => true,
+        Some(tails) => tails.iter().all(|t| chain.bones.contains(t)),
+    };
+    // The source's bone at the same place of its chain (the same profile bone when the chains
+    // are the same).
+    let at = chain.bones.iter().position(|&b| b == end);
+    let send = match at {
+        Some(i) if schain.bones.len() == chain.bones.len() => Some(schain.bones[i]),
+        _ => source.profile.find(&target.profile.bone(end).name),
+    };
+    let cut = send
+        .and_then(|p| source.map.get(p))
+        .and_then(|b| sids.iter().position(|&x| x == b));
+    match cut {
+        Some(k) if inside && k + 1 < sids.len() => sids[..=k].to_vec(),
+        _ => sids,
+    }
+}
+
 /// Where `bone`'s joint sits in `anchor`'s rest frame (rests in skeleton space).
 fn rest_offset(rest: &[(Quat, Vec3)], anchor: BoneId, bone: BoneId) -> Vec3 {
     let (ar, ap) = rest[anchor.index()];
@@ -619,6 +662,7 @@ fn plan_chains(
             }
         };
         let schain = schain.expect("a source chain");
+        let sids = source_chain_end(source, target, chain, schain, &tids, sids);
         if fuzzy {
             warn(
                 plan,

@@ -4,7 +4,7 @@
 use super::ik;
 use super::plan::{self, Driver, Global, Plan};
 use super::{RetargetError, RetargetOptions, Rig};
-use crate::model::{Pose, Skeleton, Transform};
+use crate::model::{yaw_of, Pose, Skeleton, Transform};
 use glam::{Quat, Vec3};
 
 /// Retargets poses of one skeleton onto another, frame by frame.
@@ -401,15 +401,5 @@ impl Retargeter {
             let parent = self.parent_of(i);
             self.target_global[i] = parent.child(&target.locals[i]);
         }
-    }
-}
-
-/// The rotation about +Y (yaw) contained in `q` (its twist about the vertical).
-fn yaw_of(q: Quat) -> Quat {
-    let twist = Quat::from_xyzw(0.0, q.y, 0.0, q.w);
-    if twist.length_squared() < 1e-12 {
-        Quat::IDENTITY
-    } else {
-        twist.normalize()
     }
 }

@@ -3,10 +3,10 @@
 //! that cannot be measured (a bone one side does not map, a foot never in contact) is `None`
 //! (`null` in JSON) with a [`NotMeasured`] reason beside it, never a 0.
 
-use crate::model::{angle_deg, BoneId, Clip, Pose, Skeleton};
+use crate::model::{angle_deg, yaw_of, BoneId, Clip, Pose, Skeleton};
 use crate::profile::Chain;
 use crate::retarget::{ChainPlan, Plan, RetargetOptions, Rig};
-use glam::Vec3;
+use glam::{Quat, Vec3};
 
 mod report;
 #[cfg(test)]
@@ -17,9 +17,17 @@ pub use report::{
     WorstEnd,
 };
 
-/// Joint positions of a skeleton in skeleton space (below its base) for each frame.
-fn positions(s: &Skeleton, clip: &Clip, times: &[f32]) -> Vec<Vec<Vec3>> {
+/// Joint positions of a skeleton in skeleton space (below its base) for each frame, and the
+/// heading of `hips` at each frame: the yaw of its global change from its rest.
+fn positions(
+    s: &Skeleton,
+    clip: &Clip,
+    times: &[f32],
+    hips: BoneId,
+) -> (Vec<Vec<Vec3>>, Vec<Quat>) {
     let below = s.base.inverse();
+    let rotation = |m: &glam::Mat4| (below * *m).to_scale_rotation_translation().1;
+    let rest = rotation(&s.rest_world()[hips.index()]).inverse();
     let mut pose = Pose::rest(s);
     times
         .iter()
@@ -28,12 +36,14 @@ fn positions(s: &Skeleton, clip: &Clip, times: &[f32]) -> Vec<Vec<Vec3>> {
                 *l = b.rest;
             }
             pose.sample_into(clip, t);
-            pose.world(s)
+            let world = pose.world(s);
+            let at = world
                 .iter()
                 .map(|m| below.transform_point3(m.w_axis.truncate()))
-                .collect()
+                .collect();
+            (at, yaw_of(rotation(&world[hips.index()]) * rest))
         })
-        .collect()
+        .unzip()
 }
 
 /// Segment directions of a chain at one frame: joint → next joint, and the end → its tail.
@@ -70,15 +80,19 @@ fn tail_of(rig: &Rig, ids: &[BoneId], at: &[Vec3]) -> Option<Vec3> {
 struct Posed<'a> {
     rig: &'a Rig<'a>,
     frames: Vec<Vec<Vec3>>,
+    /// The hips' heading (yaw of their change from rest) per frame.
+    headings: Vec<Quat>,
     rest: Vec<Vec3>,
     height: f32,
 }
 
 impl<'a> Posed<'a> {
-    fn new(rig: &'a Rig<'a>, clip: &Clip, times: &[f32]) -> Posed<'a> {
+    fn new(rig: &'a Rig<'a>, clip: &Clip, times: &[f32], hips: BoneId) -> Posed<'a> {
+        let (frames, headings) = positions(rig.skeleton, clip, times, hips);
         Posed {
             rig,
-            frames: positions(rig.skeleton, clip, times),
+            frames,
+            headings,
             rest: rest_positions(rig.skeleton),
             height: rig.skeleton.height().max(1e-9),
         }
@@ -100,7 +114,11 @@ pub fn retarget(
     let times: Vec<f32> = (0..frames)
         .map(|f| (f as f32 / fps).min(duration))
         .collect();
-    let (s, t) = (Posed::new(s, sclip, &times), Posed::new(t, tclip, &times));
+    let (sh, th) = plan.hips();
+    let (s, t) = (
+        Posed::new(s, sclip, &times, sh),
+        Posed::new(t, tclip, &times, th),
+    );
     let chains: Vec<ChainCheck> = plan
         .chain_bones()
         .map(|(c, tids, sids)| chain_check(&s, &t, c, tids, sids))
@@ -209,6 +227,10 @@ fn mapping(rig: &Rig, chain: Option<&Chain>, ids: &[BoneId]) -> ChainMapping {
         let name = rig.profile.bone(p).name.clone();
         match rig.map.get(p) {
             Some(b) if ids.contains(&b) => out.mapped += 1,
+            Some(b) if ids.last().is_some_and(|&e| rig.skeleton.is_ancestor(e, b)) => {
+                out.mapped += 1;
+                out.past_end.push(name);
+            }
             Some(_) => out.detached.push(name),
             None => out.unmapped.push(name),
         }
@@ -267,6 +289,13 @@ fn effector_pair(s: &Posed, t: &Posed, name: &str) -> Pair {
 /// Per frame, the distance between the target effector's movement and the source's scaled by
 /// the plan (each relative to its hips, from where it is at rest), fraction of the target's
 /// height (see [`EffectorCheck::max_error`]).
+///
+/// "Where it is at rest" is turned with the hips' heading. Each side keeps its own stance
+/// (a wide-legged target stays wide-legged: the IK goal adds the target's rest stance turned
+/// with the hips' yaw), so once a character has turned round, its feet sit on the other side
+/// of its hips; comparing against the unturned rest charged every turn with twice the
+/// difference of the two stances (issue 15: 7% of the height for ModularMen, whose legs stand
+/// 5 cm wider than CMU's, after a half turn) although both feet were where they belong.
 fn effector_series(
     s: &Posed,
     t: &Posed,
@@ -283,15 +312,14 @@ fn effector_series(
             v.z * r * options.horizontal_scale,
         )
     };
-    let moved = |at: &[Vec3], rest: &[Vec3], b: BoneId, h: BoneId| {
-        (at[b.index()] - at[h.index()]) - (rest[b.index()] - rest[h.index()])
+    let moved = |at: &[Vec3], rest: &[Vec3], heading: Quat, b: BoneId, h: BoneId| {
+        (at[b.index()] - at[h.index()]) - heading * (rest[b.index()] - rest[h.index()])
     };
-    s.frames
-        .iter()
-        .zip(&t.frames)
-        .map(|(a, b)| {
-            let want = scale(moved(a, &s.rest, sb, sh));
-            (moved(b, &t.rest, tb, th) - want).length() / t.height
+    (s.frames.iter().zip(&s.headings))
+        .zip(t.frames.iter().zip(&t.headings))
+        .map(|((a, &ha), (b, &hb))| {
+            let want = scale(moved(a, &s.rest, ha, sb, sh));
+            (moved(b, &t.rest, hb, tb, th) - want).length() / t.height
         })
         .collect()
 }
@@ -307,9 +335,10 @@ pub fn effector_errors(
     options: &RetargetOptions,
     times: &[f32],
 ) -> Vec<(String, Result<Vec<f32>, NotMeasured>)> {
+    let (sh, th) = plan.hips();
     let (s, t) = (
-        Posed::new(source.0, source.1, times),
-        Posed::new(target.0, target.1, times),
+        Posed::new(source.0, source.1, times, sh),
+        Posed::new(target.0, target.1, times, th),
     );
     EFFECTORS
         .iter()

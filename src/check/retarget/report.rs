@@ -49,6 +49,11 @@ pub struct ChainMapping {
     /// bone): the chain stops above them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub detached: Vec<String>,
+    /// The chain's profile bones mapped (and counted in `mapped`) below where the other side's
+    /// chain ends: the source's toes when the target's leg stops at its foot. The chain is not
+    /// read past its last bone the other side has, so they are not measured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub past_end: Vec<String>,
 }
 
 /// Direction error of one target chain against its source chain, degrees (largest over frames).
@@ -170,6 +175,34 @@ pub fn mapping_words(target: &ChainMapping, source: &ChainMapping) -> String {
             words
         })
     };
+    let past = |m: &ChainMapping, side: &str, other: &str| {
+        (!m.past_end.is_empty()).then(|| {
+            format!(
+                "the {side}'s {} past the {other}'s end, not compared",
+                m.past_end.join(", ")
+            )
+        })
+    };
+    let words = mapping_counts(target, source, side);
+    match (
+        past(target, "target", "source"),
+        past(source, "source", "target"),
+    ) {
+        (None, None) => words,
+        (a, b) => [Some(words), a, b]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
+}
+
+/// [`mapping_words`] without the bones past the other side's end.
+fn mapping_counts(
+    target: &ChainMapping,
+    source: &ChainMapping,
+    side: impl Fn(&ChainMapping, &str) -> Option<String>,
+) -> String {
     match (side(target, "target"), side(source, "source")) {
         (None, None) if target.bones == source.bones => {
             format!("all {} bones mapped on both sides", target.bones)

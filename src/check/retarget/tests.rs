@@ -132,9 +132,12 @@ fn a_foot_unmapped_in_the_source_is_not_measured_on_that_side() {
 }
 
 #[test]
-fn the_worst_chain_end_is_named_with_its_mapping() {
-    // The target's little finger lacks its last bone: its chain ends one bone early, and the
-    // source's bent finger end is compared with the target's middle bone.
+fn a_chain_that_ends_early_is_compared_bone_for_bone() {
+    // Issue 15: the target's little finger lacks its last bone, so its chain ends one bone
+    // early. Its last bone is the source's intermediate bone, not a stretch of the source's
+    // whole finger: it takes that bone's bend and is compared with it (before, it took the
+    // distal bone's change and was compared with the source's distal end: a foot without toes
+    // turned like CMU's toes, 37° "off"). The source's distal bone lies past the target's end.
     let source = side(&[]);
     let target = side(&["RightLittleDistal"]);
     let m = measured(
@@ -142,18 +145,14 @@ fn the_worst_chain_end_is_named_with_its_mapping() {
         &target,
         &clip(&source.0, "RightLittleIntermediate", 60.0),
     );
-    let worst = m.worst_end.as_ref().expect("chains were measured");
-    assert_eq!(worst.chain, "RightLittle", "{worst:?}");
-    assert!(worst.end_deg > 20.0, "{worst:?}");
-    assert_eq!(
-        worst.mapping,
-        "2 of 3 bones mapped in the target, no RightLittleDistal"
-    );
     let chain = m
         .chains
         .iter()
         .find(|c| c.chain == "RightLittle")
         .expect("chain");
+    assert_eq!(chain.bones, (2, 2), "{chain:?}");
+    assert!(chain.end_deg.is_some_and(|e| e < 0.01), "{chain:?}");
+    assert!(chain.bones_deg.is_some_and(|e| e < 0.01), "{chain:?}");
     assert_eq!(chain.target_mapping.mapped, 2);
     assert_eq!(
         chain.target_mapping.unmapped,
@@ -163,9 +162,28 @@ fn the_worst_chain_end_is_named_with_its_mapping() {
         (chain.source_mapping.mapped, chain.source_mapping.bones),
         (3, 3)
     );
-    // Every other chain is far below it.
-    for c in m.chains.iter().filter(|c| c.chain != "RightLittle") {
-        assert!(c.end_deg.is_none_or(|e| e < worst.end_deg), "{c:?}");
+    assert_eq!(
+        chain.source_mapping.past_end,
+        vec!["RightLittleDistal".to_string()]
+    );
+    assert_eq!(
+        mapping_words(&chain.target_mapping, &chain.source_mapping),
+        "2 of 3 bones mapped in the target, no RightLittleDistal; the source's \
+         RightLittleDistal past the target's end, not compared"
+    );
+    // The worst chain end is named with its mapping in the same words.
+    let worst = m.worst_end.as_ref().expect("chains were measured");
+    let named = m
+        .chains
+        .iter()
+        .find(|c| c.chain == worst.chain)
+        .expect("a chain");
+    assert_eq!(
+        worst.mapping,
+        mapping_words(&named.target_mapping, &named.source_mapping)
+    );
+    for c in &m.chains {
+        assert!(c.end_deg.is_none_or(|e| e <= worst.end_deg), "{c:?}");
     }
 }
 
@@ -220,10 +238,21 @@ fn mapping_in_words() {
         mapped: 2,
         unmapped: vec!["RightToes".into()],
         detached: vec!["RightFoot".into()],
+        ..ChainMapping::default()
     };
     assert_eq!(
         mapping_words(&robot_leg, &full(4)),
         "2 of 4 bones mapped in the target, RightFoot detached, no RightToes"
+    );
+    // Issue 15: a source leg read only down to where the target's stops.
+    let cmu_leg = ChainMapping {
+        past_end: vec!["RightFoot".into(), "RightToes".into()],
+        ..full(4)
+    };
+    assert_eq!(
+        mapping_words(&robot_leg, &cmu_leg),
+        "2 of 4 bones mapped in the target, RightFoot detached, no RightToes; the source's \
+         RightFoot, RightToes past the target's end, not compared"
     );
     let thumb = ChainMapping {
         bones: 3,
