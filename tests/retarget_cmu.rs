@@ -98,7 +98,7 @@ fn cmu_directions_meet_issue_6_bounds() {
 /// With leg IK (the default): no bone-length drift, no more validator errors than the target,
 /// and three.js plays the new clip posing the mesh as the normalized output does.
 #[test]
-fn cmu_with_leg_ik_keeps_skate_validity_and_plays() {
+fn cmu_with_leg_ik_keeps_bone_lengths_validity_and_plays() {
     let Some((bvh, targets)) = pairs() else {
         return;
     };
