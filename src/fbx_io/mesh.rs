@@ -101,102 +101,137 @@ fn primitives(
     shapes: &[(String, f32, Vec<Vec3>, Vec<Vec3>)],
     unweighted: &mut usize,
 ) -> Vec<Value> {
-    let mut out = Vec::new();
-    let fallback = skin.map_or(0, root_cluster);
     let mut corners = vec![0u32; mesh.max_face_triangles * 3];
+    let mut out = Vec::new();
     for part in mesh.material_parts.iter() {
-        let mut v = Vertices {
-            targets: vec![(Vec::new(), Vec::new()); shapes.len()],
-            ..Vertices::default()
-        };
-        let mut seen: HashMap<Vec<u32>, u32> = HashMap::new();
-        let mut indices = Vec::new();
-        for &face in part.face_indices.iter() {
-            let Some(face) = mesh.faces.get(face as usize) else {
-                continue;
-            };
-            let n = ufbx::triangulate_face(&mut corners, mesh, *face) as usize;
-            for &corner in &corners[..n * 3] {
-                let c = corner as usize;
-                let vertex = mesh.vertex_indices.get(c).copied().unwrap_or(0) as usize;
-                let p = vec3(mesh.vertex_position[c]);
-                let nrm = if mesh.vertex_normal.exists {
-                    vec3(mesh.vertex_normal[c]).normalize_or(Vec3::Y)
-                } else {
-                    Vec3::Y
-                };
-                let uv = if mesh.vertex_uv.exists {
-                    let t = mesh.vertex_uv[c];
-                    [t.x as f32, 1.0 - t.y as f32]
-                } else {
-                    [0.0, 0.0]
-                };
-                let w = skin.map(|s| skin_weights(s, vertex, fallback, unweighted));
-                let mut key: Vec<u32> = p
-                    .to_array()
-                    .iter()
-                    .chain(&nrm.to_array())
-                    .chain(&uv)
-                    .map(|f| f.to_bits())
-                    .collect();
-                key.push(vertex as u32);
-                let next = seen.len() as u32;
-                let index = *seen.entry(key).or_insert(next);
-                if index == next {
-                    v.positions.extend(p.to_array());
-                    v.normals.extend(nrm.to_array());
-                    v.uvs.extend(uv);
-                    if let Some(w) = w {
-                        v.joints.extend(w.iter().map(|(j, _)| *j));
-                        v.weights.extend(w.iter().map(|(_, w)| *w));
-                    }
-                    for (t, (_, _, pos, nor)) in v.targets.iter_mut().zip(shapes) {
-                        t.0.extend(pos.get(vertex).copied().unwrap_or(Vec3::ZERO).to_array());
-                        t.1.extend(nor.get(vertex).copied().unwrap_or(Vec3::ZERO).to_array());
-                    }
-                }
-                indices.push(index);
-            }
-        }
+        let (v, indices) = part_vertices(mesh, part, skin, shapes, &mut corners, unweighted);
         if indices.is_empty() {
             continue;
         }
-        let mut attributes = json!({
-            "POSITION": b.floats(&v.positions, 3, Target::Vertices),
-            "NORMAL": b.floats(&v.normals, 3, Target::Vertices),
-        });
-        if mesh.vertex_uv.exists {
-            attributes["TEXCOORD_0"] = json!(b.floats(&v.uvs, 2, Target::Vertices));
-        }
-        if skin.is_some() {
-            attributes["JOINTS_0"] = json!(b.joints(&v.joints));
-            attributes["WEIGHTS_0"] = json!(b.floats(&v.weights, 4, Target::Vertices));
-        }
-        let mut primitive =
-            json!({"attributes": attributes, "indices": b.indices(&indices), "mode": 4});
-        if let Some(&m) = mesh
-            .materials
-            .get(part.index as usize)
-            .and_then(|m| materials.get(m.element.typed_id as usize))
-        {
-            primitive["material"] = json!(m);
-        }
-        if !shapes.is_empty() {
-            let targets: Vec<Value> = v
-                .targets
-                .iter()
-                .map(|(p, n)| {
-                    json!({
-                        "POSITION": b.floats(p, 3, Target::Vertices),
-                        "NORMAL": b.floats(n, 3, Target::Vertices),
-                    })
-                })
-                .collect();
-            primitive["targets"] = json!(targets);
-        }
-        out.push(primitive);
+        out.push(primitive(
+            b,
+            mesh,
+            part,
+            &v,
+            &indices,
+            skin.is_some(),
+            materials,
+        ));
     }
     out
+}
+
+/// The vertices of one material part, triangulated, each distinct corner (position, normal, UV,
+/// control point) once, and the triangles' indices into them.
+fn part_vertices(
+    mesh: &ufbx::Mesh,
+    part: &ufbx::MeshPart,
+    skin: Option<&ufbx::SkinDeformer>,
+    shapes: &[(String, f32, Vec<Vec3>, Vec<Vec3>)],
+    corners: &mut [u32],
+    unweighted: &mut usize,
+) -> (Vertices, Vec<u32>) {
+    let fallback = skin.map_or(0, root_cluster);
+    let mut v = Vertices {
+        targets: vec![(Vec::new(), Vec::new()); shapes.len()],
+        ..Vertices::default()
+    };
+    let mut seen: HashMap<Vec<u32>, u32> = HashMap::new();
+    let mut indices = Vec::new();
+    for &face in part.face_indices.iter() {
+        let Some(face) = mesh.faces.get(face as usize) else {
+            continue;
+        };
+        let n = ufbx::triangulate_face(corners, mesh, *face) as usize;
+        for &corner in &corners[..n * 3] {
+            let c = corner as usize;
+            let vertex = mesh.vertex_indices.get(c).copied().unwrap_or(0) as usize;
+            let p = vec3(mesh.vertex_position[c]);
+            let nrm = if mesh.vertex_normal.exists {
+                vec3(mesh.vertex_normal[c]).normalize_or(Vec3::Y)
+            } else {
+                Vec3::Y
+            };
+            let uv = if mesh.vertex_uv.exists {
+                let t = mesh.vertex_uv[c];
+                [t.x as f32, 1.0 - t.y as f32]
+            } else {
+                [0.0, 0.0]
+            };
+            let w = skin.map(|s| skin_weights(s, vertex, fallback, unweighted));
+            let mut key: Vec<u32> = p
+                .to_array()
+                .iter()
+                .chain(&nrm.to_array())
+                .chain(&uv)
+                .map(|f| f.to_bits())
+                .collect();
+            key.push(vertex as u32);
+            let next = seen.len() as u32;
+            let index = *seen.entry(key).or_insert(next);
+            if index == next {
+                v.positions.extend(p.to_array());
+                v.normals.extend(nrm.to_array());
+                v.uvs.extend(uv);
+                if let Some(w) = w {
+                    v.joints.extend(w.iter().map(|(j, _)| *j));
+                    v.weights.extend(w.iter().map(|(_, w)| *w));
+                }
+                for (t, (_, _, pos, nor)) in v.targets.iter_mut().zip(shapes) {
+                    t.0.extend(pos.get(vertex).copied().unwrap_or(Vec3::ZERO).to_array());
+                    t.1.extend(nor.get(vertex).copied().unwrap_or(Vec3::ZERO).to_array());
+                }
+            }
+            indices.push(index);
+        }
+    }
+    (v, indices)
+}
+
+/// The glTF primitive of one material part: its attributes, indices, material and morph
+/// targets written into the buffer.
+fn primitive(
+    b: &mut Builder,
+    mesh: &ufbx::Mesh,
+    part: &ufbx::MeshPart,
+    v: &Vertices,
+    indices: &[u32],
+    skinned: bool,
+    materials: &[usize],
+) -> Value {
+    let mut attributes = json!({
+        "POSITION": b.floats(&v.positions, 3, Target::Vertices),
+        "NORMAL": b.floats(&v.normals, 3, Target::Vertices),
+    });
+    if mesh.vertex_uv.exists {
+        attributes["TEXCOORD_0"] = json!(b.floats(&v.uvs, 2, Target::Vertices));
+    }
+    if skinned {
+        attributes["JOINTS_0"] = json!(b.joints(&v.joints));
+        attributes["WEIGHTS_0"] = json!(b.floats(&v.weights, 4, Target::Vertices));
+    }
+    let mut primitive = json!({"attributes": attributes, "indices": b.indices(indices), "mode": 4});
+    if let Some(&m) = mesh
+        .materials
+        .get(part.index as usize)
+        .and_then(|m| materials.get(m.element.typed_id as usize))
+    {
+        primitive["material"] = json!(m);
+    }
+    if !v.targets.is_empty() {
+        let targets: Vec<Value> = v
+            .targets
+            .iter()
+            .map(|(p, n)| {
+                json!({
+                    "POSITION": b.floats(p, 3, Target::Vertices),
+                    "NORMAL": b.floats(n, 3, Target::Vertices),
+                })
+            })
+            .collect();
+        primitive["targets"] = json!(targets);
+    }
+    primitive
 }
 
 /// Whether a matrix is the identity within rounding.
