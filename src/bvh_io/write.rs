@@ -34,39 +34,7 @@ pub fn write(
     clip: &Clip,
     options: &BvhWriteOptions,
 ) -> Result<String, BvhError> {
-    let fail = |m: String| Err(BvhError::Write(m));
-    if let Some(p) = skeleton
-        .validate()
-        .into_iter()
-        .chain(clip.validate(skeleton))
-        .next()
-    {
-        return fail(format!("invalid model: {p}"));
-    }
-    if !(options.scale.is_finite() && options.scale > 0.0) {
-        return fail(format!(
-            "scale {} is not a finite positive number",
-            options.scale
-        ));
-    }
-    let (base, base_scale) = match split_base(skeleton) {
-        Some(b) => b,
-        None => {
-            return fail("the skeleton's base transform has shear or a non-uniform scale".into())
-        }
-    };
-    if let Some(bone) = scaled_bone(skeleton, clip) {
-        return fail(format!("bone `{bone}` is scaled: BVH cannot express scale"));
-    }
-    let frame_time = match options.fps {
-        Some(fps) if fps.is_finite() && fps > 0.0 => 1.0 / f64::from(fps),
-        Some(fps) => return fail(format!("fps {fps} is not a positive number")),
-        None => uniform_interval(clip).unwrap_or(1.0 / 30.0),
-    };
-    let frames = (f64::from(clip.duration()) / frame_time + 1e-3).floor() + 1.0;
-    if !frames.is_finite() || frames > MAX_FRAMES {
-        return fail(format!("{frames} frames at {frame_time} s is too many"));
-    }
+    let (base, base_scale, frame_time, frames) = checked(skeleton, clip, options)?;
     let layout = Layout::new(skeleton, clip);
     let mut rest_world: Vec<Quat> = Vec::with_capacity(skeleton.bones.len());
     for b in &skeleton.bones {
@@ -107,6 +75,48 @@ pub fn write(
         out.push('\n');
     }
     Ok(out)
+}
+
+/// What BVH can hold of `skeleton` and `clip` with `options`, checked before anything is
+/// written: the skeleton's base (rotation and translation) and uniform scale, the frame time and
+/// the number of frames. An error says what BVH cannot express (a scaled bone, a sheared base)
+/// or what is out of range.
+fn checked(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    options: &BvhWriteOptions,
+) -> Result<(Transform, f32, f64, f64), BvhError> {
+    let fail = |m: String| Err(BvhError::Write(m));
+    if let Some(p) = skeleton
+        .validate()
+        .into_iter()
+        .chain(clip.validate(skeleton))
+        .next()
+    {
+        return fail(format!("invalid model: {p}"));
+    }
+    if !(options.scale.is_finite() && options.scale > 0.0) {
+        return fail(format!(
+            "scale {} is not a finite positive number",
+            options.scale
+        ));
+    }
+    let Some((base, base_scale)) = split_base(skeleton) else {
+        return fail("the skeleton's base transform has shear or a non-uniform scale".into());
+    };
+    if let Some(bone) = scaled_bone(skeleton, clip) {
+        return fail(format!("bone `{bone}` is scaled: BVH cannot express scale"));
+    }
+    let frame_time = match options.fps {
+        Some(fps) if fps.is_finite() && fps > 0.0 => 1.0 / f64::from(fps),
+        Some(fps) => return fail(format!("fps {fps} is not a positive number")),
+        None => uniform_interval(clip).unwrap_or(1.0 / 30.0),
+    };
+    let frames = (f64::from(clip.duration()) / frame_time + 1e-3).floor() + 1.0;
+    if !frames.is_finite() || frames > MAX_FRAMES {
+        return fail(format!("{frames} frames at {frame_time} s is too many"));
+    }
+    Ok((base, base_scale, frame_time, frames))
 }
 
 /// The skeleton's base as rotation and translation (the scale taken out), and its uniform scale;
