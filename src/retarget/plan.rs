@@ -589,47 +589,11 @@ fn plan_chains(
         let settings = options.chains.get(&chain.name).unwrap_or(&default);
         let warn = |plan: &mut Plan, code, message: String| {
             plan.warnings.push(Warning {
-                code,
-                skeleton: None,
-                message,
-                bones: Vec::new(),
-                clips: Vec::new(),
                 chain: Some(chain.name.clone()),
+                ..Warning::new(code, message)
             })
         };
-        let (attached, cut) = chain_attached(target, &chain.bones);
-        if let Some(&first) = attached.first() {
-            let parent = chain
-                .bones
-                .iter()
-                .find(|&&q| target.map.get(q) == Some(first))
-                .and_then(|&q| target.profile.bone(q).parent)
-                .and_then(|p| target.map.get(p));
-            if let Some(anchor) = parent.filter(|&a| path(target.skeleton, a, first).is_none()) {
-                let offset = rest_offset(&plan.target_rest, anchor, first);
-                plan.early_follows.push(Follow {
-                    bone: first,
-                    anchor,
-                    offset,
-                });
-            }
-        }
-        if let (Some(first), Some(&anchor)) = (cut.first(), attached.last()) {
-            let name = &target.profile.bone(*first).name;
-            warn(
-                plan,
-                WarningCode::Detached,
-                format!(
-                    "the target's `{name}` does not hang below the rest of `{}` (an IK layout): it follows the chain, placed below `{}` as at rest",
-                    chain.name,
-                    target
-                        .map
-                        .profile_bone_of(anchor)
-                        .map_or("", |a| target.profile.bone(a).name.as_str())
-                ),
-            );
-            follow_cut(plan, source, target, anchor, &cut);
-        }
+        place_target_layout(plan, source, target, chain);
         let Some(tids) = chain_path(target, &chain.bones) else {
             continue; // the target lacks the chain: nothing to drive
         };
@@ -673,29 +637,16 @@ fn plan_chains(
                 ),
             );
         }
-        let tu = arc_params(&tids, &plan.target_rest);
-        let su = arc_params(&sids, &plan.source_rest);
-        let mode = settings.mode;
-        for (b, d) in tids.iter().zip(chain_drivers(mode, &tu, &su, &sids)) {
-            plan.drivers[b.index()] = d;
-        }
-        let names = |s: &Skeleton, ids: &[BoneId]| {
-            ids.iter()
-                .map(|b| s.bones[b.index()].name.clone())
-                .collect()
-        };
-        let mut cp = ChainPlan {
-            chain: chain.name.clone(),
-            source_chain: Some(schain.name.clone()),
-            mode,
-            target_bones: names(target.skeleton, &tids),
-            source_bones: names(source.skeleton, &sids),
-            target_u: tu,
-            source_u: su,
-            ik_end: None,
-            target_ids: tids,
-            source_ids: sids,
-        };
+        let mut cp = chain_plan(
+            plan,
+            source,
+            target,
+            chain,
+            schain,
+            settings.mode,
+            tids,
+            sids,
+        );
         let ik = settings
             .ik
             .unwrap_or_else(|| chain.name.to_lowercase().contains("leg"));
@@ -718,6 +669,87 @@ fn plan_chains(
         plan.chains.push(cp);
     }
     Ok(())
+}
+
+/// Where a target chain's bones hang elsewhere (an IK layout): its first bone follows the bone
+/// its profile parent maps to when that is not its ancestor, and the bones cut from the chain
+/// follow the chain's last attached bone (with a `detached` warning).
+fn place_target_layout(plan: &mut Plan, source: &Rig, target: &Rig, chain: &crate::profile::Chain) {
+    let (attached, cut) = chain_attached(target, &chain.bones);
+    if let Some(&first) = attached.first() {
+        let parent = chain
+            .bones
+            .iter()
+            .find(|&&q| target.map.get(q) == Some(first))
+            .and_then(|&q| target.profile.bone(q).parent)
+            .and_then(|p| target.map.get(p));
+        if let Some(anchor) = parent.filter(|&a| path(target.skeleton, a, first).is_none()) {
+            let offset = rest_offset(&plan.target_rest, anchor, first);
+            plan.early_follows.push(Follow {
+                bone: first,
+                anchor,
+                offset,
+            });
+        }
+    }
+    if let (Some(first), Some(&anchor)) = (cut.first(), attached.last()) {
+        let name = &target.profile.bone(*first).name;
+        plan.warnings.push(Warning {
+            chain: Some(chain.name.clone()),
+            ..Warning::new(
+                WarningCode::Detached,
+                format!(
+                    "the target's `{name}` does not hang below the rest of `{}` (an IK layout): it follows the chain, placed below `{}` as at rest",
+                    chain.name,
+                    target
+                        .map
+                        .profile_bone_of(anchor)
+                        .map_or("", |a| target.profile.bone(a).name.as_str())
+                ),
+            )
+        });
+        follow_cut(plan, source, target, anchor, &cut);
+    }
+}
+
+/// The plan of one chain: each target bone's driver (by arc length along both chains, or one to
+/// one, as `mode` says) written into `plan`, and the chain's record for the report.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the chain's two sides, each as rig, profile chain and bone path, and the mode"
+)]
+fn chain_plan(
+    plan: &mut Plan,
+    source: &Rig,
+    target: &Rig,
+    chain: &crate::profile::Chain,
+    schain: &crate::profile::Chain,
+    mode: ChainMode,
+    tids: Vec<BoneId>,
+    sids: Vec<BoneId>,
+) -> ChainPlan {
+    let tu = arc_params(&tids, &plan.target_rest);
+    let su = arc_params(&sids, &plan.source_rest);
+    for (b, d) in tids.iter().zip(chain_drivers(mode, &tu, &su, &sids)) {
+        plan.drivers[b.index()] = d;
+    }
+    let names = |s: &Skeleton, ids: &[BoneId]| {
+        ids.iter()
+            .map(|b| s.bones[b.index()].name.clone())
+            .collect()
+    };
+    ChainPlan {
+        chain: chain.name.clone(),
+        source_chain: Some(schain.name.clone()),
+        mode,
+        target_bones: names(target.skeleton, &tids),
+        source_bones: names(source.skeleton, &sids),
+        target_u: tu,
+        source_u: su,
+        ik_end: None,
+        target_ids: tids,
+        source_ids: sids,
+    }
 }
 
 /// The IK limb of a chain: its end bone (settings, or the chain's last) and the two profile
