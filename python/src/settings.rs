@@ -179,11 +179,8 @@ pub fn normalize<'py>(
         value_error(format!("{}: {e}{hint}", src.display()))
     })?;
     doc.write(&dst).map_err(file_error)?;
-    let mut file = FileReport::new(src.display().to_string());
-    file.output = Some(dst.display().to_string());
-    file.add_reader_warnings(&doc.warnings);
-    file.size_before = gltf_io::stored_size(&src);
-    file.size_after = gltf_io::stored_size(&dst);
+    let mut file = FileReport::read(&src, &doc.warnings);
+    file.wrote(&dst);
     file.set_normalize(&report);
     file.settle();
     to_dict(py, &Report::single("normalize", file))

@@ -428,7 +428,7 @@ fn finish(
 ) -> Result<i32, Failure> {
     write_reports(report, run.report.as_deref(), run.html.as_deref())?;
     if run.json {
-        super::emit(report, None, true, |_| Ok(()))?;
+        super::print_json(report)?;
     }
     eprintln!(
         "{}",
@@ -475,7 +475,7 @@ pub fn run_report(cmd: &ReportCommand) -> Result<i32, Failure> {
     };
     write_reports(&merged, Some(output), html)?;
     if *json {
-        super::emit(&merged, None, true, |_| Ok(()))?;
+        super::print_json(&merged)?;
     }
     eprintln!("{}", summary_line(&merged.summary, None));
     Ok(super::EXIT_OK)

@@ -107,9 +107,7 @@ pub fn run(args: &ConvertArgs) -> Result<i32, Failure> {
     // Converting changes nothing in the model: read it without the copy writing needs to tell
     // what changed, and write the document as read.
     let doc = super::read_for_viewing(&args.input)?;
-    let mut file = FileReport::new(args.input.display().to_string());
-    file.add_reader_warnings(&doc.warnings);
-    file.size_before = gltf_io::stored_size(&args.input);
+    let mut file = FileReport::read(&args.input, &doc.warnings);
     if !args.existing.proceed(&args.output)? {
         return super::skipped(file, "convert", args.json);
     }
@@ -127,8 +125,7 @@ pub fn run(args: &ConvertArgs) -> Result<i32, Failure> {
         let clips = doc.model.clips.iter().map(|c| c.name.clone()).collect();
         (extension(&args.output), clips)
     };
-    file.output = Some(args.output.display().to_string());
-    file.size_after = gltf_io::stored_size(&args.output);
+    file.wrote(&args.output);
     file.convert = Some(ConvertReport {
         from: extension(&args.input),
         to,
@@ -138,8 +135,9 @@ pub fn run(args: &ConvertArgs) -> Result<i32, Failure> {
     });
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;
     file.settle();
-    let report = Report::single("convert", file);
-    super::emit(&report, None, args.json, |_| Ok(()))?;
+    if args.json {
+        super::print_json(&Report::single("convert", file))?;
+    }
     Ok(super::EXIT_OK)
 }
 

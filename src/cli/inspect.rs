@@ -1,22 +1,11 @@
 //! `skelnorm inspect`: text or JSON view of a file's skeletons and clips.
 
 use super::Failure;
-use skelnorm::gltf_io::{Converted, Format};
-use skelnorm::inspect::{inspect, Inspection};
+use skelnorm::inspect::inspect;
 use skelnorm::model::Warning;
 use skelnorm::report::{FileReport, InspectReport, Report};
 use std::io::Write;
 use std::path::Path;
-
-struct Output<'a> {
-    file: String,
-    format: Format,
-    /// What a converted file (FBX, BVH) declared: its format, units, axes.
-    converted: Option<&'a Converted>,
-    extensions_used: Vec<String>,
-    warnings: &'a [Warning],
-    inspection: Inspection,
-}
 
 pub fn run(file: &Path, json: bool) -> Result<(), Failure> {
     let start = std::time::Instant::now();
@@ -27,49 +16,46 @@ pub fn run(file: &Path, json: bool) -> Result<(), Failure> {
         .flatten()
         .filter_map(|e| e.as_str().map(str::to_string))
         .collect();
-    let out = Output {
-        file: file.display().to_string(),
+    let inspection = inspect(&doc.model);
+    let out = InspectReport {
         format: doc.format,
         converted: doc.converted.as_ref(),
         extensions_used,
-        warnings: &doc.warnings,
-        inspection: inspect(&doc.model),
+        inspection: &inspection,
     };
     if json {
-        let mut f = FileReport::new(out.file.clone());
-        f.add_reader_warnings(out.warnings);
-        f.set_inspect(&InspectReport {
-            format: out.format,
-            converted: out.converted,
-            extensions_used: out.extensions_used.clone(),
-            inspection: &out.inspection,
-        });
-        f.size_before = skelnorm::gltf_io::stored_size(file);
+        let mut f = FileReport::read(file, &doc.warnings);
+        f.set_inspect(&out);
         f.time_ms = start.elapsed().as_secs_f64() * 1e3;
         f.settle();
-        return super::emit(&Report::single("inspect", f), None, true, |_| Ok(()));
+        return super::print_json(&Report::single("inspect", f));
     }
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
-    print_text(&mut w, &out)?;
+    print_text(&mut w, file, &doc.warnings, &out)?;
     w.flush()?;
     Ok(())
 }
 
-fn print_text(w: &mut impl Write, out: &Output) -> std::io::Result<()> {
+fn print_text(
+    w: &mut impl Write,
+    file: &Path,
+    warnings: &[Warning],
+    out: &InspectReport,
+) -> std::io::Result<()> {
     match out.converted {
         Some(c) => {
-            writeln!(w, "{} ({}, read as glTF)", out.file, c.format)?;
+            writeln!(w, "{} ({}, read as glTF)", file.display(), c.format)?;
             for (what, value) in &c.facts {
                 writeln!(w, "{what}: {value}")?;
             }
         }
-        None => writeln!(w, "{} ({:?})", out.file, out.format)?,
+        None => writeln!(w, "{} ({:?})", file.display(), out.format)?,
     }
     if !out.extensions_used.is_empty() {
         writeln!(w, "extensions: {}", out.extensions_used.join(", "))?;
     }
-    for warning in out.warnings {
+    for warning in warnings {
         writeln!(w, "warning: {warning}")?;
     }
     if out.inspection.skeletons.is_empty() {

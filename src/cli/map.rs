@@ -132,7 +132,7 @@ pub fn run(
 
 fn print(file: &Path, reports: &[MapReport], report: &Report, json: bool) -> Result<(), Failure> {
     if json {
-        return super::emit(report, None, true, |_| Ok(()));
+        return super::print_json(report);
     }
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());

@@ -278,7 +278,7 @@ fn print_failure(command: &str, input: String, failure: &Failure) {
         Failure::Nothing(m) => (FailureKind::Nothing, m.clone()),
     };
     let report = Report::single(command, FileReport::failed(input, kind, message, 0.0));
-    let _ = emit(&report, None, true, |_| Ok(()));
+    let _ = print_json(&report);
 }
 
 /// Prints the report of a file left alone because its output exists (`--existing skip`, said on
@@ -291,12 +291,7 @@ fn skipped(
     file.status = skelnorm::report::Status::Skipped;
     file.error = Some("the output exists (--existing skip)".into());
     if json {
-        emit(
-            &skelnorm::report::Report::single(command, file),
-            None,
-            true,
-            |_| Ok(()),
-        )?;
+        print_json(&skelnorm::report::Report::single(command, file))?;
     }
     Ok(EXIT_OK)
 }
@@ -400,28 +395,39 @@ fn resolve(
 static REPORT_PRINTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Writes a command's report: to `report_file` as JSON if given, and to stdout as JSON when
-/// `json`, else as the text `summary`.
+/// `json`, else as the text `summary`. The report is built only when one of those asks for it.
 fn emit(
-    report: &skelnorm::report::Report,
+    report: impl FnOnce() -> skelnorm::report::Report,
     report_file: Option<&std::path::Path>,
     json: bool,
     summary: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<(), Failure> {
     use anyhow::Context;
     use std::io::Write;
-    if let Some(path) = report_file {
+    let report = (json || report_file.is_some()).then(report);
+    if let (Some(path), Some(report)) = (report_file, &report) {
         let text = serde_json::to_vec_pretty(report)?;
         skelnorm::gltf_io::write_file(path, &text)
             .with_context(|| format!("{}: cannot write the report", path.display()))?;
     }
-    let mut w = std::io::BufWriter::new(std::io::stdout().lock());
-    if json {
-        REPORT_PRINTED.store(true, std::sync::atomic::Ordering::Relaxed);
-        serde_json::to_writer_pretty(&mut w, report)?;
-        writeln!(w)?;
-    } else {
-        summary(&mut w)?;
+    match report.filter(|_| json) {
+        Some(report) => print_json(&report),
+        None => {
+            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+            summary(&mut w)?;
+            w.flush()?;
+            Ok(())
+        }
     }
+}
+
+/// Prints a report on stdout as JSON.
+fn print_json(report: &skelnorm::report::Report) -> Result<(), Failure> {
+    use std::io::Write;
+    REPORT_PRINTED.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+    serde_json::to_writer_pretty(&mut w, report)?;
+    writeln!(w)?;
     w.flush()?;
     Ok(())
 }

@@ -5,7 +5,6 @@
 use super::map::MapArgs;
 use super::stages::StageFlags;
 use super::Failure;
-use skelnorm::gltf_io;
 use skelnorm::pipeline::{normalize, NormalizeError};
 use skelnorm::report::{FileReport, NormalizeRun, Report};
 use std::path::PathBuf;
@@ -77,9 +76,7 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
     let allow_partial = options.allow_partial;
     let start = std::time::Instant::now();
     let mut doc = super::read(&args.input)?;
-    let mut file = FileReport::new(args.input.display().to_string());
-    file.add_reader_warnings(&doc.warnings);
-    file.size_before = gltf_io::stored_size(&args.input);
+    let mut file = FileReport::read(&args.input, &doc.warnings);
     if !args.existing.proceed(&args.output)? {
         return super::skipped(file, "normalize", args.json);
     }
@@ -106,11 +103,8 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         Err(e) => return Err(Failure::Refused(format!("{}: {e}", args.input.display()))),
     };
     doc.write(&args.output)?;
-    file.output = Some(args.output.display().to_string());
-    file.size_after = gltf_io::stored_size(&args.output);
-    file.set_normalize(&report);
+    file.wrote(&args.output);
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;
-    file.settle();
     let out = NormalizeRun {
         file: args.input.display().to_string(),
         output: args.output.display().to_string(),
@@ -118,8 +112,12 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         size_after: file.size_after,
         report: &report,
     };
-    let json = Report::single("normalize", file);
-    super::emit(&json, args.report.as_deref(), args.json, |w| {
+    let json = || {
+        file.set_normalize(&report);
+        file.settle();
+        Report::single("normalize", file)
+    };
+    super::emit(json, args.report.as_deref(), args.json, |w| {
         out.write_text(w)
     })?;
     Ok(super::EXIT_OK)

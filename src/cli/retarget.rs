@@ -226,16 +226,11 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
     } else {
         target.write(&args.output)?;
     }
-    let mut file = FileReport::new(args.source.display().to_string());
+    let mut file = FileReport::read(&args.source, &source.warnings);
     file.target = Some(args.target.display().to_string());
-    file.output = Some(args.output.display().to_string());
-    file.add_reader_warnings(&source.warnings);
     file.add_reader_warnings(&target.warnings);
-    file.size_before = gltf_io::stored_size(&args.source);
-    file.size_after = gltf_io::stored_size(&args.output);
-    file.set_retarget(&report);
+    file.wrote(&args.output);
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;
-    file.settle();
     let text = RetargetRun {
         source: args.source.display().to_string(),
         target: args.target.display().to_string(),
@@ -243,12 +238,14 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
         retarget: &report,
         size_after: file.size_after,
     };
-    super::emit(
-        &Report::single("retarget", file),
-        args.report.as_deref(),
-        args.json,
-        |w| text.write_text(w),
-    )?;
+    let json = || {
+        file.set_retarget(&report);
+        file.settle();
+        Report::single("retarget", file)
+    };
+    super::emit(json, args.report.as_deref(), args.json, |w| {
+        text.write_text(w)
+    })?;
     Ok(super::EXIT_OK)
 }
 

@@ -172,6 +172,12 @@ impl Warning {
         }
     }
 
+    /// The same warning, about the retarget chain `name`.
+    pub fn on_chain(mut self, name: &str) -> Warning {
+        self.chain = Some(name.to_string());
+        self
+    }
+
     /// The same warning, about the skeleton `name`.
     pub fn on_skeleton(mut self, name: &str) -> Warning {
         self.skeleton = Some(name.to_string());

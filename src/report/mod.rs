@@ -311,6 +311,21 @@ impl FileReport {
         }
     }
 
+    /// A file about to be processed, as read from `input`: its path as given, its size on disk
+    /// (with the buffers and images it refers to) and what the reader noticed in it.
+    pub fn read(input: &std::path::Path, warnings: &[Warning]) -> FileReport {
+        let mut file = FileReport::new(input.display().to_string());
+        file.size_before = crate::gltf_io::stored_size(input);
+        file.add_reader_warnings(warnings);
+        file
+    }
+
+    /// Records the output written: its path as given and its size on disk.
+    pub fn wrote(&mut self, output: &std::path::Path) {
+        self.output = Some(output.display().to_string());
+        self.size_after = crate::gltf_io::stored_size(output);
+    }
+
     /// Adds what the reader noticed in the input.
     pub fn add_reader_warnings(&mut self, warnings: &[Warning]) {
         self.warnings.extend_from_slice(warnings);

@@ -588,10 +588,8 @@ fn plan_chains(
     for chain in &target.profile.chains {
         let settings = options.chains.get(&chain.name).unwrap_or(&default);
         let warn = |plan: &mut Plan, code, message: String| {
-            plan.warnings.push(Warning {
-                chain: Some(chain.name.clone()),
-                ..Warning::new(code, message)
-            })
+            plan.warnings
+                .push(Warning::new(code, message).on_chain(&chain.name))
         };
         place_target_layout(plan, source, target, chain);
         let Some(tids) = chain_path(target, &chain.bones) else {
@@ -694,9 +692,8 @@ fn place_target_layout(plan: &mut Plan, source: &Rig, target: &Rig, chain: &crat
     }
     if let (Some(first), Some(&anchor)) = (cut.first(), attached.last()) {
         let name = &target.profile.bone(*first).name;
-        plan.warnings.push(Warning {
-            chain: Some(chain.name.clone()),
-            ..Warning::new(
+        plan.warnings.push(
+            Warning::new(
                 WarningCode::Detached,
                 format!(
                     "the target's `{name}` does not hang below the rest of `{}` (an IK layout): it follows the chain, placed below `{}` as at rest",
@@ -707,7 +704,8 @@ fn place_target_layout(plan: &mut Plan, source: &Rig, target: &Rig, chain: &crat
                         .map_or("", |a| target.profile.bone(a).name.as_str())
                 ),
             )
-        });
+            .on_chain(&chain.name),
+        );
         follow_cut(plan, source, target, anchor, &cut);
     }
 }
