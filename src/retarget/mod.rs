@@ -15,7 +15,7 @@ mod runtime;
 #[cfg(test)]
 mod tests;
 
-pub use plan::{ChainPlan, Plan};
+pub use plan::{ChainPlan, Plan, ScaleBasis};
 pub use runtime::Retargeter;
 
 use crate::mapping::BoneMap;
