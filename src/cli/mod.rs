@@ -119,8 +119,8 @@ enum Command {
     Normalize(normalize::NormalizeArgs),
     /// Retarget clips from one character (or a clip-only file such as VRMA) onto another by
     /// chains: both are normalized in memory, then each target bone takes the source's change
-    /// at the same place along its chain, the hips move scaled by the hips-height ratio, and
-    /// leg IK keeps the feet where the source's reach puts them. Writes the target with the new
+    /// at the same place along its chain, the pelvis moves as the source's scaled by the legs'
+    /// length ratio, and leg IK puts the feet where the source's go, scaled. Writes the target with the new
     /// clips and reports the measures per clip.
     Retarget(retarget::RetargetArgs),
     /// Normalize (or, with --retarget-to, retarget) every .gltf, .glb, .vrm and .vrma file under

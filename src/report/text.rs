@@ -261,15 +261,26 @@ impl RetargetRun<'_> {
     pub fn write_text(&self, w: &mut dyn Write) -> std::io::Result<()> {
         let r = self;
         writeln!(w, "{} → {} → {}", r.source, r.target, r.output)?;
+        let plan = &r.retarget.plan;
+        let (what, a, b) = match (
+            plan.scale_basis,
+            plan.source_leg_length,
+            plan.target_leg_length,
+        ) {
+            (crate::retarget::ScaleBasis::Legs, Some(a), Some(b)) => ("legs", a, b),
+            _ => (
+                "hips height",
+                plan.source_hips_height,
+                plan.target_hips_height,
+            ),
+        };
         writeln!(
             w,
-            "skeleton `{}` → `{}`: hips height {:.3} → {:.3} (ratio {:.3}), {} chains",
+            "skeleton `{}` → `{}`: {what} {a:.3} → {b:.3} (ratio {:.3}), {} chains",
             r.retarget.source_skeleton,
             r.retarget.target_skeleton,
-            r.retarget.plan.source_hips_height,
-            r.retarget.plan.target_hips_height,
-            r.retarget.plan.hips_ratio,
-            r.retarget.plan.chains.len()
+            plan.hips_ratio,
+            plan.chains.len()
         )?;
         for warn in &r.retarget.plan.warnings {
             let code = warn.code.as_str();
@@ -334,8 +345,16 @@ fn retarget_measures(m: &RetargetCheck) -> String {
         .filter_map(|e| Some((e.bone.as_str(), e.reason?)))
         .collect();
     let percent = |v: Option<f32>| v.map_or("n/a".into(), |v| format!("{:.3}%", v * 100.0));
+    let kept = m
+        .skate
+        .iter()
+        .filter_map(|k| k.target_at_source_contacts)
+        .reduce(f32::max)
+        .map_or(String::new(), |v| {
+            format!(" ({} over the source's contacts)", percent(Some(v)))
+        });
     let skate = format!(
-        "skate {} → {} per frame",
+        "skate {} → {} per frame{kept}",
         percent(m.skate.iter().filter_map(|k| k.source).reduce(f32::max)),
         percent(m.skate.iter().filter_map(|k| k.target).reduce(f32::max)),
     );
@@ -442,6 +461,7 @@ mod tests {
                 bone: f.bone.clone(),
                 source: Some(0.01),
                 target: f.max_error.map(|_| 0.02),
+                target_at_source_contacts: f.max_error.map(|_| 0.01),
                 source_reason: None,
                 target_reason: f.reason,
             })

@@ -1,6 +1,6 @@
 //! The plan of a retarget, found once per pair of skeletons: which source chain drives each
 //! target chain, where each target bone sits along its chain, which source bones it blends,
-//! the hips-height ratio, and the IK limbs.
+//! the ratio the hips' motion is scaled by (legs, or hips heights), the pelvis, and the IK limbs.
 
 use super::{ChainMode, ChainSettings, RetargetError, RetargetOptions, Rig};
 use crate::model::{BoneId, Skeleton, Transform, Warning, WarningCode};

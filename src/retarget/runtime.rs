@@ -153,7 +153,7 @@ impl Retargeter {
         })
     }
 
-    /// The plan: chain pairing, bone placement along chains, hips ratio, warnings.
+    /// The plan: chain pairing, bone placement along chains, the ratio, warnings.
     pub fn plan(&self) -> &Plan {
         &self.plan
     }

@@ -349,8 +349,8 @@ fn effector_pair(s: &Posed, t: &Posed, name: &str) -> Pair {
 /// the plan (each relative to its pelvis, the thighs' joints' midpoint or else the hips joint,
 /// from where it is at rest), fraction of the target's height (see
 /// [`EffectorCheck::max_error`]). The pelvis rather than the hips joint: rigs put the hips joint
-/// anywhere from 9 cm below the thighs (CMU) to 18 cm above them (RobotExpressive), so that the
-/// same tilt of the hips moves it differently against the legs.
+/// anywhere from 9 cm above the thighs (CMU) to 3% of the height below them (RobotExpressive),
+/// so that the same tilt of the hips moves it differently against the legs.
 ///
 /// "Where it is at rest" is turned with the hips' heading. Each side keeps its own stance
 /// (a wide-legged target stays wide-legged: the IK goal adds the target's rest stance turned
@@ -446,10 +446,15 @@ fn effectors(
             };
             let source = side(sb, s, NotMeasured::NoContactInSource);
             let target = side(tb, t, NotMeasured::NoContactInTarget);
+            let kept = pair.ok().and_then(|(a, b)| {
+                let contacts = contacts(&s.frames, a, s.height);
+                skate_over(&t.frames, b, t.height, &contacts)
+            });
             skates.push(SkateCheck {
                 bone: name.into(),
                 source: source.ok(),
                 target: target.ok(),
+                target_at_source_contacts: kept,
                 source_reason: source.err(),
                 target_reason: target.err(),
             });
@@ -463,9 +468,21 @@ fn effectors(
 /// consecutive contact frames, as a fraction of the height. `None` when no two consecutive
 /// frames are in contact (a clip of one frame): there is nothing to average.
 pub fn skate(frames: &[Vec<Vec3>], foot: BoneId, height: f32) -> Option<f32> {
+    skate_over(frames, foot, height, &contacts(frames, foot, height))
+}
+
+/// Per frame, whether `foot` is in contact (math.md: within 3% of the height of its lowest
+/// point in the clip).
+fn contacts(frames: &[Vec<Vec3>], foot: BoneId, height: f32) -> Vec<bool> {
     let ys: Vec<f32> = frames.iter().map(|f| f[foot.index()].y).collect();
     let low = ys.iter().copied().fold(f32::INFINITY, f32::min);
-    let contact = |k: usize| ys[k] <= low + 0.03 * height;
+    ys.iter().map(|&y| y <= low + 0.03 * height).collect()
+}
+
+/// `foot`'s mean horizontal movement between consecutive frames both in `contact`, fraction of
+/// `height`.
+fn skate_over(frames: &[Vec<Vec3>], foot: BoneId, height: f32, contact: &[bool]) -> Option<f32> {
+    let contact = |k: usize| contact.get(k).copied().unwrap_or(false);
     let (mut sum, mut n) = (0.0, 0);
     for k in 1..frames.len() {
         if contact(k) && contact(k - 1) {
