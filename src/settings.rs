@@ -272,6 +272,9 @@ impl Settings {
                 );
             }
         }
+        if let Some((key, value, why)) = crate::retarget::ops::check_ops(&r.ops) {
+            return invalid(&format!("retarget.ops{key}"), &value, why);
+        }
         for (side, offsets) in [("source", &r.pose.source), ("target", &r.pose.target)] {
             for (bone, euler) in offsets {
                 if profile.find(bone).is_none() {

@@ -9,6 +9,7 @@ use skelnorm::pipeline::{
     retarget, ClipNaming, NormalizeError, OnClash, RetargetJob, RetargetOutput, RetargetRunError,
 };
 use skelnorm::report::{FileReport, Report, RetargetRun};
+use skelnorm::retarget::{FilterOp, FloorOp, Op, PlantOp};
 use skelnorm::settings::{load_pose, Settings};
 use std::path::PathBuf;
 
@@ -65,6 +66,17 @@ pub struct RetargetArgs {
     /// Skip the IK pass.
     #[arg(long)]
     pub no_ik: bool,
+    /// Add speed planting to the op stack (its defaults), unless the settings list it: feet
+    /// held while the source's are planted.
+    #[arg(long)]
+    pub plant: bool,
+    /// Add the floor constraint to the op stack (its defaults), unless the settings list it:
+    /// feet and hips never below the floor.
+    #[arg(long)]
+    pub floor: bool,
+    /// Add the One-Euro filter to the op stack (its defaults), unless the settings list it.
+    #[arg(long)]
+    pub filter: bool,
     /// No horizontal travel of the hips.
     #[arg(long)]
     pub in_place: bool,
@@ -119,6 +131,15 @@ impl RetargetArgs {
         o.root &= !self.no_root;
         o.fk &= !self.no_fk;
         o.ik &= !self.no_ik;
+        for (asked, op) in [
+            (self.plant, Op::Plant(PlantOp::default())),
+            (self.floor, Op::Floor(FloorOp::default())),
+            (self.filter, Op::Filter(FilterOp::default())),
+        ] {
+            if asked && !o.ops.iter().any(|x| x.name() == op.name()) {
+                o.ops.push(op);
+            }
+        }
         o.in_place |= self.in_place;
         o.root_motion |= self.root_motion;
         if let Some(x) = self.horizontal_scale {

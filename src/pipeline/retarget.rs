@@ -3,7 +3,9 @@
 //! target and measure them. Works on models; reads and writes no files.
 
 use super::{normalize, NormalizeError, NormalizeOptions, NormalizeReport};
-use crate::check::retarget::{effector_errors, retarget as measure, NotMeasured, RetargetCheck};
+use crate::check::retarget::{
+    effector_errors, ops_check, retarget as measure, NotMeasured, RetargetCheck,
+};
 use crate::mapping::BoneMap;
 use crate::model::{Clip, Model, SkeletonId};
 use crate::profile::Profile;
@@ -266,14 +268,30 @@ pub fn retarget_onto(
         profile,
     };
     let mut r = Retargeter::new(&s_rig, &t_rig, &job.retarget)?;
+    // With ops after the core passes, the reports compare against the core passes alone.
+    let bare_options = job.retarget.core_only();
+    let mut bare = match job.measure && job.retarget.has_extra_ops() {
+        true => Some(Retargeter::new(&s_rig, &t_rig, &bare_options)?),
+        false => None,
+    };
     let mut new_clips = Vec::with_capacity(clips.len());
     let mut reports = Vec::with_capacity(clips.len());
     for (clip, name) in clips.iter().zip(new_names) {
         let mut new = retarget_clip_with(&mut r, &s_rig, clip, &t_rig, t.index, &job.retarget)?;
         new.name = name;
-        let measured = job
+        let mut measured = job
             .measure
             .then(|| measure((&s_rig, clip), (&t_rig, &new), r.plan(), &job.retarget));
+        if let (Some(m), Some(b)) = (&mut measured, &mut bare) {
+            let without = retarget_clip_with(b, &s_rig, clip, &t_rig, t.index, &bare_options)?;
+            m.ops = Some(ops_check(
+                (&s_rig, clip),
+                (&t_rig, &new),
+                &without,
+                r.plan(),
+                &job.retarget,
+            ));
+        }
         reports.push(RetargetedClip {
             source_clip: clip.name.clone(),
             clip: new.name.clone(),

@@ -473,6 +473,7 @@ mod tests {
             effectors: feet.into(),
             skate,
             length_drift: 0.0,
+            ops: None,
         }
     }
 

@@ -11,11 +11,13 @@
 //! clip. Pure over the model; imports `model`, `profile`, `mapping` and `rest`'s arc helper.
 
 mod ik;
+pub mod ops;
 mod plan;
 mod runtime;
 #[cfg(test)]
 mod tests;
 
+pub use ops::{FilterOp, FloorOp, Op, PassOp, PlantOp};
 pub use plan::{ChainPlan, Plan, ScaleBasis};
 pub use runtime::Retargeter;
 
@@ -139,8 +141,16 @@ pub struct RetargetOptions {
     /// whose rest cannot be made a clean T-pose: profile bone → local X, Y, Z Euler degrees,
     /// such as `source: {"LeftUpperArm": (0.0, 0.0, 45.0)}`. Default: none.
     pub pose: RetargetPose,
-    /// Sampling rate of offline retargeting, frames per second. Default: 30.
+    /// Sampling rate of offline retargeting, frames per second; the runtime's time step when
+    /// none is given. Default: 30.
     pub fps: f32,
+    /// The op stack, in order. The core passes run first, in the order root, fk, ik (listing
+    /// `Root`, `Fk` or `Ik` sets its `enabled` and `alpha`; the flags above still turn it off);
+    /// then `Plant` (hold feet while the source's are planted), `Floor` (feet and hips never
+    /// below the floor), `Filter` (One-Euro) in the order given. Each has `enabled` and `alpha`
+    /// (0 to 1; 0 is the op off) and its own settings, such as
+    /// `[Plant((speed: 0.25)), Floor((height: 0.0))]`. Default: [] (the core passes only).
+    pub ops: Vec<Op>,
 }
 
 impl Default for RetargetOptions {
@@ -156,6 +166,7 @@ impl Default for RetargetOptions {
             chains: BTreeMap::new(),
             pose: RetargetPose::default(),
             fps: 30.0,
+            ops: Vec::new(),
         }
     }
 }
@@ -284,12 +295,20 @@ pub fn retarget_clip_with(
     let mut translations: Vec<Vec<glam::Vec3>> = vec![Vec::with_capacity(frames); moved.len()];
     let mut sp = Pose::rest(source.skeleton);
     let mut tp = Pose::rest(target.skeleton);
+    // The ops that keep state (planting, the filter) start afresh with each clip.
+    r.reset();
+    let mut last = None;
     for &time in &times {
         for (l, b) in sp.locals.iter_mut().zip(&source.skeleton.bones) {
             *l = b.rest;
         }
         sp.sample_into(clip, time);
-        r.retarget(&sp, &mut tp)?;
+        let dt = match last {
+            Some(t) if time > t => time - t,
+            _ => 1.0 / options.fps,
+        };
+        last = Some(time);
+        r.retarget_at(&sp, &mut tp, dt)?;
         for (k, b) in driven.iter().enumerate() {
             let q = tp.locals[b.index()].rotation;
             // One hemisphere along the track, so LINEAR keys slerp the short way.

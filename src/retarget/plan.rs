@@ -62,6 +62,10 @@ pub(crate) struct IkLimb {
     /// stay wide-legged). Zero for rigs of the same shape.
     pub stance: Vec3,
     pub blend: f32,
+    /// The IK pass solves it (else only the ops after it, planting and the floor, do).
+    pub solve: bool,
+    /// A leg (its end is a foot): planting and the floor act on it.
+    pub leg: bool,
     /// The end's rest joint on each side (skeleton space), where `ik_blend` measures from.
     pub end_rest: Vec3,
     pub source_end_rest: Vec3,
@@ -520,6 +524,7 @@ pub(crate) fn build(
     target: &Rig,
     options: &RetargetOptions,
 ) -> Result<Plan, RetargetError> {
+    options.check_ops()?;
     for rig in [source, target] {
         if !rig.map.fits(rig.skeleton, rig.profile) {
             return Err(RetargetError::MapMismatch(rig.skeleton.name.clone()));
@@ -674,6 +679,7 @@ fn plan_chains(
     options: &RetargetOptions,
 ) -> Result<(), RetargetError> {
     let default = ChainSettings::default();
+    let core = options.core();
     for chain in &target.profile.chains {
         let settings = options.chains.get(&chain.name).unwrap_or(&default);
         let warn = |plan: &mut Plan, code, message: String| {
@@ -737,12 +743,18 @@ fn plan_chains(
         let ik = settings
             .ik
             .unwrap_or_else(|| chain.name.to_lowercase().contains("leg"));
-        if ik && options.ik {
+        let leg = chain.name.to_lowercase().contains("leg");
+        let solve = ik && core.ik > 0.0;
+        if solve || (leg && options.needs_legs()) {
             match ik_limb(plan, source, target, chain, schain, settings)? {
-                Some((limb, end)) => {
+                Some((mut limb, end)) => {
+                    (limb.solve, limb.leg) = (solve, leg && end.ends_with("Foot"));
                     plan.limbs.push(limb);
-                    cp.ik_end = Some(end);
+                    if solve {
+                        cp.ik_end = Some(end);
+                    }
                 }
+                None if !solve => {}
                 None => warn(
                     plan,
                     WarningCode::IkUnavailable,
@@ -922,6 +934,8 @@ fn ik_limb(
             end_offset,
             stance,
             blend: settings.ik_blend,
+            solve: true,
+            leg: false,
             end_rest: plan.target_rest[t[2].index()].1,
             source_end_rest: plan.source_rest[s[2].index()].1,
         },
@@ -960,7 +974,7 @@ fn finish(plan: &mut Plan, source: &Rig, target: &Rig, options: &RetargetOptions
             };
         }
     }
-    if !options.fk {
+    if options.core().fk <= 0.0 {
         // Only the root pass (and IK) move anything: hips and root keep their source change.
         for (i, d) in plan.drivers.iter_mut().enumerate() {
             let keep =

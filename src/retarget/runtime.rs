@@ -2,16 +2,23 @@
 //! neither allocates nor reads files, for retargeting live in a game engine.
 
 use super::ik;
+use super::ops::{Core, Op};
 use super::plan::{self, Driver, Global, Plan};
 use super::{RetargetError, RetargetOptions, Rig};
+
+mod stack;
+
+use stack::{FilterState, PlantState};
 use crate::model::{yaw_of, Pose, Skeleton, Transform};
 use glam::{Quat, Vec3};
 
 /// Retargets poses of one skeleton onto another, frame by frame.
 ///
 /// Build it once (it finds the chain plan, rest frames and IK limbs), then call
-/// [`retarget`](Retargeter::retarget) every frame with the source's pose: it writes the
-/// target's local transforms, allocating nothing.
+/// [`retarget`](Retargeter::retarget) (or [`retarget_at`](Retargeter::retarget_at) with the
+/// time step) every frame with the source's pose: it writes the target's local transforms,
+/// allocating nothing. Ops that keep state across frames (planting, the filter) keep it here;
+/// [`reset`](Retargeter::reset) forgets it before an unrelated pose (a new clip).
 ///
 /// ```
 /// use skelnorm::mapping::{map_skeleton, MapOptions};
@@ -41,7 +48,21 @@ use glam::{Quat, Vec3};
 #[derive(Debug, Clone)]
 pub struct Retargeter {
     plan: Plan,
-    root: bool,
+    /// The core passes' alphas (0: off).
+    core: Core,
+    /// The ops after the core passes that are on, in order.
+    ops: Vec<Op>,
+    /// The time step when none is given: 1 / `options.fps`, seconds.
+    dt: f32,
+    /// Each side's height (skeleton units), which thresholds are fractions of.
+    source_height: f32,
+    target_height: f32,
+    /// Planting's state per IK limb.
+    plant: Vec<PlantState>,
+    /// The filter's state per target bone.
+    filter: Vec<FilterState>,
+    /// Whether the filter has seen a frame since the last reset.
+    filter_ready: bool,
     in_place: bool,
     root_motion: bool,
     horizontal: f32,
@@ -128,7 +149,18 @@ impl Retargeter {
             target_pelvis: [target_pelvis[0].0, target_pelvis[target_pelvis.len() - 1].0],
             source_needs_position,
             target_positioned,
-            root: options.root,
+            core: options.core(),
+            ops: options.ops.iter().filter(|o| !o.is_core() && o.on()).copied().collect(),
+            dt: if options.fps > 0.0 && options.fps.is_finite() {
+                1.0 / options.fps
+            } else {
+                1.0 / 30.0
+            },
+            source_height: source.skeleton.height().max(1e-9),
+            target_height: target.skeleton.height().max(1e-9),
+            plant: vec![PlantState::default(); plan.limbs.len()],
+            filter: vec![FilterState::default(); nt],
+            filter_ready: false,
             in_place: options.in_place,
             root_motion: options.root_motion,
             horizontal: options.horizontal_scale,
@@ -171,8 +203,32 @@ impl Retargeter {
 
     /// Retargets one frame: `source` holds the source skeleton's local transforms, `target`
     /// receives the target's (every bone is written: driven bones get the retargeted rotation,
-    /// the hips their position, the others their rest). Allocates nothing.
+    /// the hips their position, the others their rest). The time step since the last frame is
+    /// 1 / `options.fps` (see [`Self::retarget_at`]). Allocates nothing.
     pub fn retarget(&mut self, source: &Pose, target: &mut Pose) -> Result<(), RetargetError> {
+        self.retarget_at(source, target, self.dt)
+    }
+
+    /// Forgets what the ops that keep state (planting, the filter) saw: the next frame starts
+    /// afresh, as the first after [`Self::new`].
+    pub fn reset(&mut self) {
+        self.plant.fill(PlantState::default());
+        self.filter_ready = false;
+    }
+
+    /// [`Self::retarget`] with `dt`, the seconds since the previous frame (above 0), which
+    /// planting's speeds and the filter use. Allocates nothing.
+    pub fn retarget_at(
+        &mut self,
+        source: &Pose,
+        target: &mut Pose,
+        dt: f32,
+    ) -> Result<(), RetargetError> {
+        if !(dt > 0.0 && dt.is_finite()) {
+            return Err(RetargetError::BadOption(format!(
+                "time step {dt}: must be above 0"
+            )));
+        }
         let (ns, nt) = (self.source.bones.len(), self.target_parents.len());
         if source.locals.len() != ns {
             return Err(RetargetError::PoseSize {
@@ -190,13 +246,23 @@ impl Retargeter {
         }
         self.source_pass(source);
         self.fk_pass(target);
-        if self.root {
+        if self.core.root > 0.0 {
             self.root_pass(target);
         }
         self.follow_pass(target, true);
         self.positions(target);
         for k in 0..self.plan.limbs.len() {
-            self.ik_pass(k, target);
+            if self.plan.limbs[k].solve {
+                self.ik_pass(k, target);
+            }
+        }
+        for i in 0..self.ops.len() {
+            match self.ops[i] {
+                Op::Plant(p) => self.plant_op(&p, dt, target),
+                Op::Floor(f) => self.floor_op(&f, target),
+                Op::Filter(f) => self.filter_op(&f, dt, target),
+                Op::Root(_) | Op::Fk(_) | Op::Ik(_) => {}
+            }
         }
         self.follow_pass(target, false);
         Ok(())
@@ -245,15 +311,9 @@ impl Retargeter {
     /// end keeps the global rotation the FK pass gave it.
     fn ik_pass(&mut self, k: usize, target: &mut Pose) {
         let limb = &self.plan.limbs[k];
-        let ([tu, tm, te], [su, _, se]) = (limb.target, limb.source);
+        let ([tu, _, _], [su, _, se]) = (limb.target, limb.source);
         let (ratio, blend) = (limb.length_ratio, limb.blend);
-        let mid = self.target_global[tm.index()];
-        let c = match limb.end_offset {
-            Some(o) => mid.pos + mid.rot * o,
-            None => self.target_global[te.index()].pos,
-        };
-        let (a, b) = (self.target_global[tu.index()].pos, mid.pos);
-        let end_rot = self.target_global[te.index()].rot;
+        let a = self.target_global[tu.index()].pos;
         let (ps_u, ps_e) = (
             self.source_global[su.index()].pos,
             self.source_global[se.index()].pos,
@@ -271,6 +331,31 @@ impl Retargeter {
             let at = pt + yaw * rest_t + self.scale_position((ps_e - ps) - yaw * rest_s);
             goal = goal.lerp(at, blend);
         }
+        if self.core.ik < 1.0 {
+            goal = self.end_pos(k).lerp(goal, self.core.ik);
+        }
+        self.reach(k, target, goal);
+    }
+
+    /// Where limb `k`'s end is now (an end that hangs elsewhere: where it would hang below the
+    /// middle bone).
+    fn end_pos(&self, k: usize) -> Vec3 {
+        let limb = &self.plan.limbs[k];
+        let mid = self.target_global[limb.target[1].index()];
+        match limb.end_offset {
+            Some(o) => mid.pos + mid.rot * o,
+            None => self.target_global[limb.target[2].index()].pos,
+        }
+    }
+
+    /// Bends limb `k`'s two bones so that its end reaches `goal` (or the nearest point it can);
+    /// the end keeps its global rotation. Refreshes the globals along the limb.
+    fn reach(&mut self, k: usize, target: &mut Pose, goal: Vec3) {
+        let [tu, tm, te] = self.plan.limbs[k].target;
+        let mid = self.target_global[tm.index()];
+        let c = self.end_pos(k);
+        let (a, b) = (self.target_global[tu.index()].pos, mid.pos);
+        let end_rot = self.target_global[te.index()].rot;
         let (first, second) = ik::two_bone(a, b, c, goal);
         let set = |me: &mut Self, target: &mut Pose, bone: usize, rot: Quat| {
             let parent = me.parent_of(bone);
@@ -366,6 +451,11 @@ impl Retargeter {
                         let db = if da.dot(db) < 0.0 { -db } else { db };
                         da.slerp(db, w)
                     };
+                    let delta = if self.core.fk < 1.0 && !self.fk_whole(i) {
+                        Quat::IDENTITY.slerp(delta, self.core.fk)
+                    } else {
+                        delta
+                    };
                     delta * self.plan.target_rest[i].0
                 }
             };
@@ -395,9 +485,37 @@ impl Retargeter {
         (self.global_of(target, a).pos + self.global_of(target, b).pos) * 0.5
     }
 
+    /// Bones whose change the FK pass's alpha leaves whole (the hips and the root, which keep
+    /// their change with the pass off).
+    fn fk_whole(&self, i: usize) -> bool {
+        i == self.plan.target_hips.index() || Some(i) == self.plan.target_root.map(|r| r.index())
+    }
+
+    /// [`Self::root_move`], its changes to the bones it moves blended by the root pass's alpha
+    /// from where the FK pass left them.
+    fn root_pass(&mut self, target: &mut Pose) {
+        let alpha = self.core.root;
+        if alpha >= 1.0 {
+            self.root_move(target);
+            return;
+        }
+        let moved = [
+            Some(self.plan.target_hips),
+            self.plan.target_carrier,
+            self.plan.target_root.filter(|_| self.root_motion),
+        ];
+        let before = moved.map(|b| b.map(|b| (b.index(), target.locals[b.index()])));
+        self.root_move(target);
+        for (i, was) in before.into_iter().flatten() {
+            let now = &mut target.locals[i];
+            now.translation = was.translation.lerp(now.translation, alpha);
+            now.rotation = was.rotation.slerp(now.rotation, alpha).normalize();
+        }
+    }
+
     /// The hips' position: the target's pelvis moves from its rest as the source's does,
     /// scaled; optionally in place or as root motion.
-    fn root_pass(&mut self, target: &mut Pose) {
+    fn root_move(&mut self, target: &mut Pose) {
         let (sh, th) = (self.plan.source_hips.index(), self.plan.target_hips.index());
         let rest_hips = self.plan.target_rest[th].1;
         let rest_pelvis = self.target_pelvis_rest;

@@ -13,8 +13,8 @@ mod report;
 mod tests;
 
 pub use report::{
-    mapping_words, ChainCheck, ChainMapping, EffectorCheck, NotMeasured, RetargetCheck, SkateCheck,
-    WorstEnd,
+    mapping_words, ChainCheck, ChainMapping, EffectorCheck, FloorCheck, NotMeasured, OpsCheck,
+    RetargetCheck, SkateCheck, WorstEnd,
 };
 
 /// A skeleton sampled at each frame, in skeleton space (below its base).
@@ -183,7 +183,77 @@ pub fn retarget(
         effectors,
         skate,
         length_drift: drift(t.rig.skeleton, &t.frames, plan.translated_bones(), t.height),
+        ops: None,
     }
+}
+
+/// The times `options.fps` samples a clip of `duration` at.
+fn sample_times(duration: f32, options: &RetargetOptions) -> Vec<f32> {
+    let fps = if options.fps > 0.0 { options.fps } else { 30.0 };
+    let frames = (duration * fps).ceil() as usize + 1;
+    (0..frames)
+        .map(|f| (f as f32 / fps).min(duration))
+        .collect()
+}
+
+/// What the ops after the core passes changed ([`OpsCheck`]): `with` is the target's clip
+/// retargeted by the whole stack, `without` by the core passes only (same plan otherwise).
+pub fn ops_check(
+    source: (&Rig, &Clip),
+    target: (&Rig, &Clip),
+    without: &Clip,
+    plan: &Plan,
+    options: &RetargetOptions,
+) -> OpsCheck {
+    let ((s, sclip), (t, tclip)) = (source, target);
+    let duration = sclip.duration().max(tclip.duration());
+    let times = sample_times(duration, options);
+    let (sh, th) = plan.hips();
+    let s = Posed::new(s, sclip, &times, sh, Vec::new());
+    let with = Posed::new(t, tclip, &times, th, Vec::new());
+    let bare = Posed::new(t, without, &times, th, Vec::new());
+    let floor = options
+        .ops
+        .iter()
+        .find_map(|o| match o {
+            crate::retarget::Op::Floor(f) => Some(f.height),
+            _ => None,
+        })
+        .unwrap_or(0.0);
+    let (_, tp) = plan.pelvis_bones();
+    OpsCheck {
+        floor: floor_check(&with, &tp, th, floor),
+        floor_without: floor_check(&bare, &tp, th, floor),
+        skate_without: effectors(&s, &bare, plan, options).1,
+    }
+}
+
+/// [`FloorCheck`] of one side: its feet against their rest height above `floor`, its hips and
+/// `pelvis` bones against the floor.
+fn floor_check(t: &Posed, pelvis: &[BoneId], hips: BoneId, floor: f32) -> FloorCheck {
+    let feet: Vec<BoneId> = ["LeftFoot", "RightFoot"]
+        .iter()
+        .filter_map(|n| mapped_bone(t.rig, n, NotMeasured::NotMappedInTarget).ok())
+        .collect();
+    let mut out = FloorCheck {
+        frames_below: 0,
+        worst_depth: 0.0,
+    };
+    for at in &t.frames {
+        let foot = feet
+            .iter()
+            .map(|b| floor + t.rest[b.index()].y - at[b.index()].y);
+        let hip = pelvis
+            .iter()
+            .chain([&hips])
+            .map(|b| floor - at[b.index()].y);
+        let depth = foot.chain(hip).fold(0.0f32, f32::max) / t.height;
+        if depth > 1e-4 {
+            out.frames_below += 1;
+        }
+        out.worst_depth = out.worst_depth.max(depth);
+    }
+    out
 }
 
 /// The direction errors of one chain: `tids` along the target chain, `sids` along its source.

@@ -147,6 +147,29 @@ pub struct SkateCheck {
     pub target_reason: Option<NotMeasured>,
 }
 
+/// How far below the floor the target goes: its feet (joint below its rest height above the
+/// floor) and its hips (the hips joint or a thigh joint below the floor itself).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct FloorCheck {
+    /// Frames where something is below the floor by more than 1e-4 of the height.
+    pub frames_below: usize,
+    /// The deepest, fraction of the target's height (0 when nothing goes below).
+    pub worst_depth: f32,
+}
+
+/// What the ops after the core passes (`retarget.ops`: planting, floor, filter) changed: the
+/// measures of the clip retargeted with the core passes only beside the same measures with the
+/// whole stack.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct OpsCheck {
+    /// The floor (the floor op's `height`, else 0) with the whole stack.
+    pub floor: FloorCheck,
+    /// The same with the core passes only.
+    pub floor_without: FloorCheck,
+    /// Foot skate with the core passes only (beside [`RetargetCheck::skate`], with the stack).
+    pub skate_without: Vec<SkateCheck>,
+}
+
 /// Every measure of one retargeted clip.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RetargetCheck {
@@ -165,6 +188,9 @@ pub struct RetargetCheck {
     /// frames, fraction of the height; bones whose position the retarget sets (hips, root) are
     /// left out. Must be 0 (up to rounding).
     pub length_drift: f32,
+    /// What the ops after the core passes changed; present when any is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ops: Option<OpsCheck>,
 }
 
 /// How much of a chain each side maps, in words (see [`WorstEnd::mapping`]).

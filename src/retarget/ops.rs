@@ -1,0 +1,402 @@
+//! The retarget op stack (`retarget.ops`): an ordered list of ops, each with `enabled`, `alpha`
+//! and its own settings. The core passes (root, FK, IK) run first, in that order, whether listed
+//! or not (listing one sets its `enabled` and `alpha`); the other ops (planting, floor, filter)
+//! then run in the order given, each on the pose the ones before left. An op whose `alpha` is 0
+//! is the op off. Plain option data and its validation; the runtime runs them.
+
+use super::{RetargetError, RetargetOptions};
+use serde::{Deserialize, Serialize};
+
+/// One op of the retarget stack, with its settings.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub enum Op {
+    /// The root pass: the pelvis moves from its rest as the source's does (see
+    /// `RetargetOptions::root`). `alpha` blends the hips' (and the root's) local transforms from
+    /// where the pass found them toward where it puts them.
+    Root(PassOp),
+    /// The FK pass: chain rotations (see `RetargetOptions::fk`). `alpha` scales each driven
+    /// bone's change from its rest (a slerp from the identity); the hips keep theirs.
+    Fk(PassOp),
+    /// The IK pass on the chains whose settings ask for it. `alpha` blends each limb's goal
+    /// from where the FK pass put its end toward the IK goal.
+    Ik(PassOp),
+    /// Speed planting: holds a foot where it was when the source's foot came to rest on the
+    /// floor, for the contact's duration, through the leg IK.
+    Plant(PlantOp),
+    /// Floor constraint: feet and the hips never below the floor; feet near it follow the
+    /// source's height above it.
+    Floor(FloorOp),
+    /// One-Euro filter of every driven bone's local rotation and the hips' position.
+    Filter(FilterOp),
+}
+
+/// A core pass's settings in the stack.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct PassOp {
+    /// Run it. Default: true.
+    pub enabled: bool,
+    /// How much of its effect to keep, 0 to 1 (0: off). Default: 1.
+    pub alpha: f32,
+}
+
+impl Default for PassOp {
+    fn default() -> Self {
+        PassOp {
+            enabled: true,
+            alpha: 1.0,
+        }
+    }
+}
+
+/// Speed planting's settings. Thresholds are fractions of the source's height (its feet are
+/// measured from their rest height, the floor the source stands on at rest).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct PlantOp {
+    /// Run it. Default: true.
+    pub enabled: bool,
+    /// How much of the hold to apply, 0 to 1 (0: off). Default: 1.
+    pub alpha: f32,
+    /// A source foot comes into contact when its joint is at most this far above its rest
+    /// height, fraction of the source's height. Default: 0.03.
+    pub height: f32,
+    /// ...and its horizontal speed is at most this, source heights per second. Default: 0.25.
+    pub speed: f32,
+    /// Hysteresis: a contact ends only when the height or the speed exceeds its threshold
+    /// times this factor (at least 1). Default: 1.5.
+    pub release: f32,
+    /// Seconds over which a hold blends in at a contact's start and out after its end.
+    /// Default: 0.1.
+    pub blend_s: f32,
+}
+
+impl Default for PlantOp {
+    fn default() -> Self {
+        PlantOp {
+            enabled: true,
+            alpha: 1.0,
+            height: 0.03,
+            speed: 0.25,
+            release: 1.5,
+            blend_s: 0.1,
+        }
+    }
+}
+
+/// The floor constraint's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct FloorOp {
+    /// Run it. Default: true.
+    pub enabled: bool,
+    /// How much of the correction to apply, 0 to 1 (0: off). Default: 1.
+    pub alpha: f32,
+    /// The floor's height in the target's skeleton space (y up), skeleton units. A foot is on
+    /// it when its joint is at its rest height above it. Default: 0.
+    pub height: f32,
+    /// Below this height above the floor the source's foot is, the target's foot takes the
+    /// source's height above the floor exactly; metres for a 1.8 m target, scaled by the
+    /// target's height. Default: 0.08.
+    pub snap_m: f32,
+    /// From `snap_m` up to this height the target's foot blends from the source's height
+    /// above the floor to where the retarget put it. Default: 0.2.
+    pub blend_m: f32,
+}
+
+impl Default for FloorOp {
+    fn default() -> Self {
+        FloorOp {
+            enabled: true,
+            alpha: 1.0,
+            height: 0.0,
+            snap_m: 0.08,
+            blend_m: 0.2,
+        }
+    }
+}
+
+/// The One-Euro filter's settings (Casiez et al. 2012): a low-pass whose cutoff rises with the
+/// speed, so that slow jitter is smoothed and fast motion lags little.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct FilterOp {
+    /// Run it. Default: true (the op itself is absent from the default stack).
+    pub enabled: bool,
+    /// How much of the filtered value to take, 0 to 1 (0: off). Default: 1.
+    pub alpha: f32,
+    /// The cutoff at rest, Hz. Default: 1.
+    pub min_cutoff: f32,
+    /// How much the cutoff rises with speed (per unit of speed per second). Default: 0.5.
+    pub beta: f32,
+    /// The cutoff of the speed's own filter, Hz. Default: 1.
+    pub d_cutoff: f32,
+}
+
+impl Default for FilterOp {
+    fn default() -> Self {
+        FilterOp {
+            enabled: true,
+            alpha: 1.0,
+            min_cutoff: 1.0,
+            beta: 0.5,
+            d_cutoff: 1.0,
+        }
+    }
+}
+
+impl Op {
+    /// The op's name in settings (`root`, `fk`, `ik`, `plant`, `floor`, `filter`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Root(_) => "root",
+            Op::Fk(_) => "fk",
+            Op::Ik(_) => "ik",
+            Op::Plant(_) => "plant",
+            Op::Floor(_) => "floor",
+            Op::Filter(_) => "filter",
+        }
+    }
+
+    /// `enabled` and `alpha`.
+    pub fn common(&self) -> (bool, f32) {
+        match self {
+            Op::Root(o) | Op::Fk(o) | Op::Ik(o) => (o.enabled, o.alpha),
+            Op::Plant(o) => (o.enabled, o.alpha),
+            Op::Floor(o) => (o.enabled, o.alpha),
+            Op::Filter(o) => (o.enabled, o.alpha),
+        }
+    }
+
+    /// Whether it does anything: enabled with an `alpha` above 0.
+    pub fn on(&self) -> bool {
+        let (enabled, alpha) = self.common();
+        enabled && alpha > 0.0
+    }
+
+    /// One of the core passes (root, FK, IK), which run first.
+    pub fn is_core(&self) -> bool {
+        matches!(self, Op::Root(_) | Op::Fk(_) | Op::Ik(_))
+    }
+
+    /// Each number of its settings with its key and whether it is in range.
+    fn checks(&self) -> Vec<(&'static str, f32, bool, &'static str)> {
+        let unit = |v: f32| (0.0..=1.0).contains(&v);
+        let positive = |v: f32| v > 0.0 && v.is_finite();
+        let (_, alpha) = self.common();
+        let mut out = vec![("alpha", alpha, unit(alpha), "must be between 0 and 1")];
+        match self {
+            Op::Root(_) | Op::Fk(_) | Op::Ik(_) => {}
+            Op::Plant(p) => out.extend([
+                ("height", p.height, positive(p.height), "must be above 0"),
+                ("speed", p.speed, positive(p.speed), "must be above 0"),
+                (
+                    "release",
+                    p.release,
+                    p.release >= 1.0 && p.release.is_finite(),
+                    "must be at least 1",
+                ),
+                (
+                    "blend_s",
+                    p.blend_s,
+                    p.blend_s >= 0.0 && p.blend_s.is_finite(),
+                    "must be at least 0",
+                ),
+            ]),
+            Op::Floor(f) => out.extend([
+                ("height", f.height, f.height.is_finite(), "must be finite"),
+                (
+                    "snap_m",
+                    f.snap_m,
+                    f.snap_m >= 0.0 && f.snap_m.is_finite(),
+                    "must be at least 0",
+                ),
+                (
+                    "blend_m",
+                    f.blend_m,
+                    f.blend_m >= f.snap_m && f.blend_m.is_finite(),
+                    "must be at least snap_m",
+                ),
+            ]),
+            Op::Filter(f) => out.extend([
+                (
+                    "min_cutoff",
+                    f.min_cutoff,
+                    positive(f.min_cutoff),
+                    "must be above 0",
+                ),
+                (
+                    "beta",
+                    f.beta,
+                    f.beta >= 0.0 && f.beta.is_finite(),
+                    "must be at least 0",
+                ),
+                (
+                    "d_cutoff",
+                    f.d_cutoff,
+                    positive(f.d_cutoff),
+                    "must be above 0",
+                ),
+            ]),
+        }
+        out
+    }
+}
+
+/// The first problem of `ops`, as `(key, value, why)` with the key relative to `retarget.ops`
+/// (`[2].alpha`): numbers out of range, a core pass listed twice, out of order or after another
+/// op.
+pub fn check_ops(ops: &[Op]) -> Option<(String, String, &'static str)> {
+    let mut last_core = None;
+    let mut other_seen = false;
+    for (i, op) in ops.iter().enumerate() {
+        for (key, v, ok, why) in op.checks() {
+            if !ok {
+                return Some((format!("[{i}].{key}"), v.to_string(), why));
+            }
+        }
+        if op.is_core() {
+            let rank = core_rank(op);
+            if other_seen || last_core.is_some_and(|r| r >= rank) {
+                return Some((
+                    format!("[{i}]"),
+                    format!("`{}`", op.name()),
+                    "the core passes come first, once each, in the order root, fk, ik",
+                ));
+            }
+            last_core = Some(rank);
+        } else {
+            other_seen = true;
+        }
+    }
+    None
+}
+
+fn core_rank(op: &Op) -> u8 {
+    match op {
+        Op::Root(_) => 0,
+        Op::Fk(_) => 1,
+        _ => 2,
+    }
+}
+
+/// The effect of the core passes after `RetargetOptions::root`/`fk`/`ik` and the stack:
+/// the alpha of each (0: off).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Core {
+    pub root: f32,
+    pub fk: f32,
+    pub ik: f32,
+}
+
+impl RetargetOptions {
+    /// Checks the stack (see [`check_ops`]).
+    pub(crate) fn check_ops(&self) -> Result<(), RetargetError> {
+        match check_ops(&self.ops) {
+            Some((key, value, why)) => Err(RetargetError::BadOption(format!(
+                "ops{key} = {value}: {why}"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Each core pass's alpha: 0 when its flag is off or its op disabled.
+    pub(crate) fn core(&self) -> Core {
+        let alpha = |flag: bool, pick: fn(&Op) -> Option<PassOp>| {
+            let op = self.ops.iter().find_map(pick).unwrap_or_default();
+            if flag && op.enabled {
+                op.alpha
+            } else {
+                0.0
+            }
+        };
+        Core {
+            root: alpha(self.root, |o| match o {
+                Op::Root(p) => Some(*p),
+                _ => None,
+            }),
+            fk: alpha(self.fk, |o| match o {
+                Op::Fk(p) => Some(*p),
+                _ => None,
+            }),
+            ik: alpha(self.ik, |o| match o {
+                Op::Ik(p) => Some(*p),
+                _ => None,
+            }),
+        }
+    }
+
+    /// Whether any op after the core passes is on (planting, floor, filter).
+    pub fn has_extra_ops(&self) -> bool {
+        self.ops.iter().any(|o| !o.is_core() && o.on())
+    }
+
+    /// These options with only the core passes: the ops after them left out (what reports
+    /// compare the stack's effect against).
+    pub fn core_only(&self) -> RetargetOptions {
+        RetargetOptions {
+            ops: self.ops.iter().filter(|o| o.is_core()).copied().collect(),
+            ..self.clone()
+        }
+    }
+
+    /// Whether the stack needs leg limbs (planting or the floor) whatever the IK pass does.
+    pub(crate) fn needs_legs(&self) -> bool {
+        self.ops
+            .iter()
+            .any(|o| o.on() && matches!(o, Op::Plant(_) | Op::Floor(_)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn core_passes_come_first_in_order_and_numbers_in_range() {
+        let floor = Op::Floor(FloorOp::default());
+        let pass = Op::Ik(PassOp::default());
+        assert_eq!(check_ops(&[pass, floor]), None);
+        let (key, _, _) = check_ops(&[floor, pass]).unwrap();
+        assert_eq!(key, "[1]");
+        let (key, _, _) = check_ops(&[Op::Ik(PassOp::default()), Op::Root(PassOp::default())])
+            .unwrap();
+        assert_eq!(key, "[1]");
+        let bad = Op::Plant(PlantOp {
+            alpha: 1.5,
+            ..PlantOp::default()
+        });
+        assert_eq!(check_ops(&[bad]).unwrap().0, "[0].alpha");
+        let bad = Op::Floor(FloorOp {
+            snap_m: 0.3,
+            ..FloorOp::default()
+        });
+        assert_eq!(check_ops(&[bad]).unwrap().0, "[0].blend_m");
+    }
+
+    #[test]
+    fn core_alphas_follow_flags_and_ops() {
+        let mut o = RetargetOptions::default();
+        assert_eq!(
+            o.core(),
+            Core {
+                root: 1.0,
+                fk: 1.0,
+                ik: 1.0
+            }
+        );
+        o.ops = vec![Op::Fk(PassOp {
+            enabled: true,
+            alpha: 0.5,
+        })];
+        o.ik = false;
+        assert_eq!(
+            o.core(),
+            Core {
+                root: 1.0,
+                fk: 0.5,
+                ik: 0.0
+            }
+        );
+    }
+}

@@ -1,0 +1,184 @@
+//! The ops after the core passes (`retarget.ops`): speed planting, the floor constraint and the
+//! One-Euro filter, run per frame on the pose the passes before them left, with their state kept
+//! in the [`Retargeter`] (sized once: nothing here allocates).
+
+use super::Retargeter;
+use crate::model::Pose;
+use crate::retarget::ops::{FilterOp, FloorOp, PlantOp};
+use glam::{Quat, Vec3, Vec4};
+use std::f32::consts::TAU;
+
+/// Planting's state of one limb.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct PlantState {
+    /// The source's foot is in contact.
+    planted: bool,
+    /// How much of the hold applies now, 0 to 1 (rises in a contact, falls after it).
+    weight: f32,
+    /// Where the target's foot is held (skeleton space; its height is not held).
+    anchor: Vec3,
+    /// The source's foot joint last frame, and whether there was a last frame.
+    last: Option<Vec3>,
+}
+
+/// The One-Euro filter's state of one bone: filtered local rotation and translation, and their
+/// filtered rates of change (per second).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FilterState {
+    rot: Vec4,
+    rot_rate: Vec4,
+    pos: Vec3,
+    pos_rate: Vec3,
+}
+
+impl Default for FilterState {
+    fn default() -> Self {
+        FilterState {
+            rot: Vec4::W,
+            rot_rate: Vec4::ZERO,
+            pos: Vec3::ZERO,
+            pos_rate: Vec3::ZERO,
+        }
+    }
+}
+
+/// The smoothing factor of a first-order low-pass with `cutoff` (Hz) over `dt` seconds.
+fn smoothing(cutoff: f32, dt: f32) -> f32 {
+    let tau = 1.0 / (TAU * cutoff);
+    1.0 / (1.0 + tau / dt)
+}
+
+fn horizontal(v: Vec3) -> f32 {
+    Vec3::new(v.x, 0.0, v.z).length()
+}
+
+impl Retargeter {
+    /// Speed planting: a source foot is in contact while its joint is near its rest height and
+    /// slow (with hysteresis); the target's foot is then held, horizontally, where it was when
+    /// the contact began, blended in and out over `blend_s`, by the leg IK.
+    pub(super) fn plant_op(&mut self, p: &PlantOp, dt: f32, target: &mut Pose) {
+        let hs = self.source_height;
+        let rate = if p.blend_s > 0.0 {
+            dt / p.blend_s
+        } else {
+            1.0
+        };
+        for k in 0..self.plan.limbs.len() {
+            let limb = &self.plan.limbs[k];
+            if !limb.leg {
+                continue;
+            }
+            let foot = self.source_global[limb.source[2].index()].pos;
+            let clearance = foot.y - limb.source_end_rest.y;
+            let now = self.end_pos(k);
+            let st = &mut self.plant[k];
+            let speed = st.last.map_or(0.0, |l| horizontal(foot - l) / dt);
+            st.last = Some(foot);
+            let factor = if st.planted { p.release } else { 1.0 };
+            let contact = clearance <= p.height * factor * hs && speed <= p.speed * factor * hs;
+            if contact && !st.planted {
+                // A new contact: hold where the foot shows now (still partly held from the last
+                // contact when it blends out).
+                st.anchor = now.lerp(st.anchor, st.weight);
+            }
+            st.planted = contact;
+            st.weight = if contact {
+                (st.weight + rate).min(1.0)
+            } else {
+                (st.weight - rate).max(0.0)
+            };
+            let w = st.weight * p.alpha;
+            if w <= 0.0 {
+                continue;
+            }
+            let held = now.lerp(st.anchor, w);
+            self.reach(k, target, Vec3::new(held.x, now.y, held.z));
+        }
+    }
+
+    /// The floor constraint: the hips (their joint and the thighs') are lifted above the floor,
+    /// then each foot whose source is near the floor takes the source's height above it
+    /// (scaled), and no foot stays below it.
+    pub(super) fn floor_op(&mut self, f: &FloorOp, target: &mut Pose) {
+        let floor = f.height;
+        let [a, b] = self.target_pelvis;
+        let th = self.plan.target_hips.index();
+        let low = (self.target_global[a as usize].pos.y)
+            .min(self.target_global[b as usize].pos.y)
+            .min(self.target_global[th].pos.y);
+        if low < floor {
+            let moved = self.plan.target_carrier.map_or(th, |c| c.index());
+            let lift = Vec3::Y * ((floor - low) * f.alpha);
+            let parent = self.global_of(target, self.target_parents[moved]);
+            let now = parent.child(&target.locals[moved]).pos;
+            target.locals[moved].translation = parent.local_translation(now + lift);
+            self.positions(target);
+        }
+        let scale = self.target_height / 1.8;
+        let (snap, blend) = (f.snap_m * scale, f.blend_m * scale);
+        let ratio = self.plan.hips_ratio * self.vertical;
+        for k in 0..self.plan.limbs.len() {
+            let limb = &self.plan.limbs[k];
+            if !limb.leg {
+                continue;
+            }
+            let source = self.source_global[limb.source[2].index()].pos.y - limb.source_end_rest.y;
+            let source = source * ratio;
+            let now = self.end_pos(k);
+            let rest = limb.end_rest.y;
+            let height = now.y - floor - rest;
+            let w = if source <= snap {
+                1.0
+            } else if source >= blend {
+                0.0
+            } else {
+                (blend - source) / (blend - snap)
+            };
+            let want = (height + (source - height) * w).max(0.0);
+            let to = height + (want - height) * f.alpha;
+            if to != height {
+                self.reach(k, target, Vec3::new(now.x, floor + rest + to, now.z));
+            }
+        }
+    }
+
+    /// The One-Euro filter over every driven bone's local rotation and every translated bone's
+    /// local translation; the first frame after a reset passes through.
+    pub(super) fn filter_op(&mut self, f: &FilterOp, dt: f32, target: &mut Pose) {
+        let first = !self.filter_ready;
+        self.filter_ready = true;
+        let (ad, alpha) = (smoothing(f.d_cutoff, dt), f.alpha);
+        for k in 0..self.plan.driven.len() {
+            let i = self.plan.driven[k].index();
+            let st = &mut self.filter[i];
+            let q = target.locals[i].rotation;
+            let mut x = Vec4::from(q);
+            if first {
+                (st.rot, st.rot_rate) = (x, Vec4::ZERO);
+                continue;
+            }
+            if x.dot(st.rot) < 0.0 {
+                x = -x;
+            }
+            st.rot_rate = st.rot_rate.lerp((x - st.rot) / dt, ad);
+            let cutoff = f.min_cutoff + f.beta * st.rot_rate.length();
+            st.rot = st.rot.lerp(x, smoothing(cutoff, dt));
+            let filtered = Quat::from_vec4(st.rot).normalize();
+            target.locals[i].rotation = q.slerp(filtered, alpha).normalize();
+        }
+        for k in 0..self.plan.translated.len() {
+            let i = self.plan.translated[k].index();
+            let st = &mut self.filter[i];
+            let x = target.locals[i].translation;
+            if first {
+                (st.pos, st.pos_rate) = (x, Vec3::ZERO);
+                continue;
+            }
+            st.pos_rate = st.pos_rate.lerp((x - st.pos) / dt, ad);
+            let cutoff = f.min_cutoff + f.beta * st.pos_rate.length();
+            st.pos = st.pos.lerp(x, smoothing(cutoff, dt));
+            target.locals[i].translation = x.lerp(st.pos, alpha);
+        }
+        self.positions(target);
+    }
+}

@@ -1,0 +1,355 @@
+//! Issue 21: the retarget op stack. Each op alone and in the stack on the fixture pairs (a walk
+//! and a sway on legs ×1.3, a 2- and a 5-bone spine): `alpha` 0 is the op off, exactly; planting
+//! keeps planted feet at most as still as the source's; the floor keeps feet and hips above the
+//! floor; the filter smooths jitter; directions stay within issue 6's bounds.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
+
+mod common;
+
+use skelnorm::check::retarget::{ops_check, retarget as measure, OpsCheck, RetargetCheck};
+use skelnorm::gltf_io;
+use skelnorm::mapping::{map_skeleton, BoneMap, MapOptions};
+use skelnorm::model::{Clip, Model, Pose, SkeletonId};
+use skelnorm::pipeline::{normalize, NormalizeOptions};
+use skelnorm::profile::Profile;
+use skelnorm::retarget::{
+    retarget_clip, FilterOp, FloorOp, Op, PassOp, PlantOp, RetargetOptions, Retargeter, Rig,
+};
+
+struct Normalized {
+    model: Model,
+    map: BoneMap,
+}
+
+fn fixture(name: &str) -> Normalized {
+    let profile = Profile::humanoid();
+    let mut doc = gltf_io::read(&common::root().join("fixtures").join(name)).unwrap();
+    normalize(&mut doc.model, profile, &NormalizeOptions::default()).unwrap();
+    let map = map_skeleton(&doc.model.skeletons[0], profile, &MapOptions::default());
+    Normalized {
+        model: doc.model,
+        map,
+    }
+}
+
+fn rig(n: &Normalized) -> Rig<'_> {
+    Rig {
+        skeleton: &n.model.skeletons[0],
+        map: &n.map,
+        profile: Profile::humanoid(),
+    }
+}
+
+const PAIRS: &[(&str, &str)] = &[
+    ("identity.gltf", "long_legs.glb"),
+    ("spine2.glb", "spine5.glb"),
+    ("spine5.glb", "spine2.glb"),
+];
+
+fn clip<'a>(n: &'a Normalized, name: &str) -> &'a Clip {
+    n.model.clips.iter().find(|c| c.name == name).unwrap()
+}
+
+/// Every target pose of `clip` retargeted frame by frame at 30 fps by the runtime.
+fn poses(s: &Normalized, t: &Normalized, clip: &Clip, options: &RetargetOptions) -> Vec<Pose> {
+    let (sr, tr) = (rig(s), rig(t));
+    let mut r = Retargeter::new(&sr, &tr, options).unwrap();
+    let frames = (clip.duration() * 30.0).ceil() as usize + 1;
+    (0..frames)
+        .map(|f| {
+            let sp = Pose::sample(sr.skeleton, clip, (f as f32 / 30.0).min(clip.duration()));
+            let mut tp = Pose::rest(tr.skeleton);
+            r.retarget(&sp, &mut tp).unwrap();
+            tp
+        })
+        .collect()
+}
+
+fn with_op(op: Op) -> RetargetOptions {
+    RetargetOptions {
+        ops: vec![op],
+        ..RetargetOptions::default()
+    }
+}
+
+/// The op `make(enabled, alpha)`, with settings that make it act on the fixtures (a raised
+/// floor; a filter that lags).
+fn ops() -> Vec<(&'static str, fn(bool, f32) -> Op)> {
+    vec![
+        ("root", |enabled, alpha| Op::Root(PassOp { enabled, alpha })),
+        ("fk", |enabled, alpha| Op::Fk(PassOp { enabled, alpha })),
+        ("ik", |enabled, alpha| Op::Ik(PassOp { enabled, alpha })),
+        ("plant", |enabled, alpha| {
+            Op::Plant(PlantOp {
+                enabled,
+                alpha,
+                ..PlantOp::default()
+            })
+        }),
+        ("floor", |enabled, alpha| {
+            Op::Floor(FloorOp {
+                enabled,
+                alpha,
+                height: 0.05,
+                ..FloorOp::default()
+            })
+        }),
+        ("filter", |enabled, alpha| {
+            Op::Filter(FilterOp {
+                enabled,
+                alpha,
+                ..FilterOp::default()
+            })
+        }),
+    ]
+}
+
+fn same(a: &[Pose], b: &[Pose]) -> bool {
+    a.iter().zip(b).all(|(x, y)| x.locals == y.locals)
+}
+
+/// `alpha` 0 gives the very poses of the op disabled; alpha 0.5 and 1 each change them (so the
+/// op acts on the clip), and 0.5 differs from 1. Core passes disabled equal their flags off.
+#[test]
+fn alpha_zero_is_the_op_off_for_every_op() {
+    let (s, t) = (fixture("identity.gltf"), fixture("long_legs.glb"));
+    let walk = clip(&s, "walk");
+    for (name, make) in ops() {
+        let off = poses(&s, &t, walk, &with_op(make(false, 1.0)));
+        let zero = poses(&s, &t, walk, &with_op(make(true, 0.0)));
+        let half = poses(&s, &t, walk, &with_op(make(true, 0.5)));
+        let full = poses(&s, &t, walk, &with_op(make(true, 1.0)));
+        assert!(same(&off, &zero), "{name}: alpha 0 differs from the op off");
+        assert!(!same(&off, &half), "{name}: alpha 0.5 changes nothing");
+        assert!(!same(&half, &full), "{name}: alpha 0.5 is alpha 1");
+        let flag = match name {
+            "root" => Some(RetargetOptions {
+                root: false,
+                ..RetargetOptions::default()
+            }),
+            "fk" => Some(RetargetOptions {
+                fk: false,
+                ..RetargetOptions::default()
+            }),
+            "ik" => Some(RetargetOptions {
+                ik: false,
+                ..RetargetOptions::default()
+            }),
+            _ => None,
+        };
+        if let Some(flag) = flag {
+            assert!(
+                same(&off, &poses(&s, &t, walk, &flag)),
+                "{name}: disabled differs from its flag off"
+            );
+        }
+        if name != "filter" && name != "plant" {
+            continue;
+        }
+        // An op listed but absent: the default stack.
+        let none = poses(&s, &t, walk, &RetargetOptions::default());
+        assert!(same(&off, &none), "{name}: disabled differs from absent");
+    }
+}
+
+/// Retargets every clip of the pair with `options` and measures it, with the stack's report.
+fn run(s: &Normalized, t: &Normalized, options: &RetargetOptions) -> Vec<(String, RetargetCheck, OpsCheck)> {
+    let (sr, tr) = (rig(s), rig(t));
+    let bare = options.core_only();
+    s.model
+        .clips
+        .iter()
+        .map(|c| {
+            let r = retarget_clip(&sr, c, &tr, SkeletonId(0), options).unwrap();
+            let b = retarget_clip(&sr, c, &tr, SkeletonId(0), &bare).unwrap();
+            let m = measure((&sr, c), (&tr, &r.clip), &r.plan, options);
+            let o = ops_check((&sr, c), (&tr, &r.clip), &b.clip, &r.plan, options);
+            (c.name.clone(), m, o)
+        })
+        .collect()
+}
+
+/// Issue 6's direction bounds and no length drift. The legs' thighs and shins bend where the
+/// ops put the feet (that is their job): of a leg, the end (the foot, which keeps its turn) is
+/// bounded.
+fn within_bounds(at: &str, m: &RetargetCheck) {
+    for c in &m.chains {
+        if c.chain.ends_with("Leg") {
+            assert!(
+                c.end_deg.is_some_and(|e| e <= 0.5),
+                "{at}: chain {} end {:?}°",
+                c.chain,
+                c.end_deg
+            );
+            continue;
+        }
+        match c.bones_deg {
+            Some(d) => assert!(d <= 0.5, "{at}: chain {} bones {d}°", c.chain),
+            None => assert!(
+                c.end_deg.is_none_or(|e| e <= 2.0),
+                "{at}: chain {} end {:?}°",
+                c.chain,
+                c.end_deg
+            ),
+        }
+    }
+    assert!(m.length_drift <= 1e-5, "{at}: drift {}", m.length_drift);
+}
+
+/// Planting alone and in the stack: over the source's contacts, the target's planted feet move
+/// at most as much as the source's (plus 0.01% of the height per frame for rounding), and no
+/// more than without planting; legs and spines keep issue 6's direction bounds.
+#[test]
+fn planting_keeps_feet_at_most_as_still_as_the_source() {
+    let stacks = [
+        vec![Op::Plant(PlantOp::default())],
+        vec![
+            Op::Plant(PlantOp::default()),
+            Op::Floor(FloorOp::default()),
+        ],
+    ];
+    for &(a, b) in PAIRS {
+        let (s, t) = (fixture(a), fixture(b));
+        for ops in &stacks {
+            let options = RetargetOptions {
+                ops: ops.clone(),
+                ..RetargetOptions::default()
+            };
+            for (clip, m, o) in run(&s, &t, &options) {
+                let at = format!("{a} → {b} `{clip}` with {} ops", ops.len());
+                within_bounds(&at, &m);
+                for (with, without) in m.skate.iter().zip(&o.skate_without) {
+                    let (Some(source), Some(kept), Some(before)) = (
+                        with.source,
+                        with.target_at_source_contacts,
+                        without.target_at_source_contacts,
+                    ) else {
+                        continue;
+                    };
+                    eprintln!(
+                        "{at} {}: skate over the source's contacts {:.4}% → {:.4}% per frame (source {:.4}%)",
+                        with.bone,
+                        before * 100.0,
+                        kept * 100.0,
+                        source * 100.0
+                    );
+                    // A source foot that moves over 1% of the height per frame at its lowest
+                    // is never planted (the synthetic walk swings its legs through the floor
+                    // line): there is no contact to keep, and planting finds none.
+                    if source <= 0.01 {
+                        assert!(kept <= source + 1e-4, "{at} {}: {kept} > source {source}", with.bone);
+                    }
+                    assert!(kept <= before + 1e-6, "{at} {}: {kept} > {before} without", with.bone);
+                }
+            }
+        }
+    }
+}
+
+/// The floor alone and after planting, at the floor (height 0) and raised 5 cm: no frame below
+/// it with the op, where without it feet go below the raised floor.
+#[test]
+fn the_floor_keeps_feet_and_hips_above_it() {
+    for &(a, b) in PAIRS {
+        let (s, t) = (fixture(a), fixture(b));
+        for height in [0.0, 0.05] {
+            let floor = Op::Floor(FloorOp {
+                height,
+                ..FloorOp::default()
+            });
+            for ops in [vec![floor], vec![Op::Plant(PlantOp::default()), floor]] {
+                let options = RetargetOptions {
+                    ops,
+                    ..RetargetOptions::default()
+                };
+                for (clip, m, o) in run(&s, &t, &options) {
+                    let at = format!("{a} → {b} `{clip}`, floor at {height}");
+                    within_bounds(&at, &m);
+                    eprintln!(
+                        "{at}: below the floor on {} frames (worst {:.4}%) → {} ({:.4}%)",
+                        o.floor_without.frames_below,
+                        o.floor_without.worst_depth * 100.0,
+                        o.floor.frames_below,
+                        o.floor.worst_depth * 100.0
+                    );
+                    assert_eq!(o.floor.frames_below, 0, "{at}: {:?}", o.floor);
+                    if height > 0.0 {
+                        assert!(o.floor_without.frames_below > 0, "{at}: nothing to fix");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The filter smooths: on the walk with jitter added to the source's rotations, the target's
+/// frame-to-frame change of its rotations varies less with the filter than without, and the
+/// first frame passes through unchanged.
+#[test]
+fn the_filter_smooths_jitter() {
+    let (mut s, t) = (fixture("identity.gltf"), fixture("long_legs.glb"));
+    let walk = s.model.clips.iter_mut().find(|c| c.name == "walk").unwrap();
+    let mut seed = 12345u32;
+    let mut noise = || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
+    };
+    for tr in walk.tracks.iter_mut().filter_map(|t| t.rotation.as_mut()) {
+        for q in &mut tr.values {
+            let jitter = glam::Quat::from_euler(
+                glam::EulerRot::XYZ,
+                noise() * 0.05,
+                noise() * 0.05,
+                noise() * 0.05,
+            );
+            *q = (*q * jitter).normalize();
+        }
+    }
+    let walk = clip(&s, "walk");
+    let roughness = |poses: &[Pose]| -> f32 {
+        let mut sum = 0.0;
+        for w in poses.windows(3) {
+            for ((a, b), c) in w[0].locals.iter().zip(&w[1].locals).zip(&w[2].locals) {
+                let (a, b, c) = (
+                    glam::Vec4::from(a.rotation),
+                    glam::Vec4::from(b.rotation),
+                    glam::Vec4::from(c.rotation),
+                );
+                let fix = |x: glam::Vec4| if x.dot(b) < 0.0 { -x } else { x };
+                sum += (fix(a) - 2.0 * b + fix(c)).length();
+            }
+        }
+        sum
+    };
+    let plain = poses(&s, &t, walk, &RetargetOptions::default());
+    let filtered = poses(&s, &t, walk, &with_op(Op::Filter(FilterOp::default())));
+    assert_eq!(plain[0].locals, filtered[0].locals, "the first frame passes");
+    let (r0, r1) = (roughness(&plain), roughness(&filtered));
+    eprintln!("jittered walk: roughness {r0:.4} → {r1:.4} filtered");
+    assert!(r1 < 0.7 * r0, "{r1} vs {r0}");
+}
+
+/// Options in a settings file: the stack parses, and a bad value names its key.
+#[test]
+fn settings_files_give_the_stack() {
+    let s = skelnorm::settings::Settings::from_ron(
+        "(retarget: (ops: [Ik((alpha: 0.5)), Plant((speed: 0.3)), Floor((height: 0.1))]))",
+        "x.ron",
+    )
+    .unwrap();
+    assert_eq!(s.retarget.ops.len(), 3);
+    assert!(matches!(s.retarget.ops[1], Op::Plant(p) if p.speed == 0.3 && p.enabled));
+    let bad = skelnorm::settings::Settings::from_ron(
+        "(retarget: (ops: [Floor((alpha: 2.0))]))",
+        "x.ron",
+    )
+    .unwrap()
+    .resolve()
+    .unwrap_err()
+    .to_string();
+    assert!(bad.contains("retarget.ops[0].alpha"), "{bad}");
+}
