@@ -1,5 +1,7 @@
 //! The runtime retargeter allocates nothing per call (issue 6): a counting global allocator
-//! watches `Retargeter::retarget` over many frames of a real clip, with leg IK on.
+//! watches `Retargeter::retarget` over many frames of a real clip, with leg IK on, and with the
+//! whole op stack after it (issue 21: planting, floor and filter keep their state in the
+//! retargeter).
 #![allow(
     clippy::unwrap_used,
     clippy::print_stdout,
@@ -14,7 +16,7 @@ use skelnorm::mapping::{map_skeleton, MapOptions};
 use skelnorm::model::Pose;
 use skelnorm::pipeline::{normalize, NormalizeOptions};
 use skelnorm::profile::Profile;
-use skelnorm::retarget::{RetargetOptions, Retargeter, Rig};
+use skelnorm::retarget::{FilterOp, FloorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -41,6 +43,22 @@ static GLOBAL: Counting = Counting;
 
 #[test]
 fn retarget_allocates_nothing_per_call() {
+    allocates_nothing(&RetargetOptions::default());
+}
+
+#[test]
+fn the_op_stack_allocates_nothing_per_call() {
+    allocates_nothing(&RetargetOptions {
+        ops: vec![
+            Op::Plant(PlantOp::default()),
+            Op::Floor(FloorOp::default()),
+            Op::Filter(FilterOp::default()),
+        ],
+        ..RetargetOptions::default()
+    });
+}
+
+fn allocates_nothing(options: &RetargetOptions) {
     let profile = Profile::humanoid();
     let load = |f: &str| {
         let mut doc = gltf_io::read(&common::root().join("fixtures").join(f)).unwrap();
@@ -64,7 +82,7 @@ fn retarget_allocates_nothing_per_call() {
             map: &tm,
             profile,
         },
-        &RetargetOptions::default(),
+        options,
     )
     .unwrap();
     assert_eq!(
@@ -85,13 +103,15 @@ fn retarget_allocates_nothing_per_call() {
     for _ in 0..10 {
         for p in &poses {
             r.retarget(p, &mut out).unwrap();
+            r.retarget_at(p, &mut out, 1.0 / 60.0).unwrap();
         }
+        r.reset();
     }
     let after = ALLOCATIONS.load(Ordering::SeqCst);
     assert_eq!(
         after - before,
         0,
-        "{} allocations in 300 calls",
+        "{} allocations in 600 calls",
         after - before
     );
 }

@@ -49,8 +49,9 @@ impl Default for PassOp {
     }
 }
 
-/// Speed planting's settings. Thresholds are fractions of the source's height (its feet are
-/// measured from their rest height, the floor the source stands on at rest).
+/// Speed planting's settings. Thresholds are fractions of the source's height; a foot's height
+/// is measured from the lowest its joint has been so far (the floor the capture stands on,
+/// which motion capture rarely puts where the rest does).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct PlantOp {
@@ -58,8 +59,9 @@ pub struct PlantOp {
     pub enabled: bool,
     /// How much of the hold to apply, 0 to 1 (0: off). Default: 1.
     pub alpha: f32,
-    /// A source foot comes into contact when its joint is at most this far above its rest
-    /// height, fraction of the source's height. Default: 0.03.
+    /// A source foot comes into contact when its joint is at most this far above the lowest it
+    /// has been since the start (or `Retargeter::reset`), fraction of the source's height.
+    /// Default: 0.03.
     pub height: f32,
     /// ...and its horizontal speed is at most this, source heights per second. Default: 0.25.
     pub speed: f32,
@@ -69,6 +71,11 @@ pub struct PlantOp {
     /// Seconds over which a hold blends in at a contact's start and out after its end.
     /// Default: 0.1.
     pub blend_s: f32,
+    /// The held foot stays within this horizontal distance of where the passes before put it,
+    /// fraction of the target's height: a source foot that shuffles slowly while planted
+    /// drags the hold along instead of bending the leg ever further from the source's.
+    /// Default: 0.02.
+    pub max_offset: f32,
 }
 
 impl Default for PlantOp {
@@ -80,6 +87,7 @@ impl Default for PlantOp {
             speed: 0.25,
             release: 1.5,
             blend_s: 0.1,
+            max_offset: 0.02,
         }
     }
 }
@@ -200,6 +208,12 @@ impl Op {
                     "blend_s",
                     p.blend_s,
                     p.blend_s >= 0.0 && p.blend_s.is_finite(),
+                    "must be at least 0",
+                ),
+                (
+                    "max_offset",
+                    p.max_offset,
+                    p.max_offset >= 0.0 && p.max_offset.is_finite(),
                     "must be at least 0",
                 ),
             ]),
@@ -359,8 +373,8 @@ mod tests {
         assert_eq!(check_ops(&[pass, floor]), None);
         let (key, _, _) = check_ops(&[floor, pass]).unwrap();
         assert_eq!(key, "[1]");
-        let (key, _, _) = check_ops(&[Op::Ik(PassOp::default()), Op::Root(PassOp::default())])
-            .unwrap();
+        let (key, _, _) =
+            check_ops(&[Op::Ik(PassOp::default()), Op::Root(PassOp::default())]).unwrap();
         assert_eq!(key, "[1]");
         let bad = Op::Plant(PlantOp {
             alpha: 1.5,

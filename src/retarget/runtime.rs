@@ -8,9 +8,9 @@ use super::{RetargetError, RetargetOptions, Rig};
 
 mod stack;
 
-use stack::{FilterState, PlantState};
 use crate::model::{yaw_of, Pose, Skeleton, Transform};
 use glam::{Quat, Vec3};
+use stack::{FilterState, PlantState};
 
 /// Retargets poses of one skeleton onto another, frame by frame.
 ///
@@ -150,7 +150,12 @@ impl Retargeter {
             source_needs_position,
             target_positioned,
             core: options.core(),
-            ops: options.ops.iter().filter(|o| !o.is_core() && o.on()).copied().collect(),
+            ops: options
+                .ops
+                .iter()
+                .filter(|o| !o.is_core() && o.on())
+                .copied()
+                .collect(),
             dt: if options.fps > 0.0 && options.fps.is_finite() {
                 1.0 / options.fps
             } else {

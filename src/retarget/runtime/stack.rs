@@ -9,8 +9,11 @@ use glam::{Quat, Vec3, Vec4};
 use std::f32::consts::TAU;
 
 /// Planting's state of one limb.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct PlantState {
+    /// The lowest the source's foot joint has been since the start (or the last reset): the
+    /// floor it stands on (motion capture rarely puts it where the rest does).
+    low: f32,
     /// The source's foot is in contact.
     planted: bool,
     /// How much of the hold applies now, 0 to 1 (rises in a contact, falls after it).
@@ -19,6 +22,18 @@ pub(crate) struct PlantState {
     anchor: Vec3,
     /// The source's foot joint last frame, and whether there was a last frame.
     last: Option<Vec3>,
+}
+
+impl Default for PlantState {
+    fn default() -> Self {
+        PlantState {
+            low: f32::INFINITY,
+            planted: false,
+            weight: 0.0,
+            anchor: Vec3::ZERO,
+            last: None,
+        }
+    }
 }
 
 /// The One-Euro filter's state of one bone: filtered local rotation and translation, and their
@@ -53,26 +68,24 @@ fn horizontal(v: Vec3) -> f32 {
 }
 
 impl Retargeter {
-    /// Speed planting: a source foot is in contact while its joint is near its rest height and
-    /// slow (with hysteresis); the target's foot is then held, horizontally, where it was when
+    /// Speed planting: a source foot is in contact while its joint is near the lowest it has
+    /// been and slow (with hysteresis); the target's foot is then held, horizontally, where it was when
     /// the contact began, blended in and out over `blend_s`, by the leg IK.
     pub(super) fn plant_op(&mut self, p: &PlantOp, dt: f32, target: &mut Pose) {
         let hs = self.source_height;
-        let rate = if p.blend_s > 0.0 {
-            dt / p.blend_s
-        } else {
-            1.0
-        };
+        let rate = if p.blend_s > 0.0 { dt / p.blend_s } else { 1.0 };
         for k in 0..self.plan.limbs.len() {
             let limb = &self.plan.limbs[k];
             if !limb.leg {
                 continue;
             }
             let foot = self.source_global[limb.source[2].index()].pos;
-            let clearance = foot.y - limb.source_end_rest.y;
             let now = self.end_pos(k);
             let st = &mut self.plant[k];
-            let speed = st.last.map_or(0.0, |l| horizontal(foot - l) / dt);
+            st.low = st.low.min(foot.y);
+            let clearance = foot.y - st.low;
+            // No contact on the first frame: its speed is not known yet.
+            let speed = st.last.map_or(f32::INFINITY, |l| horizontal(foot - l) / dt);
             st.last = Some(foot);
             let factor = if st.planted { p.release } else { 1.0 };
             let contact = clearance <= p.height * factor * hs && speed <= p.speed * factor * hs;
@@ -87,6 +100,13 @@ impl Retargeter {
             } else {
                 (st.weight - rate).max(0.0)
             };
+            // The held place trails the retarget's by at most `max_offset`: a capture's slow
+            // shuffle is let through rather than bending the leg ever further from the source's.
+            let off = Vec3::new(st.anchor.x - now.x, 0.0, st.anchor.z - now.z);
+            let slack = p.max_offset * self.target_height;
+            if off.length() > slack {
+                st.anchor -= off * (1.0 - slack / off.length());
+            }
             let w = st.weight * p.alpha;
             if w <= 0.0 {
                 continue;
