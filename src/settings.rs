@@ -332,6 +332,13 @@ impl Settings {
                     );
                 }
             }
+            if (indent, key, section.as_str()) == (8, Some("ops"), "retarget") {
+                out.push_str("        // Every op with its defaults:\n");
+                for op in crate::retarget::ops::every_op() {
+                    let text = ron::ser::to_string(&op).expect("ops serialize");
+                    out.push_str(&format!("        //   {text}\n"));
+                }
+            }
             out.push_str(line);
             out.push('\n');
         }
@@ -484,6 +491,19 @@ mod tests {
                 "`{line}` has no documentation"
             );
         }
+    }
+
+    #[test]
+    fn dumped_ops_parse_back() {
+        let text = Settings::dump_defaults();
+        let ops: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("//   "))
+            .collect();
+        assert_eq!(ops.len(), crate::retarget::ops::every_op().len(), "{text}");
+        let list = format!("(retarget: (ops: [{}]))", ops.join(", "));
+        let s = Settings::from_ron(&list, "dump").unwrap();
+        assert_eq!(s.retarget.ops, crate::retarget::ops::every_op());
     }
 
     #[test]

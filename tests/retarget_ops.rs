@@ -76,9 +76,12 @@ fn with_op(op: Op) -> RetargetOptions {
     }
 }
 
+/// Makes an op from `enabled` and `alpha`.
+type MakeOp = fn(bool, f32) -> Op;
+
 /// The op `make(enabled, alpha)`, with settings that make it act on the fixtures (a raised
 /// floor; a filter that lags).
-fn ops() -> Vec<(&'static str, fn(bool, f32) -> Op)> {
+fn ops() -> Vec<(&'static str, MakeOp)> {
     vec![
         ("root", |enabled, alpha| Op::Root(PassOp { enabled, alpha })),
         ("fk", |enabled, alpha| Op::Fk(PassOp { enabled, alpha })),

@@ -2,7 +2,9 @@
 //! it, in `html`): what `normalize`, `retarget` and `map` did, written to any writer. Renders;
 //! computes nothing.
 
-use crate::check::retarget::{EffectorCheck, NotMeasured, RetargetCheck};
+use crate::check::retarget::{
+    EffectorCheck, FloorCheck, NotMeasured, OpsCheck, RetargetCheck, SkateCheck,
+};
 use crate::mapping::MapReport;
 use crate::pipeline::{Measured, NormalizeReport, RetargetReport};
 use crate::rename::RenameReport;
@@ -370,10 +372,33 @@ fn retarget_measures(m: &RetargetCheck) -> String {
         .filter_map(|(b, r)| Some((b, r?)))
         .collect();
     format!(
-        "{directions}, {ends}, beyond the rests' own difference; {}, {}; bone lengths kept within {:.1e}",
+        "{directions}, {ends}, beyond the rests' own difference; {}, {}; bone lengths kept within {:.1e}{}",
         with_reasons(foot_error, no_ik, &foot_na),
         with_reasons(skate, None, &skate_na),
-        m.length_drift
+        m.length_drift,
+        m.ops.as_ref().map_or(String::new(), |o| ops_measures(m, o))
+    )
+}
+
+/// What the ops after the core passes changed, in words: `; ops: skate over the source's
+/// contacts 0.492% → 0.378%, below the floor on 3 frames (0.120%) → 0`.
+fn ops_measures(m: &RetargetCheck, o: &OpsCheck) -> String {
+    let worst = |s: &[SkateCheck]| {
+        s.iter()
+            .filter_map(|k| k.target_at_source_contacts)
+            .reduce(f32::max)
+    };
+    let percent = |v: Option<f32>| v.map_or("n/a".into(), |v| format!("{:.3}%", v * 100.0));
+    let floor = |f: &FloorCheck| match f.frames_below {
+        0 => "0".to_string(),
+        n => format!("{n} ({:.3}%)", f.worst_depth * 100.0),
+    };
+    format!(
+        "; ops: skate over the source's contacts {} → {}, frames below the floor {} → {}",
+        percent(worst(&o.skate_without)),
+        percent(worst(&m.skate)),
+        floor(&o.floor_without),
+        floor(&o.floor)
     )
 }
 

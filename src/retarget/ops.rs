@@ -257,6 +257,19 @@ impl Op {
     }
 }
 
+/// Every op with its default settings, in the order they are documented (what
+/// `skelnorm config --dump-defaults` lists under `retarget.ops`).
+pub fn every_op() -> Vec<Op> {
+    vec![
+        Op::Root(PassOp::default()),
+        Op::Fk(PassOp::default()),
+        Op::Ik(PassOp::default()),
+        Op::Plant(PlantOp::default()),
+        Op::Floor(FloorOp::default()),
+        Op::Filter(FilterOp::default()),
+    ]
+}
+
 /// The first problem of `ops`, as `(key, value, why)` with the key relative to `retarget.ops`
 /// (`[2].alpha`): numbers out of range, a core pass listed twice, out of order or after another
 /// op.
