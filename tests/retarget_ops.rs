@@ -17,7 +17,7 @@ use skelnorm::model::{Clip, Model, Pose, SkeletonId};
 use skelnorm::pipeline::{normalize, NormalizeOptions};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{
-    retarget_clip, FilterOp, FloorOp, Op, PassOp, PlantOp, RetargetOptions, Retargeter, Rig,
+    retarget_clip, FilterOp, FloorOp, Op, PassOp, PlantOp, PoleOp, RetargetOptions, Retargeter, Rig,
 };
 
 struct Normalized {
@@ -80,7 +80,7 @@ fn with_op(op: Op) -> RetargetOptions {
 type MakeOp = fn(bool, f32) -> Op;
 
 /// The op `make(enabled, alpha)`, with settings that make it act on the fixtures (a raised
-/// floor; a filter that lags).
+/// floor; a filter that lags; a pole offset).
 fn ops() -> Vec<(&'static str, MakeOp)> {
     vec![
         ("root", |enabled, alpha| Op::Root(PassOp { enabled, alpha })),
@@ -106,6 +106,13 @@ fn ops() -> Vec<(&'static str, MakeOp)> {
                 enabled,
                 alpha,
                 ..FilterOp::default()
+            })
+        }),
+        ("pole", |enabled, alpha| {
+            Op::Pole(PoleOp {
+                enabled,
+                alpha,
+                offset_deg: 20.0,
             })
         }),
     ]
@@ -150,7 +157,7 @@ fn alpha_zero_is_the_op_off_for_every_op() {
                 "{name}: disabled differs from its flag off"
             );
         }
-        if name != "filter" && name != "plant" {
+        if !["filter", "plant", "pole"].contains(&name) {
             continue;
         }
         // An op listed but absent: the default stack.
@@ -425,6 +432,17 @@ fn real_clips_keep_planted_feet_and_the_floor() {
             s.file_name().unwrap().to_string_lossy(),
             t.file_name().unwrap().to_string_lossy()
         );
+        // Pole matching alone: the legs bend no further from the source's than without it.
+        let settings = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(settings.path(), "(retarget: (ops: [Pole(())]))").unwrap();
+        let m = cli_measures(&s, &t, &["--settings", settings.path().to_str().unwrap()]);
+        for p in m["ops"]["poles"].as_array().unwrap() {
+            let (Some(deg), Some(without)) = (p["deg"].as_f64(), p["deg_without"].as_f64()) else {
+                continue;
+            };
+            eprintln!("{who} {}: pole {without:.2}° → {deg:.2}°", p["bone"]);
+            assert!(deg <= without + 1e-3, "{who}: {p}");
+        }
         let m = cli_measures(&s, &t, &["--plant", "--floor"]);
         let ops = &m["ops"];
         assert_eq!(ops["floor"]["frames_below"], 0, "{who}: {ops}");
@@ -454,6 +472,41 @@ fn real_clips_keep_planted_feet_and_the_floor() {
             assert!(kept <= before + 1e-6, "{who}: {with} vs {without}");
             if before > 1e-4 {
                 assert!(kept < 0.9 * before, "{who}: {with} vs {without}");
+            }
+        }
+    }
+}
+
+/// Pole matching on the fixture pairs: the knees bend where the source's do (within 0.1° on
+/// average, no worse than without the op), and a static `offset_deg` of 30° turns them 30°
+/// (within 0.5°) off the source's; feet stay where the passes put them (issue 6's bounds).
+#[test]
+fn poles_follow_the_source_and_the_offset() {
+    for &(a, b) in PAIRS {
+        let (s, t) = (fixture(a), fixture(b));
+        for offset in [0.0f32, 30.0] {
+            let options = with_op(Op::Pole(PoleOp {
+                offset_deg: offset,
+                ..PoleOp::default()
+            }));
+            for (clip, m, o) in run(&s, &t, &options) {
+                let at = format!("{a} → {b} `{clip}`, offset {offset}°");
+                for e in m.effectors.iter().filter(|e| e.bone.ends_with("Foot")) {
+                    assert!(e.max_error.is_some_and(|x| x <= 0.01), "{at}: {e:?}");
+                }
+                let legs: Vec<_> = o.poles.iter().filter(|p| p.bone.ends_with("Leg")).collect();
+                assert_eq!(legs.len(), 2, "{at}: {:?}", o.poles);
+                for p in legs {
+                    let (Some(deg), Some(without)) = (p.deg, p.deg_without) else {
+                        continue;
+                    };
+                    eprintln!("{at} {}: pole {without:.3}° → {deg:.3}°", p.bone);
+                    if offset == 0.0 {
+                        assert!(deg <= 0.1 && deg <= without + 1e-3, "{at}: {p:?}");
+                    } else {
+                        assert!((deg - offset).abs() <= 0.5, "{at}: {p:?}");
+                    }
+                }
             }
         }
     }

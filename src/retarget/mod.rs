@@ -17,9 +17,9 @@ mod runtime;
 #[cfg(test)]
 mod tests;
 
-pub use ops::{FilterOp, FloorOp, Op, PassOp, PlantOp};
+pub use ops::{FilterOp, FloorOp, Op, PassOp, PlantOp, PoleOp};
 pub use plan::{ChainPlan, Plan, ScaleBasis};
-pub use runtime::Retargeter;
+pub use runtime::{pole, Retargeter};
 
 use crate::mapping::BoneMap;
 use crate::model::{BoneTracks, Clip, Interpolation, Pose, Skeleton, SkeletonId, Track};
@@ -147,7 +147,8 @@ pub struct RetargetOptions {
     /// The op stack, in order. The core passes run first, in the order root, fk, ik (listing
     /// `Root`, `Fk` or `Ik` sets its `enabled` and `alpha`; the flags above still turn it off);
     /// then `Plant` (hold feet while the source's are planted), `Floor` (feet and hips never
-    /// below the floor), `Filter` (One-Euro) in the order given. Each has `enabled` and `alpha`
+    /// below the floor), `Filter` (One-Euro), `Pole` (knees and elbows bend toward the
+    /// source's) in the order given. Each has `enabled` and `alpha`
     /// (0 to 1; 0 is the op off) and its own settings, such as
     /// `[Plant((speed: 0.25)), Floor((height: 0.0))]`. Default: [] (the core passes only).
     pub ops: Vec<Op>,

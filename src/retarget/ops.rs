@@ -1,6 +1,7 @@
 //! The retarget op stack (`retarget.ops`): an ordered list of ops, each with `enabled`, `alpha`
 //! and its own settings. The core passes (root, FK, IK) run first, in that order, whether listed
-//! or not (listing one sets its `enabled` and `alpha`); the other ops (planting, floor, filter)
+//! or not (listing one sets its `enabled` and `alpha`); the other ops (planting, floor, filter,
+//! poles)
 //! then run in the order given, each on the pose the ones before left. An op whose `alpha` is 0
 //! is the op off. Plain option data and its validation; the runtime runs them.
 
@@ -28,6 +29,32 @@ pub enum Op {
     Floor(FloorOp),
     /// One-Euro filter of every driven bone's local rotation and the hips' position.
     Filter(FilterOp),
+    /// Pole-vector matching: each IK limb's knee or elbow turns about the line from its upper
+    /// joint to its end toward the side the source's bends to; the end stays put.
+    Pole(PoleOp),
+}
+
+/// Pole-vector matching's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct PoleOp {
+    /// Run it. Default: true.
+    pub enabled: bool,
+    /// How much of the turn toward the source's bend to apply, 0 to 1 (0: off). Default: 1.
+    pub alpha: f32,
+    /// A static turn added about the upper-to-end line, degrees (right-handed about that line
+    /// pointing down the limb). Default: 0.
+    pub offset_deg: f32,
+}
+
+impl Default for PoleOp {
+    fn default() -> Self {
+        PoleOp {
+            enabled: true,
+            alpha: 1.0,
+            offset_deg: 0.0,
+        }
+    }
 }
 
 /// A core pass's settings in the stack.
@@ -163,6 +190,7 @@ impl Op {
             Op::Plant(_) => "plant",
             Op::Floor(_) => "floor",
             Op::Filter(_) => "filter",
+            Op::Pole(_) => "pole",
         }
     }
 
@@ -173,6 +201,7 @@ impl Op {
             Op::Plant(o) => (o.enabled, o.alpha),
             Op::Floor(o) => (o.enabled, o.alpha),
             Op::Filter(o) => (o.enabled, o.alpha),
+            Op::Pole(o) => (o.enabled, o.alpha),
         }
     }
 
@@ -232,6 +261,12 @@ impl Op {
                     "must be at least snap_m",
                 ),
             ]),
+            Op::Pole(p) => out.push((
+                "offset_deg",
+                p.offset_deg,
+                p.offset_deg.is_finite(),
+                "must be finite",
+            )),
             Op::Filter(f) => out.extend([
                 (
                     "min_cutoff",
@@ -267,6 +302,7 @@ pub fn every_op() -> Vec<Op> {
         Op::Plant(PlantOp::default()),
         Op::Floor(FloorOp::default()),
         Op::Filter(FilterOp::default()),
+        Op::Pole(PoleOp::default()),
     ]
 }
 
@@ -367,11 +403,12 @@ impl RetargetOptions {
         }
     }
 
-    /// Whether the stack needs leg limbs (planting or the floor) whatever the IK pass does.
+    /// Whether the stack needs leg limbs (planting, the floor, poles) whatever the IK pass
+    /// does.
     pub(crate) fn needs_legs(&self) -> bool {
         self.ops
             .iter()
-            .any(|o| o.on() && matches!(o, Op::Plant(_) | Op::Floor(_)))
+            .any(|o| o.on() && matches!(o, Op::Plant(_) | Op::Floor(_) | Op::Pole(_)))
     }
 }
 

@@ -10,6 +10,7 @@ mod stack;
 
 use crate::model::{yaw_of, Pose, Skeleton, Transform};
 use glam::{Quat, Vec3};
+pub use stack::pole;
 use stack::{FilterState, PlantState};
 
 /// Retargets poses of one skeleton onto another, frame by frame.
@@ -266,6 +267,7 @@ impl Retargeter {
                 Op::Plant(p) => self.plant_op(&p, dt, target),
                 Op::Floor(f) => self.floor_op(&f, target),
                 Op::Filter(f) => self.filter_op(&f, dt, target),
+                Op::Pole(p) => self.pole_op(&p, target),
                 Op::Root(_) | Op::Fk(_) | Op::Ik(_) => {}
             }
         }

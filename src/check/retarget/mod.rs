@@ -14,7 +14,7 @@ mod tests;
 
 pub use report::{
     mapping_words, ChainCheck, ChainMapping, EffectorCheck, FloorCheck, NotMeasured, OpsCheck,
-    RetargetCheck, SkateCheck, WorstEnd,
+    PoleCheck, RetargetCheck, SkateCheck, WorstEnd,
 };
 
 /// A skeleton sampled at each frame, in skeleton space (below its base).
@@ -225,7 +225,45 @@ pub fn ops_check(
         floor: floor_check(&with, &tp, th, floor),
         floor_without: floor_check(&bare, &tp, th, floor),
         skate_without: effectors(&s, &bare, plan, options).1,
+        poles: LIMBS
+            .iter()
+            .filter_map(|bones| {
+                let pair = |n: &str| effector_pair(&s, &with, n).2.ok();
+                let ids = [pair(bones[0])?, pair(bones[1])?, pair(bones[2])?];
+                Some(PoleCheck {
+                    bone: bones[1].to_string(),
+                    deg: pole_error(&s, &with, ids),
+                    deg_without: pole_error(&s, &bare, ids),
+                })
+            })
+            .collect(),
     }
+}
+
+/// Upper, middle and end bones of the limbs whose poles are measured.
+const LIMBS: [[&str; 3]; 4] = [
+    ["LeftUpperLeg", "LeftLowerLeg", "LeftFoot"],
+    ["RightUpperLeg", "RightLowerLeg", "RightFoot"],
+    ["LeftUpperArm", "LeftLowerArm", "LeftHand"],
+    ["RightUpperArm", "RightLowerArm", "RightHand"],
+];
+
+/// [`PoleCheck::deg`] of one limb, `ids` its (source, target) bones.
+fn pole_error(s: &Posed, t: &Posed, ids: [(BoneId, BoneId); 3]) -> Option<f32> {
+    let (mut sum, mut n) = (0.0, 0);
+    for (a, b) in s.frames.iter().zip(&t.frames) {
+        let at = |p: &[Vec3], k: usize, source: bool| {
+            let (x, y) = ids[k];
+            p[if source { x } else { y }.index()]
+        };
+        let ps = crate::retarget::pole(at(a, 0, true), at(a, 1, true), at(a, 2, true));
+        let pt = crate::retarget::pole(at(b, 0, false), at(b, 1, false), at(b, 2, false));
+        if let (Some(x), Some(y)) = (ps, pt) {
+            sum += angle_deg(x, y);
+            n += 1;
+        }
+    }
+    (n > 0).then(|| sum / n as f32)
 }
 
 /// [`FloorCheck`] of one side: its feet against their rest height above `floor`, its hips and

@@ -168,6 +168,22 @@ pub struct OpsCheck {
     pub floor_without: FloorCheck,
     /// Foot skate with the core passes only (beside [`RetargetCheck::skate`], with the stack).
     pub skate_without: Vec<SkateCheck>,
+    /// Per leg and arm both sides map (upper, middle and end bone): how far the knee or elbow
+    /// bends from the side the source's does.
+    pub poles: Vec<PoleCheck>,
+}
+
+/// The pole error of one limb: the angle, about the line from its upper joint to its end,
+/// between the target's and the source's bend, mean over the frames both bend (more than 1% of
+/// the upper bone's length off that line), degrees.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct PoleCheck {
+    /// The limb's middle profile bone (`LeftLowerLeg`, `RightLowerArm`).
+    pub bone: String,
+    /// With the whole stack; `null` when no frame bends on both sides.
+    pub deg: Option<f32>,
+    /// With the core passes only.
+    pub deg_without: Option<f32>,
 }
 
 /// Every measure of one retargeted clip.

@@ -4,7 +4,7 @@
 
 use super::Retargeter;
 use crate::model::Pose;
-use crate::retarget::ops::{FilterOp, FloorOp, PlantOp};
+use crate::retarget::ops::{FilterOp, FloorOp, PlantOp, PoleOp};
 use glam::{Quat, Vec3, Vec4};
 use std::f32::consts::TAU;
 
@@ -201,4 +201,44 @@ impl Retargeter {
         }
         self.positions(target);
     }
+
+    /// Pole-vector matching: each limb's upper bone turns about the line from its joint to the
+    /// end so that the middle joint bends to the side the source's does (plus `offset_deg`),
+    /// by `alpha`; the end keeps its place and its global rotation.
+    pub(super) fn pole_op(&mut self, p: &PoleOp, target: &mut Pose) {
+        for k in 0..self.plan.limbs.len() {
+            let limb = &self.plan.limbs[k];
+            let ([tu, tm, te], [su, sm, se]) = (limb.target, limb.source);
+            let s = |b: crate::model::BoneId| self.source_global[b.index()].pos;
+            let (a, c) = (self.target_global[tu.index()].pos, self.end_pos(k));
+            let axis = (c - a).normalize_or_zero();
+            let want = pole(s(su), s(sm), s(se));
+            let have = pole(a, self.target_global[tm.index()].pos, c);
+            let (Some(want), Some(have)) = (want, have) else {
+                continue;
+            };
+            if axis == Vec3::ZERO {
+                continue;
+            }
+            let angle =
+                have.cross(want).dot(axis).atan2(have.dot(want)) + p.offset_deg.to_radians();
+            let turn = Quat::from_axis_angle(axis, angle * p.alpha);
+            let end_rot = self.target_global[te.index()].rot;
+            let upper = (turn * self.target_global[tu.index()].rot).normalize();
+            let parent = self.parent_of(tu.index());
+            target.locals[tu.index()].rotation = (parent.rot.inverse() * upper).normalize();
+            self.refresh_path(target, k, tu.index(), te.index());
+            let parent = self.parent_of(te.index());
+            target.locals[te.index()].rotation = (parent.rot.inverse() * end_rot).normalize();
+            self.refresh_path(target, k, te.index(), te.index());
+        }
+    }
+}
+
+/// The direction the middle joint `b` of a limb bends to, away from the line from `a` (upper
+/// joint) to `c` (end) (unit); `None` for a limb straight within 1% of its upper bone's length.
+pub fn pole(a: Vec3, b: Vec3, c: Vec3) -> Option<Vec3> {
+    let line = (c - a).normalize_or_zero();
+    let off = (b - a) - line * (b - a).dot(line);
+    (off.length() > 0.01 * (b - a).length()).then(|| off.normalize())
 }
