@@ -17,7 +17,8 @@ use skelnorm::model::{Clip, Model, Pose, SkeletonId};
 use skelnorm::pipeline::{normalize, NormalizeOptions};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{
-    retarget_clip, FilterOp, FloorOp, Op, PassOp, PlantOp, PoleOp, RetargetOptions, Retargeter, Rig,
+    retarget_clip, FilterOp, FloorOp, Op, PassOp, PlantOp, PoleOp, RetargetOptions, Retargeter,
+    Rig, StrideOp,
 };
 
 struct Normalized {
@@ -108,6 +109,14 @@ fn ops() -> Vec<(&'static str, MakeOp)> {
                 ..FilterOp::default()
             })
         }),
+        ("stride", |enabled, alpha| {
+            Op::Stride(StrideOp {
+                enabled,
+                alpha,
+                forward: 0.7,
+                sideways: 1.0,
+            })
+        }),
         ("pole", |enabled, alpha| {
             Op::Pole(PoleOp {
                 enabled,
@@ -157,7 +166,7 @@ fn alpha_zero_is_the_op_off_for_every_op() {
                 "{name}: disabled differs from its flag off"
             );
         }
-        if !["filter", "plant", "pole"].contains(&name) {
+        if !["filter", "plant", "pole", "stride"].contains(&name) {
             continue;
         }
         // An op listed but absent: the default stack.
@@ -509,5 +518,76 @@ fn poles_follow_the_source_and_the_offset() {
                 }
             }
         }
+    }
+}
+
+/// Stride warping on the walk onto legs ×1.3: each foot's forward swing about the pelvis (its
+/// range over the clip, in the hips' heading) scales by `forward` (0.7, within 3%); its sideways
+/// range (none on this walk, whose feet swing straight) and its height stay (within 2% of the
+/// range, 1e-4 of the height); `forward` and `sideways` 1
+/// change nothing beyond rounding.
+#[test]
+fn stride_warping_scales_the_feet_about_the_pelvis() {
+    let (s, t) = (fixture("identity.gltf"), fixture("long_legs.glb"));
+    let walk = clip(&s, "walk");
+    let ts = &t.model.skeletons[0];
+    let bone = |n: &str| {
+        t.map
+            .get(Profile::humanoid().find(n).unwrap())
+            .unwrap()
+            .index()
+    };
+    let (lf, lu, ru) = (
+        bone("LeftFoot"),
+        bone("LeftUpperLeg"),
+        bone("RightUpperLeg"),
+    );
+    let hips = bone("Hips");
+    let below = ts.base.inverse();
+    let rot = |m: &glam::Mat4| (below * *m).to_scale_rotation_translation().1;
+    let rest_hips = rot(&ts.rest_world()[hips]).inverse();
+    // Per frame: the left foot from the pelvis, skeleton space, in the hips' heading.
+    let feet = |poses: &[Pose]| -> Vec<glam::Vec3> {
+        poses
+            .iter()
+            .map(|p| {
+                let w = p.world(ts);
+                let at = |i: usize| below.transform_point3(w[i].w_axis.truncate());
+                let heading = skelnorm::model::yaw_of(rot(&w[hips]) * rest_hips);
+                heading.inverse() * (at(lf) - (at(lu) + at(ru)) * 0.5)
+            })
+            .collect()
+    };
+    let range = |v: &[glam::Vec3], f: fn(&glam::Vec3) -> f32| {
+        let lo = v.iter().map(f).fold(f32::INFINITY, f32::min);
+        let hi = v.iter().map(f).fold(f32::NEG_INFINITY, f32::max);
+        hi - lo
+    };
+    let stride = |forward: f32, sideways: f32| {
+        feet(&poses(
+            &s,
+            &t,
+            walk,
+            &with_op(Op::Stride(StrideOp {
+                forward,
+                sideways,
+                ..StrideOp::default()
+            })),
+        ))
+    };
+    let plain = feet(&poses(&s, &t, walk, &RetargetOptions::default()));
+    let same = stride(1.0, 1.0);
+    let short = stride(0.7, 1.0);
+    let height = ts.height();
+    for (a, b) in plain.iter().zip(&same) {
+        assert!(a.distance(*b) <= 1e-5 * height, "{a} vs {b}");
+    }
+    let (z0, z1) = (range(&plain, |v| v.z), range(&short, |v| v.z));
+    let (x0, x1) = (range(&plain, |v| v.x), range(&short, |v| v.x));
+    eprintln!("walk onto legs ×1.3, forward 0.7: forward swing {z0:.4} → {z1:.4}, sideways {x0:.4} → {x1:.4}");
+    assert!((z1 / z0 - 0.7).abs() <= 0.03, "{z0} → {z1}");
+    assert!((x1 - x0).abs() <= 0.02 * x0, "{x0} → {x1}");
+    for (a, b) in plain.iter().zip(&short) {
+        assert!((a.y - b.y).abs() <= 1e-4 * height, "height {a} vs {b}");
     }
 }

@@ -1,7 +1,7 @@
 //! The retarget op stack (`retarget.ops`): an ordered list of ops, each with `enabled`, `alpha`
 //! and its own settings. The core passes (root, FK, IK) run first, in that order, whether listed
 //! or not (listing one sets its `enabled` and `alpha`); the other ops (planting, floor, filter,
-//! poles)
+//! poles, stride)
 //! then run in the order given, each on the pose the ones before left. An op whose `alpha` is 0
 //! is the op off. Plain option data and its validation; the runtime runs them.
 
@@ -32,6 +32,35 @@ pub enum Op {
     /// Pole-vector matching: each IK limb's knee or elbow turns about the line from its upper
     /// joint to its end toward the side the source's bends to; the end stays put.
     Pole(PoleOp),
+    /// Stride warping: scales each foot's motion relative to the pelvis, forward and sideways
+    /// (in the hips' heading), through the leg IK.
+    Stride(StrideOp),
+}
+
+/// Stride warping's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct StrideOp {
+    /// Run it. Default: true.
+    pub enabled: bool,
+    /// How much of the warp to apply, 0 to 1 (0: off). Default: 1.
+    pub alpha: f32,
+    /// Factor on each foot's forward motion from its stance below the pelvis (the facing
+    /// direction, turned with the hips' heading). Default: 1.
+    pub forward: f32,
+    /// Factor on its sideways motion. Default: 1.
+    pub sideways: f32,
+}
+
+impl Default for StrideOp {
+    fn default() -> Self {
+        StrideOp {
+            enabled: true,
+            alpha: 1.0,
+            forward: 1.0,
+            sideways: 1.0,
+        }
+    }
 }
 
 /// Pole-vector matching's settings.
@@ -191,6 +220,7 @@ impl Op {
             Op::Floor(_) => "floor",
             Op::Filter(_) => "filter",
             Op::Pole(_) => "pole",
+            Op::Stride(_) => "stride",
         }
     }
 
@@ -202,6 +232,7 @@ impl Op {
             Op::Floor(o) => (o.enabled, o.alpha),
             Op::Filter(o) => (o.enabled, o.alpha),
             Op::Pole(o) => (o.enabled, o.alpha),
+            Op::Stride(o) => (o.enabled, o.alpha),
         }
     }
 
@@ -267,6 +298,20 @@ impl Op {
                 p.offset_deg.is_finite(),
                 "must be finite",
             )),
+            Op::Stride(w) => out.extend([
+                (
+                    "forward",
+                    w.forward,
+                    w.forward.is_finite(),
+                    "must be finite",
+                ),
+                (
+                    "sideways",
+                    w.sideways,
+                    w.sideways.is_finite(),
+                    "must be finite",
+                ),
+            ]),
             Op::Filter(f) => out.extend([
                 (
                     "min_cutoff",
@@ -303,6 +348,7 @@ pub fn every_op() -> Vec<Op> {
         Op::Floor(FloorOp::default()),
         Op::Filter(FilterOp::default()),
         Op::Pole(PoleOp::default()),
+        Op::Stride(StrideOp::default()),
     ]
 }
 
@@ -403,12 +449,12 @@ impl RetargetOptions {
         }
     }
 
-    /// Whether the stack needs leg limbs (planting, the floor, poles) whatever the IK pass
-    /// does.
+    /// Whether the stack needs leg limbs (planting, the floor, poles, stride) whatever the IK
+    /// pass does.
     pub(crate) fn needs_legs(&self) -> bool {
-        self.ops
-            .iter()
-            .any(|o| o.on() && matches!(o, Op::Plant(_) | Op::Floor(_) | Op::Pole(_)))
+        self.ops.iter().any(|o| {
+            o.on() && matches!(o, Op::Plant(_) | Op::Floor(_) | Op::Pole(_) | Op::Stride(_))
+        })
     }
 }
 

@@ -268,6 +268,7 @@ impl Retargeter {
                 Op::Floor(f) => self.floor_op(&f, target),
                 Op::Filter(f) => self.filter_op(&f, dt, target),
                 Op::Pole(p) => self.pole_op(&p, target),
+                Op::Stride(w) => self.stride_op(&w, target),
                 Op::Root(_) | Op::Fk(_) | Op::Ik(_) => {}
             }
         }

@@ -3,8 +3,9 @@
 //! in the [`Retargeter`] (sized once: nothing here allocates).
 
 use super::Retargeter;
+use crate::model::yaw_of;
 use crate::model::Pose;
-use crate::retarget::ops::{FilterOp, FloorOp, PlantOp, PoleOp};
+use crate::retarget::ops::{FilterOp, FloorOp, PlantOp, PoleOp, StrideOp};
 use glam::{Quat, Vec3, Vec4};
 use std::f32::consts::TAU;
 
@@ -231,6 +232,27 @@ impl Retargeter {
             let parent = self.parent_of(te.index());
             target.locals[te.index()].rotation = (parent.rot.inverse() * end_rot).normalize();
             self.refresh_path(target, k, te.index(), te.index());
+        }
+    }
+
+    /// Stride warping: each foot's horizontal motion from its stance below the pelvis (its rest
+    /// place turned with the hips' heading), in the heading's frame, is scaled by `forward`
+    /// (+Z, the facing) and `sideways` (X), by `alpha`; its height is kept.
+    pub(super) fn stride_op(&mut self, w: &StrideOp, target: &mut Pose) {
+        let yaw = yaw_of(self.source_delta[self.plan.source_hips.index()]);
+        let pelvis = self.target_pelvis_now();
+        for k in 0..self.plan.limbs.len() {
+            let limb = &self.plan.limbs[k];
+            if !limb.leg {
+                continue;
+            }
+            let stance = pelvis + yaw * (limb.end_rest - self.target_pelvis_rest);
+            let now = self.end_pos(k);
+            let local = yaw.inverse() * (now - stance);
+            let warped = Vec3::new(local.x * w.sideways, local.y, local.z * w.forward);
+            let goal = stance + yaw * warped;
+            let goal = Vec3::new(goal.x, now.y, goal.z);
+            self.reach(k, target, now.lerp(goal, w.alpha));
         }
     }
 }
