@@ -17,8 +17,8 @@ use skelnorm::model::{Clip, Model, Pose, SkeletonId};
 use skelnorm::pipeline::{normalize, NormalizeOptions};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{
-    retarget_clip, FilterOp, FloorOp, Op, PassOp, PlantOp, PoleOp, RetargetOptions, Retargeter,
-    Rig, StrideOp,
+    retarget_clip, FilterOp, FloorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp,
+    RetargetOptions, Retargeter, Rig, StrideOp,
 };
 
 struct Normalized {
@@ -117,6 +117,15 @@ fn ops() -> Vec<(&'static str, MakeOp)> {
                 sideways: 1.0,
             })
         }),
+        ("pin", |enabled, alpha| {
+            Op::Pin(PinOp {
+                enabled,
+                alpha,
+                bone: "LeftHand".into(),
+                from: "RightHand".into(),
+                space: PinSpace::RestRelative,
+            })
+        }),
         ("pole", |enabled, alpha| {
             Op::Pole(PoleOp {
                 enabled,
@@ -166,7 +175,7 @@ fn alpha_zero_is_the_op_off_for_every_op() {
                 "{name}: disabled differs from its flag off"
             );
         }
-        if !["filter", "plant", "pole", "stride"].contains(&name) {
+        if !["filter", "plant", "pole", "stride", "pin"].contains(&name) {
             continue;
         }
         // An op listed but absent: the default stack.
@@ -292,7 +301,10 @@ fn the_floor_keeps_feet_and_hips_above_it() {
                 height,
                 ..FloorOp::default()
             });
-            for ops in [vec![floor], vec![Op::Plant(PlantOp::default()), floor]] {
+            for ops in [
+                vec![floor.clone()],
+                vec![Op::Plant(PlantOp::default()), floor],
+            ] {
                 let options = RetargetOptions {
                     ops,
                     ..RetargetOptions::default()
@@ -590,4 +602,67 @@ fn stride_warping_scales_the_feet_about_the_pelvis() {
     for (a, b) in plain.iter().zip(&short) {
         assert!((a.y - b.y).abs() <= 1e-4 * height, "height {a} vs {b}");
     }
+}
+
+/// Pin bones on the walk onto legs ×1.3: the left hand pinned to the right hand lands on it
+/// (`global`: the same joint place and rotation) or where the right hand carries it at rest
+/// (`rest_relative`), within 1e-5 of the height and 0.001°, on every frame, offline as at
+/// runtime; a bone cannot follow one below it.
+#[test]
+fn pinned_bones_follow_their_bone() {
+    let (s, t) = (fixture("identity.gltf"), fixture("long_legs.glb"));
+    let walk = clip(&s, "walk");
+    let ts = &t.model.skeletons[0];
+    let bone = |n: &str| {
+        t.map
+            .get(Profile::humanoid().find(n).unwrap())
+            .unwrap()
+            .index()
+    };
+    let (l, r) = (bone("LeftHand"), bone("RightHand"));
+    let height = ts.height();
+    let rest = ts.rest_world();
+    let rest_offset = rest[r].inverse() * rest[l];
+    for space in [PinSpace::Global, PinSpace::RestRelative] {
+        let options = with_op(Op::Pin(PinOp {
+            bone: "LeftHand".into(),
+            from: "RightHand".into(),
+            space,
+            ..PinOp::default()
+        }));
+        let check = |w: &[glam::Mat4], at: &str| {
+            let want = match space {
+                PinSpace::Global => w[r],
+                PinSpace::RestRelative => w[r] * rest_offset,
+            };
+            let (_, qa, pa) = w[l].to_scale_rotation_translation();
+            let (_, qb, pb) = want.to_scale_rotation_translation();
+            assert!(
+                pa.distance(pb) <= 1e-5 * height,
+                "{space:?} {at}: {pa} vs {pb}"
+            );
+            // Within 1e-5 as 4-vectors (0.001°; f32's acos cannot resolve angles this small).
+            let gap = (qa - qb).length().min((qa + qb).length());
+            assert!(gap <= 1e-5, "{space:?} {at}: {qa} vs {qb}");
+        };
+        for (f, p) in poses(&s, &t, walk, &options).iter().enumerate() {
+            check(&p.world(ts), &format!("runtime frame {f}"));
+        }
+        let out = retarget_clip(&rig(&s), walk, &rig(&t), SkeletonId(0), &options).unwrap();
+        // At the keys (between them, the two bones' tracks interpolate each on its own).
+        for f in [0, 11, 24] {
+            let time = f as f32 / 30.0;
+            let w = Pose::sample(ts, &out.clip, time).world(ts);
+            check(&w, &format!("offline frame {f}"));
+        }
+    }
+    let bad = with_op(Op::Pin(PinOp {
+        bone: "LeftUpperArm".into(),
+        from: "LeftHand".into(),
+        ..PinOp::default()
+    }));
+    let err = Retargeter::new(&rig(&s), &rig(&t), &bad)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("cannot follow"), "{err}");
 }

@@ -17,7 +17,7 @@ mod runtime;
 #[cfg(test)]
 mod tests;
 
-pub use ops::{FilterOp, FloorOp, Op, PassOp, PlantOp, PoleOp, StrideOp};
+pub use ops::{FilterOp, FloorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp, StrideOp};
 pub use plan::{ChainPlan, Plan, ScaleBasis};
 pub use runtime::{pole, Retargeter};
 
@@ -148,7 +148,8 @@ pub struct RetargetOptions {
     /// `Root`, `Fk` or `Ik` sets its `enabled` and `alpha`; the flags above still turn it off);
     /// then `Plant` (hold feet while the source's are planted), `Floor` (feet and hips never
     /// below the floor), `Filter` (One-Euro), `Pole` (knees and elbows bend toward the
-    /// source's), `Stride` (feet's motion scaled forward and sideways) in the order given. Each has `enabled` and `alpha`
+    /// source's), `Stride` (feet's motion scaled forward and sideways), `Pin` (a bone takes
+    /// another's transform) in the order given. Each has `enabled` and `alpha`
     /// (0 to 1; 0 is the op off) and its own settings, such as
     /// `[Plant((speed: 0.25)), Floor((height: 0.0))]`. Default: [] (the core passes only).
     pub ops: Vec<Op>,

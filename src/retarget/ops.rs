@@ -1,7 +1,7 @@
 //! The retarget op stack (`retarget.ops`): an ordered list of ops, each with `enabled`, `alpha`
 //! and its own settings. The core passes (root, FK, IK) run first, in that order, whether listed
 //! or not (listing one sets its `enabled` and `alpha`); the other ops (planting, floor, filter,
-//! poles, stride)
+//! poles, stride, pins)
 //! then run in the order given, each on the pose the ones before left. An op whose `alpha` is 0
 //! is the op off. Plain option data and its validation; the runtime runs them.
 
@@ -9,7 +9,7 @@ use super::{RetargetError, RetargetOptions};
 use serde::{Deserialize, Serialize};
 
 /// One op of the retarget stack, with its settings.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Op {
     /// The root pass: the pelvis moves from its rest as the source's does (see
     /// `RetargetOptions::root`). `alpha` blends the hips' (and the root's) local transforms from
@@ -35,6 +35,50 @@ pub enum Op {
     /// Stride warping: scales each foot's motion relative to the pelvis, forward and sideways
     /// (in the hips' heading), through the leg IK.
     Stride(StrideOp),
+    /// Pin bones: a target bone (a weapon, a prop, an IK helper) takes another target bone's
+    /// transform, in global space or keeping their rest offset.
+    Pin(PinOp),
+}
+
+/// Where a pinned bone goes.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum PinSpace {
+    /// Onto the other bone's global transform: the same joint place and rotation.
+    Global,
+    /// Where the other bone carries it: their offset at rest is kept.
+    #[default]
+    RestRelative,
+}
+
+/// Pin bones' settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct PinOp {
+    /// Run it. Default: true.
+    pub enabled: bool,
+    /// How much of the pin to apply, 0 to 1 (0: off). Default: 1.
+    pub alpha: f32,
+    /// The target bone moved: its name in the target skeleton, or a profile bone it maps.
+    pub bone: String,
+    /// The target bone it follows, named the same way.
+    pub from: String,
+    /// `global` or `rest_relative`. Default: `rest_relative`.
+    pub space: PinSpace,
+}
+
+impl Default for PinOp {
+    fn default() -> Self {
+        PinOp {
+            enabled: true,
+            alpha: 1.0,
+            bone: String::new(),
+            from: String::new(),
+            space: PinSpace::RestRelative,
+        }
+    }
 }
 
 /// Stride warping's settings.
@@ -221,6 +265,7 @@ impl Op {
             Op::Filter(_) => "filter",
             Op::Pole(_) => "pole",
             Op::Stride(_) => "stride",
+            Op::Pin(_) => "pin",
         }
     }
 
@@ -233,6 +278,7 @@ impl Op {
             Op::Filter(o) => (o.enabled, o.alpha),
             Op::Pole(o) => (o.enabled, o.alpha),
             Op::Stride(o) => (o.enabled, o.alpha),
+            Op::Pin(o) => (o.enabled, o.alpha),
         }
     }
 
@@ -254,7 +300,7 @@ impl Op {
         let (_, alpha) = self.common();
         let mut out = vec![("alpha", alpha, unit(alpha), "must be between 0 and 1")];
         match self {
-            Op::Root(_) | Op::Fk(_) | Op::Ik(_) => {}
+            Op::Root(_) | Op::Fk(_) | Op::Ik(_) | Op::Pin(_) => {}
             Op::Plant(p) => out.extend([
                 ("height", p.height, positive(p.height), "must be above 0"),
                 ("speed", p.speed, positive(p.speed), "must be above 0"),
@@ -349,6 +395,11 @@ pub fn every_op() -> Vec<Op> {
         Op::Filter(FilterOp::default()),
         Op::Pole(PoleOp::default()),
         Op::Stride(StrideOp::default()),
+        Op::Pin(PinOp {
+            bone: "Weapon".into(),
+            from: "RightHand".into(),
+            ..PinOp::default()
+        }),
     ]
 }
 
@@ -444,7 +495,7 @@ impl RetargetOptions {
     /// compare the stack's effect against).
     pub fn core_only(&self) -> RetargetOptions {
         RetargetOptions {
-            ops: self.ops.iter().filter(|o| o.is_core()).copied().collect(),
+            ops: self.ops.iter().filter(|o| o.is_core()).cloned().collect(),
             ..self.clone()
         }
     }
@@ -466,7 +517,7 @@ mod tests {
     fn core_passes_come_first_in_order_and_numbers_in_range() {
         let floor = Op::Floor(FloorOp::default());
         let pass = Op::Ik(PassOp::default());
-        assert_eq!(check_ops(&[pass, floor]), None);
+        assert_eq!(check_ops(&[pass.clone(), floor.clone()]), None);
         let (key, _, _) = check_ops(&[floor, pass]).unwrap();
         assert_eq!(key, "[1]");
         let (key, _, _) =

@@ -81,6 +81,16 @@ pub(crate) struct Follow {
     pub offset: Vec3,
 }
 
+/// A pinned target bone (a `Pin` op): it takes `from`'s global transform, times `offset` (its
+/// rest place and rotation in `from`'s rest frame) when rest-relative.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Pin {
+    pub bone: BoneId,
+    pub from: BoneId,
+    pub offset: Option<(Quat, Vec3)>,
+    pub alpha: f32,
+}
+
 /// How the retarget goes, found once per pair of skeletons.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Plan {
@@ -147,6 +157,9 @@ pub struct Plan {
     /// Local rest rotations of the target with its retarget pose applied.
     #[serde(skip)]
     pub(crate) target_local_rest: Vec<Quat>,
+    /// The pins of the stack's `Pin` ops that are on, in stack order.
+    #[serde(skip)]
+    pub(crate) pins: Vec<Pin>,
 }
 
 impl Plan {
@@ -617,6 +630,7 @@ pub(crate) fn build(
         source_rest,
         target_rest,
         target_local_rest,
+        pins: Vec::new(),
     };
     if options.root_motion {
         let ok = plan
@@ -628,7 +642,62 @@ pub(crate) fn build(
     }
     plan_chains(&mut plan, source, target, options)?;
     finish(&mut plan, source, target, options);
+    plan.pins = pins(&plan, target, options)?;
+    for b in plan.pins.iter().map(|p| p.bone) {
+        for list in [&mut plan.driven, &mut plan.translated] {
+            if !list.contains(&b) {
+                list.push(b);
+                list.sort();
+            }
+        }
+    }
     Ok(plan)
+}
+
+/// The `Pin` ops that are on, their bones found in the target (by skeleton bone name, else by
+/// the profile bone the map gives).
+fn pins(plan: &Plan, target: &Rig, options: &RetargetOptions) -> Result<Vec<Pin>, RetargetError> {
+    let find = |i: usize, name: &str| {
+        let s = target.skeleton;
+        (s.bones.iter().position(|b| b.name == name))
+            .map(|b| BoneId(b as u32))
+            .or_else(|| target.profile.find(name).and_then(|p| target.map.get(p)))
+            .ok_or_else(|| {
+                RetargetError::BadOption(format!(
+                    "ops[{i}] = Pin: no bone `{name}` in the target skeleton `{}` (nor a profile bone it maps)",
+                    s.name
+                ))
+            })
+    };
+    let mut out = Vec::new();
+    for (i, op) in options.ops.iter().enumerate() {
+        let crate::retarget::Op::Pin(p) = op else {
+            continue;
+        };
+        if !op.on() {
+            continue;
+        }
+        let (bone, from) = (find(i, &p.bone)?, find(i, &p.from)?);
+        if bone == from || target.skeleton.is_ancestor(bone, from) {
+            return Err(RetargetError::BadOption(format!(
+                "ops[{i}] = Pin: `{}` is `{}` or above it: a bone cannot follow itself",
+                p.bone, p.from
+            )));
+        }
+        let ((rf, pf), (rb, pb)) = (
+            plan.target_rest[from.index()],
+            plan.target_rest[bone.index()],
+        );
+        let offset = (p.space == crate::retarget::ops::PinSpace::RestRelative)
+            .then(|| (rf.inverse() * rb, rf.inverse() * (pb - pf)));
+        out.push(Pin {
+            bone,
+            from,
+            offset,
+            alpha: p.alpha,
+        });
+    }
+    Ok(out)
 }
 
 /// The legs' rest lengths (thigh to shin to foot joints), averaged over the sides both rigs map

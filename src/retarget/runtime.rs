@@ -52,7 +52,7 @@ pub struct Retargeter {
     /// The core passes' alphas (0: off).
     core: Core,
     /// The ops after the core passes that are on, in order.
-    ops: Vec<Op>,
+    ops: Vec<Step>,
     /// The time step when none is given: 1 / `options.fps`, seconds.
     dt: f32,
     /// Each side's height (skeleton units), which thresholds are fractions of.
@@ -91,6 +91,38 @@ pub struct Retargeter {
 }
 
 const NONE: u32 = u32::MAX;
+
+/// An op after the core passes as the runtime runs it (pins by their index in the plan).
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    Plant(super::PlantOp),
+    Floor(super::FloorOp),
+    Filter(super::FilterOp),
+    Pole(super::PoleOp),
+    Stride(super::StrideOp),
+    Pin(usize),
+}
+
+/// The steps of the ops after the core passes that are on, in order.
+fn steps(ops: &[Op]) -> Vec<Step> {
+    let mut pins = 0;
+    let mut out = Vec::new();
+    for op in ops.iter().filter(|o| !o.is_core() && o.on()) {
+        out.push(match op {
+            Op::Plant(p) => Step::Plant(*p),
+            Op::Floor(f) => Step::Floor(*f),
+            Op::Filter(f) => Step::Filter(*f),
+            Op::Pole(p) => Step::Pole(*p),
+            Op::Stride(w) => Step::Stride(*w),
+            Op::Pin(_) => {
+                pins += 1;
+                Step::Pin(pins - 1)
+            }
+            Op::Root(_) | Op::Fk(_) | Op::Ik(_) => continue,
+        });
+    }
+    out
+}
 
 impl Retargeter {
     /// Plans the retarget of `source`'s poses onto `target`. Both skeletons should be
@@ -151,12 +183,7 @@ impl Retargeter {
             source_needs_position,
             target_positioned,
             core: options.core(),
-            ops: options
-                .ops
-                .iter()
-                .filter(|o| !o.is_core() && o.on())
-                .copied()
-                .collect(),
+            ops: steps(&options.ops),
             dt: if options.fps > 0.0 && options.fps.is_finite() {
                 1.0 / options.fps
             } else {
@@ -264,12 +291,12 @@ impl Retargeter {
         }
         for i in 0..self.ops.len() {
             match self.ops[i] {
-                Op::Plant(p) => self.plant_op(&p, dt, target),
-                Op::Floor(f) => self.floor_op(&f, target),
-                Op::Filter(f) => self.filter_op(&f, dt, target),
-                Op::Pole(p) => self.pole_op(&p, target),
-                Op::Stride(w) => self.stride_op(&w, target),
-                Op::Root(_) | Op::Fk(_) | Op::Ik(_) => {}
+                Step::Plant(p) => self.plant_op(&p, dt, target),
+                Step::Floor(f) => self.floor_op(&f, target),
+                Step::Filter(f) => self.filter_op(&f, dt, target),
+                Step::Pole(p) => self.pole_op(&p, target),
+                Step::Stride(w) => self.stride_op(&w, target),
+                Step::Pin(k) => self.pin_op(k, target),
             }
         }
         self.follow_pass(target, false);

@@ -255,6 +255,27 @@ impl Retargeter {
             self.reach(k, target, now.lerp(goal, w.alpha));
         }
     }
+
+    /// Pin `k` of the plan: its bone takes the other bone's global transform (times their rest
+    /// offset), blended by `alpha` in the bone's local space; the globals below are refreshed.
+    pub(super) fn pin_op(&mut self, k: usize, target: &mut Pose) {
+        let pin = self.plan.pins[k];
+        let from = self.global_of(target, pin.from.0);
+        let (rot, pos) = match pin.offset {
+            Some((r, o)) => (from.rot * r, from.pos + from.rot * (o * from.scale)),
+            None => (from.rot, from.pos),
+        };
+        let i = pin.bone.index();
+        let parent = self.global_of(target, self.target_parents[i]);
+        let local = &mut target.locals[i];
+        let (want_rot, want_pos) = (
+            (parent.rot.inverse() * rot).normalize(),
+            parent.local_translation(pos),
+        );
+        local.rotation = local.rotation.slerp(want_rot, pin.alpha).normalize();
+        local.translation = local.translation.lerp(want_pos, pin.alpha);
+        self.positions(target);
+    }
 }
 
 /// The direction the middle joint `b` of a limb bends to, away from the line from `a` (upper
