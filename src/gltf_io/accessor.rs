@@ -7,6 +7,7 @@ use gltf::json::accessor::{ComponentType, GenericComponentType, Type};
 use gltf::json::validation::Checked;
 use gltf::json::Root;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Most floats one accessor may hold (256 MiB of f32): more is refused, not allocated.
 const MAX_FLOATS: u64 = 64 << 20;
@@ -33,7 +34,7 @@ pub(crate) struct Data<'a> {
     decoded_total: usize,
     /// Key times by accessor, and whether they are finite and non-decreasing: samplers of one
     /// animation usually share their input.
-    times: HashMap<usize, (Vec<f32>, bool)>,
+    times: HashMap<usize, (Arc<[f32]>, bool)>,
 }
 
 fn components(t: Type) -> usize {
@@ -222,11 +223,11 @@ impl<'a> Data<'a> {
 
     /// [`key_times`](Self::key_times) and whether they are finite and non-decreasing (checked
     /// once per accessor).
-    pub fn checked_key_times(&mut self, index: usize) -> Result<&(Vec<f32>, bool), ErrorKind> {
+    pub fn checked_key_times(&mut self, index: usize) -> Result<&(Arc<[f32]>, bool), ErrorKind> {
         if !self.times.contains_key(&index) {
             let (times, _) = self.floats(index, &[Type::Scalar])?;
             let ok = times.iter().all(|t| t.is_finite()) && times.windows(2).all(|w| w[1] >= w[0]);
-            self.times.insert(index, (times, ok));
+            self.times.insert(index, (times.into(), ok));
         }
         Ok(&self.times[&index])
     }

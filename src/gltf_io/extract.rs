@@ -21,6 +21,7 @@ use gltf::json::validation::Checked;
 use gltf::json::Root;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// The skeleton and bone of each bone node, by glTF node index.
 pub(crate) type BoneOf = HashMap<usize, (SkeletonId, BoneId)>;
@@ -515,7 +516,7 @@ fn sampler(
     a: usize,
     s: usize,
     ty: &[Type],
-) -> Result<(Interpolation, Vec<f32>, Vec<f32>, usize), ErrorKind> {
+) -> Result<(Interpolation, Arc<[f32]>, Vec<f32>, usize), ErrorKind> {
     let at = format!("animations[{a}].samplers[{s}]");
     let smp = &root.animations[a].samplers[s];
     let interp = interpolation(root, a, s)?;
@@ -760,7 +761,7 @@ fn put_track(
             });
         }
         _ => {
-            let values: Vec<Vec3> = values.chunks_exact(3).map(Vec3::from_slice).collect();
+            let values: Arc<[Vec3]> = values.chunks_exact(3).map(Vec3::from_slice).collect();
             let track = Some(Track {
                 interpolation,
                 times,

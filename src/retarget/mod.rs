@@ -298,18 +298,19 @@ pub fn retarget_clip_with(
         }
     }
     let mut tracks = vec![BoneTracks::default(); target.skeleton.bones.len()];
+    let times: std::sync::Arc<[f32]> = times.into();
     for (b, values) in driven.iter().zip(rotations) {
         tracks[b.index()].rotation = Some(Track {
             interpolation: Interpolation::Linear,
             times: times.clone(),
-            values,
+            values: values.into(),
         });
     }
     for (b, values) in moved.iter().zip(translations) {
         tracks[b.index()].translation = Some(Track {
             interpolation: Interpolation::Linear,
             times: times.clone(),
-            values,
+            values: values.into(),
         });
     }
     Ok(Clip {
@@ -332,7 +333,7 @@ fn unscaled(clip: &Clip, plan: &Plan) -> Clip {
         .flatten()
     {
         if let Some(t) = &mut out.tracks[b.index()].translation {
-            for v in &mut t.values {
+            for v in std::sync::Arc::make_mut(&mut t.values) {
                 *v *= plan.source_hips_height;
             }
         }
