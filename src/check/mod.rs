@@ -8,7 +8,7 @@ pub mod retarget;
 use crate::mapping::BoneMap;
 use crate::model::{angle_deg, arc, turn_deg, BoneId, Clip, Model, Pose, Skeleton, SkeletonId};
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, MAX_TAIL_DEG};
-use glam::{DAffine3, DMat4, DQuat, Mat4, Quat, Vec3};
+use glam::{DAffine3, DMat4, DQuat, DVec3, Mat4, Quat, Vec3};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -111,8 +111,9 @@ pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
             let (ca, cb) = pairs[p];
             let mut frame = pass.frame();
             let mut worst = Worst::default();
+            let duration = ca.duration();
             for f in from..to {
-                let time = (f as f32 / FPS).min(ca.duration());
+                let time = (f as f32 / FPS).min(duration);
                 pass.pose(&mut frame, ca, cb, time);
                 pass.compare(&frame, &mut |j, e| worst.see(e, (p, time, j)));
             }
@@ -226,15 +227,17 @@ impl SkinPass<'_> {
         let height = self.height;
         if let Some(change) = &self.changes {
             for j in 0..self.a.bones.len() {
-                let (ma, mb) = (DMat4::from(wa[j]), DMat4::from(wb[j]) * change[j]);
+                let m = wa[j].matrix3;
+                let ma = [m.x_axis, m.y_axis, m.z_axis, wa[j].translation];
+                let mb = affine_times(&wb[j], &change[j]);
                 see(j, matrix_error(&ma, &mb, height) as f32);
             }
         }
         for joints in &self.binds {
-            for &(ja, jb, ia, ib) in joints {
-                let ma = DMat4::from(wa[ja]) * ia;
-                let mb = DMat4::from(wb[jb]) * ib;
-                see(ja, matrix_error(&ma, &mb, height) as f32);
+            for (ja, jb, ia, ib) in joints {
+                let ma = affine_times(&wa[*ja], ia);
+                let mb = affine_times(&wb[*jb], ib);
+                see(*ja, matrix_error(&ma, &mb, height) as f32);
             }
         }
     }
@@ -245,13 +248,27 @@ impl SkinPass<'_> {
 /// `a` (which is 1 unless the mesh and the skeleton use different units, as when a file scales
 /// its armature by 100: then every axis element is about 100 and an f32 rounding of it alone
 /// is 4e-6).
-fn matrix_error(a: &DMat4, b: &DMat4, height: f64) -> f64 {
-    let mut e = ((a.w_axis - b.w_axis).truncate().abs().max_element()) / height;
+/// The matrices are given by the upper three rows of their columns (see [`affine_times`]).
+fn matrix_error(a: &[DVec3; 4], b: &[DVec3; 4], height: f64) -> f64 {
+    let mut e = ((a[3] - b[3]).abs().max_element()) / height;
     for c in 0..3 {
-        let (ca, cb) = (a.col(c).truncate(), b.col(c).truncate());
+        let (ca, cb) = (a[c], b[c]);
         e = e.max((ca - cb).abs().max_element() / ca.length().max(1e-12));
     }
     e
+}
+
+/// The upper three rows of the 4×4 product `a · m` (`a` affine), column by column: the same
+/// operations in the same order as the full product, so the same numbers, without the bottom
+/// row that [`matrix_error`] does not look at.
+fn affine_times(a: &DAffine3, m: &DMat4) -> [DVec3; 4] {
+    let (x, y, z, t) = (
+        a.matrix3.x_axis,
+        a.matrix3.y_axis,
+        a.matrix3.z_axis,
+        a.translation,
+    );
+    [m.x_axis, m.y_axis, m.z_axis, m.w_axis].map(|c| x * c.x + y * c.y + z * c.z + t * c.w)
 }
 
 /// World matrices of a pose in f64 (from the f32 values stored), so that the check's own

@@ -148,31 +148,54 @@ impl Added {
         f: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
         match self {
-            Added::Floats(v) => float_bytes(v.iter().copied(), start, end, f),
-            Added::Vec3s(v) => float_bytes(v.iter().flat_map(|x| x.to_array()), start, end, f),
-            Added::Quats(v) => float_bytes(v.iter().flat_map(|x| x.to_array()), start, end, f),
+            Added::Floats(v) => float_bytes(v, |x| [*x], start, end, f),
+            Added::Vec3s(v) => float_bytes(v, Vec3::to_array, start, end, f),
+            Added::Quats(v) => float_bytes(v, Quat::to_array, start, end, f),
         }
     }
 }
 
-/// The little-endian bytes `start..end` of `floats` (4-byte aligned bounds), handed to `f` in
-/// pieces of at most 4 KB.
-fn float_bytes(
-    floats: impl Iterator<Item = f32>,
+/// The little-endian bytes `start..end` (4-byte aligned bounds) of `items`, `N` floats each by
+/// `floats`, handed to `f` in pieces of at most 4 KB.
+fn float_bytes<T, const N: usize>(
+    items: &[T],
+    floats: impl Fn(&T) -> [f32; N],
     start: usize,
     end: usize,
     f: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    let (first, last) = (start / 4, end.saturating_sub(start) / 4 + start / 4);
     let mut chunk = [0u8; 4096];
     let mut used = 0;
-    for x in floats.skip(start / 4).take(end.saturating_sub(start) / 4) {
+    let mut put = |x: f32, chunk: &mut [u8; 4096]| -> std::io::Result<()> {
         chunk[used..used + 4].copy_from_slice(&x.to_le_bytes());
         used += 4;
         if used == chunk.len() {
-            f(&chunk)?;
+            f(&chunk[..])?;
             used = 0;
         }
+        Ok(())
+    };
+    // Whole items in the range go N floats at a time; the ends float by float.
+    let whole = first.div_ceil(N)..(last / N).min(items.len());
+    if whole.is_empty() {
+        for k in first..last {
+            put(floats(&items[k / N])[k % N], &mut chunk)?;
+        }
+    } else {
+        for k in first..whole.start * N {
+            put(floats(&items[k / N])[k % N], &mut chunk)?;
+        }
+        for item in &items[whole.clone()] {
+            for x in floats(item) {
+                put(x, &mut chunk)?;
+            }
+        }
+        for k in whole.end * N..last {
+            put(floats(&items[k / N])[k % N], &mut chunk)?;
+        }
     }
+    drop(put);
     f(&chunk[..used])
 }
 
@@ -443,6 +466,41 @@ mod tests {
             load_uri(uri, "buffers[0]", &Resources::Folder(dir)),
             Err(ErrorKind::RefusedUri { .. })
         )
+    }
+
+    /// Added data reads back as the little-endian bytes of its floats, whole or in any
+    /// 4-byte-aligned range, with zeros where alignment put them.
+    #[test]
+    fn added_pieces_are_their_floats_bytes() {
+        let quats: Arc<[Quat]> = (0..700)
+            .map(|i| Quat::from_xyzw(i as f32, 0.5, -1.0, 1e-3 * i as f32))
+            .collect();
+        let vecs: Arc<[Vec3]> = (0..5).map(|i| Vec3::splat(i as f32 + 0.25)).collect();
+        let mut json = serde_json::json!({});
+        let mut out = OutBuffers::new(&[]);
+        out.append(&mut json, Added::Vec3s(vecs.clone()));
+        let (_, at) = out.append(&mut json, Added::Quats(quats.clone()));
+        let mut expected: Vec<u8> = vecs
+            .iter()
+            .flat_map(|v| v.to_array())
+            .flat_map(f32::to_le_bytes)
+            .collect();
+        assert_eq!(at, expected.len());
+        expected.extend(
+            quats
+                .iter()
+                .flat_map(|q| q.to_array())
+                .flat_map(f32::to_le_bytes),
+        );
+        assert_eq!(json["buffers"][0]["byteLength"], expected.len());
+        for (start, end) in [(0, expected.len()), (4, 60), (56, 64), (20, 9000), (8, 8)] {
+            let mut got = Vec::new();
+            let piece = out.piece(0, start, end - start).unwrap();
+            piece.write_to(&mut got).unwrap();
+            assert_eq!(piece.len(), end - start);
+            assert_eq!(got, expected[start..end], "{start}..{end}");
+        }
+        assert!(out.piece(0, 4, expected.len()).is_none());
     }
 
     #[test]
