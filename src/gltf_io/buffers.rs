@@ -195,7 +195,6 @@ fn float_bytes<T, const N: usize>(
             put(floats(&items[k / N])[k % N], &mut chunk)?;
         }
     }
-    drop(put);
     f(&chunk[..used])
 }
 

@@ -28,8 +28,12 @@ fn nums(xs: &[f32]) -> Value {
     Value::Array(xs.iter().map(|&x| num(x)).collect())
 }
 
+/// Patches `json` (a copy of the document as read, `read`, whose animations may be left out:
+/// [`patch_clips`] puts each back, as read or rebuilt) with what changed from `original` to
+/// `model`.
 pub(crate) fn apply(
     json: &mut Value,
+    read: &Value,
     buffers: &mut OutBuffers,
     original: &Model,
     model: &Model,
@@ -66,7 +70,7 @@ pub(crate) fn apply(
         )?;
     }
     turn_scene_roots(json, &roots, turn)?;
-    patch_clips(json, buffers, original, model)
+    patch_clips(json, read, buffers, original, model)
 }
 
 fn node_mut<'a>(
@@ -498,8 +502,11 @@ impl Rebuild<'_> {
     }
 }
 
+/// Puts every animation of `read` into `json`: as read when its clips did not change, else
+/// rebuilt; then removes the ones left without clips and adds the clips not read from the file.
 fn patch_clips(
     json: &mut Value,
+    read: &Value,
     buffers: &mut OutBuffers,
     original: &Model,
     model: &Model,
@@ -515,16 +522,22 @@ fn patch_clips(
     for a in 0..anim_count as u32 {
         let (new, old) = (of(&model.clips, a), of(&original.clips, a));
         if new == old {
+            let as_read = &read["animations"][a as usize];
+            if let Some(slot) = json.pointer_mut(&format!("/animations/{a}")) {
+                if slot != as_read {
+                    *slot = as_read.clone();
+                }
+            }
             continue;
         }
         if new.is_empty() {
             removed.push(a as usize);
             continue;
         }
-        rebuild(json, buffers, model, &new, &old, Some(a as usize))?;
+        rebuild(json, read, buffers, model, &new, &old, Some(a as usize))?;
     }
     for clip in model.clips.iter().filter(|c| c.source.is_none()) {
-        rebuild(json, buffers, model, &[clip], &[], None)?;
+        rebuild(json, read, buffers, model, &[clip], &[], None)?;
     }
     if let Some(anims) = json.get_mut("animations").and_then(Value::as_array_mut) {
         for a in removed.into_iter().rev() {
@@ -534,15 +547,20 @@ fn patch_clips(
     Ok(())
 }
 
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the document being patched and what it is made of"
+)]
 fn rebuild(
     json: &mut Value,
+    read: &Value,
     buffers: &mut OutBuffers,
     model: &Model,
     new: &[&Clip],
     old: &[&Clip],
     a: Option<usize>,
 ) -> Result<(), ErrorKind> {
-    let anim = a.map_or_else(|| json!({}), |a| json["animations"][a].clone());
+    let anim = a.map_or_else(|| json!({}), |a| read["animations"][a].clone());
     let empty = Vec::new();
     let old_channels = anim
         .get("channels")
