@@ -262,18 +262,7 @@ impl RetargetRun<'_> {
         let r = self;
         writeln!(w, "{} → {} → {}", r.source, r.target, r.output)?;
         let plan = &r.retarget.plan;
-        let (what, a, b) = match (
-            plan.scale_basis,
-            plan.source_leg_length,
-            plan.target_leg_length,
-        ) {
-            (crate::retarget::ScaleBasis::Legs, Some(a), Some(b)) => ("legs", a, b),
-            _ => (
-                "hips height",
-                plan.source_hips_height,
-                plan.target_hips_height,
-            ),
-        };
+        let (what, a, b) = plan.compared_lengths();
         writeln!(
             w,
             "skeleton `{}` → `{}`: {what} {a:.3} → {b:.3} (ratio {:.3}), {} chains",

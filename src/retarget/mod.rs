@@ -169,10 +169,9 @@ pub enum RetargetError {
     /// A side has no mapped hips.
     #[error("skeleton `{0}` has no mapped hips bone")]
     NoHips(String),
-    /// Neither side has legs mapped on both and the source hips are (almost) on the floor: no
-    /// ratio can be taken.
+    /// The source hips are (almost) on the floor at rest: its rest does not stand.
     #[error(
-        "the source hips height is {height} (skeleton `{skeleton}`): too close to 0 to scale the root motion by, and no legs are mapped on both sides; \
+        "the source hips height is {height} (skeleton `{skeleton}`): too close to 0 to scale the root motion by; \
          is the source normalized, and are its hips above its feet?"
     )]
     HipsHeight {
