@@ -24,7 +24,7 @@ mod symmetry;
 mod tests;
 
 pub use clip::mirror_clip;
-pub use names::counterpart_name;
+pub use names::counterpart_names;
 pub use pose::Mirror;
 
 use crate::mapping::BoneMap;
@@ -74,7 +74,7 @@ impl Default for MirrorOptions {
             clips: Vec::new(),
             suffix: None,
             axis: MirrorAxis::Auto,
-            snap_deg: 2.0,
+            snap_deg: 5.0,
         }
     }
 }
@@ -162,6 +162,8 @@ pub struct MirrorReport {
     pub named_pairs: usize,
     /// Bones mirrored in place (center bones, and side bones without a counterpart).
     pub in_place: usize,
+    /// Every pair, left bone then right bone, by name.
+    pub pairs: Vec<[String; 2]>,
     /// Largest distance of a rest joint from the reflection of its counterpart's rest joint,
     /// divided by the skeleton's size (over bones where the hierarchy is symmetric, see
     /// [`Mirror::is_symmetric`]): 0 for a symmetric rest, where every mirrored joint lands
@@ -266,6 +268,13 @@ pub fn mirror(
         in_place: (0..skeleton.bones.len())
             .filter(|&i| sym.counterpart[i].index() == i)
             .count(),
+        pairs: (0..skeleton.bones.len())
+            .filter(|&i| sym.side[i] == crate::profile::Side::Left)
+            .map(|i| {
+                let name = |b: usize| skeleton.bones[b].name.clone();
+                [name(i), name(sym.counterpart[i].index())]
+            })
+            .collect(),
         rest_asymmetry: m.rest_asymmetry,
         clips,
         warnings,

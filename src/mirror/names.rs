@@ -3,7 +3,7 @@
 //! CMU `LeftUpLeg`), single letters set off by separators or case (Blender `hand.L`, Unreal
 //! `hand_l`, `Bip01 L Hand`, VRoid `J_Bip_L_Hand`, CMU `LHipJoint`, DAZ `lShldrBend`).
 
-use crate::profile::Side;
+use crate::profile::{Profile, Side};
 use std::ops::Range;
 
 /// Byte ranges of the words of a name: runs of letters or digits, split where case goes from
@@ -38,39 +38,93 @@ fn words(name: &str) -> Vec<Range<usize>> {
     out
 }
 
-/// The side a word states and the word for the other side, in the same case.
-fn swap_word(word: &str) -> Option<(Side, String)> {
-    let lower = word.to_lowercase();
-    let (side, other) = match lower.as_str() {
-        "left" | "l" => (Side::Left, if lower == "l" { "r" } else { "right" }),
-        "right" | "r" => (Side::Right, if lower == "r" { "l" } else { "left" }),
-        _ => return None,
-    };
-    let upper = word.chars().all(|c| c.is_uppercase());
-    let capital = word.chars().next().is_some_and(char::is_uppercase);
-    let swapped = if upper {
-        other.to_uppercase()
-    } else if capital {
-        let mut s = other.to_string();
-        s[..1].make_ascii_uppercase();
+/// Side words of other languages than the profile's (French, Spanish, Italian, German).
+const MORE_LEFT: [&str; 5] = ["gauche", "izquierda", "izquierdo", "sinistra", "links"];
+const MORE_RIGHT: [&str; 6] = ["droite", "droit", "derecha", "derecho", "destra", "rechts"];
+
+/// `word` in the case style of `like`: all upper, capitalized or all lower.
+fn cased(word: &str, like: &str) -> String {
+    if like.chars().all(char::is_uppercase) {
+        word.to_uppercase()
+    } else if like.chars().next().is_some_and(char::is_uppercase) {
+        let mut s = word.to_string();
+        if let Some(first) = s.get_mut(..1) {
+            first.make_ascii_uppercase();
+        }
         s
     } else {
-        other.to_string()
-    };
-    Some((side, swapped))
+        word.to_string()
+    }
 }
 
-/// The side a name states and the name with that side swapped (the first side word is the
-/// marker), or `None` when the name states no side. `mixamorig:LeftHand` gives
-/// `(Left, "mixamorig:RightHand")`, `hand.L` gives `(Left, "hand.R")`, `calf_r` gives
-/// `(Right, "calf_l")`, `LHipJoint` gives `(Left, "RHipJoint")`.
-pub fn counterpart_name(name: &str) -> Option<(Side, String)> {
+/// The side a word states and the words that could stand for the other side, in the same
+/// case (single letters swap with single letters, words with words). A word glued to a side
+/// letter (`lhand`, when `hand` is a word of the profile and `lhand` is not) counts too.
+fn swap_word(word: &str, profile: &Profile) -> Option<(Side, Vec<String>)> {
+    let lower = word.to_lowercase();
+    let naming = &profile.naming;
+    let side_of = |w: &str| {
+        let left = naming.left.iter().any(|x| x == w) || MORE_LEFT.contains(&w);
+        let right = naming.right.iter().any(|x| x == w) || MORE_RIGHT.contains(&w);
+        match (left, right) {
+            (true, false) => Some(Side::Left),
+            (false, true) => Some(Side::Right),
+            _ => None,
+        }
+    };
+    if let Some(side) = side_of(&lower) {
+        let single = lower.chars().count() == 1;
+        let others: Vec<&str> = match side {
+            Side::Left => naming
+                .right
+                .iter()
+                .map(String::as_str)
+                .chain(MORE_RIGHT)
+                .collect(),
+            _ => naming
+                .left
+                .iter()
+                .map(String::as_str)
+                .chain(MORE_LEFT)
+                .collect(),
+        };
+        let candidates = others
+            .into_iter()
+            .filter(|o| (o.chars().count() == 1) == single)
+            .map(|o| cased(o, word))
+            .collect();
+        return Some((side, candidates));
+    }
+    let (first, rest) = lower.split_at_checked(1)?;
+    let glued = matches!(first, "l" | "r")
+        && !profile.vocabulary.contains(&lower)
+        && profile.vocabulary.contains(rest);
+    if !glued {
+        return None;
+    }
+    let side = if first == "l" {
+        Side::Left
+    } else {
+        Side::Right
+    };
+    let other = cased(if first == "l" { "r" } else { "l" }, &word[..1]);
+    Some((side, vec![format!("{other}{}", &word[1..])]))
+}
+
+/// The side a name states and the names the bone on the other side could have (the first side
+/// word is the marker; most likely first), or `None` when the name states no side.
+/// `mixamorig:LeftHand` gives `(Left, ["mixamorig:RightHand", …])`, `hand.L` gives
+/// `(Left, ["hand.R"])`, `calf_r` gives `(Right, ["calf_l"])`, `LHipJoint` gives
+/// `(Left, ["RHipJoint"])`. Side words are the profile's (`naming.left`, `naming.right`) and a
+/// few of other languages (`gauche`/`droite`, `izquierda`/`derecha`).
+pub fn counterpart_names(name: &str, profile: &Profile) -> Option<(Side, Vec<String>)> {
     words(name).into_iter().find_map(|r| {
-        let (side, other) = swap_word(&name[r.clone()])?;
-        Some((
-            side,
-            format!("{}{other}{}", &name[..r.start], &name[r.end..]),
-        ))
+        let (side, others) = swap_word(&name[r.clone()], profile)?;
+        let names = others
+            .iter()
+            .map(|o| format!("{}{o}{}", &name[..r.start], &name[r.end..]))
+            .collect();
+        Some((side, names))
     })
 }
 
@@ -106,15 +160,13 @@ mod tests {
                 "Skeleton_arm_joint_R__4_",
             ),
         ] {
-            assert_eq!(
-                counterpart_name(name),
-                Some((side, other.to_string())),
-                "{name}"
-            );
-            assert_eq!(
-                counterpart_name(other).map(|(_, n)| n).as_deref(),
-                Some(name),
-                "{other} swaps back"
+            let p = Profile::humanoid();
+            let (got, names) = counterpart_names(name, p).unwrap();
+            assert_eq!((got, names[0].as_str()), (side, other), "{name}");
+            let back = counterpart_names(other, p).unwrap().1;
+            assert!(
+                back.iter().any(|n| n == name),
+                "{other} swaps back: {back:?}"
             );
         }
     }
@@ -131,8 +183,10 @@ mod tests {
             "Leftover",
             "hair_01",
             "Head_end",
+            "lower",
+            "rib",
         ] {
-            assert_eq!(counterpart_name(name), None, "{name}");
+            assert_eq!(counterpart_names(name, Profile::humanoid()), None, "{name}");
         }
     }
 }

@@ -143,6 +143,7 @@ impl Mirror {
         let symmetry = Symmetry {
             counterpart: counterpart.to_vec(),
             side,
+            mapped: vec![false; n],
             mapped_pairs: 0,
             named_pairs: counterpart
                 .iter()

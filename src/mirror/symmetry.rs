@@ -2,7 +2,7 @@
 //! by side markers in the name for the others, itself for center bones), and the mirror plane's
 //! normal in the skeleton's space.
 
-use super::names::counterpart_name;
+use super::names::counterpart_names;
 use super::{MirrorAxis, MirrorError};
 use crate::mapping::BoneMap;
 use crate::model::{BoneId, Skeleton, Transform, Warning, WarningCode};
@@ -16,6 +16,8 @@ pub(super) struct Symmetry {
     pub counterpart: Vec<BoneId>,
     /// Per bone, the side it is on (`Center` for bones mirrored in place).
     pub side: Vec<Side>,
+    /// Per bone, whether its pair was found through the profile.
+    pub mapped: Vec<bool>,
     /// Pairs found through the profile.
     pub mapped_pairs: usize,
     /// Pairs found by the side markers of unmapped bones' names.
@@ -34,6 +36,7 @@ impl Symmetry {
         let mut s = Symmetry {
             counterpart: (0..n as u32).map(BoneId).collect(),
             side: vec![Side::Center; n],
+            mapped: vec![false; n],
             mapped_pairs: 0,
             named_pairs: 0,
             unpaired: Vec::new(),
@@ -50,12 +53,17 @@ impl Symmetry {
             if bone.side != Side::Left {
                 continue;
             }
-            let other = counterpart_name(&bone.name)
-                .and_then(|(_, name)| profile.find(&name))
-                .filter(|&o| profile.bone(o).side == Side::Right);
+            let other = counterpart_names(&bone.name, profile).and_then(|(_, names)| {
+                names
+                    .iter()
+                    .filter_map(|n| profile.find(n))
+                    .find(|&o| profile.bone(o).side == Side::Right)
+            });
             if let (Some(a), Some(b)) = (map.get(pk), other.and_then(|o| map.get(o))) {
                 if a != b && !paired(&s, a) && !paired(&s, b) {
                     pair(&mut s, a, b);
+                    s.mapped[a.index()] = true;
+                    s.mapped[b.index()] = true;
                     s.mapped_pairs += 1;
                 }
             }
@@ -69,8 +77,10 @@ impl Symmetry {
             if paired(&s, a) || center(a) {
                 continue;
             }
-            let named = counterpart_name(&skeleton.bones[i].name);
-            let other = named.as_ref().and_then(|(_, name)| skeleton.find(name));
+            let named = counterpart_names(&skeleton.bones[i].name, profile);
+            let other = named
+                .as_ref()
+                .and_then(|(_, names)| names.iter().find_map(|n| skeleton.find(n)));
             match (named, other) {
                 (Some((side, _)), Some(b)) if b != a && !paired(&s, b) && !center(b) => {
                     let (l, r) = if side == Side::Left { (a, b) } else { (b, a) };
@@ -128,10 +138,19 @@ impl Symmetry {
             MirrorAxis::Auto => {}
         }
         let p = rest_positions(skeleton);
-        let sum: Vec3 = (0..p.len())
-            .filter(|&i| self.side[i] == Side::Left)
-            .map(|i| p[i] - p[self.counterpart[i].index()])
-            .sum();
+        // Pairs through the profile are the body's own; named pairs (IK targets, props) only
+        // when there are none.
+        let offsets = |only_mapped: bool| -> Vec3 {
+            (0..p.len())
+                .filter(|&i| self.side[i] == Side::Left)
+                .filter(|&i| !only_mapped || self.mapped[i])
+                .map(|i| p[i] - p[self.counterpart[i].index()])
+                .sum()
+        };
+        let sum = match offsets(true) {
+            s if s != Vec3::ZERO => s,
+            _ => offsets(false),
+        };
         let size = extent(&p).max(f32::MIN_POSITIVE);
         if !(sum.length() > 1e-6 * size) {
             return Err(MirrorError::NoPlane {
