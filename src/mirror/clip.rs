@@ -66,10 +66,17 @@ fn map_keys(mirror: &Mirror, j: usize, from: &BoneTracks) -> BoneTracks {
                 }
             })
         }),
-        rotation: from
-            .rotation
-            .as_ref()
-            .map(|t| map_track(t, |q, _| mirror.key_rotation(j, q))),
+        rotation: from.rotation.as_ref().map(|t| {
+            map_track(t, |q, tangent| {
+                let out = mirror.key_rotation(j, q);
+                // Keys keep their length (unit keys stay unit, not drifting by rounding).
+                if tangent || q.length_squared() == 0.0 {
+                    out
+                } else {
+                    out.normalize() * q.length()
+                }
+            })
+        }),
         scale: from.scale.clone(),
     }
 }
