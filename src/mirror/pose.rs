@@ -33,7 +33,7 @@ use super::{MirrorError, MirrorOptions};
 use crate::mapping::BoneMap;
 use crate::model::{BoneId, Pose, Skeleton, Transform};
 use crate::profile::Profile;
-use glam::{Mat3, Quat, Vec3};
+use glam::{Mat3, Mat3A, Mat4, Quat, Vec3, Vec4};
 
 const NONE: u32 = u32::MAX;
 
@@ -70,9 +70,9 @@ pub struct Mirror {
     rest_world_inv: Vec<Quat>,
     /// Per bone, whether the hierarchy is symmetric there (the key maps apply).
     symmetric: Vec<bool>,
-    alpha: Vec<Quat>,
-    beta: Vec<Quat>,
-    shift: Vec<Mat3>,
+    /// Per bone, `q ↦ α_j · refl(q) · β_j` as a 4×4 matrix on (x, y, z, w).
+    rotation_map: Vec<Mat4>,
+    shift: Vec<Mat3A>,
     /// What pairing found, for reports.
     pub(super) symmetry: Symmetry,
     /// Whether the normal was snapped to an axis.
@@ -188,8 +188,7 @@ impl Mirror {
             counterpart: counterpart.clone(),
             parent: parent.clone(),
             symmetric: Vec::with_capacity(parent.len()),
-            alpha: Vec::with_capacity(parent.len()),
-            beta: Vec::with_capacity(parent.len()),
+            rotation_map: Vec::with_capacity(parent.len()),
             shift: Vec::with_capacity(parent.len()),
             rest,
             rest_world: rest_world.clone(),
@@ -202,10 +201,17 @@ impl Mirror {
             let (p, c) = (parent[j], counterpart[j]);
             let cp = across(p);
             m.symmetric.push(parent[c as usize] == cp);
-            m.alpha.push(world(p).inverse() * m.reflect(world(cp)));
-            m.beta.push(m.reflect(world(c).inverse()) * rest_world[j]);
-            m.shift
-                .push(Mat3::from_quat(world(p).inverse()) * s * Mat3::from_quat(world(cp)));
+            let alpha = world(p).inverse() * m.reflect(world(cp));
+            let beta = m.reflect(world(c).inverse()) * rest_world[j];
+            let column = |e: Vec4| Vec4::from(alpha * m.reflect(Quat::from_vec4(e)) * beta);
+            m.rotation_map.push(Mat4::from_cols(
+                column(Vec4::X),
+                column(Vec4::Y),
+                column(Vec4::Z),
+                column(Vec4::W),
+            ));
+            let shift = Mat3::from_quat(world(p).inverse()) * s * Mat3::from_quat(world(cp));
+            m.shift.push(Mat3A::from(shift));
         }
         m.rest_asymmetry = m.measure_asymmetry(skeleton);
         m
@@ -265,13 +271,13 @@ impl Mirror {
     /// Bone `j`'s local rotation value for its counterpart's local value `q` (symmetric bones).
     /// Linear in the four components: it maps cubic-spline tangents too.
     pub(super) fn key_rotation(&self, j: usize, q: Quat) -> Quat {
-        self.alpha[j] * self.reflect(q) * self.beta[j]
+        Quat::from_vec4(self.rotation_map[j] * Vec4::from(q))
     }
 
     /// Bone `j`'s translation change for its counterpart's change `d` from rest (symmetric
     /// bones): `M_j d`. Linear: it maps tangents too.
     pub(super) fn key_shift(&self, j: usize, d: Vec3) -> Vec3 {
-        self.shift[j] * d
+        Vec3::from(self.shift[j] * glam::Vec3A::from(d))
     }
 
     /// Rest local translation of bone `j`.
