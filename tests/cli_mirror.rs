@@ -1,6 +1,11 @@
 //! Issue 21: `skelnorm mirror` on the command line: the clips it replaces or adds, BVH output,
 //! and the exit codes of its failures.
-#![allow(clippy::unwrap_used, reason = "test code: a panic is how a test fails")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 

@@ -256,3 +256,112 @@ fn a_mirrored_walk_follows_the_other_foot_reflected() {
         }
     }
 }
+
+/// three.js as an independent player: the mirrored file's left foot, as GLTFLoader and
+/// AnimationMixer play it, follows the input's right foot reflected (and the other way round).
+#[test]
+fn three_js_plays_the_mirrored_feet_where_the_other_feet_were() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut inputs: Vec<PathBuf> = ["mixamo.glb", "ue_zup.glb"]
+        .iter()
+        .map(|f| common::root().join("fixtures").join(f))
+        .collect();
+    inputs.extend(common::require_any(&[
+        "khronos/CesiumMan.glb",
+        "khronos/RiggedFigure.glb",
+        "vrm/test.vrma",
+    ]));
+    let profile = Profile::humanoid();
+    let mut files = Vec::new();
+    let mut expected = Vec::new();
+    for (k, input) in inputs.iter().enumerate() {
+        let once = dir.path().join(format!("{k}.glb"));
+        run(&[
+            "mirror",
+            input.to_str().unwrap(),
+            "-o",
+            once.to_str().unwrap(),
+        ]);
+        let model = read(input);
+        let s = &model.skeletons[0];
+        let map = map_skeleton(s, profile, &MapOptions::default());
+        let m = Mirror::new(s, &map, profile, &MirrorOptions::default()).unwrap();
+        let foot = |name| {
+            let b = map.by_name(profile, name).unwrap();
+            s.bones[b.index()].node.unwrap()
+        };
+        let nodes = [foot("LeftFoot"), foot("RightFoot")];
+        let clips: serde_json::Map<String, serde_json::Value> = model
+            .clips
+            .iter()
+            .map(|c| {
+                // three.js names an unnamed animation `animation_<index>`; skelnorm,
+                // `animation<index>`.
+                let name = match c.source {
+                    Some(a) if c.name == format!("animation{a}") => format!("animation_{a}"),
+                    _ => c.name.clone(),
+                };
+                (name, serde_json::json!(c.sample_times(Some(30.0))))
+            })
+            .collect();
+        for path in [input, &once] {
+            files.push(serde_json::json!({"path": path, "nodes": nodes, "clips": clips}));
+        }
+        // The plane in the scene: the skeleton's plane through its root's rest joint, carried
+        // by the skeleton's base transform.
+        let origin = rest_joints(s)[0];
+        expected.push((input.clone(), s.base, origin, m.normal(), s.height()));
+    }
+    let jobs = dir.path().join("jobs.json");
+    std::fs::write(&jobs, serde_json::json!({ "files": files }).to_string()).unwrap();
+    let Some(out) = common::three_joints(&jobs) else {
+        return;
+    };
+    let files = out["files"].as_array().unwrap();
+    for (k, (input, base, origin, normal, height)) in expected.iter().enumerate() {
+        let (a, b) = (&files[2 * k], &files[2 * k + 1]);
+        // The skeleton's height in the scene (three's `height` spans only the two feet).
+        let height = *height;
+        let inverse = base.inverse();
+        let reflect = |p: Vec3| {
+            let local = inverse.transform_point3(p) - *origin;
+            base.transform_point3(*origin + local - 2.0 * local.dot(*normal) * *normal)
+        };
+        let v = |x: &serde_json::Value| {
+            let c: Vec<f32> = x
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.as_f64().unwrap() as f32)
+                .collect();
+            Vec3::new(c[0], c[1], c[2])
+        };
+        let mut worst = 0.0f32;
+        for f in [a, b] {
+            assert_eq!(
+                f["missing_clips"],
+                serde_json::json!([]),
+                "{}",
+                input.display()
+            );
+        }
+        let mut compared = 0;
+        for (clip, frames) in a["clips"].as_object().unwrap() {
+            let mirrored = b["clips"][clip].as_array().unwrap();
+            for (fa, fb) in frames.as_array().unwrap().iter().zip(mirrored) {
+                for (i, j) in [(0, 1), (1, 0)] {
+                    let off = (v(&fb[i]) - reflect(v(&fa[j]))).length() / height;
+                    worst = worst.max(off);
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 0, "{}: no frame compared", input.display());
+        eprintln!(
+            "{}: three.js feet {worst:.2e} of the height off the reflection ({compared} foot \
+             positions)",
+            input.display()
+        );
+        assert!(worst < 1e-4, "{}: {worst:.2e}", input.display());
+    }
+}

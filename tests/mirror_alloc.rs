@@ -1,7 +1,12 @@
 //! The runtime mirror allocates nothing per call (issue 21): a counting global allocator watches
 //! `Mirror::mirror_pose` over many frames of a real clip, on a skeleton with a prop on one hand
 //! (a bone that takes the world formulas) as well as bones whose keys map one to one.
-#![allow(clippy::unwrap_used, reason = "test code: a panic is how a test fails")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
 
 mod common;
 

@@ -96,7 +96,7 @@ impl Mirror {
                 skeleton: skeleton.name.clone(),
             });
         }
-        if !(options.snap_deg >= 0.0 && options.snap_deg < 45.0) {
+        if !(0.0..45.0).contains(&options.snap_deg) {
             return Err(MirrorError::BadOption(format!(
                 "snap_deg {} must be in 0..45",
                 options.snap_deg
@@ -126,7 +126,7 @@ impl Mirror {
         if let Some(why) = bad {
             return Err(MirrorError::BadOption(format!("counterparts: {why}")));
         }
-        if !(normal.is_finite() && normal.length() > 1e-6) {
+        if !normal.is_finite() || normal.length() <= 1e-6 {
             return Err(MirrorError::BadOption(format!(
                 "normal {normal} is not a direction"
             )));

@@ -152,7 +152,7 @@ impl Symmetry {
             _ => offsets(false),
         };
         let size = extent(&p).max(f32::MIN_POSITIVE);
-        if !(sum.length() > 1e-6 * size) {
+        if !sum.is_finite() || sum.length() <= 1e-6 * size {
             return Err(MirrorError::NoPlane {
                 skeleton: skeleton.name.clone(),
             });
