@@ -64,7 +64,7 @@ fn name(p: &Path) -> String {
 /// Chain directions (the FK pass, `--no-ik`): paired bones within 0.5° where both chains have
 /// as many bones (the legs pair bone for bone on every target since the source's leg is read
 /// only down to where the target's ends); no bone-length drift. Chain ends of unequal chains
-/// are in [`cmu_meets_every_issue_6_bound`].
+/// are in [`check_issue_6_bounds`].
 #[test]
 fn cmu_directions_meet_issue_6_bounds() {
     let Some((bvh, targets)) = pairs() else {
@@ -129,48 +129,96 @@ fn cmu_with_leg_ik_keeps_bone_lengths_validity_and_plays() {
     }
 }
 
-/// Every issue-6 bound: chain ends within 2° where the chains' bone counts differ (`--no-ik`);
-/// with leg IK, feet within 1% of the target's height of the scaled source and foot skate
-/// within the source's + 0.1% of the height per frame. Not met yet (issue 15), for two causes
-/// this change does not fix:
-/// - the hips-height ratio takes CMU's hips above y = 0 at its rest, where its straightened
-///   legs stand 5 cm below 0 and 11 cm below the floor its clip stands on, and the leg IK goal
-///   (the source's reach scaled by the limb-length ratio) disagrees with the hips-scaled
-///   measure where the ratios or the hips' place above the legs differ: feet 2.2–5.7% of the
-///   height, the robot's right foot skating 0.78% per frame against the source's 0.31%;
-/// - CMU's upper chest is a zero-length bone (the neck and collars sit on its joint), so the
-///   end of its spine has no direction of its own and RobotExpressive's two-bone spine end is
-///   compared with the segment below it: 9.35°.
+/// Issue 6's bounds on one target: chain ends within 2° where the chains' bone counts differ
+/// (`--no-ik`); with leg IK (the default, `ik_blend` 1), feet within 1% of the target's height
+/// of the scaled source, and foot skate within the source's + 0.1% of the height per frame,
+/// over the target's own contacts (`skate[].target`, math.md) when `own_contacts`, else over
+/// the source's (`skate[].target_at_source_contacts`). Returns the worst figures for the log.
+fn check_issue_6_bounds(bvh: &Path, target: &Path, extra: &[&str], own_contacts: bool) {
+    let who = name(target);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join(format!("all_{who}"));
+    let mut args = extra.to_vec();
+    args.push("--no-ik");
+    let r = retarget(bvh, target, &out, &args);
+    for c in r["clips"][0]["measured"]["chains"].as_array().unwrap() {
+        if c["bones_deg"].is_null() {
+            if let Some(d) = c["end_deg"].as_f64() {
+                assert!(d <= 2.0, "{who}: {c}");
+            }
+        }
+    }
+    let r = retarget(bvh, target, &out, extra);
+    let m = &r["clips"][0]["measured"];
+    let mut feet = 0;
+    for e in m["effectors"].as_array().unwrap() {
+        if e["ik"] == true {
+            let err = e["max_error"].as_f64().unwrap();
+            eprintln!(
+                "CMU → {who}: {} within {:.3}% of the height",
+                e["bone"],
+                err * 100.0
+            );
+            assert!(err <= 0.01, "{who}: {e}");
+            feet += 1;
+        }
+    }
+    assert_eq!(feet, 2, "{who}: both feet placed by IK");
+    for s in m["skate"].as_array().unwrap() {
+        let src = s["source"].as_f64().unwrap();
+        let own = s["target"].as_f64().unwrap();
+        let kept = s["target_at_source_contacts"].as_f64().unwrap();
+        eprintln!(
+            "CMU → {who}: {} skate {:.3}% → {:.3}% ({:.3}% over the source's contacts)",
+            s["bone"],
+            src * 100.0,
+            own * 100.0,
+            kept * 100.0
+        );
+        let tgt = if own_contacts { own } else { kept };
+        assert!(tgt <= src + 0.001, "{who}: {s}");
+    }
+}
+
+/// Every issue-6 bound on the human targets: ModularMen_Casual and the mixamo fixture.
 #[test]
-#[ignore = "issue 15: feet 2.2–5.7% of height, robot skate, robot spine end 9.35°; see the doc"]
-fn cmu_meets_every_issue_6_bound() {
+fn cmu_meets_every_issue_6_bound_on_human_targets() {
     let Some((bvh, targets)) = pairs() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    for (target, extra) in &targets {
-        let who = name(target);
-        let out = dir.path().join(format!("all_{who}"));
-        let mut args = extra.clone();
-        args.push("--no-ik");
-        let r = retarget(&bvh, target, &out, &args);
-        for c in r["clips"][0]["measured"]["chains"].as_array().unwrap() {
-            if c["bones_deg"].is_null() {
-                if let Some(d) = c["end_deg"].as_f64() {
-                    assert!(d <= 2.0, "{who}: {c}");
-                }
-            }
-        }
-        let r = retarget(&bvh, target, &out, extra);
-        let m = &r["clips"][0]["measured"];
-        for e in m["effectors"].as_array().unwrap() {
-            if e["ik"] == true {
-                assert!(e["max_error"].as_f64().unwrap() <= 0.01, "{who}: {e}");
-            }
-        }
-        for s in m["skate"].as_array().unwrap() {
-            let (src, tgt) = (s["source"].as_f64().unwrap(), s["target"].as_f64().unwrap());
-            assert!(tgt <= src + 0.001, "{who}: {s}");
-        }
+    for (target, extra) in targets
+        .iter()
+        .filter(|(t, _)| !name(t).starts_with("Robot"))
+    {
+        check_issue_6_bounds(&bvh, target, extra, true);
+    }
+}
+
+/// Every issue-6 bound on RobotExpressive, with skate over the source's contacts: feet 0.52%,
+/// spine end 0° (CMU's upper chest measured by its turn), skate 0.65% → 0.49% (left) and
+/// 0.31% → 0.35% (right) over the source's contacts.
+#[test]
+fn cmu_meets_issue_6_bounds_on_the_robot_over_the_sources_contacts() {
+    let Some((bvh, targets)) = pairs() else {
+        return;
+    };
+    for (target, extra) in targets.iter().filter(|(t, _)| name(t).starts_with("Robot")) {
+        check_issue_6_bounds(&bvh, target, extra, false);
+    }
+}
+
+/// Not met: the robot's right foot skates 0.78% per frame over its own contacts against the
+/// source's 0.31%. RobotExpressive is 4.6 times CMU's height but its legs only 1.8 times as
+/// long, so math.md's contact band (3% of the character's height) takes in the robot's feet
+/// while they swing up to 11 cm (in CMU's measure) above the floor, where the source's are in
+/// the air; over the source's own contacts the robot's feet skate within the bound (above).
+#[test]
+#[ignore = "issue 15: robot right foot 0.78% over its own contacts (0.35% over the source's)"]
+fn cmu_meets_every_issue_6_bound_on_the_robot() {
+    let Some((bvh, targets)) = pairs() else {
+        return;
+    };
+    for (target, extra) in targets.iter().filter(|(t, _)| name(t).starts_with("Robot")) {
+        check_issue_6_bounds(&bvh, target, extra, true);
     }
 }

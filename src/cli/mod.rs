@@ -5,6 +5,7 @@ mod batch;
 mod convert;
 mod inspect;
 mod map;
+mod mirror;
 mod normalize;
 mod retarget;
 mod stages;
@@ -122,8 +123,8 @@ enum Command {
     Normalize(normalize::NormalizeArgs),
     /// Retarget clips from one character (or a clip-only file such as VRMA) onto another by
     /// chains: both are normalized in memory, then each target bone takes the source's change
-    /// at the same place along its chain, the hips move scaled by the hips-height ratio, and
-    /// leg IK keeps the feet where the source's reach puts them. Writes the target with the new
+    /// at the same place along its chain, the pelvis moves as the source's scaled by the legs'
+    /// length ratio, and leg IK puts the feet where the source's go, scaled. Writes the target with the new
     /// clips and reports the measures per clip.
     Retarget(retarget::RetargetArgs),
     /// Normalize (or, with --retarget-to, retarget) every .gltf, .glb, .vrm and .vrma file under
@@ -153,6 +154,12 @@ enum Command {
     /// Convert any input (glTF, GLB, VRM, VRMA, FBX, BVH) to .gltf or .glb (a lossless round
     /// trip between glTF containers), or one clip to .bvh.
     Convert(convert::ConvertArgs),
+    /// Mirror clips left ↔ right across the character's own sagittal plane: each bone takes its
+    /// counterpart's motion reflected (pairs through the profile, then by side markers in names
+    /// such as `hand.L`/`hand.R`), center bones mirror in place, root motion is mirrored. The
+    /// file keeps its rests and names; mirrored clips replace the originals, or with --suffix
+    /// are added beside them. Exits 3 when no left/right pair shows the plane (give --axis).
+    Mirror(mirror::MirrorArgs),
 }
 
 /// Parses the command line, runs the command and returns the exit code.
@@ -205,6 +212,7 @@ pub fn run() -> i32 {
             json_schema,
         } => config(dump_defaults, json_schema),
         Command::Convert(args) => convert::run(&args),
+        Command::Mirror(args) => mirror::run(&args),
     };
     if let (Err(f), Some((command, input))) = (&result, json) {
         let printed = REPORT_PRINTED.load(std::sync::atomic::Ordering::Relaxed);
@@ -246,6 +254,7 @@ fn json_context(command: &Command) -> Option<(&'static str, String)> {
         Command::Normalize(a) if a.json => Some(("normalize", shown(&a.input))),
         Command::Retarget(a) if a.json => Some(("retarget", shown(&a.source))),
         Command::Convert(a) if a.json => Some(("convert", shown(&a.input))),
+        Command::Mirror(a) if a.json => Some(("mirror", shown(&a.input))),
         Command::Batch(a) if a.run.json => Some(("batch", shown(&a.input))),
         Command::Report(batch::ReportCommand::Merge {
             reports,

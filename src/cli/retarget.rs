@@ -71,10 +71,10 @@ pub struct RetargetArgs {
     /// Move the hips' horizontal travel and yaw to the target's Root bone.
     #[arg(long)]
     pub root_motion: bool,
-    /// Factor on the horizontal hips motion (on top of the hips-height ratio).
+    /// Factor on the horizontal hips motion (on top of the legs' length ratio).
     #[arg(long, value_name = "X")]
     pub horizontal_scale: Option<f32>,
-    /// Factor on the vertical hips motion (on top of the hips-height ratio).
+    /// Factor on the vertical hips motion (on top of the legs' length ratio).
     #[arg(long, value_name = "X")]
     pub vertical_scale: Option<f32>,
     /// Sampling rate of the new clips, frames per second (default 30).

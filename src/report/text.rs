@@ -4,7 +4,7 @@
 
 use crate::check::retarget::{EffectorCheck, NotMeasured, RetargetCheck};
 use crate::mapping::MapReport;
-use crate::pipeline::{Measured, NormalizeReport, RetargetReport};
+use crate::pipeline::{Measured, MirrorRunReport, NormalizeReport, RetargetReport};
 use crate::rename::RenameReport;
 use crate::rest::RestReport;
 use crate::tracks::{StripReason, StripReport};
@@ -24,6 +24,53 @@ pub struct NormalizeRun<'a> {
     pub size_after: u64,
     /// What normalizing did.
     pub report: &'a NormalizeReport,
+}
+
+/// What `mirror` did to one file: its report with the paths, as the text summary shows it.
+#[derive(Debug)]
+pub struct MirrorRun<'a> {
+    /// The input, as given.
+    pub file: String,
+    /// The output, as given.
+    pub output: String,
+    /// What mirroring did.
+    pub report: &'a MirrorRunReport,
+}
+
+impl MirrorRun<'_> {
+    /// The text summary: per skeleton, the pairs, the plane, the rest's asymmetry and the clips.
+    pub fn write_text(&self, w: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(w, "{} → {}", self.file, self.output)?;
+        for s in &self.report.skeletons {
+            let [x, y, z] = s.normal;
+            writeln!(
+                w,
+                "skeleton `{}`: {} pairs through the profile, {} by name, {} bones in place; \
+                 plane normal ({x:.3}, {y:.3}, {z:.3}){}; rest asymmetry {:.2e} of its size",
+                s.skeleton,
+                s.mapped_pairs,
+                s.named_pairs,
+                s.in_place,
+                if s.snapped {
+                    " (snapped to an axis)"
+                } else {
+                    ""
+                },
+                s.rest_asymmetry
+            )?;
+            for warn in &s.warnings {
+                writeln!(w, "  warning [{}]: {}", warn.code.as_str(), warn.message)?;
+            }
+            for c in &s.clips {
+                if c.output == c.clip {
+                    writeln!(w, "  clip `{}` mirrored", c.clip)?;
+                } else {
+                    writeln!(w, "  clip `{}` → `{}`", c.clip, c.output)?;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What `retarget` did: the pipeline's report with the paths and the output's size, as the text
@@ -261,15 +308,15 @@ impl RetargetRun<'_> {
     pub fn write_text(&self, w: &mut dyn Write) -> std::io::Result<()> {
         let r = self;
         writeln!(w, "{} → {} → {}", r.source, r.target, r.output)?;
+        let plan = &r.retarget.plan;
+        let (what, a, b) = plan.compared_lengths();
         writeln!(
             w,
-            "skeleton `{}` → `{}`: hips height {:.3} → {:.3} (ratio {:.3}), {} chains",
+            "skeleton `{}` → `{}`: {what} {a:.3} → {b:.3} (ratio {:.3}), {} chains",
             r.retarget.source_skeleton,
             r.retarget.target_skeleton,
-            r.retarget.plan.source_hips_height,
-            r.retarget.plan.target_hips_height,
-            r.retarget.plan.hips_ratio,
-            r.retarget.plan.chains.len()
+            plan.hips_ratio,
+            plan.chains.len()
         )?;
         for warn in &r.retarget.plan.warnings {
             let code = warn.code.as_str();
@@ -334,8 +381,16 @@ fn retarget_measures(m: &RetargetCheck) -> String {
         .filter_map(|e| Some((e.bone.as_str(), e.reason?)))
         .collect();
     let percent = |v: Option<f32>| v.map_or("n/a".into(), |v| format!("{:.3}%", v * 100.0));
+    let kept = m
+        .skate
+        .iter()
+        .filter_map(|k| k.target_at_source_contacts)
+        .reduce(f32::max)
+        .map_or(String::new(), |v| {
+            format!(" ({} over the source's contacts)", percent(Some(v)))
+        });
     let skate = format!(
-        "skate {} → {} per frame",
+        "skate {} → {} per frame{kept}",
         percent(m.skate.iter().filter_map(|k| k.source).reduce(f32::max)),
         percent(m.skate.iter().filter_map(|k| k.target).reduce(f32::max)),
     );
@@ -442,6 +497,7 @@ mod tests {
                 bone: f.bone.clone(),
                 source: Some(0.01),
                 target: f.max_error.map(|_| 0.02),
+                target_at_source_contacts: f.max_error.map(|_| 0.01),
                 source_reason: None,
                 target_reason: f.reason,
             })

@@ -2,7 +2,8 @@
 //! in `../shared/design/math.md`): each source bone's global change from its rest,
 //! `Δ(t) = Gs(t) · Gs_rest⁻¹`, is given to the target, `Gt(t) = Δ(t) · Gt_rest`, chain by
 //! chain, with target bones placed by their normalized arc length along their chain; the hips
-//! position is scaled by the hips-height ratio; an optional two-bone IK pass puts feet (or
+//! pelvis (the thighs' midpoint) moves from its rest as the source's does, scaled by the legs'
+//! length ratio; an optional two-bone IK pass puts feet (or
 //! hands) where the source's reach says. Bone lengths always stay the target's.
 //!
 //! [`Retargeter`] is the runtime form: built once per pair of skeletons, then one call per frame
@@ -15,7 +16,7 @@ mod runtime;
 #[cfg(test)]
 mod tests;
 
-pub use plan::{ChainPlan, Plan};
+pub use plan::{ChainPlan, Plan, ScaleBasis};
 pub use runtime::Retargeter;
 
 use crate::mapping::BoneMap;
@@ -72,8 +73,11 @@ pub struct ChainSettings {
     /// for a `…Leg` chain, `Hand` for an `…Arm` chain (`LeftLeg` → `LeftFoot`), else its last
     /// bone.
     pub ik_end: Option<String>,
-    /// 0 places the end by the source's reach scaled to the target's limb length; 1 at the
-    /// source's own position scaled by the hips-height ratio; in between blends.
+    /// 1 (the default) places the end where the source's moves below its pelvis, scaled by the
+    /// plan's ratio, from the target's own rest place (its stance) turned with the hips'
+    /// heading: planted feet stay planted and the measured foot error is 0 wherever the limb
+    /// reaches. 0 places it by the source's reach from the thigh, scaled to the target's limb
+    /// length, plus the target's stance; in between blends.
     pub ik_blend: f32,
 }
 
@@ -84,7 +88,7 @@ impl Default for ChainSettings {
             mode: ChainMode::Interpolated,
             ik: None,
             ik_end: None,
-            ik_blend: 0.0,
+            ik_blend: 1.0,
         }
     }
 }
@@ -107,7 +111,8 @@ pub struct RetargetPose {
 )]
 #[serde(default, deny_unknown_fields)]
 pub struct RetargetOptions {
-    /// Run the root pass: the hips position, scaled by the hips-height ratio. Off, the hips stay
+    /// Run the root pass: the pelvis moves from its rest as the source's does, scaled by the
+    /// legs' length ratio (hips heights without legs). Off, the hips stay
     /// at their rest position. Default: true.
     pub root: bool,
     /// Run the FK pass: chain rotations. Off, every bone but the hips and the root keeps its
@@ -115,9 +120,9 @@ pub struct RetargetOptions {
     pub fk: bool,
     /// Run the IK pass on the chains whose settings ask for it. Default: true.
     pub ik: bool,
-    /// Factor on the horizontal hips motion, on top of the hips-height ratio. Default: 1.
+    /// Factor on the horizontal hips motion, on top of the legs' ratio. Default: 1.
     pub horizontal_scale: f32,
-    /// Factor on the vertical hips motion, on top of the hips-height ratio. Default: 1.
+    /// Factor on the vertical hips motion, on top of the legs' ratio. Default: 1.
     pub vertical_scale: f32,
     /// No horizontal travel: the hips keep their rest position across the floor. Default: false.
     pub in_place: bool,
@@ -164,7 +169,7 @@ pub enum RetargetError {
     /// A side has no mapped hips.
     #[error("skeleton `{0}` has no mapped hips bone")]
     NoHips(String),
-    /// The source hips are (almost) on the floor: no height ratio can be taken.
+    /// The source hips are (almost) on the floor at rest: its rest does not stand.
     #[error(
         "the source hips height is {height} (skeleton `{skeleton}`): too close to 0 to scale the root motion by; \
          is the source normalized, and are its hips above its feet?"

@@ -1,6 +1,6 @@
 //! The plan of a retarget, found once per pair of skeletons: which source chain drives each
 //! target chain, where each target bone sits along its chain, which source bones it blends,
-//! the hips-height ratio, and the IK limbs.
+//! the ratio the hips' motion is scaled by (legs, or hips heights), the pelvis, and the IK limbs.
 
 use super::{ChainMode, ChainSettings, RetargetError, RetargetOptions, Rig};
 use crate::model::{BoneId, Skeleton, Transform, Warning, WarningCode};
@@ -62,6 +62,9 @@ pub(crate) struct IkLimb {
     /// stay wide-legged). Zero for rigs of the same shape.
     pub stance: Vec3,
     pub blend: f32,
+    /// The end's rest joint on each side (skeleton space), where `ik_blend` measures from.
+    pub end_rest: Vec3,
+    pub source_end_rest: Vec3,
 }
 
 /// A target bone that hangs elsewhere (an IK layout: a foot on the root) but is driven as if it
@@ -83,14 +86,27 @@ pub struct Plan {
     pub source_hips_height: f32,
     /// The same for the target.
     pub target_hips_height: f32,
-    /// `target_hips_height / source_hips_height`: what hips positions are scaled by.
+    /// What the hips' motion is scaled by: the target's leg length over the source's
+    /// ([`ScaleBasis::Legs`]), or where a side has no mapped legs the hips heights' ratio
+    /// ([`ScaleBasis::HipsHeight`]).
     pub hips_ratio: f32,
+    /// What [`Plan::hips_ratio`] compares.
+    pub scale_basis: ScaleBasis,
+    /// The source's leg length at rest (thigh, shin and foot joints, averaged over the legs both
+    /// sides map), skeleton units; `None` without such a leg.
+    pub source_leg_length: Option<f32>,
+    /// The same for the target.
+    pub target_leg_length: Option<f32>,
     /// Chains left at rest, paired by a close name, without IK, or read around detached bones.
     pub warnings: Vec<Warning>,
     #[serde(skip)]
     pub(crate) source_hips: BoneId,
     #[serde(skip)]
     pub(crate) target_hips: BoneId,
+    /// The thighs on both sides, whose joints' midpoint is the pelvis the root pass moves and
+    /// the effectors are measured from; `None` (the hips joint is) where a side lacks one.
+    #[serde(skip)]
+    pub(crate) pelvis: Option<Pelvis>,
     #[serde(skip)]
     pub(crate) source_root: Option<BoneId>,
     #[serde(skip)]
@@ -152,6 +168,24 @@ impl Plan {
     pub fn driven_bones(&self) -> &[BoneId] {
         &self.driven
     }
+}
+
+/// What the hips' motion is scaled by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ScaleBasis {
+    /// Leg lengths: a character with legs twice as long takes strides twice as long, wherever
+    /// its hips joint sits above them.
+    Legs,
+    /// Hips heights above the skeleton's origin, for rigs without legs mapped on both sides.
+    HipsHeight,
+}
+
+/// The pelvis: the midpoint of the two thigh joints on each side, and where it is at rest.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Pelvis {
+    pub source: [BoneId; 2],
+    pub target: [BoneId; 2],
 }
 
 /// A bone's global transform in skeleton space: rotation, joint position, and uniform scale
@@ -535,24 +569,39 @@ pub(crate) fn build(
     let source_hips_height = source_rest[source_hips.index()].1.y;
     let target_hips_height = target_rest[target_hips.index()].1.y;
     let source_size = source.skeleton.height().max(1e-12);
+    let legs = leg_lengths((source, &source_rest), (target, &target_rest));
+    // Hips on the floor at rest: the rest does not stand (a clip's hips keys would all read as
+    // a rise from it), whatever the legs say.
     if source_hips_height.abs() < 1e-3 * source_size || !source_hips_height.is_finite() {
         return Err(RetargetError::HipsHeight {
             skeleton: source.skeleton.name.clone(),
             height: source_hips_height,
         });
     }
+    let (scale_basis, hips_ratio) = match legs {
+        Some((ls, lt)) if ls > 1e-3 * source_size && lt.is_finite() => (ScaleBasis::Legs, lt / ls),
+        _ => (
+            ScaleBasis::HipsHeight,
+            target_hips_height / source_hips_height,
+        ),
+    };
+    let carrier = hips_carrier(target, target_hips);
     let root = |rig: &Rig| rig.profile.root.and_then(|p| rig.map.get(p));
     let mut plan = Plan {
         chains: Vec::new(),
         source_hips_height,
         target_hips_height,
-        hips_ratio: target_hips_height / source_hips_height,
+        hips_ratio,
+        scale_basis,
+        source_leg_length: legs.map(|l| l.0),
+        target_leg_length: legs.map(|l| l.1),
         warnings: Vec::new(),
         source_hips,
         target_hips,
+        pelvis: pelvis(source, target, carrier.unwrap_or(target_hips), source_hips),
         source_root: root(source),
         target_root: root(target),
-        target_carrier: hips_carrier(target, target_hips),
+        target_carrier: carrier,
         carrier_offset: target.skeleton.bones[target_hips.index()].rest.translation,
         follows: Vec::new(),
         early_follows: Vec::new(),
@@ -575,6 +624,46 @@ pub(crate) fn build(
     plan_chains(&mut plan, source, target, options)?;
     finish(&mut plan, source, target, options);
     Ok(plan)
+}
+
+/// The legs' rest lengths (thigh to shin to foot joints), averaged over the sides both rigs map
+/// whole: (source, target).
+fn leg_lengths(
+    source: (&Rig, &[(Quat, Vec3)]),
+    target: (&Rig, &[(Quat, Vec3)]),
+) -> Option<(f32, f32)> {
+    let leg = |(rig, rest): (&Rig, &[(Quat, Vec3)]), side: &str| -> Option<f32> {
+        let at = |b: &str| {
+            let p = rig.profile.find(&format!("{side}{b}"))?;
+            Some(rest[rig.map.get(p)?.index()].1)
+        };
+        let (u, l, f) = (at("UpperLeg")?, at("LowerLeg")?, at("Foot")?);
+        Some(u.distance(l) + l.distance(f))
+    };
+    let (mut sum, mut n) = ((0.0, 0.0), 0);
+    for side in ["Left", "Right"] {
+        if let (Some(a), Some(b)) = (leg(source, side), leg(target, side)) {
+            sum = (sum.0 + a, sum.1 + b);
+            n += 1;
+        }
+    }
+    (n > 0).then(|| (sum.0 / n as f32, sum.1 / n as f32))
+}
+
+/// Both thighs on both sides, where the target's hang below `moved` (the bone the root pass
+/// translates) and the source's below its hips, so that the pelvis moves with the hips.
+fn pelvis(source: &Rig, target: &Rig, moved: BoneId, source_hips: BoneId) -> Option<Pelvis> {
+    let thighs = |rig: &Rig, below: BoneId| -> Option<[BoneId; 2]> {
+        let t = |side: &str| {
+            let b = rig.map.get(rig.profile.find(&format!("{side}UpperLeg"))?)?;
+            rig.skeleton.is_ancestor(below, b).then_some(b)
+        };
+        Some([t("Left")?, t("Right")?])
+    };
+    Some(Pelvis {
+        source: thighs(source, source_hips)?,
+        target: thighs(target, moved)?,
+    })
 }
 
 /// Pairs every target chain with its source chain and sets the drivers of its bones.
@@ -833,6 +922,8 @@ fn ik_limb(
             end_offset,
             stance,
             blend: settings.ik_blend,
+            end_rest: plan.target_rest[t[2].index()].1,
+            source_end_rest: plan.source_rest[s[2].index()].1,
         },
         target.profile.bone(end).name.clone(),
     )))
@@ -928,5 +1019,33 @@ impl Plan {
     /// The target bone the retarget writes the hips' position into.
     pub fn target_hips(&self) -> BoneId {
         self.target_hips
+    }
+
+    /// What the ratio compares, in words, and the two lengths: `("legs", source, target)` or
+    /// `("hips height", source, target)`.
+    pub fn compared_lengths(&self) -> (&'static str, f32, f32) {
+        match (
+            self.scale_basis,
+            self.source_leg_length,
+            self.target_leg_length,
+        ) {
+            (ScaleBasis::Legs, Some(a), Some(b)) => ("legs", a, b),
+            _ => (
+                "hips height",
+                self.source_hips_height,
+                self.target_hips_height,
+            ),
+        }
+    }
+
+    /// The bones whose joints' midpoint is the pelvis on each side, (source, target): the two
+    /// thighs, or the hips alone where a side lacks them. The root pass moves the target's
+    /// pelvis as the source's moves, scaled by [`Plan::hips_ratio`]; effectors are measured
+    /// from it.
+    pub fn pelvis_bones(&self) -> (Vec<BoneId>, Vec<BoneId>) {
+        match self.pelvis {
+            Some(p) => (p.source.to_vec(), p.target.to_vec()),
+            None => (vec![self.source_hips], vec![self.target_hips]),
+        }
     }
 }

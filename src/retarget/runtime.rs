@@ -56,6 +56,12 @@ pub struct Retargeter {
     source_needs_position: Vec<bool>,
     /// Target bones whose global position the IK pass needs, in bone order.
     target_positioned: Vec<u32>,
+    /// The bones whose joints' midpoint is the pelvis (the two thighs, or the hips twice) and
+    /// where that midpoint is at rest, on each side.
+    source_pelvis: [u32; 2],
+    target_pelvis: [u32; 2],
+    source_pelvis_rest: Vec3,
+    target_pelvis_rest: Vec3,
     // Scratch, sized once.
     source_global: Vec<Global>,
     source_delta: Vec<Quat>,
@@ -92,20 +98,34 @@ impl Retargeter {
                 }
                 need
             };
+        let (source_pelvis, target_pelvis) = plan.pelvis_bones();
         let source_needs_position = with_ancestors(
             source.skeleton,
-            &mut std::iter::once(plan.source_hips).chain(plan.limbs.iter().flat_map(|l| l.source)),
+            &mut std::iter::once(plan.source_hips)
+                .chain(plan.limbs.iter().flat_map(|l| l.source))
+                .chain(source_pelvis.iter().copied()),
         );
         let target_positioned = with_ancestors(
             target.skeleton,
-            &mut plan.limbs.iter().flat_map(|l| l.path.clone()),
+            &mut plan
+                .limbs
+                .iter()
+                .flat_map(|l| l.path.clone())
+                .chain(target_pelvis.iter().copied()),
         )
         .iter()
         .enumerate()
         .filter(|(_, n)| **n)
         .map(|(i, _)| i as u32)
         .collect();
+        let mean = |rest: &[(Quat, Vec3)], bones: &[crate::model::BoneId]| {
+            bones.iter().map(|b| rest[b.index()].1).sum::<Vec3>() / bones.len() as f32
+        };
         Ok(Retargeter {
+            source_pelvis_rest: mean(&plan.source_rest, &source_pelvis),
+            target_pelvis_rest: mean(&plan.target_rest, &target_pelvis),
+            source_pelvis: [source_pelvis[0].0, source_pelvis[source_pelvis.len() - 1].0],
+            target_pelvis: [target_pelvis[0].0, target_pelvis[target_pelvis.len() - 1].0],
             source_needs_position,
             target_positioned,
             root: options.root,
@@ -133,13 +153,13 @@ impl Retargeter {
         })
     }
 
-    /// The plan: chain pairing, bone placement along chains, hips ratio, warnings.
+    /// The plan: chain pairing, bone placement along chains, the ratio, warnings.
     pub fn plan(&self) -> &Plan {
         &self.plan
     }
 
-    /// Where a source position goes on the target: scaled by the hips-height ratio (times the
-    /// horizontal and vertical factors).
+    /// A source offset (a movement, a vector between joints) as the target makes it: scaled by
+    /// the plan's ratio (times the horizontal and vertical factors).
     pub fn scale_position(&self, p: Vec3) -> Vec3 {
         let r = self.plan.hips_ratio;
         Vec3::new(
@@ -242,11 +262,14 @@ impl Retargeter {
         let yaw = yaw_of(self.source_delta[self.plan.source_hips.index()]);
         let mut goal = a + (ps_e - ps_u) * ratio + yaw * limb.stance;
         if blend > 0.0 {
-            // The source's own end position, scaled, relative to where the hips went.
-            let (sh, th) = (self.plan.source_hips.index(), self.plan.target_hips.index());
-            let shift =
-                self.target_global[th].pos - self.scale_position(self.source_global[sh].pos);
-            goal = goal.lerp(self.scale_position(ps_e) + shift, blend);
+            // The source end's movement from its rest place below the pelvis (turned with the
+            // hips' yaw), scaled, from the target end's rest place below the target's pelvis:
+            // the measure of `check::retarget`, met exactly where the limb reaches.
+            let (pt, ps) = (self.target_pelvis_now(), self.source_pelvis_now());
+            let rest_t = limb.end_rest - self.target_pelvis_rest;
+            let rest_s = limb.source_end_rest - self.source_pelvis_rest;
+            let at = pt + yaw * rest_t + self.scale_position((ps_e - ps) - yaw * rest_s);
+            goal = goal.lerp(at, blend);
         }
         let (first, second) = ik::two_bone(a, b, c, goal);
         let set = |me: &mut Self, target: &mut Pose, bone: usize, rot: Quat| {
@@ -354,15 +377,38 @@ impl Retargeter {
         }
     }
 
-    /// The hips' position from the source's, scaled; optionally in place or as root motion.
+    /// The source pelvis (the thighs' joints' midpoint, or the hips joint) this frame.
+    fn source_pelvis_now(&self) -> Vec3 {
+        let [a, b] = self.source_pelvis;
+        (self.source_global[a as usize].pos + self.source_global[b as usize].pos) * 0.5
+    }
+
+    /// The target pelvis from the globals the IK pass has (after [`Self::positions`]).
+    fn target_pelvis_now(&self) -> Vec3 {
+        let [a, b] = self.target_pelvis;
+        (self.target_global[a as usize].pos + self.target_global[b as usize].pos) * 0.5
+    }
+
+    /// The target pelvis from the locals written so far (no scratch).
+    fn target_pelvis_of(&self, target: &Pose) -> Vec3 {
+        let [a, b] = self.target_pelvis;
+        (self.global_of(target, a).pos + self.global_of(target, b).pos) * 0.5
+    }
+
+    /// The hips' position: the target's pelvis moves from its rest as the source's does,
+    /// scaled; optionally in place or as root motion.
     fn root_pass(&mut self, target: &mut Pose) {
         let (sh, th) = (self.plan.source_hips.index(), self.plan.target_hips.index());
         let rest_hips = self.plan.target_rest[th].1;
-        let mut want = self.scale_position(self.source_global[sh].pos);
+        let rest_pelvis = self.target_pelvis_rest;
+        let mut want_pelvis =
+            rest_pelvis + self.scale_position(self.source_pelvis_now() - self.source_pelvis_rest);
         if self.in_place {
-            want.x = rest_hips.x;
-            want.z = rest_hips.z;
+            want_pelvis.x = rest_pelvis.x;
+            want_pelvis.z = rest_pelvis.z;
         }
+        // A first place for the hips; the pelvis (which turns with them) is put right below.
+        let want = rest_hips + (want_pelvis - rest_pelvis);
         if let (true, Some(root)) = (self.root_motion, self.plan.target_root) {
             // The root takes the horizontal travel and the yaw of the hips' change.
             let r = root.index();
@@ -385,6 +431,7 @@ impl Retargeter {
             let parent = self.global_of(target, self.target_parents[th]);
             target.locals[th].rotation =
                 (parent.rot.inverse() * self.target_global[th].rot).normalize();
+            self.place_pelvis(target, c, want_pelvis);
             return;
         }
         let parent = self.global_of(target, self.target_parents[th]);
@@ -392,6 +439,16 @@ impl Retargeter {
         // The hips keep the global rotation the FK pass gave them, whatever moved above.
         target.locals[th].rotation =
             (parent.rot.inverse() * self.target_global[th].rot).normalize();
+        self.place_pelvis(target, th, want_pelvis);
+    }
+
+    /// Moves `moved` (the hips, or the bone that carries them and the legs) so that the pelvis,
+    /// which hangs below it, lands at `want`.
+    fn place_pelvis(&self, target: &mut Pose, moved: usize, want: Vec3) {
+        let shift = want - self.target_pelvis_of(target);
+        let parent = self.global_of(target, self.target_parents[moved]);
+        let now = parent.child(&target.locals[moved]).pos;
+        target.locals[moved].translation = parent.local_translation(now + shift);
     }
 
     /// Target globals from the locals, for the bones the IK pass needs.

@@ -412,7 +412,7 @@ fn bad_input_is_refused_with_the_reason() {
         map: &m,
         profile,
     };
-    // Hips on the floor: no height ratio.
+    // Hips on the floor at rest: the rest does not stand, legs or not.
     let mut flat = s.clone();
     let h = flat.find("Hips").unwrap().index();
     let root = flat.find("Root").unwrap().index();
@@ -464,4 +464,135 @@ fn bad_input_is_refused_with_the_reason() {
         err,
         RetargetError::PoseSize { side: "target", .. }
     ));
+}
+
+/// The profile rig with legs `k` times as long, its thighs `spread` times as far apart, and its
+/// hips joint `lift` above where it was (the thighs hanging as far below it): a robot's hips.
+fn long_legged(k: f32, spread: f32, lift: f32) -> (Skeleton, BoneMap) {
+    let (mut s, _) = sized(1.0);
+    for side in ["Left", "Right"] {
+        for b in ["LowerLeg", "Foot", "Toes"] {
+            let i = s.find(&format!("{side}{b}")).unwrap().index();
+            s.bones[i].rest.translation *= k;
+        }
+        let i = s.find(&format!("{side}UpperLeg")).unwrap().index();
+        let t = &mut s.bones[i].rest.translation;
+        t.x *= spread;
+        t.y -= lift;
+    }
+    let h = s.find("Hips").unwrap().index();
+    s.bones[h].rest.translation.y += lift;
+    let map = identity_map(&s, 0);
+    (s, map)
+}
+
+fn pelvis(s: &Skeleton, g: &[(Quat, Vec3)]) -> Vec3 {
+    let at = |n: &str| g[s.find(n).unwrap().index()].1;
+    (at("LeftUpperLeg") + at("RightUpperLeg")) * 0.5
+}
+
+/// The ratio compares the legs, not the hips' heights (which differ by where each rig puts its
+/// hips joint), and the target's pelvis (the thighs' midpoint) moves from its rest as the
+/// source's does, scaled, whatever the hips joint's place above it and the hips' tilt.
+#[test]
+fn the_ratio_compares_the_legs_and_the_pelvis_moves_as_the_sources() {
+    let profile = Profile::humanoid();
+    let (ss, sm) = sized(1.0);
+    let (ts, tm) = long_legged(1.5, 1.0, 0.1);
+    let mut r = Retargeter::new(
+        &Rig {
+            skeleton: &ss,
+            map: &sm,
+            profile,
+        },
+        &Rig {
+            skeleton: &ts,
+            map: &tm,
+            profile,
+        },
+        &no_ik(),
+    )
+    .unwrap();
+    let plan = r.plan();
+    assert_eq!(plan.scale_basis, ScaleBasis::Legs);
+    assert!((plan.hips_ratio - 1.5).abs() < 1e-5, "{}", plan.hips_ratio);
+    let (ls, lt) = (
+        plan.source_leg_length.unwrap(),
+        plan.target_leg_length.unwrap(),
+    );
+    assert!((lt / ls - 1.5).abs() < 1e-5);
+    // The hips heights' ratio would have been another figure.
+    assert!((plan.target_hips_height / plan.source_hips_height - 1.5).abs() > 0.05);
+    let h = ss.find("Hips").unwrap().index();
+    let mut sp = Pose::rest(&ss);
+    sp.locals[h].translation += Vec3::new(0.2, -0.15, 0.3);
+    sp.locals[h].rotation = Quat::from_rotation_z(0.3) * Quat::from_rotation_y(0.8);
+    let mut tp = Pose::rest(&ts);
+    r.retarget(&sp, &mut tp).unwrap();
+    let moved =
+        |s: &Skeleton, p: &Pose| pelvis(s, &globals(s, p)) - pelvis(s, &globals(s, &Pose::rest(s)));
+    let (ms, mt) = (moved(&ss, &sp), moved(&ts, &tp));
+    assert!(
+        (mt - ms * 1.5).length() < 1e-5,
+        "pelvis moved {mt}, want {}",
+        ms * 1.5
+    );
+    // Moving the hips joint instead (the old way) would have missed by the tilt of the lift.
+    let th = ts.find("Hips").unwrap().index();
+    let hips_moved = globals(&ts, &tp)[th].1 - globals(&ts, &Pose::rest(&ts))[th].1;
+    assert!((hips_moved - ms * 1.5).length() > 0.01);
+}
+
+/// With `ik_blend: 1` each foot goes where the source's moves below its pelvis, scaled, from
+/// the target's own rest place turned with the hips' heading: a wider stance stays wider after
+/// a turn, which is what `check::retarget` measures (0 here).
+#[test]
+fn feet_at_the_source_position_keep_the_target_stance_turned() {
+    let profile = Profile::humanoid();
+    let (ss, sm) = sized(1.0);
+    let (ts, tm) = long_legged(1.2, 1.6, 0.05);
+    let mut options = RetargetOptions::default();
+    for leg in ["LeftLeg", "RightLeg"] {
+        options.chains.insert(
+            leg.into(),
+            ChainSettings {
+                ik_blend: 1.0,
+                ..ChainSettings::default()
+            },
+        );
+    }
+    let (srig, trig) = (
+        Rig {
+            skeleton: &ss,
+            map: &sm,
+            profile,
+        },
+        Rig {
+            skeleton: &ts,
+            map: &tm,
+            profile,
+        },
+    );
+    let mut r = Retargeter::new(&srig, &trig, &options).unwrap();
+    let k = r.plan().hips_ratio;
+    let h = ss.find("Hips").unwrap().index();
+    let knee = ss.find("LeftLowerLeg").unwrap().index();
+    let mut sp = Pose::rest(&ss);
+    let yaw = Quat::from_rotation_y(1.9);
+    sp.locals[h].translation += Vec3::new(0.1, -0.08, 0.2);
+    sp.locals[h].rotation = yaw * sp.locals[h].rotation;
+    sp.locals[knee].rotation *= Quat::from_rotation_x(0.6);
+    let mut tp = Pose::rest(&ts);
+    r.retarget(&sp, &mut tp).unwrap();
+    let below_pelvis = |s: &Skeleton, g: &[(Quat, Vec3)], foot: &str| {
+        g[s.find(foot).unwrap().index()].1 - pelvis(s, g)
+    };
+    for foot in ["LeftFoot", "RightFoot"] {
+        let moved = |s: &Skeleton, p: &Pose| {
+            below_pelvis(s, &globals(s, p), foot)
+                - yaw * below_pelvis(s, &globals(s, &Pose::rest(s)), foot)
+        };
+        let (ms, mt) = (moved(&ss, &sp), moved(&ts, &tp));
+        assert!((mt - ms * k).length() < 1e-4, "{foot}: {mt} not {}", ms * k);
+    }
 }

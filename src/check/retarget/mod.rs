@@ -17,33 +17,52 @@ pub use report::{
     WorstEnd,
 };
 
-/// Joint positions of a skeleton in skeleton space (below its base) for each frame, and the
-/// heading of `hips` at each frame: the yaw of its global change from its rest.
-fn positions(
-    s: &Skeleton,
-    clip: &Clip,
-    times: &[f32],
-    hips: BoneId,
-) -> (Vec<Vec<Vec3>>, Vec<Quat>) {
+/// A skeleton sampled at each frame, in skeleton space (below its base).
+struct Sampled {
+    /// Joint positions per frame.
+    at: Vec<Vec<Vec3>>,
+    /// The heading of the hips per frame: the yaw of their global change from their rest.
+    headings: Vec<Quat>,
+    /// The global change from its rest of `turned`, per frame.
+    turns: Vec<Quat>,
+}
+
+/// Samples `s` playing `clip` at `times`: joint positions, the hips' heading, and the global
+/// change of bone `turned` (a chain end measured by its turn, see [`chain_check`]).
+fn sample(s: &Skeleton, clip: &Clip, times: &[f32], hips: BoneId, turned: &[BoneId]) -> Sampled {
     let below = s.base.inverse();
     let rotation = |m: &glam::Mat4| (below * *m).to_scale_rotation_translation().1;
-    let rest = rotation(&s.rest_world()[hips.index()]).inverse();
-    let mut pose = Pose::rest(s);
-    times
+    let rest_world = s.rest_world();
+    let rest = rotation(&rest_world[hips.index()]).inverse();
+    let rest_turned: Vec<Quat> = turned
         .iter()
-        .map(|&t| {
-            for (l, b) in pose.locals.iter_mut().zip(&s.bones) {
-                *l = b.rest;
-            }
-            pose.sample_into(clip, t);
-            let world = pose.world(s);
-            let at = world
+        .map(|b| rotation(&rest_world[b.index()]).inverse())
+        .collect();
+    let mut pose = Pose::rest(s);
+    let mut out = Sampled {
+        at: Vec::with_capacity(times.len()),
+        headings: Vec::with_capacity(times.len()),
+        turns: Vec::with_capacity(times.len() * turned.len()),
+    };
+    for &t in times {
+        for (l, b) in pose.locals.iter_mut().zip(&s.bones) {
+            *l = b.rest;
+        }
+        pose.sample_into(clip, t);
+        let world = pose.world(s);
+        out.at.push(
+            world
                 .iter()
                 .map(|m| below.transform_point3(m.w_axis.truncate()))
-                .collect();
-            (at, yaw_of(rotation(&world[hips.index()]) * rest))
-        })
-        .unzip()
+                .collect(),
+        );
+        out.headings
+            .push(yaw_of(rotation(&world[hips.index()]) * rest));
+        for (b, r) in turned.iter().zip(&rest_turned) {
+            out.turns.push(rotation(&world[b.index()]) * *r);
+        }
+    }
+    out
 }
 
 /// Segment directions of a chain at one frame: joint → next joint, and the end → its tail.
@@ -82,21 +101,53 @@ struct Posed<'a> {
     frames: Vec<Vec<Vec3>>,
     /// The hips' heading (yaw of their change from rest) per frame.
     headings: Vec<Quat>,
+    /// The global change of each of `turned` per frame (frame-major).
+    turns: Vec<Quat>,
+    turned: Vec<BoneId>,
     rest: Vec<Vec3>,
     height: f32,
 }
 
 impl<'a> Posed<'a> {
-    fn new(rig: &'a Rig<'a>, clip: &Clip, times: &[f32], hips: BoneId) -> Posed<'a> {
-        let (frames, headings) = positions(rig.skeleton, clip, times, hips);
+    fn new(
+        rig: &'a Rig<'a>,
+        clip: &Clip,
+        times: &[f32],
+        hips: BoneId,
+        turned: Vec<BoneId>,
+    ) -> Posed<'a> {
+        let sampled = sample(rig.skeleton, clip, times, hips, &turned);
         Posed {
             rig,
-            frames,
-            headings,
+            frames: sampled.at,
+            headings: sampled.headings,
+            turns: sampled.turns,
+            turned,
             rest: rest_positions(rig.skeleton),
             height: rig.skeleton.height().max(1e-9),
         }
     }
+
+    /// The global change of `bone` (one of `turned`) at frame `f`.
+    fn turn(&self, f: usize, bone: BoneId) -> Option<Quat> {
+        let k = self.turned.iter().position(|&b| b == bone)?;
+        self.turns.get(f * self.turned.len() + k).copied()
+    }
+}
+
+/// Source chain ends with no direction of their own (their tail sits on their joint, as CMU's
+/// upper chest carries the neck and collars) where the target's end has one: such an end is
+/// measured by its turn.
+fn ends_by_turn(s: &Rig, t: &Rig, plan: &Plan) -> Vec<BoneId> {
+    let (srest, trest) = (rest_positions(s.skeleton), rest_positions(t.skeleton));
+    plan.chain_bones()
+        .filter(|(_, tids, sids)| {
+            !sids.is_empty()
+                && tail_of(s, sids, &srest).is_none()
+                && tail_of(t, tids, &trest).is_some()
+        })
+        .filter_map(|(_, _, sids)| sids.last().copied())
+        .collect()
 }
 
 /// Measures `target`'s clip (retargeted by `plan`) against `source`'s, both sampled at
@@ -115,9 +166,10 @@ pub fn retarget(
         .map(|f| (f as f32 / fps).min(duration))
         .collect();
     let (sh, th) = plan.hips();
+    let turned = ends_by_turn(s, t, plan);
     let (s, t) = (
-        Posed::new(s, sclip, &times, sh),
-        Posed::new(t, tclip, &times, th),
+        Posed::new(s, sclip, &times, sh, turned),
+        Posed::new(t, tclip, &times, th, Vec::new()),
     );
     let chains: Vec<ChainCheck> = plan
         .chain_bones()
@@ -142,8 +194,14 @@ fn chain_check(
     tids: &[BoneId],
     sids: &[BoneId],
 ) -> ChainCheck {
-    // Directions per frame, for the frames and for the rest.
-    let dirs = |at_s: &[Vec3], at_t: &[Vec3]| {
+    // A source end with no direction of its own, where the target's has one: the source's
+    // end segment is the target's rest end segment turned as the source's end bone turns.
+    let by_turn = sids.last().filter(|&&e| s.turned.contains(&e)).copied();
+    let rest_end_t = tail_of(t.rig, tids, &t.rest)
+        .zip(tids.last())
+        .map(|(tail, e)| tail - t.rest[e.index()]);
+    // Directions per frame (`turn`: the source end's turn that frame), and for the rest.
+    let dirs = |at_s: &[Vec3], at_t: &[Vec3], turn: Option<Quat>| {
         let (ts, ss) = (tail_of(t.rig, tids, at_t), tail_of(s.rig, sids, at_s));
         let (tail_t, tail_s) = if ts.is_some() && ss.is_some() {
             (ts, ss)
@@ -152,14 +210,14 @@ fn chain_check(
         };
         let span =
             |ids: &[BoneId], at: &[Vec3]| at[ids[ids.len() - 1].index()] - at[ids[0].index()];
-        (
-            segments(tids, tail_t, at_t),
-            segments(sids, tail_s, at_s),
-            span(tids, at_t),
-            span(sids, at_s),
-        )
+        let (mut segs_t, mut segs_s) = (segments(tids, tail_t, at_t), segments(sids, tail_s, at_s));
+        if let (Some(turn), Some(rest), Some(tail), Some(e)) = (turn, rest_end_t, ts, tids.last()) {
+            segs_t.push(tail - at_t[e.index()]);
+            segs_s.push(turn * rest);
+        }
+        (segs_t, segs_s, span(tids, at_t), span(sids, at_s))
     };
-    let (rt, rs, rspan_t, rspan_s) = dirs(&s.rest, &t.rest);
+    let (rt, rs, rspan_t, rspan_s) = dirs(&s.rest, &t.rest, by_turn.map(|_| Quat::IDENTITY));
     let measured = !rt.is_empty() && !rs.is_empty();
     let rest_pair: Vec<f32> = rt.iter().zip(&rs).map(|(x, y)| angle_deg(*x, *y)).collect();
     let rest_end = match (rt.last(), rs.last()) {
@@ -190,8 +248,9 @@ fn chain_check(
         }),
         measured,
     };
-    for (a, b) in s.frames.iter().zip(&t.frames) {
-        let (segs_t, segs_s, span_t, span_s) = dirs(a, b);
+    for (f, (a, b)) in s.frames.iter().zip(&t.frames).enumerate() {
+        let turn = by_turn.and_then(|e| s.turn(f, e));
+        let (segs_t, segs_s, span_t, span_s) = dirs(a, b, turn);
         if let Some(worst) = &mut check.bones_deg {
             for ((x, y), r) in segs_t.iter().zip(&segs_s).zip(&rest_pair) {
                 *worst = worst.max(angle_deg(*x, *y) - r);
@@ -287,8 +346,11 @@ fn effector_pair(s: &Posed, t: &Posed, name: &str) -> Pair {
 }
 
 /// Per frame, the distance between the target effector's movement and the source's scaled by
-/// the plan (each relative to its hips, from where it is at rest), fraction of the target's
-/// height (see [`EffectorCheck::max_error`]).
+/// the plan (each relative to its pelvis, the thighs' joints' midpoint or else the hips joint,
+/// from where it is at rest), fraction of the target's height (see
+/// [`EffectorCheck::max_error`]). The pelvis rather than the hips joint: rigs put the hips joint
+/// anywhere from 9 cm above the thighs (CMU) to 3% of the height below them (RobotExpressive),
+/// so that the same tilt of the hips moves it differently against the legs.
 ///
 /// "Where it is at rest" is turned with the hips' heading. Each side keeps its own stance
 /// (a wide-legged target stays wide-legged: the IK goal adds the target's rest stance turned
@@ -303,7 +365,7 @@ fn effector_series(
     options: &RetargetOptions,
     (sb, tb): (BoneId, BoneId),
 ) -> Vec<f32> {
-    let (sh, th) = plan.hips();
+    let (sp, tp) = plan.pelvis_bones();
     let r = plan.hips_ratio;
     let scale = |v: Vec3| {
         Vec3::new(
@@ -312,14 +374,17 @@ fn effector_series(
             v.z * r * options.horizontal_scale,
         )
     };
-    let moved = |at: &[Vec3], rest: &[Vec3], heading: Quat, b: BoneId, h: BoneId| {
-        (at[b.index()] - at[h.index()]) - heading * (rest[b.index()] - rest[h.index()])
+    let mean = |at: &[Vec3], bones: &[BoneId]| {
+        bones.iter().map(|b| at[b.index()]).sum::<Vec3>() / bones.len() as f32
+    };
+    let moved = |at: &[Vec3], rest: &[Vec3], heading: Quat, b: BoneId, pelvis: &[BoneId]| {
+        (at[b.index()] - mean(at, pelvis)) - heading * (rest[b.index()] - mean(rest, pelvis))
     };
     (s.frames.iter().zip(&s.headings))
         .zip(t.frames.iter().zip(&t.headings))
         .map(|((a, &ha), (b, &hb))| {
-            let want = scale(moved(a, &s.rest, ha, sb, sh));
-            (moved(b, &t.rest, hb, tb, th) - want).length() / t.height
+            let want = scale(moved(a, &s.rest, ha, sb, &sp));
+            (moved(b, &t.rest, hb, tb, &tp) - want).length() / t.height
         })
         .collect()
 }
@@ -337,8 +402,8 @@ pub fn effector_errors(
 ) -> Vec<(String, Result<Vec<f32>, NotMeasured>)> {
     let (sh, th) = plan.hips();
     let (s, t) = (
-        Posed::new(source.0, source.1, times, sh),
-        Posed::new(target.0, target.1, times, th),
+        Posed::new(source.0, source.1, times, sh, Vec::new()),
+        Posed::new(target.0, target.1, times, th, Vec::new()),
     );
     EFFECTORS
         .iter()
@@ -381,10 +446,15 @@ fn effectors(
             };
             let source = side(sb, s, NotMeasured::NoContactInSource);
             let target = side(tb, t, NotMeasured::NoContactInTarget);
+            let kept = pair.ok().and_then(|(a, b)| {
+                let contacts = contacts(&s.frames, a, s.height);
+                skate_over(&t.frames, b, t.height, &contacts)
+            });
             skates.push(SkateCheck {
                 bone: name.into(),
                 source: source.ok(),
                 target: target.ok(),
+                target_at_source_contacts: kept,
                 source_reason: source.err(),
                 target_reason: target.err(),
             });
@@ -398,9 +468,21 @@ fn effectors(
 /// consecutive contact frames, as a fraction of the height. `None` when no two consecutive
 /// frames are in contact (a clip of one frame): there is nothing to average.
 pub fn skate(frames: &[Vec<Vec3>], foot: BoneId, height: f32) -> Option<f32> {
+    skate_over(frames, foot, height, &contacts(frames, foot, height))
+}
+
+/// Per frame, whether `foot` is in contact (math.md: within 3% of the height of its lowest
+/// point in the clip).
+fn contacts(frames: &[Vec<Vec3>], foot: BoneId, height: f32) -> Vec<bool> {
     let ys: Vec<f32> = frames.iter().map(|f| f[foot.index()].y).collect();
     let low = ys.iter().copied().fold(f32::INFINITY, f32::min);
-    let contact = |k: usize| ys[k] <= low + 0.03 * height;
+    ys.iter().map(|&y| y <= low + 0.03 * height).collect()
+}
+
+/// `foot`'s mean horizontal movement between consecutive frames both in `contact`, fraction of
+/// `height`.
+fn skate_over(frames: &[Vec<Vec3>], foot: BoneId, height: f32, contact: &[bool]) -> Option<f32> {
+    let contact = |k: usize| contact.get(k).copied().unwrap_or(false);
     let (mut sum, mut n) = (0.0, 0);
     for k in 1..frames.len() {
         if contact(k) && contact(k - 1) {

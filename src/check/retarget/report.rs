@@ -133,6 +133,12 @@ pub struct SkateCheck {
     pub source: Option<f32>,
     /// The same for the target (see `target_reason`).
     pub target: Option<f32>,
+    /// The target's mean horizontal movement per frame over the frames where the *source's*
+    /// foot is in contact, fraction of the target's height: the contacts kept. `target` counts
+    /// the target's own contacts (3% of its height), which on a character whose legs are short
+    /// for its height (RobotExpressive) take in the low part of the source's swings; this
+    /// figure compares like with like. `null` with `source`.
+    pub target_at_source_contacts: Option<f32>,
     /// Why `source` is `null`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_reason: Option<NotMeasured>,

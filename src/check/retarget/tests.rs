@@ -312,3 +312,48 @@ fn the_effector_error_series_peaks_at_the_measured_maximum() {
     assert!(left[30] > left[15] && left[15] > 1e-3, "{left:?}");
     assert!(series[3].1.is_err(), "the right foot is not mapped");
 }
+
+/// A source chain end whose tail sits on its joint (CMU's upper chest carries the neck and the
+/// collars) has no direction of its own: the target's end is measured against its own rest end
+/// turned as the source's end bone turns. The retarget turns it so (0°); a target end that does
+/// not turn is off by the source's bend.
+#[test]
+fn a_source_end_without_a_direction_is_measured_by_its_turn() {
+    let mut source = side(&[]);
+    for b in ["Neck", "LeftShoulder", "RightShoulder"] {
+        let i = source.0.find(b).expect("a bone").index();
+        source.0.bones[i].rest.translation = Vec3::ZERO;
+    }
+    let target = side(&[]);
+    let bent = clip(&source.0, "UpperChest", 30.0);
+    let spine = |m: &RetargetCheck| {
+        m.chains
+            .iter()
+            .find(|c| c.chain == "Spine")
+            .and_then(|c| c.end_deg)
+            .expect("the spine's end is measured")
+    };
+    let m = measured(&source, &target, &bent);
+    assert!(spine(&m) < 0.01, "{}", spine(&m));
+    let profile = Profile::humanoid();
+    let (s, t) = (
+        Rig {
+            skeleton: &source.0,
+            map: &source.1,
+            profile,
+        },
+        Rig {
+            skeleton: &target.0,
+            map: &target.1,
+            profile,
+        },
+    );
+    let options = RetargetOptions::default();
+    let plan = crate::retarget::Retargeter::new(&s, &t, &options)
+        .expect("plans")
+        .plan()
+        .clone();
+    let unbent = clip(&target.0, "LeftLowerArm", 30.0);
+    let m = retarget((&s, &bent), (&t, &unbent), &plan, &options);
+    assert!((spine(&m) - 30.0).abs() < 0.5, "{}", spine(&m));
+}
