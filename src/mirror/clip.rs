@@ -6,6 +6,7 @@
 use super::pose::Mirror;
 use crate::model::{BoneId, BoneTracks, Clip, Interpolation, Pose, Skeleton, Track};
 use glam::{Quat, Vec3};
+use std::sync::Arc;
 
 /// `clip` (of `skeleton`, valid for it) mirrored left ↔ right by `mirror`; the same name,
 /// source and untouched channels. `motion_bones` are the bones whose translation keys a motion
@@ -153,13 +154,14 @@ fn resample(mirror: &Mirror, skeleton: &Skeleton, clip: &Clip, j: usize) -> Bone
         scales.push(t.scale);
     }
     let rest = skeleton.bones[j].rest;
-    fn track<T>(interpolation: Interpolation, times: &[f32], values: Vec<T>) -> Track<T> {
+    fn track<T>(interpolation: Interpolation, times: &Arc<[f32]>, values: Vec<T>) -> Track<T> {
         Track {
             interpolation,
-            times: times.to_vec(),
-            values,
+            times: times.clone(),
+            values: values.into(),
         }
     }
+    let times: Arc<[f32]> = times.into();
     let moved_q = rotations
         .iter()
         .any(|q| q.dot(rest.rotation).abs() < 1.0 - 1e-7);

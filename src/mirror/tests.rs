@@ -145,10 +145,10 @@ fn clip_of(s: &Skeleton, interpolation: Interpolation) -> Clip {
             vec![a, b]
         }
     };
-    let track = |values| Track {
+    let track = |values: Vec<Quat>| Track {
         interpolation,
-        times: vec![0.0, 1.0],
-        values,
+        times: vec![0.0, 1.0].into(),
+        values: values.into(),
     };
     Clip {
         name: "c".into(),
@@ -158,8 +158,8 @@ fn clip_of(s: &Skeleton, interpolation: Interpolation) -> Clip {
                 rotation: Some(track(rot(i))),
                 translation: (i < 3 || i % 7 == 0).then(|| Track {
                     interpolation,
-                    times: vec![0.0, 1.0],
-                    values: tr(i),
+                    times: vec![0.0, 1.0].into(),
+                    values: tr(i).into(),
                 }),
                 scale: None,
             })
