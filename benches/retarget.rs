@@ -66,10 +66,10 @@ fn main() {
             .map(|t| {
                 let mut t = t.clone();
                 for tr in [&mut t.translation, &mut t.scale].into_iter().flatten() {
-                    tr.times.iter_mut().for_each(|x| *x *= 10.0);
+                    tr.times = tr.times.iter().map(|x| x * 10.0).collect();
                 }
                 if let Some(r) = &mut t.rotation {
-                    r.times.iter_mut().for_each(|x| *x *= 10.0);
+                    r.times = r.times.iter().map(|x| x * 10.0).collect();
                 }
                 t
             })

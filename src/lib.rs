@@ -23,6 +23,7 @@ pub mod gltf_io;
 pub mod inspect;
 pub mod io;
 pub mod mapping;
+pub mod mirror;
 pub mod model;
 pub mod pipeline;
 pub mod profile;

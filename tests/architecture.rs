@@ -62,6 +62,7 @@ fn modules_import_only_to_their_left() {
         ("tracks", &["model", "profile", "mapping", "rest"]),
         ("rename", &["model", "profile", "mapping"]),
         ("retarget", &["model", "profile", "mapping", "rest"]),
+        ("mirror", &["model", "profile", "mapping"]),
         (
             "check",
             &["model", "profile", "mapping", "rest", "retarget"],
@@ -70,6 +71,7 @@ fn modules_import_only_to_their_left() {
             "pipeline",
             &[
                 "model", "profile", "mapping", "rest", "tracks", "rename", "retarget", "check",
+                "mirror",
             ],
         ),
         (
@@ -163,7 +165,9 @@ fn names_from(files: &[std::path::PathBuf], module: &str) -> BTreeSet<String> {
 #[test]
 fn stages_import_only_each_others_types_and_entry_points() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let stages = ["mapping", "rest", "tracks", "rename", "retarget", "check"];
+    let stages = [
+        "mapping", "rest", "tracks", "rename", "retarget", "check", "mirror",
+    ];
     let entry: &[(&str, &[&str])] = &[
         ("mapping", &["map_skeleton"]),
         ("retarget", &["retarget_clip"]),

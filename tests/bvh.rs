@@ -238,7 +238,7 @@ fn rig() -> (Skeleton, Clip) {
         base_nodes: vec![],
         declared: None,
     };
-    let times: Vec<f32> = (0..20).map(|i| i as f32 / 30.0).collect();
+    let times: std::sync::Arc<[f32]> = (0..20).map(|i| i as f32 / 30.0).collect();
     let rot = |axis: Vec3, speed: f32| Track {
         interpolation: Interpolation::Linear,
         times: times.clone(),
@@ -343,12 +343,12 @@ fn small_file() -> String {
     let (s, mut c) = rig();
     for t in c.tracks.iter_mut() {
         for tr in t.rotation.iter_mut() {
-            tr.times.truncate(3);
-            tr.values.truncate(3);
+            tr.times = tr.times[..3].into();
+            tr.values = tr.values[..3].into();
         }
         for tr in t.translation.iter_mut() {
-            tr.times.truncate(3);
-            tr.values.truncate(3);
+            tr.times = tr.times[..3].into();
+            tr.values = tr.values[..3].into();
         }
     }
     bvh_io::write(&s, &c, &BvhWriteOptions::default()).unwrap()
@@ -503,7 +503,7 @@ fn arb_rig() -> impl Strategy<Value = (Skeleton, Clip)> {
                     node: None,
                 })
                 .collect();
-            let times: Vec<f32> = (0..frames).map(|k| k as f32 * 0.1).collect();
+            let times: std::sync::Arc<[f32]> = (0..frames).map(|k| k as f32 * 0.1).collect();
             let tracks = (0..n)
                 .map(|i| BoneTracks {
                     translation: (moved[i] || i == 0).then(|| Track {

@@ -121,6 +121,7 @@ fn row_1_a_missing_input() {
             "retarget", "--source", &mx, "--target", &missing, "-o", &o_glb,
         ]),
         v(&["convert", &missing, &o_glb]),
+        v(&["mirror", &missing, "-o", &o_glb]),
         v(&["validate", &missing]),
         v(&["batch", &missing, "-o", &out("b")]),
         v(&["report", "merge", &missing, "-o", &out("m.json")]),
@@ -183,6 +184,10 @@ fn row_1_an_output_that_cannot_be_written() {
         (
             v(&["convert", &mx, "/proc/skelnorm-o.bvh", "--clip", "walk"]),
             "/proc/skelnorm-o.bvh",
+        ),
+        (
+            v(&["mirror", &mx, "-o", "/proc/skelnorm-o.glb"]),
+            "/proc/skelnorm-o.glb",
         ),
         (
             v(&["map", &mx, "-o", "/proc/skelnorm-o.ron"]),
@@ -259,6 +264,9 @@ fn row_2_a_bad_flag_value() {
         v(&["convert", &mx, &out("o.bvh"), "--clip", "nope"]),
         v(&["convert", &mx, &mx]),
         v(&["convert", &mx, &o_glb, "--existing", "sometimes"]),
+        v(&["mirror", &mx, "-o", &o_glb, "--clip", "nope"]),
+        v(&["mirror", &mx, "-o", &mx]),
+        v(&["mirror", &mx, "-o", &o_glb, "--axis", "w"]),
         v(&["batch", &fixtures, "-o", &out("b"), "--jobs", "0"]),
         v(&[
             "batch",
@@ -416,6 +424,7 @@ fn row_4_nothing_to_do() {
         ],
     );
     expect(4, &["convert", &clipless, &s(&dir.path().join("o.bvh"))]);
+    expect(4, &["mirror", &clipless, "-o", &o_glb]);
 }
 
 #[test]

@@ -29,7 +29,7 @@ fn motion_difference(a: &Model, a_clip: &str, b: &Model) -> f32 {
     let times: Vec<f32> = cb
         .tracks
         .iter()
-        .find_map(|t| t.rotation.as_ref().map(|r| r.times.clone()))
+        .find_map(|t| t.rotation.as_ref().map(|r| r.times.to_vec()))
         .unwrap();
     let h = sa.height();
     let mut worst = 0.0f32;

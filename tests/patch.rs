@@ -38,7 +38,7 @@ fn model_changes_are_written_and_read_back() {
             .iter_mut()
             .find_map(|t| t.rotation.as_mut())
             .unwrap();
-        track.values[0] *= turn;
+        std::sync::Arc::make_mut(&mut track.values)[0] *= turn;
         doc.model.clips.retain(|c| c.name != "idle");
         let out = dir.path().join(format!("patched-{fixture}"));
         doc.write(&out).unwrap();
@@ -130,7 +130,8 @@ mod properties {
                     // A key's value, not a tangent (tangents may be zero).
                     let per_key = t.values.len() / t.times.len();
                     let k = (key % t.times.len()) * per_key + per_key / 2;
-                    t.values[k] = (t.values[k] * turn).normalize();
+                    let values = std::sync::Arc::make_mut(&mut t.values);
+                    values[k] = (values[k] * turn).normalize();
                 }
             }
             let dir = tempfile::tempdir().unwrap();

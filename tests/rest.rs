@@ -234,7 +234,7 @@ fn assert_close(a: &Model, b: &Model, file: &Path) {
         );
         for (ta, tb) in ca.tracks.iter().zip(&cb.tracks) {
             if let (Some(x), Some(y)) = (&ta.rotation, &tb.rotation) {
-                for (p, q) in x.values.iter().zip(&y.values) {
+                for (p, q) in x.values.iter().zip(y.values.iter()) {
                     assert!(
                         (*p - *q).length() <= 1e-6 || (*p + *q).length() <= 1e-6,
                         "{f}: clip `{}` rotation",
@@ -243,7 +243,7 @@ fn assert_close(a: &Model, b: &Model, file: &Path) {
                 }
             }
             if let (Some(x), Some(y)) = (&ta.translation, &tb.translation) {
-                for (p, q) in x.values.iter().zip(&y.values) {
+                for (p, q) in x.values.iter().zip(y.values.iter()) {
                     assert!(
                         p.abs_diff_eq(*q, 1e-6 * p.length().max(1.0)),
                         "{f}: clip `{}` translation",

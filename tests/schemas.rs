@@ -439,3 +439,21 @@ fn figures_are_short_decimals() {
         "widened f32 in the report"
     );
 }
+
+/// Issue 21: `mirror --json` reports the pairs, the plane and the clips, and validates on
+/// success and on failure (a clip that does not exist: usage, exit 2).
+#[test]
+fn mirror_reports_validate() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, out) = (fixture("mixamo.glb"), s(&dir.path().join("out.glb")));
+    let r = check(&["mirror", &input, "-o", &out, "--json"], 0, "mirror");
+    let sk = &r["files"][0]["mirror"]["skeletons"][0];
+    assert_eq!(sk["normal"], serde_json::json!([1.0, 0.0, 0.0]));
+    assert_eq!(sk["clips"].as_array().unwrap().len(), 3);
+    let r = check(
+        &["mirror", &input, "-o", &out, "--clip", "run", "--json"],
+        2,
+        "mirror",
+    );
+    assert_eq!(r["files"][0]["failure"], "usage");
+}

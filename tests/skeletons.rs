@@ -118,11 +118,12 @@ fn pointer_channels_pass_through() {
         .iter_mut()
         .find(|c| c.name == "walk")
         .unwrap();
-    clip.tracks
+    let track = clip
+        .tracks
         .iter_mut()
         .find_map(|t| t.rotation.as_mut())
-        .unwrap()
-        .values[0] = glam::Quat::IDENTITY;
+        .unwrap();
+    std::sync::Arc::make_mut(&mut track.values)[0] = glam::Quat::IDENTITY;
     let (json, _) = changed.to_parts(None).unwrap();
     let anim = json["animations"]
         .as_array()

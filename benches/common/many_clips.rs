@@ -14,7 +14,7 @@ const SECONDS: f32 = 10.0;
 
 fn resample<T: TrackValue>(track: &Track<T>, speed: f32, period: f32) -> Track<T> {
     let frames = (SECONDS * FPS) as usize + 1;
-    let times: Vec<f32> = (0..frames).map(|f| f as f32 / FPS).collect();
+    let times: std::sync::Arc<[f32]> = (0..frames).map(|f| f as f32 / FPS).collect();
     let values = times
         .iter()
         .map(|&t| track.sample((t * speed) % period.max(1e-3)))

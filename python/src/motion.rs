@@ -112,11 +112,12 @@ impl Motion {
             .animated
             .clone()
             .unwrap_or_else(|| self.keyed(skeleton));
+        let times: std::sync::Arc<[f32]> = self.times.as_slice().into();
         let tracks = (0..self.joints)
             .map(|j| {
                 let keys = |pick: &dyn Fn(&Transform) -> Vec3| Track {
                     interpolation: Interpolation::Linear,
-                    times: self.times.clone(),
+                    times: times.clone(),
                     values: (0..n)
                         .map(|i| pick(&self.locals[i * self.joints + j]))
                         .collect(),
@@ -125,7 +126,7 @@ impl Motion {
                 BoneTracks {
                     rotation: r.then(|| Track {
                         interpolation: Interpolation::Linear,
-                        times: self.times.clone(),
+                        times: times.clone(),
                         values: (0..n)
                             .map(|i| self.locals[i * self.joints + j].rotation)
                             .collect(),

@@ -121,7 +121,7 @@ pub(super) fn unique(wanted: &str, taken: &mut HashSet<String>) -> String {
 /// The clip in file units: one LINEAR key per frame on every channel the file has.
 fn clip(raw: &RawBvh, name: &str) -> Clip {
     let frames = raw.frames();
-    let times: Vec<f32> = (0..frames)
+    let times: std::sync::Arc<[f32]> = (0..frames)
         .map(|i| (i as f64 * raw.frame_time) as f32)
         .collect();
     let tracks = raw
@@ -149,7 +149,7 @@ fn clip(raw: &RawBvh, name: &str) -> Clip {
                 rotation: has_rotation.then(|| Track {
                     interpolation: Interpolation::Linear,
                     times: times.clone(),
-                    values: continuous(rows.map(|v| rotation(&j.channels, v))),
+                    values: continuous(rows.map(|v| rotation(&j.channels, v))).into(),
                 }),
                 scale: None,
             }
@@ -258,7 +258,7 @@ fn apply_scale(skeleton: &mut Skeleton, clip: &mut Clip, scale: f32) {
         .iter_mut()
         .filter_map(|t| t.translation.as_mut())
     {
-        for v in &mut t.values {
+        for v in std::sync::Arc::make_mut(&mut t.values) {
             *v *= scale;
         }
     }

@@ -80,7 +80,7 @@ fn reads_a_small_file() {
     let clip = &bvh.model.clips[0];
     assert!(clip.validate(s).is_empty());
     let t = clip.tracks[0].translation.as_ref().unwrap();
-    assert_eq!(t.times, [0.0, 0.5]);
+    assert_eq!(*t.times, [0.0, 0.5]);
     assert!((t.values[1] - Vec3::new(0.01, 0.91, 0.0)).length() < 1e-6);
     assert!(clip.tracks[1].translation.is_none());
     let r = clip.tracks[1].rotation.as_ref().unwrap();

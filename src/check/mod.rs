@@ -8,7 +8,8 @@ pub mod retarget;
 use crate::mapping::BoneMap;
 use crate::model::{angle_deg, arc, turn_deg, BoneId, Clip, Model, Pose, Skeleton, SkeletonId};
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, MAX_TAIL_DEG};
-use glam::{DMat4, Mat4, Quat, Vec3};
+use glam::{DAffine3, DMat4, DQuat, DVec3, Mat4, Quat, Vec3};
+use rayon::prelude::*;
 use serde::Serialize;
 
 /// Sampling rate of the checks, frames per second.
@@ -52,68 +53,194 @@ pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
             Some((ca, unused.remove(at)))
         })
         .collect();
+    // What the scene turned by in between: the same skinning, turned with it, is unchanged.
+    let turn = (after.scene_turn * before.scene_turn.conjugate()).as_dquat();
+    let pass = SkinPass {
+        a,
+        b,
+        height: height as f64,
+        turn: (turn != DQuat::IDENTITY).then(|| DAffine3::from_quat(turn)),
+        binds: a
+            .skins
+            .iter()
+            .zip(&b.skins)
+            .map(|(sa, sb)| {
+                let pair = |(n, j): (usize, &BoneId)| {
+                    let ibm = |s: &crate::model::Skin| s.inverse_bind_matrices[n].as_dmat4();
+                    (j.index(), sb.joints[n].index(), ibm(sa), ibm(sb))
+                };
+                sa.joints.iter().enumerate().map(pair).collect()
+            })
+            .collect(),
+        changes: None,
+    };
+    // Without a skin, each bone's frame may change by a constant: the first frame fixes it.
+    let pass = match (a.skins.is_empty(), pairs.first()) {
+        (true, Some(&(ca, cb))) => {
+            let mut frame = pass.frame();
+            pass.pose(&mut frame, ca, cb, 0.0);
+            let changes = frame
+                .wb
+                .iter()
+                .zip(&frame.wa)
+                .map(|(b, a)| DMat4::from(*b).inverse() * DMat4::from(*a))
+                .collect();
+            SkinPass {
+                changes: Some(changes),
+                ..pass
+            }
+        }
+        _ => pass,
+    };
+    // Every frame of every clip, in runs of frames checked in parallel, then merged in order:
+    // the result is the one frame-by-frame pass would give.
+    const RUN: usize = 32;
+    let runs: Vec<(usize, usize, usize)> = pairs
+        .iter()
+        .enumerate()
+        .flat_map(|(p, (ca, _))| {
+            let frames = (ca.duration() * FPS).floor() as usize + 1;
+            (0..frames)
+                .step_by(RUN)
+                .map(move |f| (p, f, (f + RUN).min(frames)))
+        })
+        .collect();
+    let found: Vec<Worst> = runs
+        .par_iter()
+        .map(|&(p, from, to)| {
+            let (ca, cb) = pairs[p];
+            let mut frame = pass.frame();
+            let mut worst = Worst::default();
+            let duration = ca.duration();
+            for f in from..to {
+                let time = (f as f32 / FPS).min(duration);
+                pass.pose(&mut frame, ca, cb, time);
+                pass.compare(&frame, &mut |j, e| worst.see(e, (p, time, j)));
+            }
+            worst
+        })
+        .collect();
     let mut out = SkinCheck {
         clips: pairs.len(),
-        frames: 0,
+        frames: runs.iter().map(|&(_, from, to)| to - from).sum(),
         matrices: 0,
         max_error: 0.0,
         worst: None,
     };
-    let (mut pa, mut pb) = (Pose::rest(a), Pose::rest(b));
-    // What the scene turned by in between: the same skinning, turned with it, is unchanged.
-    let turn = DMat4::from_quat((after.scene_turn * before.scene_turn.conjugate()).as_dquat());
-    let mut changes: Option<Vec<DMat4>> = None;
-    for (ca, cb) in pairs {
-        let frames = (ca.duration() * FPS).floor() as usize + 1;
-        for f in 0..frames {
-            let time = (f as f32 / FPS).min(ca.duration());
-            pa.locals
+    let mut worst = Worst::default();
+    for w in found {
+        out.matrices += w.seen;
+        worst.merge(w);
+    }
+    out.max_error = worst.max;
+    out.worst = worst.at.map(|(p, time, j)| {
+        format!(
+            "clip `{}`, {time:.3} s, joint `{}`",
+            pairs[p].0.name, a.bones[j].name
+        )
+    });
+    out
+}
+
+/// What [`skin`] compares, set up once: the two skeletons, the scene's turn, and each skin
+/// joint's bone in both with its inverse bind matrices in f64.
+struct SkinPass<'m> {
+    a: &'m Skeleton,
+    b: &'m Skeleton,
+    height: f64,
+    /// The scene's turn between `a` and `b`, unless none.
+    turn: Option<DAffine3>,
+    /// Per skin pair: (bone in `a`, bone in `b`, IBM in `a`, IBM in `b`) per joint.
+    binds: Vec<Vec<(usize, usize, DMat4, DMat4)>>,
+    /// Skeletons without skins: each bone's constant change, from the first frame.
+    changes: Option<Vec<DMat4>>,
+}
+
+/// One frame's poses and world matrices of both skeletons (buffers reused frame to frame).
+struct SkinFrame {
+    pa: Pose,
+    pb: Pose,
+    wa: Vec<DAffine3>,
+    wb: Vec<DAffine3>,
+}
+
+/// The largest error seen and where (pair, time, joint); `seen` counts the matrices compared.
+#[derive(Default)]
+struct Worst {
+    max: f32,
+    at: Option<(usize, f32, usize)>,
+    seen: usize,
+    /// Whether an error was NaN (it then counts as infinite, and the last one is `at`).
+    nan: bool,
+}
+
+impl Worst {
+    /// One error, in order: a larger one (or a NaN) becomes the worst.
+    fn see(&mut self, e: f32, at: (usize, f32, usize)) {
+        self.seen += 1;
+        if e > self.max || e.is_nan() {
+            self.max = if e.is_nan() { f32::INFINITY } else { e };
+            self.at = Some(at);
+            self.nan |= e.is_nan();
+        }
+    }
+
+    /// The errors of `next` (seen after these, from no error), as if seen one by one here.
+    fn merge(&mut self, next: Worst) {
+        if next.nan || next.max > self.max {
+            self.max = next.max;
+            self.at = next.at;
+        }
+        self.nan |= next.nan;
+    }
+}
+
+impl SkinPass<'_> {
+    fn frame(&self) -> SkinFrame {
+        SkinFrame {
+            pa: Pose::rest(self.a),
+            pb: Pose::rest(self.b),
+            wa: vec![DAffine3::IDENTITY; self.a.bones.len()],
+            wb: vec![DAffine3::IDENTITY; self.b.bones.len()],
+        }
+    }
+
+    /// Samples both clips at `time` and computes the world matrices (`a`'s turned).
+    fn pose(&self, frame: &mut SkinFrame, ca: &Clip, cb: &Clip, time: f32) {
+        for (pose, s, clip) in [(&mut frame.pa, self.a, ca), (&mut frame.pb, self.b, cb)] {
+            pose.locals
                 .iter_mut()
-                .zip(&a.bones)
+                .zip(&s.bones)
                 .for_each(|(l, bone)| *l = bone.rest);
-            pb.locals
-                .iter_mut()
-                .zip(&b.bones)
-                .for_each(|(l, bone)| *l = bone.rest);
-            pa.sample_into(ca, time);
-            pb.sample_into(cb, time);
-            let mut wa = world64(a, &pa);
-            wa.iter_mut().for_each(|w| *w = turn * *w);
-            let wb = world64(b, &pb);
-            out.frames += 1;
-            let mut compare = |j: usize, ma: DMat4, mb: DMat4| {
-                let e = matrix_error(&ma, &mb, height as f64) as f32;
-                out.matrices += 1;
-                if e > out.max_error || e.is_nan() {
-                    out.max_error = if e.is_nan() { f32::INFINITY } else { e };
-                    out.worst = Some(format!(
-                        "clip `{}`, {time:.3} s, joint `{}`",
-                        ca.name, a.bones[j].name
-                    ));
-                }
-            };
-            if a.skins.is_empty() {
-                // No bind: each bone's frame may change by a constant; the first frame fixes it.
-                let change = changes.get_or_insert_with(|| {
-                    wb.iter().zip(&wa).map(|(b, a)| b.inverse() * *a).collect()
-                });
-                for j in 0..a.bones.len() {
-                    compare(j, wa[j], wb[j] * change[j]);
-                }
+            pose.sample_into(clip, time);
+        }
+        world64(self.a, &frame.pa, &mut frame.wa);
+        if let Some(turn) = self.turn {
+            frame.wa.iter_mut().for_each(|w| *w = turn * *w);
+        }
+        world64(self.b, &frame.pb, &mut frame.wb);
+    }
+
+    /// Calls `see(joint, error)` for every matrix compared in `frame`.
+    fn compare(&self, frame: &SkinFrame, see: &mut dyn FnMut(usize, f32)) {
+        let (wa, wb) = (&frame.wa, &frame.wb);
+        let height = self.height;
+        if let Some(change) = &self.changes {
+            for j in 0..self.a.bones.len() {
+                let m = wa[j].matrix3;
+                let ma = [m.x_axis, m.y_axis, m.z_axis, wa[j].translation];
+                let mb = affine_times(&wb[j], &change[j]);
+                see(j, matrix_error(&ma, &mb, height) as f32);
             }
-            for (sa, sb) in a.skins.iter().zip(&b.skins) {
-                for (n, j) in sa.joints.iter().enumerate() {
-                    let jb = sb.joints[n].index();
-                    compare(
-                        j.index(),
-                        wa[j.index()] * sa.inverse_bind_matrices[n].as_dmat4(),
-                        wb[jb] * sb.inverse_bind_matrices[n].as_dmat4(),
-                    );
-                }
+        }
+        for joints in &self.binds {
+            for (ja, jb, ia, ib) in joints {
+                let ma = affine_times(&wa[*ja], ia);
+                let mb = affine_times(&wb[*jb], ib);
+                see(*ja, matrix_error(&ma, &mb, height) as f32);
             }
         }
     }
-    out
 }
 
 /// How far `b` is from `a`, without units: the translation column's difference relative to the
@@ -121,26 +248,42 @@ pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
 /// `a` (which is 1 unless the mesh and the skeleton use different units, as when a file scales
 /// its armature by 100: then every axis element is about 100 and an f32 rounding of it alone
 /// is 4e-6).
-fn matrix_error(a: &DMat4, b: &DMat4, height: f64) -> f64 {
-    let mut e = ((a.w_axis - b.w_axis).truncate().abs().max_element()) / height;
+/// The matrices are given by the upper three rows of their columns (see [`affine_times`]).
+fn matrix_error(a: &[DVec3; 4], b: &[DVec3; 4], height: f64) -> f64 {
+    let mut e = ((a[3] - b[3]).abs().max_element()) / height;
     for c in 0..3 {
-        let (ca, cb) = (a.col(c).truncate(), b.col(c).truncate());
+        let (ca, cb) = (a[c], b[c]);
         e = e.max((ca - cb).abs().max_element() / ca.length().max(1e-12));
     }
     e
 }
 
+/// The upper three rows of the 4×4 product `a · m` (`a` affine), column by column: the same
+/// operations in the same order as the full product, so the same numbers, without the bottom
+/// row that [`matrix_error`] does not look at.
+fn affine_times(a: &DAffine3, m: &DMat4) -> [DVec3; 4] {
+    let (x, y, z, t) = (
+        a.matrix3.x_axis,
+        a.matrix3.y_axis,
+        a.matrix3.z_axis,
+        a.translation,
+    );
+    [m.x_axis, m.y_axis, m.z_axis, m.w_axis].map(|c| x * c.x + y * c.y + z * c.z + t * c.w)
+}
+
 /// World matrices of a pose in f64 (from the f32 values stored), so that the check's own
-/// rounding does not hide or fake differences.
-fn world64(s: &Skeleton, pose: &Pose) -> Vec<DMat4> {
+/// rounding does not hide or fake differences; into `world` (one per bone). Affine: the
+/// products of the upper 3×4 parts are those of the 4×4 matrices.
+fn world64(s: &Skeleton, pose: &Pose, world: &mut [DAffine3]) {
     let locals = pose.locals.iter().map(|l| {
-        DMat4::from_scale_rotation_translation(
+        DAffine3::from_scale_rotation_translation(
             l.scale.as_dvec3(),
             l.rotation.as_dquat(),
             l.translation.as_dvec3(),
         )
     });
-    s.accumulate(s.base.as_dmat4(), locals, |parent, local| parent * local)
+    let base = DAffine3::from_mat4(s.base.as_dmat4());
+    s.accumulate_into(base, locals, world, |parent, local| parent * local);
 }
 
 /// How closely a skeleton's rest matches the profile's T-pose, measured in the scene (see

@@ -7,6 +7,7 @@ use gltf::json::accessor::{ComponentType, GenericComponentType, Type};
 use gltf::json::validation::Checked;
 use gltf::json::Root;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Most floats one accessor may hold (256 MiB of f32): more is refused, not allocated.
 const MAX_FLOATS: u64 = 64 << 20;
@@ -33,7 +34,7 @@ pub(crate) struct Data<'a> {
     decoded_total: usize,
     /// Key times by accessor, and whether they are finite and non-decreasing: samplers of one
     /// animation usually share their input.
-    times: HashMap<usize, (Vec<f32>, bool)>,
+    times: HashMap<usize, (Arc<[f32]>, bool)>,
 }
 
 fn components(t: Type) -> usize {
@@ -222,13 +223,77 @@ impl<'a> Data<'a> {
 
     /// [`key_times`](Self::key_times) and whether they are finite and non-decreasing (checked
     /// once per accessor).
-    pub fn checked_key_times(&mut self, index: usize) -> Result<&(Vec<f32>, bool), ErrorKind> {
+    pub fn checked_key_times(&mut self, index: usize) -> Result<&(Arc<[f32]>, bool), ErrorKind> {
         if !self.times.contains_key(&index) {
             let (times, _) = self.floats(index, &[Type::Scalar])?;
             let ok = times.iter().all(|t| t.is_finite()) && times.windows(2).all(|w| w[1] >= w[0]);
-            self.times.insert(index, (times, ok));
+            self.times.insert(index, (times.into(), ok));
         }
         Ok(&self.times[&index])
+    }
+
+    /// Reads accessor `index`, of type `ty` with `N` floats per element, as elements `make`
+    /// builds: decoded straight into shared storage when it holds plain floats in a buffer view
+    /// (the common case), else through [`floats`](Self::floats), which also gives every error.
+    pub fn elements<T, const N: usize>(
+        &mut self,
+        index: usize,
+        ty: Type,
+        make: impl Fn([f32; N]) -> T,
+    ) -> Result<Arc<[T]>, ErrorKind> {
+        if let Some(out) = self.plain_floats(index, ty, &make) {
+            return Ok(out);
+        }
+        let (floats, _) = self.floats(index, &[ty])?;
+        Ok(floats
+            .chunks_exact(N)
+            .map(|e| make(std::array::from_fn(|c| e[c])))
+            .collect())
+    }
+
+    /// [`elements`](Self::elements) of an accessor of plain floats (no sparse part) whose
+    /// elements all lie in its buffer view; `None` for any other (or a broken) accessor.
+    fn plain_floats<T, const N: usize>(
+        &mut self,
+        index: usize,
+        ty: Type,
+        make: &impl Fn([f32; N]) -> T,
+    ) -> Option<Arc<[T]>> {
+        let acc = self.root.accessors.get(index)?;
+        let plain = matches!(acc.type_, Checked::Valid(t) if t == ty && components(t) == N)
+            && matches!(
+                acc.component_type,
+                Checked::Valid(GenericComponentType(ComponentType::F32))
+            )
+            && acc.sparse.is_none();
+        let count = acc.count.0;
+        if !plain || count.saturating_mul(N as u64) > MAX_FLOATS {
+            return None;
+        }
+        let v = acc.buffer_view?.value();
+        let elem = 4 * N;
+        let stride = self
+            .root
+            .buffer_views
+            .get(v)
+            .and_then(|bv| bv.byte_stride)
+            .map_or(elem, |s| s.0);
+        let offset = acc.byte_offset.map_or(0, |o| o.0) as usize;
+        let count = count as usize;
+        let need = span(offset as u64, stride as u64, count as u64, elem as u64)?;
+        let bytes = self.view_bytes(v).ok()?;
+        if stride < elem || need > bytes.len() as u64 {
+            return None;
+        }
+        // `need` counts from the view's start: `offset` and every element fit in it.
+        let bytes = &bytes[..need as usize];
+        let element = |at: usize| {
+            let e = &bytes[at..at + elem];
+            make(std::array::from_fn(|c| {
+                f32::from_le_bytes([e[4 * c], e[4 * c + 1], e[4 * c + 2], e[4 * c + 3]])
+            }))
+        };
+        Some((0..count).map(|i| element(offset + i * stride)).collect())
     }
 
     /// Reads accessor `index` as floats, `n` per element, checking that its type is one of

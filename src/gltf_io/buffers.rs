@@ -3,8 +3,10 @@
 
 use super::error::{invalid, ErrorKind};
 use base64::Engine;
+use glam::{Quat, Vec3};
 use serde_json::Value;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 /// Largest external file skelnorm reads for one buffer or image.
 const MAX_FILE: u64 = 2 << 30;
@@ -116,22 +118,161 @@ pub(crate) fn is_fallback(buffer: &Value) -> bool {
         .unwrap_or(false)
 }
 
-/// The buffers of a document being written: the original ones, borrowed, plus the ones a patch
-/// appends (which come after them in the JSON `buffers` array).
+/// Float data a patch adds, kept as the model holds it (shared, not copied) until it is
+/// written out as little-endian bytes.
+#[derive(Debug, Clone)]
+pub(crate) enum Added {
+    /// Plain floats (key times, matrices).
+    Floats(Arc<[f32]>),
+    /// Vectors, three floats each.
+    Vec3s(Arc<[Vec3]>),
+    /// Quaternions, four floats each (x, y, z, w).
+    Quats(Arc<[Quat]>),
+}
+
+impl Added {
+    /// Its length in bytes.
+    pub fn byte_len(&self) -> usize {
+        4 * match self {
+            Added::Floats(v) => v.len(),
+            Added::Vec3s(v) => 3 * v.len(),
+            Added::Quats(v) => 4 * v.len(),
+        }
+    }
+
+    /// Calls `f` with its bytes from `start` to `end`, in pieces (converted a few KB at a time).
+    fn bytes(
+        &self,
+        start: usize,
+        end: usize,
+        f: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        match self {
+            Added::Floats(v) => float_bytes(v, |x| [*x], start, end, f),
+            Added::Vec3s(v) => float_bytes(v, Vec3::to_array, start, end, f),
+            Added::Quats(v) => float_bytes(v, Quat::to_array, start, end, f),
+        }
+    }
+}
+
+/// The little-endian bytes `start..end` (4-byte aligned bounds) of `items`, `N` floats each by
+/// `floats`, handed to `f` in pieces of at most 4 KB.
+fn float_bytes<T, const N: usize>(
+    items: &[T],
+    floats: impl Fn(&T) -> [f32; N],
+    start: usize,
+    end: usize,
+    f: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let (first, last) = (start / 4, end.saturating_sub(start) / 4 + start / 4);
+    let mut chunk = [0u8; 4096];
+    let mut used = 0;
+    let mut put = |x: f32, chunk: &mut [u8; 4096]| -> std::io::Result<()> {
+        chunk[used..used + 4].copy_from_slice(&x.to_le_bytes());
+        used += 4;
+        if used == chunk.len() {
+            f(&chunk[..])?;
+            used = 0;
+        }
+        Ok(())
+    };
+    // Whole items in the range go N floats at a time; the ends float by float.
+    let whole = first.div_ceil(N)..(last / N).min(items.len());
+    if whole.is_empty() {
+        for k in first..last {
+            put(floats(&items[k / N])[k % N], &mut chunk)?;
+        }
+    } else {
+        for k in first..whole.start * N {
+            put(floats(&items[k / N])[k % N], &mut chunk)?;
+        }
+        for item in &items[whole.clone()] {
+            for x in floats(item) {
+                put(x, &mut chunk)?;
+            }
+        }
+        for k in whole.end * N..last {
+            put(floats(&items[k / N])[k % N], &mut chunk)?;
+        }
+    }
+    f(&chunk[..used])
+}
+
+/// The buffers of a document being written: the ones read, plus one buffer for data a patch
+/// adds (its pieces kept as the model holds them until written).
 pub(crate) struct OutBuffers<'a> {
     base: &'a [BufferData],
-    /// All new data, in one buffer (index `base.len()` once made).
-    added: Option<Vec<u8>>,
+    /// All new data, in one buffer (index `base.len()` once made): each piece at its offset
+    /// (4-byte aligned, zeros between), in increasing offsets.
+    added: Option<Vec<(usize, Added)>>,
+    /// The added buffer's length in bytes.
+    added_len: usize,
+}
+
+/// Bytes of one of the [`OutBuffers`]: a range of a buffer read, or of the added one.
+#[derive(Clone, Copy)]
+pub(crate) enum Piece<'a> {
+    /// Bytes of a buffer read.
+    Read(&'a [u8]),
+    /// Bytes `start..end` of the added buffer (its pieces).
+    Added {
+        /// The added buffer's pieces, at their offsets.
+        pieces: &'a [(usize, Added)],
+        /// First byte.
+        start: usize,
+        /// One past the last byte.
+        end: usize,
+    },
+}
+
+impl Piece<'_> {
+    /// Its length in bytes.
+    pub fn len(&self) -> usize {
+        match self {
+            Piece::Read(b) => b.len(),
+            Piece::Added { start, end, .. } => end - start,
+        }
+    }
+
+    /// Writes its bytes to `w`.
+    pub fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        match *self {
+            Piece::Read(b) => w.write_all(b),
+            Piece::Added { pieces, start, end } => {
+                const ZEROS: [u8; 4] = [0; 4];
+                let mut at = start;
+                for (off, data) in pieces {
+                    let (from, to) = (*off, off + data.byte_len());
+                    if to <= at || from >= end {
+                        continue;
+                    }
+                    // Alignment zeros before this piece.
+                    if from > at {
+                        w.write_all(&ZEROS[..from - at])?;
+                        at = from;
+                    }
+                    let stop = to.min(end);
+                    data.bytes(at - from, stop - from, &mut |b| w.write_all(b))?;
+                    at = stop;
+                }
+                w.write_all(&ZEROS[..end.saturating_sub(at).min(4)])
+            }
+        }
+    }
 }
 
 impl<'a> OutBuffers<'a> {
     pub fn new(base: &'a [BufferData]) -> Self {
-        OutBuffers { base, added: None }
+        OutBuffers {
+            base,
+            added: None,
+            added_len: 0,
+        }
     }
 
-    /// Appends `bytes` (4-byte aligned) to the one buffer that holds all new data, adding that
-    /// buffer to `json` on first use; returns the buffer's index and the bytes' offset.
-    pub fn append(&mut self, json: &mut Value, bytes: &[u8]) -> (usize, usize) {
+    /// Appends `data` (4-byte aligned) to the one buffer that holds all new data, adding that
+    /// buffer to `json` on first use; returns the buffer's index and the data's offset.
+    pub fn append(&mut self, json: &mut Value, data: Added) -> (usize, usize) {
         if self.added.is_none() {
             let index = push_array(json, "buffers", serde_json::json!({ "byteLength": 0 }));
             debug_assert_eq!(
@@ -140,19 +281,32 @@ impl<'a> OutBuffers<'a> {
                 "new buffers come after the read ones"
             );
         }
-        let data = self.added.get_or_insert_with(Vec::new);
-        data.resize(data.len().next_multiple_of(4), 0);
-        let offset = data.len();
-        data.extend_from_slice(bytes);
-        json["buffers"][self.base.len()]["byteLength"] = data.len().into();
+        let offset = self.added_len.next_multiple_of(4);
+        self.added_len = offset + data.byte_len();
+        self.added.get_or_insert_with(Vec::new).push((offset, data));
+        json["buffers"][self.base.len()]["byteLength"] = self.added_len.into();
         (self.base.len(), offset)
     }
 
-    /// The bytes of buffer `i`, or `None` if it holds no data (a meshopt fallback) or is absent.
-    pub fn get(&self, i: usize) -> Option<&[u8]> {
+    /// Whether buffer `i` holds data (it is not a meshopt fallback, and exists).
+    pub fn has_data(&self, i: usize) -> bool {
         match self.base.get(i) {
-            Some(data) => data.as_deref(),
-            None if i == self.base.len() => self.added.as_deref(),
+            Some(data) => data.is_some(),
+            None => i == self.base.len() && self.added.is_some(),
+        }
+    }
+
+    /// Bytes `offset..offset + len` of buffer `i`, or `None` if it holds no data (a meshopt
+    /// fallback), is absent, or is shorter.
+    pub fn piece(&self, i: usize, offset: usize, len: usize) -> Option<Piece<'_>> {
+        let end = offset.checked_add(len)?;
+        match self.base.get(i) {
+            Some(data) => data.as_deref()?.get(offset..end).map(Piece::Read),
+            None if i == self.base.len() && end <= self.added_len => Some(Piece::Added {
+                pieces: self.added.as_deref()?,
+                start: offset,
+                end,
+            }),
             None => None,
         }
     }
@@ -311,6 +465,41 @@ mod tests {
             load_uri(uri, "buffers[0]", &Resources::Folder(dir)),
             Err(ErrorKind::RefusedUri { .. })
         )
+    }
+
+    /// Added data reads back as the little-endian bytes of its floats, whole or in any
+    /// 4-byte-aligned range, with zeros where alignment put them.
+    #[test]
+    fn added_pieces_are_their_floats_bytes() {
+        let quats: Arc<[Quat]> = (0..700)
+            .map(|i| Quat::from_xyzw(i as f32, 0.5, -1.0, 1e-3 * i as f32))
+            .collect();
+        let vecs: Arc<[Vec3]> = (0..5).map(|i| Vec3::splat(i as f32 + 0.25)).collect();
+        let mut json = serde_json::json!({});
+        let mut out = OutBuffers::new(&[]);
+        out.append(&mut json, Added::Vec3s(vecs.clone()));
+        let (_, at) = out.append(&mut json, Added::Quats(quats.clone()));
+        let mut expected: Vec<u8> = vecs
+            .iter()
+            .flat_map(|v| v.to_array())
+            .flat_map(f32::to_le_bytes)
+            .collect();
+        assert_eq!(at, expected.len());
+        expected.extend(
+            quats
+                .iter()
+                .flat_map(|q| q.to_array())
+                .flat_map(f32::to_le_bytes),
+        );
+        assert_eq!(json["buffers"][0]["byteLength"], expected.len());
+        for (start, end) in [(0, expected.len()), (4, 60), (56, 64), (20, 9000), (8, 8)] {
+            let mut got = Vec::new();
+            let piece = out.piece(0, start, end - start).unwrap();
+            piece.write_to(&mut got).unwrap();
+            assert_eq!(piece.len(), end - start);
+            assert_eq!(got, expected[start..end], "{start}..{end}");
+        }
+        assert!(out.piece(0, 4, expected.len()).is_none());
     }
 
     #[test]

@@ -356,7 +356,7 @@ pub fn from_model(model: &crate::model::Model, generator: &str) -> Vec<u8> {
                     node,
                     path: "translation",
                     interpolation: interpolation(t.interpolation),
-                    times: t.times.clone(),
+                    times: t.times.to_vec(),
                     values: t.values.iter().flat_map(|v| v.to_array()).collect(),
                 });
             }
@@ -365,7 +365,7 @@ pub fn from_model(model: &crate::model::Model, generator: &str) -> Vec<u8> {
                     node,
                     path: "rotation",
                     interpolation: interpolation(t.interpolation),
-                    times: t.times.clone(),
+                    times: t.times.to_vec(),
                     values: t.values.iter().flat_map(|v| v.to_array()).collect(),
                 });
             }
@@ -374,7 +374,7 @@ pub fn from_model(model: &crate::model::Model, generator: &str) -> Vec<u8> {
                     node,
                     path: "scale",
                     interpolation: interpolation(t.interpolation),
-                    times: t.times.clone(),
+                    times: t.times.to_vec(),
                     values: t.values.iter().flat_map(|v| v.to_array()).collect(),
                 });
             }

@@ -12,7 +12,8 @@ use super::error::{invalid, ErrorKind};
 use super::hints;
 use crate::model::{
     Attachment, Bone, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, NodeName,
-    OpaqueKind, OpaqueTrack, Skeleton, SkeletonId, Skin, Track, Transform, Warning, WarningCode,
+    OpaqueKind, OpaqueTrack, Skeleton, SkeletonId, Skin, Track, TrackValue, Transform, Warning,
+    WarningCode,
 };
 use glam::{Mat4, Quat, Vec3};
 use gltf::json::accessor::Type;
@@ -508,42 +509,44 @@ fn interpolation(root: &Root, a: usize, s: usize) -> Result<Interpolation, Error
     }
 }
 
-/// Reads a sampler's key times and values, checking their counts and that they are finite.
-fn sampler(
+/// Reads a sampler's key times and values (accessors of type `ty`, elements made by `make`),
+/// checking their counts and that they are finite.
+fn sampler<T: TrackValue, const N: usize>(
     root: &Root,
     data: &mut Data,
     a: usize,
     s: usize,
-    ty: &[Type],
-) -> Result<(Interpolation, Vec<f32>, Vec<f32>, usize), ErrorKind> {
+    ty: Type,
+    make: impl Fn([f32; N]) -> T,
+) -> Result<Track<T>, ErrorKind> {
     let at = format!("animations[{a}].samplers[{s}]");
     let smp = &root.animations[a].samplers[s];
-    let interp = interpolation(root, a, s)?;
+    let interpolation = interpolation(root, a, s)?;
     let (times, ok) = data.checked_key_times(smp.input.value())?;
     if !ok {
         return Err(invalid(&at, "key times are not finite and increasing"));
     }
     let times = times.clone();
-    let (values, n) = data.floats(smp.output.value(), ty)?;
-    let per_key = if interp == Interpolation::CubicSpline {
+    let values = data.elements(smp.output.value(), ty, make)?;
+    let per_key = if interpolation == Interpolation::CubicSpline {
         3
     } else {
         1
     };
-    if times.is_empty() || values.len() / n != times.len() * per_key {
+    if times.is_empty() || values.len() != times.len() * per_key {
         return Err(invalid(
             &at,
-            format!(
-                "{} output values for {} keys",
-                values.len() / n,
-                times.len()
-            ),
+            format!("{} output values for {} keys", values.len(), times.len()),
         ));
     }
-    if values.iter().any(|v| !v.is_finite()) {
+    if values.iter().any(|v| !v.finite()) {
         return Err(invalid(&at, "output holds non-finite values"));
     }
-    Ok((interp, times, values, n))
+    Ok(Track {
+        interpolation,
+        times,
+        values,
+    })
 }
 
 /// The clips of every animation, in animation order: one per skeleton it animates (the first
@@ -741,31 +744,13 @@ fn put_track(
     if taken {
         return Ok(false);
     }
-    let ty: &[Type] = if path == Property::Rotation {
-        &[Type::Vec4]
-    } else {
-        &[Type::Vec3]
-    };
-    let (interpolation, times, values, _) = sampler(root, data, a, s, ty)?;
     match path {
         Property::Rotation => {
-            let values = values
-                .chunks_exact(4)
-                .map(|q| Quat::from_xyzw(q[0], q[1], q[2], q[3]))
-                .collect();
-            tracks.rotation = Some(Track {
-                interpolation,
-                times,
-                values,
-            });
+            let rotation = sampler(root, data, a, s, Type::Vec4, Quat::from_array)?;
+            tracks.rotation = Some(rotation);
         }
         _ => {
-            let values: Vec<Vec3> = values.chunks_exact(3).map(Vec3::from_slice).collect();
-            let track = Some(Track {
-                interpolation,
-                times,
-                values,
-            });
+            let track = Some(sampler(root, data, a, s, Type::Vec3, Vec3::from_array)?);
             if path == Property::Translation {
                 tracks.translation = track;
             } else {

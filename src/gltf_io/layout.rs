@@ -2,7 +2,7 @@
 //! packing every buffer view into one buffer (4-byte aligned). Fallback buffers of
 //! `EXT_meshopt_compression` (which hold no data) are kept as they are.
 
-use super::buffers::{is_fallback, OutBuffers};
+use super::buffers::{is_fallback, OutBuffers, Piece};
 use serde_json::Value;
 
 /// Which accessors and buffer views the document refers to.
@@ -195,7 +195,7 @@ fn set_offset(obj: &mut Value, key: &str, at: usize) {
 /// is written out.
 pub(crate) struct Packed<'a> {
     /// (offset, bytes), in increasing offsets, not overlapping.
-    pieces: Vec<(usize, &'a [u8])>,
+    pieces: Vec<(usize, Piece<'a>)>,
     /// The buffer's length.
     pub len: usize,
 }
@@ -203,10 +203,9 @@ pub(crate) struct Packed<'a> {
 impl Packed<'_> {
     /// The buffer's bytes in memory.
     pub fn to_vec(&self) -> Vec<u8> {
-        let mut out = vec![0; self.len];
-        for &(at, bytes) in &self.pieces {
-            out[at..at + bytes.len()].copy_from_slice(bytes);
-        }
+        let mut out = Vec::with_capacity(self.len);
+        // Writing to a Vec cannot fail.
+        let _ = self.write_to(&mut out);
         out
     }
 
@@ -214,10 +213,10 @@ impl Packed<'_> {
     pub fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         const ZEROS: [u8; 4] = [0; 4];
         let mut end = 0;
-        for &(at, bytes) in &self.pieces {
+        for &(at, piece) in &self.pieces {
             w.write_all(&ZEROS[..at - end])?;
-            w.write_all(bytes)?;
-            end = at + bytes.len();
+            piece.write_to(w)?;
+            end = at + piece.len();
         }
         w.write_all(&ZEROS[..self.len - end])
     }
@@ -240,7 +239,7 @@ pub(crate) fn pack<'a>(
     let mut new_index = vec![0u64; old.len()];
     let mut kept = Vec::new();
     for (i, b) in old.iter().enumerate() {
-        if buffers.get(i).is_none() {
+        if !buffers.has_data(i) {
             kept.push(b.clone());
             new_index[i] = kept.len() as u64; // merged buffer is 0
         }
@@ -256,11 +255,10 @@ pub(crate) fn pack<'a>(
             return;
         };
         let off = num("byteOffset").unwrap_or(0) as usize;
-        match buffers.get(b as usize) {
-            Some(data) => {
-                let bytes = &data[off..off + len as usize];
-                let at = place_aligned(&mut out.len, bytes.len());
-                out.pieces.push((at, bytes));
+        match buffers.piece(b as usize, off, len as usize) {
+            Some(piece) => {
+                let at = place_aligned(&mut out.len, piece.len());
+                out.pieces.push((at, piece));
                 obj["buffer"] = 0.into();
                 set_offset(obj, "byteOffset", at);
                 any_data = true;
@@ -285,7 +283,7 @@ pub(crate) fn pack<'a>(
     let mut merged = old
         .iter()
         .enumerate()
-        .find(|(i, b)| buffers.get(*i).is_some() && !is_fallback(b))
+        .find(|(i, b)| buffers.has_data(*i) && !is_fallback(b))
         .map_or_else(|| serde_json::json!({}), |(_, b)| b.clone());
     let m = merged.as_object_mut().expect("buffer is an object");
     m.insert("byteLength".into(), out.len.into());

@@ -51,9 +51,10 @@ pub struct Document {
     pub converted: Option<Converted>,
     json: Value,
     buffers: Vec<Option<Vec<u8>>>,
-    /// The model as read, to tell what changed on write; `None` for a document read only to be
-    /// looked at ([`read_owned_for_viewing`]), which cannot be written.
-    original: Option<Model>,
+    /// The model as read, to tell what changed on write, and which accessors and buffer views
+    /// the JSON as read uses; `None` for a document read only to be looked at
+    /// ([`read_owned_for_viewing`]), which cannot be written.
+    original: Option<(Model, layout::Usage)>,
 }
 
 /// The facts of a file converted from another format into a glTF document.
@@ -170,10 +171,10 @@ fn document(
             file: path.to_path_buf(),
             kind,
         })
-        .map(|(format, json, buffers, model, warnings)| Document {
+        .map(|(format, mut json, buffers, model, warnings)| Document {
             path: path.to_path_buf(),
             format,
-            original: keep_original.then(|| model.clone()),
+            original: keep_original.then(|| (model.clone(), layout::Usage::of(&mut json))),
             model,
             warnings,
             converted: None,
@@ -213,7 +214,7 @@ impl Document {
         };
         let original = match (&self.original, as_read) {
             (_, true) => None,
-            (Some(original), false) => Some(original),
+            (Some((original, used)), false) => Some((original, used)),
             (None, false) => {
                 return Err(fail(ErrorKind::Write(
                     "the document was read to be looked at only and cannot be written".into(),
@@ -221,14 +222,15 @@ impl Document {
             }
         };
         let mut buffers = buffers::OutBuffers::new(&self.buffers);
-        let unchanged = original.is_none_or(|original| {
+        let unchanged = original.is_none_or(|(original, _)| {
             self.model == *original && self.model.clips.iter().all(|c| c.source.is_some())
         });
-        if let (false, Some(original)) = (unchanged, original) {
-            let mut json = self.json.clone();
-            let used_before = layout::Usage::of(&mut json);
-            patch::apply(&mut json, &mut buffers, original, &self.model).map_err(fail)?;
-            layout::collect_garbage(&mut json, &used_before);
+        if let (false, Some((original, used_before))) = (unchanged, original) {
+            // The animations are not copied: the patch puts each back, as read or rebuilt.
+            let mut json = without_animations(&self.json);
+            patch::apply(&mut json, &self.json, &mut buffers, original, &self.model)
+                .map_err(fail)?;
+            layout::collect_garbage(&mut json, used_before);
             let bin = layout::pack(&mut json, &buffers, bin_uri);
             return Ok(f(layout::OutJson::Whole(json), &bin));
         }
@@ -375,6 +377,21 @@ impl Document {
                         .is_ok_and(|u| same_file(&dir.join(u.as_ref()), candidate))
             })
     }
+}
+
+/// A copy of a document's JSON whose `animations` array holds nulls in place of the animations.
+fn without_animations(json: &Value) -> Value {
+    let Some(map) = json.as_object() else {
+        return json.clone();
+    };
+    let copy = map.iter().map(|(k, v)| {
+        let v = match (k.as_str(), v.as_array()) {
+            ("animations", Some(anims)) => Value::Array(vec![Value::Null; anims.len()]),
+            _ => v.clone(),
+        };
+        (k.clone(), v)
+    });
+    Value::Object(copy.collect())
 }
 
 /// Bytes on disk of a glTF file and of the buffers and images it refers to by relative URI

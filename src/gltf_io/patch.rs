@@ -2,12 +2,13 @@
 //! touched (node transforms and names, inverse bind matrices, animations). New data goes into new
 //! accessors; `layout` later drops the ones left unused and packs the buffers.
 
-use super::buffers::{push_array, OutBuffers};
+use super::buffers::{push_array, Added, OutBuffers};
 use super::error::ErrorKind;
 use crate::model::{Channel, Clip, Model, Skeleton, Track, TrackValue, Transform};
 use glam::{Mat4, Quat, Vec3};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 fn fail(msg: impl Into<String>) -> ErrorKind {
     ErrorKind::Write(msg.into())
@@ -27,8 +28,12 @@ fn nums(xs: &[f32]) -> Value {
     Value::Array(xs.iter().map(|&x| num(x)).collect())
 }
 
+/// Patches `json` (a copy of the document as read, `read`, whose animations may be left out:
+/// [`patch_clips`] puts each back, as read or rebuilt) with what changed from `original` to
+/// `model`.
 pub(crate) fn apply(
     json: &mut Value,
+    read: &Value,
     buffers: &mut OutBuffers,
     original: &Model,
     model: &Model,
@@ -65,7 +70,7 @@ pub(crate) fn apply(
         )?;
     }
     turn_scene_roots(json, &roots, turn)?;
-    patch_clips(json, buffers, original, model)
+    patch_clips(json, read, buffers, original, model)
 }
 
 fn node_mut<'a>(
@@ -165,7 +170,7 @@ fn patch_skeleton(
                     c
                 })
                 .collect();
-            let acc = add_accessor(json, buffers, &flat, "MAT4", false);
+            let acc = add_accessor(json, buffers, Added::Floats(flat.into()), "MAT4", None);
             json["skins"][k as usize]["inverseBindMatrices"] = acc.into();
         }
     }
@@ -365,13 +370,15 @@ fn turn_scene_roots(json: &mut Value, roots: &[u32], turn: Quat) -> Result<(), E
     Ok(())
 }
 
-/// Appends float data as a new buffer, buffer view and accessor; returns the accessor index.
+/// Appends float data as a new buffer, buffer view and accessor of type `ty`, with `bounds`
+/// (the values whose per-component minimum and maximum it records) if given; returns the
+/// accessor index.
 fn add_accessor(
     json: &mut Value,
     buffers: &mut OutBuffers,
-    data: &[f32],
+    data: Added,
     ty: &str,
-    min_max: bool,
+    bounds: Option<&[f32]>,
 ) -> usize {
     let n = match ty {
         "SCALAR" => 1,
@@ -379,16 +386,16 @@ fn add_accessor(
         "VEC4" => 4,
         _ => 16,
     };
-    let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
-    let (buffer, offset) = buffers.append(json, &bytes);
+    let byte_len = data.byte_len();
+    let (buffer, offset) = buffers.append(json, data);
     let view = push_array(
         json,
         "bufferViews",
-        json!({ "buffer": buffer, "byteOffset": offset, "byteLength": bytes.len() }),
+        json!({ "buffer": buffer, "byteOffset": offset, "byteLength": byte_len }),
     );
     let mut acc =
-        json!({ "bufferView": view, "componentType": 5126, "count": data.len() / n, "type": ty });
-    if min_max {
+        json!({ "bufferView": view, "componentType": 5126, "count": byte_len / 4 / n, "type": ty });
+    if let Some(data) = bounds {
         let mut lo = vec![f32::INFINITY; n];
         let mut hi = vec![f32::NEG_INFINITY; n];
         for e in data.chunks_exact(n) {
@@ -410,7 +417,10 @@ struct Rebuild<'a> {
     channels: Vec<Value>,
     samplers: Vec<Value>,
     reused: HashMap<u64, usize>,
+    /// The input accessor of each set of key times written, by their bits.
     inputs: HashMap<Vec<u32>, usize>,
+    /// The same, by the address and length of the times a track shares (looked up first).
+    shared_inputs: HashMap<(usize, usize), usize>,
     /// The original channel of each (node, bone channel), looked up once per animation.
     targets: HashMap<(u64, Channel), usize>,
 }
@@ -448,6 +458,12 @@ impl Rebuild<'_> {
         self.targets.get(&(node as u64, channel)).copied()
     }
 
+    /// Adds a sampler and channel for `track`: its key times (an accessor shared by every
+    /// track with the same times) and its values (`added` makes them buffer data of type `ty`).
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one call per channel kind, all named"
+    )]
     fn new_track<T: TrackValue>(
         &mut self,
         json: &mut Value,
@@ -455,24 +471,28 @@ impl Rebuild<'_> {
         node: u32,
         path: &str,
         track: &Track<T>,
-        flat: &dyn Fn(&T) -> Vec<f32>,
+        added: fn(Arc<[T]>) -> Added,
+        ty: &str,
     ) {
-        let key: Vec<u32> = track.times.iter().map(|t| t.to_bits()).collect();
-        let input = match self.inputs.get(&key) {
+        let address = (track.times.as_ptr() as usize, track.times.len());
+        let input = match self.shared_inputs.get(&address) {
             Some(&i) => i,
             None => {
-                let i = add_accessor(json, buffers, &track.times, "SCALAR", true);
-                self.inputs.insert(key, i);
+                let key: Vec<u32> = track.times.iter().map(|t| t.to_bits()).collect();
+                let i = match self.inputs.get(&key) {
+                    Some(&i) => i,
+                    None => {
+                        let data = Added::Floats(track.times.clone());
+                        let i = add_accessor(json, buffers, data, "SCALAR", Some(&track.times));
+                        self.inputs.insert(key, i);
+                        i
+                    }
+                };
+                self.shared_inputs.insert(address, i);
                 i
             }
         };
-        let data: Vec<f32> = track.values.iter().flat_map(flat).collect();
-        let ty = if data.len() == track.values.len() * 4 {
-            "VEC4"
-        } else {
-            "VEC3"
-        };
-        let output = add_accessor(json, buffers, &data, ty, false);
+        let output = add_accessor(json, buffers, added(track.values.clone()), ty, None);
         self.samplers.push(
             json!({ "input": input, "output": output, "interpolation": track.interpolation.as_gltf() }),
         );
@@ -482,8 +502,11 @@ impl Rebuild<'_> {
     }
 }
 
+/// Puts every animation of `read` into `json`: as read when its clips did not change, else
+/// rebuilt; then removes the ones left without clips and adds the clips not read from the file.
 fn patch_clips(
     json: &mut Value,
+    read: &Value,
     buffers: &mut OutBuffers,
     original: &Model,
     model: &Model,
@@ -499,16 +522,22 @@ fn patch_clips(
     for a in 0..anim_count as u32 {
         let (new, old) = (of(&model.clips, a), of(&original.clips, a));
         if new == old {
+            let as_read = &read["animations"][a as usize];
+            if let Some(slot) = json.pointer_mut(&format!("/animations/{a}")) {
+                if slot != as_read {
+                    *slot = as_read.clone();
+                }
+            }
             continue;
         }
         if new.is_empty() {
             removed.push(a as usize);
             continue;
         }
-        rebuild(json, buffers, model, &new, &old, Some(a as usize))?;
+        rebuild(json, read, buffers, model, &new, &old, Some(a as usize))?;
     }
     for clip in model.clips.iter().filter(|c| c.source.is_none()) {
-        rebuild(json, buffers, model, &[clip], &[], None)?;
+        rebuild(json, read, buffers, model, &[clip], &[], None)?;
     }
     if let Some(anims) = json.get_mut("animations").and_then(Value::as_array_mut) {
         for a in removed.into_iter().rev() {
@@ -518,15 +547,20 @@ fn patch_clips(
     Ok(())
 }
 
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the document being patched and what it is made of"
+)]
 fn rebuild(
     json: &mut Value,
+    read: &Value,
     buffers: &mut OutBuffers,
     model: &Model,
     new: &[&Clip],
     old: &[&Clip],
     a: Option<usize>,
 ) -> Result<(), ErrorKind> {
-    let anim = a.map_or_else(|| json!({}), |a| json["animations"][a].clone());
+    let anim = a.map_or_else(|| json!({}), |a| read["animations"][a].clone());
     let empty = Vec::new();
     let old_channels = anim
         .get("channels")
@@ -543,6 +577,7 @@ fn rebuild(
         samplers: vec![],
         reused: HashMap::new(),
         inputs: HashMap::new(),
+        shared_inputs: HashMap::new(),
         targets: HashMap::new(),
     };
     for (c, ch) in old_channels.iter().enumerate().rev() {
@@ -569,8 +604,6 @@ fn rebuild(
                 .node
                 .ok_or_else(|| fail(format!("bone `{}` has no glTF node", bone.name)))?;
             let was = before.and_then(|c| c.tracks.get(b));
-            let v3 = |v: &Vec3| v.to_array().to_vec();
-            let q4 = |q: &Quat| q.to_array().to_vec();
             for (channel, same) in [
                 (
                     Channel::Translation,
@@ -592,18 +625,15 @@ fn rebuild(
                 }
                 let path = channel.as_str();
                 match channel {
-                    Channel::Translation => tracks
-                        .translation
-                        .iter()
-                        .for_each(|t| r.new_track(json, buffers, node, path, t, &v3)),
-                    Channel::Rotation => tracks
-                        .rotation
-                        .iter()
-                        .for_each(|t| r.new_track(json, buffers, node, path, t, &q4)),
-                    Channel::Scale => tracks
-                        .scale
-                        .iter()
-                        .for_each(|t| r.new_track(json, buffers, node, path, t, &v3)),
+                    Channel::Translation => tracks.translation.iter().for_each(|t| {
+                        r.new_track(json, buffers, node, path, t, Added::Vec3s, "VEC3")
+                    }),
+                    Channel::Rotation => tracks.rotation.iter().for_each(|t| {
+                        r.new_track(json, buffers, node, path, t, Added::Quats, "VEC4")
+                    }),
+                    Channel::Scale => tracks.scale.iter().for_each(|t| {
+                        r.new_track(json, buffers, node, path, t, Added::Vec3s, "VEC3")
+                    }),
                 }
             }
         }

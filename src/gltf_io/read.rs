@@ -100,7 +100,7 @@ pub(crate) fn typed(json: &Value) -> Result<(Root, Vec<(usize, usize)>), ErrorKi
             .flatten()
             .enumerate()
         {
-            if ch.pointer("/target/node").is_none() {
+            if ch.get("target").and_then(|t| t.get("node")).is_none() {
                 pointers.push((a, c));
             }
         }
@@ -175,9 +175,9 @@ fn check_structure(
             view.byte_length.0,
             &at,
         )?;
-        if let Some(ext) = json.pointer(&format!(
-            "/bufferViews/{i}/extensions/EXT_meshopt_compression"
-        )) {
+        let ext = json.get("bufferViews").and_then(|v| v.get(i));
+        let ext = ext.and_then(|v| v.get("extensions")?.get("EXT_meshopt_compression"));
+        if let Some(ext) = ext {
             let num = |k: &str| ext.get(k).and_then(Value::as_u64);
             let b = num("buffer")
                 .ok_or_else(|| invalid(&at, "EXT_meshopt_compression has no buffer"))?;

@@ -3,6 +3,7 @@
 use super::{Problem, Skeleton, SkeletonId};
 use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// How values between keys are computed, as in glTF.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
@@ -127,15 +128,20 @@ fn hermite_basis(t: f32) -> [f32; 4] {
 }
 
 /// Keyframes of one channel of one bone.
+///
+/// Times and values are shared, not copied, when a track is cloned: a glTF sampler's key times
+/// usually serve every channel of its animation, and a copy of a model (kept to measure a change
+/// against, or to tell what changed on write) costs no track data. Build them from a `Vec` with
+/// `.into()`; change them in place with [`Arc::make_mut`] (which copies only shared data).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Track<T> {
     /// How to interpolate between keys.
     pub interpolation: Interpolation,
     /// Key times in seconds, non-decreasing.
-    pub times: Vec<f32>,
+    pub times: Arc<[f32]>,
     /// One value per key; for [`Interpolation::CubicSpline`] three per key: in-tangent, value,
     /// out-tangent, as glTF stores them.
-    pub values: Vec<T>,
+    pub values: Arc<[T]>,
 }
 
 impl<T: TrackValue> Track<T> {
@@ -164,7 +170,7 @@ impl<T: TrackValue> Track<T> {
     /// ```
     /// use skelnorm::model::{Interpolation, Track};
     /// use glam::Vec3;
-    /// let t = Track { interpolation: Interpolation::Linear, times: vec![0.0, 2.0], values: vec![Vec3::ZERO, Vec3::X] };
+    /// let t = Track { interpolation: Interpolation::Linear, times: vec![0.0, 2.0].into(), values: vec![Vec3::ZERO, Vec3::X].into() };
     /// assert_eq!(t.sample(1.0), Vec3::new(0.5, 0.0, 0.0));
     /// assert_eq!(t.sample(9.0), Vec3::X); // clamped to the last key
     /// ```
@@ -415,7 +421,7 @@ impl Clip {
             .map(|o| o.duration)
             .fold(0.0f32, f32::max);
         for t in &self.tracks {
-            let last = |times: Option<&Vec<f32>>| times.and_then(|v| v.last().copied());
+            let last = |times: Option<&Arc<[f32]>>| times.and_then(|v| v.last().copied());
             for end in [
                 last(t.translation.as_ref().map(|t| &t.times)),
                 last(t.rotation.as_ref().map(|t| &t.times)),
@@ -437,7 +443,7 @@ impl Clip {
     /// above 0 (the caller checks).
     pub fn sample_times(&self, fps: Option<f32>) -> Vec<f32> {
         if fps.is_none() {
-            let mut shared: Option<&Vec<f32>> = None;
+            let mut shared: Option<&Arc<[f32]>> = None;
             let mut same = true;
             for t in &self.tracks {
                 let all = [
@@ -451,7 +457,7 @@ impl Clip {
                 }
             }
             match shared {
-                Some(times) if same => return times.clone(),
+                Some(times) if same => return times.to_vec(),
                 None => return vec![0.0],
                 _ => {}
             }
@@ -481,8 +487,8 @@ mod tests {
     fn track(interpolation: Interpolation, values: Vec<Vec3>) -> Track<Vec3> {
         Track {
             interpolation,
-            times: vec![0.0, 1.0],
-            values,
+            times: vec![0.0, 1.0].into(),
+            values: values.into(),
         }
     }
 
@@ -511,16 +517,16 @@ mod tests {
                 BoneTracks {
                     translation: Some(Track {
                         interpolation: Interpolation::Linear,
-                        values: vec![Vec3::ZERO; a.len()],
-                        times: a,
+                        values: vec![Vec3::ZERO; a.len()].into(),
+                        times: a.into(),
                     }),
                     ..Default::default()
                 },
                 BoneTracks {
                     rotation: Some(Track {
                         interpolation: Interpolation::Linear,
-                        values: vec![Quat::IDENTITY; b.len()],
-                        times: b,
+                        values: vec![Quat::IDENTITY; b.len()].into(),
+                        times: b.into(),
                     }),
                     ..Default::default()
                 },
@@ -540,8 +546,8 @@ mod tests {
     fn slerps_rotations() {
         let q = Track {
             interpolation: Interpolation::Linear,
-            times: vec![0.0, 2.0],
-            values: vec![Quat::IDENTITY, Quat::from_rotation_y(1.0)],
+            times: vec![0.0, 2.0].into(),
+            values: vec![Quat::IDENTITY, Quat::from_rotation_y(1.0)].into(),
         };
         assert!(q.sample(1.0).angle_between(Quat::from_rotation_y(0.5)) < 1e-5);
     }
@@ -565,8 +571,8 @@ mod tests {
         ] {
             let t = Track {
                 interpolation,
-                times: times.clone(),
-                values,
+                times: times.clone().into(),
+                values: values.into(),
             };
             for (k, &time) in times.iter().enumerate() {
                 assert_eq!(
@@ -585,8 +591,8 @@ mod tests {
         }
         let quantized = Track {
             interpolation: Interpolation::Linear,
-            times: vec![0.0, 1.0],
-            values: vec![Quat::from_xyzw(0.0, 0.0, 0.0, 0.999), Quat::IDENTITY],
+            times: vec![0.0, 1.0].into(),
+            values: vec![Quat::from_xyzw(0.0, 0.0, 0.0, 0.999), Quat::IDENTITY].into(),
         };
         assert_eq!(quantized.sample(0.0).w, 0.999);
         assert_eq!(quantized.sample_unit(0.0), Quat::IDENTITY);

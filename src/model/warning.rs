@@ -79,6 +79,12 @@ pub enum WarningCode {
     /// Normalizing: a skeleton was left as it is (it does not fit the profile, or another one was
     /// chosen).
     SkeletonSkipped,
+    /// Mirroring: bones on one side (by their profile bone or name) have no counterpart on the
+    /// other: they mirror in place.
+    MirrorUnpaired,
+    /// Mirroring: bones hang from a bone that is not their counterpart's parent's counterpart
+    /// (a prop on one hand): their keys were resampled instead of mapped one to one.
+    MirrorResampled,
     /// Reading: the glTF breaks a rule of the specification that the reader can live with.
     GltfInvalid,
     /// Reading: a primitive's skin weights cannot be read (compressed or malformed), so which
@@ -121,6 +127,8 @@ impl WarningCode {
             WarningCode::ClipEmptied => "clip_emptied",
             WarningCode::NameTaken => "name_taken",
             WarningCode::SkeletonSkipped => "skeleton_skipped",
+            WarningCode::MirrorUnpaired => "mirror_unpaired",
+            WarningCode::MirrorResampled => "mirror_resampled",
             WarningCode::GltfInvalid => "gltf_invalid",
             WarningCode::WeightsUnknown => "weights_unknown",
             WarningCode::MatrixShear => "matrix_shear",

@@ -1,9 +1,12 @@
 //! The stage order, known here and nowhere else: map → rest fix → track stripping → renaming
-//! (then, optionally, the measurements of [`check`](crate::check)), and the retarget workflow
-//! over two normalized models ([`retarget()`]). Works on the model; reads and writes no files.
+//! (then, optionally, the measurements of [`check`](crate::check)), the retarget workflow
+//! over two normalized models ([`retarget()`]) and the mirror workflow ([`mirror()`]). Works on
+//! the model; reads and writes no files.
 
+mod mirror;
 mod retarget;
 
+pub use mirror::{mirror, MirrorJob, MirrorRunError, MirrorRunReport};
 pub use retarget::{
     carry_clips_back, effector_series, retarget, retarget_onto, ClipNaming, OnClash, RetargetJob,
     RetargetOutput, RetargetReport, RetargetRunError, RetargetedClip, Side,

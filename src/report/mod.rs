@@ -10,13 +10,13 @@ mod html;
 mod text;
 
 pub use html::render_html;
-pub use text::{map_text, NormalizeRun, RetargetRun};
+pub use text::{map_text, MirrorRun, NormalizeRun, RetargetRun};
 
 use crate::gltf_io::{Converted, Format};
 use crate::inspect::Inspection;
 use crate::mapping::MapReport;
 use crate::model::{Warning, WarningCode};
-use crate::pipeline::{NormalizeReport, RetargetReport};
+use crate::pipeline::{MirrorRunReport, NormalizeReport, RetargetReport};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -260,6 +260,10 @@ pub struct FileReport {
     /// `convert`: the formats and what went over.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub convert: Option<ConvertReport>,
+    /// `mirror`: per skeleton, the pairs, the plane and the clips mirrored.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[schemars(with = "Option<MirrorRunReport>")]
+    pub mirror: Option<serde_json::Value>,
     /// Pictures of the skeletons (batch and validate).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub pictures: Vec<Picture>,
@@ -292,6 +296,7 @@ impl FileReport {
             normalize: None,
             retarget: None,
             convert: None,
+            mirror: None,
             pictures: Vec::new(),
             previews: Vec::new(),
             size_before: 0,
@@ -380,6 +385,18 @@ impl FileReport {
                 .map(|w| w.clone().on_skeleton(&r.target_skeleton)),
         );
         self.retarget = value_of(r);
+    }
+
+    /// Fills the mirror part, and gathers its warnings with the skeleton they concern.
+    pub fn set_mirror(&mut self, r: &MirrorRunReport) {
+        for s in &r.skeletons {
+            self.warnings.extend(
+                s.warnings
+                    .iter()
+                    .map(|w| w.clone().on_skeleton(&s.skeleton)),
+            );
+        }
+        self.mirror = value_of(r);
     }
 
     /// Sets the inspect part.

@@ -6,7 +6,7 @@ use crate::check::retarget::{
     EffectorCheck, FloorCheck, NotMeasured, OpsCheck, RetargetCheck, SkateCheck,
 };
 use crate::mapping::MapReport;
-use crate::pipeline::{Measured, NormalizeReport, RetargetReport};
+use crate::pipeline::{Measured, MirrorRunReport, NormalizeReport, RetargetReport};
 use crate::rename::RenameReport;
 use crate::rest::RestReport;
 use crate::tracks::{StripReason, StripReport};
@@ -26,6 +26,53 @@ pub struct NormalizeRun<'a> {
     pub size_after: u64,
     /// What normalizing did.
     pub report: &'a NormalizeReport,
+}
+
+/// What `mirror` did to one file: its report with the paths, as the text summary shows it.
+#[derive(Debug)]
+pub struct MirrorRun<'a> {
+    /// The input, as given.
+    pub file: String,
+    /// The output, as given.
+    pub output: String,
+    /// What mirroring did.
+    pub report: &'a MirrorRunReport,
+}
+
+impl MirrorRun<'_> {
+    /// The text summary: per skeleton, the pairs, the plane, the rest's asymmetry and the clips.
+    pub fn write_text(&self, w: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(w, "{} → {}", self.file, self.output)?;
+        for s in &self.report.skeletons {
+            let [x, y, z] = s.normal;
+            writeln!(
+                w,
+                "skeleton `{}`: {} pairs through the profile, {} by name, {} bones in place; \
+                 plane normal ({x:.3}, {y:.3}, {z:.3}){}; rest asymmetry {:.2e} of its size",
+                s.skeleton,
+                s.mapped_pairs,
+                s.named_pairs,
+                s.in_place,
+                if s.snapped {
+                    " (snapped to an axis)"
+                } else {
+                    ""
+                },
+                s.rest_asymmetry
+            )?;
+            for warn in &s.warnings {
+                writeln!(w, "  warning [{}]: {}", warn.code.as_str(), warn.message)?;
+            }
+            for c in &s.clips {
+                if c.output == c.clip {
+                    writeln!(w, "  clip `{}` mirrored", c.clip)?;
+                } else {
+                    writeln!(w, "  clip `{}` → `{}`", c.clip, c.output)?;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What `retarget` did: the pipeline's report with the paths and the output's size, as the text
@@ -264,18 +311,7 @@ impl RetargetRun<'_> {
         let r = self;
         writeln!(w, "{} → {} → {}", r.source, r.target, r.output)?;
         let plan = &r.retarget.plan;
-        let (what, a, b) = match (
-            plan.scale_basis,
-            plan.source_leg_length,
-            plan.target_leg_length,
-        ) {
-            (crate::retarget::ScaleBasis::Legs, Some(a), Some(b)) => ("legs", a, b),
-            _ => (
-                "hips height",
-                plan.source_hips_height,
-                plan.target_hips_height,
-            ),
-        };
+        let (what, a, b) = plan.compared_lengths();
         writeln!(
             w,
             "skeleton `{}` → `{}`: {what} {a:.3} → {b:.3} (ratio {:.3}), {} chains",

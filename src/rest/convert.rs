@@ -118,8 +118,8 @@ fn convert_clip(clip: &mut Clip, changed: &[Option<Quat>], maps: &Maps) -> usize
             // "No track" must keep meaning the old rest, which is about to change.
             tracks.rotation = Some(Track {
                 interpolation: Interpolation::Linear,
-                times: vec![0.0],
-                values: vec![old],
+                times: vec![0.0].into(),
+                values: vec![old].into(),
             });
             complemented += 1;
         }
@@ -149,9 +149,10 @@ pub(super) fn map_keys(tracks: &mut BoneTracks, a: Wide, f: Wide) {
     if let Some(t) = &mut tracks.rotation {
         map_values(t, |q, _| (a.r * q.as_dquat() * f.r).as_quat());
         if t.interpolation != Interpolation::CubicSpline {
-            for j in 1..t.values.len() {
-                if t.values[j].dot(t.values[j - 1]) < 0.0 {
-                    t.values[j] = -t.values[j];
+            let values = std::sync::Arc::make_mut(&mut t.values);
+            for j in 1..values.len() {
+                if values[j].dot(values[j - 1]) < 0.0 {
+                    values[j] = -values[j];
                 }
             }
         }
@@ -228,7 +229,10 @@ impl Wide {
 /// Maps every value of a track; `f(value, is_tangent)`.
 pub(super) fn map_values<T: Copy>(track: &mut Track<T>, f: impl Fn(T, bool) -> T) {
     let cubic = track.interpolation == Interpolation::CubicSpline;
-    for (n, v) in track.values.iter_mut().enumerate() {
+    for (n, v) in std::sync::Arc::make_mut(&mut track.values)
+        .iter_mut()
+        .enumerate()
+    {
         *v = f(*v, cubic && n % 3 != 1);
     }
 }

@@ -88,8 +88,8 @@ fn hold_rest(tracks: &mut BoneTracks, maps: (Wide, Wide), new: &Transform, old: 
     fn key<T>(value: T) -> Option<Track<T>> {
         Some(Track {
             interpolation: Interpolation::Linear,
-            times: vec![0.0],
-            values: vec![value],
+            times: vec![0.0].into(),
+            values: vec![value].into(),
         })
     }
     let (a, q) = maps;

@@ -33,16 +33,17 @@ fn clip(s: &Skeleton, keys: &[Quat], interpolation: Interpolation) -> Clip {
             BoneTracks {
                 translation: (i == 1).then(|| Track {
                     interpolation: Interpolation::Linear,
-                    times: vec![0.0, 1.0],
+                    times: vec![0.0, 1.0].into(),
                     values: vec![
                         b.rest.translation,
                         b.rest.translation + Vec3::new(0.1, 0.0, 0.3),
-                    ],
+                    ]
+                    .into(),
                 }),
                 rotation: Some(Track {
                     interpolation,
-                    times: vec![0.0, 0.5, 1.0],
-                    values,
+                    times: vec![0.0, 0.5, 1.0].into(),
+                    values: values.into(),
                 }),
                 scale: None,
             }

@@ -182,10 +182,9 @@ pub enum RetargetError {
     /// A side has no mapped hips.
     #[error("skeleton `{0}` has no mapped hips bone")]
     NoHips(String),
-    /// Neither side has legs mapped on both and the source hips are (almost) on the floor: no
-    /// ratio can be taken.
+    /// The source hips are (almost) on the floor at rest: its rest does not stand.
     #[error(
-        "the source hips height is {height} (skeleton `{skeleton}`): too close to 0 to scale the root motion by, and no legs are mapped on both sides; \
+        "the source hips height is {height} (skeleton `{skeleton}`): too close to 0 to scale the root motion by; \
          is the source normalized, and are its hips above its feet?"
     )]
     HipsHeight {
@@ -325,18 +324,19 @@ pub fn retarget_clip_with(
         }
     }
     let mut tracks = vec![BoneTracks::default(); target.skeleton.bones.len()];
+    let times: std::sync::Arc<[f32]> = times.into();
     for (b, values) in driven.iter().zip(rotations) {
         tracks[b.index()].rotation = Some(Track {
             interpolation: Interpolation::Linear,
             times: times.clone(),
-            values,
+            values: values.into(),
         });
     }
     for (b, values) in moved.iter().zip(translations) {
         tracks[b.index()].translation = Some(Track {
             interpolation: Interpolation::Linear,
             times: times.clone(),
-            values,
+            values: values.into(),
         });
     }
     Ok(Clip {
@@ -359,7 +359,7 @@ fn unscaled(clip: &Clip, plan: &Plan) -> Clip {
         .flatten()
     {
         if let Some(t) = &mut out.tracks[b.index()].translation {
-            for v in &mut t.values {
+            for v in std::sync::Arc::make_mut(&mut t.values) {
                 *v *= plan.source_hips_height;
             }
         }

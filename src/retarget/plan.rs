@@ -588,20 +588,20 @@ pub(crate) fn build(
     let target_hips_height = target_rest[target_hips.index()].1.y;
     let source_size = source.skeleton.height().max(1e-12);
     let legs = leg_lengths((source, &source_rest), (target, &target_rest));
+    // Hips on the floor at rest: the rest does not stand (a clip's hips keys would all read as
+    // a rise from it), whatever the legs say.
+    if source_hips_height.abs() < 1e-3 * source_size || !source_hips_height.is_finite() {
+        return Err(RetargetError::HipsHeight {
+            skeleton: source.skeleton.name.clone(),
+            height: source_hips_height,
+        });
+    }
     let (scale_basis, hips_ratio) = match legs {
         Some((ls, lt)) if ls > 1e-3 * source_size && lt.is_finite() => (ScaleBasis::Legs, lt / ls),
-        _ => {
-            if source_hips_height.abs() < 1e-3 * source_size || !source_hips_height.is_finite() {
-                return Err(RetargetError::HipsHeight {
-                    skeleton: source.skeleton.name.clone(),
-                    height: source_hips_height,
-                });
-            }
-            (
-                ScaleBasis::HipsHeight,
-                target_hips_height / source_hips_height,
-            )
-        }
+        _ => (
+            ScaleBasis::HipsHeight,
+            target_hips_height / source_hips_height,
+        ),
     };
     let carrier = hips_carrier(target, target_hips);
     let root = |rig: &Rig| rig.profile.root.and_then(|p| rig.map.get(p));
@@ -1102,6 +1102,23 @@ impl Plan {
     /// The target bone the retarget writes the hips' position into.
     pub fn target_hips(&self) -> BoneId {
         self.target_hips
+    }
+
+    /// What the ratio compares, in words, and the two lengths: `("legs", source, target)` or
+    /// `("hips height", source, target)`.
+    pub fn compared_lengths(&self) -> (&'static str, f32, f32) {
+        match (
+            self.scale_basis,
+            self.source_leg_length,
+            self.target_leg_length,
+        ) {
+            (ScaleBasis::Legs, Some(a), Some(b)) => ("legs", a, b),
+            _ => (
+                "hips height",
+                self.source_hips_height,
+                self.target_hips_height,
+            ),
+        }
     }
 
     /// The bones whose joints' midpoint is the pelvis on each side, (source, target): the two

@@ -21,7 +21,7 @@ fn keyed_clip(
     mover: usize,
     interpolation: Interpolation,
 ) -> Clip {
-    let times = vec![0.0, 0.5, 1.0];
+    let times: std::sync::Arc<[f32]> = vec![0.0, 0.5, 1.0].into();
     let per_key = |v: Vec<Quat>| match interpolation {
         Interpolation::CubicSpline => v
             .iter()
@@ -58,7 +58,7 @@ fn keyed_clip(
                 translation: Some(Track {
                     interpolation,
                     times: times.clone(),
-                    values: per_key3(vec![t, t + wobble + moved, t]),
+                    values: per_key3(vec![t, t + wobble + moved, t]).into(),
                 }),
                 rotation: Some(Track {
                     interpolation,
@@ -67,7 +67,8 @@ fn keyed_clip(
                         b.rest.rotation,
                         (b.rest.rotation * turn).normalize(),
                         b.rest.rotation,
-                    ]),
+                    ])
+                    .into(),
                 }),
                 scale: None,
             }

@@ -27,8 +27,8 @@ fn clip(s: &Skeleton, bent: &str, deg: f32) -> Clip {
     fn linear<T>(values: Vec<T>) -> Track<T> {
         Track {
             interpolation: Interpolation::Linear,
-            times: vec![0.0, 1.0],
-            values,
+            times: vec![0.0, 1.0].into(),
+            values: values.into(),
         }
     }
     let mut tracks = vec![BoneTracks::default(); s.bones.len()];
