@@ -342,7 +342,7 @@ fn the_filter_smooths_jitter() {
         (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
     };
     for tr in walk.tracks.iter_mut().filter_map(|t| t.rotation.as_mut()) {
-        for q in &mut tr.values {
+        for q in std::sync::Arc::make_mut(&mut tr.values).iter_mut() {
             let jitter = glam::Quat::from_euler(
                 glam::EulerRot::XYZ,
                 noise() * 0.05,
