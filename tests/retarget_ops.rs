@@ -536,7 +536,8 @@ fn poles_follow_the_source_and_the_offset() {
 /// Stride warping on the walk onto legs ×1.3: each foot's forward swing about the pelvis (its
 /// range over the clip, in the hips' heading) scales by `forward` (0.7, within 3%); its sideways
 /// range (none on this walk, whose feet swing straight) and its height stay (within 2% of the
-/// range, 1e-4 of the height); `forward` and `sideways` 1
+/// range, 1e-4 of the height); on `sway` (hips swaying over planted feet) `sideways` 0.5 halves
+/// the feet's sideways range about the pelvis (within 3%); `forward` and `sideways` 1
 /// change nothing beyond rounding.
 #[test]
 fn stride_warping_scales_the_feet_about_the_pelvis() {
@@ -575,11 +576,11 @@ fn stride_warping_scales_the_feet_about_the_pelvis() {
         let hi = v.iter().map(f).fold(f32::NEG_INFINITY, f32::max);
         hi - lo
     };
-    let stride = |forward: f32, sideways: f32| {
+    let stride = |clip: &Clip, forward: f32, sideways: f32| {
         feet(&poses(
             &s,
             &t,
-            walk,
+            clip,
             &with_op(Op::Stride(StrideOp {
                 forward,
                 sideways,
@@ -588,8 +589,17 @@ fn stride_warping_scales_the_feet_about_the_pelvis() {
         ))
     };
     let plain = feet(&poses(&s, &t, walk, &RetargetOptions::default()));
-    let same = stride(1.0, 1.0);
-    let short = stride(0.7, 1.0);
+    let same = stride(walk, 1.0, 1.0);
+    let short = stride(walk, 0.7, 1.0);
+    // `sway` moves the hips sideways over planted feet: the feet move sideways about the pelvis.
+    let sway = clip(&s, "sway");
+    let (sway_plain, narrow) = (
+        feet(&poses(&s, &t, sway, &RetargetOptions::default())),
+        stride(sway, 1.0, 0.5),
+    );
+    let (w0, w1) = (range(&sway_plain, |v| v.x), range(&narrow, |v| v.x));
+    eprintln!("sway onto legs ×1.3, sideways 0.5: sideways swing {w0:.4} → {w1:.4}");
+    assert!(w0 > 0.01 && (w1 / w0 - 0.5).abs() <= 0.03, "{w0} → {w1}");
     let height = ts.height();
     for (a, b) in plain.iter().zip(&same) {
         assert!(a.distance(*b) <= 1e-5 * height, "{a} vs {b}");
