@@ -43,6 +43,14 @@ pub fn yaw_of(q: Quat) -> Quat {
     }
 }
 
+/// The direction the middle joint `b` of a limb bends to, away from the line from `a` (upper
+/// joint) to `c` (end) (unit); `None` for a limb straight within 1% of its upper bone's length.
+pub fn pole(a: Vec3, b: Vec3, c: Vec3) -> Option<Vec3> {
+    let line = (c - a).normalize_or_zero();
+    let off = (b - a) - line * (b - a).dot(line);
+    (off.length() > 0.01 * (b - a).length()).then(|| off.normalize())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,7 +17,7 @@ mod warning;
 pub use clip::{
     BoneTracks, Channel, Clip, Interpolation, OpaqueKind, OpaqueTrack, Track, TrackValue,
 };
-pub use math::{angle_deg, arc, turn_deg, yaw_of};
+pub use math::{angle_deg, arc, pole, turn_deg, yaw_of};
 pub use pose::{skinning_matrices, Pose};
 pub use transform::Transform;
 pub use warning::{Warning, WarningCode};

@@ -19,7 +19,7 @@ mod tests;
 
 pub use ops::{FilterOp, FloorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp, StrideOp};
 pub use plan::{ChainPlan, Plan, ScaleBasis};
-pub use runtime::{pole, Retargeter};
+pub use runtime::Retargeter;
 
 use crate::mapping::BoneMap;
 use crate::model::{BoneTracks, Clip, Interpolation, Pose, Skeleton, SkeletonId, Track};

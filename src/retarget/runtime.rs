@@ -10,7 +10,6 @@ mod stack;
 
 use crate::model::{yaw_of, Pose, Skeleton, Transform};
 use glam::{Quat, Vec3};
-pub use stack::pole;
 use stack::{FilterState, PlantState};
 
 /// Retargets poses of one skeleton onto another, frame by frame.

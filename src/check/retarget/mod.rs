@@ -256,8 +256,8 @@ fn pole_error(s: &Posed, t: &Posed, ids: [(BoneId, BoneId); 3]) -> Option<f32> {
             let (x, y) = ids[k];
             p[if source { x } else { y }.index()]
         };
-        let ps = crate::retarget::pole(at(a, 0, true), at(a, 1, true), at(a, 2, true));
-        let pt = crate::retarget::pole(at(b, 0, false), at(b, 1, false), at(b, 2, false));
+        let ps = crate::model::pole(at(a, 0, true), at(a, 1, true), at(a, 2, true));
+        let pt = crate::model::pole(at(b, 0, false), at(b, 1, false), at(b, 2, false));
         if let (Some(x), Some(y)) = (ps, pt) {
             sum += angle_deg(x, y);
             n += 1;

@@ -3,8 +3,8 @@
 //! in the [`Retargeter`] (sized once: nothing here allocates).
 
 use super::Retargeter;
-use crate::model::yaw_of;
 use crate::model::Pose;
+use crate::model::{pole, yaw_of};
 use crate::retarget::ops::{FilterOp, FloorOp, PlantOp, PoleOp, StrideOp};
 use glam::{Quat, Vec3, Vec4};
 use std::f32::consts::TAU;
@@ -276,12 +276,4 @@ impl Retargeter {
         local.translation = local.translation.lerp(want_pos, pin.alpha);
         self.positions(target);
     }
-}
-
-/// The direction the middle joint `b` of a limb bends to, away from the line from `a` (upper
-/// joint) to `c` (end) (unit); `None` for a limb straight within 1% of its upper bone's length.
-pub fn pole(a: Vec3, b: Vec3, c: Vec3) -> Option<Vec3> {
-    let line = (c - a).normalize_or_zero();
-    let off = (b - a) - line * (b - a).dot(line);
-    (off.length() > 0.01 * (b - a).length()).then(|| off.normalize())
 }
