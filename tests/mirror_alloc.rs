@@ -10,32 +10,13 @@
 
 mod common;
 
+use common::counting::{allocations, Counting};
 use glam::Vec3;
 use skelnorm::gltf_io;
 use skelnorm::mapping::{map_skeleton, MapOptions};
 use skelnorm::mirror::{Mirror, MirrorOptions};
 use skelnorm::model::{Bone, Pose, Transform};
 use skelnorm::profile::Profile;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -68,13 +49,13 @@ fn mirror_pose_allocates_nothing_per_call() {
         .collect();
     let mut out = Pose::rest(&skeleton);
     mirror.mirror_pose(&poses[0], &mut out).unwrap();
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = allocations();
     for _ in 0..10 {
         for p in &poses {
             mirror.mirror_pose(p, &mut out).unwrap();
         }
     }
-    let after = ALLOCATIONS.load(Ordering::SeqCst);
+    let after = allocations();
     assert_eq!(
         after - before,
         0,

@@ -11,32 +11,13 @@
 
 mod common;
 
+use common::counting::{allocations, Counting};
 use skelnorm::gltf_io;
 use skelnorm::mapping::{map_skeleton, MapOptions};
 use skelnorm::model::Pose;
 use skelnorm::pipeline::{normalize, NormalizeOptions};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{FilterOp, FloorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -97,7 +78,7 @@ fn allocates_nothing(options: &RetargetOptions) {
         .collect();
     let mut out = Pose::rest(ts);
     r.retarget(&poses[0], &mut out).unwrap();
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = allocations();
     for _ in 0..10 {
         for p in &poses {
             r.retarget(p, &mut out).unwrap();
@@ -105,7 +86,7 @@ fn allocates_nothing(options: &RetargetOptions) {
         }
         r.reset();
     }
-    let after = ALLOCATIONS.load(Ordering::SeqCst);
+    let after = allocations();
     assert_eq!(
         after - before,
         0,

@@ -5,6 +5,8 @@
     reason = "each test crate uses its own subset of these helpers"
 )]
 
+pub mod counting;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
