@@ -11,38 +11,11 @@
 mod common;
 
 use skelnorm::check::retarget::{retarget as measure, RetargetCheck};
-use skelnorm::gltf_io;
-use skelnorm::mapping::{map_skeleton, BoneMap, MapOptions};
-use skelnorm::model::{Model, SkeletonId};
-use skelnorm::pipeline::{normalize, NormalizeOptions};
+use skelnorm::model::SkeletonId;
 use skelnorm::profile::Profile;
-use skelnorm::retarget::{retarget_clip, RetargetOptions, Rig};
-use std::path::Path;
+use skelnorm::retarget::{retarget_clip, RetargetOptions};
 
-/// A file normalized in memory, with the map of its first skeleton.
-struct Normalized {
-    model: Model,
-    map: BoneMap,
-}
-
-fn normalized(path: &Path) -> Normalized {
-    let profile = Profile::humanoid();
-    let mut doc = gltf_io::read(path).unwrap();
-    normalize(&mut doc.model, profile, &NormalizeOptions::default()).unwrap();
-    let map = map_skeleton(&doc.model.skeletons[0], profile, &MapOptions::default());
-    Normalized {
-        model: doc.model,
-        map,
-    }
-}
-
-fn rig(n: &Normalized) -> Rig<'_> {
-    Rig {
-        skeleton: &n.model.skeletons[0],
-        map: &n.map,
-        profile: Profile::humanoid(),
-    }
-}
+use common::{normalized, rig, Normalized};
 
 /// Retargets every clip of `src` onto `dst` and measures each.
 fn run(

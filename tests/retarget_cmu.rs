@@ -34,28 +34,7 @@ fn pairs() -> Option<(PathBuf, Vec<Target>)> {
     Some((bvh, targets))
 }
 
-/// `skelnorm retarget … --json`: the retarget stage of the report and the one clip's measures.
-fn retarget(source: &Path, target: &Path, out: &Path, extra: &[&str]) -> serde_json::Value {
-    let mut args = vec![
-        "retarget",
-        "--source",
-        source.to_str().unwrap(),
-        "--target",
-        target.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    let run = common::skelnorm(&args);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let r: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
-    common::file_stage(&r, "retarget")
-}
+use common::retarget_stage as retarget;
 
 fn name(p: &Path) -> String {
     p.file_name().unwrap().to_string_lossy().into()

@@ -11,38 +11,17 @@
 mod common;
 
 use skelnorm::check::retarget::{ops_check, retarget as measure, OpsCheck, RetargetCheck};
-use skelnorm::gltf_io;
-use skelnorm::mapping::{map_skeleton, BoneMap, MapOptions};
-use skelnorm::model::{Clip, Model, Pose, SkeletonId};
-use skelnorm::pipeline::{normalize, NormalizeOptions};
+use skelnorm::model::{Clip, Pose, SkeletonId};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{
     retarget_clip, FilterOp, FloorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp,
-    RetargetOptions, Retargeter, Rig, StrideOp,
+    RetargetOptions, Retargeter, StrideOp,
 };
 
-struct Normalized {
-    model: Model,
-    map: BoneMap,
-}
+use common::{normalized, rig, Normalized};
 
 fn fixture(name: &str) -> Normalized {
-    let profile = Profile::humanoid();
-    let mut doc = gltf_io::read(&common::root().join("fixtures").join(name)).unwrap();
-    normalize(&mut doc.model, profile, &NormalizeOptions::default()).unwrap();
-    let map = map_skeleton(&doc.model.skeletons[0], profile, &MapOptions::default());
-    Normalized {
-        model: doc.model,
-        map,
-    }
-}
-
-fn rig(n: &Normalized) -> Rig<'_> {
-    Rig {
-        skeleton: &n.model.skeletons[0],
-        map: &n.map,
-        profile: Profile::humanoid(),
-    }
+    normalized(&common::root().join("fixtures").join(name))
 }
 
 const PAIRS: &[(&str, &str)] = &[
@@ -405,28 +384,10 @@ fn cli_measures(
     extra: &[&str],
 ) -> serde_json::Value {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.glb");
-    let mut args = vec![
-        "retarget",
-        "--source",
-        source.to_str().unwrap(),
-        "--target",
-        target.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--suffix",
-        "x",
-        "--json",
-    ];
+    let mut args = vec!["--suffix", "x"];
     args.extend_from_slice(extra);
-    let run = common::skelnorm(&args);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let r: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
-    r["files"][0]["retarget"]["clips"][0]["measured"].clone()
+    let r = common::retarget_stage(source, target, &dir.path().join("out.glb"), &args);
+    r["clips"][0]["measured"].clone()
 }
 
 /// The shared real clips (CMU's motion capture onto RobotExpressive, ModularMen and the mixamo

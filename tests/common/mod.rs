@@ -600,3 +600,61 @@ pub fn file_stage(report: &serde_json::Value, stage: &str) -> serde_json::Value 
     }
     out
 }
+
+/// A file normalized in memory, with the map of its first skeleton (the retarget tests' rigs).
+pub struct Normalized {
+    pub model: skelnorm::model::Model,
+    pub map: skelnorm::mapping::BoneMap,
+}
+
+/// Reads `path`, normalizes it with the defaults and maps its first skeleton.
+pub fn normalized(path: &Path) -> Normalized {
+    use skelnorm::mapping::{map_skeleton, MapOptions};
+    use skelnorm::pipeline::{normalize, NormalizeOptions};
+    let profile = skelnorm::profile::Profile::humanoid();
+    let mut doc = skelnorm::gltf_io::read(path).unwrap();
+    normalize(&mut doc.model, profile, &NormalizeOptions::default()).unwrap();
+    let map = map_skeleton(&doc.model.skeletons[0], profile, &MapOptions::default());
+    Normalized {
+        model: doc.model,
+        map,
+    }
+}
+
+/// The first skeleton of `n` as a retarget side on the humanoid profile.
+pub fn rig(n: &Normalized) -> skelnorm::retarget::Rig<'_> {
+    skelnorm::retarget::Rig {
+        skeleton: &n.model.skeletons[0],
+        map: &n.map,
+        profile: skelnorm::profile::Profile::humanoid(),
+    }
+}
+
+/// `skelnorm retarget --source SOURCE --target TARGET -o OUT --json EXTRA…`, which must succeed: the
+/// retarget stage of its report ([`file_stage`]).
+pub fn retarget_stage(
+    source: &Path,
+    target: &Path,
+    out: &Path,
+    extra: &[&str],
+) -> serde_json::Value {
+    let mut args = vec![
+        "retarget",
+        "--source",
+        source.to_str().unwrap(),
+        "--target",
+        target.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let run = skelnorm(&args);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    file_stage(&r, "retarget")
+}
