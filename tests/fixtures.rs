@@ -31,6 +31,7 @@ const EXPECTED: &[(&str, &str, &str, &str, &str, &str)] = &[
     ("identity.gltf", "m", "m", "+Y", "+Z", "T-pose"),
     ("long_spine.glb", "m", "m", "+Y", "+Z", "T-pose"),
     ("long_legs.glb", "m", "m", "+Y", "+Z", "T-pose"),
+    ("short_legs.glb", "m", "m", "+Y", "+Z", "T-pose"),
     ("spine2.glb", "m", "m", "+Y", "+Z", "T-pose"),
     ("spine5.glb", "m", "m", "+Y", "+Z", "T-pose"),
 ];

@@ -103,6 +103,7 @@ fn fixture_files_map_exactly() {
             },
         ),
         ("long_legs.glb", names::godot, Parts::default()),
+        ("short_legs.glb", names::godot, Parts::default()),
         (
             "spine2.glb",
             names::human_ik_spine2,

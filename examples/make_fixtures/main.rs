@@ -15,6 +15,7 @@
 )]
 
 mod names;
+mod planted;
 mod rig;
 
 use glam::{Mat4, Quat, Vec3};
@@ -99,11 +100,18 @@ fn styles() -> Vec<Style> {
             },
             ..base
         },
-        // Ground-truth pairs for retargeting: legs 1.3 times as long as identity.gltf's, and
-        // spines of 2 and 5 bones that bend the same way.
+        // Ground-truth pairs for retargeting: legs 1.3 and 0.8 times as long as identity.gltf's,
+        // and spines of 2 and 5 bones that bend the same way.
         Style {
             name: "long_legs.glb",
             leg_scale: 1.3,
+            parts: Parts::default(),
+            retarget_clips: true,
+            ..base
+        },
+        Style {
+            name: "short_legs.glb",
+            leg_scale: 0.8,
             parts: Parts::default(),
             retarget_clips: true,
             ..base
@@ -199,6 +207,8 @@ struct Laid {
     base_rot: Quat,
     base_scale: f32,
     facing: Quat,
+    /// The style's `leg_scale`: clips defined in leg units (`planted_walk`) scale by it.
+    leg_scale: f32,
 }
 
 fn index_of(joints: &[Joint], id: &str) -> Option<usize> {
@@ -301,6 +311,7 @@ fn lay_out(style: &Style) -> Laid {
         base_rot,
         base_scale,
         facing,
+        leg_scale: style.leg_scale,
     }
 }
 
@@ -380,37 +391,20 @@ fn sway_offset(t: f32) -> Vec3 {
     )
 }
 
-/// The `sway` clip's world turn of a leg bone: thighs and shins bend (two-bone IK, knees
-/// forward) so the feet stay where they stand at rest while the hips sway; feet keep their world
-/// rotation. Other bones do not turn.
-fn sway_leg(laid: &Laid, i: usize, t: f32) -> Option<Quat> {
+/// The world turn of leg bone `i` (thigh, shin or foot; `None` for other bones) in a clip whose
+/// hip joints move by `hip_by` and whose feet move by `foot_by(side)` (world offsets from their
+/// rest): two-bone IK, knees forward, feet keeping their world rotation. `sway` keeps the feet
+/// where they stand at rest; `planted_walk` walks them.
+fn leg_turn(laid: &Laid, i: usize, hip_by: Vec3, foot_by: impl Fn(&str) -> Vec3) -> Option<Quat> {
     let id = &laid.joints[i].id;
     let (base, side) = id.split_once('.')?;
-    if !["upper_leg", "lower_leg", "foot"].contains(&base) {
-        return None;
-    }
+    let k = ["upper_leg", "lower_leg", "foot"]
+        .iter()
+        .position(|b| *b == base)?;
     let at =
         |b: &str| laid.joints[index_of(&laid.joints, &format!("{b}.{side}")).expect("leg")].pos;
     let (hip, knee, foot) = (at("upper_leg"), at("lower_leg"), at("foot"));
-    let hip_t = hip + sway_offset(t);
-    let (a, b) = (knee.distance(hip), foot.distance(knee));
-    let d = foot.distance(hip_t).min(a + b - 1e-5);
-    let dir = (foot - hip_t).normalize();
-    let cos = ((a * a + d * d - b * b) / (2.0 * a * d)).clamp(-1.0, 1.0);
-    let forward = (Vec3::Z - dir * dir.dot(Vec3::Z)).normalize();
-    let knee_t = hip_t + a * (cos * dir + (1.0 - cos * cos).sqrt() * forward);
-    let thigh = Quat::from_rotation_arc((knee - hip).normalize(), (knee_t - hip_t).normalize());
-    let shin_world = Quat::from_rotation_arc(
-        thigh * (foot - knee).normalize(),
-        (foot - knee_t).normalize(),
-    ) * thigh;
-    // The clip's turns compose down the tree (a bone's world turn is its parent's times its
-    // own): give each bone what it adds to its parent's.
-    Some(match base {
-        "upper_leg" => thigh,
-        "lower_leg" => thigh.inverse() * shin_world,
-        _ => shin_world.inverse(),
-    })
+    Some(planted::leg(hip, knee, foot, hip + hip_by, foot + foot_by(side))[k])
 }
 
 fn build(style: &Style) -> Vec<u8> {
@@ -493,6 +487,7 @@ fn build(style: &Style) -> Vec<u8> {
     if style.retarget_clips {
         clips.push(("bend", "LINEAR", 21, 1.0));
         clips.push(("sway", "LINEAR", 31, 1.0));
+        clips.push(("planted_walk", "LINEAR", planted::KEYS, planted::DURATION));
     }
     for (clip, interp, keys, dur) in clips {
         write_clip(
@@ -622,7 +617,14 @@ fn write_clip(
     let spans = spine_spans(laid);
     let delta = |i: usize, t: f32| match clip {
         "bend" => spans.get(&i).map(|&du| bend(t, du)),
-        "sway" => sway_leg(laid, i, t),
+        "sway" => leg_turn(laid, i, sway_offset(t), |_| Vec3::ZERO),
+        "planted_walk" => leg_turn(laid, i, laid.leg_scale * planted::hips(t), |side| {
+            laid.leg_scale * planted::foot(t, if side == "L" { 0.0 } else { 0.5 })
+        })
+        .or_else(|| {
+            let id = &laid.joints[i].id;
+            (!id.starts_with("hips")).then(|| motion("walk", id, t)).flatten()
+        }),
         _ => motion(clip, &laid.joints[i].id, t),
     };
     for (i, _) in laid.joints.iter().enumerate() {
@@ -702,6 +704,7 @@ fn write_clip(
             .map_or(Quat::IDENTITY, |p| laid.global[p]);
         let offset = |t: f32| match clip {
             "sway" => sway_offset(t),
+            "planted_walk" => laid.leg_scale * planted::hips(t),
             _ => Vec3::new(0.0, 0.03 * (2.0 * TAU * t).sin(), 0.2 * t),
         };
         let to_local =

@@ -298,8 +298,9 @@ pub struct Style {
     pub leg_scale: f32,
     /// Add the clips retargeting is measured on: `bend` (the spine bends forward along its
     /// length, each spine bone's world turn proportional to its joint's arc length along the
-    /// spine, the same field whatever the bone count) and `sway` (the hips sway while the feet
-    /// stay planted: legs bent by IK).
+    /// spine, the same field whatever the bone count), `sway` (the hips sway while the feet
+    /// stay planted: legs bent by IK) and `planted_walk` (a walk whose stance feet stand still:
+    /// ground-truth contacts, see `planted.rs`).
     pub retarget_clips: bool,
     /// Key the rest translation and rotation of every bone the motion leaves alone, in every
     /// clip, as Mixamo and many FBX exports do.
