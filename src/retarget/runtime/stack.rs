@@ -23,6 +23,8 @@ pub(crate) struct PlantState {
     anchor: Vec3,
     /// The source's foot joint last frame, and whether there was a last frame.
     last: Option<Vec3>,
+    /// Where the passes before put the target's foot last frame (skeleton space).
+    last_end: Vec3,
 }
 
 impl Default for PlantState {
@@ -33,6 +35,7 @@ impl Default for PlantState {
             weight: 0.0,
             anchor: Vec3::ZERO,
             last: None,
+            last_end: Vec3::ZERO,
         }
     }
 }
@@ -64,10 +67,6 @@ fn smoothing(cutoff: f32, dt: f32) -> f32 {
     1.0 / (1.0 + tau / dt)
 }
 
-fn horizontal(v: Vec3) -> f32 {
-    Vec3::new(v.x, 0.0, v.z).length()
-}
-
 impl Retargeter {
     /// Speed planting: a source foot is in contact while its joint is near the lowest it has
     /// been and slow (with hysteresis); the target's foot is then held, horizontally, where it was when
@@ -86,15 +85,29 @@ impl Retargeter {
             st.low = st.low.min(foot.y);
             let clearance = foot.y - st.low;
             // No contact on the first frame: its speed is not known yet.
-            let speed = st.last.map_or(f32::INFINITY, |l| horizontal(foot - l) / dt);
+            let step = st.last.map_or(Vec3::ZERO, |l| Vec3::new(foot.x - l.x, 0.0, foot.z - l.z));
+            let speed = st.last.map_or(f32::INFINITY, |_| step.length() / dt);
             st.last = Some(foot);
             let factor = if st.planted { p.release } else { 1.0 };
             let contact = clearance <= p.height * factor * hs && speed <= p.speed * factor * hs;
+            if contact && (clearance > p.height * hs || speed > p.speed * hs) {
+                // In contact only by the hysteresis: the source's foot is on its way (lifting
+                // off, shuffling). The held place takes the same step, in heights, so the hold
+                // never hides a step the source takes nor drags the foot behind it.
+                st.anchor += step * (self.target_height / hs);
+            }
             if contact && !st.planted {
                 // A new contact: hold where the foot shows now (still partly held from the last
                 // contact when it blends out).
                 st.anchor = now.lerp(st.anchor, st.weight);
             }
+            if !contact && st.weight > 0.0 {
+                // Blending out: the foot is on its way; the held place moves with it and only
+                // the offset the hold had fades, so the leg does not trail the swing.
+                let moved = now - st.last_end;
+                st.anchor += Vec3::new(moved.x, 0.0, moved.z);
+            }
+            st.last_end = now;
             st.planted = contact;
             st.weight = if contact {
                 (st.weight + rate).min(1.0)
