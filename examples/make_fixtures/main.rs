@@ -623,7 +623,9 @@ fn write_clip(
         })
         .or_else(|| {
             let id = &laid.joints[i].id;
-            (!id.starts_with("hips")).then(|| motion("walk", id, t)).flatten()
+            (!id.starts_with("hips"))
+                .then(|| motion("walk", id, t))
+                .flatten()
         }),
         _ => motion(clip, &laid.joints[i].id, t),
     };

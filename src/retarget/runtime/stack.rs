@@ -85,7 +85,9 @@ impl Retargeter {
             st.low = st.low.min(foot.y);
             let clearance = foot.y - st.low;
             // No contact on the first frame: its speed is not known yet.
-            let step = st.last.map_or(Vec3::ZERO, |l| Vec3::new(foot.x - l.x, 0.0, foot.z - l.z));
+            let step = st
+                .last
+                .map_or(Vec3::ZERO, |l| Vec3::new(foot.x - l.x, 0.0, foot.z - l.z));
             let speed = st.last.map_or(f32::INFINITY, |_| step.length() / dt);
             st.last = Some(foot);
             let factor = if st.planted { p.release } else { 1.0 };
