@@ -77,7 +77,7 @@ fn fixture_files_map_exactly() {
         ends: true,
         ..Parts::default()
     };
-    let cases: [FixtureCase; 11] = [
+    let cases: [FixtureCase; 12] = [
         ("mixamo.glb", names::mixamo, ends),
         ("mixamo_meshopt.glb", names::mixamo, ends),
         ("blender.glb", names::rigify, ends),
