@@ -433,9 +433,10 @@ fn ops_measures(m: &RetargetCheck, o: &OpsCheck) -> String {
         let [x, y, z] = r.normal;
         format!(
             "; mirrored across the plane with normal ({x:.3}, {y:.3}, {z:.3}), {} pairs, joints \
-             {:.4}% off their counterparts' reflections (measures above: without the mirror)",
+             within {:.1e} of the height of their counterparts' reflections (measures above: \
+             without the mirror)",
             r.pairs,
-            r.joint_error * 100.0
+            r.joint_error
         )
     });
     format!(
