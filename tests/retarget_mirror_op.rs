@@ -32,14 +32,23 @@ fn joints_of(s: &Skeleton, p: &Pose) -> Vec<Vec3> {
     p.world(s).iter().map(|m| m.w_axis.truncate()).collect()
 }
 
-/// The largest distance between corresponding joints, divided by `height`.
+/// The largest distance between corresponding joints of two frames, divided by `height`.
+fn gap(a: &[Vec3], b: &[Vec3], height: f32) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .map(|(p, q)| p.distance(*q))
+        .fold(0.0, f32::max)
+        / height
+}
+
+/// [`gap`] over every frame.
 fn worst(a: &[Vec<Vec3>], b: &[Vec<Vec3>], height: f32) -> f32 {
     assert_eq!(a.len(), b.len());
     a.iter()
         .zip(b)
-        .flat_map(|(x, y)| x.iter().zip(y).map(|(p, q)| p.distance(*q)))
+        .map(|(x, y)| gap(x, y, height))
         .fold(0.0, f32::max)
-        / height
 }
 
 fn with_mirror(alpha: f32) -> RetargetOptions {
@@ -152,13 +161,13 @@ fn mirroring_the_op_output_gives_the_unmirrored_retarget_and_alpha_0_is_off() {
             "frame {f}: alpha 0 is the op off, exactly"
         );
         back.mirror_pose(&a, &mut d).unwrap();
-        twice = twice.max(worst(&[joints_of(ts, &d)], &[joints_of(ts, &b)], h));
+        twice = twice.max(gap(&joints_of(ts, &d), &joints_of(ts, &b), h));
         // Alpha 0.5 lies strictly between: away from both ends.
         let (ja, jb, je) = (joints_of(ts, &a), joints_of(ts, &b), joints_of(ts, &e));
-        let gap = worst(&[ja.clone()], &[jb.clone()], h);
-        if gap > 1e-2 {
-            let from_ends = worst(&[je.clone()], &[ja], h).min(worst(&[je], &[jb], h));
-            halfway = halfway.min(from_ends / gap);
+        let apart = gap(&ja, &jb, h);
+        if apart > 1e-2 {
+            let from_ends = gap(&je, &ja, h).min(gap(&je, &jb, h));
+            halfway = halfway.min(from_ends / apart);
         }
     }
     eprintln!("mirrored twice: largest joint difference {twice:.2e} of the height");

@@ -435,8 +435,7 @@ fn ops_measures(m: &RetargetCheck, o: &OpsCheck) -> String {
             "; mirrored across the plane with normal ({x:.3}, {y:.3}, {z:.3}), {} pairs, joints \
              within {:.1e} of the height of their counterparts' reflections (measures above: \
              without the mirror)",
-            r.pairs,
-            r.joint_error
+            r.pairs, r.joint_error
         )
     });
     format!(
