@@ -104,7 +104,14 @@ impl Retargeter {
         order: &str,
         all_translations: bool,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        self.run(py, rotations, root_translation, None, order, all_translations)
+        self.run(
+            py,
+            rotations,
+            root_translation,
+            None,
+            order,
+            all_translations,
+        )
     }
 
     /// `retarget` with `dt`, the seconds since the previous frame (above 0; between the
@@ -122,12 +129,21 @@ impl Retargeter {
         all_translations: bool,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let Some(dt) = dt else {
-            return Err(value_error("dt: the seconds since the previous frame are needed"));
+            return Err(value_error(
+                "dt: the seconds since the previous frame are needed",
+            ));
         };
         if !(dt > 0.0 && dt.is_finite()) {
             return Err(value_error(format!("dt {dt}: must be above 0")));
         }
-        self.run(py, rotations, root_translation, Some(dt), order, all_translations)
+        self.run(
+            py,
+            rotations,
+            root_translation,
+            Some(dt),
+            order,
+            all_translations,
+        )
     }
 
     /// Forgets what the ops that keep state (planting, the filter) saw: the next frame starts
