@@ -125,6 +125,88 @@ fn the_mirror_op_equals_retarget_then_the_mirror_stage() {
     }
 }
 
+/// The same on the shared real characters (an IK layout whose legs hang from `Body` and whose
+/// feet sit on the root, a Quaternius rig, a VRM), with CMU's capture and mixamo's walk as
+/// sources; skipped with a message when the assets are absent.
+#[test]
+fn the_mirror_op_equals_the_mirror_stage_on_real_characters() {
+    let targets = common::require_any(&[
+        "threejs/RobotExpressive.glb",
+        "quaternius/ModularMen_Casual.glb",
+        "vrm/sphere.vrm",
+    ]);
+    let mut sources = vec![common::root().join("fixtures/mixamo.glb")];
+    sources.extend(common::require_any(&["bvh/cmu_131_03_maxfriendly.bvh"]));
+    for source in &sources {
+        let src = any_normalized(source);
+        let clip = &src.model.clips[0];
+        for target in &targets {
+            let dst = common::normalized(target);
+            let ts = &dst.model.skeletons[0];
+            let (s, t) = (common::rig(&src), common::rig(&dst));
+            let id = skelnorm::model::SkeletonId(0);
+            let mirrored = retarget_clip(&s, clip, &t, id, &with_mirror(1.0))
+                .unwrap()
+                .clip;
+            let plain = RetargetOptions {
+                ops: vec![Op::Plant(PlantOp::default())],
+                ..RetargetOptions::default()
+            };
+            let unmirrored = retarget_clip(&s, clip, &t, id, &plain).unwrap().clip;
+            let mut model = dst.model.clone();
+            model.clips = vec![unmirrored];
+            skelnorm::mirror::mirror(
+                &mut model,
+                id,
+                &dst.map,
+                Profile::humanoid(),
+                &MirrorOptions::default(),
+            )
+            .unwrap();
+            let times = frame_times(&mirrored, 30.0);
+            let err = worst(
+                &joints(ts, &mirrored, &times),
+                &joints(ts, &model.clips[0], &times),
+                ts.height(),
+            );
+            let name = |p: &std::path::Path| p.file_name().unwrap().to_string_lossy().to_string();
+            eprintln!(
+                "{} onto {}: op vs stage, largest joint difference {err:.2e} of the height",
+                name(source),
+                name(target)
+            );
+            assert!(
+                err <= 1e-5,
+                "{} onto {}: {err:e}",
+                name(source),
+                name(target)
+            );
+        }
+    }
+}
+
+/// [`common::normalized`] for any format (the CMU source is BVH).
+fn any_normalized(path: &std::path::Path) -> common::Normalized {
+    use skelnorm::mapping::{map_skeleton, MapOptions};
+    use skelnorm::pipeline::{normalize, NormalizeOptions};
+    let mut doc = skelnorm::io::read(path, &Default::default()).unwrap();
+    normalize(
+        &mut doc.model,
+        Profile::humanoid(),
+        &NormalizeOptions::default(),
+    )
+    .unwrap();
+    let map = map_skeleton(
+        &doc.model.skeletons[0],
+        Profile::humanoid(),
+        &MapOptions::default(),
+    );
+    common::Normalized {
+        model: doc.model,
+        map,
+    }
+}
+
 #[test]
 fn mirroring_the_op_output_gives_the_unmirrored_retarget_and_alpha_0_is_off() {
     let root = common::root().join("fixtures");
