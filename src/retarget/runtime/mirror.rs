@@ -35,8 +35,8 @@ impl MirrorStep {
             .normal(skeleton, op.axis, op.snap_deg)
             .ok_or_else(|| {
                 RetargetError::BadOption(format!(
-                    "ops: Mirror: skeleton `{}` has no left/right bone pair to find the sagittal \
-                     plane from (give its axis)",
+                    "ops = Mirror: skeleton `{}` has no left/right bone pair to find the \
+                     sagittal plane from (give the op's `axis`)",
                     skeleton.name
                 ))
             })?;
