@@ -241,11 +241,14 @@ fn poses(s: &Normalized, t: &Normalized, options: &RetargetOptions) -> Vec<Pose>
         .collect()
 }
 
+/// Makes an op from `enabled` and `alpha`.
+type MakeOp = fn(bool, f32) -> Op;
+
 /// Planting and the floor at `alpha` 0 give the very poses (runtime) and keys (offline) of the
 /// op disabled; at 0.5 and 1 they change the walk onto legs ×1.3 and ×0.8, and differ.
 #[test]
 fn alpha_zero_is_planting_and_the_floor_off_on_the_walk() {
-    let make: [(&str, fn(bool, f32) -> Op); 2] = [
+    let make: [(&str, MakeOp); 2] = [
         ("plant", |enabled, alpha| {
             Op::Plant(PlantOp {
                 enabled,
