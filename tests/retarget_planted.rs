@@ -375,7 +375,10 @@ struct RealSkate {
 /// The shared real clips (CMU's capture, test.vrma, RobotExpressive's own clips) retargeted
 /// with `--plant --floor` onto RobotExpressive, ModularMen_Casual and the mixamo fixture: every
 /// clip's figures per foot whose source has contacts, after checking the floor (no frame with
-/// a foot or the hips below it). `None` (with a `SKIPPED` line) without the real assets.
+/// a foot or the hips below it) and, for CMU's and test.vrma's clips, issue 6's directions of
+/// the chains other than the legs (RobotExpressive as a source misses them with the core
+/// passes alone: its legs and feet are an IK layout). `None` (with a `SKIPPED` line) without
+/// the real assets.
 fn real_clips() -> Option<Vec<RealSkate>> {
     let [bvh, vrma, robot] = common::require([
         "bvh/cmu_131_03_maxfriendly.bvh",
@@ -406,6 +409,9 @@ fn real_clips() -> Option<Vec<RealSkate>> {
                     floor["frames_below"], m["ops"]["floor_without"]["frames_below"]
                 );
                 assert_eq!(floor["frames_below"], 0, "{at}: {floor}");
+                if s != &robot {
+                    real_directions(&at, m);
+                }
                 for sk in m["skate"].as_array().unwrap() {
                     let Some(source) = sk["source"].as_f64() else {
                         continue;
@@ -432,7 +438,23 @@ fn real_clips() -> Option<Vec<RealSkate>> {
     Some(out)
 }
 
-/// The shared real clips with `--plant --floor` (what [`real_clips`] checks: the floor), and
+/// Issue 6's direction bounds on a real clip's measures (`--json`): chains other than the legs
+/// within 0.5° bone for bone where the counts match, chain ends within 2° otherwise.
+fn real_directions(at: &str, m: &serde_json::Value) {
+    for c in m["chains"].as_array().unwrap() {
+        if c["chain"].as_str().unwrap().ends_with("Leg") {
+            continue;
+        }
+        match (c["bones_deg"].as_f64(), c["end_deg"].as_f64()) {
+            (Some(d), _) => assert!(d <= 0.5, "{at}: {c}"),
+            (None, Some(e)) => assert!(e <= 2.0, "{at}: {c}"),
+            (None, None) => {}
+        }
+    }
+}
+
+/// The shared real clips with `--plant --floor` (what [`real_clips`] checks: the floor; issue
+/// 6's directions for CMU's and test.vrma's clips), and
 /// over the source's contact frames each foot skates at most as much as the source's, for the
 /// clips whose source has feet: CMU's capture and test.vrma onto every target.
 /// RobotExpressive's own clips are measured but not bounded: its `Foot.L`/`Foot.R` are IK
