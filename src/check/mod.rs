@@ -6,7 +6,9 @@
 pub mod retarget;
 
 use crate::mapping::BoneMap;
-use crate::model::{angle_deg, arc, turn_deg, BoneId, Clip, Model, Pose, Skeleton, SkeletonId};
+use crate::model::{
+    angle_deg, arc, turn_deg, BoneId, Clip, ClipCursor, Model, Pose, Skeleton, SkeletonId,
+};
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, MAX_TAIL_DEG};
 use glam::{DAffine3, DMat4, DQuat, DVec3, Mat4, Quat, Vec3};
 use rayon::prelude::*;
@@ -156,10 +158,13 @@ struct SkinPass<'m> {
     changes: Option<Vec<DMat4>>,
 }
 
-/// One frame's poses and world matrices of both skeletons (buffers reused frame to frame).
+/// One frame's poses and world matrices of both skeletons (buffers reused frame to frame), and
+/// where each clip's key search stopped (frames are visited in time order).
 struct SkinFrame {
     pa: Pose,
     pb: Pose,
+    ca: ClipCursor,
+    cb: ClipCursor,
     wa: Vec<DAffine3>,
     wb: Vec<DAffine3>,
 }
@@ -200,6 +205,8 @@ impl SkinPass<'_> {
         SkinFrame {
             pa: Pose::rest(self.a),
             pb: Pose::rest(self.b),
+            ca: ClipCursor::default(),
+            cb: ClipCursor::default(),
             wa: vec![DAffine3::IDENTITY; self.a.bones.len()],
             wb: vec![DAffine3::IDENTITY; self.b.bones.len()],
         }
@@ -207,12 +214,16 @@ impl SkinPass<'_> {
 
     /// Samples both clips at `time` and computes the world matrices (`a`'s turned).
     fn pose(&self, frame: &mut SkinFrame, ca: &Clip, cb: &Clip, time: f32) {
-        for (pose, s, clip) in [(&mut frame.pa, self.a, ca), (&mut frame.pb, self.b, cb)] {
+        let both = [
+            (&mut frame.pa, &mut frame.ca, self.a, ca),
+            (&mut frame.pb, &mut frame.cb, self.b, cb),
+        ];
+        for (pose, cursor, s, clip) in both {
             pose.locals
                 .iter_mut()
                 .zip(&s.bones)
                 .for_each(|(l, bone)| *l = bone.rest);
-            pose.sample_into(clip, time);
+            pose.sample_forward(clip, time, cursor);
         }
         world64(self.a, &frame.pa, &mut frame.wa);
         if let Some(turn) = self.turn {
