@@ -18,7 +18,7 @@ pub use clip::{
     BoneTracks, Channel, Clip, Interpolation, OpaqueKind, OpaqueTrack, Track, TrackValue,
 };
 pub use math::{angle_deg, arc, pole, turn_deg, yaw_of};
-pub use pose::{skinning_matrices, ClipCursor, Pose};
+pub use pose::{skinning_matrices, Pose};
 pub use transform::Transform;
 pub use warning::{Warning, WarningCode};
 

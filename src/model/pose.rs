@@ -43,43 +43,11 @@ impl Pose {
         }
     }
 
-    /// [`Pose::sample_into`] for a series of times in increasing order, each track's key search
-    /// starting where the last one ended (`cursor` starts as [`ClipCursor::default`], one per
-    /// clip and series). The same values as [`Pose::sample_into`].
-    pub fn sample_forward(&mut self, clip: &Clip, time: f32, cursor: &mut ClipCursor) {
-        if cursor.keys.len() < clip.tracks.len() {
-            cursor.keys.resize(clip.tracks.len(), [0; 3]);
-        }
-        for ((local, tracks), [ct, cr, cs]) in self
-            .locals
-            .iter_mut()
-            .zip(&clip.tracks)
-            .zip(&mut cursor.keys)
-        {
-            if let Some(t) = &tracks.translation {
-                local.translation = t.sample_from(time, ct);
-            }
-            if let Some(t) = &tracks.rotation {
-                local.rotation = t.sample_unit_from(time, cr);
-            }
-            if let Some(t) = &tracks.scale {
-                local.scale = t.sample_from(time, cs);
-            }
-        }
-    }
-
     /// World matrices of every bone (including the skeleton's base transform).
     pub fn world(&self, skeleton: &Skeleton) -> Vec<Mat4> {
         let locals: Vec<Mat4> = self.locals.iter().map(Transform::to_mat4).collect();
         skeleton.to_world(&locals)
     }
-}
-
-/// Where [`Pose::sample_forward`] last found each track's keys (translation, rotation, scale
-/// per bone).
-#[derive(Debug, Clone, Default)]
-pub struct ClipCursor {
-    keys: Vec<[usize; 3]>,
 }
 
 /// Skinning matrices `J · IBM` of every joint of `skin`, in skin joint order, for bone world
