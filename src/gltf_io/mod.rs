@@ -50,7 +50,7 @@ pub struct Document {
     /// format and facts such as units and axes, for `inspect`; `None` for glTF files.
     pub converted: Option<Converted>,
     json: Value,
-    buffers: Vec<Option<Vec<u8>>>,
+    buffers: Vec<buffers::BufferData>,
     /// The model as read, to tell what changed on write, and which accessors and buffer views
     /// the JSON as read uses; `None` for a document read only to be looked at
     /// ([`read_owned_for_viewing`]), which cannot be written.
