@@ -276,9 +276,15 @@ impl Piece<'_> {
             Piece::Added { pieces, start, end } => {
                 const ZEROS: [u8; 4] = [0; 4];
                 let mut at = start;
-                for (off, data) in pieces {
+                // The pieces lie one after another at increasing offsets: skip to the first
+                // that ends after `start` (rather than walking every piece for every view).
+                let first = pieces.partition_point(|(off, data)| off + data.byte_len() <= start);
+                for (off, data) in &pieces[first..] {
                     let (from, to) = (*off, off + data.byte_len());
-                    if to <= at || from >= end {
+                    if from >= end {
+                        break;
+                    }
+                    if to <= at {
                         continue;
                     }
                     // Alignment zeros before this piece.
