@@ -35,6 +35,8 @@ pub(crate) struct Data<'a> {
     /// Key times by accessor, and whether they are finite and non-decreasing: samplers of one
     /// animation usually share their input.
     times: HashMap<usize, (Arc<[f32]>, bool)>,
+    /// Whether the tracks read keep their values (see `read::Keys`).
+    pub keep_keys: bool,
 }
 
 fn components(t: Type) -> usize {
@@ -96,6 +98,7 @@ impl<'a> Data<'a> {
             decoded: HashMap::new(),
             decoded_total: 0,
             times: HashMap::new(),
+            keep_keys: true,
         }
     }
 

@@ -22,6 +22,7 @@ use gltf::json::validation::Checked;
 use gltf::json::Root;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// The skeleton and bone of each bone node, by glTF node index.
 pub(crate) type BoneOf = HashMap<usize, (SkeletonId, BoneId)>;
@@ -545,7 +546,11 @@ fn sampler<T: TrackValue, const N: usize>(
     Ok(Track {
         interpolation,
         times,
-        values,
+        values: if data.keep_keys {
+            values
+        } else {
+            Arc::from([])
+        },
     })
 }
 

@@ -23,12 +23,26 @@ pub(crate) fn parse(bytes: &[u8], res: &Resources) -> Result<Parsed, ErrorKind> 
         json,
         split.bin.map(|b| Buffer::from(b.to_vec())),
         res,
+        Keys::Keep,
     )
 }
 
+/// Whether parsing keeps the key values of the tracks it reads and checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keys {
+    /// The model's tracks hold their values.
+    Keep,
+    /// Every track's values are read and checked, then let go: the model's tracks hold none.
+    LetGo,
+}
+
 /// [`parse`] of bytes it may keep: a GLB's binary chunk becomes the first buffer where it lies
-/// (moved to the front of `bytes`), not a copy of it.
-pub(crate) fn parse_owned(bytes: Vec<u8>, res: &Resources) -> Result<Parsed, ErrorKind> {
+/// in `bytes`, not a copy of it.
+pub(crate) fn parse_owned(
+    bytes: Vec<u8>,
+    res: &Resources,
+    keys: Keys,
+) -> Result<Parsed, ErrorKind> {
     let split = container::split(&bytes)?;
     let json = parse_json(split.json)?;
     let format = split.format;
@@ -38,7 +52,7 @@ pub(crate) fn parse_owned(bytes: Vec<u8>, res: &Resources) -> Result<Parsed, Err
         start..start + b.len()
     });
     let bin = bin.map(|range| Buffer::part(bytes, range));
-    finish(format, json, bin, res)
+    finish(format, json, bin, res, keys)
 }
 
 fn parse_json(text: &[u8]) -> Result<Value, ErrorKind> {
@@ -55,6 +69,7 @@ fn finish(
     mut json: Value,
     bin: Option<Buffer>,
     res: &Resources,
+    keys: Keys,
 ) -> Result<Parsed, ErrorKind> {
     let mut buffers = buffers::load_buffers(&json, bin, res)?;
     buffers::embed_images(&mut json, &mut buffers, res)?;
@@ -63,6 +78,7 @@ fn finish(
     check_structure(&root, &json, &buffers, &mut warnings)?;
     let parents = parents(&root)?;
     let mut data = Data::new(&root, &buffers);
+    data.keep_keys = keys == Keys::Keep;
     let (model, more) = extract::model(&root, &json, &parents, &pointers, &mut data)?;
     warnings.extend(more);
     Ok((format, json, buffers, model, warnings))
