@@ -312,7 +312,7 @@ fn bone_names(source: &Path, target: &Path) -> serde_json::Map<String, serde_jso
             .output()
             .unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["skeletons"][0]["bones"].clone()
+        v["files"][0]["map"][0]["bones"].clone()
     };
     let (s, t) = (map(source), map(target));
     let mut names = serde_json::Map::new();
@@ -370,6 +370,7 @@ fn retarget_against_three(out: &Path, runs: usize) {
     std::fs::copy(root.join("tests/tools/three_retarget.mjs"), &script).unwrap();
     let names = out.join("names.json");
     let pairs = bone_names(&source, &target);
+    assert!(!pairs.is_empty(), "`skelnorm map --json` gave no bone pairs");
     std::fs::write(&names, serde_json::to_vec(&pairs).unwrap()).unwrap();
     let three = time(runs.min(7), &mut || {
         let mut c = Command::new("node");
