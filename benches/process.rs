@@ -370,7 +370,10 @@ fn retarget_against_three(out: &Path, runs: usize) {
     std::fs::copy(root.join("tests/tools/three_retarget.mjs"), &script).unwrap();
     let names = out.join("names.json");
     let pairs = bone_names(&source, &target);
-    assert!(!pairs.is_empty(), "`skelnorm map --json` gave no bone pairs");
+    assert!(
+        !pairs.is_empty(),
+        "`skelnorm map --json` gave no bone pairs"
+    );
     std::fs::write(&names, serde_json::to_vec(&pairs).unwrap()).unwrap();
     let three = time(runs.min(7), &mut || {
         let mut c = Command::new("node");

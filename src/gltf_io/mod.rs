@@ -16,6 +16,7 @@ mod hints;
 mod layout;
 mod patch;
 mod read;
+mod release;
 
 pub use buffers::Resources;
 pub use container::Format;
@@ -313,6 +314,17 @@ impl Document {
             over,
         };
         Ok(f(json, &bin))
+    }
+
+    /// Lets go of the key values read that the model no longer holds (the rest fix's new
+    /// rotations, say), keeping what writing needs to tell which tracks changed: the next
+    /// [`Document::write`] writes the same file. Call it once the stages are done, just before
+    /// writing: a track the model is given afterwards that equals one read may be written as
+    /// new data rather than as the data read.
+    pub fn let_go_of_read_keys(&mut self) {
+        if let Some((original, _)) = &mut self.original {
+            release::let_go(original, &self.model);
+        }
     }
 
     /// Writes the document to `out` (`.gltf` writes a `.bin` beside it; `.glb`, `.vrm`, `.vrma`
