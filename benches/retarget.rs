@@ -1,7 +1,8 @@
 //! Retargeting speed: the runtime `Retargeter::retarget` call per pose, and offline
 //! `retarget_clip` throughput in bone-samples per second (target bones × frames), for 65-bone
 //! rigs (blender.glb → mixamo.glb, both normalized first), with and without leg IK, and with
-//! the planting and floor ops after it (issue 21: at most 3 µs per pose); and the
+//! the planting and floor ops after it (issue 21: at most 3 µs per pose), and the Mirror op last;
+//! and the
 //! one-off `Retargeter::new`; and a many-clip file (40 short clips) retargeted clip by clip with
 //! `retarget_clip` (a plan per clip) against `pipeline::retarget_onto` (one plan for the pair).
 //! Run with `cargo bench --bench retarget`; each figure is a median.
@@ -19,7 +20,9 @@ use skelnorm::mapping::{map_skeleton, MapOptions};
 use skelnorm::model::{Clip, Model, Pose, SkeletonId};
 use skelnorm::pipeline::{normalize, retarget_onto, NormalizeOptions, RetargetJob, Side};
 use skelnorm::profile::Profile;
-use skelnorm::retarget::{retarget_clip, FloorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig};
+use skelnorm::retarget::{
+    retarget_clip, FloorOp, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig,
+};
 use std::path::Path;
 use std::time::Duration;
 
@@ -94,6 +97,17 @@ fn main() {
             "… + plant + floor",
             RetargetOptions {
                 ops: vec![Op::Plant(PlantOp::default()), Op::Floor(FloorOp::default())],
+                ..RetargetOptions::default()
+            },
+        ),
+        (
+            "… + mirror",
+            RetargetOptions {
+                ops: vec![
+                    Op::Plant(PlantOp::default()),
+                    Op::Floor(FloorOp::default()),
+                    Op::Mirror(MirrorOp::default()),
+                ],
                 ..RetargetOptions::default()
             },
         ),

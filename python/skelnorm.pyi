@@ -156,6 +156,19 @@ class Retargeter:
         """Source local rotations (J, 4) or (N, J, 4), (x, y, z, w) as glTF or order="wxyz",
         and the source hips' translation (3,) or (N, 3) → target local rotations in the same
         order and the target hips' translation (or every bone's, all_translations=True)."""
+    def retarget_at(
+        self,
+        rotations: ArrayIn,
+        root_translation: Optional[ArrayIn] = None,
+        dt: Optional[float] = None,
+        *,
+        order: Order = "xyzw",
+        all_translations: bool = False,
+    ) -> Tuple[FloatArray, FloatArray]:
+        """`retarget` with dt, the seconds since the previous frame (above 0; between the frames
+        of a batch too), which planting's speeds and the filter use."""
+    def reset(self) -> None:
+        """Forgets what the ops that keep state (planting, the filter) saw."""
 
 def load(path: PathLike, *, bvh_scale: Optional[float] = None) -> Asset:
     """Reads glTF, GLB, VRM, VRMA, FBX or BVH. OSError (FileNotFoundError, PermissionError,

@@ -1,7 +1,7 @@
 //! The runtime retargeter allocates nothing per call (issue 6): a counting global allocator
 //! watches `Retargeter::retarget` over many frames of a real clip, with leg IK on, and with the
 //! whole op stack after it (issue 21: planting, floor and filter keep their state in the
-//! retargeter).
+//! retargeter), and with the `Mirror` op last.
 #![allow(
     clippy::unwrap_used,
     clippy::print_stdout,
@@ -17,7 +17,9 @@ use skelnorm::mapping::{map_skeleton, MapOptions};
 use skelnorm::model::Pose;
 use skelnorm::pipeline::{normalize, NormalizeOptions};
 use skelnorm::profile::Profile;
-use skelnorm::retarget::{FilterOp, FloorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig};
+use skelnorm::retarget::{
+    FilterOp, FloorOp, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig,
+};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -32,6 +34,18 @@ fn retarget_allocates_nothing_per_call() {
             Op::Plant(PlantOp::default()),
             Op::Floor(FloorOp::default()),
             Op::Filter(FilterOp::default()),
+        ],
+        ..RetargetOptions::default()
+    });
+    // The Mirror op (half blended, so the blend runs too) after the stack.
+    allocates_nothing(&RetargetOptions {
+        ops: vec![
+            Op::Plant(PlantOp::default()),
+            Op::Floor(FloorOp::default()),
+            Op::Mirror(MirrorOp {
+                alpha: 0.5,
+                ..MirrorOp::default()
+            }),
         ],
         ..RetargetOptions::default()
     });

@@ -23,7 +23,9 @@ use std::sync::Arc;
 /// Both skeletons should be normalized (T-pose facing +Z: load files written by
 /// `skelnorm.normalize`); each is mapped to the profile as `skelnorm map` maps it. Settings:
 /// keyword arguments named as the settings file's sections (`map`, `retarget`), as for
-/// `normalize`.
+/// `normalize`. The op stack is the `retarget` section's `ops`, a list of one-key dicts as the
+/// settings file's ops: `retarget={"ops": [{"Plant": {}}, {"Floor": {"height": 0.0}},
+/// {"Mirror": {}}]}`.
 #[pyclass(module = "skelnorm")]
 pub struct Retargeter {
     inner: skelnorm::retarget::Retargeter,
@@ -102,6 +104,74 @@ impl Retargeter {
         order: &str,
         all_translations: bool,
     ) -> PyResult<Bound<'py, PyTuple>> {
+        self.run(
+            py,
+            rotations,
+            root_translation,
+            None,
+            order,
+            all_translations,
+        )
+    }
+
+    /// `retarget` with `dt`, the seconds since the previous frame (above 0; between the
+    /// frames of a batch too), which planting's speeds and the filter use (`retarget` takes
+    /// 1 / `retarget.fps`, 1/30 s by default). Ops that keep state across frames (planting, the
+    /// filter) keep it in the retargeter: call `reset` before an unrelated pose (a new clip).
+    #[pyo3(signature = (rotations, root_translation=None, dt=None, *, order="xyzw", all_translations=false))]
+    fn retarget_at<'py>(
+        &mut self,
+        py: Python<'py>,
+        rotations: &Bound<'py, PyAny>,
+        root_translation: Option<&Bound<'py, PyAny>>,
+        dt: Option<f32>,
+        order: &str,
+        all_translations: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let Some(dt) = dt else {
+            return Err(value_error(
+                "dt: the seconds since the previous frame are needed",
+            ));
+        };
+        if !(dt > 0.0 && dt.is_finite()) {
+            return Err(value_error(format!("dt {dt}: must be above 0")));
+        }
+        self.run(
+            py,
+            rotations,
+            root_translation,
+            Some(dt),
+            order,
+            all_translations,
+        )
+    }
+
+    /// Forgets what the ops that keep state (planting, the filter) saw: the next frame starts
+    /// afresh, as the first after construction.
+    fn reset(&mut self) {
+        self.inner.reset();
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<skelnorm.Retargeter {:?} → {:?}>",
+            self.source.name, self.target.name
+        )
+    }
+}
+
+impl Retargeter {
+    /// `retarget` and `retarget_at`: every frame of `rotations` in order, with time step `dt`
+    /// (1 / `retarget.fps` when `None`).
+    fn run<'py>(
+        &mut self,
+        py: Python<'py>,
+        rotations: &Bound<'py, PyAny>,
+        root_translation: Option<&Bound<'py, PyAny>>,
+        dt: Option<f32>,
+        order: &str,
+        all_translations: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
         let order = Order::parse(order)?;
         let (js, jt) = (self.source.bones.len(), self.target.bones.len());
         let (shape, rv) = arrays::input(rotations, "rotations", &[1, 2], 4, "(J, 4) or (N, J, 4)")?;
@@ -140,9 +210,11 @@ impl Retargeter {
                 })?;
             }
             source.locals[hips].translation = *root;
-            self.inner
-                .retarget(&source, &mut target)
-                .map_err(|e| value_error(e.to_string()))?;
+            match dt {
+                Some(dt) => self.inner.retarget_at(&source, &mut target, dt),
+                None => self.inner.retarget(&source, &mut target),
+            }
+            .map_err(|e| value_error(e.to_string()))?;
             out_q.extend(target.locals.iter().map(|l| l.rotation));
             if all_translations {
                 out_t.extend(target.locals.iter().map(|l| l.translation));
@@ -158,13 +230,6 @@ impl Retargeter {
             (false, false) => arrays::vecs(py, &[], &out_t)?,
         };
         PyTuple::new(py, [q.into_any(), t.into_any()])
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "<skelnorm.Retargeter {:?} → {:?}>",
-            self.source.name, self.target.name
-        )
     }
 }
 

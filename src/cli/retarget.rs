@@ -9,7 +9,9 @@ use skelnorm::pipeline::{
     retarget, ClipNaming, NormalizeError, OnClash, RetargetJob, RetargetOutput, RetargetRunError,
 };
 use skelnorm::report::{FileReport, Report, RetargetRun};
-use skelnorm::retarget::{FilterOp, FloorOp, Op, PlantOp};
+use skelnorm::retarget::{
+    FilterOp, FloorOp, MirrorOp, Op, PinOp, PinSpace, PlantOp, PoleOp, StrideOp,
+};
 use skelnorm::settings::{load_pose, Settings};
 use std::path::PathBuf;
 
@@ -77,6 +79,26 @@ pub struct RetargetArgs {
     /// Add the One-Euro filter to the op stack (its defaults), unless the settings list it.
     #[arg(long)]
     pub filter: bool,
+    /// Add pole-vector matching to the op stack (its defaults), unless the settings list it:
+    /// knees and elbows bend toward the side the source's do.
+    #[arg(long)]
+    pub pole: bool,
+    /// Stride warping: scale each foot's motion from its stance below the pelvis by FORWARD
+    /// (along the hips' heading) and SIDEWAYS (across it; 1 when not given). Adds the op, or
+    /// sets the factors of the one the settings list.
+    #[arg(long, value_name = "FORWARD[,SIDEWAYS]", value_parser = parse_stride)]
+    pub stride: Option<(f32, f32)>,
+    /// Pin a target bone (a weapon, a prop, an IK helper) to another: BONE takes FROM's
+    /// transform keeping their rest offset (`:rest`, the default) or onto FROM's own (`:global`).
+    /// Bones by their name in the target or a profile bone they map. Repeatable; adds a `Pin`
+    /// op per flag.
+    #[arg(long = "pin", value_name = "BONE=FROM[:global|rest]", value_parser = parse_pin)]
+    pub pins: Vec<PinOp>,
+    /// Add mirroring to the op stack (its defaults), unless the settings list it: the
+    /// retargeted clips mirrored left ↔ right across the target's sagittal plane, as
+    /// `skelnorm mirror` would (root motion mirrored). It runs last.
+    #[arg(long)]
+    pub mirror: bool,
     /// No horizontal travel of the hips.
     #[arg(long)]
     pub in_place: bool,
@@ -131,15 +153,7 @@ impl RetargetArgs {
         o.root &= !self.no_root;
         o.fk &= !self.no_fk;
         o.ik &= !self.no_ik;
-        for (asked, op) in [
-            (self.plant, Op::Plant(PlantOp::default())),
-            (self.floor, Op::Floor(FloorOp::default())),
-            (self.filter, Op::Filter(FilterOp::default())),
-        ] {
-            if asked && !o.ops.iter().any(|x| x.name() == op.name()) {
-                o.ops.push(op);
-            }
-        }
+        self.apply_ops(&mut o.ops);
         o.in_place |= self.in_place;
         o.root_motion |= self.root_motion;
         if let Some(x) = self.horizontal_scale {
@@ -161,6 +175,92 @@ impl RetargetArgs {
         }
         Ok(())
     }
+}
+
+impl RetargetArgs {
+    /// Adds the ops the flags ask for to `ops`, before a `Mirror` op the settings list (it
+    /// stays last); `--mirror` adds one at the end.
+    fn apply_ops(&self, ops: &mut Vec<Op>) {
+        let listed = |ops: &[Op], name: &str| ops.iter().any(|x| x.name() == name);
+        let add = |ops: &mut Vec<Op>, op: Op| {
+            let at = ops.iter().position(|x| matches!(x, Op::Mirror(_)));
+            ops.insert(at.unwrap_or(ops.len()), op);
+        };
+        for (asked, op) in [
+            (self.plant, Op::Plant(PlantOp::default())),
+            (self.floor, Op::Floor(FloorOp::default())),
+            (self.filter, Op::Filter(FilterOp::default())),
+            (self.pole, Op::Pole(PoleOp::default())),
+        ] {
+            if asked && !listed(ops, op.name()) {
+                add(ops, op);
+            }
+        }
+        if let Some((forward, sideways)) = self.stride {
+            let listed = ops.iter_mut().find_map(|x| match x {
+                Op::Stride(w) => Some(w),
+                _ => None,
+            });
+            match listed {
+                Some(w) => (w.forward, w.sideways) = (forward, sideways),
+                None => add(
+                    ops,
+                    Op::Stride(StrideOp {
+                        forward,
+                        sideways,
+                        ..StrideOp::default()
+                    }),
+                ),
+            }
+        }
+        for pin in &self.pins {
+            add(ops, Op::Pin(pin.clone()));
+        }
+        if self.mirror && !listed(ops, "mirror") {
+            ops.push(Op::Mirror(MirrorOp::default()));
+        }
+    }
+}
+
+/// `--stride FORWARD[,SIDEWAYS]`: two finite factors, the second 1 when not given.
+fn parse_stride(text: &str) -> Result<(f32, f32), String> {
+    let number = |t: &str| -> Result<f32, String> {
+        match t.trim().parse::<f32>() {
+            Ok(x) if x.is_finite() => Ok(x),
+            _ => Err(format!("`{t}` is not a number")),
+        }
+    };
+    match text.split_once(',') {
+        Some((f, s)) => Ok((number(f)?, number(s)?)),
+        None => Ok((number(text)?, 1.0)),
+    }
+}
+
+/// `--pin BONE=FROM[:global|rest]`: the bone, the bone it follows, and the space (bone names
+/// may hold colons, as `mixamorig:RightHand` does: only a last `:global` or `:rest` counts).
+fn parse_pin(text: &str) -> Result<PinOp, String> {
+    let Some((bone, rest)) = text.split_once('=') else {
+        return Err("expected BONE=FROM[:global|rest], such as `Sword=RightHand:global`".into());
+    };
+    let (from, space) = if let Some(f) = rest.strip_suffix(":global") {
+        (f, PinSpace::Global)
+    } else if let Some(f) = rest.strip_suffix(":rest") {
+        (f, PinSpace::RestRelative)
+    } else {
+        (rest, PinSpace::RestRelative)
+    };
+    let (bone, from) = (bone.trim(), from.trim());
+    if bone.is_empty() || from.is_empty() {
+        return Err(format!(
+            "`{text}`: both bones are needed, as in BONE=FROM[:global|rest]"
+        ));
+    }
+    Ok(PinOp {
+        bone: bone.to_string(),
+        from: from.to_string(),
+        space,
+        ..PinOp::default()
+    })
 }
 
 /// Runs `retarget`; returns the exit code (0; a [`Failure::Refused`], exit 3, when a side has

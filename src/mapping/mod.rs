@@ -4,17 +4,20 @@
 //! ([`BoneMapFile`]), the humanoid map a VRM/VRMA file declares, and the auto-mapper, which
 //! scores candidates on names, hierarchy, rest-pose geometry and skin data and then picks one
 //! consistent assignment for the whole skeleton. The result is deterministic, and every mapped
-//! bone carries a confidence and a short reason. This module imports `model` and `profile`.
+//! bone carries a confidence and a short reason. [`Symmetry`] pairs a mapped skeleton's bones left
+//! with right for mirroring. This module imports `model` and `profile`.
 
 mod file;
 mod generic;
 mod humanoid;
 pub mod names;
 mod report;
+mod symmetry;
 mod vrm;
 
 pub use file::{BoneMapFile, BoneMapFileError};
 pub use report::{MapReport, MappedReport};
+pub use symmetry::{MirrorAxis, Symmetry};
 
 #[cfg(test)]
 pub(crate) mod testing;

@@ -14,42 +14,24 @@
 //! are not mirrored.
 //!
 //! [`mirror`] is the stage over a model; [`Mirror`] mirrors single poses at run time without
-//! allocating. This module imports `model`, `profile` and `mapping`.
+//! allocating. The pairing is `mapping`'s [`Symmetry`](crate::mapping::Symmetry), the math
+//! `model`'s [`Reflection`](crate::model::Reflection), both shared with the retarget stack's
+//! `Mirror` op. This module imports `model`, `profile` and `mapping`.
 
 mod clip;
-mod names;
 mod pose;
-mod symmetry;
 #[cfg(test)]
 mod tests;
 
+pub use crate::mapping::MirrorAxis;
+pub use crate::profile::counterpart_names;
 pub use clip::mirror_clip;
-pub use names::counterpart_names;
 pub use pose::Mirror;
 
 use crate::mapping::BoneMap;
 use crate::model::{BoneId, Model, SkeletonId, Warning, WarningCode};
 use crate::profile::Profile;
-use serde::{Deserialize, Serialize};
-
-/// The mirror plane's normal: found from the rest, or an axis of the skeleton's space (the
-/// space its root bones live in; for a normalized skeleton, the scene's, where X is left–right).
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum MirrorAxis {
-    /// The sum of left-minus-right rest joint offsets over every pair, snapped to the nearest
-    /// axis within [`MirrorOptions::snap_deg`].
-    #[default]
-    Auto,
-    /// The plane X = 0 (normalized skeletons: left is +X).
-    X,
-    /// The plane Y = 0.
-    Y,
-    /// The plane Z = 0.
-    Z,
-}
+use serde::Serialize;
 
 /// Options of [`mirror`].
 #[derive(Debug, Clone, PartialEq)]

@@ -1,41 +1,13 @@
-//! The runtime mirror: prepared once per skeleton, then one call per pose that allocates
-//! nothing.
-//!
-//! The math (rotations as quaternions, `S` the reflection through the plane with unit normal `n`,
-//! `refl(q) = S q S`, which for `q = (v, w)` is `(2 (v·n) n − v, w)`; `R_i` the rotation-only
-//! global rest of bone `i` in the skeleton's space, `Q_i` its global rotation in the pose, `c(i)`
-//! its counterpart, `p(i)` its parent, and the identity for the parent of a root):
-//! - the pose of bone `j` is its counterpart's change from rest, reflected, applied to `j`'s own
-//!   rest: `Q'_j = refl(Q_c(j) · R_c(j)⁻¹) · R_j`, and its local rotation is
-//!   `q'_j = Q'_p(j)⁻¹ · Q'_j`;
-//! - a translation moves `j` by its counterpart's displacement from rest, reflected:
-//!   `t'_j = t°_j + Q'_p(j)⁻¹ · S · Q_p(c(j)) · (t_c(j) − t°_c(j))`, with `t°` the rest
-//!   translation; for roots this mirrors root motion across the plane through their rest;
-//! - scale is the counterpart's, unchanged.
-//!
-//! Mirroring twice gives the pose back exactly (up to rounding), for any rest. When the
-//! hierarchy is symmetric at bone `j` (`p(c(j)) = c(p(j))`) the formulas reduce to constant maps
-//! of the counterpart's own local values, `q'_j = α_j · refl(q_c(j)) · β_j` with
-//! `α_j = R_p(j)⁻¹ · refl(R_c(p(j)))`, `β_j = refl(R_c(j)⁻¹) · R_j`, and
-//! `t'_j = t°_j + M_j (t_c(j) − t°_c(j))` with `M_j = R_p(j)⁻¹ S R_c(p(j))`: keys map one to one
-//! (what [`mirror_clip`](super::mirror_clip) uses), no world pass needed. Other bones (a prop
-//! on one hand, a side bone without counterpart below a side bone) take the world formulas.
-//!
-//! When the rest joint positions are symmetric across the plane, every joint of the mirrored
-//! pose lands exactly on the reflection of its counterpart's joint, whatever the bones' rest
-//! frames (axes). When they are not, each bone still turns by its counterpart's reflected change
-//! from rest, so joints are off their counterparts' reflections by the rest's own asymmetry
-//! ([`MirrorReport::rest_asymmetry`](super::MirrorReport::rest_asymmetry)). Scales are treated as
-//! uniform in the math (their values carry over unchanged).
+//! The runtime mirror: prepared once per skeleton (the bones paired through the profile and by
+//! name, the plane found), then one call per pose that allocates nothing. The math is
+//! [`Reflection`]'s (in `model`, shared with the retarget stack's `Mirror` op): see there for the
+//! formulas and what is exact.
 
-use super::symmetry::{extent, rest_positions, Symmetry};
 use super::{MirrorError, MirrorOptions};
-use crate::mapping::BoneMap;
-use crate::model::{BoneId, Pose, Skeleton, Transform};
+use crate::mapping::{BoneMap, Symmetry};
+use crate::model::{BoneId, Pose, Reflection, Skeleton, Transform};
 use crate::profile::Profile;
-use glam::{Mat3, Mat3A, Mat4, Quat, Vec3, Vec4};
-
-const NONE: u32 = u32::MAX;
+use glam::{Quat, Vec3};
 
 /// Mirrors poses of one skeleton left ↔ right, frame by frame.
 ///
@@ -60,19 +32,7 @@ const NONE: u32 = u32::MAX;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Mirror {
-    normal: Vec3,
-    counterpart: Vec<u32>,
-    parent: Vec<u32>,
-    /// Local rests (their translations are `t°`).
-    rest: Vec<Transform>,
-    /// Rotation-only global rests `R_i` and their inverses.
-    rest_world: Vec<Quat>,
-    rest_world_inv: Vec<Quat>,
-    /// Per bone, whether the hierarchy is symmetric there (the key maps apply).
-    symmetric: Vec<bool>,
-    /// Per bone, `q ↦ α_j · refl(q) · β_j` as a 4×4 matrix on (x, y, z, w).
-    rotation_map: Vec<Mat4>,
-    shift: Vec<Mat3A>,
+    reflection: Reflection,
     /// What pairing found, for reports.
     pub(super) symmetry: Symmetry,
     /// Whether the normal was snapped to an axis.
@@ -103,7 +63,11 @@ impl Mirror {
             )));
         }
         let symmetry = Symmetry::find(skeleton, map, profile);
-        let (normal, snapped) = symmetry.normal(skeleton, options.axis, options.snap_deg)?;
+        let (normal, snapped) = symmetry
+            .normal(skeleton, options.axis, options.snap_deg)
+            .ok_or_else(|| MirrorError::NoPlane {
+                skeleton: skeleton.name.clone(),
+            })?;
         Ok(Mirror::build(skeleton, symmetry, normal, snapped))
     }
 
@@ -156,197 +120,82 @@ impl Mirror {
     }
 
     fn build(skeleton: &Skeleton, symmetry: Symmetry, normal: Vec3, snapped: bool) -> Mirror {
-        let parent: Vec<u32> = skeleton
-            .bones
-            .iter()
-            .map(|b| b.parent.map_or(NONE, |p| p.0))
-            .collect();
-        let counterpart: Vec<u32> = symmetry.counterpart.iter().map(|c| c.0).collect();
-        let rest: Vec<Transform> = skeleton.bones.iter().map(|b| b.rest).collect();
-        let rest_world = skeleton.accumulate(Quat::IDENTITY, rest.iter(), |p, l| {
-            (p * l.rotation).normalize()
-        });
-        let rest_world_inv: Vec<Quat> = rest_world.iter().map(|q| q.inverse()).collect();
-        let world = |k: u32| {
-            if k == NONE {
-                Quat::IDENTITY
-            } else {
-                rest_world[k as usize]
-            }
-        };
-        let across = |k: u32| {
-            if k == NONE {
-                NONE
-            } else {
-                counterpart[k as usize]
-            }
-        };
-        let s = Mat3::IDENTITY
-            - 2.0 * Mat3::from_cols(normal * normal.x, normal * normal.y, normal * normal.z);
-        let mut m = Mirror {
-            normal,
-            counterpart: counterpart.clone(),
-            parent: parent.clone(),
-            symmetric: Vec::with_capacity(parent.len()),
-            rotation_map: Vec::with_capacity(parent.len()),
-            shift: Vec::with_capacity(parent.len()),
-            rest,
-            rest_world: rest_world.clone(),
-            rest_world_inv,
+        let reflection = Reflection::new(skeleton, &symmetry.counterpart, normal);
+        Mirror {
+            rest_asymmetry: reflection.rest_asymmetry(skeleton),
+            reflection,
             symmetry,
             snapped,
-            rest_asymmetry: 0.0,
-        };
-        for j in 0..parent.len() {
-            let (p, c) = (parent[j], counterpart[j]);
-            let cp = across(p);
-            m.symmetric.push(parent[c as usize] == cp);
-            let alpha = world(p).inverse() * m.reflect(world(cp));
-            let beta = m.reflect(world(c).inverse()) * rest_world[j];
-            let column = |e: Vec4| Vec4::from(alpha * m.reflect(Quat::from_vec4(e)) * beta);
-            m.rotation_map.push(Mat4::from_cols(
-                column(Vec4::X),
-                column(Vec4::Y),
-                column(Vec4::Z),
-                column(Vec4::W),
-            ));
-            let shift = Mat3::from_quat(world(p).inverse()) * s * Mat3::from_quat(world(cp));
-            m.shift.push(Mat3A::from(shift));
-        }
-        m.rest_asymmetry = m.measure_asymmetry(skeleton);
-        m
-    }
-
-    /// Largest distance of a rest joint from the reflection of its counterpart's joint across
-    /// the plane through the first root's rest joint, divided by the skeleton's size, over the
-    /// bones where the hierarchy is symmetric (a prop on one hand is never at its reflection).
-    fn measure_asymmetry(&self, skeleton: &Skeleton) -> f32 {
-        let p = rest_positions(skeleton);
-        let Some(&origin) = p.first() else {
-            return 0.0;
-        };
-        let size = extent(&p);
-        let worst = (0..p.len())
-            .filter(|&i| self.symmetric[i])
-            .map(|i| {
-                let mirrored = origin + self.reflect_vec(p[i] - origin);
-                (mirrored - p[self.counterpart[i] as usize]).length()
-            })
-            .fold(0.0f32, f32::max);
-        if size > 0.0 {
-            worst / size
-        } else {
-            0.0
         }
     }
 
     /// The plane's unit normal, in the skeleton's space.
     pub fn normal(&self) -> Vec3 {
-        self.normal
+        self.reflection.normal()
     }
 
     /// The bone that takes `bone`'s motion (and whose motion `bone` takes).
     pub fn counterpart(&self, bone: BoneId) -> BoneId {
-        BoneId(self.counterpart[bone.index()])
+        self.reflection.counterpart(bone)
     }
 
     /// Whether the hierarchy is symmetric at `bone` (its counterpart's parent is its parent's
     /// counterpart), so its keys map one to one; other bones are resampled in clips.
     pub fn is_symmetric(&self, bone: BoneId) -> bool {
-        self.symmetric[bone.index()]
+        self.reflection.is_symmetric(bone)
     }
 
     /// `v` reflected through the plane (a direction: the plane through the origin).
     pub fn reflect_vec(&self, v: Vec3) -> Vec3 {
-        v - 2.0 * v.dot(self.normal) * self.normal
+        self.reflection.reflect_vec(v)
     }
 
     /// The rotation `S q S`: `q` seen in the mirror (a proper rotation again).
     pub fn reflect(&self, q: Quat) -> Quat {
-        let v = Vec3::new(q.x, q.y, q.z);
-        let r = 2.0 * v.dot(self.normal) * self.normal - v;
-        Quat::from_xyzw(r.x, r.y, r.z, q.w)
+        self.reflection.reflect(q)
+    }
+
+    /// The math behind it: the reflection of this skeleton's poses.
+    pub fn reflection(&self) -> &Reflection {
+        &self.reflection
     }
 
     /// Bone `j`'s local rotation value for its counterpart's local value `q` (symmetric bones).
-    /// Linear in the four components: it maps cubic-spline tangents too.
     pub(super) fn key_rotation(&self, j: usize, q: Quat) -> Quat {
-        Quat::from_vec4(self.rotation_map[j] * Vec4::from(q))
+        self.reflection.key_rotation(BoneId(j as u32), q)
     }
 
-    /// Bone `j`'s translation change for its counterpart's change `d` from rest (symmetric
-    /// bones): `M_j d`. Linear: it maps tangents too.
+    /// Bone `j`'s translation change for its counterpart's change `d` from rest.
     pub(super) fn key_shift(&self, j: usize, d: Vec3) -> Vec3 {
-        Vec3::from(self.shift[j] * glam::Vec3A::from(d))
+        self.reflection.key_shift(BoneId(j as u32), d)
     }
 
     /// Rest local translation of bone `j`.
     pub(super) fn rest_translation(&self, j: usize) -> Vec3 {
-        self.rest[j].translation
+        self.reflection.rest_translation(BoneId(j as u32))
     }
 
     /// Sets rest translations used as `t°` (for clips whose root motion is scaled).
     pub(super) fn set_rest_translation(&mut self, j: usize, t: Vec3) {
-        self.rest[j].translation = t;
+        self.reflection.set_rest_translation(BoneId(j as u32), t);
     }
 
     /// Mirrors one pose: `input` holds the skeleton's local transforms, `output` receives the
     /// mirrored ones (every bone is written). Allocates nothing.
     pub fn mirror_pose(&self, input: &Pose, output: &mut Pose) -> Result<(), MirrorError> {
-        let n = self.parent.len();
+        let n = self.reflection.len();
         for got in [input.locals.len(), output.locals.len()] {
             if got != n {
                 return Err(MirrorError::PoseSize { got, want: n });
             }
         }
-        for j in 0..n {
-            output.locals[j] = self.mirror_bone(j, &input.locals);
-        }
+        self.reflection
+            .reflect_pose(&input.locals, &mut output.locals);
         Ok(())
     }
 
     /// The mirrored local transform of bone `j`, from the pose's locals.
     pub(super) fn mirror_bone(&self, j: usize, locals: &[Transform]) -> Transform {
-        let c = self.counterpart[j] as usize;
-        let from = &locals[c];
-        let rest_c = self.rest[c].translation;
-        if self.symmetric[j] {
-            return Transform {
-                translation: self.rest[j].translation
-                    + self.key_shift(j, from.translation - rest_c),
-                rotation: self.key_rotation(j, from.rotation).normalize(),
-                scale: from.scale,
-            };
-        }
-        let parent = self.parent[j];
-        let new_parent = self.new_world(parent, locals);
-        let inv = new_parent.inverse();
-        let moved = self.world(self.parent[c], locals) * (from.translation - rest_c);
-        Transform {
-            translation: self.rest[j].translation + inv * self.reflect_vec(moved),
-            rotation: (inv * self.new_world(j as u32, locals)).normalize(),
-            scale: from.scale,
-        }
-    }
-
-    /// `Q_k`: bone `k`'s rotation-only global rotation in the pose (identity for `NONE`).
-    fn world(&self, k: u32, locals: &[Transform]) -> Quat {
-        let mut q = Quat::IDENTITY;
-        let mut at = k;
-        while at != NONE {
-            q = locals[at as usize].rotation * q;
-            at = self.parent[at as usize];
-        }
-        q
-    }
-
-    /// `Q'_k = refl(Q_c(k) · R_c(k)⁻¹) · R_k`: bone `k`'s global rotation in the mirrored pose.
-    fn new_world(&self, k: u32, locals: &[Transform]) -> Quat {
-        if k == NONE {
-            return Quat::IDENTITY;
-        }
-        let c = self.counterpart[k as usize];
-        let delta = self.world(c, locals) * self.rest_world_inv[c as usize];
-        self.reflect(delta) * self.rest_world[k as usize]
+        self.reflection.reflect_bone(BoneId(j as u32), locals)
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! It also holds the math every stage shares: the one root-to-leaf pass that turns local values
 //! into world values ([`Skeleton::accumulate`]) and the angle helpers ([`angle_deg`],
-//! [`turn_deg`], [`arc`]).
+//! [`turn_deg`], [`arc`]), and the reflection of poses across a plane ([`Reflection`]).
 //!
 //! This module knows nothing of glTF or files and imports nothing else of this crate. Bones refer
 //! to their source (a glTF node index) only as plain numbers so that reports can name them.
@@ -11,6 +11,7 @@
 mod clip;
 mod math;
 mod pose;
+mod reflect;
 mod transform;
 mod warning;
 
@@ -19,11 +20,25 @@ pub use clip::{
 };
 pub use math::{angle_deg, arc, pole, turn_deg, yaw_of};
 pub use pose::{skinning_matrices, Pose};
+pub use reflect::Reflection;
 pub use transform::Transform;
 pub use warning::{Warning, WarningCode};
 
 use glam::{Mat4, Quat};
 use serde::Serialize;
+
+/// The largest extent of `points` along any axis (0 for none).
+pub fn extent(points: &[glam::Vec3]) -> f32 {
+    let lo = points
+        .iter()
+        .copied()
+        .fold(glam::Vec3::INFINITY, glam::Vec3::min);
+    let hi = points
+        .iter()
+        .copied()
+        .fold(glam::Vec3::NEG_INFINITY, glam::Vec3::max);
+    (hi - lo).max_element().max(0.0)
+}
 
 /// Index of a bone in [`Skeleton::bones`].
 #[derive(
@@ -328,15 +343,19 @@ impl Skeleton {
             .iter()
             .map(|m| m.w_axis.truncate())
             .collect();
-        let lo = ps
-            .iter()
-            .copied()
-            .fold(glam::Vec3::splat(f32::INFINITY), glam::Vec3::min);
-        let hi = ps
-            .iter()
-            .copied()
-            .fold(glam::Vec3::splat(f32::NEG_INFINITY), glam::Vec3::max);
-        (hi - lo).max_element().max(0.0)
+        extent(&ps)
+    }
+
+    /// Rest joint positions in the skeleton's space (below [`Skeleton::base`]).
+    pub fn rest_positions(&self) -> Vec<glam::Vec3> {
+        self.accumulate(
+            Mat4::IDENTITY,
+            self.bones.iter().map(|b| b.rest),
+            |parent, local: Transform| parent * local.to_mat4(),
+        )
+        .iter()
+        .map(|m| m.w_axis.truncate())
+        .collect()
     }
 
     /// World (scene-space) rest matrices of every bone, including [`Skeleton::base`].

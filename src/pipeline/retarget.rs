@@ -4,7 +4,7 @@
 
 use super::{normalize, NormalizeError, NormalizeOptions, NormalizeReport};
 use crate::check::retarget::{
-    effector_errors, ops_check, retarget as measure, NotMeasured, RetargetCheck,
+    effector_errors, mirror_check, ops_check, retarget as measure, NotMeasured, RetargetCheck,
 };
 use crate::mapping::BoneMap;
 use crate::model::{Clip, Model, SkeletonId};
@@ -274,23 +274,51 @@ pub fn retarget_onto(
         true => Some(Retargeter::new(&s_rig, &t_rig, &bare_options)?),
         false => None,
     };
+    // With the Mirror op, the measures are taken on the clip without it (a mirrored clip's
+    // left follows the source's right), and the mirror is measured against that clip.
+    let unmirrored_options = job.retarget.unmirrored();
+    let mut unmirrored = match job.measure && r.mirror_reflection().is_some() {
+        true => Some(Retargeter::new(&s_rig, &t_rig, &unmirrored_options)?),
+        false => None,
+    };
     let mut new_clips = Vec::with_capacity(clips.len());
     let mut reports = Vec::with_capacity(clips.len());
     for (clip, name) in clips.iter().zip(new_names) {
         let mut new = retarget_clip_with(&mut r, &s_rig, clip, &t_rig, t.index, &job.retarget)?;
         new.name = name;
-        let mut measured = job
-            .measure
-            .then(|| measure((&s_rig, clip), (&t_rig, &new), r.plan(), &job.retarget));
+        let plain = match &mut unmirrored {
+            Some(u) => Some(retarget_clip_with(
+                u,
+                &s_rig,
+                clip,
+                &t_rig,
+                t.index,
+                &unmirrored_options,
+            )?),
+            None => None,
+        };
+        let measured_clip = plain.as_ref().unwrap_or(&new);
+        let mut measured = job.measure.then(|| {
+            measure(
+                (&s_rig, clip),
+                (&t_rig, measured_clip),
+                r.plan(),
+                &unmirrored_options,
+            )
+        });
         if let (Some(m), Some(b)) = (&mut measured, &mut bare) {
             let without = retarget_clip_with(b, &s_rig, clip, &t_rig, t.index, &bare_options)?;
-            m.ops = Some(ops_check(
+            let mut ops = ops_check(
                 (&s_rig, clip),
-                (&t_rig, &new),
+                (&t_rig, measured_clip),
                 &without,
                 r.plan(),
-                &job.retarget,
-            ));
+                &unmirrored_options,
+            );
+            if let (Some(reflection), Some(plain)) = (r.mirror_reflection(), &plain) {
+                ops.mirror = Some(mirror_check(&t_rig, &new, plain, reflection, &job.retarget));
+            }
+            m.ops = Some(ops);
         }
         reports.push(RetargetedClip {
             source_clip: clip.name.clone(),

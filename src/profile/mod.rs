@@ -6,8 +6,10 @@
 //! the whole file and reports every problem, naming the bone. This module imports only `model`.
 
 mod file;
+mod sides;
 
 pub use file::{BoneSpec, ChainSpec, MapperKind, Naming, ProfileFile, Side, TailSpec};
+pub use sides::counterpart_names;
 
 use crate::model::Transform;
 use glam::{Quat, Vec3};

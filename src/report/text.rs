@@ -429,8 +429,17 @@ fn ops_measures(m: &RetargetCheck, o: &OpsCheck) -> String {
         0 => "0".to_string(),
         n => format!("{n} ({:.3}%)", f.worst_depth * 100.0),
     };
+    let mirror = o.mirror.as_ref().map_or(String::new(), |r| {
+        let [x, y, z] = r.normal;
+        format!(
+            "; mirrored across the plane with normal ({x:.3}, {y:.3}, {z:.3}), {} pairs, joints \
+             within {:.1e} of the height of their counterparts' reflections (measures above: \
+             without the mirror)",
+            r.pairs, r.joint_error
+        )
+    });
     format!(
-        "; ops: skate over the source's contacts {} → {}, frames below the floor {} → {}",
+        "; ops: skate over the source's contacts {} → {}, frames below the floor {} → {}{mirror}",
         percent(worst(&o.skate_without)),
         percent(worst(&m.skate)),
         floor(&o.floor_without),

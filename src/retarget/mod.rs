@@ -17,7 +17,9 @@ mod runtime;
 #[cfg(test)]
 mod tests;
 
-pub use ops::{FilterOp, FloorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp, StrideOp};
+pub use ops::{
+    FilterOp, FloorOp, MirrorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp, StrideOp,
+};
 pub use plan::{ChainPlan, Plan, ScaleBasis};
 pub use runtime::Retargeter;
 
@@ -149,7 +151,8 @@ pub struct RetargetOptions {
     /// then `Plant` (hold feet while the source's are planted), `Floor` (feet and hips never
     /// below the floor), `Filter` (One-Euro), `Pole` (knees and elbows bend toward the
     /// source's), `Stride` (feet's motion scaled forward and sideways), `Pin` (a bone takes
-    /// another's transform) in the order given. Each has `enabled` and `alpha`
+    /// another's transform) in the order given, and last, if listed, `Mirror` (the pose
+    /// mirrored left ↔ right across the target's sagittal plane). Each has `enabled` and `alpha`
     /// (0 to 1; 0 is the op off) and its own settings, such as
     /// `[Plant((speed: 0.25)), Floor((height: 0.0))]`. Default: [] (the core passes only).
     pub ops: Vec<Op>,
@@ -290,8 +293,8 @@ pub fn retarget_clip_with(
     let times: Vec<f32> = (0..frames)
         .map(|f| (f as f32 / options.fps).min(duration))
         .collect();
-    let driven = r.plan().driven.clone();
-    let moved = r.plan().translated.clone();
+    let (driven, moved) = r.recorded();
+    let (driven, moved) = (driven.to_vec(), moved.to_vec());
     let mut rotations: Vec<Vec<Quat>> = vec![Vec::with_capacity(frames); driven.len()];
     let mut translations: Vec<Vec<glam::Vec3>> = vec![Vec::with_capacity(frames); moved.len()];
     let mut sp = Pose::rest(source.skeleton);

@@ -2,10 +2,12 @@
 //! and its own settings. The core passes (root, FK, IK) run first, in that order, whether listed
 //! or not (listing one sets its `enabled` and `alpha`); the other ops (planting, floor, filter,
 //! poles, stride, pins)
-//! then run in the order given, each on the pose the ones before left. An op whose `alpha` is 0
+//! then run in the order given, each on the pose the ones before left; `Mirror`, when listed,
+//! comes last and mirrors the finished pose. An op whose `alpha` is 0
 //! is the op off. Plain option data and its validation; the runtime runs them.
 
 use super::{RetargetError, RetargetOptions};
+use crate::mapping::MirrorAxis;
 use serde::{Deserialize, Serialize};
 
 /// One op of the retarget stack, with its settings.
@@ -38,6 +40,40 @@ pub enum Op {
     /// Pin bones: a target bone (a weapon, a prop, an IK helper) takes another target bone's
     /// transform, in global space or keeping their rest offset.
     Pin(PinOp),
+    /// Mirroring: the finished pose mirrored left ↔ right across the target's sagittal plane
+    /// (bones paired through the profile, then by the side markers in their names; root motion
+    /// mirrored), as `skelnorm mirror` does to a clip. The last op of the stack. `alpha` blends
+    /// each bone's local transform from the unmirrored toward the mirrored (rotations by slerp,
+    /// translations and scales by lerp).
+    Mirror(MirrorOp),
+}
+
+/// Mirroring's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct MirrorOp {
+    /// Run it. Default: true.
+    pub enabled: bool,
+    /// How much of the mirrored pose to take, 0 to 1 (0: off). Default: 1.
+    pub alpha: f32,
+    /// The plane's normal in the target's skeleton space: `auto` (from the rest positions of
+    /// the left/right pairs, snapped to an axis within `snap_deg`), `x`, `y` or `z`.
+    /// Default: `auto` (for a normalized target, X).
+    pub axis: MirrorAxis,
+    /// With `auto`, a normal found within this many degrees of an axis is snapped to it, 0 to
+    /// 45. Default: 5.
+    pub snap_deg: f32,
+}
+
+impl Default for MirrorOp {
+    fn default() -> Self {
+        MirrorOp {
+            enabled: true,
+            alpha: 1.0,
+            axis: MirrorAxis::Auto,
+            snap_deg: 5.0,
+        }
+    }
 }
 
 /// Where a pinned bone goes.
@@ -266,6 +302,7 @@ impl Op {
             Op::Pole(_) => "pole",
             Op::Stride(_) => "stride",
             Op::Pin(_) => "pin",
+            Op::Mirror(_) => "mirror",
         }
     }
 
@@ -279,6 +316,7 @@ impl Op {
             Op::Pole(o) => (o.enabled, o.alpha),
             Op::Stride(o) => (o.enabled, o.alpha),
             Op::Pin(o) => (o.enabled, o.alpha),
+            Op::Mirror(o) => (o.enabled, o.alpha),
         }
     }
 
@@ -338,6 +376,12 @@ impl Op {
                     "must be at least snap_m",
                 ),
             ]),
+            Op::Mirror(m) => out.push((
+                "snap_deg",
+                m.snap_deg,
+                (0.0..45.0).contains(&m.snap_deg),
+                "must be at least 0 and below 45",
+            )),
             Op::Pole(p) => out.push((
                 "offset_deg",
                 p.offset_deg,
@@ -400,12 +444,13 @@ pub fn every_op() -> Vec<Op> {
             from: "RightHand".into(),
             ..PinOp::default()
         }),
+        Op::Mirror(MirrorOp::default()),
     ]
 }
 
 /// The first problem of `ops`, as `(key, value, why)` with the key relative to `retarget.ops`
 /// (`[2].alpha`): numbers out of range, a core pass listed twice, out of order or after another
-/// op.
+/// op, `Mirror` anywhere but last.
 pub fn check_ops(ops: &[Op]) -> Option<(String, String, &'static str)> {
     let mut last_core = None;
     let mut other_seen = false;
@@ -414,6 +459,13 @@ pub fn check_ops(ops: &[Op]) -> Option<(String, String, &'static str)> {
             if !ok {
                 return Some((format!("[{i}].{key}"), v.to_string(), why));
             }
+        }
+        if matches!(op, Op::Mirror(_)) && i + 1 != ops.len() {
+            return Some((
+                format!("[{i}]"),
+                "`mirror`".to_string(),
+                "mirror comes last: the ops after it would work on the unmirrored source",
+            ));
         }
         if op.is_core() {
             let rank = core_rank(op);
@@ -500,6 +552,28 @@ impl RetargetOptions {
         }
     }
 
+    /// The `Mirror` op, when it is on.
+    pub fn mirror_op(&self) -> Option<MirrorOp> {
+        self.ops.iter().find_map(|o| match o {
+            Op::Mirror(m) if o.on() => Some(*m),
+            _ => None,
+        })
+    }
+
+    /// These options without the `Mirror` op: what the reports measure the retarget by (a
+    /// mirrored clip's left side follows the source's right).
+    pub fn unmirrored(&self) -> RetargetOptions {
+        RetargetOptions {
+            ops: self
+                .ops
+                .iter()
+                .filter(|o| !matches!(o, Op::Mirror(_)))
+                .cloned()
+                .collect(),
+            ..self.clone()
+        }
+    }
+
     /// Whether the stack needs leg limbs (planting, the floor, poles, stride) whatever the IK
     /// pass does.
     pub(crate) fn needs_legs(&self) -> bool {
@@ -533,6 +607,18 @@ mod tests {
             ..FloorOp::default()
         });
         assert_eq!(check_ops(&[bad]).unwrap().0, "[0].blend_m");
+        let mirror = Op::Mirror(MirrorOp::default());
+        assert_eq!(
+            check_ops(&[Op::Fk(PassOp::default()), mirror.clone()]),
+            None
+        );
+        let (key, _, _) = check_ops(&[mirror, Op::Floor(FloorOp::default())]).unwrap();
+        assert_eq!(key, "[0]");
+        let bad = Op::Mirror(MirrorOp {
+            snap_deg: 45.0,
+            ..MirrorOp::default()
+        });
+        assert_eq!(check_ops(&[bad]).unwrap().0, "[0].snap_deg");
     }
 
     #[test]

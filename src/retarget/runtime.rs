@@ -6,9 +6,10 @@ use super::ops::{Core, Op};
 use super::plan::{self, Driver, Global, Plan};
 use super::{RetargetError, RetargetOptions, Rig};
 
+mod mirror;
 mod stack;
 
-use crate::model::{yaw_of, Pose, Skeleton, Transform};
+use crate::model::{yaw_of, BoneId, Pose, Reflection, Skeleton, Transform};
 use glam::{Quat, Vec3};
 use stack::{FilterState, PlantState};
 
@@ -63,6 +64,8 @@ pub struct Retargeter {
     filter: Vec<FilterState>,
     /// Whether the filter has seen a frame since the last reset.
     filter_ready: bool,
+    /// The `Mirror` op, when it is on (it runs last).
+    mirror: Option<mirror::MirrorStep>,
     in_place: bool,
     root_motion: bool,
     horizontal: f32,
@@ -117,7 +120,8 @@ fn steps(ops: &[Op]) -> Vec<Step> {
                 pins += 1;
                 Step::Pin(pins - 1)
             }
-            Op::Root(_) | Op::Fk(_) | Op::Ik(_) => continue,
+            // Mirroring runs after everything, the final placement included.
+            Op::Root(_) | Op::Fk(_) | Op::Ik(_) | Op::Mirror(_) => continue,
         });
     }
     out
@@ -171,6 +175,10 @@ impl Retargeter {
         .filter(|(_, n)| **n)
         .map(|(i, _)| i as u32)
         .collect();
+        let mirror = options
+            .mirror_op()
+            .map(|op| mirror::MirrorStep::new(target, &op, &plan.driven, &plan.translated))
+            .transpose()?;
         let mean = |rest: &[(Quat, Vec3)], bones: &[crate::model::BoneId]| {
             bones.iter().map(|b| rest[b.index()].1).sum::<Vec3>() / bones.len() as f32
         };
@@ -193,6 +201,7 @@ impl Retargeter {
             plant: vec![PlantState::default(); plan.limbs.len()],
             filter: vec![FilterState::default(); nt],
             filter_ready: false,
+            mirror,
             in_place: options.in_place,
             root_motion: options.root_motion,
             horizontal: options.horizontal_scale,
@@ -220,6 +229,21 @@ impl Retargeter {
     /// The plan: chain pairing, bone placement along chains, the ratio, warnings.
     pub fn plan(&self) -> &Plan {
         &self.plan
+    }
+
+    /// The bones whose transforms a clip made offline records: rotations, then translations
+    /// (the plan's driven and translated bones; with the `Mirror` op, their counterparts and the
+    /// bones where the hierarchy is not symmetric too).
+    pub fn recorded(&self) -> (&[BoneId], &[BoneId]) {
+        match &self.mirror {
+            Some(m) => m.recorded(),
+            None => (&self.plan.driven, &self.plan.translated),
+        }
+    }
+
+    /// The reflection the `Mirror` op mirrors the target with, when the op is on.
+    pub fn mirror_reflection(&self) -> Option<&Reflection> {
+        self.mirror.as_ref().map(|m| m.reflection())
     }
 
     /// A source offset (a movement, a vector between joints) as the target makes it: scaled by
@@ -299,6 +323,7 @@ impl Retargeter {
             }
         }
         self.follow_pass(target, false);
+        self.mirror_op(target);
         Ok(())
     }
 

@@ -3,7 +3,7 @@
 //! that cannot be measured (a bone one side does not map, a foot never in contact) is `None`
 //! (`null` in JSON) with a [`NotMeasured`] reason beside it, never a 0.
 
-use crate::model::{angle_deg, yaw_of, BoneId, Clip, Pose, Skeleton};
+use crate::model::{angle_deg, yaw_of, BoneId, Clip, Pose, Reflection, Skeleton};
 use crate::profile::Chain;
 use crate::retarget::{ChainPlan, Plan, RetargetOptions, Rig};
 use glam::{Quat, Vec3};
@@ -13,8 +13,8 @@ mod report;
 mod tests;
 
 pub use report::{
-    mapping_words, ChainCheck, ChainMapping, EffectorCheck, FloorCheck, NotMeasured, OpsCheck,
-    PoleCheck, RetargetCheck, SkateCheck, WorstEnd,
+    mapping_words, ChainCheck, ChainMapping, EffectorCheck, FloorCheck, MirrorCheck, NotMeasured,
+    OpsCheck, PoleCheck, RetargetCheck, SkateCheck, WorstEnd,
 };
 
 /// A skeleton sampled at each frame, in skeleton space (below its base).
@@ -237,6 +237,51 @@ pub fn ops_check(
                 })
             })
             .collect(),
+        mirror: None,
+    }
+}
+
+/// What the `Mirror` op did ([`MirrorCheck`]): `mirrored` is the target's clip with the op,
+/// `unmirrored` the same retarget without it, `reflection` the op's (see
+/// `Retargeter::mirror_reflection`).
+pub fn mirror_check(
+    target: &Rig,
+    mirrored: &Clip,
+    unmirrored: &Clip,
+    reflection: &Reflection,
+    options: &RetargetOptions,
+) -> MirrorCheck {
+    let s = target.skeleton;
+    let times = sample_times(mirrored.duration().max(unmirrored.duration()), options);
+    let origin = s.rest_positions().first().copied().unwrap_or(Vec3::ZERO);
+    let height = s.height().max(1e-9);
+    let below = s.base.inverse();
+    let joints = |clip: &Clip, t: f32| -> Vec<Vec3> {
+        let pose = Pose::sample(s, clip, t);
+        let world = pose.world(s);
+        world
+            .iter()
+            .map(|m| below.transform_point3(m.w_axis.truncate()))
+            .collect()
+    };
+    let mut worst = 0.0f32;
+    for &t in &times {
+        let (a, b) = (joints(mirrored, t), joints(unmirrored, t));
+        for j in (0..a.len()).map(|j| BoneId(j as u32)) {
+            if !reflection.is_symmetric(j) {
+                continue;
+            }
+            let c = reflection.counterpart(j).index();
+            let want = origin + reflection.reflect_vec(b[c] - origin);
+            worst = worst.max(a[j.index()].distance(want));
+        }
+    }
+    MirrorCheck {
+        normal: reflection.normal().to_array(),
+        pairs: (0..reflection.len())
+            .filter(|&i| reflection.counterpart(BoneId(i as u32)).index() > i)
+            .count(),
+        joint_error: worst / height,
     }
 }
 

@@ -171,6 +171,26 @@ pub struct OpsCheck {
     /// Per leg and arm both sides map (upper, middle and end bone): how far the knee or elbow
     /// bends from the side the source's does.
     pub poles: Vec<PoleCheck>,
+    /// What the `Mirror` op did, when it is on. The other measures (here and in
+    /// [`RetargetCheck`]) are then taken on the clip retargeted without it, since the mirrored
+    /// clip's left side follows the source's right.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mirror: Option<MirrorCheck>,
+}
+
+/// What the `Mirror` op did to one clip.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct MirrorCheck {
+    /// The plane's unit normal in the target's skeleton space.
+    pub normal: [f32; 3],
+    /// Left/right bone pairs that swap motion (the other bones mirror in place).
+    pub pairs: usize,
+    /// Largest distance, over frames and the joints where the hierarchy is symmetric, of a
+    /// joint of the mirrored clip from the reflection of its counterpart's joint in the clip
+    /// without the op (across the plane through the first root's rest joint), fraction of the
+    /// target's height: about 0 with `alpha` 1 on a symmetric rest (the rest's own asymmetry
+    /// otherwise).
+    pub joint_error: f32,
 }
 
 /// The pole error of one limb: the angle, about the line from its upper joint to its end,

@@ -1,9 +1,10 @@
 //! Side markers in bone names: which side a name states, and the name of the bone on the other
-//! side, in the conventions tools use: `Left`/`Right` words (Mixamo `mixamorig:LeftHand`, VRM,
+//! side (which the mirror stage and the retarget stack's `Mirror` op pair bones by), in the
+//! conventions tools use: `Left`/`Right` words (Mixamo `mixamorig:LeftHand`, VRM,
 //! CMU `LeftUpLeg`), single letters set off by separators or case (Blender `hand.L`, Unreal
 //! `hand_l`, `Bip01 L Hand`, VRoid `J_Bip_L_Hand`, CMU `LHipJoint`, DAZ `lShldrBend`).
 
-use crate::profile::{Profile, Side};
+use super::{Profile, Side};
 use std::ops::Range;
 
 /// Byte ranges of the words of a name: runs of letters or digits, split where case goes from

@@ -1,17 +1,36 @@
-//! Which bone takes which bone's motion (its counterpart: through the profile for mapped bones,
-//! by side markers in the name for the others, itself for center bones), and the mirror plane's
-//! normal in the skeleton's space.
+//! Which bone takes which bone's motion when a skeleton is mirrored (its counterpart: through the
+//! profile for mapped bones, by side markers in the name for the others, itself for center
+//! bones), and the mirror plane's normal in the skeleton's space. Shared by the mirror stage and
+//! the retarget stack's `Mirror` op.
 
-use super::names::counterpart_names;
-use super::{MirrorAxis, MirrorError};
-use crate::mapping::BoneMap;
-use crate::model::{BoneId, Skeleton, Transform, Warning, WarningCode};
-use crate::profile::{Profile, Side};
-use glam::{Mat4, Vec3};
+use super::BoneMap;
+use crate::model::{extent, BoneId, Skeleton, Warning, WarningCode};
+use crate::profile::{counterpart_names, Profile, Side};
+use glam::Vec3;
+use serde::{Deserialize, Serialize};
+
+/// The mirror plane's normal: found from the rest, or an axis of the skeleton's space (the
+/// space its root bones live in; for a normalized skeleton, the scene's, where X is left–right).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum MirrorAxis {
+    /// The sum of left-minus-right rest joint offsets over every pair, snapped to the nearest
+    /// axis within a few degrees (the `snap_deg` of the mirror options).
+    #[default]
+    Auto,
+    /// The plane X = 0 (normalized skeletons: left is +X).
+    X,
+    /// The plane Y = 0.
+    Y,
+    /// The plane Z = 0.
+    Z,
+}
 
 /// Bone pairs across the sagittal plane.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Symmetry {
+pub struct Symmetry {
     /// Per bone, the bone on the other side (itself for center bones); an involution.
     pub counterpart: Vec<BoneId>,
     /// Per bone, the side it is on (`Center` for bones mirrored in place).
@@ -124,20 +143,21 @@ impl Symmetry {
 
     /// The mirror plane's unit normal in the skeleton's space (the space its roots live in),
     /// and whether it was snapped to an axis. `Auto` sums the left-minus-right rest offsets of
-    /// every pair and snaps the result to the nearest axis within `snap_deg`.
+    /// every pair and snaps the result to the nearest axis within `snap_deg`; `None` when there
+    /// is no pair to find it from (or the pairs' offsets cancel).
     pub fn normal(
         &self,
         skeleton: &Skeleton,
         axis: MirrorAxis,
         snap_deg: f32,
-    ) -> Result<(Vec3, bool), MirrorError> {
+    ) -> Option<(Vec3, bool)> {
         match axis {
-            MirrorAxis::X => return Ok((Vec3::X, false)),
-            MirrorAxis::Y => return Ok((Vec3::Y, false)),
-            MirrorAxis::Z => return Ok((Vec3::Z, false)),
+            MirrorAxis::X => return Some((Vec3::X, false)),
+            MirrorAxis::Y => return Some((Vec3::Y, false)),
+            MirrorAxis::Z => return Some((Vec3::Z, false)),
             MirrorAxis::Auto => {}
         }
-        let p = rest_positions(skeleton);
+        let p = skeleton.rest_positions();
         // Pairs through the profile are the body's own; named pairs (IK targets, props) only
         // when there are none.
         let offsets = |only_mapped: bool| -> Vec3 {
@@ -153,34 +173,12 @@ impl Symmetry {
         };
         let size = extent(&p).max(f32::MIN_POSITIVE);
         if !sum.is_finite() || sum.length() <= 1e-6 * size {
-            return Err(MirrorError::NoPlane {
-                skeleton: skeleton.name.clone(),
-            });
+            return None;
         }
         let n = sum.normalize();
         let snap = [Vec3::X, Vec3::Y, Vec3::Z]
             .into_iter()
             .find(|a| n.dot(*a).abs() >= snap_deg.to_radians().cos());
-        Ok(snap.map_or((n, false), |a| (a, true)))
+        Some(snap.map_or((n, false), |a| (a, true)))
     }
-}
-
-/// Rest joint positions in the skeleton's space (without its base transform).
-pub(super) fn rest_positions(skeleton: &Skeleton) -> Vec<Vec3> {
-    skeleton
-        .accumulate(
-            Mat4::IDENTITY,
-            skeleton.bones.iter().map(|b| b.rest),
-            |parent, local: Transform| parent * local.to_mat4(),
-        )
-        .iter()
-        .map(|m| m.w_axis.truncate())
-        .collect()
-}
-
-/// The largest extent of `points` along any axis.
-pub(super) fn extent(points: &[Vec3]) -> f32 {
-    let lo = points.iter().copied().fold(Vec3::INFINITY, Vec3::min);
-    let hi = points.iter().copied().fold(Vec3::NEG_INFINITY, Vec3::max);
-    (hi - lo).max_element().max(0.0)
 }
