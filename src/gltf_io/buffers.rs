@@ -26,7 +26,7 @@ pub(crate) type BufferData = Option<Buffer>;
 
 /// One buffer's bytes: a range of a byte vector, so that a GLB's binary chunk is used where the
 /// file was read into memory, not moved to the front of it (a move of the whole chunk).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(crate) struct Buffer {
     bytes: Vec<u8>,
     range: std::ops::Range<usize>,

@@ -524,6 +524,35 @@ mod tests {
     }
 
     #[test]
+    fn a_key_search_from_any_cursor_finds_the_key_a_full_search_finds() {
+        // Key times with repeats and gaps; every time between and around them, every cursor.
+        let times = [
+            0.0, 0.1, 0.1, 0.2, 0.5, 0.5, 0.5, 0.9, 1.0, 1.7, 2.0, 2.0, 3.0,
+        ];
+        for i in 0..=70 {
+            let time = i as f32 * 0.05 - 0.2;
+            let want = times.partition_point(|&t| t <= time);
+            for cursor in 0..=times.len() + 1 {
+                assert_eq!(next_key(&times, time, cursor), want, "{time} from {cursor}");
+            }
+        }
+        // A series of increasing times with one cursor samples what `sample` gives.
+        let t = Track {
+            interpolation: Interpolation::Linear,
+            times: (0..40).map(|k| (k as f32 * 0.37).sqrt()).collect(),
+            values: (0..40)
+                .map(|k| Vec3::new((k as f32).sin(), (k as f32 * 0.3).cos(), k as f32))
+                .collect(),
+        };
+        let mut at = 0;
+        for f in 0..200 {
+            let time = f as f32 / 30.0;
+            let bits = |v: Vec3| v.to_array().map(f32::to_bits);
+            assert_eq!(bits(t.sample_from(time, &mut at)), bits(t.sample(time)));
+        }
+    }
+
+    #[test]
     fn samples_the_three_interpolations() {
         let lin = track(Interpolation::Linear, vec![Vec3::ZERO, Vec3::X]);
         assert_eq!(lin.sample(0.25), Vec3::new(0.25, 0.0, 0.0));
