@@ -8,6 +8,11 @@
 //! whole processes (the output written to a temporary folder on the same disk as the input).
 //! Run with `cargo bench --bench process`; `-- --quick` runs fewer repeats; `-- --inputs DIR`
 //! only writes the generated inputs into DIR (to time or profile them by hand).
+//!
+//! Before and after a change: with `SKELNORM_OLD_BIN=/path/to/old/skelnorm` set, it also runs
+//! that binary and this one turn about (old, new, old, new, … so that a machine busy with other
+//! work slows both alike) on the same inputs and prints both medians, their ratio and both peak
+//! memories, for `convert`, `inspect` and `normalize`.
 #![allow(
     clippy::unwrap_used,
     clippy::print_stdout,
@@ -201,7 +206,100 @@ fn main() {
         );
     }
     println!("(peak memory bound: 3 × the input + 15 MB; `!` marks a peak above it)");
+    if let Some(old) = std::env::var_os("SKELNORM_OLD_BIN") {
+        against_old(Path::new(&old), &inp, &out, runs);
+    }
     retarget_against_three(&out, runs);
+}
+
+/// The medians of running `old` and `new` turn about, `runs` times each (both must succeed).
+fn time_turn_about(runs: usize, old: &mut Command, new: &mut Command) -> (Duration, Duration) {
+    let mut times = [Vec::new(), Vec::new()];
+    for _ in 0..runs {
+        for (cmd, t) in [&mut *old, &mut *new].into_iter().zip(&mut times) {
+            let start = Instant::now();
+            let status = cmd
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .unwrap();
+            t.push(start.elapsed());
+            assert!(status.success(), "{cmd:?} failed");
+        }
+    }
+    let median = |mut v: Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    let [a, b] = times;
+    (median(a), median(b))
+}
+
+/// `convert`, `inspect` and `normalize` of every input by the binary `old` and by this one, turn
+/// about: medians, new/old, and peak memories.
+fn against_old(old: &Path, inp: &Path, out: &Path, runs: usize) {
+    println!(
+        "\nturn about with {} (old) and this build (new), medians of {runs} runs each:",
+        old.display()
+    );
+    println!(
+        "{:28} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9}",
+        "file", "command", "old ms", "new ms", "new/old", "old peak", "new peak"
+    );
+    let glb = out.join("out.glb");
+    for path in inputs(inp) {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let jobs: [(&str, Vec<std::ffi::OsString>); 3] = [
+            (
+                "convert",
+                vec!["convert".into(), path.clone().into(), glb.clone().into()],
+            ),
+            ("inspect", vec!["inspect".into(), path.clone().into()]),
+            (
+                "normalize",
+                vec![
+                    "normalize".into(),
+                    path.clone().into(),
+                    "-o".into(),
+                    glb.clone().into(),
+                ],
+            ),
+        ];
+        for (what, args) in jobs {
+            let command = |exe: &Path| {
+                let mut c = Command::new(exe);
+                c.args(&args);
+                c
+            };
+            let runs_ok = |exe: &Path| {
+                command(exe)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status()
+                    .unwrap()
+                    .success()
+            };
+            if !runs_ok(old) || !runs_ok(Path::new(EXE)) {
+                continue; // normalize of a file that is no humanoid
+            }
+            let (a, b) = time_turn_about(runs, &mut command(old), &mut command(Path::new(EXE)));
+            let peak = |exe: &Path| {
+                let mut cmd = vec![exe.as_os_str()];
+                cmd.extend(args.iter().map(|a| a.as_os_str()));
+                peak_memory(&cmd).map_or("-".into(), |p| format!("{:.1} MB", p as f64 / 1e6))
+            };
+            println!(
+                "{:28} {:>9} {:>9.2} {:>9.2} {:>6.2}× {:>9} {:>9}",
+                name,
+                what,
+                a.as_secs_f64() * 1e3,
+                b.as_secs_f64() * 1e3,
+                b.as_secs_f64() / a.as_secs_f64(),
+                peak(old),
+                peak(Path::new(EXE)),
+            );
+        }
+    }
 }
 
 /// Target bone name → source bone name for every profile bone both files map, by
@@ -214,7 +312,7 @@ fn bone_names(source: &Path, target: &Path) -> serde_json::Map<String, serde_jso
             .output()
             .unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["skeletons"][0]["bones"].clone()
+        v["files"][0]["map"][0]["bones"].clone()
     };
     let (s, t) = (map(source), map(target));
     let mut names = serde_json::Map::new();
@@ -272,6 +370,10 @@ fn retarget_against_three(out: &Path, runs: usize) {
     std::fs::copy(root.join("tests/tools/three_retarget.mjs"), &script).unwrap();
     let names = out.join("names.json");
     let pairs = bone_names(&source, &target);
+    assert!(
+        !pairs.is_empty(),
+        "`skelnorm map --json` gave no bone pairs"
+    );
     std::fs::write(&names, serde_json::to_vec(&pairs).unwrap()).unwrap();
     let three = time(runs.min(7), &mut || {
         let mut c = Command::new("node");

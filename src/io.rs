@@ -80,6 +80,18 @@ pub fn read_for_viewing(path: &Path, options: &ReadOptions) -> Result<Document, 
     }
 }
 
+/// [`read`] for a document that is only written again as read (`convert`): a glTF file's
+/// tracks are read and checked but keep no key values (see [`gltf_io::read_owned_to_copy`]);
+/// FBX and BVH files are converted as [`read`] converts them.
+pub fn read_to_copy(path: &Path, options: &ReadOptions) -> Result<gltf_io::AsRead, Error> {
+    let bytes = gltf_io::read_input(path)?;
+    match InputFormat::sniff(&bytes, path) {
+        Some(InputFormat::Fbx) => read_fbx(&bytes, path).map(Into::into),
+        Some(InputFormat::Bvh) => read_bvh(&bytes, path, options).map(Into::into),
+        _ => gltf_io::read_owned_to_copy(bytes, path),
+    }
+}
+
 /// An error about the file at `path`.
 fn fail(path: &Path, kind: ErrorKind) -> Error {
     Error {

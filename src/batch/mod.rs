@@ -550,7 +550,8 @@ fn process(
         report.previews =
             preview::normalize_previews(&before, &doc.model, &normalized, &resolved.profile);
     }
-    let written = match target {
+    drop(before); // the model as read: what pictures and previews compare with
+    let mut written = match target {
         Some(target) => retarget_to(
             target,
             &doc,
@@ -568,6 +569,7 @@ fn process(
                 source,
             })?;
         }
+        written.let_go_of_read_keys();
         written.write(out).map_err(FileError::Write)?;
         report.size_after = gltf_io::stored_size(out);
     } else {

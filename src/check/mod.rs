@@ -6,7 +6,9 @@
 pub mod retarget;
 
 use crate::mapping::BoneMap;
-use crate::model::{angle_deg, arc, turn_deg, BoneId, Clip, Model, Pose, Skeleton, SkeletonId};
+use crate::model::{
+    angle_deg, arc, turn_deg, BoneId, Clip, Model, Pose, Skeleton, SkeletonId, Transform,
+};
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, MAX_TAIL_DEG};
 use glam::{DAffine3, DMat4, DQuat, DVec3, Mat4, Quat, Vec3};
 use rayon::prelude::*;
@@ -78,7 +80,8 @@ pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
     let pass = match (a.skins.is_empty(), pairs.first()) {
         (true, Some(&(ca, cb))) => {
             let mut frame = pass.frame();
-            pass.pose(&mut frame, ca, cb, 0.0);
+            pass.sample(&mut frame, ca, cb, &[0.0]);
+            pass.world(&mut frame, 0);
             let changes = frame
                 .wb
                 .iter()
@@ -112,9 +115,10 @@ pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
             let mut frame = pass.frame();
             let mut worst = Worst::default();
             let duration = ca.duration();
-            for f in from..to {
-                let time = (f as f32 / FPS).min(duration);
-                pass.pose(&mut frame, ca, cb, time);
+            let times: Vec<f32> = (from..to).map(|f| (f as f32 / FPS).min(duration)).collect();
+            pass.sample(&mut frame, ca, cb, &times);
+            for (i, &time) in times.iter().enumerate() {
+                pass.world(&mut frame, i);
                 pass.compare(&frame, &mut |j, e| worst.see(e, (p, time, j)));
             }
             worst
@@ -156,10 +160,11 @@ struct SkinPass<'m> {
     changes: Option<Vec<DMat4>>,
 }
 
-/// One frame's poses and world matrices of both skeletons (buffers reused frame to frame).
+/// A run of frames' local transforms of both skeletons (frame `i`'s are
+/// `la[i * bones..(i + 1) * bones]`), and one frame's world matrices of both (buffers reused).
 struct SkinFrame {
-    pa: Pose,
-    pb: Pose,
+    la: Vec<Transform>,
+    lb: Vec<Transform>,
     wa: Vec<DAffine3>,
     wb: Vec<DAffine3>,
 }
@@ -198,27 +203,27 @@ impl Worst {
 impl SkinPass<'_> {
     fn frame(&self) -> SkinFrame {
         SkinFrame {
-            pa: Pose::rest(self.a),
-            pb: Pose::rest(self.b),
+            la: Vec::new(),
+            lb: Vec::new(),
             wa: vec![DAffine3::IDENTITY; self.a.bones.len()],
             wb: vec![DAffine3::IDENTITY; self.b.bones.len()],
         }
     }
 
-    /// Samples both clips at `time` and computes the world matrices (`a`'s turned).
-    fn pose(&self, frame: &mut SkinFrame, ca: &Clip, cb: &Clip, time: f32) {
-        for (pose, s, clip) in [(&mut frame.pa, self.a, ca), (&mut frame.pb, self.b, cb)] {
-            pose.locals
-                .iter_mut()
-                .zip(&s.bones)
-                .for_each(|(l, bone)| *l = bone.rest);
-            pose.sample_into(clip, time);
-        }
-        world64(self.a, &frame.pa, &mut frame.wa);
+    /// Samples both clips at every time of `times` (increasing) into `frame`'s locals.
+    fn sample(&self, frame: &mut SkinFrame, ca: &Clip, cb: &Clip, times: &[f32]) {
+        sample_run(self.a, ca, times, &mut frame.la);
+        sample_run(self.b, cb, times, &mut frame.lb);
+    }
+
+    /// The world matrices of frame `i` of the run [`SkinPass::sample`] sampled (`a`'s turned).
+    fn world(&self, frame: &mut SkinFrame, i: usize) {
+        let (na, nb) = (self.a.bones.len(), self.b.bones.len());
+        world64(self.a, &frame.la[i * na..(i + 1) * na], &mut frame.wa);
         if let Some(turn) = self.turn {
             frame.wa.iter_mut().for_each(|w| *w = turn * *w);
         }
-        world64(self.b, &frame.pb, &mut frame.wb);
+        world64(self.b, &frame.lb[i * nb..(i + 1) * nb], &mut frame.wb);
     }
 
     /// Calls `see(joint, error)` for every matrix compared in `frame`.
@@ -274,8 +279,8 @@ fn affine_times(a: &DAffine3, m: &DMat4) -> [DVec3; 4] {
 /// World matrices of a pose in f64 (from the f32 values stored), so that the check's own
 /// rounding does not hide or fake differences; into `world` (one per bone). Affine: the
 /// products of the upper 3×4 parts are those of the 4×4 matrices.
-fn world64(s: &Skeleton, pose: &Pose, world: &mut [DAffine3]) {
-    let locals = pose.locals.iter().map(|l| {
+fn world64(s: &Skeleton, locals: &[Transform], world: &mut [DAffine3]) {
+    let locals = locals.iter().map(|l| {
         DAffine3::from_scale_rotation_translation(
             l.scale.as_dvec3(),
             l.rotation.as_dquat(),
@@ -284,6 +289,39 @@ fn world64(s: &Skeleton, pose: &Pose, world: &mut [DAffine3]) {
     });
     let base = DAffine3::from_mat4(s.base.as_dmat4());
     s.accumulate_into(base, locals, world, |parent, local| parent * local);
+}
+
+/// The local transforms of `s` posed by `clip` at each of `times` (increasing), as
+/// [`Pose::sample_into`] over the rest gives them, frame after frame in `out` (one per bone).
+/// Track by track: each track's keys are read in order, a few per frame, and each search starts
+/// where the last one stopped ([`crate::model::Track::sample_from`]), rather than one key of
+/// every track per frame.
+fn sample_run(s: &Skeleton, clip: &Clip, times: &[f32], out: &mut Vec<Transform>) {
+    let n = s.bones.len();
+    out.clear();
+    for _ in times {
+        out.extend(s.bones.iter().map(|b| b.rest));
+    }
+    for (b, tracks) in clip.tracks.iter().enumerate().take(n) {
+        if let Some(t) = &tracks.translation {
+            let mut at = 0;
+            for (l, &time) in out[b..].iter_mut().step_by(n).zip(times) {
+                l.translation = t.sample_from(time, &mut at);
+            }
+        }
+        if let Some(t) = &tracks.rotation {
+            let mut at = 0;
+            for (l, &time) in out[b..].iter_mut().step_by(n).zip(times) {
+                l.rotation = t.sample_unit_from(time, &mut at);
+            }
+        }
+        if let Some(t) = &tracks.scale {
+            let mut at = 0;
+            for (l, &time) in out[b..].iter_mut().step_by(n).zip(times) {
+                l.scale = t.sample_from(time, &mut at);
+            }
+        }
+    }
 }
 
 /// How closely a skeleton's rest matches the profile's T-pose, measured in the scene (see

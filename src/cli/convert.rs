@@ -104,14 +104,14 @@ pub fn run(args: &ConvertArgs) -> Result<i32, Failure> {
         super::check_output(&args.output)?;
     }
     super::check_not_input(&args.input, &args.output)?;
-    // Converting changes nothing in the model: read it without the copy writing needs to tell
-    // what changed, and write the document as read.
-    let doc = super::read_for_viewing(&args.input)?;
-    let mut file = FileReport::read(&args.input, &doc.warnings);
-    if !args.existing.proceed(&args.output)? {
-        return super::skipped(file, "convert", args.json);
-    }
-    let (to, clips) = if is_bvh(&args.output) {
+    // Converting to glTF changes nothing in the model: read it only to write it again as read
+    // (its keys checked, not kept); a BVH output samples one clip of the model.
+    let (mut file, converted, skeletons, clips) = if is_bvh(&args.output) {
+        let doc = super::read_for_viewing(&args.input)?;
+        let mut file = FileReport::read(&args.input, &doc.warnings);
+        if !args.existing.proceed(&args.output)? {
+            return super::skipped(file, "convert", args.json);
+        }
         let clip = write_bvh(
             &args.input,
             &doc.model,
@@ -119,18 +119,25 @@ pub fn run(args: &ConvertArgs) -> Result<i32, Failure> {
             args.clip.as_deref(),
             &args.bvh,
         )?;
-        (extension(&args.output), vec![clip])
+        file.wrote(&args.output);
+        let skeletons = doc.model.skeletons.len();
+        (file, doc.converted.clone(), skeletons, vec![clip])
     } else {
-        doc.write_as_read(&args.output)?;
-        let clips = doc.model.clips.iter().map(|c| c.name.clone()).collect();
-        (extension(&args.output), clips)
+        let doc = super::read_to_copy(&args.input)?;
+        let mut file = FileReport::read(&args.input, doc.warnings());
+        if !args.existing.proceed(&args.output)? {
+            return super::skipped(file, "convert", args.json);
+        }
+        doc.write(&args.output)?;
+        file.wrote(&args.output);
+        let clips = doc.clip_names().map(str::to_string).collect();
+        (file, doc.converted().cloned(), doc.skeletons(), clips)
     };
-    file.wrote(&args.output);
     file.convert = Some(ConvertReport {
         from: extension(&args.input),
-        to,
-        converted: doc.converted.clone(),
-        skeletons: doc.model.skeletons.len(),
+        to: extension(&args.output),
+        converted,
+        skeletons,
         clips,
     });
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;

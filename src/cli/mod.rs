@@ -83,6 +83,15 @@ fn read_for_viewing(path: &std::path::Path) -> Result<Kept, skelnorm::gltf_io::E
     skelnorm::io::read_for_viewing(path, READ_OPTIONS.get_or_init(Default::default)).map(Kept::new)
 }
 
+/// [`read`] for a file only written again as read (faster still: see `io::read_to_copy`); kept
+/// until the process ends as [`Kept`] is.
+fn read_to_copy(
+    path: &std::path::Path,
+) -> Result<std::mem::ManuallyDrop<skelnorm::gltf_io::AsRead>, skelnorm::gltf_io::Error> {
+    skelnorm::io::read_to_copy(path, READ_OPTIONS.get_or_init(Default::default))
+        .map(std::mem::ManuallyDrop::new)
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Show a file's skeletons (tree, rest, world positions), clips, and what can be told at a

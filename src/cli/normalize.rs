@@ -102,6 +102,7 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         }
         Err(e) => return Err(Failure::Refused(format!("{}: {e}", args.input.display()))),
     };
+    doc.let_go_of_read_keys();
     doc.write(&args.output)?;
     file.wrote(&args.output);
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;

@@ -3,6 +3,7 @@
 
 use super::buffers::BufferData;
 use super::error::{invalid, ErrorKind};
+use crate::model::TrackValue;
 use gltf::json::accessor::{ComponentType, GenericComponentType, Type};
 use gltf::json::validation::Checked;
 use gltf::json::Root;
@@ -35,6 +36,8 @@ pub(crate) struct Data<'a> {
     /// Key times by accessor, and whether they are finite and non-decreasing: samplers of one
     /// animation usually share their input.
     times: HashMap<usize, (Arc<[f32]>, bool)>,
+    /// Whether the tracks read keep their values (see `read::Keys`).
+    pub keep_keys: bool,
 }
 
 fn components(t: Type) -> usize {
@@ -96,6 +99,7 @@ impl<'a> Data<'a> {
             decoded: HashMap::new(),
             decoded_total: 0,
             times: HashMap::new(),
+            keep_keys: true,
         }
     }
 
@@ -259,19 +263,62 @@ impl<'a> Data<'a> {
         ty: Type,
         make: &impl Fn([f32; N]) -> T,
     ) -> Option<Arc<[T]>> {
+        let (bytes, offset, stride, count) = self.plain_layout(index, ty, N)?;
+        let elem = 4 * N;
+        let element = |at: usize| {
+            let e = &bytes[at..at + elem];
+            make(std::array::from_fn(|c| {
+                f32::from_le_bytes([e[4 * c], e[4 * c + 1], e[4 * c + 2], e[4 * c + 3]])
+            }))
+        };
+        Some((0..count).map(|i| element(offset + i * stride)).collect())
+    }
+
+    /// What [`elements`](Self::elements) gives, checked but not kept: how many elements, and
+    /// whether every one is finite (the same errors). An accessor of plain floats is checked in
+    /// place, without building its elements.
+    pub fn checked_elements<T: TrackValue, const N: usize>(
+        &mut self,
+        index: usize,
+        ty: Type,
+        make: impl Fn([f32; N]) -> T,
+    ) -> Result<(usize, bool), ErrorKind> {
+        if let Some((bytes, offset, stride, count)) = self.plain_layout(index, ty, N) {
+            let finite = (0..count).all(|i| {
+                let at = offset + i * stride;
+                bytes[at..at + 4 * N]
+                    .chunks_exact(4)
+                    .all(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]).is_finite())
+            });
+            return Ok((count, finite));
+        }
+        let values = self.elements(index, ty, make)?;
+        Ok((values.len(), values.iter().all(|v| v.finite())))
+    }
+
+    /// Where the elements of an accessor of plain floats (type `ty` of `n` floats, no sparse
+    /// part, every element inside its buffer view) lie: its view's bytes (up to the end of the
+    /// last element), the first element's offset in them, the stride and the count; `None` for
+    /// any other (or a broken) accessor.
+    fn plain_layout(
+        &mut self,
+        index: usize,
+        ty: Type,
+        n: usize,
+    ) -> Option<(&[u8], usize, usize, usize)> {
         let acc = self.root.accessors.get(index)?;
-        let plain = matches!(acc.type_, Checked::Valid(t) if t == ty && components(t) == N)
+        let plain = matches!(acc.type_, Checked::Valid(t) if t == ty && components(t) == n)
             && matches!(
                 acc.component_type,
                 Checked::Valid(GenericComponentType(ComponentType::F32))
             )
             && acc.sparse.is_none();
         let count = acc.count.0;
-        if !plain || count.saturating_mul(N as u64) > MAX_FLOATS {
+        if !plain || count.saturating_mul(n as u64) > MAX_FLOATS {
             return None;
         }
         let v = acc.buffer_view?.value();
-        let elem = 4 * N;
+        let elem = 4 * n;
         let stride = self
             .root
             .buffer_views
@@ -286,14 +333,7 @@ impl<'a> Data<'a> {
             return None;
         }
         // `need` counts from the view's start: `offset` and every element fit in it.
-        let bytes = &bytes[..need as usize];
-        let element = |at: usize| {
-            let e = &bytes[at..at + elem];
-            make(std::array::from_fn(|c| {
-                f32::from_le_bytes([e[4 * c], e[4 * c + 1], e[4 * c + 2], e[4 * c + 3]])
-            }))
-        };
-        Some((0..count).map(|i| element(offset + i * stride)).collect())
+        Some((&bytes[..need as usize], offset, stride, count))
     }
 
     /// Reads accessor `index` as floats, `n` per element, checking that its type is one of

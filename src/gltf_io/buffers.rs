@@ -22,7 +22,42 @@ pub enum Resources {
 
 /// Data of one buffer: its bytes, or none for a buffer that holds no data
 /// (an `EXT_meshopt_compression` fallback).
-pub(crate) type BufferData = Option<Vec<u8>>;
+pub(crate) type BufferData = Option<Buffer>;
+
+/// One buffer's bytes: a range of a byte vector, so that a GLB's binary chunk is used where the
+/// file was read into memory, not moved to the front of it (a move of the whole chunk).
+#[derive(Debug, Clone)]
+pub(crate) struct Buffer {
+    bytes: Vec<u8>,
+    range: std::ops::Range<usize>,
+}
+
+impl Buffer {
+    /// The bytes `range` of `bytes` (a range inside it).
+    pub(crate) fn part(bytes: Vec<u8>, range: std::ops::Range<usize>) -> Buffer {
+        debug_assert!(range.start <= range.end && range.end <= bytes.len());
+        Buffer { bytes, range }
+    }
+
+    /// Keeps the first `len` bytes (as `Vec::truncate`).
+    fn truncate(&mut self, len: usize) {
+        self.range.end = self.range.end.min(self.range.start + len);
+    }
+}
+
+impl From<Vec<u8>> for Buffer {
+    fn from(bytes: Vec<u8>) -> Buffer {
+        let range = 0..bytes.len();
+        Buffer { bytes, range }
+    }
+}
+
+impl std::ops::Deref for Buffer {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.bytes[self.range.clone()]
+    }
+}
 
 fn short(uri: &str) -> String {
     if uri.len() <= 80 {
@@ -241,9 +276,15 @@ impl Piece<'_> {
             Piece::Added { pieces, start, end } => {
                 const ZEROS: [u8; 4] = [0; 4];
                 let mut at = start;
-                for (off, data) in pieces {
+                // The pieces lie one after another at increasing offsets: skip to the first
+                // that ends after `start` (rather than walking every piece for every view).
+                let first = pieces.partition_point(|(off, data)| off + data.byte_len() <= start);
+                for (off, data) in &pieces[first..] {
                     let (from, to) = (*off, off + data.byte_len());
-                    if to <= at || from >= end {
+                    if from >= end {
+                        break;
+                    }
+                    if to <= at {
                         continue;
                     }
                     // Alignment zeros before this piece.
@@ -340,7 +381,7 @@ pub(crate) fn slice<'a>(
 /// Loads every buffer's bytes. Checks that each holds at least its `byteLength`.
 pub(crate) fn load_buffers(
     json: &Value,
-    bin: Option<std::borrow::Cow<[u8]>>,
+    bin: Option<Buffer>,
     res: &Resources,
 ) -> Result<Vec<BufferData>, ErrorKind> {
     let mut bin = bin;
@@ -357,8 +398,8 @@ pub(crate) fn load_buffers(
             .and_then(Value::as_u64)
             .ok_or_else(|| invalid(&at, "byteLength is missing or not a non-negative integer"))?;
         let data = match b.get("uri").and_then(Value::as_str) {
-            Some(uri) => Some(load_uri(uri, &at, res)?),
-            None if i == 0 && bin.is_some() => bin.take().map(std::borrow::Cow::into_owned),
+            Some(uri) => Some(Buffer::from(load_uri(uri, &at, res)?)),
+            None if i == 0 && bin.is_some() => bin.take(),
             None if is_fallback(b) => None,
             None => return Err(invalid(&at, "has no uri and no GLB binary chunk holds it")),
         };
@@ -432,7 +473,7 @@ pub(crate) fn embed_images(
             "bufferViews",
             serde_json::json!({ "buffer": buffer, "byteLength": bytes.len() }),
         );
-        buffers.push(Some(bytes));
+        buffers.push(Some(Buffer::from(bytes)));
         let image = json["images"][i]
             .as_object_mut()
             .expect("images[i] is an object");

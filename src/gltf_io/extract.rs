@@ -22,6 +22,7 @@ use gltf::json::validation::Checked;
 use gltf::json::Root;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// The skeleton and bone of each bone node, by glTF node index.
 pub(crate) type BoneOf = HashMap<usize, (SkeletonId, BoneId)>;
@@ -527,19 +528,27 @@ fn sampler<T: TrackValue, const N: usize>(
         return Err(invalid(&at, "key times are not finite and increasing"));
     }
     let times = times.clone();
-    let values = data.elements(smp.output.value(), ty, make)?;
+    // Values let go are checked where they lie, not built.
+    let (values, (len, finite)) = if data.keep_keys {
+        let values = data.elements(smp.output.value(), ty, make)?;
+        let checked = (values.len(), values.iter().all(|v| v.finite()));
+        (values, checked)
+    } else {
+        let checked = data.checked_elements(smp.output.value(), ty, make)?;
+        (Arc::from([]), checked)
+    };
     let per_key = if interpolation == Interpolation::CubicSpline {
         3
     } else {
         1
     };
-    if times.is_empty() || values.len() != times.len() * per_key {
+    if times.is_empty() || len != times.len() * per_key {
         return Err(invalid(
             &at,
-            format!("{} output values for {} keys", values.len(), times.len()),
+            format!("{len} output values for {} keys", times.len()),
         ));
     }
-    if values.iter().any(|v| !v.finite()) {
+    if !finite {
         return Err(invalid(&at, "output holds non-finite values"));
     }
     Ok(Track {

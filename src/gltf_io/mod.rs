@@ -16,10 +16,13 @@ mod hints;
 mod layout;
 mod patch;
 mod read;
+mod release;
 
 pub use buffers::Resources;
 pub use container::Format;
 pub use error::{Error, ErrorKind};
+
+use read::Keys;
 
 use crate::model::Model;
 use serde_json::Value;
@@ -50,7 +53,7 @@ pub struct Document {
     /// format and facts such as units and axes, for `inspect`; `None` for glTF files.
     pub converted: Option<Converted>,
     json: Value,
-    buffers: Vec<Option<Vec<u8>>>,
+    buffers: Vec<buffers::BufferData>,
     /// The model as read, to tell what changed on write, and which accessors and buffer views
     /// the JSON as read uses; `None` for a document read only to be looked at
     /// ([`read_owned_for_viewing`]), which cannot be written.
@@ -104,7 +107,7 @@ pub fn read_beside(bytes: &[u8], path: &Path) -> Result<Document, Error> {
 /// [`read_beside`] of bytes the document may keep: a GLB's binary chunk becomes its first buffer
 /// without being copied (as [`read`] does).
 pub fn read_owned_beside(bytes: Vec<u8>, path: &Path) -> Result<Document, Error> {
-    let parsed = read::parse_owned(bytes, &Resources::Folder(folder_of(path)));
+    let parsed = read::parse_owned(bytes, &Resources::Folder(folder_of(path)), Keys::Keep);
     document(path, parsed, true)
 }
 
@@ -127,8 +130,72 @@ pub fn read_owned_beside(bytes: Vec<u8>, path: &Path) -> Result<Document, Error>
 /// assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
 /// ```
 pub fn read_owned_for_viewing(bytes: Vec<u8>, path: &Path) -> Result<Document, Error> {
-    let parsed = read::parse_owned(bytes, &Resources::Folder(folder_of(path)));
+    let parsed = read::parse_owned(bytes, &Resources::Folder(folder_of(path)), Keys::Keep);
     document(path, parsed, false)
+}
+
+/// [`read_owned_beside`] for a document that is only written again as read (what `convert`
+/// does): every track's keys are read and checked as [`read`] checks them (the same errors and
+/// warnings), then let go, so reading takes less time and memory.
+///
+/// ```
+/// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
+/// let bytes = std::fs::read(&path).unwrap();
+/// let copy = skelnorm::gltf_io::read_owned_to_copy(bytes.clone(), &path).unwrap();
+/// let full = skelnorm::gltf_io::read_owned_for_viewing(bytes, &path).unwrap();
+/// assert_eq!(copy.skeletons(), full.model.skeletons.len());
+/// let names: Vec<&str> = full.model.clips.iter().map(|c| c.name.as_str()).collect();
+/// assert_eq!(copy.clip_names().collect::<Vec<_>>(), names);
+/// let dir = tempfile::tempdir().unwrap();
+/// let (a, b) = (dir.path().join("a.glb"), dir.path().join("b.glb"));
+/// copy.write(&a).unwrap();
+/// full.write_as_read(&b).unwrap();
+/// assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
+/// ```
+pub fn read_owned_to_copy(bytes: Vec<u8>, path: &Path) -> Result<AsRead, Error> {
+    let parsed = read::parse_owned(bytes, &Resources::Folder(folder_of(path)), Keys::LetGo);
+    document(path, parsed, false).map(|doc| AsRead { doc })
+}
+
+/// A document to be written again as read ([`Document::write_as_read`]), with what a report
+/// says of it: from [`read_owned_to_copy`] (its tracks hold no key values, so its model is not
+/// handed out) or from any [`Document`].
+#[derive(Debug, Clone)]
+pub struct AsRead {
+    doc: Document,
+}
+
+impl From<Document> for AsRead {
+    fn from(doc: Document) -> AsRead {
+        AsRead { doc }
+    }
+}
+
+impl AsRead {
+    /// Writes the document as read to `out` (see [`Document::write_as_read`]).
+    pub fn write(&self, out: &Path) -> Result<(), Error> {
+        self.doc.write_as_read(out)
+    }
+
+    /// What reading it told the user (see [`Document::warnings`]).
+    pub fn warnings(&self) -> &[crate::model::Warning] {
+        &self.doc.warnings
+    }
+
+    /// What a file converted from another format declared (see [`Document::converted`]).
+    pub fn converted(&self) -> Option<&Converted> {
+        self.doc.converted.as_ref()
+    }
+
+    /// The number of skeletons in its model.
+    pub fn skeletons(&self) -> usize {
+        self.doc.model.skeletons.len()
+    }
+
+    /// The names of its model's clips, in order.
+    pub fn clip_names(&self) -> impl Iterator<Item = &str> {
+        self.doc.model.clips.iter().map(|c| c.name.as_str())
+    }
 }
 
 /// The folder of `path` (`.` for a bare file name).
@@ -247,6 +314,17 @@ impl Document {
             over,
         };
         Ok(f(json, &bin))
+    }
+
+    /// Lets go of the key values read that the model no longer holds (the rest fix's new
+    /// rotations, say), keeping what writing needs to tell which tracks changed: the next
+    /// [`Document::write`] writes the same file. Call it once the stages are done, just before
+    /// writing: a track the model is given afterwards that equals one read may be written as
+    /// new data rather than as the data read.
+    pub fn let_go_of_read_keys(&mut self) {
+        if let Some((original, _)) = &mut self.original {
+            release::let_go(original, &self.model);
+        }
     }
 
     /// Writes the document to `out` (`.gltf` writes a `.bin` beside it; `.glb`, `.vrm`, `.vrma`

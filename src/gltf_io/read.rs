@@ -2,7 +2,7 @@
 //! checked before it is used, so damaged or hostile files give errors, never panics.
 
 use super::accessor::{self, Data};
-use super::buffers::{self, BufferData, Resources};
+use super::buffers::{self, Buffer, BufferData, Resources};
 use super::container::{self, Format};
 use super::error::{invalid, ErrorKind};
 use super::extract;
@@ -11,7 +11,6 @@ use gltf::json::validation::{Error as VError, Validate};
 use gltf::json::Root;
 use serde::Deserialize;
 use serde_json::Value;
-use std::borrow::Cow;
 
 /// What parsing yields: the container, JSON, buffers, model and warnings.
 pub(crate) type Parsed = (Format, Value, Vec<BufferData>, Model, Vec<Warning>);
@@ -19,12 +18,31 @@ pub(crate) type Parsed = (Format, Value, Vec<BufferData>, Model, Vec<Warning>);
 pub(crate) fn parse(bytes: &[u8], res: &Resources) -> Result<Parsed, ErrorKind> {
     let split = container::split(bytes)?;
     let json = parse_json(split.json)?;
-    finish(split.format, json, split.bin.map(Cow::Borrowed), res)
+    finish(
+        split.format,
+        json,
+        split.bin.map(|b| Buffer::from(b.to_vec())),
+        res,
+        Keys::Keep,
+    )
+}
+
+/// Whether parsing keeps the key values of the tracks it reads and checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keys {
+    /// The model's tracks hold their values.
+    Keep,
+    /// Every track's values are read and checked, then let go: the model's tracks hold none.
+    LetGo,
 }
 
 /// [`parse`] of bytes it may keep: a GLB's binary chunk becomes the first buffer where it lies
-/// (moved to the front of `bytes`), not a copy of it.
-pub(crate) fn parse_owned(mut bytes: Vec<u8>, res: &Resources) -> Result<Parsed, ErrorKind> {
+/// in `bytes`, not a copy of it.
+pub(crate) fn parse_owned(
+    bytes: Vec<u8>,
+    res: &Resources,
+    keys: Keys,
+) -> Result<Parsed, ErrorKind> {
     let split = container::split(&bytes)?;
     let json = parse_json(split.json)?;
     let format = split.format;
@@ -33,13 +51,8 @@ pub(crate) fn parse_owned(mut bytes: Vec<u8>, res: &Resources) -> Result<Parsed,
         let start = b.as_ptr() as usize - bytes.as_ptr() as usize;
         start..start + b.len()
     });
-    let bin = bin.map(|range| {
-        let len = range.len();
-        bytes.copy_within(range, 0);
-        bytes.truncate(len);
-        Cow::Owned(bytes)
-    });
-    finish(format, json, bin, res)
+    let bin = bin.map(|range| Buffer::part(bytes, range));
+    finish(format, json, bin, res, keys)
 }
 
 fn parse_json(text: &[u8]) -> Result<Value, ErrorKind> {
@@ -54,8 +67,9 @@ fn parse_json(text: &[u8]) -> Result<Value, ErrorKind> {
 fn finish(
     format: Format,
     mut json: Value,
-    bin: Option<Cow<[u8]>>,
+    bin: Option<Buffer>,
     res: &Resources,
+    keys: Keys,
 ) -> Result<Parsed, ErrorKind> {
     let mut buffers = buffers::load_buffers(&json, bin, res)?;
     buffers::embed_images(&mut json, &mut buffers, res)?;
@@ -64,6 +78,7 @@ fn finish(
     check_structure(&root, &json, &buffers, &mut warnings)?;
     let parents = parents(&root)?;
     let mut data = Data::new(&root, &buffers);
+    data.keep_keys = keys == Keys::Keep;
     let (model, more) = extract::model(&root, &json, &parents, &pointers, &mut data)?;
     warnings.extend(more);
     Ok((format, json, buffers, model, warnings))

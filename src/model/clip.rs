@@ -175,15 +175,23 @@ impl<T: TrackValue> Track<T> {
     /// assert_eq!(t.sample(9.0), Vec3::X); // clamped to the last key
     /// ```
     pub fn sample(&self, time: f32) -> T {
-        match self.span(time) {
+        self.sample_from(time, &mut 0)
+    }
+
+    /// [`Track::sample`] for a series of times in increasing order: `cursor` (0 to start)
+    /// remembers which key the last search found, and the next search starts there rather than
+    /// over all the keys (a frame-by-frame pass then steps a key or two per frame). The value is
+    /// the one [`Track::sample`] gives, for any cursor.
+    pub fn sample_from(&self, time: f32, cursor: &mut usize) -> T {
+        match self.span(time, cursor) {
             Span::Key(k) => self.key(k),
             Span::Between { prev, next, u } => self.interpolate(prev, next, u),
         }
     }
 
     /// Where `time` falls: on a key (its time, clamped, a STEP hold, or an interpolation
-    /// factor of 0 or 1), or between two keys.
-    fn span(&self, time: f32) -> Span {
+    /// factor of 0 or 1), or between two keys. `cursor`: see [`Track::sample_from`].
+    fn span(&self, time: f32, cursor: &mut usize) -> Span {
         let n = self.times.len();
         if n == 1 || time <= self.times[0] {
             return Span::Key(0);
@@ -193,7 +201,8 @@ impl<T: TrackValue> Track<T> {
         }
         // First key whose time is greater than `time`; 1..n by the checks above, so
         // times[prev] <= time < times[next].
-        let next = self.times.partition_point(|&t| t <= time);
+        let next = next_key(&self.times, time, *cursor);
+        *cursor = next;
         let prev = next - 1;
         if time == self.times[prev] || self.interpolation == Interpolation::Step {
             return Span::Key(prev);
@@ -265,6 +274,22 @@ impl<T: TrackValue> Track<T> {
     }
 }
 
+/// The first key of `times` (non-decreasing) whose time is greater than `time`, the
+/// `partition_point` of `t <= time`. When `times[cursor - 1] <= time` that key is at or after
+/// `cursor`: the few keys from there are tried first, then the rest is searched; otherwise all
+/// keys are. Keys before the one found all lie at or before `time`, so the answer is the same.
+fn next_key(times: &[f32], time: f32, cursor: usize) -> usize {
+    const WALK: usize = 4;
+    if (1..times.len()).contains(&cursor) && times[cursor - 1] <= time {
+        let end = (cursor + WALK).min(times.len());
+        if let Some(i) = times[cursor..end].iter().position(|&t| t > time) {
+            return cursor + i;
+        }
+        return end + times[end..].partition_point(|&t| t <= time);
+    }
+    times.partition_point(|&t| t <= time)
+}
+
 /// Where a sample time falls on a track (see `Track::span`).
 enum Span {
     /// The value is this key's, exactly.
@@ -283,7 +308,13 @@ impl Track<Quat> {
     /// key times gives the file's numbers); other keys (quantized ones) and interpolated values
     /// are normalized.
     pub fn sample_unit(&self, time: f32) -> Quat {
-        match self.span(time) {
+        self.sample_unit_from(time, &mut 0)
+    }
+
+    /// [`Track::sample_unit`] for a series of times in increasing order (`cursor`: see
+    /// [`Track::sample_from`]); the same value.
+    pub fn sample_unit_from(&self, time: f32, cursor: &mut usize) -> Quat {
+        match self.span(time, cursor) {
             Span::Key(k) => {
                 let q = self.key(k);
                 if (q.length_squared() - 1.0).abs() <= UNIT_TOLERANCE {
@@ -489,6 +520,35 @@ mod tests {
             interpolation,
             times: vec![0.0, 1.0].into(),
             values: values.into(),
+        }
+    }
+
+    #[test]
+    fn a_key_search_from_any_cursor_finds_the_key_a_full_search_finds() {
+        // Key times with repeats and gaps; every time between and around them, every cursor.
+        let times = [
+            0.0, 0.1, 0.1, 0.2, 0.5, 0.5, 0.5, 0.9, 1.0, 1.7, 2.0, 2.0, 3.0,
+        ];
+        for i in 0..=70 {
+            let time = i as f32 * 0.05 - 0.2;
+            let want = times.partition_point(|&t| t <= time);
+            for cursor in 0..=times.len() + 1 {
+                assert_eq!(next_key(&times, time, cursor), want, "{time} from {cursor}");
+            }
+        }
+        // A series of increasing times with one cursor samples what `sample` gives.
+        let t = Track {
+            interpolation: Interpolation::Linear,
+            times: (0..40).map(|k| (k as f32 * 0.37).sqrt()).collect(),
+            values: (0..40)
+                .map(|k| Vec3::new((k as f32).sin(), (k as f32 * 0.3).cos(), k as f32))
+                .collect(),
+        };
+        let mut at = 0;
+        for f in 0..200 {
+            let time = f as f32 / 30.0;
+            let bits = |v: Vec3| v.to_array().map(f32::to_bits);
+            assert_eq!(bits(t.sample_from(time, &mut at)), bits(t.sample(time)));
         }
     }
 
