@@ -346,6 +346,20 @@ impl Skeleton {
         extent(&ps)
     }
 
+    /// Standing height of the character: the extent of its rest joints along +Y in skeleton
+    /// space, the up of a normalized rig (humanoid.md). math.md's retarget measures count in
+    /// "the character's height": this, not [`Skeleton::height`], which on a T-posed character
+    /// whose arm span is wider than it is tall (RobotExpressive, short legs) is the arm span.
+    pub fn stature(&self) -> f32 {
+        let (lo, hi) = self
+            .rest_positions()
+            .iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), p| {
+                (lo.min(p.y), hi.max(p.y))
+            });
+        (hi - lo).max(0.0)
+    }
+
     /// Rest joint positions in the skeleton's space (below [`Skeleton::base`]).
     pub fn rest_positions(&self) -> Vec<glam::Vec3> {
         self.accumulate(

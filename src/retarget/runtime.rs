@@ -196,8 +196,8 @@ impl Retargeter {
             } else {
                 1.0 / 30.0
             },
-            source_height: source.skeleton.height().max(1e-9),
-            target_height: target.skeleton.height().max(1e-9),
+            source_height: source.skeleton.stature().max(1e-9),
+            target_height: target.skeleton.stature().max(1e-9),
             plant: vec![PlantState::default(); plan.limbs.len()],
             filter: vec![FilterState::default(); nt],
             filter_ready: false,

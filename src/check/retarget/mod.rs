@@ -124,7 +124,7 @@ impl<'a> Posed<'a> {
             turns: sampled.turns,
             turned,
             rest: rest_positions(rig.skeleton),
-            height: rig.skeleton.height().max(1e-9),
+            height: rig.skeleton.stature().max(1e-9),
         }
     }
 
