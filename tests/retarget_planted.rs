@@ -487,3 +487,53 @@ fn real_clips_skate_at_most_the_sources_everywhere() {
         .collect();
     assert!(missed.is_empty(), "{}", missed.join("\n"));
 }
+
+/// Planting with `--in-place`: the in-place walk is the travelling one with the travel taken
+/// out. Every joint of every frame, with planting and the floor on, sits where the same retarget
+/// without `in_place` puts it, moved back by the hips' horizontal travel (within 1e-5 of the
+/// height): a held foot slides back with the ground under the in-place walk instead of staying
+/// where the contact began in skeleton space, which would bend the leg away from the walk.
+#[test]
+fn planting_in_place_holds_feet_in_the_travelling_frame() {
+    let (s, t) = (fixture("identity.gltf"), fixture("long_legs.glb"));
+    let ts = &t.model.skeletons[0];
+    let hips = t
+        .map
+        .get(Profile::humanoid().find("Hips").unwrap())
+        .unwrap()
+        .index();
+    let height = ts.stature();
+    let ops = vec![Op::Plant(PlantOp::default()), Op::Floor(FloorOp::default())];
+    let travelling = poses(&s, &t, &stack(&ops));
+    let in_place = poses(
+        &s,
+        &t,
+        &RetargetOptions {
+            in_place: true,
+            ..stack(&ops)
+        },
+    );
+    let below = ts.base.inverse();
+    let joints = |p: &Pose| -> Vec<Vec3> {
+        p.world(ts)
+            .iter()
+            .map(|m| below.transform_point3(m.w_axis.truncate()))
+            .collect()
+    };
+    let (mut worst, mut travel) = (0.0f32, 0.0f32);
+    for (a, b) in travelling.iter().zip(&in_place) {
+        let (a, b) = (joints(a), joints(b));
+        let d = a[hips] - b[hips];
+        let removed = Vec3::new(d.x, 0.0, d.z);
+        travel = travel.max(removed.length() / height);
+        for (ja, jb) in a.iter().zip(&b) {
+            worst = worst.max((*ja - removed).distance(*jb) / height);
+        }
+    }
+    eprintln!(
+        "planted_walk in place with plant + floor: every joint within {worst:.2e} of the height of the travelling walk moved back by its travel (up to {:.1}% of the height)",
+        travel * 100.0
+    );
+    assert!(travel > 0.1, "the walk travels: {travel}");
+    assert!(worst <= 1e-5, "{worst}");
+}

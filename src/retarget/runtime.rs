@@ -67,6 +67,10 @@ pub struct Retargeter {
     /// The `Mirror` op, when it is on (it runs last).
     mirror: Option<mirror::MirrorStep>,
     in_place: bool,
+    /// With `in_place`, the horizontal travel the root pass removed this frame (zero
+    /// otherwise): planting holds feet where they stand in the travelling frame, skeleton space
+    /// plus this, so that a held foot slides back with the ground under an in-place walk.
+    removed_travel: Vec3,
     root_motion: bool,
     horizontal: f32,
     vertical: f32,
@@ -203,6 +207,7 @@ impl Retargeter {
             filter_ready: false,
             mirror,
             in_place: options.in_place,
+            removed_travel: Vec3::ZERO,
             root_motion: options.root_motion,
             horizontal: options.horizontal_scale,
             vertical: options.vertical_scale,
@@ -581,6 +586,11 @@ impl Retargeter {
         let mut want_pelvis =
             rest_pelvis + self.scale_position(self.source_pelvis_now() - self.source_pelvis_rest);
         if self.in_place {
+            self.removed_travel = Vec3::new(
+                want_pelvis.x - rest_pelvis.x,
+                0.0,
+                want_pelvis.z - rest_pelvis.z,
+            );
             want_pelvis.x = rest_pelvis.x;
             want_pelvis.z = rest_pelvis.z;
         }

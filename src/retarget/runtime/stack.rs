@@ -80,7 +80,9 @@ impl Retargeter {
                 continue;
             }
             let foot = self.source_global[limb.source[2].index()].pos;
-            let now = self.end_pos(k);
+            // In the travelling frame (skeleton space unless `--in-place`).
+            let shift = self.removed_travel;
+            let now = self.end_pos(k) + shift;
             let st = &mut self.plant[k];
             st.low = st.low.min(foot.y);
             let clearance = foot.y - st.low;
@@ -127,7 +129,7 @@ impl Retargeter {
             if w <= 0.0 {
                 continue;
             }
-            let held = now.lerp(st.anchor, w);
+            let held = now.lerp(st.anchor, w) - shift;
             self.reach(k, target, Vec3::new(held.x, now.y, held.z));
         }
     }
