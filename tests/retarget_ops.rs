@@ -14,8 +14,8 @@ use skelnorm::check::retarget::{ops_check, retarget as measure, OpsCheck, Retarg
 use skelnorm::model::{Clip, Pose, SkeletonId};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{
-    retarget_clip, FilterOp, FloorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp,
-    RetargetOptions, Retargeter, StrideOp,
+    retarget_clip, FilterOp, FloorOp, Op, PinOp, PinSpace, PlantOp, PoleOp, RetargetOptions,
+    Retargeter, StrideOp,
 };
 
 use common::{normalized, rig, Normalized};
@@ -57,64 +57,6 @@ fn with_op(op: Op) -> RetargetOptions {
 }
 
 /// Makes an op from `enabled` and `alpha`.
-type MakeOp = fn(bool, f32) -> Op;
-
-/// The op `make(enabled, alpha)`, with settings that make it act on the fixtures (a raised
-/// floor; a filter that lags; a pole offset).
-fn ops() -> Vec<(&'static str, MakeOp)> {
-    vec![
-        ("root", |enabled, alpha| Op::Root(PassOp { enabled, alpha })),
-        ("fk", |enabled, alpha| Op::Fk(PassOp { enabled, alpha })),
-        ("ik", |enabled, alpha| Op::Ik(PassOp { enabled, alpha })),
-        ("plant", |enabled, alpha| {
-            Op::Plant(PlantOp {
-                enabled,
-                alpha,
-                ..PlantOp::default()
-            })
-        }),
-        ("floor", |enabled, alpha| {
-            Op::Floor(FloorOp {
-                enabled,
-                alpha,
-                height: 0.05,
-                ..FloorOp::default()
-            })
-        }),
-        ("filter", |enabled, alpha| {
-            Op::Filter(FilterOp {
-                enabled,
-                alpha,
-                ..FilterOp::default()
-            })
-        }),
-        ("stride", |enabled, alpha| {
-            Op::Stride(StrideOp {
-                enabled,
-                alpha,
-                forward: 0.7,
-                sideways: 1.0,
-            })
-        }),
-        ("pin", |enabled, alpha| {
-            Op::Pin(PinOp {
-                enabled,
-                alpha,
-                bone: "LeftHand".into(),
-                from: "RightHand".into(),
-                space: PinSpace::RestRelative,
-            })
-        }),
-        ("pole", |enabled, alpha| {
-            Op::Pole(PoleOp {
-                enabled,
-                alpha,
-                offset_deg: 20.0,
-            })
-        }),
-    ]
-}
-
 fn same(a: &[Pose], b: &[Pose]) -> bool {
     a.iter().zip(b).all(|(x, y)| x.locals == y.locals)
 }
@@ -125,7 +67,7 @@ fn same(a: &[Pose], b: &[Pose]) -> bool {
 fn alpha_zero_is_the_op_off_for_every_op() {
     let (s, t) = (fixture("identity.gltf"), fixture("long_legs.glb"));
     let walk = clip(&s, "walk");
-    for (name, make) in ops() {
+    for (name, make) in common::ops::every() {
         let off = poses(&s, &t, walk, &with_op(make(false, 1.0)));
         let zero = poses(&s, &t, walk, &with_op(make(true, 0.0)));
         let half = poses(&s, &t, walk, &with_op(make(true, 0.5)));

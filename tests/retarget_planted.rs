@@ -217,34 +217,19 @@ fn poses(s: &Normalized, t: &Normalized, options: &RetargetOptions) -> Vec<Pose>
         .collect()
 }
 
-/// Makes an op from `enabled` and `alpha`.
-type MakeOp = fn(bool, f32) -> Op;
-
 /// Planting and the floor at `alpha` 0 give the very poses (runtime) and keys (offline) of the
 /// op disabled; at 0.5 and 1 they change the walk onto legs ×1.3 and ×0.8, and differ.
 #[test]
 fn alpha_zero_is_planting_and_the_floor_off_on_the_walk() {
-    let make: [(&str, MakeOp); 2] = [
-        ("plant", |enabled, alpha| {
-            Op::Plant(PlantOp {
-                enabled,
-                alpha,
-                ..PlantOp::default()
-            })
-        }),
-        ("floor", |enabled, alpha| {
-            Op::Floor(FloorOp {
-                enabled,
-                alpha,
-                height: 0.05,
-                ..FloorOp::default()
-            })
-        }),
-    ];
+    let make: Vec<_> = common::ops::every()
+        .into_iter()
+        .filter(|(name, _)| ["plant", "floor"].contains(name))
+        .collect();
+    assert_eq!(make.len(), 2);
     let s = fixture("identity.gltf");
     for b in ["long_legs.glb", "short_legs.glb"] {
         let t = fixture(b);
-        for (name, op) in make {
+        for &(name, op) in &make {
             let with = |enabled, alpha| stack(&[op(enabled, alpha)]);
             let off = poses(&s, &t, &with(false, 1.0));
             let same = |x: &[Pose], y: &[Pose]| x.iter().zip(y).all(|(p, q)| p.locals == q.locals);

@@ -6,6 +6,7 @@
 )]
 
 pub mod counting;
+pub mod ops;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
