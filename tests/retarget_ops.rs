@@ -126,33 +126,6 @@ fn run(
         .collect()
 }
 
-/// Issue 6's direction bounds and no length drift. The legs' thighs and shins bend where the
-/// ops put the feet (that is their job): of a leg, the end (the foot, which keeps its turn) is
-/// bounded.
-fn within_bounds(at: &str, m: &RetargetCheck) {
-    for c in &m.chains {
-        if c.chain.ends_with("Leg") {
-            assert!(
-                c.end_deg.is_some_and(|e| e <= 0.5),
-                "{at}: chain {} end {:?}°",
-                c.chain,
-                c.end_deg
-            );
-            continue;
-        }
-        match c.bones_deg {
-            Some(d) => assert!(d <= 0.5, "{at}: chain {} bones {d}°", c.chain),
-            None => assert!(
-                c.end_deg.is_none_or(|e| e <= 2.0),
-                "{at}: chain {} end {:?}°",
-                c.chain,
-                c.end_deg
-            ),
-        }
-    }
-    assert!(m.length_drift <= 1e-5, "{at}: drift {}", m.length_drift);
-}
-
 /// Planting alone and in the stack: where the source's feet are planted (`sway`, under 0.1% of
 /// the height per frame), over the
 /// source's contacts the target's feet move at most as much as the source's (plus 0.01% of the
@@ -174,7 +147,7 @@ fn planting_keeps_feet_at_most_as_still_as_the_source() {
             };
             for (clip, m, o) in run(&s, &t, &options) {
                 let at = format!("{a} → {b} `{clip}` with {} ops", ops.len());
-                within_bounds(&at, &m);
+                common::ops::issue_6_directions(&at, &m);
                 for (with, without) in m.skate.iter().zip(&o.skate_without) {
                     let (Some(source), Some(kept), Some(before)) = (
                         with.source,
@@ -232,7 +205,7 @@ fn the_floor_keeps_feet_and_hips_above_it() {
                 };
                 for (clip, m, o) in run(&s, &t, &options) {
                     let at = format!("{a} → {b} `{clip}`, floor at {height}");
-                    within_bounds(&at, &m);
+                    common::ops::issue_6_directions(&at, &m);
                     eprintln!(
                         "{at}: below the floor on {} frames (worst {:.4}%) → {} ({:.4}%)",
                         o.floor_without.frames_below,

@@ -62,30 +62,10 @@ fn stack(ops: &[Op]) -> RetargetOptions {
     }
 }
 
-/// Issue 6's direction bounds: chains other than the legs within 0.5° bone for bone where the
-/// counts match, chain ends within 2° otherwise; no bone-length drift. (With leg IK, issue 6
-/// bounds the legs by where the feet go: see [`Figures::feet`].) Returns the legs' worst
-/// paired-bone figure, for the log.
+/// Issue 6's direction bounds ([`common::ops::issue_6_directions`]); the other chains'
+/// worst angle goes to the log. Returns the legs' worst paired-bone figure, for the log.
 fn issue_6_directions(at: &str, m: &RetargetCheck) -> f32 {
-    let mut legs = 0.0f32;
-    let mut others = 0.0f32;
-    for c in &m.chains {
-        if c.chain.ends_with("Leg") {
-            legs = legs.max(c.bones_deg.unwrap_or(0.0));
-            continue;
-        }
-        others = others.max(c.bones_deg.or(c.end_deg).unwrap_or(0.0));
-        match c.bones_deg {
-            Some(d) => assert!(d <= 0.5, "{at}: chain {} bones {d}°", c.chain),
-            None => assert!(
-                c.end_deg.is_none_or(|e| e <= 2.0),
-                "{at}: chain {} end {:?}°",
-                c.chain,
-                c.end_deg
-            ),
-        }
-    }
-    assert!(m.length_drift <= 1e-5, "{at}: drift {}", m.length_drift);
+    let (legs, others) = common::ops::issue_6_directions(at, m);
     eprintln!("{at}: chains other than the legs within {others:.4}°");
     legs
 }

@@ -1,5 +1,6 @@
 //! The retarget ops the op-stack tests switch on and off, each as `make(enabled, alpha)`.
 
+use skelnorm::check::retarget::RetargetCheck;
 use skelnorm::retarget::{
     FilterOp, FloorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp, StrideOp,
 };
@@ -61,4 +62,38 @@ pub fn every() -> Vec<(&'static str, MakeOp)> {
             })
         }),
     ]
+}
+
+/// Issue 6's direction bounds and no length drift, as the op-stack tests read them: chains
+/// other than the legs within 0.5° bone for bone where the counts match, chain ends within 2°
+/// otherwise. The legs' thighs and shins bend where the ops put the feet (that is their job,
+/// and with leg IK issue 6 bounds a leg by where its foot goes): of a leg, the end (the foot,
+/// which keeps its turn) is bounded, within 0.5°. Returns the legs' worst paired-bone angle and
+/// the other chains' worst angle, for the log.
+pub fn issue_6_directions(at: &str, m: &RetargetCheck) -> (f32, f32) {
+    let (mut legs, mut others) = (0.0f32, 0.0f32);
+    for c in &m.chains {
+        if c.chain.ends_with("Leg") {
+            assert!(
+                c.end_deg.is_some_and(|e| e <= 0.5),
+                "{at}: chain {} end {:?}°",
+                c.chain,
+                c.end_deg
+            );
+            legs = legs.max(c.bones_deg.unwrap_or(0.0));
+            continue;
+        }
+        others = others.max(c.bones_deg.or(c.end_deg).unwrap_or(0.0));
+        match c.bones_deg {
+            Some(d) => assert!(d <= 0.5, "{at}: chain {} bones {d}°", c.chain),
+            None => assert!(
+                c.end_deg.is_none_or(|e| e <= 2.0),
+                "{at}: chain {} end {:?}°",
+                c.chain,
+                c.end_deg
+            ),
+        }
+    }
+    assert!(m.length_drift <= 1e-5, "{at}: drift {}", m.length_drift);
+    (legs, others)
 }
