@@ -2,7 +2,8 @@
 //! against read + map + rest fix + strip + rename + write (`normalize`, without the optional
 //! measurements); the stages in memory (`stages`: map + rest + strip + rename), and track
 //! stripping and renaming alone; the stages per bone-sample (one key of one bone channel, or one
-//! bone when a file has no clips). Run with `cargo bench --bench normalize`; each figure is a
+//! bone when a file has no clips); then, on the generated many-clip GLBs, the skin check alone
+//! (`-- --many-clips` runs only that part). Run with `cargo bench --bench normalize`; each figure is a
 //! median.
 #![allow(
     clippy::unwrap_used,
@@ -12,7 +13,10 @@
 )]
 
 mod common;
+#[path = "common/many_clips.rs"]
+mod many_clips;
 
+use skelnorm::check;
 use skelnorm::gltf_io::{read_bytes, Resources};
 use skelnorm::mapping::{map_skeleton, MapOptions};
 use skelnorm::model::SkeletonId;
@@ -49,6 +53,11 @@ fn files() -> Vec<PathBuf> {
 
 fn main() {
     let profile = Profile::humanoid();
+    // `cargo bench --bench normalize -- --many-clips`: only the generated many-clip files.
+    if std::env::args().any(|a| a == "--many-clips") {
+        many_clip_stages(profile);
+        return;
+    }
     let options = NormalizeOptions::default();
     let rest_only = NormalizeOptions {
         stages: Stages {
@@ -149,6 +158,58 @@ fn main() {
             us(strip_t),
             us(rename_t),
             stages.as_secs_f64() * 1e9 / samples as f64
+        );
+    }
+    many_clip_stages(profile);
+}
+
+/// On the generated many-clip GLBs (3 and 30 MB, as `--bench process` uses): the stages
+/// without measuring, the skin check alone (`check::skin`, which `normalize` runs by default),
+/// both whole, and the check per skinning matrix compared.
+fn many_clip_stages(profile: &Profile) {
+    let dir = std::env::temp_dir().join("skelnorm_bench_normalize");
+    std::fs::create_dir_all(&dir).unwrap();
+    println!(
+        "\n{:24} {:>10} {:>10} {:>12} {:>12} {:>11}",
+        "many-clip file", "read ms", "stages ms", "skin check ms", "measured ms", "ns/matrix"
+    );
+    for bytes in [3_000_000, 30_000_000] {
+        let path = many_clips::write(&dir, bytes);
+        let data = std::fs::read(&path).unwrap();
+        let res = Resources::Folder(dir.clone());
+        let read = common::median(5, Duration::from_millis(500), || {
+            std::hint::black_box(read_bytes(&data, &path, &res).unwrap());
+        });
+        let doc = read_bytes(&data, &path, &res).unwrap();
+        let options = NormalizeOptions::default();
+        let measure = NormalizeOptions {
+            measure: true,
+            ..NormalizeOptions::default()
+        };
+        let stages = common::median(5, Duration::from_millis(500), || {
+            let mut m = doc.model.clone();
+            std::hint::black_box(normalize(&mut m, profile, &options).unwrap());
+        });
+        let measured = common::median(5, Duration::from_millis(500), || {
+            let mut m = doc.model.clone();
+            std::hint::black_box(normalize(&mut m, profile, &measure).unwrap());
+        });
+        let mut after = doc.model.clone();
+        normalize(&mut after, profile, &options).unwrap();
+        let k = SkeletonId(0);
+        let skin = check::skin(&doc.model, &after, k);
+        let alone = common::median(5, Duration::from_millis(500), || {
+            std::hint::black_box(check::skin(&doc.model, &after, k));
+        });
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        println!(
+            "{:24} {:>10.1} {:>10.1} {:>12.1} {:>12.1} {:>11.1}",
+            path.file_name().unwrap().to_string_lossy(),
+            ms(read),
+            ms(stages),
+            ms(alone),
+            ms(measured),
+            alone.as_secs_f64() * 1e9 / skin.matrices.max(1) as f64
         );
     }
 }
