@@ -81,7 +81,7 @@ pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
         (true, Some(&(ca, cb))) => {
             let mut frame = pass.frame();
             pass.sample(&mut frame, ca, cb, &[0.0]);
-            pass.world(&mut frame, 0);
+            pass.world(&mut frame, 1);
             let changes = frame
                 .wb
                 .iter()
@@ -110,19 +110,22 @@ pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
         .collect();
     let found: Vec<Worst> = runs
         .par_iter()
-        .map(|&(p, from, to)| {
-            let (ca, cb) = pairs[p];
-            let mut frame = pass.frame();
-            let mut worst = Worst::default();
-            let duration = ca.duration();
-            let times: Vec<f32> = (from..to).map(|f| (f as f32 / FPS).min(duration)).collect();
-            pass.sample(&mut frame, ca, cb, &times);
-            for (i, &time) in times.iter().enumerate() {
-                pass.world(&mut frame, i);
-                pass.compare(&frame, &mut |j, e| worst.see(e, (p, time, j)));
-            }
-            worst
-        })
+        .map_init(
+            || (pass.frame(), Vec::with_capacity(RUN)),
+            |(frame, times), &(p, from, to)| {
+                let (ca, cb) = pairs[p];
+                let mut worst = Worst::default();
+                let duration = ca.duration();
+                times.clear();
+                times.extend((from..to).map(|f| (f as f32 / FPS).min(duration)));
+                pass.sample(frame, ca, cb, times);
+                pass.world(frame, times.len());
+                for (i, &time) in times.iter().enumerate() {
+                    pass.compare(frame, i, |j, e| worst.see(e, (p, time, j)));
+                }
+                worst
+            },
+        )
         .collect();
     let mut out = SkinCheck {
         clips: pairs.len(),
@@ -160,8 +163,9 @@ struct SkinPass<'m> {
     changes: Option<Vec<DMat4>>,
 }
 
-/// A run of frames' local transforms of both skeletons (frame `i`'s are
-/// `la[i * bones..(i + 1) * bones]`), and one frame's world matrices of both (buffers reused).
+/// A run of frames' local transforms and world matrices of both skeletons, frame after frame
+/// (frame `i`'s are `la[i * bones..(i + 1) * bones]`, and so on); buffers reused from run to
+/// run.
 struct SkinFrame {
     la: Vec<Transform>,
     lb: Vec<Transform>,
@@ -205,8 +209,8 @@ impl SkinPass<'_> {
         SkinFrame {
             la: Vec::new(),
             lb: Vec::new(),
-            wa: vec![DAffine3::IDENTITY; self.a.bones.len()],
-            wb: vec![DAffine3::IDENTITY; self.b.bones.len()],
+            wa: Vec::new(),
+            wb: Vec::new(),
         }
     }
 
@@ -216,22 +220,24 @@ impl SkinPass<'_> {
         sample_run(self.b, cb, times, &mut frame.lb);
     }
 
-    /// The world matrices of frame `i` of the run [`SkinPass::sample`] sampled (`a`'s turned).
-    fn world(&self, frame: &mut SkinFrame, i: usize) {
-        let (na, nb) = (self.a.bones.len(), self.b.bones.len());
-        world64(self.a, &frame.la[i * na..(i + 1) * na], &mut frame.wa);
+    /// The world matrices of the first `frames` frames [`SkinPass::sample`] sampled (`a`'s
+    /// turned).
+    fn world(&self, frame: &mut SkinFrame, frames: usize) {
+        world_run(self.a, &frame.la, frames, &mut frame.wa);
         if let Some(turn) = self.turn {
             frame.wa.iter_mut().for_each(|w| *w = turn * *w);
         }
-        world64(self.b, &frame.lb[i * nb..(i + 1) * nb], &mut frame.wb);
+        world_run(self.b, &frame.lb, frames, &mut frame.wb);
     }
 
-    /// Calls `see(joint, error)` for every matrix compared in `frame`.
-    fn compare(&self, frame: &SkinFrame, see: &mut dyn FnMut(usize, f32)) {
-        let (wa, wb) = (&frame.wa, &frame.wb);
+    /// Calls `see(joint, error)` for every matrix compared in frame `i` of `frame`.
+    fn compare(&self, frame: &SkinFrame, i: usize, mut see: impl FnMut(usize, f32)) {
+        let (na, nb) = (self.a.bones.len(), self.b.bones.len());
+        let wa = &frame.wa[i * na..(i + 1) * na];
+        let wb = &frame.wb[i * nb..(i + 1) * nb];
         let height = self.height;
         if let Some(change) = &self.changes {
-            for j in 0..self.a.bones.len() {
+            for j in 0..na {
                 let m = wa[j].matrix3;
                 let ma = [m.x_axis, m.y_axis, m.z_axis, wa[j].translation];
                 let mb = affine_times(&wb[j], &change[j]);
@@ -254,6 +260,7 @@ impl SkinPass<'_> {
 /// its armature by 100: then every axis element is about 100 and an f32 rounding of it alone
 /// is 4e-6).
 /// The matrices are given by the upper three rows of their columns (see [`affine_times`]).
+#[inline(always)]
 fn matrix_error(a: &[DVec3; 4], b: &[DVec3; 4], height: f64) -> f64 {
     let mut e = ((a[3] - b[3]).abs().max_element()) / height;
     for c in 0..3 {
@@ -266,6 +273,7 @@ fn matrix_error(a: &[DVec3; 4], b: &[DVec3; 4], height: f64) -> f64 {
 /// The upper three rows of the 4×4 product `a · m` (`a` affine), column by column: the same
 /// operations in the same order as the full product, so the same numbers, without the bottom
 /// row that [`matrix_error`] does not look at.
+#[inline(always)]
 fn affine_times(a: &DAffine3, m: &DMat4) -> [DVec3; 4] {
     let (x, y, z, t) = (
         a.matrix3.x_axis,
@@ -273,22 +281,39 @@ fn affine_times(a: &DAffine3, m: &DMat4) -> [DVec3; 4] {
         a.matrix3.z_axis,
         a.translation,
     );
-    [m.x_axis, m.y_axis, m.z_axis, m.w_axis].map(|c| x * c.x + y * c.y + z * c.z + t * c.w)
+    let column = |c: glam::DVec4| x * c.x + y * c.y + z * c.z + t * c.w;
+    [
+        column(m.x_axis),
+        column(m.y_axis),
+        column(m.z_axis),
+        column(m.w_axis),
+    ]
 }
 
-/// World matrices of a pose in f64 (from the f32 values stored), so that the check's own
-/// rounding does not hide or fake differences; into `world` (one per bone). Affine: the
-/// products of the upper 3×4 parts are those of the 4×4 matrices.
-fn world64(s: &Skeleton, locals: &[Transform], world: &mut [DAffine3]) {
-    let locals = locals.iter().map(|l| {
-        DAffine3::from_scale_rotation_translation(
-            l.scale.as_dvec3(),
-            l.rotation.as_dquat(),
-            l.translation.as_dvec3(),
-        )
-    });
+/// World matrices in f64 (from the f32 values stored) of the first `frames` poses of `locals`
+/// (one per bone, frame after frame), into `world` in the same order, so that the check's own
+/// rounding does not hide or fake differences. Affine: the products of the upper 3×4 parts are
+/// those of the 4×4 matrices. Bone by bone, each over every frame: the frames' products do not
+/// wait on one another, so they run side by side; each is the product a frame-by-frame pass
+/// ([`Skeleton::accumulate_into`]) makes, in the same order.
+fn world_run(s: &Skeleton, locals: &[Transform], frames: usize, world: &mut Vec<DAffine3>) {
+    let n = s.bones.len();
+    world.clear();
+    world.resize(frames * n, DAffine3::IDENTITY);
     let base = DAffine3::from_mat4(s.base.as_dmat4());
-    s.accumulate_into(base, locals, world, |parent, local| parent * local);
+    for (b, bone) in s.bones.iter().enumerate() {
+        let parent = bone.parent.map(|p| p.index());
+        for f in 0..frames {
+            let l = &locals[f * n + b];
+            let local = DAffine3::from_scale_rotation_translation(
+                l.scale.as_dvec3(),
+                l.rotation.as_dquat(),
+                l.translation.as_dvec3(),
+            );
+            let at = f * n;
+            world[at + b] = parent.map_or(base, |p| world[at + p]) * local;
+        }
+    }
 }
 
 /// The local transforms of `s` posed by `clip` at each of `times` (increasing), as
@@ -696,3 +721,6 @@ fn comparable(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests;
