@@ -16,6 +16,7 @@ use crate::model::{
     WarningCode,
 };
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
+use rayon::prelude::*;
 
 pub(super) fn apply(
     model: &mut Model,
@@ -52,10 +53,13 @@ pub(super) fn apply(
         motion_bones: &plan.motion_bones,
         motion,
     };
-    let mut complemented = 0;
-    for clip in model.clips.iter_mut().filter(|c| c.skeleton == k) {
-        complemented += convert_clip(clip, &plan.changed, &maps);
-    }
+    // Clip by clip in parallel: each clip's keys are its own.
+    let complemented: usize = model
+        .clips
+        .par_iter_mut()
+        .filter(|c| c.skeleton == k)
+        .map(|clip| convert_clip(clip, &plan.changed, &maps))
+        .sum();
     let skeleton = model.skeleton_mut(k);
     for (i, (bone, rest)) in skeleton.bones.iter_mut().zip(&plan.rests).enumerate() {
         // A bone the silhouette fix left alone, whose frame and parent's frame stay, keeps its
@@ -147,15 +151,20 @@ pub(super) fn map_keys(tracks: &mut BoneTracks, a: Wide, f: Wide) {
         map_values(t, |v, tangent| a.vector(v, !tangent));
     }
     if let Some(t) = &mut tracks.rotation {
-        map_values(t, |q, _| (a.r * q.as_dquat() * f.r).as_quat());
-        if t.interpolation != Interpolation::CubicSpline {
-            let values = std::sync::Arc::make_mut(&mut t.values);
-            for j in 1..values.len() {
-                if values[j].dot(values[j - 1]) < 0.0 {
-                    values[j] = -values[j];
+        // Each key flipped when it lies in the other hemisphere from the one before it (as
+        // flipped), in the same pass.
+        let hemisphere = t.interpolation != Interpolation::CubicSpline;
+        let mut before: Option<Quat> = None;
+        map_values(t, |q, _| {
+            let mut q = (a.r * q.as_dquat() * f.r).as_quat();
+            if hemisphere {
+                if before.is_some_and(|b| q.dot(b) < 0.0) {
+                    q = -q;
                 }
+                before = Some(q);
             }
-        }
+            q
+        });
     }
     if let Some(t) = &mut tracks.scale {
         // Uniform, or on a bone that keeps its axes: exact either way.
@@ -226,13 +235,24 @@ impl Wide {
     }
 }
 
-/// Maps every value of a track; `f(value, is_tangent)`.
-pub(super) fn map_values<T: Copy>(track: &mut Track<T>, f: impl Fn(T, bool) -> T) {
+/// Maps every value of a track, in order; `f(value, is_tangent)`. Values shared with another
+/// track (the model as read) go into a new array in one pass, rather than being copied first.
+pub(super) fn map_values<T: Copy>(track: &mut Track<T>, mut f: impl FnMut(T, bool) -> T) {
     let cubic = track.interpolation == Interpolation::CubicSpline;
-    for (n, v) in std::sync::Arc::make_mut(&mut track.values)
-        .iter_mut()
-        .enumerate()
-    {
-        *v = f(*v, cubic && n % 3 != 1);
+    let tangent = |n: usize| cubic && n % 3 != 1;
+    match std::sync::Arc::get_mut(&mut track.values) {
+        Some(values) => {
+            for (n, v) in values.iter_mut().enumerate() {
+                *v = f(*v, tangent(n));
+            }
+        }
+        None => {
+            track.values = track
+                .values
+                .iter()
+                .enumerate()
+                .map(|(n, v)| f(*v, tangent(n)))
+                .collect();
+        }
     }
 }
