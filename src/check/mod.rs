@@ -81,7 +81,7 @@ pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
         (true, Some(&(ca, cb))) => {
             let mut frame = pass.frame();
             pass.sample(&mut frame, ca, cb, &[0.0]);
-            pass.world(&mut frame, 1);
+            pass.world(&mut frame, 0..1);
             let changes = frame
                 .wb
                 .iter()
@@ -98,6 +98,7 @@ pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
     // Every frame of every clip, in runs of frames checked in parallel, then merged in order:
     // the result is the one frame-by-frame pass would give.
     const RUN: usize = 32;
+    const BLOCK: usize = 8;
     let runs: Vec<(usize, usize, usize)> = pairs
         .iter()
         .enumerate()
@@ -119,9 +120,14 @@ pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
                 times.clear();
                 times.extend((from..to).map(|f| (f as f32 / FPS).min(duration)));
                 pass.sample(frame, ca, cb, times);
-                pass.world(frame, times.len());
-                for (i, &time) in times.iter().enumerate() {
-                    pass.compare(frame, i, |j, e| worst.see(e, (p, time, j)));
+                // A few frames' world matrices at a time: enough to run side by side.
+                for from in (0..times.len()).step_by(BLOCK) {
+                    let block = from..(from + BLOCK).min(times.len());
+                    pass.world(frame, block.clone());
+                    for i in block.clone() {
+                        let time = times[i];
+                        pass.compare(frame, i - from, |j, e| worst.see(e, (p, time, j)));
+                    }
                 }
                 worst
             },
@@ -163,9 +169,9 @@ struct SkinPass<'m> {
     changes: Option<Vec<DMat4>>,
 }
 
-/// A run of frames' local transforms and world matrices of both skeletons, frame after frame
-/// (frame `i`'s are `la[i * bones..(i + 1) * bones]`, and so on); buffers reused from run to
-/// run.
+/// A run of frames' local transforms of both skeletons, and the world matrices of a block of
+/// them, frame after frame (frame `i`'s are `la[i * bones..(i + 1) * bones]`, and so on);
+/// buffers reused from run to run.
 struct SkinFrame {
     la: Vec<Transform>,
     lb: Vec<Transform>,
@@ -220,17 +226,21 @@ impl SkinPass<'_> {
         sample_run(self.b, cb, times, &mut frame.lb);
     }
 
-    /// The world matrices of the first `frames` frames [`SkinPass::sample`] sampled (`a`'s
-    /// turned).
-    fn world(&self, frame: &mut SkinFrame, frames: usize) {
-        world_run(self.a, &frame.la, frames, &mut frame.wa);
+    /// The world matrices of the frames `block` of the run [`SkinPass::sample`] sampled (`a`'s
+    /// turned), frame `block.start` first.
+    fn world(&self, frame: &mut SkinFrame, block: std::ops::Range<usize>) {
+        let (na, nb) = (self.a.bones.len(), self.b.bones.len());
+        let la = &frame.la[block.start * na..block.end * na];
+        world_run(self.a, la, block.len(), &mut frame.wa);
         if let Some(turn) = self.turn {
             frame.wa.iter_mut().for_each(|w| *w = turn * *w);
         }
-        world_run(self.b, &frame.lb, frames, &mut frame.wb);
+        let lb = &frame.lb[block.start * nb..block.end * nb];
+        world_run(self.b, lb, block.len(), &mut frame.wb);
     }
 
-    /// Calls `see(joint, error)` for every matrix compared in frame `i` of `frame`.
+    /// Calls `see(joint, error)` for every matrix compared in frame `i` of the block
+    /// [`SkinPass::world`] made.
     fn compare(&self, frame: &SkinFrame, i: usize, mut see: impl FnMut(usize, f32)) {
         let (na, nb) = (self.a.bones.len(), self.b.bones.len());
         let wa = &frame.wa[i * na..(i + 1) * na];
