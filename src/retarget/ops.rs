@@ -217,7 +217,7 @@ pub struct PlantOp {
     /// extra width) keeps the hips' heading the contact began with, up to this many degrees
     /// from their heading now; `max_offset` counts from there. A target whose stance is the
     /// source's is unaffected; on one with a wide stance, hips that turn over a planted foot no
-    /// longer swing the held foot around. Default: 30.
+    /// longer swing the held foot around. Default: 20.
     pub stance_turn_deg: f32,
 }
 
@@ -231,7 +231,7 @@ impl Default for PlantOp {
             release: 1.5,
             blend_s: 0.1,
             max_offset: 0.02,
-            stance_turn_deg: 30.0,
+            stance_turn_deg: 20.0,
         }
     }
 }

@@ -23,8 +23,7 @@ pub(crate) struct PlantState {
     anchor: Vec3,
     /// The source's foot joint last frame, and whether there was a last frame.
     last: Option<Vec3>,
-    /// Where the passes before put the target's foot last frame (skeleton space), its stance
-    /// turned with `heading`.
+    /// Where the passes before put the target's foot last frame (skeleton space).
     last_end: Vec3,
     /// The hips' heading the foot's stance turns with while it is held (the heading when the
     /// contact began, kept within `stance_turn_deg` of the hips' now); the hips' own otherwise.
@@ -126,12 +125,13 @@ impl Retargeter {
                 st.anchor = now.lerp(st.anchor, st.weight);
             }
             if !contact && st.weight > 0.0 {
-                // Blending out: the foot is on its way; the held place moves with it and only
-                // the offset the hold had fades, so the leg does not trail the swing.
-                let moved = now - st.last_end;
+                // Blending out: the foot is on its way; the held place moves with the passes'
+                // foot and only the offset the hold had (the stance's held heading included)
+                // fades, so the leg does not trail the swing.
+                let moved = passes - st.last_end;
                 st.anchor += Vec3::new(moved.x, 0.0, moved.z);
             }
-            st.last_end = now;
+            st.last_end = passes;
             st.planted = contact;
             st.weight = if contact {
                 (st.weight + rate).min(1.0)
@@ -142,7 +142,7 @@ impl Retargeter {
             // shuffle is let through rather than bending the leg ever further from the source's.
             let off = Vec3::new(st.anchor.x - now.x, 0.0, st.anchor.z - now.z);
             let slack = p.max_offset * self.target_height;
-            if off.length() > slack {
+            if contact && off.length() > slack {
                 st.anchor -= off * (1.0 - slack / off.length());
             }
             let w = st.weight * p.alpha;
