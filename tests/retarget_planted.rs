@@ -397,14 +397,10 @@ fn real_directions(at: &str, m: &serde_json::Value) {
 /// The shared real clips with `--plant --floor` (what [`real_clips`] checks: the floor; issue
 /// 6's directions for CMU's and test.vrma's clips), and
 /// over the source's contact frames each foot skates at most as much as the source's, for the
-/// clips whose source has feet: CMU's capture onto the human targets, and test.vrma onto
-/// every target. CMU onto RobotExpressive is measured but not bounded (see
-/// [`real_clips_skate_at_most_the_sources_everywhere`]): the robot's legs are 1.81 times CMU's
-/// but its standing height 2.87 times (mostly head), its stance is wide, and the core passes
-/// turn that stance with the hips' heading, so its feet slide where CMU's stand; planting holds
-/// them but trails the passes' foot by at most `max_offset` (2% of its height), and its feet
-/// keep 0.67% and 0.40% per frame over the source's contacts against the source's 0.65% and
-/// 0.31%.
+/// clips whose source has feet: CMU's capture and test.vrma onto every target. On
+/// RobotExpressive the core passes turn its wide stance with the hips' heading, so its feet
+/// slide where CMU's stand (0.78% and 0.56% per frame); planting holds the stance's heading
+/// over a contact (`stance_turn_deg`): 0.57% and 0.26% against the source's 0.65% and 0.31%.
 /// RobotExpressive's own clips are measured but not bounded: its `Foot.L`/`Foot.R` are IK
 /// targets on the root that its clips move where the shins do not reach (an `ik_layout`), so
 /// the "feet" the measures read on it as a source are not where its legs put a foot (robot →
@@ -432,12 +428,12 @@ fn real_clips_with_plant_and_floor() {
     assert!(bounded >= 10, "{bounded} feet bounded");
 }
 
-/// Not met: CMU onto RobotExpressive (over the output's own contacts, math.md's measure, both
-/// feet: its contact band, 3% of its height, takes in the low part of its swings, issue 15;
-/// over the source's contacts, the left foot, see [`real_clips_with_plant_and_floor`]), and
-/// RobotExpressive's own clips onto the human targets (see [`real_clips_with_plant_and_floor`]).
+/// Not met: CMU onto RobotExpressive over the output's own contacts (math.md's measure; 0.64%
+/// and 0.58% against the source's 0.65% and 0.31%: its contact band, 3% of its height, takes in
+/// the low part of its swings, issue 15), and RobotExpressive's own clips onto the human
+/// targets (see [`real_clips_with_plant_and_floor`]).
 #[test]
-#[ignore = "issue 21: CMU → RobotExpressive, RobotExpressive's clips as a source"]
+#[ignore = "issue 21: CMU → RobotExpressive over its own contacts, RobotExpressive's clips as a source"]
 fn real_clips_skate_at_most_the_sources_everywhere() {
     let Some(all) = real_clips() else {
         return;

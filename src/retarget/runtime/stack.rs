@@ -329,3 +329,21 @@ fn within_turn(heading: Quat, yaw: Quat, limit: f32) -> Quat {
     }
     Quat::from_rotation_y(limit.copysign(angle)) * yaw
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_headings_stay_within_the_turn_across_the_wrap() {
+        let y = |deg: f32| Quat::from_rotation_y(deg.to_radians());
+        let limit = 20f32.to_radians();
+        let near = |a: Quat, b: Quat| a.angle_between(b) < 1e-5;
+        assert!(near(within_turn(y(10.0), y(0.0), limit), y(10.0)));
+        assert!(near(within_turn(y(50.0), y(0.0), limit), y(20.0)));
+        assert!(near(within_turn(y(-50.0), y(0.0), limit), y(-20.0)));
+        assert!(near(within_turn(y(-170.0), y(170.0), limit), y(-170.0)));
+        assert!(near(within_turn(y(-150.0), y(170.0), limit), y(-170.0)));
+        assert!(near(within_turn(y(150.0), y(-170.0), limit), y(170.0)));
+    }
+}
