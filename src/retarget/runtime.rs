@@ -584,6 +584,8 @@ impl Retargeter {
         ];
         let before = moved.map(|b| b.map(|b| (b.index(), target.locals[b.index()])));
         self.root_move(target);
+        // The travelling walk this pass makes travels `alpha` of the way: so much is removed.
+        self.removed_travel *= alpha;
         for (i, was) in before.into_iter().flatten() {
             let now = &mut target.locals[i];
             now.translation = was.translation.lerp(now.translation, alpha);
