@@ -231,6 +231,24 @@ impl AsRead {
     pub fn clip_names(&self) -> impl Iterator<Item = &str> {
         self.doc.model.clips.iter().map(|c| c.name.as_str())
     }
+
+    /// Its model, to be looked at only (what `inspect` shows): skeletons and clips as read,
+    /// except that the tracks of a glTF file hold their key times and interpolations but no
+    /// key values (checked, then let go: see [`read_owned_to_copy`]). Not for sampling,
+    /// comparing or writing.
+    pub fn model_without_values(&self) -> &Model {
+        &self.doc.model
+    }
+
+    /// The container it came in (see [`Document::format`]).
+    pub fn format(&self) -> Format {
+        self.doc.format
+    }
+
+    /// Its JSON as read (see [`Document::json`]).
+    pub fn json(&self) -> &Value {
+        &self.doc.json
+    }
 }
 
 /// The folder of `path` (`.` for a bare file name).
