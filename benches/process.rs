@@ -11,8 +11,8 @@
 //!
 //! Before and after a change: with `SKELNORM_OLD_BIN=/path/to/old/skelnorm` set, it also runs
 //! that binary and this one turn about (old, new, old, new, … so that a machine busy with other
-//! work slows both alike) on the same inputs and prints both medians, their ratio and both peak
-//! memories, for `convert`, `inspect` and `normalize`.
+//! work slows both alike) on the same inputs, each writing its own output file, and prints both
+//! medians, their ratio and both peak memories, for `convert`, `inspect` and `normalize`.
 #![allow(
     clippy::unwrap_used,
     clippy::print_stdout,
@@ -266,9 +266,24 @@ fn against_old(old: &Path, inp: &Path, out: &Path, runs: usize) {
             ),
         ];
         for (what, args) in jobs {
+            // Each binary writes its own output: replacing a file the other one just wrote
+            // would wait on the system writing that file (as replacing by rename makes ext4
+            // do), which one binary's way of writing can cause and the other's then pay for.
+            let own_args = |exe: &Path| -> Vec<std::ffi::OsString> {
+                let own = out.join(if exe == old { "old.glb" } else { "new.glb" });
+                args.iter()
+                    .map(|a| {
+                        if *a == glb.as_os_str() {
+                            own.clone().into()
+                        } else {
+                            a.clone()
+                        }
+                    })
+                    .collect()
+            };
             let command = |exe: &Path| {
                 let mut c = Command::new(exe);
-                c.args(&args);
+                c.args(own_args(exe));
                 c
             };
             let runs_ok = |exe: &Path| {
@@ -284,6 +299,7 @@ fn against_old(old: &Path, inp: &Path, out: &Path, runs: usize) {
             }
             let (a, b) = time_turn_about(runs, &mut command(old), &mut command(Path::new(EXE)));
             let peak = |exe: &Path| {
+                let args = own_args(exe);
                 let mut cmd = vec![exe.as_os_str()];
                 cmd.extend(args.iter().map(|a| a.as_os_str()));
                 peak_memory(&cmd).map_or("-".into(), |p| format!("{:.1} MB", p as f64 / 1e6))

@@ -61,22 +61,22 @@ pub fn is_supported(path: &Path) -> bool {
 
 /// Reads a file of any supported format (read once, whole). Never writes.
 pub fn read(path: &Path, options: &ReadOptions) -> Result<Document, Error> {
-    let bytes = gltf_io::read_input(path)?;
-    match InputFormat::sniff(&bytes, path) {
-        Some(InputFormat::Fbx) => read_fbx(&bytes, path),
-        Some(InputFormat::Bvh) => read_bvh(&bytes, path, options),
-        _ => gltf_io::read_owned_beside(bytes, path),
+    let input = gltf_io::read_input_early(path)?;
+    match InputFormat::sniff(input.bytes(), path) {
+        Some(InputFormat::Fbx) => read_fbx(input.bytes(), path),
+        Some(InputFormat::Bvh) => read_bvh(input.bytes(), path, options),
+        _ => gltf_io::read_owned_beside(input, path),
     }
 }
 
 /// [`read`] for a document that is only looked at (`inspect`): a glTF file's document keeps no
 /// copy of its model as read and cannot be written (see [`gltf_io::read_owned_for_viewing`]).
 pub fn read_for_viewing(path: &Path, options: &ReadOptions) -> Result<Document, Error> {
-    let bytes = gltf_io::read_input(path)?;
-    match InputFormat::sniff(&bytes, path) {
-        Some(InputFormat::Fbx) => read_fbx(&bytes, path),
-        Some(InputFormat::Bvh) => read_bvh(&bytes, path, options),
-        _ => gltf_io::read_owned_for_viewing(bytes, path),
+    let input = gltf_io::read_input_early(path)?;
+    match InputFormat::sniff(input.bytes(), path) {
+        Some(InputFormat::Fbx) => read_fbx(input.bytes(), path),
+        Some(InputFormat::Bvh) => read_bvh(input.bytes(), path, options),
+        _ => gltf_io::read_owned_for_viewing(input, path),
     }
 }
 
@@ -84,11 +84,11 @@ pub fn read_for_viewing(path: &Path, options: &ReadOptions) -> Result<Document, 
 /// tracks are read and checked but keep no key values (see [`gltf_io::read_owned_to_copy`]);
 /// FBX and BVH files are converted as [`read`] converts them.
 pub fn read_to_copy(path: &Path, options: &ReadOptions) -> Result<gltf_io::AsRead, Error> {
-    let bytes = gltf_io::read_input(path)?;
-    match InputFormat::sniff(&bytes, path) {
-        Some(InputFormat::Fbx) => read_fbx(&bytes, path).map(Into::into),
-        Some(InputFormat::Bvh) => read_bvh(&bytes, path, options).map(Into::into),
-        _ => gltf_io::read_owned_to_copy(bytes, path),
+    let input = gltf_io::read_input_early(path)?;
+    match InputFormat::sniff(input.bytes(), path) {
+        Some(InputFormat::Fbx) => read_fbx(input.bytes(), path).map(Into::into),
+        Some(InputFormat::Bvh) => read_bvh(input.bytes(), path, options).map(Into::into),
+        _ => gltf_io::read_owned_to_copy(input, path),
     }
 }
 

@@ -9,22 +9,24 @@ use std::path::Path;
 
 pub fn run(file: &Path, json: bool) -> Result<(), Failure> {
     let start = std::time::Instant::now();
-    let doc = super::read_for_viewing(file)?;
+    // What `inspect` shows needs no key values: they are checked as every command checks them
+    // (the same errors and warnings), then let go, as `convert` does.
+    let doc = super::read_to_copy(file)?;
     let extensions_used = doc.json()["extensionsUsed"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(|e| e.as_str().map(str::to_string))
         .collect();
-    let inspection = inspect(&doc.model);
+    let inspection = inspect(doc.model_without_values());
     let out = InspectReport {
-        format: doc.format,
-        converted: doc.converted.as_ref(),
+        format: doc.format(),
+        converted: doc.converted(),
         extensions_used,
         inspection: &inspection,
     };
     if json {
-        let mut f = FileReport::read(file, &doc.warnings);
+        let mut f = FileReport::read(file, doc.warnings());
         f.set_inspect(&out);
         f.time_ms = start.elapsed().as_secs_f64() * 1e3;
         f.settle();
@@ -32,7 +34,7 @@ pub fn run(file: &Path, json: bool) -> Result<(), Failure> {
     }
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
-    print_text(&mut w, file, &doc.warnings, &out)?;
+    print_text(&mut w, file, doc.warnings(), &out)?;
     w.flush()?;
     Ok(())
 }

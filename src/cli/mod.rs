@@ -83,7 +83,8 @@ fn read_for_viewing(path: &std::path::Path) -> Result<Kept, skelnorm::gltf_io::E
     skelnorm::io::read_for_viewing(path, READ_OPTIONS.get_or_init(Default::default)).map(Kept::new)
 }
 
-/// [`read`] for a file only written again as read (faster still: see `io::read_to_copy`); kept
+/// [`read`] for a file only written again as read, or looked at without its key values
+/// (`inspect`) (faster still: see `io::read_to_copy`); kept
 /// until the process ends as [`Kept`] is.
 fn read_to_copy(
     path: &std::path::Path,

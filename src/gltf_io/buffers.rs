@@ -434,6 +434,23 @@ fn mime_for(uri: &str) -> Option<&'static str> {
     })
 }
 
+/// Whether [`embed_images`] has an image to embed (it changes `json` when it does, or fails).
+pub(crate) fn embeds_images(json: &Value) -> bool {
+    json.get("images")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|image| external_uri(image).is_some())
+}
+
+/// An image's URI naming a file (not a `data:` URI).
+fn external_uri(image: &Value) -> Option<&str> {
+    image
+        .get("uri")
+        .and_then(Value::as_str)
+        .filter(|u| !u.starts_with("data:"))
+}
+
 /// Moves images stored as files beside a `.gltf` into the document's buffers, so that the
 /// output is self-contained wherever it is written. Images in `data:` URIs stay as they are.
 pub(crate) fn embed_images(
@@ -447,9 +464,8 @@ pub(crate) fn embed_images(
         .map_or(0, Vec::len);
     for i in 0..count {
         let at = format!("images[{i}]");
-        let uri = match json["images"][i].get("uri").and_then(Value::as_str) {
-            Some(u) if !u.starts_with("data:") => u.to_string(),
-            _ => continue,
+        let Some(uri) = external_uri(&json["images"][i]).map(str::to_string) else {
+            continue;
         };
         let bytes = load_uri(&uri, &at, res)?;
         let mime = json["images"][i]

@@ -13,6 +13,7 @@ mod container;
 mod error;
 mod extract;
 mod hints;
+mod input;
 mod layout;
 mod patch;
 mod read;
@@ -21,6 +22,7 @@ mod release;
 pub use buffers::Resources;
 pub use container::Format;
 pub use error::{Error, ErrorKind};
+pub use input::Input;
 
 use read::Keys;
 
@@ -75,8 +77,7 @@ pub struct Converted {
 /// Reads a `.gltf`, `.glb`, `.vrm` or `.vrma` file. Never writes; refuses URIs that leave the
 /// file's folder.
 pub fn read(path: &Path) -> Result<Document, Error> {
-    let bytes = read_input(path)?;
-    read_owned_beside(bytes, path)
+    read_owned_beside(read_input_early(path)?, path)
 }
 
 /// The bytes of an input file: refused when it is a folder or over the 2 GiB limit.
@@ -98,6 +99,22 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
     std::fs::read(path).map_err(|e| fail(ErrorKind::Io(e)))
 }
 
+/// [`read_input`] of a file to be parsed as glTF when it is one: a multi-MB GLB's JSON chunk is
+/// parsed while a second thread reads the rest of the file, and parsing the [`Input`] later
+/// ([`read_owned_beside`] and its siblings) uses what was parsed. The same bytes, errors and
+/// document as [`read_input`] then parsing.
+///
+/// ```
+/// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
+/// let input = skelnorm::gltf_io::read_input_early(&path).unwrap();
+/// assert_eq!(input.bytes(), std::fs::read(&path).unwrap());
+/// let doc = skelnorm::gltf_io::read_owned_for_viewing(input, &path).unwrap();
+/// assert_eq!(doc.model, skelnorm::gltf_io::read(&path).unwrap().model);
+/// ```
+pub fn read_input_early(path: &Path) -> Result<Input, Error> {
+    input::read_early(path)
+}
+
 /// Parses the bytes of the file at `path`, whose external URIs resolve in its folder (never
 /// outside it).
 pub fn read_beside(bytes: &[u8], path: &Path) -> Result<Document, Error> {
@@ -106,8 +123,14 @@ pub fn read_beside(bytes: &[u8], path: &Path) -> Result<Document, Error> {
 
 /// [`read_beside`] of bytes the document may keep: a GLB's binary chunk becomes its first buffer
 /// without being copied (as [`read`] does).
-pub fn read_owned_beside(bytes: Vec<u8>, path: &Path) -> Result<Document, Error> {
-    let parsed = read::parse_owned(bytes, &Resources::Folder(folder_of(path)), Keys::Keep);
+pub fn read_owned_beside(bytes: impl Into<Input>, path: &Path) -> Result<Document, Error> {
+    let Input { bytes, early } = bytes.into();
+    let parsed = read::parse_owned(
+        bytes,
+        early,
+        &Resources::Folder(folder_of(path)),
+        Keys::Keep,
+    );
     document(path, parsed, true)
 }
 
@@ -129,8 +152,14 @@ pub fn read_owned_beside(bytes: Vec<u8>, path: &Path) -> Result<Document, Error>
 /// full.write(&b).unwrap();
 /// assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
 /// ```
-pub fn read_owned_for_viewing(bytes: Vec<u8>, path: &Path) -> Result<Document, Error> {
-    let parsed = read::parse_owned(bytes, &Resources::Folder(folder_of(path)), Keys::Keep);
+pub fn read_owned_for_viewing(bytes: impl Into<Input>, path: &Path) -> Result<Document, Error> {
+    let Input { bytes, early } = bytes.into();
+    let parsed = read::parse_owned(
+        bytes,
+        early,
+        &Resources::Folder(folder_of(path)),
+        Keys::Keep,
+    );
     document(path, parsed, false)
 }
 
@@ -152,8 +181,14 @@ pub fn read_owned_for_viewing(bytes: Vec<u8>, path: &Path) -> Result<Document, E
 /// full.write_as_read(&b).unwrap();
 /// assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
 /// ```
-pub fn read_owned_to_copy(bytes: Vec<u8>, path: &Path) -> Result<AsRead, Error> {
-    let parsed = read::parse_owned(bytes, &Resources::Folder(folder_of(path)), Keys::LetGo);
+pub fn read_owned_to_copy(bytes: impl Into<Input>, path: &Path) -> Result<AsRead, Error> {
+    let Input { bytes, early } = bytes.into();
+    let parsed = read::parse_owned(
+        bytes,
+        early,
+        &Resources::Folder(folder_of(path)),
+        Keys::LetGo,
+    );
     document(path, parsed, false).map(|doc| AsRead { doc })
 }
 
@@ -195,6 +230,24 @@ impl AsRead {
     /// The names of its model's clips, in order.
     pub fn clip_names(&self) -> impl Iterator<Item = &str> {
         self.doc.model.clips.iter().map(|c| c.name.as_str())
+    }
+
+    /// Its model, to be looked at only (what `inspect` shows): skeletons and clips as read,
+    /// except that the tracks of a glTF file hold their key times and interpolations but no
+    /// key values (checked, then let go: see [`read_owned_to_copy`]). Not for sampling,
+    /// comparing or writing.
+    pub fn model_without_values(&self) -> &Model {
+        &self.doc.model
+    }
+
+    /// The container it came in (see [`Document::format`]).
+    pub fn format(&self) -> Format {
+        self.doc.format
+    }
+
+    /// Its JSON as read (see [`Document::json`]).
+    pub fn json(&self) -> &Value {
+        &self.doc.json
     }
 }
 
@@ -499,8 +552,18 @@ pub fn stored_size(path: &Path) -> u64 {
         .sum::<u64>()
 }
 
-/// Whether two paths name the same existing file.
+/// Whether two paths name the same existing file (through links: on Unix the same device and
+/// inode, told by two `stat` calls rather than by resolving every folder of both paths).
 pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
@@ -508,8 +571,8 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// Writes `bytes` to `out` the way every output is written: a temporary file (mode 0644) in the
-/// destination folder (created when missing), then renamed, so a failed write leaves no partial
-/// file. It is not synced to the disk (as `cp` does not): a sync waits for the file system's
+/// destination folder (created when missing), then renamed over any existing `out` (readers see
+/// the old file or the new one, never none), so a failed write leaves no partial file. It is not synced to the disk (as `cp` does not): a sync waits for the file system's
 /// journal, 6–8 ms per file here and more while other programs write, which was most of the time
 /// of converting a small file and of a batch's per-file cost (issue 19); outputs are made from
 /// inputs that are never changed, so a crash of the machine costs at most a re-run. The error names neither `out` nor the temporary file: the caller names `out`.
@@ -538,12 +601,6 @@ fn write_atomic(
             None => e,
         }
     };
-    std::fs::create_dir_all(dir).map_err(|e| {
-        std::io::Error::new(
-            e.kind(),
-            format!("cannot create the folder {}: {e}", dir.display()),
-        )
-    })?;
     let mut builder = tempfile::Builder::new();
     builder.prefix(".skelnorm-").suffix(".tmp");
     #[cfg(unix)]
@@ -551,12 +608,29 @@ fn write_atomic(
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o644));
     }
-    let mut tmp = builder.tempfile_in(dir).map_err(plain)?;
+    // The folder is made only when the temporary file cannot be (usually it exists: no `mkdir`
+    // and `stat` per output); then the errors are those of making the folder, and of the file.
+    let mut tmp = match builder.tempfile_in(dir) {
+        Ok(tmp) => tmp,
+        Err(_) => {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                std::io::Error::new(
+                    e.kind(),
+                    format!("cannot create the folder {}: {e}", dir.display()),
+                )
+            })?;
+            builder.tempfile_in(dir).map_err(plain)?
+        }
+    };
     {
         let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
         write(&mut w).map_err(plain)?;
         w.flush().map_err(plain)?;
     }
+    // The rename replaces an existing `out` in one step. Removing it first was measured faster
+    // when the same output is replaced over and over (ext4 starts writing a file that replaces
+    // another by a rename, and the next replacement waits for that: 3–4 ms per 3 MB), but it
+    // leaves a moment with no output, which an editor or engine watching the file would see.
     tmp.persist(out).map_err(|e| plain(e.error))?;
     Ok(())
 }

@@ -24,6 +24,7 @@ pub(crate) fn parse(bytes: &[u8], res: &Resources) -> Result<Parsed, ErrorKind> 
         split.bin.map(|b| Buffer::from(b.to_vec())),
         res,
         Keys::Keep,
+        None,
     )
 }
 
@@ -36,15 +37,45 @@ pub(crate) enum Keys {
     LetGo,
 }
 
+/// A GLB's JSON chunk parsed while the rest of its file was read (see `input.rs`): the range of
+/// the file's bytes it was parsed from, what parsing gave and, when the JSON parsed and no image
+/// is to be embedded (which changes the JSON), its typed document.
+#[derive(Debug)]
+pub(crate) struct Early {
+    range: std::ops::Range<usize>,
+    json: Result<Value, ErrorKind>,
+    typed: Option<Typed>,
+}
+
+/// What [`typed`] gives.
+type Typed = Result<(Root, Vec<(usize, usize)>), ErrorKind>;
+
+/// Parses and types the JSON text `text`, bytes `range` of a file, as [`parse_owned`] would.
+pub(crate) fn parse_early(text: &[u8], range: std::ops::Range<usize>) -> Early {
+    let json = parse_json(text);
+    let typed = json
+        .as_ref()
+        .ok()
+        .filter(|json| !buffers::embeds_images(json))
+        .map(typed);
+    Early { range, json, typed }
+}
+
 /// [`parse`] of bytes it may keep: a GLB's binary chunk becomes the first buffer where it lies
-/// in `bytes`, not a copy of it.
+/// in `bytes`, not a copy of it. `early` is what was parsed of them while they were read: used
+/// when it is the JSON chunk the container holds, else parsed again.
 pub(crate) fn parse_owned(
     bytes: Vec<u8>,
+    early: Option<Early>,
     res: &Resources,
     keys: Keys,
 ) -> Result<Parsed, ErrorKind> {
     let split = container::split(&bytes)?;
-    let json = parse_json(split.json)?;
+    let at = split.json.as_ptr() as usize - bytes.as_ptr() as usize;
+    let (json, typed) = match early {
+        Some(e) if e.range == (at..at + split.json.len()) => (e.json?, e.typed),
+        _ => (parse_json(split.json)?, None),
+    };
     let format = split.format;
     let bin = split.bin.map(|b| {
         // `b` lies inside `bytes`: its offset there.
@@ -52,7 +83,7 @@ pub(crate) fn parse_owned(
         start..start + b.len()
     });
     let bin = bin.map(|range| Buffer::part(bytes, range));
-    finish(format, json, bin, res, keys)
+    finish(format, json, bin, res, keys, typed)
 }
 
 fn parse_json(text: &[u8]) -> Result<Value, ErrorKind> {
@@ -70,10 +101,15 @@ fn finish(
     bin: Option<Buffer>,
     res: &Resources,
     keys: Keys,
+    early: Option<Typed>,
 ) -> Result<Parsed, ErrorKind> {
     let mut buffers = buffers::load_buffers(&json, bin, res)?;
+    // The typed document made early is that of this JSON: no image was to be embedded.
     buffers::embed_images(&mut json, &mut buffers, res)?;
-    let (root, pointers) = typed(&json)?;
+    let (root, pointers) = match early {
+        Some(typed) => typed?,
+        None => typed(&json)?,
+    };
     let mut warnings = Vec::new();
     check_structure(&root, &json, &buffers, &mut warnings)?;
     let parents = parents(&root)?;
@@ -99,7 +135,7 @@ fn check_version(json: &Value) -> Result<(), ErrorKind> {
 /// Deserializes the typed document. Channels without a target node (`KHR_animation_pointer`)
 /// are set aside first, since the typed model requires a node; their (animation, channel)
 /// indices are returned. The document is copied only when there are such channels.
-pub(crate) fn typed(json: &Value) -> Result<(Root, Vec<(usize, usize)>), ErrorKind> {
+pub(crate) fn typed(json: &Value) -> Typed {
     let mut pointers = Vec::new();
     for (a, anim) in json
         .get("animations")

@@ -212,6 +212,13 @@ pub struct PlantOp {
     /// drags the hold along instead of bending the leg ever further from the source's.
     /// Default: 0.02.
     pub max_offset: f32,
+    /// While a foot is held, the part of the passes' foot that comes from the target's own
+    /// stance (its rest foot below the pelvis less the source's, scaled: a wide-legged robot's
+    /// extra width) keeps the hips' heading the contact began with, up to this many degrees
+    /// from their heading now; `max_offset` counts from there. A target whose stance is the
+    /// source's is unaffected; on one with a wide stance, hips that turn over a planted foot no
+    /// longer swing the held foot around. Default: 20.
+    pub stance_turn_deg: f32,
 }
 
 impl Default for PlantOp {
@@ -224,6 +231,7 @@ impl Default for PlantOp {
             release: 1.5,
             blend_s: 0.1,
             max_offset: 0.02,
+            stance_turn_deg: 20.0,
         }
     }
 }
@@ -359,6 +367,12 @@ impl Op {
                     p.max_offset,
                     p.max_offset >= 0.0 && p.max_offset.is_finite(),
                     "must be at least 0",
+                ),
+                (
+                    "stance_turn_deg",
+                    p.stance_turn_deg,
+                    (0.0..=180.0).contains(&p.stance_turn_deg),
+                    "must be between 0 and 180",
                 ),
             ]),
             Op::Floor(f) => out.extend([

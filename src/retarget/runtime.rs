@@ -401,6 +401,20 @@ impl Retargeter {
         self.reach(k, target, goal);
     }
 
+    /// The part of limb `k`'s IK goal that the hips' heading `yaw` turns: the target's own
+    /// stance (its rest end below the pelvis, less the source's scaled), as [`Self::ik_pass`]
+    /// adds it, times the IK pass's alpha; zero for a limb the IK pass does not solve.
+    fn turned_stance(&self, k: usize, yaw: Quat) -> Vec3 {
+        let limb = &self.plan.limbs[k];
+        if !limb.solve {
+            return Vec3::ZERO;
+        }
+        let rest_t = limb.end_rest - self.target_pelvis_rest;
+        let rest_s = limb.source_end_rest - self.source_pelvis_rest;
+        let at = yaw * rest_t - self.scale_position(yaw * rest_s);
+        (yaw * limb.stance).lerp(at, limb.blend) * self.core.ik
+    }
+
     /// Where limb `k`'s end is now (an end that hangs elsewhere: where it would hang below the
     /// middle bone).
     fn end_pos(&self, k: usize) -> Vec3 {
@@ -570,6 +584,8 @@ impl Retargeter {
         ];
         let before = moved.map(|b| b.map(|b| (b.index(), target.locals[b.index()])));
         self.root_move(target);
+        // The travelling walk this pass makes travels `alpha` of the way: so much is removed.
+        self.removed_travel *= alpha;
         for (i, was) in before.into_iter().flatten() {
             let now = &mut target.locals[i];
             now.translation = was.translation.lerp(now.translation, alpha);

@@ -254,7 +254,7 @@ pub fn mirror_check(
     let s = target.skeleton;
     let times = sample_times(mirrored.duration().max(unmirrored.duration()), options);
     let origin = s.rest_positions().first().copied().unwrap_or(Vec3::ZERO);
-    let height = s.height().max(1e-9);
+    let height = s.stature().max(1e-9);
     let below = s.base.inverse();
     let joints = |clip: &Clip, t: f32| -> Vec<Vec3> {
         let pose = Pose::sample(s, clip, t);

@@ -188,8 +188,8 @@ pub struct MirrorCheck {
     /// Largest distance, over frames and the joints where the hierarchy is symmetric, of a
     /// joint of the mirrored clip from the reflection of its counterpart's joint in the clip
     /// without the op (across the plane through the first root's rest joint), fraction of the
-    /// target's height: about 0 with `alpha` 1 on a symmetric rest (the rest's own asymmetry
-    /// otherwise).
+    /// target's standing height (`Skeleton::stature`, as math.md measures): about 0 with
+    /// `alpha` 1 on a symmetric rest (the rest's own asymmetry otherwise).
     pub joint_error: f32,
 }
 

@@ -7,7 +7,7 @@ use crate::model::Pose;
 use crate::model::{pole, yaw_of};
 use crate::retarget::ops::{FilterOp, FloorOp, PlantOp, PoleOp, StrideOp};
 use glam::{Quat, Vec3, Vec4};
-use std::f32::consts::TAU;
+use std::f32::consts::{PI, TAU};
 
 /// Planting's state of one limb.
 #[derive(Debug, Clone, Copy)]
@@ -25,6 +25,9 @@ pub(crate) struct PlantState {
     last: Option<Vec3>,
     /// Where the passes before put the target's foot last frame (skeleton space).
     last_end: Vec3,
+    /// The hips' heading the foot's stance turns with while it is held (the heading when the
+    /// contact began, kept within `stance_turn_deg` of the hips' now); the hips' own otherwise.
+    heading: Quat,
 }
 
 impl Default for PlantState {
@@ -36,6 +39,7 @@ impl Default for PlantState {
             anchor: Vec3::ZERO,
             last: None,
             last_end: Vec3::ZERO,
+            heading: Quat::IDENTITY,
         }
     }
 }
@@ -70,10 +74,13 @@ fn smoothing(cutoff: f32, dt: f32) -> f32 {
 impl Retargeter {
     /// Speed planting: a source foot is in contact while its joint is near the lowest it has
     /// been and slow (with hysteresis); the target's foot is then held, horizontally, where it was when
-    /// the contact began, blended in and out over `blend_s`, by the leg IK.
+    /// the contact began, blended in and out over `blend_s`, by the leg IK. While held, the
+    /// passes' foot it is measured against has its stance turned with the heading the contact
+    /// began with (`stance_turn_deg`), so hips turning over a planted foot do not drag it.
     pub(super) fn plant_op(&mut self, p: &PlantOp, dt: f32, target: &mut Pose) {
         let hs = self.source_height;
         let rate = if p.blend_s > 0.0 { dt / p.blend_s } else { 1.0 };
+        let yaw = yaw_of(self.source_delta[self.plan.source_hips.index()]);
         for k in 0..self.plan.limbs.len() {
             let limb = &self.plan.limbs[k];
             if !limb.leg {
@@ -82,7 +89,8 @@ impl Retargeter {
             let foot = self.source_global[limb.source[2].index()].pos;
             // In the travelling frame (skeleton space unless `--in-place`).
             let shift = self.removed_travel;
-            let now = self.end_pos(k) + shift;
+            let passes = self.end_pos(k) + shift;
+            let held_heading = self.plant[k].heading;
             let st = &mut self.plant[k];
             st.low = st.low.min(foot.y);
             let clearance = foot.y - st.low;
@@ -94,6 +102,17 @@ impl Retargeter {
             st.last = Some(foot);
             let factor = if st.planted { p.release } else { 1.0 };
             let contact = clearance <= p.height * factor * hs && speed <= p.speed * factor * hs;
+            // The stance keeps the heading a contact began with (within `stance_turn_deg`).
+            st.heading = if contact && st.planted {
+                held_heading
+            } else {
+                yaw
+            };
+            st.heading = within_turn(st.heading, yaw, p.stance_turn_deg.to_radians());
+            let heading = st.heading;
+            let turned = self.turned_stance(k, heading) - self.turned_stance(k, yaw);
+            let now = passes + Vec3::new(turned.x, 0.0, turned.z);
+            let st = &mut self.plant[k];
             if contact && (clearance > p.height * hs || speed > p.speed * hs) {
                 // In contact only by the hysteresis: the source's foot is on its way (lifting
                 // off, shuffling). The held place takes the same step, in heights, so the hold
@@ -106,12 +125,13 @@ impl Retargeter {
                 st.anchor = now.lerp(st.anchor, st.weight);
             }
             if !contact && st.weight > 0.0 {
-                // Blending out: the foot is on its way; the held place moves with it and only
-                // the offset the hold had fades, so the leg does not trail the swing.
-                let moved = now - st.last_end;
+                // Blending out: the foot is on its way; the held place moves with the passes'
+                // foot and only the offset the hold had (the stance's held heading included)
+                // fades, so the leg does not trail the swing.
+                let moved = passes - st.last_end;
                 st.anchor += Vec3::new(moved.x, 0.0, moved.z);
             }
-            st.last_end = now;
+            st.last_end = passes;
             st.planted = contact;
             st.weight = if contact {
                 (st.weight + rate).min(1.0)
@@ -122,7 +142,7 @@ impl Retargeter {
             // shuffle is let through rather than bending the leg ever further from the source's.
             let off = Vec3::new(st.anchor.x - now.x, 0.0, st.anchor.z - now.z);
             let slack = p.max_offset * self.target_height;
-            if off.length() > slack {
+            if contact && off.length() > slack {
                 st.anchor -= off * (1.0 - slack / off.length());
             }
             let w = st.weight * p.alpha;
@@ -292,5 +312,38 @@ impl Retargeter {
         local.rotation = local.rotation.slerp(want_rot, pin.alpha).normalize();
         local.translation = local.translation.lerp(want_pos, pin.alpha);
         self.positions(target);
+    }
+}
+
+/// `heading` (a turn about +Y) brought within `limit` radians of `yaw` (another).
+fn within_turn(heading: Quat, yaw: Quat, limit: f32) -> Quat {
+    let rel = heading * yaw.inverse();
+    let mut angle = 2.0 * rel.y.atan2(rel.w);
+    if angle > PI {
+        angle -= TAU;
+    } else if angle < -PI {
+        angle += TAU;
+    }
+    if angle.abs() <= limit {
+        return heading;
+    }
+    Quat::from_rotation_y(limit.copysign(angle)) * yaw
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_headings_stay_within_the_turn_across_the_wrap() {
+        let y = |deg: f32| Quat::from_rotation_y(deg.to_radians());
+        let limit = 20f32.to_radians();
+        let near = |a: Quat, b: Quat| a.dot(b).abs() > 1.0 - 1e-6;
+        assert!(near(within_turn(y(10.0), y(0.0), limit), y(10.0)));
+        assert!(near(within_turn(y(50.0), y(0.0), limit), y(20.0)));
+        assert!(near(within_turn(y(-50.0), y(0.0), limit), y(-20.0)));
+        assert!(near(within_turn(y(-170.0), y(170.0), limit), y(-170.0)));
+        assert!(near(within_turn(y(-150.0), y(170.0), limit), y(-170.0)));
+        assert!(near(within_turn(y(150.0), y(-170.0), limit), y(170.0)));
     }
 }
