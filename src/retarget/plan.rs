@@ -57,6 +57,11 @@ pub(crate) struct IkLimb {
     /// For an end that hangs elsewhere (an IK layout): its rest place in the middle bone's rest
     /// frame, where the solver takes it to be.
     pub end_offset: Option<Vec3>,
+    /// For a source end that hangs elsewhere too, when the target's does: its rest place in the
+    /// source's middle bone's rest frame. The IK goal is then where the source's shin ends (not
+    /// where its clips move the end, which its shin need not reach); the end follows the
+    /// source's own end afterwards (see [`Follow::source`]).
+    pub source_end_offset: Option<Vec3>,
     /// The target's own stance: its rest end-from-upper vector minus the source's scaled one,
     /// so that a limb reaching like the source's keeps the target's stance (wide-legged robots
     /// stay wide-legged). Zero for rigs of the same shape.
@@ -79,6 +84,45 @@ pub(crate) struct Follow {
     pub bone: BoneId,
     pub anchor: BoneId,
     pub offset: Vec3,
+    /// The source's counterparts when they too hang apart (the same IK layout on both sides):
+    /// the source bone's move away from its rest place below its anchor, in the anchor's frame,
+    /// is added (turned and scaled as the target's anchor), so that a rig retargeted onto
+    /// itself keeps its feet and thighs where its clips put them.
+    pub source: Option<SourceFollow>,
+}
+
+/// A source bone that hangs apart from the bone its profile parent maps to (see
+/// [`Follow::source`]): `rest` is its rest place less the anchor's (skeleton space).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SourceFollow {
+    pub bone: BoneId,
+    pub anchor: BoneId,
+    pub rest: Vec3,
+}
+
+/// The source's counterparts of target bone `bone` and its `anchor` (through the profile bones
+/// they map), when the source's does not hang below the source's anchor either.
+fn source_follow(
+    plan: &Plan,
+    source: &Rig,
+    target: &Rig,
+    anchor: BoneId,
+    bone: BoneId,
+) -> Option<SourceFollow> {
+    let counterpart = |b: BoneId| {
+        let q = target.map.profile_bone_of(b)?;
+        let p = source.profile.find(&target.profile.bone(q).name)?;
+        source.map.get(p)
+    };
+    let (sb, sa) = (counterpart(bone)?, counterpart(anchor)?);
+    if path(source.skeleton, sa, sb).is_some() {
+        return None;
+    }
+    Some(SourceFollow {
+        bone: sb,
+        anchor: sa,
+        rest: plan.source_rest[sb.index()].1 - plan.source_rest[sa.index()].1,
+    })
 }
 
 /// A pinned target bone (a `Pin` op): it takes `from`'s global transform, times `offset` (its
@@ -424,10 +468,12 @@ fn follow_cut(plan: &mut Plan, source: &Rig, target: &Rig, anchor: BoneId, cut: 
         }
         if k == 0 {
             let offset = rest_offset(&plan.target_rest, anchor, tb);
+            let source = source_follow(plan, source, target, anchor, tb);
             plan.follows.push(Follow {
                 bone: tb,
                 anchor,
                 offset,
+                source,
             });
         }
     }
@@ -853,10 +899,12 @@ fn place_target_layout(plan: &mut Plan, source: &Rig, target: &Rig, chain: &crat
             .and_then(|p| target.map.get(p));
         if let Some(anchor) = parent.filter(|&a| path(target.skeleton, a, first).is_none()) {
             let offset = rest_offset(&plan.target_rest, anchor, first);
+            let source = source_follow(plan, source, target, anchor, first);
             plan.early_follows.push(Follow {
                 bone: first,
                 anchor,
                 offset,
+                source,
             });
         }
     }
@@ -983,6 +1031,11 @@ fn ik_limb(
             (p, Some(rest_offset(&plan.target_rest, t[1], t[2])))
         }
     };
+    let source_end_offset = end_offset.and(
+        path(source.skeleton, s[1], s[2])
+            .is_none()
+            .then(|| rest_offset(&plan.source_rest, s[1], s[2])),
+    );
     let length = |rest: &[(Quat, Vec3)], ids: &[BoneId; 3]| {
         rest[ids[0].index()].1.distance(rest[ids[1].index()].1)
             + rest[ids[1].index()].1.distance(rest[ids[2].index()].1)
@@ -1001,6 +1054,7 @@ fn ik_limb(
             path: limb_path,
             length_ratio: lt / ls,
             end_offset,
+            source_end_offset,
             stance,
             blend: settings.ik_blend,
             solve: true,

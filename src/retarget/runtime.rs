@@ -164,7 +164,14 @@ impl Retargeter {
             source.skeleton,
             &mut std::iter::once(plan.source_hips)
                 .chain(plan.limbs.iter().flat_map(|l| l.source))
-                .chain(source_pelvis.iter().copied()),
+                .chain(source_pelvis.iter().copied())
+                .chain(
+                    plan.follows
+                        .iter()
+                        .chain(&plan.early_follows)
+                        .filter_map(|f| f.source)
+                        .flat_map(|s| [s.bone, s.anchor]),
+                ),
         );
         let target_positioned = with_ancestors(
             target.skeleton,
@@ -347,7 +354,19 @@ impl Retargeter {
                 self.plan.follows[k]
             };
             let anchor = self.global_of(target, f.anchor.0);
-            let want = anchor.pos + anchor.rot * f.offset;
+            let mut want = anchor.pos + anchor.rot * f.offset;
+            if let Some(s) = f.source {
+                // The source bone's move from its rest place below its anchor, in the anchor's
+                // rest frame, turned as the target's anchor turned from its rest and scaled.
+                let (sb, sa) = (
+                    self.source_global[s.bone.index()],
+                    self.source_global[s.anchor.index()],
+                );
+                let moved =
+                    self.source_delta[s.anchor.index()].inverse() * (sb.pos - sa.pos) - s.rest;
+                let turn = anchor.rot * self.plan.target_rest[f.anchor.index()].0.inverse();
+                want += turn * (moved * self.plan.hips_ratio);
+            }
             let parent = self.global_of(target, self.target_parents[f.bone.index()]);
             target.locals[f.bone.index()].translation = parent.local_translation(want);
         }
@@ -378,10 +397,14 @@ impl Retargeter {
         let ([tu, _, _], [su, _, se]) = (limb.target, limb.source);
         let (ratio, blend) = (limb.length_ratio, limb.blend);
         let a = self.target_global[tu.index()].pos;
-        let (ps_u, ps_e) = (
-            self.source_global[su.index()].pos,
-            self.source_global[se.index()].pos,
-        );
+        let ps_u = self.source_global[su.index()].pos;
+        let ps_e = match limb.source_end_offset {
+            Some(o) => {
+                let mid = self.source_global[limb.source[1].index()];
+                mid.pos + mid.rot * o
+            }
+            None => self.source_global[se.index()].pos,
+        };
         // The source's reach, scaled, plus the target's own stance turned with the hips' yaw.
         let yaw = yaw_of(self.source_delta[self.plan.source_hips.index()]);
         let mut goal = a + (ps_e - ps_u) * ratio + yaw * limb.stance;
