@@ -403,21 +403,23 @@ fn real_directions(at: &str, m: &serde_json::Value) {
 /// RobotExpressive the core passes turn its wide stance with the hips' heading, so its feet
 /// slide where CMU's stand (0.78% and 0.56% per frame); planting holds the stance's heading
 /// over a contact (`stance_turn_deg`): 0.57% and 0.26% against the source's 0.65% and 0.31%.
-/// RobotExpressive's own clips are measured but not bounded: its `Foot.L`/`Foot.R` are IK
-/// targets on the root that its clips move where the shins do not reach (an `ik_layout`), so
-/// the "feet" the measures read on it as a source are not where its legs put a foot (robot →
-/// robot `Punch`, core passes alone: right foot 8.8% of the height off, 0.75% skate against
-/// its targets' 0.51%).
+/// RobotExpressive's own clips are bounded onto RobotExpressive itself (its `Foot.L`/`Foot.R`
+/// are IK targets on the root that its clips move where the shins do not reach; onto the same
+/// layout the target's feet keep that move: robot → robot `Punch` right foot 0.224% against
+/// the source's 0.234%, 1.232% before), measured but not bounded onto the human targets, whose
+/// feet hang below their shins (robot → ModularMen_Casual `Running` 7.6% and 8.2% against
+/// 4.9% and 5.4%).
 #[test]
 fn real_clips_with_plant_and_floor() {
     let Some(all) = real_clips() else {
         return;
     };
     let mut bounded = 0;
-    for f in all
-        .iter()
-        .filter(|f| !f.at.starts_with("RobotExpressive.glb →"))
-    {
+    for f in all.iter().filter(|f| {
+        !f.at.starts_with("RobotExpressive.glb →")
+            || f.at
+                .starts_with("RobotExpressive.glb → RobotExpressive.glb")
+    }) {
         let kept = f.kept.unwrap();
         assert!(
             kept <= f.source + 1e-6,
@@ -427,13 +429,15 @@ fn real_clips_with_plant_and_floor() {
         );
         bounded += 1;
     }
-    assert!(bounded >= 10, "{bounded} feet bounded");
+    assert!(bounded >= 38, "{bounded} feet bounded");
 }
 
 /// Not met: CMU onto RobotExpressive over the output's own contacts (math.md's measure; 0.64%
 /// and 0.58% against the source's 0.65% and 0.31%: its contact band, 3% of its height, takes in
 /// the low part of its swings, issue 15), and RobotExpressive's own clips onto the human
-/// targets (see [`real_clips_with_plant_and_floor`]).
+/// targets (see [`real_clips_with_plant_and_floor`]); robot → robot `Punch`'s right foot over
+/// the output's own contacts (0.284% against the source's 0.234%: planting holds it where the
+/// source's slides).
 #[test]
 #[ignore = "issue 21: CMU → RobotExpressive over its own contacts, RobotExpressive's clips as a source"]
 fn real_clips_skate_at_most_the_sources_everywhere() {

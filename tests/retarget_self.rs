@@ -80,7 +80,9 @@ fn robot_onto_itself_gives_its_clips_back() {
                 .filter(|i| !translated.contains(i))
                 .filter(|&i| {
                     poses.iter().any(|p| {
-                        p.locals[i].translation.distance(skel.bones[i].rest.translation)
+                        p.locals[i]
+                            .translation
+                            .distance(skel.bones[i].rest.translation)
                             > 1e-5 * height
                     })
                 })

@@ -57,11 +57,12 @@ pub(crate) struct IkLimb {
     /// For an end that hangs elsewhere (an IK layout): its rest place in the middle bone's rest
     /// frame, where the solver takes it to be.
     pub end_offset: Option<Vec3>,
-    /// For a source end that hangs elsewhere too, when the target's does: its rest place in the
-    /// source's middle bone's rest frame. The IK goal is then where the source's shin ends (not
-    /// where its clips move the end, which its shin need not reach); the end follows the
-    /// source's own end afterwards (see [`Follow::source`]).
-    pub source_end_offset: Option<Vec3>,
+    /// For a source end that hangs elsewhere too, when the target's does (the same IK layout on
+    /// both sides): the source's end and middle bones. The source's clips move its end where
+    /// its middle bone need not reach; the target's end is taken to be as far from its rest
+    /// place below the middle bone (see [`Follow::source`]), where the solver and the ops
+    /// after it take it to be.
+    pub end_follow: Option<SourceFollow>,
     /// The target's own stance: its rest end-from-upper vector minus the source's scaled one,
     /// so that a limb reaching like the source's keeps the target's stance (wide-legged robots
     /// stay wide-legged). Zero for rigs of the same shape.
@@ -93,7 +94,7 @@ pub(crate) struct Follow {
 
 /// A source bone that hangs apart from the bone its profile parent maps to (see
 /// [`Follow::source`]): `rest` is its rest place less the anchor's (skeleton space).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct SourceFollow {
     pub bone: BoneId,
     pub anchor: BoneId,
@@ -1031,11 +1032,13 @@ fn ik_limb(
             (p, Some(rest_offset(&plan.target_rest, t[1], t[2])))
         }
     };
-    let source_end_offset = end_offset.and(
-        path(source.skeleton, s[1], s[2])
-            .is_none()
-            .then(|| rest_offset(&plan.source_rest, s[1], s[2])),
-    );
+    let end_follow = end_offset
+        .and(path(source.skeleton, s[1], s[2]).is_none().then_some(()))
+        .map(|()| SourceFollow {
+            bone: s[2],
+            anchor: s[1],
+            rest: plan.source_rest[s[2].index()].1 - plan.source_rest[s[1].index()].1,
+        });
     let length = |rest: &[(Quat, Vec3)], ids: &[BoneId; 3]| {
         rest[ids[0].index()].1.distance(rest[ids[1].index()].1)
             + rest[ids[1].index()].1.distance(rest[ids[2].index()].1)
@@ -1054,7 +1057,7 @@ fn ik_limb(
             path: limb_path,
             length_ratio: lt / ls,
             end_offset,
-            source_end_offset,
+            end_follow,
             stance,
             blend: settings.ik_blend,
             solve: true,

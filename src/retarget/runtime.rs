@@ -94,6 +94,8 @@ pub struct Retargeter {
     source_global: Vec<Global>,
     source_delta: Vec<Quat>,
     target_global: Vec<Global>,
+    /// Per IK limb, [`Self::end_shifts`].
+    end_shift: Vec<Vec3>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -234,6 +236,7 @@ impl Retargeter {
             source_global: vec![Global::ROOT; ns],
             source_delta: vec![Quat::IDENTITY; ns],
             target_global: vec![Global::ROOT; nt],
+            end_shift: vec![Vec3::ZERO; plan.limbs.len()],
             plan,
         })
     }
@@ -313,6 +316,7 @@ impl Retargeter {
             });
         }
         self.source_pass(source);
+        self.end_shifts();
         self.fk_pass(target);
         if self.core.root > 0.0 {
             self.root_pass(target);
@@ -397,14 +401,10 @@ impl Retargeter {
         let ([tu, _, _], [su, _, se]) = (limb.target, limb.source);
         let (ratio, blend) = (limb.length_ratio, limb.blend);
         let a = self.target_global[tu.index()].pos;
-        let ps_u = self.source_global[su.index()].pos;
-        let ps_e = match limb.source_end_offset {
-            Some(o) => {
-                let mid = self.source_global[limb.source[1].index()];
-                mid.pos + mid.rot * o
-            }
-            None => self.source_global[se.index()].pos,
-        };
+        let (ps_u, ps_e) = (
+            self.source_global[su.index()].pos,
+            self.source_global[se.index()].pos,
+        );
         // The source's reach, scaled, plus the target's own stance turned with the hips' yaw.
         let yaw = yaw_of(self.source_delta[self.plan.source_hips.index()]);
         let mut goal = a + (ps_e - ps_u) * ratio + yaw * limb.stance;
@@ -438,13 +438,40 @@ impl Retargeter {
         (yaw * limb.stance).lerp(at, limb.blend) * self.core.ik
     }
 
+    /// Source bone `s.bone`'s move this frame from its rest place below `s.anchor` (which it
+    /// does not hang below), in the skeleton's rest frame (unturned by the anchor's change),
+    /// scaled by the plan's ratio.
+    fn source_moved(&self, s: &plan::SourceFollow) -> Vec3 {
+        let (b, a) = (
+            self.source_global[s.bone.index()].pos,
+            self.source_global[s.anchor.index()].pos,
+        );
+        let moved = self.source_delta[s.anchor.index()].inverse() * (b - a) - s.rest;
+        moved * self.plan.hips_ratio
+    }
+
+    /// Each IK limb's end's place this frame in its middle bone's rest frame, away from the rest
+    /// one as far as the source's own end is (zero unless both sides' ends hang elsewhere).
+    fn end_shifts(&mut self) {
+        for k in 0..self.plan.limbs.len() {
+            let limb = &self.plan.limbs[k];
+            self.end_shift[k] = match limb.end_follow {
+                Some(s) => {
+                    self.plan.target_rest[limb.target[1].index()].0.inverse()
+                        * self.source_moved(&s)
+                }
+                None => Vec3::ZERO,
+            };
+        }
+    }
+
     /// Where limb `k`'s end is now (an end that hangs elsewhere: where it would hang below the
-    /// middle bone).
+    /// middle bone, moved as the source's own end when that hangs elsewhere too).
     fn end_pos(&self, k: usize) -> Vec3 {
         let limb = &self.plan.limbs[k];
         let mid = self.target_global[limb.target[1].index()];
         match limb.end_offset {
-            Some(o) => mid.pos + mid.rot * o,
+            Some(o) => mid.pos + mid.rot * (o + self.end_shift[k]),
             None => self.target_global[limb.target[2].index()].pos,
         }
     }
