@@ -235,8 +235,10 @@ impl Wide {
 }
 
 /// Maps every value of a track, in order; `f(value, is_tangent)`. Values shared with another
-/// track (the model as read) go into a new array in one pass, rather than being copied first.
-pub(super) fn map_values<T: Copy>(track: &mut Track<T>, mut f: impl FnMut(T, bool) -> T) {
+/// track (the model as read) go into a new array in one pass, rather than being copied first,
+/// and only from the first value the map changes (bit for bit): a track it leaves as it was
+/// keeps sharing its values.
+pub(super) fn map_values<T: Copy + Bits>(track: &mut Track<T>, mut f: impl FnMut(T, bool) -> T) {
     let cubic = track.interpolation == Interpolation::CubicSpline;
     let tangent = |n: usize| cubic && n % 3 != 1;
     match std::sync::Arc::get_mut(&mut track.values) {
@@ -246,12 +248,41 @@ pub(super) fn map_values<T: Copy>(track: &mut Track<T>, mut f: impl FnMut(T, boo
             }
         }
         None => {
-            track.values = track
-                .values
-                .iter()
-                .enumerate()
-                .map(|(n, v)| f(*v, tangent(n)))
-                .collect();
+            let old = std::sync::Arc::clone(&track.values);
+            let mut changed = None;
+            for (n, v) in old.iter().enumerate() {
+                let w = f(*v, tangent(n));
+                if !w.same_bits(*v) {
+                    changed = Some((n, w));
+                    break;
+                }
+            }
+            if let Some((n, w)) = changed {
+                let rest = old[n + 1..].iter().enumerate();
+                track.values = old[..n]
+                    .iter()
+                    .copied()
+                    .chain(std::iter::once(w))
+                    .chain(rest.map(|(m, v)| f(*v, tangent(n + 1 + m))))
+                    .collect();
+            }
         }
+    }
+}
+
+/// Bit-for-bit equality of key values (`-0.0` differs from `0.0`, a NaN equals itself).
+pub(super) trait Bits {
+    fn same_bits(self, other: Self) -> bool;
+}
+
+impl Bits for Vec3 {
+    fn same_bits(self, other: Self) -> bool {
+        self.to_array().map(f32::to_bits) == other.to_array().map(f32::to_bits)
+    }
+}
+
+impl Bits for Quat {
+    fn same_bits(self, other: Self) -> bool {
+        self.to_array().map(f32::to_bits) == other.to_array().map(f32::to_bits)
     }
 }
