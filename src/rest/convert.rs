@@ -286,3 +286,46 @@ impl Bits for Quat {
         self.to_array().map(f32::to_bits) == other.to_array().map(f32::to_bits)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn shared(values: Vec<Vec3>) -> (Track<Vec3>, Track<Vec3>) {
+        let t = Track {
+            interpolation: Interpolation::Linear,
+            times: (0..values.len()).map(|i| i as f32).collect(),
+            values: values.into(),
+        };
+        (t.clone(), t)
+    }
+
+    #[test]
+    fn a_shared_track_is_copied_only_when_the_map_changes_a_value() {
+        let (read, mut t) = shared(vec![Vec3::X, Vec3::Y, Vec3::Z]);
+        map_values(&mut t, |v, _| v);
+        assert!(Arc::ptr_eq(&t.values, &read.values));
+        // -0.0 == 0.0, but the bits differ: a new array.
+        let signed = Vec3::new(1.0, -0.0, 0.0);
+        map_values(&mut t, |v, _| if v == Vec3::X { signed } else { v });
+        assert!(!Arc::ptr_eq(&t.values, &read.values));
+        assert_eq!(t.values[0].y.to_bits(), (-0.0f32).to_bits());
+        assert_eq!(read.values[0].y.to_bits(), 0.0f32.to_bits());
+        // A map with state sees every value once, in order; values before the first change
+        // are kept, the rest mapped.
+        let (read, mut t) = shared(vec![Vec3::X, Vec3::Y, Vec3::Z]);
+        let mut seen = Vec::new();
+        map_values(&mut t, |v, _| {
+            seen.push(v);
+            if seen.len() >= 2 {
+                v * 2.0
+            } else {
+                v
+            }
+        });
+        assert_eq!(seen, [Vec3::X, Vec3::Y, Vec3::Z]);
+        assert_eq!(&*t.values, &[Vec3::X, Vec3::Y * 2.0, Vec3::Z * 2.0]);
+        assert_eq!(&*read.values, &[Vec3::X, Vec3::Y, Vec3::Z]);
+    }
+}
