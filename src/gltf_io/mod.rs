@@ -384,8 +384,7 @@ impl Document {
                     (json, Cow::Owned(read))
                 }
             };
-            patch::apply(&mut json, &read, &mut buffers, original, &self.model)
-                .map_err(fail)?;
+            patch::apply(&mut json, &read, &mut buffers, original, &self.model).map_err(fail)?;
             layout::collect_garbage(&mut json, used_before);
             let bin = layout::pack(&mut json, &buffers, bin_uri);
             return Ok(f(layout::OutJson::Whole(json), &bin));
