@@ -28,8 +28,10 @@ use read::Keys;
 
 use crate::model::Model;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// Characters escaped in a written `.bin` URI: all but letters, digits and `.-_`.
 const URI_CHARS: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
@@ -54,7 +56,12 @@ pub struct Document {
     /// What the file declared when it was converted from another format (FBX, BVH): its
     /// format and facts such as units and axes, for `inspect`; `None` for glTF files.
     pub converted: Option<Converted>,
-    json: Value,
+    /// The JSON as read, parsed; empty while only its text is held ([`Document::let_go_of_json`]),
+    /// until something asks for it.
+    json: OnceLock<Value>,
+    /// The JSON as read as compact text, once [`Document::let_go_of_json`] let go of the parsed
+    /// one: it parses back into the same value (floats round-trip exactly).
+    json_text: Option<Vec<u8>>,
     buffers: Vec<buffers::BufferData>,
     /// The model as read, to tell what changed on write, and which accessors and buffer views
     /// the JSON as read uses; `None` for a document read only to be looked at
@@ -247,7 +254,7 @@ impl AsRead {
 
     /// Its JSON as read (see [`Document::json`]).
     pub fn json(&self) -> &Value {
-        &self.doc.json
+        self.doc.json()
     }
 }
 
@@ -298,7 +305,8 @@ fn document(
             model,
             warnings,
             converted: None,
-            json,
+            json: OnceLock::from(json),
+            json_text: None,
             buffers,
         })
 }
@@ -306,7 +314,26 @@ fn document(
 impl Document {
     /// The document's JSON as it was read (image files embedded), before any patching.
     pub fn json(&self) -> &Value {
-        &self.json
+        self.json.get_or_init(|| self.parse_json_text())
+    }
+
+    /// The JSON text kept by [`Document::let_go_of_json`], parsed. It was written from a parsed
+    /// value, so it parses (to `null` if it ever did not).
+    fn parse_json_text(&self) -> Value {
+        let text = self.json_text.as_deref().unwrap_or(b"null");
+        serde_json::from_slice(text).unwrap_or_default()
+    }
+
+    /// Keeps the JSON as read as compact text rather than parsed (a tenth of the memory, for a
+    /// file with many accessors) until it is next needed, say by [`Document::write`], which
+    /// parses it then: for the stages' time, which do not look at it. Writes the same file.
+    pub fn let_go_of_json(&mut self) {
+        if let Some(json) = self.json.take() {
+            match serde_json::to_vec(&json) {
+                Ok(text) => self.json_text = Some(text),
+                Err(_) => self.json = OnceLock::from(json),
+            }
+        }
     }
 
     /// Builds the output: the patched JSON and the single binary buffer it refers to.
@@ -347,23 +374,31 @@ impl Document {
         });
         if let (false, Some((original, used_before))) = (unchanged, original) {
             // The animations are not copied: the patch puts each back, as read or rebuilt.
-            let mut json = without_animations(&self.json);
-            patch::apply(&mut json, &self.json, &mut buffers, original, &self.model)
-                .map_err(fail)?;
+            // The JSON as read, less its animations (`read` holds them): copied, or parsed
+            // afresh when only its text is held.
+            let (mut json, read) = match self.json.get() {
+                Some(read) => (without_animations(read), Cow::Borrowed(read)),
+                None => {
+                    let mut json = self.parse_json_text();
+                    let read = take_animations(&mut json);
+                    (json, Cow::Owned(read))
+                }
+            };
+            patch::apply(&mut json, &read, &mut buffers, original, &self.model).map_err(fail)?;
             layout::collect_garbage(&mut json, used_before);
             let bin = layout::pack(&mut json, &buffers, bin_uri);
             return Ok(f(layout::OutJson::Whole(json), &bin));
         }
         let mut over = serde_json::Map::new();
         for key in ["bufferViews", "buffers"] {
-            if let Some(v) = self.json.get(key) {
+            if let Some(v) = self.json().get(key) {
                 over.insert(key.into(), v.clone());
             }
         }
         let mut over = Value::Object(over);
         let bin = layout::pack(&mut over, &buffers, bin_uri);
         let json = layout::OutJson::Layered {
-            base: &self.json,
+            base: self.json(),
             over,
         };
         Ok(f(json, &bin))
@@ -459,7 +494,7 @@ impl Document {
     /// The raw bytes of buffer view `v` as stored (compressed, for meshopt views), or `None`
     /// if the view or its buffer's data does not exist.
     pub fn buffer_view_bytes(&self, v: usize) -> Option<&[u8]> {
-        let view = self.json.get("bufferViews")?.get(v)?;
+        let view = self.json().get("bufferViews")?.get(v)?;
         let data = self
             .buffers
             .get(view.get("buffer")?.as_u64()? as usize)?
@@ -477,7 +512,7 @@ impl Document {
             file: self.path.clone(),
             kind,
         };
-        let (root, _) = read::typed(&self.json).map_err(fail)?;
+        let (root, _) = read::typed(self.json()).map_err(fail)?;
         let all = [
             Type::Scalar,
             Type::Vec2,
@@ -496,7 +531,7 @@ impl Document {
         let Some(dir) = self.path.parent() else {
             return false;
         };
-        self.json["buffers"]
+        self.json()["buffers"]
             .as_array()
             .into_iter()
             .flatten()
@@ -511,6 +546,21 @@ impl Document {
 }
 
 /// A copy of a document's JSON whose `animations` array holds nulls in place of the animations.
+/// Takes the animations out of `json` as [`without_animations`] leaves them out of its copy,
+/// and returns them as the document `{"animations": …}` (what patching reads of the JSON as
+/// read).
+fn take_animations(json: &mut Value) -> Value {
+    let mut read = serde_json::Map::new();
+    if let Some(map) = json.as_object_mut() {
+        if let Some(anims) = map.get_mut("animations").filter(|a| a.is_array()) {
+            let len = anims.as_array().map_or(0, Vec::len);
+            let taken = std::mem::replace(anims, Value::Array(vec![Value::Null; len]));
+            read.insert("animations".into(), taken);
+        }
+    }
+    Value::Object(read)
+}
+
 fn without_animations(json: &Value) -> Value {
     let Some(map) = json.as_object() else {
         return json.clone();

@@ -235,8 +235,10 @@ impl Wide {
 }
 
 /// Maps every value of a track, in order; `f(value, is_tangent)`. Values shared with another
-/// track (the model as read) go into a new array in one pass, rather than being copied first.
-pub(super) fn map_values<T: Copy>(track: &mut Track<T>, mut f: impl FnMut(T, bool) -> T) {
+/// track (the model as read) go into a new array in one pass, rather than being copied first,
+/// and only from the first value the map changes (bit for bit): a track it leaves as it was
+/// keeps sharing its values.
+pub(super) fn map_values<T: Copy + Bits>(track: &mut Track<T>, mut f: impl FnMut(T, bool) -> T) {
     let cubic = track.interpolation == Interpolation::CubicSpline;
     let tangent = |n: usize| cubic && n % 3 != 1;
     match std::sync::Arc::get_mut(&mut track.values) {
@@ -246,12 +248,84 @@ pub(super) fn map_values<T: Copy>(track: &mut Track<T>, mut f: impl FnMut(T, boo
             }
         }
         None => {
-            track.values = track
-                .values
-                .iter()
-                .enumerate()
-                .map(|(n, v)| f(*v, tangent(n)))
-                .collect();
+            let old = std::sync::Arc::clone(&track.values);
+            let mut changed = None;
+            for (n, v) in old.iter().enumerate() {
+                let w = f(*v, tangent(n));
+                if !w.same_bits(*v) {
+                    changed = Some((n, w));
+                    break;
+                }
+            }
+            if let Some((n, w)) = changed {
+                let rest = old[n + 1..].iter().enumerate();
+                track.values = old[..n]
+                    .iter()
+                    .copied()
+                    .chain(std::iter::once(w))
+                    .chain(rest.map(|(m, v)| f(*v, tangent(n + 1 + m))))
+                    .collect();
+            }
         }
+    }
+}
+
+/// Bit-for-bit equality of key values (`-0.0` differs from `0.0`, a NaN equals itself).
+pub(super) trait Bits {
+    fn same_bits(self, other: Self) -> bool;
+}
+
+impl Bits for Vec3 {
+    fn same_bits(self, other: Self) -> bool {
+        self.to_array().map(f32::to_bits) == other.to_array().map(f32::to_bits)
+    }
+}
+
+impl Bits for Quat {
+    fn same_bits(self, other: Self) -> bool {
+        self.to_array().map(f32::to_bits) == other.to_array().map(f32::to_bits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn shared(values: Vec<Vec3>) -> (Track<Vec3>, Track<Vec3>) {
+        let t = Track {
+            interpolation: Interpolation::Linear,
+            times: (0..values.len()).map(|i| i as f32).collect(),
+            values: values.into(),
+        };
+        (t.clone(), t)
+    }
+
+    #[test]
+    fn a_shared_track_is_copied_only_when_the_map_changes_a_value() {
+        let (read, mut t) = shared(vec![Vec3::X, Vec3::Y, Vec3::Z]);
+        map_values(&mut t, |v, _| v);
+        assert!(Arc::ptr_eq(&t.values, &read.values));
+        // -0.0 == 0.0, but the bits differ: a new array.
+        let signed = Vec3::new(1.0, -0.0, 0.0);
+        map_values(&mut t, |v, _| if v == Vec3::X { signed } else { v });
+        assert!(!Arc::ptr_eq(&t.values, &read.values));
+        assert_eq!(t.values[0].y.to_bits(), (-0.0f32).to_bits());
+        assert_eq!(read.values[0].y.to_bits(), 0.0f32.to_bits());
+        // A map with state sees every value once, in order; values before the first change
+        // are kept, the rest mapped.
+        let (read, mut t) = shared(vec![Vec3::X, Vec3::Y, Vec3::Z]);
+        let mut seen = Vec::new();
+        map_values(&mut t, |v, _| {
+            seen.push(v);
+            if seen.len() >= 2 {
+                v * 2.0
+            } else {
+                v
+            }
+        });
+        assert_eq!(seen, [Vec3::X, Vec3::Y, Vec3::Z]);
+        assert_eq!(&*t.values, &[Vec3::X, Vec3::Y * 2.0, Vec3::Z * 2.0]);
+        assert_eq!(&*read.values, &[Vec3::X, Vec3::Y, Vec3::Z]);
     }
 }
