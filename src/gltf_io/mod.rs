@@ -131,14 +131,7 @@ pub fn read_beside(bytes: &[u8], path: &Path) -> Result<Document, Error> {
 /// [`read_beside`] of bytes the document may keep: a GLB's binary chunk becomes its first buffer
 /// without being copied (as [`read`] does).
 pub fn read_owned_beside(bytes: impl Into<Input>, path: &Path) -> Result<Document, Error> {
-    let Input { bytes, early } = bytes.into();
-    let parsed = read::parse_owned(
-        bytes,
-        early,
-        &Resources::Folder(folder_of(path)),
-        Keys::Keep,
-    );
-    document(path, parsed, true)
+    read_owned(bytes.into(), path, Keys::Keep, true)
 }
 
 /// [`read_owned_beside`] for a document that is only looked at, never written: it keeps no copy
@@ -160,14 +153,7 @@ pub fn read_owned_beside(bytes: impl Into<Input>, path: &Path) -> Result<Documen
 /// assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
 /// ```
 pub fn read_owned_for_viewing(bytes: impl Into<Input>, path: &Path) -> Result<Document, Error> {
-    let Input { bytes, early } = bytes.into();
-    let parsed = read::parse_owned(
-        bytes,
-        early,
-        &Resources::Folder(folder_of(path)),
-        Keys::Keep,
-    );
-    document(path, parsed, false)
+    read_owned(bytes.into(), path, Keys::Keep, false)
 }
 
 /// [`read_owned_beside`] for a document that is only written again as read (what `convert`
@@ -189,14 +175,21 @@ pub fn read_owned_for_viewing(bytes: impl Into<Input>, path: &Path) -> Result<Do
 /// assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
 /// ```
 pub fn read_owned_to_copy(bytes: impl Into<Input>, path: &Path) -> Result<AsRead, Error> {
-    let Input { bytes, early } = bytes.into();
-    let parsed = read::parse_owned(
-        bytes,
-        early,
-        &Resources::Folder(folder_of(path)),
-        Keys::LetGo,
-    );
-    document(path, parsed, false).map(|doc| AsRead { doc })
+    read_owned(bytes.into(), path, Keys::LetGo, false).map(|doc| AsRead { doc })
+}
+
+/// The bytes of the file at `path`, parsed with their URIs resolved beside it: `keys` kept or let
+/// go after their check, and a copy of the model as read kept (`keep_original`, what writing
+/// needs to tell what changed) or not.
+fn read_owned(
+    input: Input,
+    path: &Path,
+    keys: Keys,
+    keep_original: bool,
+) -> Result<Document, Error> {
+    let Input { bytes, early } = input;
+    let parsed = read::parse_owned(bytes, early, &Resources::Folder(folder_of(path)), keys);
+    document(path, parsed, keep_original)
 }
 
 /// A document to be written again as read ([`Document::write_as_read`]), with what a report
