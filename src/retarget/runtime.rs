@@ -360,16 +360,10 @@ impl Retargeter {
             let anchor = self.global_of(target, f.anchor.0);
             let mut want = anchor.pos + anchor.rot * f.offset;
             if let Some(s) = f.source {
-                // The source bone's move from its rest place below its anchor, in the anchor's
-                // rest frame, turned as the target's anchor turned from its rest and scaled.
-                let (sb, sa) = (
-                    self.source_global[s.bone.index()],
-                    self.source_global[s.anchor.index()],
-                );
-                let moved =
-                    self.source_delta[s.anchor.index()].inverse() * (sb.pos - sa.pos) - s.rest;
+                // The source bone's move from its rest place below its anchor, turned as the
+                // target's anchor turned from its rest.
                 let turn = anchor.rot * self.plan.target_rest[f.anchor.index()].0.inverse();
-                want += turn * (moved * self.plan.hips_ratio);
+                want += turn * self.source_moved(&s);
             }
             let parent = self.global_of(target, self.target_parents[f.bone.index()]);
             target.locals[f.bone.index()].translation = parent.local_translation(want);
