@@ -538,7 +538,6 @@ impl Document {
     }
 }
 
-/// A copy of a document's JSON whose `animations` array holds nulls in place of the animations.
 /// Takes the animations out of `json` as [`without_animations`] leaves them out of its copy,
 /// and returns them as the document `{"animations": …}` (what patching reads of the JSON as
 /// read).
@@ -554,6 +553,7 @@ fn take_animations(json: &mut Value) -> Value {
     Value::Object(read)
 }
 
+/// A copy of a document's JSON whose `animations` array holds nulls in place of the animations.
 fn without_animations(json: &Value) -> Value {
     let Some(map) = json.as_object() else {
         return json.clone();
@@ -615,10 +615,12 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 
 /// Writes `bytes` to `out` the way every output is written: a temporary file (mode 0644) in the
 /// destination folder (created when missing), then renamed over any existing `out` (readers see
-/// the old file or the new one, never none), so a failed write leaves no partial file. It is not synced to the disk (as `cp` does not): a sync waits for the file system's
-/// journal, 6–8 ms per file here and more while other programs write, which was most of the time
-/// of converting a small file and of a batch's per-file cost (issue 19); outputs are made from
-/// inputs that are never changed, so a crash of the machine costs at most a re-run. The error names neither `out` nor the temporary file: the caller names `out`.
+/// the old file or the new one, never none), so a failed write leaves no partial file. It is
+/// not synced to the disk (as `cp` does not): a sync waits for the file system's journal, 6–8 ms
+/// per file here and more while other programs write, which was most of the time of converting
+/// a small file and of a batch's per-file cost (issue 19); outputs are made from inputs that are
+/// never changed, so a crash of the machine costs at most a re-run. The error names neither
+/// `out` nor the temporary file: the caller names `out`.
 pub fn write_file(out: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = out
         .parent()
