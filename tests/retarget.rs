@@ -73,15 +73,7 @@ fn ground_truth_pairs_meet_the_bounds() {
             for (clip, m) in run(&s, &t, &options) {
                 let at = format!("{a} → {b} ({what}), ik {ik}, `{clip}`");
                 for c in &m.chains {
-                    match c.bones_deg {
-                        Some(d) => assert!(d <= 0.5, "{at}: chain {} bones {d}°", c.chain),
-                        None => assert!(
-                            c.end_deg.is_none_or(|e| e <= 2.0),
-                            "{at}: chain {} end {:?}°",
-                            c.chain,
-                            c.end_deg
-                        ),
-                    }
+                    common::ops::chain_within_issue_6(&at, c);
                 }
                 assert!(
                     m.length_drift <= 1e-5,
