@@ -205,7 +205,7 @@ impl Retargeter {
     /// leaving `at`'s horizontal place: a goal out of the limb's reach would straighten it
     /// toward the goal and drag the end sideways (a held foot sliding as the hips bob). `y`
     /// itself when the limb reaches it, or when no height there is within reach.
-    fn reachable_height(&self, k: usize, at: Vec3, y: f32) -> f32 {
+    pub(super) fn reachable_height(&self, k: usize, at: Vec3, y: f32) -> f32 {
         let [tu, tm, _] = self.plan.limbs[k].target;
         let (a, b) = (
             self.target_global[tu.index()].pos,
