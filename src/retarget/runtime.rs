@@ -101,8 +101,10 @@ pub struct Retargeter {
 const NONE: u32 = u32::MAX;
 
 /// How much higher than the nearest point's miss a foot out of reach may be held to keep its
-/// horizontal place ([`Retargeter::standing_height`]): 1.5, a leg within about 48° of vertical.
-const LIFT_OVER_MISS: f32 = 1.5;
+/// horizontal place ([`Retargeter::standing_height`]): a foot lifted by `miss / cos θ` for a
+/// leg θ from vertical, so 1.1 takes in the feet that stand below the hips (θ up to 24.6°),
+/// not the far strides and lunges.
+const LIFT_OVER_MISS: f32 = 1.1;
 
 /// An op after the core passes as the runtime runs it (pins by their index in the plan).
 #[derive(Debug, Clone, Copy)]
