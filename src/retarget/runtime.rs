@@ -440,8 +440,11 @@ impl Retargeter {
             self.target_global[tm.index()].pos,
         );
         let miss = goal.distance(a) - (b.distance(a) + self.end_pos(k).distance(b));
+        if miss <= 0.0 {
+            return goal.y;
+        }
         let y = self.reachable_height(k, goal, goal.y);
-        if miss > 0.0 && y - goal.y <= LIFT_OVER_MISS * miss {
+        if y - goal.y <= LIFT_OVER_MISS * miss {
             y
         } else {
             goal.y
