@@ -1,9 +1,11 @@
-//! Reading an input file into memory, whole. A multi-MB GLB's JSON chunk is parsed (and its
-//! typed document built) while a second thread reads the rest of the file (its binary chunk):
-//! both take a few ms on such files, mostly in filling fresh memory, and the machine has more
-//! than one core (issue 19). The bytes are those `std::fs::read` gives, and parsing them later
-//! gives the same document, errors and warnings: the early parse is used only for the JSON
-//! chunk the container check finds at the same place.
+//! Reading an input file into memory, whole. A multi-MB GLB's JSON chunk is parsed while a
+//! second thread reads the rest of the file (its binary chunk): both take a few ms on such
+//! files, mostly in filling fresh memory, and the machine has more than one core (issue 19).
+//! Reading takes the less time, so that thread then deserializes the typed document straight
+//! from the JSON text while the first one is still parsing it into a `Value`. The bytes are
+//! those `std::fs::read` gives, and parsing them later gives the same document, errors and
+//! warnings: the early parse is used only for the JSON chunk the container check finds at the
+//! same place.
 
 use super::error::{Error, ErrorKind};
 use super::read::{self, Early};
@@ -95,7 +97,9 @@ pub(crate) fn read_early(path: &Path) -> Result<Input, Error> {
 }
 
 /// Parses `json` (bytes `range` of the file) while another thread reads the file on into
-/// `rest`; what it parsed and how many bytes it read (none when no thread can be started).
+/// `rest`, then deserializes the typed document straight from `json` (reading takes less time
+/// than parsing the `Value`, so typing is done by the time the `Value` is: issue 19); what it
+/// parsed and how many bytes it read (none when no thread can be started).
 fn parse_beside_read(
     json: &[u8],
     range: Range<usize>,
@@ -105,14 +109,19 @@ fn parse_beside_read(
     std::thread::scope(|s| {
         let reader = std::thread::Builder::new()
             .name("skelnorm-read".into())
-            .spawn_scoped(s, || read_full(file, rest));
+            .spawn_scoped(s, || {
+                let got = read_full(file, rest);
+                let typed = got.is_ok().then(|| read::typed_text(json)).flatten();
+                (got, typed)
+            });
         match reader {
             Ok(reader) => {
-                let parsed = read::parse_early(json, range);
-                let got = reader.join().unwrap_or_else(|_| {
-                    Err(std::io::Error::other("the thread reading the file stopped"))
+                let value = read::parse_json(json);
+                let (got, typed) = reader.join().unwrap_or_else(|_| {
+                    let stopped = std::io::Error::other("the thread reading the file stopped");
+                    (Err(stopped), None)
                 });
-                (parsed, got)
+                (read::early(value, typed, range), got)
             }
             // Nothing read: the caller reads the rest.
             Err(_) => (read::parse_early(json, range), Ok(0)),
