@@ -3,10 +3,9 @@
 //! files, mostly in filling fresh memory, and the machine has more than one core (issue 19).
 //! Whichever thread is done first then makes the typed document: the reader straight from the
 //! JSON text (while the first is still parsing it into a `Value`), or the first from the
-//! `Value`. The bytes are
-//! those `std::fs::read` gives, and parsing them later gives the same document, errors and
-//! warnings: the early parse is used only for the JSON chunk the container check finds at the
-//! same place.
+//! `Value`. The bytes are those `std::fs::read` gives, and parsing them later gives the same
+//! document, errors and warnings: the early parse is used only for the JSON chunk the container
+//! check finds at the same place.
 
 use super::error::{Error, ErrorKind};
 use super::read::{self, Early};

@@ -57,9 +57,9 @@ pub(crate) fn parse_early(text: &[u8], range: std::ops::Range<usize>) -> Early {
 
 /// The typed document of JSON text, deserialized straight from the text (on the thread that
 /// reads the rest of a file, while the `Value` is parsed: issue 19), or `None` when that fails.
-/// When the text's `Value` parses and has no channel without a target node, this is the
+/// When it succeeds and the text's `Value` has no channel without a target node, it is the
 /// document [`typed`] makes from that `Value`: both deserialize the same tokens in the same
-/// order (`tests` compares them on every fixture). A failure is never reported from here: the
+/// order (`tests` compares them on every fixture and asset). A failure is never reported from here: the
 /// `Value` is typed again and its error is the one the user sees, as before.
 pub(crate) fn typed_text(text: &[u8]) -> Option<Root> {
     serde_json::from_slice(text).ok()
