@@ -434,12 +434,8 @@ impl Retargeter {
     /// frame); unless that lifts it more than [`LIFT_OVER_MISS`] times the nearest point's miss
     /// (a far stride or lunge, where the nearest point stays closer to the source's foot).
     fn standing_height(&self, k: usize, goal: Vec3) -> f32 {
-        let [tu, tm, _] = self.plan.limbs[k].target;
-        let (a, b) = (
-            self.target_global[tu.index()].pos,
-            self.target_global[tm.index()].pos,
-        );
-        let miss = goal.distance(a) - (b.distance(a) + self.end_pos(k).distance(b));
+        let (a, length) = self.limb_reach(k);
+        let miss = goal.distance(a) - length;
         if miss <= 0.0 {
             return goal.y;
         }
@@ -501,6 +497,17 @@ impl Retargeter {
             Some(o) => mid.pos + mid.rot * (o + self.end_shift[k]),
             None => self.target_global[limb.target[2].index()].pos,
         }
+    }
+
+    /// Where limb `k` starts (its upper bone's head) and how far its end can be from there (the
+    /// two bones' lengths now).
+    fn limb_reach(&self, k: usize) -> (Vec3, f32) {
+        let [tu, tm, _] = self.plan.limbs[k].target;
+        let (a, b) = (
+            self.target_global[tu.index()].pos,
+            self.target_global[tm.index()].pos,
+        );
+        (a, b.distance(a) + self.end_pos(k).distance(b))
     }
 
     /// Bends limb `k`'s two bones so that its end reaches `goal` (or the nearest point it can);

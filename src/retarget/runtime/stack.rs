@@ -206,13 +206,9 @@ impl Retargeter {
     /// toward the goal and drag the end sideways (a held foot sliding as the hips bob). `y`
     /// itself when the limb reaches it, or when no height there is within reach.
     pub(super) fn reachable_height(&self, k: usize, at: Vec3, y: f32) -> f32 {
-        let [tu, tm, _] = self.plan.limbs[k].target;
-        let (a, b) = (
-            self.target_global[tu.index()].pos,
-            self.target_global[tm.index()].pos,
-        );
+        let (a, length) = self.limb_reach(k);
         // Within the solver's own clamp (`ik::two_bone` reaches (1 - 1e-6) of the length).
-        let length = (b.distance(a) + self.end_pos(k).distance(b)) * (1.0 - 4e-6);
+        let length = length * (1.0 - 4e-6);
         let across = Vec3::new(at.x - a.x, 0.0, at.z - a.z).length_squared();
         let room = length * length - across;
         if room <= 0.0 {
