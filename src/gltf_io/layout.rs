@@ -418,3 +418,38 @@ impl serde::Serialize for OutJson<'_> {
         map.end()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A view referred to only from inside an extension (Draco) is kept and renumbered when a
+    /// view before it is dropped; the walks into extensions are skipped only when the document
+    /// as read had no such reference.
+    #[test]
+    fn extension_views_are_kept_and_renumbered() {
+        let mut read = json!({
+            "accessors": [{ "bufferView": 0 }, { "bufferView": 1 }],
+            "bufferViews": [{}, {}, {}],
+            "meshes": [{ "primitives": [{
+                "attributes": { "POSITION": 1 },
+                "extensions": { "KHR_draco_mesh_compression": { "bufferView": 2 } }
+            }] }],
+            "animations": [{ "samplers": [{ "input": 0, "output": 0 }] }]
+        });
+        let before = Usage::of(&mut read);
+        assert!(before.extension_views);
+        let mut patched = read.clone();
+        patched["animations"] = json!([]);
+        collect_garbage(&mut patched, &before);
+        assert_eq!(patched["accessors"], json!([{ "bufferView": 0 }]));
+        assert_eq!(patched["bufferViews"], json!([{}, {}]));
+        let draco = &patched["meshes"][0]["primitives"][0]["extensions"];
+        assert_eq!(draco["KHR_draco_mesh_compression"]["bufferView"], 1);
+        assert_eq!(patched["meshes"][0]["primitives"][0]["attributes"]["POSITION"], 0);
+
+        let mut plain = json!({ "accessors": [{ "bufferView": 0 }], "bufferViews": [{}] });
+        assert!(!Usage::of(&mut plain).extension_views);
+    }
+}
