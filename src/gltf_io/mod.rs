@@ -28,7 +28,6 @@ use read::Keys;
 
 use crate::model::Model;
 use serde_json::Value;
-use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -366,18 +365,19 @@ impl Document {
             self.model == *original && self.model.clips.iter().all(|c| c.source.is_some())
         });
         if let (false, Some((original, used_before))) = (unchanged, original) {
-            // The animations are not copied: the patch puts each back, as read or rebuilt.
-            // The JSON as read, less its animations (`read` holds them): copied, or parsed
-            // afresh when only its text is held.
-            let (mut json, read) = match self.json.get() {
-                Some(read) => (without_animations(read), Cow::Borrowed(read)),
+            // The animations are copied once at most: the patch moves each back, as read or
+            // rebuilt. The JSON as read, less its animations (`read` holds them): copied, or
+            // parsed afresh when only its text is held.
+            let (mut json, mut read) = match self.json.get() {
+                Some(read) => without_animations(read),
                 None => {
                     let mut json = self.parse_json_text();
                     let read = take_animations(&mut json);
-                    (json, Cow::Owned(read))
+                    (json, read)
                 }
             };
-            patch::apply(&mut json, &read, &mut buffers, original, &self.model).map_err(fail)?;
+            patch::apply(&mut json, &mut read, &mut buffers, original, &self.model)
+                .map_err(fail)?;
             layout::collect_garbage(&mut json, used_before);
             let bin = layout::pack(&mut json, &buffers, bin_uri);
             return Ok(f(layout::OutJson::Whole(json), &bin));
@@ -553,19 +553,27 @@ fn take_animations(json: &mut Value) -> Value {
     Value::Object(read)
 }
 
-/// A copy of a document's JSON whose `animations` array holds nulls in place of the animations.
-fn without_animations(json: &Value) -> Value {
+/// [`take_animations`] of a copy of a document's JSON: the copy (its `animations` array holding
+/// nulls in place of the animations), and the animations.
+fn without_animations(json: &Value) -> (Value, Value) {
+    let mut read = serde_json::Map::new();
     let Some(map) = json.as_object() else {
-        return json.clone();
+        return (json.clone(), Value::Object(read));
     };
-    let copy = map.iter().map(|(k, v)| {
-        let v = match (k.as_str(), v.as_array()) {
-            ("animations", Some(anims)) => Value::Array(vec![Value::Null; anims.len()]),
-            _ => v.clone(),
-        };
-        (k.clone(), v)
-    });
-    Value::Object(copy.collect())
+    let copy: serde_json::Map<String, Value> = map
+        .iter()
+        .map(|(k, v)| {
+            let v = match (k.as_str(), v.as_array()) {
+                ("animations", Some(anims)) => {
+                    read.insert(k.clone(), v.clone());
+                    Value::Array(vec![Value::Null; anims.len()])
+                }
+                _ => v.clone(),
+            };
+            (k.clone(), v)
+        })
+        .collect();
+    (Value::Object(copy), Value::Object(read))
 }
 
 /// Bytes on disk of a glTF file and of the buffers and images it refers to by relative URI
