@@ -61,6 +61,9 @@ pub struct Document {
     /// The JSON as read as compact text, once [`Document::let_go_of_json`] let go of the parsed
     /// one: it parses back into the same value (floats round-trip exactly).
     json_text: Option<Vec<u8>>,
+    /// Whether [`Document::let_go_of_json`] let go of the parsed JSON for the GLB's own JSON
+    /// chunk, which buffer 0 (its binary chunk) still holds, and which it was parsed from.
+    json_in_chunk: bool,
     buffers: Vec<buffers::BufferData>,
     /// The model as read, to tell what changed on write, and which accessors and buffer views
     /// the JSON as read uses; `None` for a document read only to be looked at
@@ -299,6 +302,7 @@ fn document(
             converted: None,
             json: OnceLock::from(json),
             json_text: None,
+            json_in_chunk: false,
             buffers,
         })
 }
@@ -312,15 +316,43 @@ impl Document {
     /// The JSON text kept by [`Document::let_go_of_json`], parsed. It was written from a parsed
     /// value, so it parses (to `null` if it ever did not).
     fn parse_json_text(&self) -> Value {
-        let text = self.json_text.as_deref().unwrap_or(b"null");
+        let chunk = self.json_in_chunk.then(|| self.json_chunk()).flatten();
+        let text = chunk.or(self.json_text.as_deref()).unwrap_or(b"null");
         serde_json::from_slice(text).unwrap_or_default()
+    }
+
+    /// The JSON chunk of a GLB file whose binary chunk is buffer 0 (held in place in the file's
+    /// bytes), when `json` (the JSON as read) is that chunk parsed as it is: no image file was
+    /// embedded, which adds buffers without a URI (in a GLB only buffer 0 has none).
+    fn json_chunk_of(&self, json: &Value) -> Option<&[u8]> {
+        let buffers = json.get("buffers").and_then(Value::as_array)?;
+        if self.format != Format::Glb || buffers.iter().skip(1).any(|b| b.get("uri").is_none()) {
+            return None;
+        }
+        self.json_chunk()
+    }
+
+    /// The JSON chunk of the GLB file whose binary chunk buffer 0 is, if it is one.
+    fn json_chunk(&self) -> Option<&[u8]> {
+        let bin = self.buffers.first()?.as_ref()?;
+        let split = container::split(bin.whole()).ok()?;
+        // Buffer 0 starts where the binary chunk does (it may end before the chunk's padding).
+        let same = split.bin.is_some_and(|b| b.as_ptr() == bin.as_ptr());
+        (split.format == Format::Glb && same).then_some(split.json)
     }
 
     /// Keeps the JSON as read as compact text rather than parsed (a tenth of the memory, for a
     /// file with many accessors) until it is next needed, say by [`Document::write`], which
     /// parses it then: for the stages' time, which do not look at it. Writes the same file.
+    /// A GLB file's JSON chunk, still in memory beside its binary chunk, is that text when
+    /// reading did not change the JSON (nothing to serialize, nothing more held).
     pub fn let_go_of_json(&mut self) {
         if let Some(json) = self.json.take() {
+            // A GLB's JSON chunk is still in memory: no text to make.
+            if self.json_chunk_of(&json).is_some() {
+                self.json_in_chunk = true;
+                return;
+            }
             match serde_json::to_vec(&json) {
                 Ok(text) => self.json_text = Some(text),
                 Err(_) => self.json = OnceLock::from(json),
