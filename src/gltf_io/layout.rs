@@ -447,7 +447,10 @@ mod tests {
         assert_eq!(patched["bufferViews"], json!([{}, {}]));
         let draco = &patched["meshes"][0]["primitives"][0]["extensions"];
         assert_eq!(draco["KHR_draco_mesh_compression"]["bufferView"], 1);
-        assert_eq!(patched["meshes"][0]["primitives"][0]["attributes"]["POSITION"], 0);
+        assert_eq!(
+            patched["meshes"][0]["primitives"][0]["attributes"]["POSITION"],
+            0
+        );
 
         let mut plain = json!({ "accessors": [{ "bufferView": 0 }], "bufferViews": [{}] });
         assert!(!Usage::of(&mut plain).extension_views);

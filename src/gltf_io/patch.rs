@@ -531,7 +531,10 @@ fn patch_clips(
     for a in 0..anim_count as u32 {
         let (new, old) = (of(&model.clips, a), of(&original.clips, a));
         if new == old {
-            if let Some(slot) = json.get_mut("animations").and_then(|v| v.get_mut(a as usize)) {
+            if let Some(slot) = json
+                .get_mut("animations")
+                .and_then(|v| v.get_mut(a as usize))
+            {
                 *slot = take_animation(read, a as usize);
             }
             continue;
