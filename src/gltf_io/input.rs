@@ -1,9 +1,11 @@
-//! Reading an input file into memory, whole. A multi-MB GLB's JSON chunk is parsed (and its
-//! typed document built) while a second thread reads the rest of the file (its binary chunk):
-//! both take a few ms on such files, mostly in filling fresh memory, and the machine has more
-//! than one core (issue 19). The bytes are those `std::fs::read` gives, and parsing them later
-//! gives the same document, errors and warnings: the early parse is used only for the JSON
-//! chunk the container check finds at the same place.
+//! Reading an input file into memory, whole. A multi-MB GLB's JSON chunk is parsed while a
+//! second thread reads the rest of the file (its binary chunk): both take a few ms on such
+//! files, mostly in filling fresh memory, and the machine has more than one core (issue 19).
+//! Whichever thread is done first then makes the typed document: the reader straight from the
+//! JSON text (while the first is still parsing it into a `Value`), or the first from the
+//! `Value`. The bytes are those `std::fs::read` gives, and parsing them later gives the same
+//! document, errors and warnings: the early parse is used only for the JSON chunk the container
+//! check finds at the same place.
 
 use super::error::{Error, ErrorKind};
 use super::read::{self, Early};
@@ -11,6 +13,7 @@ use super::MAX_INPUT_BYTES;
 use std::io::Read;
 use std::ops::Range;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The least JSON chunk parsed on the side, and the least rest of a file read on the side: below
 /// these, starting a thread costs more than the overlap saves.
@@ -95,24 +98,44 @@ pub(crate) fn read_early(path: &Path) -> Result<Input, Error> {
 }
 
 /// Parses `json` (bytes `range` of the file) while another thread reads the file on into
-/// `rest`; what it parsed and how many bytes it read (none when no thread can be started).
+/// `rest`; what it parsed and how many bytes it read (none when no thread can be started). The
+/// typed document is made by whichever thread is done first (issue 19): the reader, straight
+/// from the JSON text, when the rest of the file took less time to read than the `Value` to
+/// parse (a 3 MB GLB with many clips), else this thread from the `Value`, as without a reader
+/// (a 30 MB one, whose binary chunk takes longer).
 fn parse_beside_read(
     json: &[u8],
     range: Range<usize>,
     file: &mut std::fs::File,
     rest: &mut [u8],
 ) -> (Early, std::io::Result<usize>) {
+    let typing = AtomicBool::new(false);
+    let claim = || !typing.swap(true, Ordering::AcqRel);
     std::thread::scope(|s| {
         let reader = std::thread::Builder::new()
             .name("skelnorm-read".into())
-            .spawn_scoped(s, || read_full(file, rest));
+            .spawn_scoped(s, || {
+                let got = read_full(file, rest);
+                let typed = (got.is_ok() && claim())
+                    .then(|| read::typed_text(json))
+                    .flatten();
+                (got, typed)
+            });
         match reader {
             Ok(reader) => {
-                let parsed = read::parse_early(json, range);
-                let got = reader.join().unwrap_or_else(|_| {
-                    Err(std::io::Error::other("the thread reading the file stopped"))
+                let value = read::parse_json(json);
+                // Typed here, while the reader may still be reading, when it has not begun to.
+                let typed_here = if claim() {
+                    Ok(read::early(value, None, range.clone()))
+                } else {
+                    Err(value)
+                };
+                let (got, typed) = reader.join().unwrap_or_else(|_| {
+                    let stopped = std::io::Error::other("the thread reading the file stopped");
+                    (Err(stopped), None)
                 });
-                (parsed, got)
+                let early = typed_here.unwrap_or_else(|value| read::early(value, typed, range));
+                (early, got)
             }
             // Nothing read: the caller reads the rest.
             Err(_) => (read::parse_early(json, range), Ok(0)),

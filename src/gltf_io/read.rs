@@ -52,12 +52,35 @@ type Typed = Result<(Root, Vec<(usize, usize)>), ErrorKind>;
 
 /// Parses and types the JSON text `text`, bytes `range` of a file, as [`parse_owned`] would.
 pub(crate) fn parse_early(text: &[u8], range: std::ops::Range<usize>) -> Early {
-    let json = parse_json(text);
+    early(parse_json(text), None, range)
+}
+
+/// The typed document of JSON text, deserialized straight from the text (on the thread that
+/// reads the rest of a file, while the `Value` is parsed: issue 19), or `None` when that fails.
+/// When it succeeds and the text's `Value` has no channel without a target node, it is the
+/// document [`typed`] makes from that `Value`: both deserialize the same tokens in the same
+/// order (`tests` compares them on every fixture and asset). A failure is never reported from here: the
+/// `Value` is typed again and its error is the one the user sees, as before.
+pub(crate) fn typed_text(text: &[u8]) -> Option<Root> {
+    serde_json::from_slice(text).ok()
+}
+
+/// What was parsed early of a JSON chunk, bytes `range` of a file: its `Value` (or why it did
+/// not parse) and, from [`typed_text`] of the same text, `pretyped`, used in place of typing
+/// the `Value` when that gives the same document.
+pub(crate) fn early(
+    json: Result<Value, ErrorKind>,
+    pretyped: Option<Root>,
+    range: std::ops::Range<usize>,
+) -> Early {
     let typed = json
         .as_ref()
         .ok()
         .filter(|json| !buffers::embeds_images(json))
-        .map(typed);
+        .map(|json| match pretyped {
+            Some(root) if pointer_channels(json).is_empty() => Ok((root, Vec::new())),
+            _ => typed(json),
+        });
     Early { range, json, typed }
 }
 
@@ -86,7 +109,7 @@ pub(crate) fn parse_owned(
     finish(format, json, bin, res, keys, typed)
 }
 
-fn parse_json(text: &[u8]) -> Result<Value, ErrorKind> {
+pub(crate) fn parse_json(text: &[u8]) -> Result<Value, ErrorKind> {
     let json: Value = serde_json::from_slice(text).map_err(|e| ErrorKind::Json(e.to_string()))?;
     if !json.is_object() {
         return Err(ErrorKind::Json("the document is not a JSON object".into()));
@@ -136,6 +159,23 @@ fn check_version(json: &Value) -> Result<(), ErrorKind> {
 /// are set aside first, since the typed model requires a node; their (animation, channel)
 /// indices are returned. The document is copied only when there are such channels.
 pub(crate) fn typed(json: &Value) -> Typed {
+    let pointers = pointer_channels(json);
+    let not_gltf = |e: serde_json::Error| ErrorKind::Json(format!("not a glTF document: {e}"));
+    if pointers.is_empty() {
+        return Ok((Root::deserialize(json).map_err(not_gltf)?, pointers));
+    }
+    let mut copy = json.clone();
+    for &(a, c) in pointers.iter().rev() {
+        if let Some(channels) = copy["animations"][a]["channels"].as_array_mut() {
+            channels.remove(c);
+        }
+    }
+    Ok((serde_json::from_value(copy).map_err(not_gltf)?, pointers))
+}
+
+/// The (animation, channel) indices of the channels without a target node
+/// (`KHR_animation_pointer`).
+fn pointer_channels(json: &Value) -> Vec<(usize, usize)> {
     let mut pointers = Vec::new();
     for (a, anim) in json
         .get("animations")
@@ -156,17 +196,7 @@ pub(crate) fn typed(json: &Value) -> Typed {
             }
         }
     }
-    let not_gltf = |e: serde_json::Error| ErrorKind::Json(format!("not a glTF document: {e}"));
-    if pointers.is_empty() {
-        return Ok((Root::deserialize(json).map_err(not_gltf)?, pointers));
-    }
-    let mut copy = json.clone();
-    for &(a, c) in pointers.iter().rev() {
-        if let Some(channels) = copy["animations"][a]["channels"].as_array_mut() {
-            channels.remove(c);
-        }
-    }
-    Ok((serde_json::from_value(copy).map_err(not_gltf)?, pointers))
+    pointers
 }
 
 /// Runs the `gltf` crate's structural validation (index ranges and the like), ignoring only
@@ -383,4 +413,93 @@ fn parents(root: &Root) -> Result<Vec<Option<usize>>, ErrorKind> {
         }
     }
     Ok(parent)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// The typed document [`typed_text`] deserializes from a JSON text, against the one
+    /// [`typed`] makes from the text's `Value` (compared as JSON: the `gltf` crate's types have
+    /// no equality); `None` when the text's `Value` does not parse, has pointer channels or
+    /// `typed_text` fails (where the `Value` is typed instead). `typed_text` never takes a text
+    /// whose `Value` the typed document refuses.
+    fn both(text: &[u8]) -> Option<(Value, Value)> {
+        let json = parse_json(text).ok()?;
+        if !pointer_channels(&json).is_empty() {
+            return None;
+        }
+        let from_value = typed(&json).ok().map(|(root, _)| root);
+        let from_text = typed_text(text)?;
+        let Some(from_value) = from_value else {
+            panic!(
+                "typed from the text but not from its Value: {}",
+                String::from_utf8_lossy(text)
+            );
+        };
+        let to_json = |root: Root| serde_json::to_value(root).ok();
+        Some((to_json(from_text)?, to_json(from_value)?))
+    }
+
+    fn json_text(bytes: &[u8]) -> Option<&[u8]> {
+        container::split(bytes).ok().map(|split| split.json)
+    }
+
+    #[test]
+    fn typed_from_text_is_typed_from_value_on_every_fixture_and_asset() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files: Vec<_> = walkdir::WalkDir::new(root.join("fixtures"))
+            .into_iter()
+            .chain(walkdir::WalkDir::new(root.join("../shared/assets")))
+            .filter_map(Result::ok)
+            .map(|e| e.into_path())
+            .filter(|p| crate::io::InputFormat::for_path(p) == Some(crate::io::InputFormat::Gltf))
+            .collect();
+        files.sort();
+        let mut compared = 0;
+        for path in &files {
+            let bytes = std::fs::read(path).unwrap_or_default();
+            let Some((from_text, from_value)) = json_text(&bytes).and_then(both) else {
+                continue;
+            };
+            assert_eq!(from_text, from_value, "{}", path.display());
+            compared += 1;
+        }
+        assert!(compared >= 10, "only {compared} documents compared");
+    }
+
+    #[test]
+    fn typed_from_text_is_typed_from_value_on_odd_json() {
+        let node = r#"{"name":"a","translation":[1,-0,1e2],"rotation":[0,0,0,1]}"#;
+        let cases = [
+            // Unknown members, extras with spaces, integers written as floats and with signs.
+            format!(r#"{{"asset":{{"version":"2.0","x":1}},"nodes":[{node}],"extras":{{ "a" : [ 1 , 2 ] }}}}"#),
+            // A member given twice: the typed document refuses it either way.
+            format!(r#"{{"asset":{{"version":"2.0"}},"nodes":[{node}],"nodes":[]}}"#),
+            format!(r#"{{"asset":{{"version":"2.0","version":"2.1"}},"nodes":[{node}]}}"#),
+            // Twice in a map (extensions): the last value wins either way.
+            r#"{"asset":{"version":"2.0"},"extensions":{"A":{"b":1},"A":{"b":2}}}"#.into(),
+            // Wrong types and out-of-range numbers.
+            r#"{"asset":{"version":"2.0"},"nodes":[{"children":[1.0]}]}"#.into(),
+            r#"{"asset":{"version":"2.0"},"nodes":[{"children":[-1]}]}"#.into(),
+            r#"{"asset":{"version":"2.0"},"nodes":[{"children":[18446744073709551616]}]}"#.into(),
+            r#"{"asset":{"version":"2.0"},"accessors":[{"componentType":5126.0,"count":1,"type":"VEC3"}]}"#.into(),
+            r#"{"asset":{"version":"2.0"},"accessors":[{"componentType":5126,"count":1,"type":"VEC9"}]}"#.into(),
+            r#"{"asset":{"version":"2.0"},"nodes":[{"scale":[1e39,1,1]}]}"#.into(),
+            r#"{"asset":{"version":"2.0"},"nodes":[{"name":"\u00e9\ud83d\ude00"}]}"#.into(),
+            r#"{"asset":{"version":"2.0"},"nodes":{}}"#.into(),
+            r#"{"asset":{"version":"2.0"},"scene":null}"#.into(),
+        ];
+        let mut compared = 0;
+        for case in &cases {
+            if let Some((from_text, from_value)) = both(case.as_bytes()) {
+                assert_eq!(from_text, from_value, "{case}");
+                compared += 1;
+            }
+        }
+        // Duplicated members, wrong types, unknown names and out-of-range numbers are refused
+        // from the text (and the `Value` is typed instead); the other four are compared.
+        assert_eq!(compared, 4, "{compared} of {} compared", cases.len());
+    }
 }
