@@ -396,30 +396,49 @@ fn real_directions(at: &str, m: &serde_json::Value) {
     }
 }
 
+/// RobotExpressive's clips whose source feet slide over their contacts, or whose back foot the
+/// clip puts beyond the leg's reach: not bounded onto the human targets (see
+/// [`real_clips_with_plant_and_floor`]).
+const ROBOT_NOT_MET_ON_HUMANS: &[&str] = &["Death", "Punch", "Running", "Walking", "WalkJump"];
+
+/// Whether `at` (a [`RealSkate::at`]) is one of RobotExpressive's clips onto a human target
+/// in [`ROBOT_NOT_MET_ON_HUMANS`].
+fn robot_not_met_on_humans(at: &str) -> bool {
+    at.starts_with("RobotExpressive.glb →")
+        && !at.starts_with("RobotExpressive.glb → RobotExpressive.glb")
+        && ROBOT_NOT_MET_ON_HUMANS
+            .iter()
+            .any(|c| at.contains(&format!("`{c}`")))
+}
+
 /// The shared real clips with `--plant --floor` (what [`real_clips`] checks: the floor; issue
 /// 6's directions for CMU's and test.vrma's clips), and
-/// over the source's contact frames each foot skates at most as much as the source's, for the
-/// clips whose source has feet: CMU's capture and test.vrma onto every target. On
-/// RobotExpressive the core passes turn its wide stance with the hips' heading, so its feet
-/// slide where CMU's stand (0.78% and 0.56% per frame); planting holds the stance's heading
-/// over a contact (`stance_turn_deg`): 0.57% and 0.26% against the source's 0.65% and 0.31%.
-/// RobotExpressive's own clips are bounded onto RobotExpressive itself (its `Foot.L`/`Foot.R`
-/// are IK targets on the root that its clips move where the shins do not reach; onto the same
-/// layout the target's feet keep that move: robot → robot `Punch` right foot 0.224% against
-/// the source's 0.234%, 1.232% before), measured but not bounded onto the human targets, whose
-/// feet hang below their shins (robot → ModularMen_Casual `Running` 7.6% and 8.2% against
-/// 4.9% and 5.4%).
+/// over the source's contact frames each foot skates at most as much as the source's: CMU's
+/// capture and test.vrma onto every target, RobotExpressive's clips onto itself, and onto the
+/// human targets (ModularMen_Casual, the mixamo fixture) every clip but those of
+/// [`ROBOT_NOT_MET_ON_HUMANS`]. On RobotExpressive the core passes turn its wide stance with the
+/// hips' heading, so its feet slide where CMU's stand (0.78% and 0.56% per frame); planting
+/// holds the stance's heading over a contact (`stance_turn_deg`): 0.57% and 0.26% against the
+/// source's 0.65% and 0.31%. RobotExpressive's `Foot.L`/`Foot.R` are IK targets on the root
+/// that its clips move where the shins do not reach; onto the same layout the target's feet keep
+/// that move (robot → robot `Punch` right foot 0.224% against the source's 0.234%, 1.232%
+/// before). Onto the human targets, whose feet hang below their shins, the standing clips
+/// (`Idle`, `Sitting`, `Dance`, …) skate 0 where the source's feet stand (up to 0.027% before a
+/// foot out of the leg's reach kept its horizontal place). Not met there: the clips whose
+/// source feet slide over their contacts (`Running`, `Walking`, `WalkJump` run in place: the
+/// feet slide back at the treadmill's speed, 4.9% and 5.4% of the height per frame on
+/// `Running`; `Death` slides both feet): the output slides as much scaled by the legs' ratio,
+/// which in the human's heights is 1.45 times as much (its legs are 51% of its height, the
+/// robot's 35%), plus the turn of its stance (`Running` onto ModularMen_Casual 7.6% and 8.2%);
+/// and `Punch`, whose lunge puts the back foot beyond the human's reach (1.04% over the source's
+/// contacts against 0.234%).
 #[test]
 fn real_clips_with_plant_and_floor() {
     let Some(all) = real_clips() else {
         return;
     };
     let mut bounded = 0;
-    for f in all.iter().filter(|f| {
-        !f.at.starts_with("RobotExpressive.glb →")
-            || f.at
-                .starts_with("RobotExpressive.glb → RobotExpressive.glb")
-    }) {
+    for f in all.iter().filter(|f| !robot_not_met_on_humans(&f.at)) {
         let kept = f.kept.unwrap();
         assert!(
             kept <= f.source + 1e-6,
@@ -429,12 +448,12 @@ fn real_clips_with_plant_and_floor() {
         );
         bounded += 1;
     }
-    assert!(bounded >= 38, "{bounded} feet bounded");
+    assert!(bounded >= 76, "{bounded} feet bounded");
 }
 
-/// Not met: CMU onto RobotExpressive over the output's own contacts (math.md's measure; 0.64%
-/// and 0.58% against the source's 0.65% and 0.31%: its contact band, 3% of its height, takes in
-/// the low part of its swings, issue 15), and RobotExpressive's own clips onto the human
+/// Not met: CMU onto RobotExpressive over the output's own contacts (0.64% and 0.58% against
+/// the source's 0.65% and 0.31%: its contact band, 3% of its height, takes in the low part of its
+/// swings, issue 15), and RobotExpressive's clips of [`ROBOT_NOT_MET_ON_HUMANS`] onto the human
 /// targets (see [`real_clips_with_plant_and_floor`]); robot → robot `Punch`'s right foot over
 /// the output's own contacts (0.284% against the source's 0.234%: planting holds it where the
 /// source's slides).

@@ -100,6 +100,12 @@ pub struct Retargeter {
 
 const NONE: u32 = u32::MAX;
 
+/// How much higher than the nearest point's miss a foot out of reach may be held to keep its
+/// horizontal place ([`Retargeter::standing_height`]): a foot lifted by `miss / cos θ` for a
+/// leg θ from vertical, so 1.1 takes in the feet that stand below the hips (θ up to 24.6°),
+/// not the far strides and lunges.
+const LIFT_OVER_MISS: f32 = 1.1;
+
 /// An op after the core passes as the runtime runs it (pins by their index in the plan).
 #[derive(Debug, Clone, Copy)]
 enum Step {
@@ -415,7 +421,34 @@ impl Retargeter {
         if self.core.ik < 1.0 {
             goal = self.end_pos(k).lerp(goal, self.core.ik);
         }
+        if limb.leg {
+            goal.y = self.standing_height(k, goal);
+        }
         self.reach(k, target, goal);
+    }
+
+    /// The height leg `k`'s IK pass puts its foot at for `goal`: a goal out of the leg's reach
+    /// but above its horizontal place keeps that place, the foot held higher (see
+    /// [`Self::reachable_height`]), rather than pulled along the line to the hip, which slides a
+    /// standing foot as the hips bob (robot → human `Sitting`: 0.0086% of the height per
+    /// frame); unless that lifts it more than [`LIFT_OVER_MISS`] times the nearest point's miss
+    /// (a far stride or lunge, where the nearest point stays closer to the source's foot).
+    fn standing_height(&self, k: usize, goal: Vec3) -> f32 {
+        let [tu, tm, _] = self.plan.limbs[k].target;
+        let (a, b) = (
+            self.target_global[tu.index()].pos,
+            self.target_global[tm.index()].pos,
+        );
+        let miss = goal.distance(a) - (b.distance(a) + self.end_pos(k).distance(b));
+        if miss <= 0.0 {
+            return goal.y;
+        }
+        let y = self.reachable_height(k, goal, goal.y);
+        if y - goal.y <= LIFT_OVER_MISS * miss {
+            y
+        } else {
+            goal.y
+        }
     }
 
     /// The part of limb `k`'s IK goal that the hips' heading `yaw` turns: the target's own

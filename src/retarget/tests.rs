@@ -596,3 +596,53 @@ fn feet_at_the_source_position_keep_the_target_stance_turned() {
         assert!((mt - ms * k).length() < 1e-4, "{foot}: {mt} not {}", ms * k);
     }
 }
+
+/// The floor brings a height the leg cannot reach at the foot's horizontal place within reach
+/// there: straight legs leaning sideways, asked to reach a floor below them, keep their feet
+/// where the IK pass put them (they had straightened toward the goal below each foot and
+/// dragged it toward the point below the hip), and no foot ends below the floor.
+#[test]
+fn the_floor_does_not_drag_a_foot_it_cannot_lower() {
+    let profile = Profile::humanoid();
+    let (s, m) = sized(1.0);
+    let side = Rig {
+        skeleton: &s,
+        map: &m,
+        profile,
+    };
+    let h = s.stature();
+    let mut pose = Pose::rest(&s);
+    for thigh in ["LeftUpperLeg", "RightUpperLeg"] {
+        let i = s.find(thigh).unwrap().index();
+        pose.locals[i].rotation = Quat::from_rotation_z(0.2) * pose.locals[i].rotation;
+    }
+    let run = |ops: Vec<Op>| {
+        let options = RetargetOptions {
+            ops,
+            ..RetargetOptions::default()
+        };
+        let mut r = Retargeter::new(&side, &side, &options).unwrap();
+        let mut out = Pose::rest(&s);
+        r.retarget(&pose, &mut out).unwrap();
+        globals(&s, &out)
+    };
+    let floor = -0.1 * h;
+    let with_floor = Op::Floor(FloorOp {
+        height: floor,
+        ..FloorOp::default()
+    });
+    let (without, with) = (run(vec![]), run(vec![with_floor]));
+    let rest = globals(&s, &Pose::rest(&s));
+    for foot in ["LeftFoot", "RightFoot"] {
+        let i = s.find(foot).unwrap().index();
+        let (a, b) = (without[i].1, with[i].1);
+        assert!(
+            a.x - rest[i].1.x > 0.05 * h || rest[i].1.x - a.x > 0.05 * h,
+            "{foot}: the leg leans ({a} against {})",
+            rest[i].1
+        );
+        let moved = Vec3::new(b.x - a.x, 0.0, b.z - a.z).length();
+        assert!(moved <= 1e-5 * h, "{foot}: moved {moved} by the floor");
+        assert!(b.y >= floor, "{foot}: {b} below the floor");
+    }
+}

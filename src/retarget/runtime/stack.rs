@@ -195,9 +195,31 @@ impl Retargeter {
             let want = (height + (source - height) * w).max(0.0);
             let to = height + (want - height) * f.alpha;
             if to != height {
-                self.reach(k, target, Vec3::new(now.x, floor + rest + to, now.z));
+                let y = self.reachable_height(k, now, floor + rest + to);
+                self.reach(k, target, Vec3::new(now.x, y, now.z));
             }
         }
+    }
+
+    /// The height nearest `y` that limb `k`'s end can reach above (or below) `at` without
+    /// leaving `at`'s horizontal place: a goal out of the limb's reach would straighten it
+    /// toward the goal and drag the end sideways (a held foot sliding as the hips bob). `y`
+    /// itself when the limb reaches it, or when no height there is within reach.
+    pub(super) fn reachable_height(&self, k: usize, at: Vec3, y: f32) -> f32 {
+        let [tu, tm, _] = self.plan.limbs[k].target;
+        let (a, b) = (
+            self.target_global[tu.index()].pos,
+            self.target_global[tm.index()].pos,
+        );
+        // Within the solver's own clamp (`ik::two_bone` reaches (1 - 1e-6) of the length).
+        let length = (b.distance(a) + self.end_pos(k).distance(b)) * (1.0 - 4e-6);
+        let across = Vec3::new(at.x - a.x, 0.0, at.z - a.z).length_squared();
+        let room = length * length - across;
+        if room <= 0.0 {
+            return y;
+        }
+        let r = room.sqrt();
+        y.clamp(a.y - r, a.y + r)
     }
 
     /// The One-Euro filter over every driven bone's local rotation and every translated bone's
