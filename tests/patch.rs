@@ -177,3 +177,36 @@ fn letting_go_of_the_json_writes_the_same_file() {
         }
     }
 }
+
+/// A GLB whose JSON reading changed (an image file beside it embedded: new buffers and views)
+/// lets go of the JSON it holds, not of the file's JSON chunk: it writes the same file and
+/// answers `json()` as read.
+#[test]
+fn a_glb_with_an_embedded_image_lets_go_of_the_json_as_read() {
+    let src = std::fs::read(common::root().join("fixtures/mixamo.glb")).unwrap();
+    let len = u32::from_le_bytes(src[12..16].try_into().unwrap()) as usize;
+    let mut json: serde_json::Value = serde_json::from_slice(&src[20..20 + len]).unwrap();
+    json["images"] = serde_json::json!([{ "uri": "skin.png" }]);
+    let mut text = serde_json::to_vec(&json).unwrap();
+    text.resize(text.len().next_multiple_of(4), b' ');
+    let bin = &src[20 + len..];
+    let mut glb = b"glTF".to_vec();
+    glb.extend(2u32.to_le_bytes());
+    glb.extend(((20 + text.len() + bin.len()) as u32).to_le_bytes());
+    glb.extend((text.len() as u32).to_le_bytes());
+    glb.extend(b"JSON");
+    glb.extend(&text);
+    glb.extend(bin);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("with_image.glb");
+    std::fs::write(&path, glb).unwrap();
+    std::fs::write(dir.path().join("skin.png"), b"\x89PNG\r\n\x1a\n not really").unwrap();
+    let held = gltf_io::read(&path).unwrap();
+    assert!(held.json()["images"][0].get("bufferView").is_some());
+    let mut let_go = held.clone();
+    let_go.let_go_of_json();
+    assert_eq!(let_go.json(), held.json());
+    let mut let_go = held.clone();
+    let_go.let_go_of_json();
+    assert_eq!(let_go.to_parts(None).unwrap(), held.to_parts(None).unwrap());
+}

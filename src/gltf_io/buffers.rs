@@ -39,6 +39,11 @@ impl Buffer {
         Buffer { bytes, range }
     }
 
+    /// All the bytes it is a range of (a GLB's whole file, for its binary chunk).
+    pub(crate) fn whole(&self) -> &[u8] {
+        &self.bytes
+    }
+
     /// Keeps the first `len` bytes (as `Vec::truncate`).
     fn truncate(&mut self, len: usize) {
         self.range.end = self.range.end.min(self.range.start + len);
@@ -200,37 +205,37 @@ fn float_bytes<T, const N: usize>(
     f: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let (first, last) = (start / 4, end.saturating_sub(start) / 4 + start / 4);
-    let mut chunk = [0u8; 4096];
-    let mut used = 0;
-    let mut put = |x: f32, chunk: &mut [u8; 4096]| -> std::io::Result<()> {
-        chunk[used..used + 4].copy_from_slice(&x.to_le_bytes());
-        used += 4;
-        if used == chunk.len() {
-            f(&chunk[..])?;
-            used = 0;
-        }
-        Ok(())
-    };
-    // Whole items in the range go N floats at a time; the ends float by float.
-    let whole = first.div_ceil(N)..(last / N).min(items.len());
-    if whole.is_empty() {
-        for k in first..last {
-            put(floats(&items[k / N])[k % N], &mut chunk)?;
-        }
-    } else {
-        for k in first..whole.start * N {
-            put(floats(&items[k / N])[k % N], &mut chunk)?;
-        }
-        for item in &items[whole.clone()] {
-            for x in floats(item) {
-                put(x, &mut chunk)?;
+    // The floats at the ends (of items the range cuts), one by one.
+    let loose = |ks: std::ops::Range<usize>, f: &mut dyn FnMut(&[u8]) -> std::io::Result<()>| {
+        let mut chunk = [0u8; 4 * 64];
+        let mut used = 0;
+        for k in ks {
+            chunk[used..used + 4].copy_from_slice(&floats(&items[k / N])[k % N].to_le_bytes());
+            used += 4;
+            if used == chunk.len() {
+                f(&chunk)?;
+                used = 0;
             }
         }
-        for k in whole.end * N..last {
-            put(floats(&items[k / N])[k % N], &mut chunk)?;
-        }
+        f(&chunk[..used])
+    };
+    // Whole items in the range go in 4 KB batches, converted item by item.
+    let whole = first.div_ceil(N)..(last / N).min(items.len());
+    if whole.is_empty() {
+        return loose(first..last, f);
     }
-    f(&chunk[..used])
+    loose(first..whole.start * N, f)?;
+    let mut chunk = [0u8; 4096];
+    for batch in items[whole.clone()].chunks(chunk.len() / (4 * N)) {
+        let bytes = &mut chunk[..batch.len() * 4 * N];
+        for (out, item) in bytes.chunks_exact_mut(4 * N).zip(batch) {
+            for (o, x) in out.chunks_exact_mut(4).zip(floats(item)) {
+                o.copy_from_slice(&x.to_le_bytes());
+            }
+        }
+        f(bytes)?;
+    }
+    loose(whole.end * N..last, f)
 }
 
 /// The buffers of a document being written: the ones read, plus one buffer for data a patch

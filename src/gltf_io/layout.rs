@@ -11,6 +11,10 @@ use std::io::IoSlice;
 pub(crate) struct Usage {
     accessors: Vec<bool>,
     views: Vec<bool>,
+    /// Whether any `bufferView` key inside an `extensions` object refers to a view. When none
+    /// does, none will after a patch (which adds no extensions), and the walks over the whole
+    /// document that look for them are skipped.
+    extension_views: bool,
 }
 
 fn len_of(json: &Value, key: &str) -> usize {
@@ -69,6 +73,12 @@ fn visit_accessor_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
 /// Calls `f` on every JSON value that holds a buffer view index: accessors (and their sparse
 /// parts), images, and any `bufferView` key inside an `extensions` object (Draco and others).
 fn visit_view_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
+    visit_plain_view_refs(json, f);
+    visit_extension_views(json, false, f);
+}
+
+/// [`visit_view_refs`] but for the references inside `extensions` objects.
+fn visit_plain_view_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
     for acc in each_array(json, "accessors") {
         if let Some(v) = acc.get_mut("bufferView") {
             f(v);
@@ -86,7 +96,6 @@ fn visit_view_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
             f(v);
         }
     }
-    visit_extension_views(json, false, f);
 }
 
 fn visit_extension_views(v: &mut Value, inside: bool, f: &mut dyn FnMut(&mut Value)) {
@@ -124,9 +133,22 @@ impl Usage {
     /// written once for marking and renumbering; marking changes nothing.
     pub fn of(json: &mut Value) -> Usage {
         let (accessors, views) = (len_of(json, "accessors"), len_of(json, "bufferViews"));
+        let mut extension_views = false;
+        visit_extension_views(json, false, &mut |_| extension_views = true);
         Usage {
             accessors: mark(accessors, json, visit_accessor_refs),
-            views: mark(views, json, visit_view_refs),
+            views: mark(views, json, Usage::view_walk(extension_views)),
+            extension_views,
+        }
+    }
+
+    /// The walk over the buffer view references of a document whose extensions hold some
+    /// (`extension_views`) or none.
+    fn view_walk(extension_views: bool) -> Visitor {
+        if extension_views {
+            visit_view_refs
+        } else {
+            visit_plain_view_refs
         }
     }
 }
@@ -161,16 +183,17 @@ fn remove_items(json: &mut Value, key: &str, drop: &[bool], visit: Visitor) {
 /// Drops accessors, then buffer views, that were used before the patch and are not any more.
 /// Things the input already left unused are kept: skelnorm removes only what it orphaned.
 pub(crate) fn collect_garbage(json: &mut Value, before: &Usage) {
-    let now = Usage::of(json);
-    let drop: Vec<bool> = (0..now.accessors.len())
-        .map(|i| !now.accessors[i] && before.accessors.get(i).copied().unwrap_or(true))
+    let now = mark(len_of(json, "accessors"), json, visit_accessor_refs);
+    let drop: Vec<bool> = (0..now.len())
+        .map(|i| !now[i] && before.accessors.get(i).copied().unwrap_or(true))
         .collect();
     remove_items(json, "accessors", &drop, visit_accessor_refs);
-    let now = Usage::of(json);
-    let drop: Vec<bool> = (0..now.views.len())
-        .map(|i| !now.views[i] && before.views.get(i).copied().unwrap_or(true))
+    let views = Usage::view_walk(before.extension_views);
+    let now = mark(len_of(json, "bufferViews"), json, views);
+    let drop: Vec<bool> = (0..now.len())
+        .map(|i| !now[i] && before.views.get(i).copied().unwrap_or(true))
         .collect();
-    remove_items(json, "bufferViews", &drop, visit_view_refs);
+    remove_items(json, "bufferViews", &drop, views);
 }
 
 /// Places `len` bytes after `end` (the packed buffer's length so far) at the next 4-byte
@@ -393,5 +416,43 @@ impl serde::Serialize for OutJson<'_> {
             }
         }
         map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A view referred to only from inside an extension (Draco) is kept and renumbered when a
+    /// view before it is dropped; the walks into extensions are skipped only when the document
+    /// as read had no such reference.
+    #[test]
+    fn extension_views_are_kept_and_renumbered() {
+        let mut read = json!({
+            "accessors": [{ "bufferView": 0 }, { "bufferView": 1 }],
+            "bufferViews": [{}, {}, {}],
+            "meshes": [{ "primitives": [{
+                "attributes": { "POSITION": 1 },
+                "extensions": { "KHR_draco_mesh_compression": { "bufferView": 2 } }
+            }] }],
+            "animations": [{ "samplers": [{ "input": 0, "output": 0 }] }]
+        });
+        let before = Usage::of(&mut read);
+        assert!(before.extension_views);
+        let mut patched = read.clone();
+        patched["animations"] = json!([]);
+        collect_garbage(&mut patched, &before);
+        assert_eq!(patched["accessors"], json!([{ "bufferView": 0 }]));
+        assert_eq!(patched["bufferViews"], json!([{}, {}]));
+        let draco = &patched["meshes"][0]["primitives"][0]["extensions"];
+        assert_eq!(draco["KHR_draco_mesh_compression"]["bufferView"], 1);
+        assert_eq!(
+            patched["meshes"][0]["primitives"][0]["attributes"]["POSITION"],
+            0
+        );
+
+        let mut plain = json!({ "accessors": [{ "bufferView": 0 }], "bufferViews": [{}] });
+        assert!(!Usage::of(&mut plain).extension_views);
     }
 }

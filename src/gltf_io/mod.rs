@@ -28,7 +28,6 @@ use read::Keys;
 
 use crate::model::Model;
 use serde_json::Value;
-use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -62,6 +61,9 @@ pub struct Document {
     /// The JSON as read as compact text, once [`Document::let_go_of_json`] let go of the parsed
     /// one: it parses back into the same value (floats round-trip exactly).
     json_text: Option<Vec<u8>>,
+    /// Whether [`Document::let_go_of_json`] let go of the parsed JSON for the GLB's own JSON
+    /// chunk, which buffer 0 (its binary chunk) still holds, and which it was parsed from.
+    json_in_chunk: bool,
     buffers: Vec<buffers::BufferData>,
     /// The model as read, to tell what changed on write, and which accessors and buffer views
     /// the JSON as read uses; `None` for a document read only to be looked at
@@ -300,6 +302,7 @@ fn document(
             converted: None,
             json: OnceLock::from(json),
             json_text: None,
+            json_in_chunk: false,
             buffers,
         })
 }
@@ -313,15 +316,43 @@ impl Document {
     /// The JSON text kept by [`Document::let_go_of_json`], parsed. It was written from a parsed
     /// value, so it parses (to `null` if it ever did not).
     fn parse_json_text(&self) -> Value {
-        let text = self.json_text.as_deref().unwrap_or(b"null");
+        let chunk = self.json_in_chunk.then(|| self.json_chunk()).flatten();
+        let text = chunk.or(self.json_text.as_deref()).unwrap_or(b"null");
         serde_json::from_slice(text).unwrap_or_default()
+    }
+
+    /// The JSON chunk of a GLB file whose binary chunk is buffer 0 (held in place in the file's
+    /// bytes), when `json` (the JSON as read) is that chunk parsed as it is: no image file was
+    /// embedded, which adds buffers without a URI (in a GLB only buffer 0 has none).
+    fn json_chunk_of(&self, json: &Value) -> Option<&[u8]> {
+        let buffers = json.get("buffers").and_then(Value::as_array)?;
+        if self.format != Format::Glb || buffers.iter().skip(1).any(|b| b.get("uri").is_none()) {
+            return None;
+        }
+        self.json_chunk()
+    }
+
+    /// The JSON chunk of the GLB file whose binary chunk buffer 0 is, if it is one.
+    fn json_chunk(&self) -> Option<&[u8]> {
+        let bin = self.buffers.first()?.as_ref()?;
+        let split = container::split(bin.whole()).ok()?;
+        // Buffer 0 starts where the binary chunk does (it may end before the chunk's padding).
+        let same = split.bin.is_some_and(|b| b.as_ptr() == bin.as_ptr());
+        (split.format == Format::Glb && same).then_some(split.json)
     }
 
     /// Keeps the JSON as read as compact text rather than parsed (a tenth of the memory, for a
     /// file with many accessors) until it is next needed, say by [`Document::write`], which
     /// parses it then: for the stages' time, which do not look at it. Writes the same file.
+    /// A GLB file's JSON chunk, still in memory beside its binary chunk, is that text when
+    /// reading did not change the JSON (nothing to serialize, nothing more held).
     pub fn let_go_of_json(&mut self) {
         if let Some(json) = self.json.take() {
+            // A GLB's JSON chunk is still in memory: no text to make.
+            if self.json_chunk_of(&json).is_some() {
+                self.json_in_chunk = true;
+                return;
+            }
             match serde_json::to_vec(&json) {
                 Ok(text) => self.json_text = Some(text),
                 Err(_) => self.json = OnceLock::from(json),
@@ -366,18 +397,19 @@ impl Document {
             self.model == *original && self.model.clips.iter().all(|c| c.source.is_some())
         });
         if let (false, Some((original, used_before))) = (unchanged, original) {
-            // The animations are not copied: the patch puts each back, as read or rebuilt.
-            // The JSON as read, less its animations (`read` holds them): copied, or parsed
-            // afresh when only its text is held.
-            let (mut json, read) = match self.json.get() {
-                Some(read) => (without_animations(read), Cow::Borrowed(read)),
+            // The animations are copied once at most: the patch moves each back, as read or
+            // rebuilt. The JSON as read, less its animations (`read` holds them): copied, or
+            // parsed afresh when only its text is held.
+            let (mut json, mut read) = match self.json.get() {
+                Some(read) => without_animations(read),
                 None => {
                     let mut json = self.parse_json_text();
                     let read = take_animations(&mut json);
-                    (json, Cow::Owned(read))
+                    (json, read)
                 }
             };
-            patch::apply(&mut json, &read, &mut buffers, original, &self.model).map_err(fail)?;
+            patch::apply(&mut json, &mut read, &mut buffers, original, &self.model)
+                .map_err(fail)?;
             layout::collect_garbage(&mut json, used_before);
             let bin = layout::pack(&mut json, &buffers, bin_uri);
             return Ok(f(layout::OutJson::Whole(json), &bin));
@@ -553,19 +585,27 @@ fn take_animations(json: &mut Value) -> Value {
     Value::Object(read)
 }
 
-/// A copy of a document's JSON whose `animations` array holds nulls in place of the animations.
-fn without_animations(json: &Value) -> Value {
+/// [`take_animations`] of a copy of a document's JSON: the copy (its `animations` array holding
+/// nulls in place of the animations), and the animations.
+fn without_animations(json: &Value) -> (Value, Value) {
+    let mut read = serde_json::Map::new();
     let Some(map) = json.as_object() else {
-        return json.clone();
+        return (json.clone(), Value::Object(read));
     };
-    let copy = map.iter().map(|(k, v)| {
-        let v = match (k.as_str(), v.as_array()) {
-            ("animations", Some(anims)) => Value::Array(vec![Value::Null; anims.len()]),
-            _ => v.clone(),
-        };
-        (k.clone(), v)
-    });
-    Value::Object(copy.collect())
+    let copy: serde_json::Map<String, Value> = map
+        .iter()
+        .map(|(k, v)| {
+            let v = match (k.as_str(), v.as_array()) {
+                ("animations", Some(anims)) => {
+                    read.insert(k.clone(), v.clone());
+                    Value::Array(vec![Value::Null; anims.len()])
+                }
+                _ => v.clone(),
+            };
+            (k.clone(), v)
+        })
+        .collect();
+    (Value::Object(copy), Value::Object(read))
 }
 
 /// Bytes on disk of a glTF file and of the buffers and images it refers to by relative URI

@@ -28,12 +28,12 @@ fn nums(xs: &[f32]) -> Value {
     Value::Array(xs.iter().map(|&x| num(x)).collect())
 }
 
-/// Patches `json` (a copy of the document as read, `read`, whose animations may be left out:
-/// [`patch_clips`] puts each back, as read or rebuilt) with what changed from `original` to
-/// `model`.
+/// Patches `json` (a copy of the document as read whose animations may be left out:
+/// [`patch_clips`] puts each back, as read or rebuilt, taking it out of `read`, which holds
+/// them as `{"animations": […]}`) with what changed from `original` to `model`.
 pub(crate) fn apply(
     json: &mut Value,
-    read: &Value,
+    read: &mut Value,
     buffers: &mut OutBuffers,
     original: &Model,
     model: &Model,
@@ -502,11 +502,20 @@ impl Rebuild<'_> {
     }
 }
 
+/// The animation `a` of `read`, taken out of it (each is taken once, not copied); `null` when
+/// there is none.
+fn take_animation(read: &mut Value, a: usize) -> Value {
+    read.get_mut("animations")
+        .and_then(|anims| anims.get_mut(a))
+        .map(std::mem::take)
+        .unwrap_or(Value::Null)
+}
+
 /// Puts every animation of `read` into `json`: as read when its clips did not change, else
 /// rebuilt; then removes the ones left without clips and adds the clips not read from the file.
 fn patch_clips(
     json: &mut Value,
-    read: &Value,
+    read: &mut Value,
     buffers: &mut OutBuffers,
     original: &Model,
     model: &Model,
@@ -522,11 +531,11 @@ fn patch_clips(
     for a in 0..anim_count as u32 {
         let (new, old) = (of(&model.clips, a), of(&original.clips, a));
         if new == old {
-            let as_read = &read["animations"][a as usize];
-            if let Some(slot) = json.pointer_mut(&format!("/animations/{a}")) {
-                if slot != as_read {
-                    *slot = as_read.clone();
-                }
+            if let Some(slot) = json
+                .get_mut("animations")
+                .and_then(|v| v.get_mut(a as usize))
+            {
+                *slot = take_animation(read, a as usize);
             }
             continue;
         }
@@ -553,14 +562,14 @@ fn patch_clips(
 )]
 fn rebuild(
     json: &mut Value,
-    read: &Value,
+    read: &mut Value,
     buffers: &mut OutBuffers,
     model: &Model,
     new: &[&Clip],
     old: &[&Clip],
     a: Option<usize>,
 ) -> Result<(), ErrorKind> {
-    let anim = a.map_or_else(|| json!({}), |a| read["animations"][a].clone());
+    let anim = a.map_or_else(|| json!({}), |a| take_animation(read, a));
     let empty = Vec::new();
     let old_channels = anim
         .get("channels")

@@ -201,7 +201,7 @@ pub fn strip(
         }
     }
     let at_rest = AtRest::new(s, options.tolerance);
-    let moves = moving_bones(model, k, &at_rest);
+    let moves = moving_bones(model, k, &at_rest, &keep_position);
     let job = Job {
         skeleton: s,
         options,
@@ -239,16 +239,23 @@ pub fn strip(
 
 /// The bones of skeleton `k` that some clip moves away from their rest by translation. Such a
 /// bone keeps its translation tracks in every clip: players that carry a bone's pose from one
-/// clip into the next need them all.
-fn moving_bones(model: &Model, k: SkeletonId, at_rest: &AtRest) -> Vec<bool> {
+/// clip into the next need them all. Position bones keep theirs anyway: they are not looked at
+/// (false).
+fn moving_bones(
+    model: &Model,
+    k: SkeletonId,
+    at_rest: &AtRest,
+    position_bone: &[bool],
+) -> Vec<bool> {
     (0..model.skeleton(k).bones.len())
         .map(|b| {
-            model.clips.iter().filter(|c| c.skeleton == k).any(|c| {
-                c.tracks[b]
-                    .translation
-                    .as_ref()
-                    .is_some_and(|t| at_rest.translation(b, t) > at_rest.tolerance)
-            })
+            !position_bone[b]
+                && model.clips.iter().filter(|c| c.skeleton == k).any(|c| {
+                    c.tracks[b]
+                        .translation
+                        .as_ref()
+                        .is_some_and(|t| at_rest.translation_moves(b, t))
+                })
         })
         .collect()
 }
@@ -510,6 +517,16 @@ impl<'a> AtRest<'a> {
         let size = |v: Vec3| parent.transform_vector3(v).length() / self.height;
         let keys = t.max_distance(rest, |a, r| size(a - r));
         keys.max(self.tangents(t, size))
+    }
+
+    /// Whether [`AtRest::translation`] is over the tolerance, told from the first key that is
+    /// (the keys after it are not looked at).
+    fn translation_moves(&self, b: usize, t: &Track<Vec3>) -> bool {
+        let rest = self.skeleton.bones[b].rest.translation;
+        let parent = self.parents[b];
+        let size = |v: Vec3| parent.transform_vector3(v).length() / self.height;
+        (0..t.len()).any(|k| size(t.key(k) - rest) > self.tolerance)
+            || self.tangents(t, size) > self.tolerance
     }
 
     /// Largest angle of a key from the rest rotation, radians.
