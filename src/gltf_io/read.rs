@@ -454,7 +454,10 @@ mod tests {
             .chain(walkdir::WalkDir::new(root.join("../shared/assets")))
             .filter_map(Result::ok)
             .map(|e| e.into_path())
-            .filter(|p| crate::io::InputFormat::for_path(p) == Some(crate::io::InputFormat::Gltf))
+            .filter(|p| {
+                let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+                ["gltf", "glb", "vrm", "vrma"].contains(&ext.to_ascii_lowercase().as_str())
+            })
             .collect();
         files.sort();
         let mut compared = 0;
