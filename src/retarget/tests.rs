@@ -646,3 +646,65 @@ fn the_floor_does_not_drag_a_foot_it_cannot_lower() {
         assert!(b.y >= floor, "{foot}: {b} below the floor");
     }
 }
+
+/// The IK pass keeps a foot whose goal is just out of reach below a leg near vertical at the
+/// goal's horizontal place, held higher (a standing foot does not slide as the hips bob), and
+/// takes a far-out goal (a lunge) to the nearest point the leg reaches, on the line from the hip.
+/// The source is the target's own rig with its shin stretched (the foot's offset 8% longer), so
+/// the goal (the source's foot) is out of the target leg's reach by that much.
+#[test]
+fn a_foot_out_of_reach_keeps_its_place_below_the_hips_not_in_a_lunge() {
+    let profile = Profile::humanoid();
+    let (s, m) = sized(1.0);
+    let side = Rig {
+        skeleton: &s,
+        map: &m,
+        profile,
+    };
+    let h = s.stature();
+    let [thigh, shin, foot] =
+        ["LeftUpperLeg", "LeftLowerLeg", "LeftFoot"].map(|n| s.find(n).unwrap().index());
+    let rest = globals(&s, &Pose::rest(&s));
+    let length = rest[shin].1.distance(rest[thigh].1) + rest[foot].1.distance(rest[shin].1);
+    for (lean, keeps_place) in [(0.2f32, true), (0.6, false)] {
+        let mut pose = Pose::rest(&s);
+        pose.locals[thigh].rotation = Quat::from_rotation_z(lean) * pose.locals[thigh].rotation;
+        pose.locals[foot].translation *= 1.08;
+        let goal = globals(&s, &pose)[foot].1;
+        let mut r = Retargeter::new(&side, &side, &RetargetOptions::default()).unwrap();
+        let mut out = Pose::rest(&s);
+        r.retarget(&pose, &mut out).unwrap();
+        let g = globals(&s, &out);
+        let (hip, end) = (g[thigh].1, g[foot].1);
+        let miss = goal.distance(hip) - length;
+        assert!(
+            miss > 0.01 * h,
+            "lean {lean}: the goal is out of reach by {miss}"
+        );
+        assert!(
+            end.distance(hip) <= length * (1.0 + 1e-5),
+            "lean {lean}: the foot is out of the leg's reach"
+        );
+        let across = Vec3::new(end.x - goal.x, 0.0, end.z - goal.z).length();
+        if keeps_place {
+            assert!(
+                across <= 1e-5 * h,
+                "lean {lean}: the foot moved {across} across"
+            );
+            let lift = end.y - goal.y;
+            assert!(
+                lift > miss && lift <= 1.1 * miss,
+                "lean {lean}: held {lift} higher for a miss of {miss}"
+            );
+        } else {
+            // The nearest point: on the line from the hip to the goal, `length` from the hip.
+            let nearest = hip + (goal - hip).normalize() * length;
+            assert!(
+                end.distance(nearest) <= 1e-4 * h,
+                "lean {lean}: the foot is {} from the nearest point",
+                end.distance(nearest)
+            );
+            assert!(across > 0.01 * h, "lean {lean}: it kept its place");
+        }
+    }
+}
