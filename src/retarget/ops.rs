@@ -219,6 +219,14 @@ pub struct PlantOp {
     /// source's is unaffected; on one with a wide stance, hips that turn over a planted foot no
     /// longer swing the held foot around. Default: 20.
     pub stance_turn_deg: f32,
+    /// Pelvis motion: when a foot's goal is beyond its leg's reach (a held foot, or one the IK
+    /// pass could not put where it wanted: the back foot of a lunge on a target whose legs are
+    /// shorter than the source's stride), the hips move horizontally toward it by the part of
+    /// the miss that brings it back within reach, at most this far, fraction of the target's
+    /// height; then the legs are solved again (a foot within reach keeps its place). A held
+    /// foot is then held where the IK pass wanted it rather than where it reached. 0: off, the
+    /// foot goes to the nearest point the leg reaches and follows the hips. Default: 0.
+    pub max_pelvis_shift: f32,
 }
 
 impl Default for PlantOp {
@@ -232,6 +240,7 @@ impl Default for PlantOp {
             blend_s: 0.1,
             max_offset: 0.02,
             stance_turn_deg: 20.0,
+            max_pelvis_shift: 0.0,
         }
     }
 }
@@ -373,6 +382,12 @@ impl Op {
                     p.stance_turn_deg,
                     (0.0..=180.0).contains(&p.stance_turn_deg),
                     "must be between 0 and 180",
+                ),
+                (
+                    "max_pelvis_shift",
+                    p.max_pelvis_shift,
+                    p.max_pelvis_shift >= 0.0 && p.max_pelvis_shift.is_finite(),
+                    "must be at least 0",
                 ),
             ]),
             Op::Floor(f) => out.extend([

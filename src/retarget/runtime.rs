@@ -96,6 +96,9 @@ pub struct Retargeter {
     target_global: Vec<Global>,
     /// Per IK limb, [`Self::end_shifts`].
     end_shift: Vec<Vec3>,
+    /// Per IK limb, how far the IK pass's goal is from where it put the end this frame (a
+    /// leg's goal beyond its reach in a lunge); zero when it reached it or did not solve it.
+    ik_miss: Vec<Vec3>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -243,6 +246,7 @@ impl Retargeter {
             source_delta: vec![Quat::IDENTITY; ns],
             target_global: vec![Global::ROOT; nt],
             end_shift: vec![Vec3::ZERO; plan.limbs.len()],
+            ik_miss: vec![Vec3::ZERO; plan.limbs.len()],
             plan,
         })
     }
@@ -329,6 +333,7 @@ impl Retargeter {
         }
         self.follow_pass(target, true);
         self.positions(target);
+        self.ik_miss.fill(Vec3::ZERO);
         for k in 0..self.plan.limbs.len() {
             if self.plan.limbs[k].solve {
                 self.ik_pass(k, target);
@@ -425,6 +430,7 @@ impl Retargeter {
             goal.y = self.standing_height(k, goal);
         }
         self.reach(k, target, goal);
+        self.ik_miss[k] = goal - self.end_pos(k);
     }
 
     /// The height leg `k`'s IK pass puts its foot at for `goal`: a goal out of the leg's reach

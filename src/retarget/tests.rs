@@ -708,3 +708,80 @@ fn a_foot_out_of_reach_keeps_its_place_below_the_hips_not_in_a_lunge() {
         }
     }
 }
+
+/// Pelvis motion (`PlantOp::max_pelvis_shift`): a foot whose goal is beyond the leg's reach in a
+/// lunge (the source's shin stretched 8%, its thigh leaning 0.6 rad) is reached by moving the
+/// hips toward it, horizontally and at most `max_pelvis_shift` of the height; the other foot
+/// (its knee bent) keeps its place. At 0 (and without the change) the foot stops at the nearest point the leg
+/// reaches, more than 1% of the height across from its goal.
+#[test]
+fn pelvis_motion_moves_the_hips_toward_a_foot_out_of_reach() {
+    let profile = Profile::humanoid();
+    let (s, m) = sized(1.0);
+    let side = Rig {
+        skeleton: &s,
+        map: &m,
+        profile,
+    };
+    let h = s.stature();
+    let [hips, thigh, foot, other_thigh, other_shin, other] = [
+        "Hips",
+        "LeftUpperLeg",
+        "LeftFoot",
+        "RightUpperLeg",
+        "RightLowerLeg",
+        "RightFoot",
+    ]
+    .map(|n| s.find(n).unwrap().index());
+    let mut pose = Pose::rest(&s);
+    pose.locals[thigh].rotation = Quat::from_rotation_z(0.6) * pose.locals[thigh].rotation;
+    // The other knee bent, so that its foot has room to keep its place as the hips move.
+    let bend = |pose: &mut Pose, i: usize, a: f32| {
+        pose.locals[i].rotation = Quat::from_rotation_x(a) * pose.locals[i].rotation;
+    };
+    bend(&mut pose, other_thigh, -0.4);
+    bend(&mut pose, other_shin, 0.8);
+    pose.locals[foot].translation *= 1.08;
+    let goal = globals(&s, &pose)[foot].1;
+    let run = |max: f32| {
+        let options = RetargetOptions {
+            ops: vec![Op::Plant(PlantOp {
+                max_pelvis_shift: max,
+                ..PlantOp::default()
+            })],
+            ..RetargetOptions::default()
+        };
+        let mut r = Retargeter::new(&side, &side, &options).unwrap();
+        let mut out = Pose::rest(&s);
+        r.retarget(&pose, &mut out).unwrap();
+        globals(&s, &out)
+    };
+    let (off, on) = (run(0.0), run(0.2));
+    let across = |g: &[(Quat, Vec3)]| {
+        let d = g[foot].1 - goal;
+        Vec3::new(d.x, 0.0, d.z).length()
+    };
+    assert!(across(&off) > 0.01 * h, "off: {}", across(&off));
+    assert!(
+        on[foot].1.distance(goal) <= 1e-4 * h,
+        "on: the foot is {} from its goal",
+        on[foot].1.distance(goal)
+    );
+    let moved = on[hips].1 - off[hips].1;
+    assert!(moved.y.abs() <= 1e-6 * h, "the hips moved up {}", moved.y);
+    let flat = Vec3::new(moved.x, 0.0, moved.z).length();
+    assert!(
+        flat > 0.01 * h && flat <= 0.2 * h * (1.0 + 1e-5),
+        "the hips moved {flat}"
+    );
+    assert!(
+        on[other].1.distance(off[other].1) <= 1e-5 * h,
+        "the other foot moved {}",
+        on[other].1.distance(off[other].1)
+    );
+    // Limited: a shift of 1% of the height does not reach it.
+    let short = run(0.01);
+    let moved = short[hips].1 - off[hips].1;
+    assert!(Vec3::new(moved.x, 0.0, moved.z).length() <= 0.01 * h * (1.0 + 1e-4));
+    assert!(across(&short) > 1e-3 * h);
+}

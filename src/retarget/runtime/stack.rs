@@ -28,6 +28,9 @@ pub(crate) struct PlantState {
     /// The hips' heading the foot's stance turns with while it is held (the heading when the
     /// contact began, kept within `stance_turn_deg` of the hips' now); the hips' own otherwise.
     heading: Quat,
+    /// Where this frame's hold puts the target's foot (skeleton space), when it is held (or,
+    /// with pelvis motion, when its goal is beyond the leg's reach).
+    goal: Option<Vec3>,
 }
 
 impl Default for PlantState {
@@ -40,6 +43,7 @@ impl Default for PlantState {
             last: None,
             last_end: Vec3::ZERO,
             heading: Quat::IDENTITY,
+            goal: None,
         }
     }
 }
@@ -89,7 +93,12 @@ impl Retargeter {
             let foot = self.source_global[limb.source[2].index()].pos;
             // In the travelling frame (skeleton space unless `--in-place`).
             let shift = self.removed_travel;
-            let passes = self.end_pos(k) + shift;
+            let mut passes = self.end_pos(k) + shift;
+            if p.max_pelvis_shift > 0.0 {
+                // Pelvis motion may bring a goal the IK pass could not reach back within
+                // reach: the foot is measured, and held, where the IK pass wanted it.
+                passes += self.ik_miss[k];
+            }
             let held_heading = self.plant[k].heading;
             let st = &mut self.plant[k];
             st.low = st.low.min(foot.y);
@@ -146,12 +155,69 @@ impl Retargeter {
                 st.anchor -= off * (1.0 - slack / off.length());
             }
             let w = st.weight * p.alpha;
-            if w <= 0.0 {
+            st.goal = (w > 0.0).then(|| {
+                let held = now.lerp(st.anchor, w) - shift;
+                Vec3::new(held.x, now.y, held.z)
+            });
+            if st.goal.is_none() && p.max_pelvis_shift > 0.0 && self.ik_miss[k] != Vec3::ZERO {
+                // Not held, but beyond reach: pelvis motion brings its IK goal within reach
+                // too (a lunge's back foot on its way into a contact).
+                st.goal = Some(passes - shift);
+            }
+        }
+        if p.max_pelvis_shift > 0.0 {
+            self.pelvis_shift(p.max_pelvis_shift * self.target_height, target);
+        }
+        for k in 0..self.plan.limbs.len() {
+            if let Some(goal) = self.plant[k].goal {
+                self.reach(k, target, goal);
+            }
+        }
+    }
+
+    /// Pelvis motion (`PlantOp::max_pelvis_shift`): the hips (or the bone that carries them
+    /// and the legs) move horizontally toward each foot whose goal is beyond its leg's reach (a
+    /// held foot, or one the IK pass could not put at its goal), by the part of the miss that
+    /// takes the goal back within reach at the hip's height; the moves of both legs are summed
+    /// and at most `max` long. The legs without a goal are bent back to where their feet were.
+    /// Without it such a foot goes to the nearest point the leg reaches, on the line from the
+    /// hip, and follows the hips (the back foot of a lunge the target's legs are too short for).
+    fn pelvis_shift(&mut self, max: f32, target: &mut Pose) {
+        let mut shift = Vec3::ZERO;
+        for k in 0..self.plan.limbs.len() {
+            let Some(goal) = self.plant[k].goal else {
+                continue;
+            };
+            let (a, length) = self.limb_reach(k);
+            // Within the solver's own clamp (`ik::two_bone` reaches (1 - 1e-6) of the length).
+            let length = length * (1.0 - 4e-6);
+            let room = length * length - (goal.y - a.y) * (goal.y - a.y);
+            let across = Vec3::new(goal.x - a.x, 0.0, goal.z - a.z);
+            let h = across.length();
+            if room <= 0.0 || h * h <= room {
                 continue;
             }
-            let held = now.lerp(st.anchor, w) - shift;
-            self.reach(k, target, Vec3::new(held.x, now.y, held.z));
+            shift += across * ((h - room.sqrt()) / h);
         }
+        let len = shift.length();
+        if len <= 0.0 {
+            return;
+        }
+        if len > max {
+            shift *= max / len;
+        }
+        for k in 0..self.plan.limbs.len() {
+            if self.plan.limbs[k].leg && self.plant[k].goal.is_none() {
+                // Not held: its foot stays where the passes put it.
+                self.plant[k].goal = Some(self.end_pos(k));
+            }
+        }
+        let th = self.plan.target_hips.index();
+        let moved = self.plan.target_carrier.map_or(th, |c| c.index());
+        let parent = self.global_of(target, self.target_parents[moved]);
+        let now = parent.child(&target.locals[moved]).pos;
+        target.locals[moved].translation = parent.local_translation(now + shift);
+        self.positions(target);
     }
 
     /// The floor constraint: the hips (their joint and the thighs') are lifted above the floor,
