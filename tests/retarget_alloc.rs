@@ -37,6 +37,17 @@ fn retarget_allocates_nothing_per_call() {
         ],
         ..RetargetOptions::default()
     });
+    // Planting with pelvis motion (the hips moved toward a foot out of reach).
+    allocates_nothing(&RetargetOptions {
+        ops: vec![
+            Op::Plant(PlantOp {
+                max_pelvis_shift: 0.3,
+                ..PlantOp::default()
+            }),
+            Op::Floor(FloorOp::default()),
+        ],
+        ..RetargetOptions::default()
+    });
     // The Mirror op (half blended, so the blend runs too) after the stack.
     allocates_nothing(&RetargetOptions {
         ops: vec![
