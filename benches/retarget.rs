@@ -101,6 +101,19 @@ fn main() {
             },
         ),
         (
+            "… + pelvis 0.2",
+            RetargetOptions {
+                ops: vec![
+                    Op::Plant(PlantOp {
+                        max_pelvis_shift: 0.2,
+                        ..PlantOp::default()
+                    }),
+                    Op::Floor(FloorOp::default()),
+                ],
+                ..RetargetOptions::default()
+            },
+        ),
+        (
             "… + mirror",
             RetargetOptions {
                 ops: vec![
