@@ -44,6 +44,38 @@ fn globals(s: &Skeleton, p: &Pose) -> Vec<(Quat, Vec3)> {
         .collect()
 }
 
+/// `pose` of the rig `s` (mapped by `m`) retargeted onto the rig itself with `options`: the
+/// output pose's globals.
+fn onto_itself(
+    s: &Skeleton,
+    m: &BoneMap,
+    pose: &Pose,
+    options: &RetargetOptions,
+) -> Vec<(Quat, Vec3)> {
+    let rig = Rig {
+        skeleton: s,
+        map: m,
+        profile: Profile::humanoid(),
+    };
+    let mut r = Retargeter::new(&rig, &rig, options).unwrap();
+    let mut out = Pose::rest(s);
+    r.retarget(pose, &mut out).unwrap();
+    globals(s, &out)
+}
+
+/// The default passes followed by `ops`.
+fn with_ops(ops: Vec<Op>) -> RetargetOptions {
+    RetargetOptions {
+        ops,
+        ..RetargetOptions::default()
+    }
+}
+
+/// How far apart `a` and `b` are horizontally.
+fn across(a: Vec3, b: Vec3) -> f32 {
+    Vec3::new(a.x - b.x, 0.0, a.z - b.z).length()
+}
+
 fn quat() -> impl Strategy<Value = Quat> {
     (-0.6f32..0.6, -0.6f32..0.6, -0.6f32..0.6)
         .prop_map(|(x, y, z)| Quat::from_euler(glam::EulerRot::XYZ, x, y, z))
@@ -110,12 +142,7 @@ fn in_place_and_root_motion_move_the_travel() {
     let mut sp = Pose::rest(&s);
     sp.locals[hips].translation += Vec3::new(0.4, -0.1, 0.9);
     sp.locals[hips].rotation = turn * sp.locals[hips].rotation;
-    let pose = |o: RetargetOptions| {
-        let mut r = Retargeter::new(&rig, &rig, &o).unwrap();
-        let mut tp = Pose::rest(&s);
-        r.retarget(&sp, &mut tp).unwrap();
-        globals(&s, &tp)
-    };
+    let pose = |o: RetargetOptions| onto_itself(&s, &m, &sp, &o);
     let plain = pose(no_ik());
     let rest = globals(&s, &Pose::rest(&s));
     assert!((plain[hips].1 - (rest[hips].1 + Vec3::new(0.4, -0.1, 0.9))).length() < 1e-5);
@@ -603,29 +630,14 @@ fn feet_at_the_source_position_keep_the_target_stance_turned() {
 /// dragged it toward the point below the hip), and no foot ends below the floor.
 #[test]
 fn the_floor_does_not_drag_a_foot_it_cannot_lower() {
-    let profile = Profile::humanoid();
     let (s, m) = sized(1.0);
-    let side = Rig {
-        skeleton: &s,
-        map: &m,
-        profile,
-    };
     let h = s.stature();
     let mut pose = Pose::rest(&s);
     for thigh in ["LeftUpperLeg", "RightUpperLeg"] {
         let i = s.find(thigh).unwrap().index();
         pose.locals[i].rotation = Quat::from_rotation_z(0.2) * pose.locals[i].rotation;
     }
-    let run = |ops: Vec<Op>| {
-        let options = RetargetOptions {
-            ops,
-            ..RetargetOptions::default()
-        };
-        let mut r = Retargeter::new(&side, &side, &options).unwrap();
-        let mut out = Pose::rest(&s);
-        r.retarget(&pose, &mut out).unwrap();
-        globals(&s, &out)
-    };
+    let run = |ops: Vec<Op>| onto_itself(&s, &m, &pose, &with_ops(ops));
     let floor = -0.1 * h;
     let with_floor = Op::Floor(FloorOp {
         height: floor,
@@ -641,7 +653,7 @@ fn the_floor_does_not_drag_a_foot_it_cannot_lower() {
             "{foot}: the leg leans ({a} against {})",
             rest[i].1
         );
-        let moved = Vec3::new(b.x - a.x, 0.0, b.z - a.z).length();
+        let moved = across(b, a);
         assert!(moved <= 1e-5 * h, "{foot}: moved {moved} by the floor");
         assert!(b.y >= floor, "{foot}: {b} below the floor");
     }
@@ -654,13 +666,7 @@ fn the_floor_does_not_drag_a_foot_it_cannot_lower() {
 /// the goal (the source's foot) is out of the target leg's reach by that much.
 #[test]
 fn a_foot_out_of_reach_keeps_its_place_below_the_hips_not_in_a_lunge() {
-    let profile = Profile::humanoid();
     let (s, m) = sized(1.0);
-    let side = Rig {
-        skeleton: &s,
-        map: &m,
-        profile,
-    };
     let h = s.stature();
     let [thigh, shin, foot] =
         ["LeftUpperLeg", "LeftLowerLeg", "LeftFoot"].map(|n| s.find(n).unwrap().index());
@@ -671,10 +677,7 @@ fn a_foot_out_of_reach_keeps_its_place_below_the_hips_not_in_a_lunge() {
         pose.locals[thigh].rotation = Quat::from_rotation_z(lean) * pose.locals[thigh].rotation;
         pose.locals[foot].translation *= 1.08;
         let goal = globals(&s, &pose)[foot].1;
-        let mut r = Retargeter::new(&side, &side, &RetargetOptions::default()).unwrap();
-        let mut out = Pose::rest(&s);
-        r.retarget(&pose, &mut out).unwrap();
-        let g = globals(&s, &out);
+        let g = onto_itself(&s, &m, &pose, &RetargetOptions::default());
         let (hip, end) = (g[thigh].1, g[foot].1);
         let miss = goal.distance(hip) - length;
         assert!(
@@ -685,7 +688,7 @@ fn a_foot_out_of_reach_keeps_its_place_below_the_hips_not_in_a_lunge() {
             end.distance(hip) <= length * (1.0 + 1e-5),
             "lean {lean}: the foot is out of the leg's reach"
         );
-        let across = Vec3::new(end.x - goal.x, 0.0, end.z - goal.z).length();
+        let across = across(end, goal);
         if keeps_place {
             assert!(
                 across <= 1e-5 * h,
@@ -716,13 +719,7 @@ fn a_foot_out_of_reach_keeps_its_place_below_the_hips_not_in_a_lunge() {
 /// reaches, more than 1% of the height across from its goal.
 #[test]
 fn pelvis_motion_moves_the_hips_toward_a_foot_out_of_reach() {
-    let profile = Profile::humanoid();
     let (s, m) = sized(1.0);
-    let side = Rig {
-        skeleton: &s,
-        map: &m,
-        profile,
-    };
     let h = s.stature();
     let [hips, thigh, foot, other_thigh, other_shin, other] = [
         "Hips",
@@ -744,24 +741,15 @@ fn pelvis_motion_moves_the_hips_toward_a_foot_out_of_reach() {
     pose.locals[foot].translation *= 1.08;
     let goal = globals(&s, &pose)[foot].1;
     let run = |max: f32| {
-        let options = RetargetOptions {
-            ops: vec![Op::Plant(PlantOp {
-                max_pelvis_shift: max,
-                ..PlantOp::default()
-            })],
-            ..RetargetOptions::default()
-        };
-        let mut r = Retargeter::new(&side, &side, &options).unwrap();
-        let mut out = Pose::rest(&s);
-        r.retarget(&pose, &mut out).unwrap();
-        globals(&s, &out)
+        let plant = Op::Plant(PlantOp {
+            max_pelvis_shift: max,
+            ..PlantOp::default()
+        });
+        onto_itself(&s, &m, &pose, &with_ops(vec![plant]))
     };
     let (off, on) = (run(0.0), run(0.2));
-    let across = |g: &[(Quat, Vec3)]| {
-        let d = g[foot].1 - goal;
-        Vec3::new(d.x, 0.0, d.z).length()
-    };
-    assert!(across(&off) > 0.01 * h, "off: {}", across(&off));
+    let off_goal = |g: &[(Quat, Vec3)]| across(g[foot].1, goal);
+    assert!(off_goal(&off) > 0.01 * h, "off: {}", off_goal(&off));
     assert!(
         on[foot].1.distance(goal) <= 1e-4 * h,
         "on: the foot is {} from its goal",
@@ -769,7 +757,7 @@ fn pelvis_motion_moves_the_hips_toward_a_foot_out_of_reach() {
     );
     let moved = on[hips].1 - off[hips].1;
     assert!(moved.y.abs() <= 1e-6 * h, "the hips moved up {}", moved.y);
-    let flat = Vec3::new(moved.x, 0.0, moved.z).length();
+    let flat = across(on[hips].1, off[hips].1);
     assert!(
         flat > 0.01 * h && flat <= 0.2 * h * (1.0 + 1e-5),
         "the hips moved {flat}"
@@ -781,7 +769,6 @@ fn pelvis_motion_moves_the_hips_toward_a_foot_out_of_reach() {
     );
     // Limited: a shift of 1% of the height does not reach it.
     let short = run(0.01);
-    let moved = short[hips].1 - off[hips].1;
-    assert!(Vec3::new(moved.x, 0.0, moved.z).length() <= 0.01 * h * (1.0 + 1e-4));
-    assert!(across(&short) > 1e-3 * h);
+    assert!(across(short[hips].1, off[hips].1) <= 0.01 * h * (1.0 + 1e-4));
+    assert!(off_goal(&short) > 1e-3 * h);
 }
