@@ -115,15 +115,23 @@ fn source_follow(
         let p = source.profile.find(&target.profile.bone(q).name)?;
         source.map.get(p)
     };
-    let (sb, sa) = (counterpart(bone)?, counterpart(anchor)?);
-    if path(source.skeleton, sa, sb).is_some() {
-        return None;
+    SourceFollow::apart(
+        plan,
+        source.skeleton,
+        counterpart(anchor)?,
+        counterpart(bone)?,
+    )
+}
+
+impl SourceFollow {
+    /// Source bone `bone` with its `anchor`, when it does not hang below the anchor.
+    fn apart(plan: &Plan, source: &Skeleton, anchor: BoneId, bone: BoneId) -> Option<Self> {
+        path(source, anchor, bone).is_none().then(|| SourceFollow {
+            bone,
+            anchor,
+            rest: plan.source_rest[bone.index()].1 - plan.source_rest[anchor.index()].1,
+        })
     }
-    Some(SourceFollow {
-        bone: sb,
-        anchor: sa,
-        rest: plan.source_rest[sb.index()].1 - plan.source_rest[sa.index()].1,
-    })
 }
 
 /// A pinned target bone (a `Pin` op): it takes `from`'s global transform, times `offset` (its
@@ -1032,13 +1040,8 @@ fn ik_limb(
             (p, Some(rest_offset(&plan.target_rest, t[1], t[2])))
         }
     };
-    let end_follow = end_offset
-        .and(path(source.skeleton, s[1], s[2]).is_none().then_some(()))
-        .map(|()| SourceFollow {
-            bone: s[2],
-            anchor: s[1],
-            rest: plan.source_rest[s[2].index()].1 - plan.source_rest[s[1].index()].1,
-        });
+    let end_follow =
+        end_offset.and_then(|_| SourceFollow::apart(plan, source.skeleton, s[1], s[2]));
     let length = |rest: &[(Quat, Vec3)], ids: &[BoneId; 3]| {
         rest[ids[0].index()].1.distance(rest[ids[1].index()].1)
             + rest[ids[1].index()].1.distance(rest[ids[2].index()].1)

@@ -188,9 +188,7 @@ impl Retargeter {
             let Some(goal) = self.plant[k].goal else {
                 continue;
             };
-            let (a, length) = self.limb_reach(k);
-            // Within the solver's own clamp (`ik::two_bone` reaches (1 - 1e-6) of the length).
-            let length = length * (1.0 - 4e-6);
+            let (a, length) = self.solver_reach(k);
             let room = length * length - (goal.y - a.y) * (goal.y - a.y);
             let across = Vec3::new(goal.x - a.x, 0.0, goal.z - a.z);
             let h = across.length();
@@ -267,14 +265,19 @@ impl Retargeter {
         }
     }
 
+    /// [`Self::limb_reach`], its length within the solver's own clamp (`ik::two_bone` reaches
+    /// (1 - 1e-6) of the length).
+    fn solver_reach(&self, k: usize) -> (Vec3, f32) {
+        let (a, length) = self.limb_reach(k);
+        (a, length * (1.0 - 4e-6))
+    }
+
     /// The height nearest `y` that limb `k`'s end can reach above (or below) `at` without
     /// leaving `at`'s horizontal place: a goal out of the limb's reach would straighten it
     /// toward the goal and drag the end sideways (a held foot sliding as the hips bob). `y`
     /// itself when the limb reaches it, or when no height there is within reach.
     pub(super) fn reachable_height(&self, k: usize, at: Vec3, y: f32) -> f32 {
-        let (a, length) = self.limb_reach(k);
-        // Within the solver's own clamp (`ik::two_bone` reaches (1 - 1e-6) of the length).
-        let length = length * (1.0 - 4e-6);
+        let (a, length) = self.solver_reach(k);
         let across = Vec3::new(at.x - a.x, 0.0, at.z - a.z).length_squared();
         let room = length * length - across;
         if room <= 0.0 {
