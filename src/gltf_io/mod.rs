@@ -313,8 +313,8 @@ impl Document {
         self.json.get_or_init(|| self.parse_json_text())
     }
 
-    /// The JSON text kept by [`Document::let_go_of_json`], parsed. It was written from a parsed
-    /// value, so it parses (to `null` if it ever did not).
+    /// The JSON text kept by [`Document::let_go_of_json`] (written from the parsed value, or the
+    /// GLB's JSON chunk it was parsed from), parsed: so it parses (to `null` if it ever did not).
     fn parse_json_text(&self) -> Value {
         let chunk = self.json_in_chunk.then(|| self.json_chunk()).flatten();
         let text = chunk.or(self.json_text.as_deref()).unwrap_or(b"null");
@@ -397,17 +397,13 @@ impl Document {
             self.model == *original && self.model.clips.iter().all(|c| c.source.is_some())
         });
         if let (false, Some((original, used_before))) = (unchanged, original) {
-            // The animations are copied once at most: the patch moves each back, as read or
-            // rebuilt. The JSON as read, less its animations (`read` holds them): copied, or
-            // parsed afresh when only its text is held.
-            let (mut json, mut read) = match self.json.get() {
-                Some(read) => without_animations(read),
-                None => {
-                    let mut json = self.parse_json_text();
-                    let read = take_animations(&mut json);
-                    (json, read)
-                }
+            // The JSON as read, copied (or parsed afresh when only its text is held), less its
+            // animations (`read` holds them): the patch moves each back, as read or rebuilt.
+            let mut json = match self.json.get() {
+                Some(read) => read.clone(),
+                None => self.parse_json_text(),
             };
+            let mut read = take_animations(&mut json);
             patch::apply(&mut json, &mut read, &mut buffers, original, &self.model)
                 .map_err(fail)?;
             layout::collect_garbage(&mut json, used_before);
@@ -570,9 +566,9 @@ impl Document {
     }
 }
 
-/// Takes the animations out of `json` as [`without_animations`] leaves them out of its copy,
-/// and returns them as the document `{"animations": …}` (what patching reads of the JSON as
-/// read).
+/// Takes the animations out of `json`, leaving its `animations` array holding nulls in their
+/// places, and returns them as the document `{"animations": …}` (what patching reads of the
+/// JSON as read).
 fn take_animations(json: &mut Value) -> Value {
     let mut read = serde_json::Map::new();
     if let Some(map) = json.as_object_mut() {
@@ -583,29 +579,6 @@ fn take_animations(json: &mut Value) -> Value {
         }
     }
     Value::Object(read)
-}
-
-/// [`take_animations`] of a copy of a document's JSON: the copy (its `animations` array holding
-/// nulls in place of the animations), and the animations.
-fn without_animations(json: &Value) -> (Value, Value) {
-    let mut read = serde_json::Map::new();
-    let Some(map) = json.as_object() else {
-        return (json.clone(), Value::Object(read));
-    };
-    let copy: serde_json::Map<String, Value> = map
-        .iter()
-        .map(|(k, v)| {
-            let v = match (k.as_str(), v.as_array()) {
-                ("animations", Some(anims)) => {
-                    read.insert(k.clone(), v.clone());
-                    Value::Array(vec![Value::Null; anims.len()])
-                }
-                _ => v.clone(),
-            };
-            (k.clone(), v)
-        })
-        .collect();
-    (Value::Object(copy), Value::Object(read))
 }
 
 /// Bytes on disk of a glTF file and of the buffers and images it refers to by relative URI
