@@ -510,11 +510,16 @@ impl<'a> AtRest<'a> {
         }
     }
 
+    /// The length of a move `v` of bone `b`'s translation, in the scene, over the height.
+    fn translation_size(&self, b: usize) -> impl Fn(Vec3) -> f32 + '_ {
+        let parent = self.parents[b];
+        move |v| parent.transform_vector3(v).length() / self.height
+    }
+
     /// Largest distance of a key from the rest translation, in the scene, over the height.
     fn translation(&self, b: usize, t: &Track<Vec3>) -> f32 {
         let rest = self.skeleton.bones[b].rest.translation;
-        let parent = self.parents[b];
-        let size = |v: Vec3| parent.transform_vector3(v).length() / self.height;
+        let size = self.translation_size(b);
         let keys = t.max_distance(rest, |a, r| size(a - r));
         keys.max(self.tangents(t, size))
     }
@@ -523,8 +528,7 @@ impl<'a> AtRest<'a> {
     /// (the keys after it are not looked at).
     fn translation_moves(&self, b: usize, t: &Track<Vec3>) -> bool {
         let rest = self.skeleton.bones[b].rest.translation;
-        let parent = self.parents[b];
-        let size = |v: Vec3| parent.transform_vector3(v).length() / self.height;
+        let size = self.translation_size(b);
         (0..t.len()).any(|k| size(t.key(k) - rest) > self.tolerance)
             || self.tangents(t, size) > self.tolerance
     }
