@@ -544,6 +544,7 @@ mod tests {
             skate,
             length_drift: 0.0,
             ops: None,
+            treadmill: None,
         }
     }
 
