@@ -161,3 +161,80 @@ fn median(values: impl Iterator<Item = f32>) -> f32 {
         0.5 * (v[n / 2 - 1] + v[n / 2])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` frames of a foot that stands (at its lowest) 12 frames of every 20 and swings 0.2 up
+    /// the other 8, `phase` frames into its cycle; `slide(frame)` is its velocity while it
+    /// stands.
+    fn foot(n: usize, phase: usize, slide: impl Fn(usize) -> Vec3, dt: f32) -> Vec<Vec3> {
+        let mut at = Vec3::ZERO;
+        (0..n)
+            .map(|f| {
+                let k = (f + phase) % 20;
+                let standing = k < 12;
+                at += if standing {
+                    slide(f) * dt
+                } else {
+                    Vec3::Z * 0.1
+                };
+                Vec3::new(at.x, if standing { 0.0 } else { 0.2 }, at.z)
+            })
+            .collect()
+    }
+
+    const DT: f32 = 1.0 / 30.0;
+    const STILL: [Vec3; 60] = [Vec3::ZERO; 60];
+
+    /// A velocity of 2 units per second turning 137.5° a frame.
+    fn turning(f: usize) -> Vec3 {
+        let a = (f as f32 * 137.5).to_radians();
+        Vec3::new(a.sin(), 0.0, a.cos()) * 2.0
+    }
+
+    fn run(pelvis: &[Vec3], slides: [&dyn Fn(usize) -> Vec3; 2]) -> Option<Vec3> {
+        let feet = [foot(60, 0, slides[0], DT), foot(60, 10, slides[1], DT)];
+        ground_velocity(pelvis, &feet, DT, 0.05, 0.25)
+    }
+
+    #[test]
+    fn feet_sliding_back_together_under_still_hips_are_on_a_treadmill() {
+        let g = run(&STILL, [&|_| -Vec3::Z * 1.5, &|_| -Vec3::Z * 1.5]).unwrap();
+        assert!(g.distance(-Vec3::Z * 1.5) < 1e-5, "{g}");
+        // Sliding at uneven speeds (an animator's treadmill), the median.
+        let uneven = |f: usize| -Vec3::Z * (1.0 + (f % 5) as f32 * 0.25);
+        let g = run(&STILL, [&uneven, &uneven]).unwrap();
+        assert!(g.distance(-Vec3::Z * 1.5) < 1e-5, "{g}");
+    }
+
+    #[test]
+    fn standing_slow_or_odd_feet_have_no_treadmill() {
+        // Standing.
+        assert_eq!(run(&STILL, [&|_| Vec3::ZERO, &|_| Vec3::ZERO]), None);
+        // Slower than planting's speed: planted as they are.
+        assert_eq!(
+            run(&STILL, [&|_| -Vec3::Z * 0.2, &|_| -Vec3::Z * 0.2]),
+            None
+        );
+        // Slides every which way (as `Death`'s).
+        assert_eq!(run(&STILL, [&turning, &turning]), None);
+        // Sliding for a few frames and standing the rest (as `WalkJump`'s): the median stands.
+        let once = |f: usize| if f < 8 { -Vec3::Z * 3.0 } else { Vec3::ZERO };
+        assert_eq!(run(&STILL, [&once, &once]), None);
+    }
+
+    #[test]
+    fn travelling_hips_have_no_treadmill() {
+        // The hips travel forward at a third of the feet's slide.
+        let travel: Vec<Vec3> = (0..60).map(|f| Vec3::Z * 0.5 * DT * f as f32).collect();
+        assert_eq!(
+            run(&travel, [&|_| -Vec3::Z * 1.5, &|_| -Vec3::Z * 1.5]),
+            None
+        );
+        // Too few steps: none.
+        let feet = [vec![Vec3::ZERO, -Vec3::Z * 0.05, -Vec3::Z * 0.1]];
+        assert_eq!(ground_velocity(&STILL, &feet, DT, 0.05, 0.25), None);
+    }
+}
