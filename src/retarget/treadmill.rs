@@ -131,7 +131,7 @@ pub fn ground_velocity(
         median(steps.iter().map(|v| v.z)),
     );
     let g = ground.length();
-    if !(g > speed) {
+    if g.is_nan() || g <= speed {
         return None;
     }
     let cos = AGREE_DEG.to_radians().cos();
