@@ -471,11 +471,12 @@ fn robot_not_met_on_humans(at: &str) -> bool {
 /// foot out of the leg's reach kept its horizontal place). Not met there: the clips whose
 /// source feet slide over their contacts (`Running`, `Walking`, `WalkJump` run in place: the
 /// feet slide back at the treadmill's speed, 4.9% and 5.4% of the height per frame on
-/// `Running`; `Death` slides both feet): the output slides as much scaled by the legs' ratio,
+/// `Running`; `Death` slides both feet): over a still ground the output slides as much scaled by the legs' ratio,
 /// which in the human's heights is 1.45 times as much (its legs are 51% of its height, the
 /// robot's 35%), plus the turn of its stance (`Running` onto ModularMen_Casual 7.6% and 8.2%);
 /// and `Punch`, whose lunge puts the back foot beyond the human's reach (1.04% over the source's
-/// contacts against 0.234%).
+/// contacts against 0.234%); and robot → robot `Running` ([`ROBOT_NOT_MET_ON_ITSELF`]). Over
+/// the treadmill of the clips that run in place, see [`treadmills`].
 #[test]
 fn real_clips_with_plant_and_floor() {
     let Some(all) = real_clips() else {
