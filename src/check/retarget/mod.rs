@@ -686,18 +686,6 @@ pub fn skate(frames: &[Vec<Vec3>], foot: BoneId, height: f32) -> Option<f32> {
     skate_over(frames, foot, height, &contacts(frames, foot, height), &[])
 }
 
-/// [`skate`] over a treadmill: each frame's horizontal movement taken relative to the
-/// ground's (`ground[k]`, from frame k - 1 to k; `ground[0]` is not used).
-pub fn skate_on(frames: &[Vec<Vec3>], foot: BoneId, height: f32, ground: &[Vec3]) -> Option<f32> {
-    skate_over(
-        frames,
-        foot,
-        height,
-        &contacts(frames, foot, height),
-        ground,
-    )
-}
-
 /// Per frame, whether `foot` is in contact (math.md: within 3% of the height of its lowest
 /// point in the clip).
 fn contacts(frames: &[Vec<Vec3>], foot: BoneId, height: f32) -> Vec<bool> {
