@@ -63,8 +63,10 @@ fn open_checked(path: &Path) -> Result<(std::fs::File, u64), ErrorKind> {
     Ok((std::fs::File::open(path)?, meta.len()))
 }
 
-/// The bytes of an input file, a GLB's JSON chunk parsed on the way (see the module's text).
-pub(crate) fn read_early(path: &Path) -> Result<Input, Error> {
+/// The bytes of an input file, a GLB's JSON chunk parsed on the way (see the module's text):
+/// split into its members rather than parsed into a `Value` when `split` is true (for a
+/// document that is not written changed: see `lazy.rs`).
+pub(crate) fn read_early(path: &Path, split: bool) -> Result<Input, Error> {
     let fail = |kind| Error {
         file: path.to_path_buf(),
         kind,
@@ -80,7 +82,7 @@ pub(crate) fn read_early(path: &Path) -> Result<Input, Error> {
         if have == json.end {
             let (head, rest) = bytes.split_at_mut(json.end);
             let (parsed, got) =
-                parse_beside_read(&head[json.clone()], json.clone(), &mut file, rest);
+                parse_beside_read(&head[json.clone()], json.clone(), &mut file, rest, split);
             have += got.map_err(|e| fail(e.into()))?;
             early = Some(parsed);
         }
@@ -97,17 +99,19 @@ pub(crate) fn read_early(path: &Path) -> Result<Input, Error> {
     Ok(Input { bytes, early })
 }
 
-/// Parses `json` (bytes `range` of the file) while another thread reads the file on into
-/// `rest`; what it parsed and how many bytes it read (none when no thread can be started). The
-/// typed document is made by whichever thread is done first (issue 19): the reader, straight
-/// from the JSON text, when the rest of the file took less time to read than the `Value` to
-/// parse (a 3 MB GLB with many clips), else this thread from the `Value`, as without a reader
-/// (a 30 MB one, whose binary chunk takes longer).
+/// Parses `json` (bytes `range` of the file; split into members when `split` is true and it can
+/// be) while another thread reads the file on into `rest`; what it parsed and how many bytes it
+/// read (none when no thread can be started). The typed document is made by whichever thread is
+/// done first (issue 19): the reader, straight from the JSON text, when the rest of the file
+/// took less time to read than the JSON to parse (a 3 MB GLB with many clips), else this thread,
+/// from the `Value` or, when the JSON was split, from its text, as without a reader (a 30 MB
+/// one, whose binary chunk takes longer).
 fn parse_beside_read(
     json: &[u8],
     range: Range<usize>,
     file: &mut std::fs::File,
     rest: &mut [u8],
+    split: bool,
 ) -> (Early, std::io::Result<usize>) {
     let typing = AtomicBool::new(false);
     let claim = || !typing.swap(true, Ordering::AcqRel);
@@ -123,22 +127,27 @@ fn parse_beside_read(
             });
         match reader {
             Ok(reader) => {
-                let value = read::parse_json(json);
-                // Typed here, while the reader may still be reading, when it has not begun to.
+                let text = read::parse_text(json, split);
+                // Typed here, while the reader may still be reading, when it has not begun to:
+                // from the `Value`, or from the text when it was split.
                 let typed_here = if claim() {
-                    Ok(read::early(value, None, range.clone()))
+                    let pretyped = matches!(text, Ok(read::Text::Members(_)))
+                        .then(|| read::typed_text(json))
+                        .flatten();
+                    Ok(read::early(text, json, pretyped, range.clone()))
                 } else {
-                    Err(value)
+                    Err(text)
                 };
                 let (got, typed) = reader.join().unwrap_or_else(|_| {
                     let stopped = std::io::Error::other("the thread reading the file stopped");
                     (Err(stopped), None)
                 });
-                let early = typed_here.unwrap_or_else(|value| read::early(value, typed, range));
+                let early =
+                    typed_here.unwrap_or_else(|text| read::early(text, json, typed, range));
                 (early, got)
             }
             // Nothing read: the caller reads the rest.
-            Err(_) => (read::parse_early(json, range), Ok(0)),
+            Err(_) => (read::parse_early(json, range, split), Ok(0)),
         }
     })
 }

@@ -3,6 +3,7 @@
 //! `EXT_meshopt_compression` (which hold no data) are kept as they are.
 
 use super::buffers::{is_fallback, OutBuffers, Piece};
+use super::lazy::LazyJson;
 use serde_json::Value;
 use std::io::IoSlice;
 
@@ -372,6 +373,14 @@ pub(crate) enum OutJson<'a> {
         /// Replacements of top-level keys (an object).
         over: Value,
     },
+    /// As `Layered`, the document as read held as its text (the members `over` does not
+    /// replace are transcoded from it: see `lazy.rs`).
+    Text {
+        /// The document as read.
+        base: &'a LazyJson,
+        /// Replacements of top-level keys (an object).
+        over: Value,
+    },
 }
 
 impl OutJson<'_> {
@@ -379,6 +388,11 @@ impl OutJson<'_> {
     pub fn into_value(self) -> Value {
         match self {
             OutJson::Whole(v) => v,
+            OutJson::Text { base, over } => OutJson::Layered {
+                base: &base.to_value(),
+                over,
+            }
+            .into_value(),
             OutJson::Layered { base, over } => {
                 let mut v = base.clone();
                 if let (Some(v), Value::Object(over)) = (v.as_object_mut(), over) {
@@ -397,6 +411,7 @@ impl serde::Serialize for OutJson<'_> {
         use serde::ser::SerializeMap;
         let (base, over) = match self {
             OutJson::Whole(v) => return v.serialize(s),
+            OutJson::Text { base, over } => return base.serialize_over(over, s),
             OutJson::Layered { base, over } => (base, over),
         };
         let (Some(base), Some(over)) = (base.as_object(), over.as_object()) else {
