@@ -594,3 +594,138 @@ impl<'de, M: SerializeMap> DeserializeSeed<'de> for Entry<'_, M> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Splits `text` and checks that what the split document gives is what its `Value` gives:
+    /// the whole value, each member, and the text written (compact and pretty) with and without
+    /// a member replaced. `None` when it is not split (then a `Value` parse is used).
+    fn check(text: &str) -> Option<()> {
+        let members = split(text.as_bytes())?;
+        let value: Value = serde_json::from_str(text).expect("a split text parses");
+        let lazy = LazyJson::new(Buffer::from(text.as_bytes().to_vec()), members);
+        assert_eq!(lazy.to_value(), value, "{text}");
+        let object = value.as_object().expect("an object");
+        for (k, v) in object {
+            assert_eq!(lazy.get(k), Some(v), "{text}");
+        }
+        let fresh = || LazyJson::new(Buffer::from(text.as_bytes().to_vec()), split(text.as_bytes()).unwrap_or(Members { list: vec![] }));
+        for over in [serde_json::json!({}), serde_json::json!({"buffers": [], "new": 1})] {
+            let mut expected = value.clone();
+            for (k, v) in over.as_object().into_iter().flatten() {
+                expected[k] = v.clone();
+            }
+            let out = Out { lazy: fresh(), over: over.clone() };
+            let compact = serde_json::to_vec(&out).expect("written");
+            assert_eq!(compact, serde_json::to_vec(&expected).expect("written"), "{text}");
+            let pretty = serde_json::to_vec_pretty(&out).expect("written");
+            assert_eq!(pretty, serde_json::to_vec_pretty(&expected).expect("written"), "{text}");
+        }
+        Some(())
+    }
+
+    struct Out {
+        lazy: LazyJson,
+        over: Value,
+    }
+
+    impl Serialize for Out {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            self.lazy.serialize_over(&self.over, s)
+        }
+    }
+
+    #[test]
+    fn a_split_document_reads_and_writes_as_its_value() {
+        let split_ones = [
+            r#"{}"#,
+            r#" { "a" : 1 } "#,
+            "{\n\t\"a\":[],\r\n\"b\":{},\"c\":[{}],\"d\":null,\"e\":true,\"f\":false}",
+            r#"{"n":[0,-0,-0.0,0.0,1.5e3,-1e-7,18446744073709551615,18446744073709551616,-9223372036854775808,-9223372036854775809,1E2,0.1,3.141592653589793]}"#,
+            r#"{"s":"\u00e9\ud83d\ude00 \"q\" \\ \/ \b\f\n\r\t \u0001 é","t":"\u2028"}"#,
+            // Keys given twice: first place, last value (at the top and inside).
+            r#"{"a":1,"b":2,"a":3}"#,
+            r#"{"a":{"x":1,"y":2,"x":3},"b":[{"k":1,"k":[2]}]}"#,
+            // Escaped keys inside members, and an escaped key that is a top-level one's name.
+            r#"{"a":{"\u0078":1,"x":2},"b":{"\n":1}}"#,
+            // Many keys in one object (told apart by a set), one given twice.
+            &format!(
+                "{{\"m\":{{{},\"k3\":0}}}}",
+                (0..100).map(|i| format!("\"k{i}\":{i}")).collect::<Vec<_>>().join(",")
+            ),
+            &format!("{{\"deep\":{}1{}}}", "[".repeat(126), "]".repeat(126)),
+        ];
+        for text in split_ones {
+            assert!(check(text).is_some(), "not split: {text}");
+        }
+    }
+
+    #[test]
+    fn what_a_value_parse_refuses_or_cannot_place_is_not_split() {
+        let refused = [
+            "",
+            "[]",
+            "1",
+            r#""a""#,
+            "{",
+            r#"{"a":1,}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":1e400}"#,
+            r#"{"a":-1e400}"#,
+            r#"{"a":"\ud800"}"#,
+            r#"{"a":"\ud800x"}"#,
+            "{\"a\":\"\u{1}\"}",
+            r#"{"a":"\x"}"#,
+            r#"{"a":01}"#,
+            r#"{"a":NaN}"#,
+            r#"{"a":[1 2]}"#,
+            // Deeper than serde_json's limit (128) counted from the document.
+            &format!("{{\"deep\":{}1{}}}", "[".repeat(128), "]".repeat(128)),
+            // The key serde_json reads as a raw value's wrapper.
+            r#"{"$serde_json::private::RawValue":"1"}"#,
+            r#"{"a":{"$serde_json::private::RawValue":"1"}}"#,
+            // A top-level key written with escapes: its place is not known.
+            r#"{"\u0061":1}"#,
+        ];
+        for text in refused {
+            assert!(split(text.as_bytes()).is_none(), "split: {text}");
+        }
+        let bad_utf8 = b"{\"a\":\"\xff\"}";
+        assert!(split(bad_utf8).is_none());
+    }
+
+    #[test]
+    fn every_fixture_and_asset_reads_and_writes_as_its_value() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut checked = 0;
+        for entry in walkdir::WalkDir::new(root.join("fixtures"))
+            .into_iter()
+            .chain(walkdir::WalkDir::new(root.join("../shared/assets")))
+            .filter_map(Result::ok)
+        {
+            let path = entry.path();
+            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if !["gltf", "glb", "vrm", "vrma"].contains(&ext.to_ascii_lowercase().as_str()) {
+                continue;
+            }
+            let bytes = std::fs::read(path).unwrap_or_default();
+            let Ok(parts) = super::super::container::split(&bytes) else {
+                continue;
+            };
+            let text = std::str::from_utf8(parts.json).expect("UTF-8");
+            check(text).unwrap_or_else(|| panic!("not split: {}", path.display()));
+            checked += 1;
+        }
+        assert!(checked >= 10, "only {checked} documents checked");
+    }
+
+    #[test]
+    fn words_are_found_anywhere() {
+        assert!(contains(b"abcabd", b"abd"));
+        assert!(!contains(b"abcab", b"abd"));
+        assert!(contains(b"x", b""));
+        assert!(!contains(b"", b"x"));
+    }
+}

@@ -562,6 +562,38 @@ mod tests {
         assert!(compared >= 10, "only {compared} documents compared");
     }
 
+    /// A text [`typed_text`] takes and whose `animations` [`maybe_pointer_channels`] clears has
+    /// no pointer channel: what lets a split document be typed from its text.
+    #[test]
+    fn typed_text_and_no_target_but_objects_means_no_pointer_channels() {
+        let anims = [
+            r#"[{"channels":[{"sampler":0,"target":{"node":0,"path":"rotation"}}],"samplers":[{"input":0,"output":0}]}]"#,
+            r#"[{"channels":[{"sampler":0,"target":[null,null,0,"rotation"]}],"samplers":[{"input":0,"output":0}]}]"#,
+            r#"[{"channels":[{"sampler":0,"target" : [null,null,0,"rotation"]}],"samplers":[{"input":0,"output":0}]}]"#,
+            r#"[{"channels":[{"sampler":0,"t\u0061rget":[null,null,0,"rotation"]}],"samplers":[{"input":0,"output":0}]}]"#,
+            r#"[{"channels":[{"sampler":0,"target":{"path":"rotation"}}],"samplers":[{"input":0,"output":0}]}]"#,
+            r#"[{"name":"target","channels":[],"samplers":[]}]"#,
+        ];
+        let mut typed_ones = 0;
+        for anims in anims {
+            let text = format!(
+                r#"{{"asset":{{"version":"2.0"}},"nodes":[{{}}],"accessors":[{{"componentType":5126,"count":1,"type":"SCALAR"}}],"animations":{anims}}}"#
+            );
+            let json = parse_json(text.as_bytes()).expect("parses");
+            let typed = typed_text(text.as_bytes()).is_some();
+            typed_ones += usize::from(typed);
+            if typed && !maybe_pointer_channels(Some(anims.as_bytes())) {
+                assert!(pointer_channels(&json).is_empty(), "{anims}");
+            }
+        }
+        // The array targets are taken as targets by the typed document.
+        assert!(typed_ones >= 3, "{typed_ones}");
+        assert!(maybe_pointer_channels(Some(anims[1].as_bytes())));
+        assert!(maybe_pointer_channels(Some(anims[3].as_bytes())));
+        assert!(!maybe_pointer_channels(Some(anims[0].as_bytes())));
+        assert!(!maybe_pointer_channels(Some(anims[5].as_bytes())));
+    }
+
     #[test]
     fn typed_from_text_is_typed_from_value_on_odd_json() {
         let node = r#"{"name":"a","translation":[1,-0,1e2],"rotation":[0,0,0,1]}"#;
