@@ -384,6 +384,14 @@ pub(crate) enum OutJson<'a> {
 }
 
 impl OutJson<'_> {
+    /// About how many bytes its compact text takes (0 when not known).
+    pub fn size_hint(&self) -> usize {
+        match self {
+            OutJson::Text { base, .. } => base.text().len() + base.text().len() / 16,
+            _ => 0,
+        }
+    }
+
     /// The JSON as one value.
     pub fn into_value(self) -> Value {
         match self {

@@ -338,6 +338,17 @@ impl LazyJson {
         self.index(key).map(|i| self.value(i))
     }
 
+    /// The member `key`, parsed (as [`LazyJson::get`]) but not kept: a copy when it was kept.
+    pub(crate) fn get_owned(&self, key: &str) -> Option<Value> {
+        let i = self.index(key)?;
+        Some(match self.values[i].get() {
+            Some(v) => v.clone(),
+            // Checked: it parses (`null` if it ever did not).
+            None => serde_json::from_slice(&self.text[self.members[i].range.clone()])
+                .unwrap_or_default(),
+        })
+    }
+
     /// The text of member `key`.
     pub(crate) fn text_of(&self, key: &str) -> Option<&[u8]> {
         let i = self.index(key)?;
@@ -460,18 +471,7 @@ impl Json {
 
 /// Whether `word` occurs in `text`.
 pub(crate) fn contains(text: &[u8], word: &[u8]) -> bool {
-    let Some((&first, rest)) = word.split_first() else {
-        return true;
-    };
-    let mut at = 0;
-    while let Some(i) = text[at..].iter().position(|&b| b == first) {
-        let i = at + i;
-        if text[i + 1..].starts_with(rest) {
-            return true;
-        }
-        at = i + 1;
-    }
-    false
+    memchr::memmem::find(text, word).is_some()
 }
 
 /// A JSON value's text (checked), serialized as the `Value` it parses into would be.

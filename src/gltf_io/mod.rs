@@ -372,6 +372,14 @@ impl Document {
         }
     }
 
+    /// [`Document::json_member`], copied (or parsed afresh from the text held, not kept).
+    fn json_member_owned(&self, key: &str) -> Option<Value> {
+        match (self.json.get(), &self.lazy) {
+            (None, Some(lazy)) => lazy.get_owned(key),
+            _ => self.json().get(key).cloned(),
+        }
+    }
+
     /// The JSON as read, copied (or parsed afresh when only its text is held).
     fn json_copy(&self) -> Value {
         match (self.json.get(), &self.lazy) {
@@ -482,8 +490,8 @@ impl Document {
         }
         let mut over = serde_json::Map::new();
         for key in ["bufferViews", "buffers"] {
-            if let Some(v) = self.json_member(key) {
-                over.insert(key.into(), v.clone());
+            if let Some(v) = self.json_member_owned(key) {
+                over.insert(key.into(), v);
             }
         }
         let mut over = Value::Object(over);
@@ -546,11 +554,16 @@ impl Document {
             .unwrap_or(Path::new("."));
         match format {
             Format::Glb => self.with_parts(None, as_read, |json, bin| {
-                let text =
-                    serde_json::to_vec(&json).map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
+                // The JSON is written after room for the GLB's headers, which are then written
+                // over it: the text is not copied (nor its buffer grown many times, when its
+                // size is known).
+                let mut text = Vec::with_capacity(container::HEAD_ROOM + json.size_hint());
+                text.resize(container::HEAD_ROOM, 0);
+                serde_json::to_writer(&mut text, &json)
+                    .map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
                 drop(json);
                 let bin_len = (bin.len > 0).then_some(bin.len);
-                let head = container::glb_head(&text, bin_len);
+                let head = container::glb_head_over(text, bin_len);
                 write_atomic(dir, out, &mut |w| {
                     w.write_all(&head)?;
                     bin.write_to(w)?;
@@ -565,7 +578,8 @@ impl Document {
                 let bin_name = format!("{stem}.bin");
                 let uri = percent_encoding::utf8_percent_encode(&bin_name, URI_CHARS).to_string();
                 self.with_parts(Some(&uri), as_read, |json, bin| {
-                    let text = serde_json::to_vec_pretty(&json)
+                    let mut text = Vec::with_capacity(json.size_hint());
+                    serde_json::to_writer_pretty(&mut text, &json)
                         .map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
                     drop(json);
                     if bin.len > 0 {

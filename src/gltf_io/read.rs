@@ -123,15 +123,10 @@ fn maybe_pointer_channels(animations: Option<&[u8]>) -> bool {
         }
         i
     };
-    let mut at = 0;
-    while let Some(i) = text[at..].windows(KEY.len()).position(|w| w == KEY) {
-        let after = skip(at + i + KEY.len());
-        if text.get(after) == Some(&b':') && text.get(skip(after + 1)) != Some(&b'{') {
-            return true;
-        }
-        at += i + 1;
-    }
-    false
+    memchr::memmem::find_iter(text, KEY).any(|i| {
+        let after = skip(i + KEY.len());
+        text.get(after) == Some(&b':') && text.get(skip(after + 1)) != Some(&b'{')
+    })
 }
 
 /// [`parse`] of bytes it may keep: a GLB's binary chunk becomes the first buffer where it lies
