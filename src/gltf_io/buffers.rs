@@ -396,9 +396,7 @@ pub(crate) fn load_buffers(
 ) -> Result<Vec<BufferData>, ErrorKind> {
     let mut bin = bin;
     let empty = Vec::new();
-    let buffers = buffers
-        .and_then(Value::as_array)
-        .unwrap_or(&empty);
+    let buffers = buffers.and_then(Value::as_array).unwrap_or(&empty);
     let mut out = Vec::with_capacity(buffers.len());
     for (i, b) in buffers.iter().enumerate() {
         let at = format!("buffers[{i}]");

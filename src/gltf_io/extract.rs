@@ -10,6 +10,7 @@
 use super::accessor::Data;
 use super::error::{invalid, ErrorKind};
 use super::hints;
+use super::lazy::Json;
 use crate::model::{
     Attachment, Bone, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, NodeName,
     OpaqueKind, OpaqueTrack, Skeleton, SkeletonId, Skin, Track, TrackValue, Transform, Warning,
@@ -20,7 +21,6 @@ use gltf::json::accessor::Type;
 use gltf::json::animation::{Interpolation as GInterp, Property};
 use gltf::json::validation::Checked;
 use gltf::json::Root;
-use super::lazy::Json;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;

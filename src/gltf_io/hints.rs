@@ -3,12 +3,12 @@
 
 use super::accessor::Data;
 use super::extract::BoneOf;
+use super::lazy::Json;
 use crate::model::{BoneId, DeclaredMap, DeclaredSource, Skeleton, Warning, WarningCode};
 use gltf::json::accessor::Type;
 use gltf::json::mesh::Semantic;
 use gltf::json::validation::Checked;
 use gltf::json::Root;
-use super::lazy::Json;
 use serde_json::Value;
 
 /// Marks each bone `weighted` (Some(true/false)) from the skinned meshes' JOINTS_n/WEIGHTS_n.

@@ -142,8 +142,7 @@ fn parse_beside_read(
                     let stopped = std::io::Error::other("the thread reading the file stopped");
                     (Err(stopped), None)
                 });
-                let early =
-                    typed_here.unwrap_or_else(|text| read::early(text, json, typed, range));
+                let early = typed_here.unwrap_or_else(|text| read::early(text, json, typed, range));
                 (early, got)
             }
             // Nothing read: the caller reads the rest.

@@ -381,7 +381,11 @@ impl LazyJson {
 
     /// Serializes the document with the top-level members of `over` (an object) replacing its
     /// own (new ones at the end): what serializing [`LazyJson::to_value`] so changed writes.
-    pub(crate) fn serialize_over<S: Serializer>(&self, over: &Value, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize_over<S: Serializer>(
+        &self,
+        over: &Value,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         let Some(over) = over.as_object() else {
             return Err(ser::Error::custom("the document is not a JSON object"));
         };
@@ -611,17 +615,36 @@ mod tests {
         for (k, v) in object {
             assert_eq!(lazy.get(k), Some(v), "{text}");
         }
-        let fresh = || LazyJson::new(Buffer::from(text.as_bytes().to_vec()), split(text.as_bytes()).unwrap_or(Members { list: vec![] }));
-        for over in [serde_json::json!({}), serde_json::json!({"buffers": [], "new": 1})] {
+        let fresh = || {
+            LazyJson::new(
+                Buffer::from(text.as_bytes().to_vec()),
+                split(text.as_bytes()).unwrap_or(Members { list: vec![] }),
+            )
+        };
+        for over in [
+            serde_json::json!({}),
+            serde_json::json!({"buffers": [], "new": 1}),
+        ] {
             let mut expected = value.clone();
             for (k, v) in over.as_object().into_iter().flatten() {
                 expected[k] = v.clone();
             }
-            let out = Out { lazy: fresh(), over: over.clone() };
+            let out = Out {
+                lazy: fresh(),
+                over: over.clone(),
+            };
             let compact = serde_json::to_vec(&out).expect("written");
-            assert_eq!(compact, serde_json::to_vec(&expected).expect("written"), "{text}");
+            assert_eq!(
+                compact,
+                serde_json::to_vec(&expected).expect("written"),
+                "{text}"
+            );
             let pretty = serde_json::to_vec_pretty(&out).expect("written");
-            assert_eq!(pretty, serde_json::to_vec_pretty(&expected).expect("written"), "{text}");
+            assert_eq!(
+                pretty,
+                serde_json::to_vec_pretty(&expected).expect("written"),
+                "{text}"
+            );
         }
         Some(())
     }
@@ -653,7 +676,10 @@ mod tests {
             // Many keys in one object (told apart by a set), one given twice.
             &format!(
                 "{{\"m\":{{{},\"k3\":0}}}}",
-                (0..100).map(|i| format!("\"k{i}\":{i}")).collect::<Vec<_>>().join(",")
+                (0..100)
+                    .map(|i| format!("\"k{i}\":{i}"))
+                    .collect::<Vec<_>>()
+                    .join(",")
             ),
             &format!("{{\"deep\":{}1{}}}", "[".repeat(126), "]".repeat(126)),
         ];

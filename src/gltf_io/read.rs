@@ -228,7 +228,9 @@ fn typed_whole(json: &mut Json) -> Typed {
 
 /// Checks `asset.version` (`asset`, the document's `asset`).
 fn check_version(asset: Option<&Value>) -> Result<(), ErrorKind> {
-    let version = asset.and_then(|a| a.pointer("/version")).and_then(Value::as_str);
+    let version = asset
+        .and_then(|a| a.pointer("/version"))
+        .and_then(Value::as_str);
     match version {
         Some(v) if v.starts_with("2.") => Ok(()),
         Some(v) => Err(invalid(
