@@ -180,7 +180,7 @@ impl<'de> Visitor<'de> for Top<'_> {
 }
 
 /// A key, borrowed from the text when it has no escapes.
-struct Key;
+pub(crate) struct Key;
 
 impl<'de> DeserializeSeed<'de> for Key {
     type Value = Cow<'de, str>;
@@ -349,6 +349,11 @@ impl LazyJson {
         })
     }
 
+    /// Whether member `key` has no object with a key given twice.
+    pub(crate) fn is_plain(&self, key: &str) -> bool {
+        self.index(key).is_some_and(|i| self.members[i].plain)
+    }
+
     /// The text of member `key`.
     pub(crate) fn text_of(&self, key: &str) -> Option<&[u8]> {
         let i = self.index(key)?;
@@ -380,10 +385,12 @@ impl LazyJson {
     }
 
     /// Serializes the document with the top-level members of `over` (an object) replacing its
-    /// own (new ones at the end): what serializing [`LazyJson::to_value`] so changed writes.
-    pub(crate) fn serialize_over<S: Serializer>(
+    /// own (new ones at the end), and its own member `extra.0` (if it has it) replaced by
+    /// `extra.1`: what serializing [`LazyJson::to_value`] so changed writes.
+    pub(crate) fn serialize_over<S: Serializer, X: Serialize>(
         &self,
         over: &Value,
+        extra: Option<(&str, &X)>,
         s: S,
     ) -> Result<S::Ok, S::Error> {
         let Some(over) = over.as_object() else {
@@ -392,9 +399,10 @@ impl LazyJson {
         let added = over.keys().filter(|k| self.index(k).is_none()).count();
         let mut map = s.serialize_map(Some(self.members.len() + added))?;
         for (i, m) in self.members.iter().enumerate() {
-            match over.get(&m.key) {
-                Some(v) => map.serialize_entry(&m.key, v)?,
-                None => self.serialize_member(i, &mut map)?,
+            match (over.get(&m.key), extra) {
+                (Some(v), _) => map.serialize_entry(&m.key, v)?,
+                (None, Some((key, x))) if key == m.key => map.serialize_entry(&m.key, x)?,
+                (None, _) => self.serialize_member(i, &mut map)?,
             }
         }
         for (k, v) in over {
@@ -656,7 +664,8 @@ mod tests {
 
     impl Serialize for Out {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            self.lazy.serialize_over(&self.over, s)
+            self.lazy
+                .serialize_over(&self.over, None::<(&str, &Value)>, s)
         }
     }
 

@@ -488,18 +488,33 @@ impl Document {
             let bin = layout::pack(&mut json, &buffers, bin_uri);
             return Ok(f(layout::OutJson::Whole(json), &bin));
         }
+        // Held as text: the members the layout does not change are transcoded from it, and
+        // its buffer views packed from their text when they can be.
+        let text = self
+            .json
+            .get()
+            .is_none()
+            .then_some(self.lazy.as_ref())
+            .flatten();
+        let mut views = text.and_then(layout::RawViews::of);
         let mut over = serde_json::Map::new();
-        for key in ["bufferViews", "buffers"] {
+        let keys: &[&str] = match views {
+            Some(_) => &["buffers"],
+            None => &["bufferViews", "buffers"],
+        };
+        for key in keys {
             if let Some(v) = self.json_member_owned(key) {
-                over.insert(key.into(), v);
+                over.insert(key.to_string(), v);
             }
         }
         let mut over = Value::Object(over);
-        let bin = layout::pack(&mut over, &buffers, bin_uri);
-        let json = match (self.json.get(), &self.lazy) {
-            // Held as text: the members the layout does not change are transcoded from it.
-            (None, Some(base)) => layout::OutJson::Text { base, over },
-            _ => layout::OutJson::Layered {
+        let bin = match &mut views {
+            Some(views) => layout::pack_raw(&mut over, views, &buffers, bin_uri),
+            None => layout::pack(&mut over, &buffers, bin_uri),
+        };
+        let json = match text {
+            Some(base) => layout::OutJson::Text { base, views, over },
+            None => layout::OutJson::Layered {
                 base: self.json(),
                 over,
             },
