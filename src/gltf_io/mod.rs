@@ -17,6 +17,7 @@ mod input;
 mod layout;
 mod lazy;
 mod patch;
+mod raw_views;
 mod read;
 mod release;
 
