@@ -63,6 +63,20 @@ fn type_name(t: Type) -> &'static str {
     }
 }
 
+/// The first `N` little-endian floats of `bytes` (which holds at least `4 * N` bytes; missing
+/// ones are 0), read a word at a time.
+#[inline(always)]
+fn le_floats<const N: usize>(mut bytes: &[u8]) -> [f32; N] {
+    let mut out = [0.0; N];
+    for o in &mut out {
+        if let Some((b, rest)) = bytes.split_first_chunk::<4>() {
+            *o = f32::from_le_bytes(*b);
+            bytes = rest;
+        }
+    }
+    out
+}
+
 fn read_component(bytes: &[u8], ct: ComponentType, normalized: bool) -> f32 {
     let b = bytes;
     match ct {
@@ -264,14 +278,11 @@ impl<'a> Data<'a> {
         make: &impl Fn([f32; N]) -> T,
     ) -> Option<Arc<[T]>> {
         let (bytes, offset, stride, count) = self.plain_layout(index, ty, N)?;
-        let elem = 4 * N;
-        let element = |at: usize| {
-            let e = &bytes[at..at + elem];
-            make(std::array::from_fn(|c| {
-                f32::from_le_bytes([e[4 * c], e[4 * c + 1], e[4 * c + 2], e[4 * c + 3]])
-            }))
-        };
-        Some((0..count).map(|i| element(offset + i * stride)).collect())
+        // `bytes` ends with the last element: its chunks of `stride` bytes from `offset` are
+        // the `count` elements (the last one maybe just an element long).
+        let elements = bytes.get(offset..)?.chunks(stride);
+        debug_assert_eq!(elements.len(), count);
+        Some(elements.map(|e| make(le_floats(e))).collect())
     }
 
     /// What [`elements`](Self::elements) gives, checked but not kept: how many elements, and
