@@ -449,9 +449,8 @@ impl Clip {
         }
         let mut times_ok = None;
         for (bone, t) in skeleton.bones.iter().zip(&self.tracks) {
-            let what = |ch: Channel| {
-                move || format!("clip `{}`, bone `{}`, {ch}", self.name, bone.name)
-            };
+            let what =
+                |ch: Channel| move || format!("clip `{}`, bone `{}`, {ch}", self.name, bone.name);
             if let Some(tr) = &t.translation {
                 tr.check(what(Channel::Translation), &mut times_ok, &mut out);
             }
