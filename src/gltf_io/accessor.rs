@@ -63,15 +63,15 @@ fn type_name(t: Type) -> &'static str {
     }
 }
 
-/// The first `N` little-endian floats of `bytes` (which holds at least `4 * N` bytes; missing
-/// ones are 0), read a word at a time.
+/// The first `N` little-endian floats of `bytes`, which holds at least `4 * N` bytes (else all
+/// are 0). One length check, then loads at fixed offsets: a few whole-word loads per element.
 #[inline(always)]
-fn le_floats<const N: usize>(mut bytes: &[u8]) -> [f32; N] {
+fn le_floats<const N: usize>(bytes: &[u8]) -> [f32; N] {
     let mut out = [0.0; N];
-    for o in &mut out {
-        if let Some((b, rest)) = bytes.split_first_chunk::<4>() {
-            *o = f32::from_le_bytes(*b);
-            bytes = rest;
+    if bytes.len() >= 4 * N {
+        for (c, o) in out.iter_mut().enumerate() {
+            let b = [bytes[4 * c], bytes[4 * c + 1], bytes[4 * c + 2], bytes[4 * c + 3]];
+            *o = f32::from_le_bytes(b);
         }
     }
     out
