@@ -70,7 +70,12 @@ fn le_floats<const N: usize>(bytes: &[u8]) -> [f32; N] {
     let mut out = [0.0; N];
     if bytes.len() >= 4 * N {
         for (c, o) in out.iter_mut().enumerate() {
-            let b = [bytes[4 * c], bytes[4 * c + 1], bytes[4 * c + 2], bytes[4 * c + 3]];
+            let b = [
+                bytes[4 * c],
+                bytes[4 * c + 1],
+                bytes[4 * c + 2],
+                bytes[4 * c + 3],
+            ];
             *o = f32::from_le_bytes(b);
         }
     }
