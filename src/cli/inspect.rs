@@ -12,8 +12,9 @@ pub fn run(file: &Path, json: bool) -> Result<(), Failure> {
     // What `inspect` shows needs no key values: they are checked as every command checks them
     // (the same errors and warnings), then let go, as `convert` does.
     let doc = super::read_to_copy(file)?;
-    let extensions_used = doc.json()["extensionsUsed"]
-        .as_array()
+    let extensions_used = doc
+        .json_member("extensionsUsed")
+        .and_then(|e| e.as_array())
         .into_iter()
         .flatten()
         .filter_map(|e| e.as_str().map(str::to_string))

@@ -28,13 +28,15 @@ pub(crate) type BufferData = Option<Buffer>;
 /// file was read into memory, not moved to the front of it (a move of the whole chunk).
 #[derive(Debug, Clone)]
 pub(crate) struct Buffer {
-    bytes: Vec<u8>,
+    /// Shared with the document's JSON text when that lies in the same file (a GLB's JSON
+    /// chunk): see `lazy.rs`.
+    bytes: Arc<Vec<u8>>,
     range: std::ops::Range<usize>,
 }
 
 impl Buffer {
     /// The bytes `range` of `bytes` (a range inside it).
-    pub(crate) fn part(bytes: Vec<u8>, range: std::ops::Range<usize>) -> Buffer {
+    pub(crate) fn part(bytes: Arc<Vec<u8>>, range: std::ops::Range<usize>) -> Buffer {
         debug_assert!(range.start <= range.end && range.end <= bytes.len());
         Buffer { bytes, range }
     }
@@ -53,7 +55,10 @@ impl Buffer {
 impl From<Vec<u8>> for Buffer {
     fn from(bytes: Vec<u8>) -> Buffer {
         let range = 0..bytes.len();
-        Buffer { bytes, range }
+        Buffer {
+            bytes: Arc::new(bytes),
+            range,
+        }
     }
 }
 
@@ -385,16 +390,13 @@ pub(crate) fn slice<'a>(
 
 /// Loads every buffer's bytes. Checks that each holds at least its `byteLength`.
 pub(crate) fn load_buffers(
-    json: &Value,
+    buffers: Option<&Value>,
     bin: Option<Buffer>,
     res: &Resources,
 ) -> Result<Vec<BufferData>, ErrorKind> {
     let mut bin = bin;
     let empty = Vec::new();
-    let buffers = json
-        .get("buffers")
-        .and_then(Value::as_array)
-        .unwrap_or(&empty);
+    let buffers = buffers.and_then(Value::as_array).unwrap_or(&empty);
     let mut out = Vec::with_capacity(buffers.len());
     for (i, b) in buffers.iter().enumerate() {
         let at = format!("buffers[{i}]");
@@ -439,9 +441,10 @@ fn mime_for(uri: &str) -> Option<&'static str> {
     })
 }
 
-/// Whether [`embed_images`] has an image to embed (it changes `json` when it does, or fails).
-pub(crate) fn embeds_images(json: &Value) -> bool {
-    json.get("images")
+/// Whether [`embed_images`] has an image to embed in a document whose `images` are these (it
+/// changes the document when it does, or fails).
+pub(crate) fn embeds_images(images: Option<&Value>) -> bool {
+    images
         .and_then(Value::as_array)
         .into_iter()
         .flatten()

@@ -117,26 +117,42 @@ pub(crate) fn pad(n: usize) -> usize {
     (4 - n % 4) % 4
 }
 
+/// The bytes before a GLB's JSON text: its header and the JSON chunk's header, which
+/// [`glb_head_over`] writes over.
+pub(crate) const HEAD_ROOM: usize = 20;
+
 /// The start of a GLB file up to its binary chunk's data: the header, the JSON chunk (`json`
 /// padded with spaces) and, when `bin_len` is given, the binary chunk's header for `bin_len`
 /// bytes of data (which follow, then zeros to a multiple of 4).
+#[cfg(test)]
 pub(crate) fn glb_head(json: &[u8], bin_len: Option<usize>) -> Vec<u8> {
-    let json_len = json.len() + pad(json.len());
+    let mut buf = Vec::with_capacity(HEAD_ROOM + json.len() + 11);
+    buf.resize(HEAD_ROOM, 0);
+    buf.extend_from_slice(json);
+    glb_head_over(buf, bin_len)
+}
+
+/// [`glb_head`] of the JSON text that follows the first [`HEAD_ROOM`] bytes of `buf` (their
+/// values do not matter), made where it is: the JSON is not copied.
+pub(crate) fn glb_head_over(mut buf: Vec<u8>, bin_len: Option<usize>) -> Vec<u8> {
+    let json = buf.len().saturating_sub(HEAD_ROOM);
+    buf.resize(HEAD_ROOM + json, 0);
+    let json_len = json + pad(json);
     let bin_chunk = bin_len.map(|b| b + pad(b));
     let total = 12 + 8 + json_len + bin_chunk.map_or(0, |b| 8 + b);
-    let mut out = Vec::with_capacity(12 + 8 + json_len + 8);
-    out.extend_from_slice(GLB_MAGIC);
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(json_len as u32).to_le_bytes());
-    out.extend_from_slice(&CHUNK_JSON.to_le_bytes());
-    out.extend_from_slice(json);
-    out.resize(out.len() + pad(json.len()), b' ');
+    let mut head = [0u8; HEAD_ROOM];
+    head[..4].copy_from_slice(GLB_MAGIC);
+    head[4..8].copy_from_slice(&2u32.to_le_bytes());
+    head[8..12].copy_from_slice(&(total as u32).to_le_bytes());
+    head[12..16].copy_from_slice(&(json_len as u32).to_le_bytes());
+    head[16..20].copy_from_slice(&CHUNK_JSON.to_le_bytes());
+    buf[..HEAD_ROOM].copy_from_slice(&head);
+    buf.resize(HEAD_ROOM + json_len, b' ');
     if let Some(b) = bin_chunk {
-        out.extend_from_slice(&(b as u32).to_le_bytes());
-        out.extend_from_slice(&CHUNK_BIN.to_le_bytes());
+        buf.extend_from_slice(&(b as u32).to_le_bytes());
+        buf.extend_from_slice(&CHUNK_BIN.to_le_bytes());
     }
-    out
+    buf
 }
 
 /// Builds a GLB file from JSON text and an optional binary chunk, padding both to 4 bytes.

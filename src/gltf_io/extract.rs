@@ -10,6 +10,7 @@
 use super::accessor::Data;
 use super::error::{invalid, ErrorKind};
 use super::hints;
+use super::lazy::Json;
 use crate::model::{
     Attachment, Bone, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, NodeName,
     OpaqueKind, OpaqueTrack, Skeleton, SkeletonId, Skin, Track, TrackValue, Transform, Warning,
@@ -31,7 +32,7 @@ pub(crate) type BoneOf = HashMap<usize, (SkeletonId, BoneId)>;
 /// that animate them; plus the warnings found on the way.
 pub(crate) fn model(
     root: &Root,
-    json: &Value,
+    json: &Json,
     parents: &[Option<usize>],
     pointers: &[(usize, usize)],
     data: &mut Data,
@@ -68,7 +69,7 @@ pub(crate) fn model(
 /// of every bone node.
 fn skeletons(
     root: &Root,
-    json: &Value,
+    json: &Json,
     parents: &[Option<usize>],
     locals: &[Transform],
     data: &mut Data,
@@ -221,7 +222,7 @@ fn find(uf: &mut [usize], mut x: usize) -> usize {
 }
 
 /// Seed nodes for files without skins: VRM humanoid bones, else nodes with TRS channels.
-fn skinless_seeds(root: &Root, json: &Value) -> Vec<Vec<usize>> {
+fn skinless_seeds(root: &Root, json: &Json) -> Vec<Vec<usize>> {
     let mut seeds = Vec::new();
     for ptr in [
         "/extensions/VRMC_vrm/humanoid/humanBones",
@@ -324,7 +325,7 @@ fn is_empty_node(root: &Root, n: usize) -> bool {
 }
 
 /// The node sets of the skeletons, each in bone order (parents first), sorted by first node.
-fn skeleton_nodes(root: &Root, json: &Value, parents: &[Option<usize>]) -> Vec<Vec<usize>> {
+fn skeleton_nodes(root: &Root, json: &Json, parents: &[Option<usize>]) -> Vec<Vec<usize>> {
     let n = root.nodes.len();
     let sets: Vec<Vec<usize>> = if root.skins.iter().any(|s| !s.joints.is_empty()) {
         root.skins
@@ -562,7 +563,7 @@ fn sampler<T: TrackValue, const N: usize>(
 /// also carries the channels that are not bone transforms).
 fn clips(
     root: &Root,
-    json: &Value,
+    json: &Json,
     pointers: &[(usize, usize)],
     bone_of: &BoneOf,
     skeletons: &[Skeleton],
@@ -581,7 +582,7 @@ fn clips(
 /// animates no bone; the first carries the opaque channels, in channel order.
 fn animation_clips(
     root: &Root,
-    json: &Value,
+    json: &Json,
     pointers: &[(usize, usize)],
     bone_of: &BoneOf,
     skeletons: &[Skeleton],
@@ -590,8 +591,15 @@ fn animation_clips(
 ) -> Result<Vec<Clip>, ErrorKind> {
     let anim = &root.animations[a];
     let name = anim.name.clone().unwrap_or_else(|| format!("animation{a}"));
-    let motion_scale = json["animations"][a]
-        .pointer("/extras/skelnorm/motion_scale")
+    // The animation's extras as the typed document holds them (their text): not the whole
+    // `animations` parsed into `Value`s.
+    let extras: Option<Value> = anim
+        .extras
+        .as_ref()
+        .and_then(|raw| serde_json::from_str(raw.get()).ok());
+    let motion_scale = extras
+        .as_ref()
+        .and_then(|e| e.pointer("/skelnorm/motion_scale"))
         .and_then(Value::as_f64)
         .map(|h| h as f32)
         .filter(|h| h.is_finite() && *h > 0.0);
@@ -674,14 +682,16 @@ fn animation_clips(
 /// The `KHR_animation_pointer` channels of animation `a`, carried through as opaque tracks.
 fn pointer_tracks(
     root: &Root,
-    json: &Value,
+    json: &Json,
     pointers: &[(usize, usize)],
     data: &mut Data,
     a: usize,
 ) -> Result<Vec<OpaqueTrack>, ErrorKind> {
     let mut opaque = Vec::new();
     for &(pa, pc) in pointers.iter().filter(|p| p.0 == a) {
-        let ch = &json["animations"][pa]["channels"][pc];
+        let ch = json
+            .pointer(&format!("/animations/{pa}/channels/{pc}"))
+            .unwrap_or(&Value::Null);
         let pointer = ch
             .pointer("/target/extensions/KHR_animation_pointer/pointer")
             .and_then(Value::as_str)
@@ -698,7 +708,7 @@ fn pointer_tracks(
 }
 
 fn channel_duration(
-    json: &Value,
+    json: &Json,
     root: &Root,
     data: &mut Data,
     a: usize,

@@ -3,6 +3,7 @@
 
 use super::accessor::Data;
 use super::extract::BoneOf;
+use super::lazy::Json;
 use crate::model::{BoneId, DeclaredMap, DeclaredSource, Skeleton, Warning, WarningCode};
 use gltf::json::accessor::Type;
 use gltf::json::mesh::Semantic;
@@ -15,7 +16,7 @@ use serde_json::Value;
 /// mesh uses are `None` (unknown); bones that are no joint are `Some(false)`.
 pub(crate) fn weights(
     root: &Root,
-    json: &Value,
+    json: &Json,
     bone_of: &BoneOf,
     skeletons: &mut [Skeleton],
     data: &mut Data,
@@ -27,6 +28,7 @@ pub(crate) fn weights(
         .map(|s| Some(vec![false; s.joints.len()]))
         .collect();
     let mut referenced = vec![false; root.skins.len()];
+    let meshes = json.get_if_mentions("meshes", "KHR_draco_mesh_compression");
     for node in &root.nodes {
         let (Some(m), Some(k)) = (node.mesh, node.skin) else {
             continue;
@@ -37,10 +39,12 @@ pub(crate) fn weights(
             continue;
         };
         for (p, prim) in mesh.primitives.iter().enumerate() {
-            let compressed = json
-                .pointer(&format!(
-                    "/meshes/{m}/primitives/{p}/extensions/KHR_draco_mesh_compression"
-                ))
+            let compressed = meshes
+                .and_then(|meshes| {
+                    meshes.pointer(&format!(
+                        "/{m}/primitives/{p}/extensions/KHR_draco_mesh_compression"
+                    ))
+                })
                 .is_some();
             let read = if compressed {
                 None
@@ -112,7 +116,7 @@ fn mark(
 }
 
 /// Reads the humanoid bone map of a VRM extension into the skeleton holding the mapped nodes.
-pub(crate) fn declared(json: &Value, bone_of: &BoneOf, skeletons: &mut [Skeleton]) {
+pub(crate) fn declared(json: &Json, bone_of: &BoneOf, skeletons: &mut [Skeleton]) {
     let mut entries: Vec<(String, usize)> = Vec::new();
     let mut source = None;
     for (ptr, src) in [

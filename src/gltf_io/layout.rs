@@ -3,6 +3,8 @@
 //! `EXT_meshopt_compression` (which hold no data) are kept as they are.
 
 use super::buffers::{is_fallback, OutBuffers, Piece};
+use super::lazy::LazyJson;
+pub(crate) use super::raw_views::RawViews;
 use serde_json::Value;
 use std::io::IoSlice;
 
@@ -285,6 +287,113 @@ fn write_all_vectored(
     Ok(())
 }
 
+/// A buffer view (or its `EXT_meshopt_compression` extension) as packing reads and rewrites it:
+/// its `buffer`, `byteOffset` and `byteLength`, changed as a `Value` object changes.
+pub(crate) trait ViewRef {
+    /// Member `key` as a `u64` (`Value::as_u64`).
+    fn num(&self, key: &str) -> Option<u64>;
+    /// Sets `buffer` (as `obj["buffer"] = b`).
+    fn set_buffer(&mut self, b: u64);
+    /// Sets `byteOffset`, or removes it when `at` is 0 (see [`set_offset`]).
+    fn set_offset(&mut self, at: usize);
+}
+
+impl ViewRef for Value {
+    fn num(&self, key: &str) -> Option<u64> {
+        self.get(key).and_then(Value::as_u64)
+    }
+    fn set_buffer(&mut self, b: u64) {
+        self["buffer"] = b.into();
+    }
+    fn set_offset(&mut self, at: usize) {
+        set_offset(self, "byteOffset", at);
+    }
+}
+
+/// The state of [`pack`] while it moves views into the one new buffer.
+struct Packing<'a> {
+    buffers: &'a OutBuffers<'a>,
+    /// The document's buffers as read.
+    old: Vec<Value>,
+    /// The buffers that hold no data, kept after the merged one.
+    kept: Vec<Value>,
+    /// New index of each data-less buffer: after the merged one.
+    new_index: Vec<u64>,
+    out: Packed<'a>,
+    any_data: bool,
+}
+
+impl<'a> Packing<'a> {
+    fn new(buffers_json: Option<&Value>, buffers: &'a OutBuffers<'a>) -> Packing<'a> {
+        let old: Vec<Value> = buffers_json
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let mut new_index = vec![0u64; old.len()];
+        let mut kept = Vec::new();
+        for (i, b) in old.iter().enumerate() {
+            if !buffers.has_data(i) {
+                kept.push(b.clone());
+                new_index[i] = kept.len() as u64; // merged buffer is 0
+            }
+        }
+        Packing {
+            buffers,
+            old,
+            kept,
+            new_index,
+            out: Packed {
+                pieces: Vec::new(),
+                len: 0,
+            },
+            any_data: false,
+        }
+    }
+
+    fn relocate(&mut self, obj: &mut dyn ViewRef) {
+        let (Some(b), Some(len)) = (obj.num("buffer"), obj.num("byteLength")) else {
+            return;
+        };
+        let off = obj.num("byteOffset").unwrap_or(0) as usize;
+        match self.buffers.piece(b as usize, off, len as usize) {
+            Some(piece) => {
+                let at = place_aligned(&mut self.out.len, piece.len());
+                self.out.pieces.push((at, piece));
+                obj.set_buffer(0);
+                obj.set_offset(at);
+                self.any_data = true;
+            }
+            _ => obj.set_buffer(self.new_index.get(b as usize).copied().unwrap_or(b)),
+        }
+    }
+
+    /// The packed buffer, and the document's new `buffers` when it changes (`had_buffers`:
+    /// whether the document has a `buffers` member).
+    fn finish(mut self, had_buffers: bool, bin_uri: Option<&str>) -> (Packed<'a>, Option<Value>) {
+        if !self.any_data {
+            let buffers = (!self.kept.is_empty() || had_buffers).then(|| Value::Array(self.kept));
+            self.out.len = 0;
+            return (self.out, buffers);
+        }
+        self.out.len = self.out.len.max(4).next_multiple_of(4);
+        let mut merged = self
+            .old
+            .iter()
+            .enumerate()
+            .find(|(i, b)| self.buffers.has_data(*i) && !is_fallback(b))
+            .map_or_else(|| serde_json::json!({}), |(_, b)| b.clone());
+        if let Some(m) = merged.as_object_mut() {
+            m.insert("byteLength".into(), self.out.len.into());
+            match bin_uri {
+                Some(uri) => m.insert("uri".into(), uri.into()),
+                None => m.remove("uri"),
+            };
+        }
+        self.kept.insert(0, merged);
+        (self.out, Some(Value::Array(self.kept)))
+    }
+}
+
 /// Moves every buffer view into one new buffer (index 0) and returns where its bytes come from.
 /// Buffers that hold no data (meshopt fallbacks) follow it unchanged. `bin_uri` names the new
 /// buffer's file; `None` leaves it without a URI (the GLB binary chunk).
@@ -293,70 +402,38 @@ pub(crate) fn pack<'a>(
     buffers: &'a OutBuffers,
     bin_uri: Option<&str>,
 ) -> Packed<'a> {
-    let old: Vec<Value> = json
-        .get("buffers")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    // New index of each data-less buffer: after the merged one.
-    let mut new_index = vec![0u64; old.len()];
-    let mut kept = Vec::new();
-    for (i, b) in old.iter().enumerate() {
-        if !buffers.has_data(i) {
-            kept.push(b.clone());
-            new_index[i] = kept.len() as u64; // merged buffer is 0
-        }
-    }
-    let mut out = Packed {
-        pieces: Vec::new(),
-        len: 0,
-    };
-    let mut any_data = false;
-    let mut relocate = |obj: &mut Value, out: &mut Packed<'a>| {
-        let num = |k: &str| obj.get(k).and_then(Value::as_u64);
-        let (Some(b), Some(len)) = (num("buffer"), num("byteLength")) else {
-            return;
-        };
-        let off = num("byteOffset").unwrap_or(0) as usize;
-        match buffers.piece(b as usize, off, len as usize) {
-            Some(piece) => {
-                let at = place_aligned(&mut out.len, piece.len());
-                out.pieces.push((at, piece));
-                obj["buffer"] = 0.into();
-                set_offset(obj, "byteOffset", at);
-                any_data = true;
-            }
-            _ => obj["buffer"] = new_index.get(b as usize).copied().unwrap_or(b).into(),
-        }
-    };
+    let mut packing = Packing::new(json.get("buffers"), buffers);
     for view in each_array(json, "bufferViews") {
-        relocate(view, &mut out);
+        packing.relocate(view);
         if let Some(ext) = view.pointer_mut("/extensions/EXT_meshopt_compression") {
-            relocate(ext, &mut out);
+            packing.relocate(ext);
         }
     }
-    if !any_data {
-        if !kept.is_empty() || json.get("buffers").is_some() {
-            json["buffers"] = Value::Array(kept);
-        }
-        out.len = 0;
-        return out;
+    let (packed, new_buffers) = packing.finish(json.get("buffers").is_some(), bin_uri);
+    if let Some(b) = new_buffers {
+        json["buffers"] = b;
     }
-    out.len = out.len.max(4).next_multiple_of(4);
-    let mut merged = old
-        .iter()
-        .enumerate()
-        .find(|(i, b)| buffers.has_data(*i) && !is_fallback(b))
-        .map_or_else(|| serde_json::json!({}), |(_, b)| b.clone());
-    let m = merged.as_object_mut().expect("buffer is an object");
-    m.insert("byteLength".into(), out.len.into());
-    match bin_uri {
-        Some(uri) => m.insert("uri".into(), uri.into()),
-        None => m.remove("uri"),
-    };
-    kept.insert(0, merged);
-    json["buffers"] = Value::Array(kept);
-    out
+    packed
+}
+
+/// [`pack`] of a document held as text (`lazy.rs`) whose buffer views are `views` (their
+/// text, see [`RawViews`]) and whose other members it changes are in `over` (an object,
+/// holding `buffers` when the document has it).
+pub(crate) fn pack_raw<'a>(
+    over: &mut Value,
+    views: &mut RawViews<'_>,
+    buffers: &'a OutBuffers,
+    bin_uri: Option<&str>,
+) -> Packed<'a> {
+    let mut packing = Packing::new(over.get("buffers"), buffers);
+    for view in views.objects_mut() {
+        packing.relocate(view);
+    }
+    let (packed, new_buffers) = packing.finish(over.get("buffers").is_some(), bin_uri);
+    if let Some(b) = new_buffers {
+        over["buffers"] = b;
+    }
+    packed
 }
 
 /// The JSON of a document being written: a patched copy, or the document as read with only its
@@ -372,13 +449,43 @@ pub(crate) enum OutJson<'a> {
         /// Replacements of top-level keys (an object).
         over: Value,
     },
+    /// As `Layered`, the document as read held as its text (the members `over` does not
+    /// replace are transcoded from it: see `lazy.rs`).
+    Text {
+        /// The document as read.
+        base: &'a LazyJson,
+        /// Its buffer views packed from their text, when they were (else `over` holds them).
+        views: Option<RawViews<'a>>,
+        /// Replacements of top-level keys (an object).
+        over: Value,
+    },
 }
 
 impl OutJson<'_> {
+    /// About how many bytes its compact text takes (0 when not known).
+    pub fn size_hint(&self) -> usize {
+        match self {
+            OutJson::Text { base, .. } => base.text().len() + base.text().len() / 16,
+            _ => 0,
+        }
+    }
+
     /// The JSON as one value.
     pub fn into_value(self) -> Value {
         match self {
             OutJson::Whole(v) => v,
+            OutJson::Text { base, views, over } => {
+                let mut over = over;
+                if let (Some(views), Some(o)) = (views, over.as_object_mut()) {
+                    let views = serde_json::to_value(views).unwrap_or_default();
+                    o.insert("bufferViews".into(), views);
+                }
+                OutJson::Layered {
+                    base: &base.to_value(),
+                    over,
+                }
+                .into_value()
+            }
             OutJson::Layered { base, over } => {
                 let mut v = base.clone();
                 if let (Some(v), Value::Object(over)) = (v.as_object_mut(), over) {
@@ -397,6 +504,10 @@ impl serde::Serialize for OutJson<'_> {
         use serde::ser::SerializeMap;
         let (base, over) = match self {
             OutJson::Whole(v) => return v.serialize(s),
+            OutJson::Text { base, views, over } => {
+                let views = views.as_ref().map(|v| ("bufferViews", v));
+                return base.serialize_over(over, views, s);
+            }
             OutJson::Layered { base, over } => (base, over),
         };
         let (Some(base), Some(over)) = (base.as_object(), over.as_object()) else {
@@ -423,6 +534,58 @@ impl serde::Serialize for OutJson<'_> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Buffer views packed from their text write what the same views packed as `Value`s write,
+    /// and give the same buffer: members set, added at the end, or removed (the last member
+    /// taking the removed one's place), views that are no object, out of range or in a buffer
+    /// without data, numbers that are no `u64`.
+    #[test]
+    fn views_packed_from_their_text_are_the_values_packed() {
+        use super::super::buffers::Buffer;
+        use super::super::lazy::{self, LazyJson};
+        let cases = [
+            r#"[{"buffer":0,"byteOffset":0,"byteLength":4,"target":34962,"name":"a"}]"#,
+            r#"[{"buffer":0,"byteLength":4,"byteOffset":8},{"byteOffset":4,"buffer":0,"byteLength":3,"extras":{"x":[1,2.5,-0.0]}}]"#,
+            r#"[{"byteLength":2,"buffer":0},{"buffer":0,"byteOffset":12,"byteLength":2}]"#,
+            r#"[{"buffer":1,"byteLength":8},{"buffer":2,"byteLength":1},{"buffer":0,"byteLength":100}]"#,
+            r#"[1,null,[{"buffer":0}],{"buffer":-1,"byteLength":4},{"buffer":0.0,"byteLength":4},{"buffer":0,"byteLength":4,"byteOffset":1.5}]"#,
+            r#"[{"buffer":0,"byteLength":0,"byteOffset":64}, {}]"#,
+            r#"[]"#,
+        ];
+        let data = vec![Some(Buffer::from((0..64).collect::<Vec<u8>>())), None];
+        let out = OutBuffers::new(&data);
+        let buffers = r#"[{"byteLength":64,"uri":"a.bin"},{"byteLength":8,"extensions":{"EXT_meshopt_compression":{"fallback":true}}}]"#;
+        for views in cases {
+            let text = format!(r#"{{"buffers":{buffers},"bufferViews":{views},"asset":{{}}}}"#);
+            let members = lazy::split(text.as_bytes()).expect("splits");
+            let doc = LazyJson::new(Buffer::from(text.clone().into_bytes()), members);
+            let mut raw = RawViews::of(&doc).expect("packed from text");
+            for uri in [None, Some("out.bin")] {
+                let mut as_values: Value = serde_json::from_str(&text).expect("parses");
+                let packed = pack(&mut as_values, &out, uri);
+                let mut over =
+                    json!({ "buffers": serde_json::from_str::<Value>(buffers).expect("parses") });
+                let packed_raw = pack_raw(&mut over, &mut raw, &out, uri);
+                assert_eq!(packed.len, packed_raw.len, "{views}");
+                assert_eq!(packed.to_vec(), packed_raw.to_vec(), "{views}");
+                assert_eq!(over["buffers"], as_values["buffers"], "{views}");
+                let written = serde_json::to_string(&raw).expect("written");
+                let expected = serde_json::to_string(&as_values["bufferViews"]).expect("written");
+                assert_eq!(written, expected, "{views}");
+                raw = RawViews::of(&doc).expect("packed from text");
+            }
+        }
+        // Views with a meshopt extension, or a key given twice, are packed as `Value`s.
+        for views in [
+            r#"[{"buffer":0,"byteLength":4,"extensions":{"EXT_meshopt_compression":{"buffer":0,"byteLength":4}}}]"#,
+            r#"[{"buffer":0,"byteLength":4,"buffer":0}]"#,
+        ] {
+            let text = format!(r#"{{"bufferViews":{views}}}"#);
+            let members = lazy::split(text.as_bytes()).expect("splits");
+            let doc = LazyJson::new(Buffer::from(text.clone().into_bytes()), members);
+            assert!(RawViews::of(&doc).is_none(), "{views}");
+        }
+    }
 
     /// A view referred to only from inside an extension (Draco) is kept and renumbered when a
     /// view before it is dropped; the walks into extensions are skipped only when the document

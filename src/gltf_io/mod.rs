@@ -15,7 +15,9 @@ mod extract;
 mod hints;
 mod input;
 mod layout;
+mod lazy;
 mod patch;
+mod raw_views;
 mod read;
 mod release;
 
@@ -55,9 +57,12 @@ pub struct Document {
     /// What the file declared when it was converted from another format (FBX, BVH): its
     /// format and facts such as units and axes, for `inspect`; `None` for glTF files.
     pub converted: Option<Converted>,
-    /// The JSON as read, parsed; empty while only its text is held ([`Document::let_go_of_json`]),
-    /// until something asks for it.
+    /// The JSON as read, parsed; empty while only its text is held (`lazy`, or
+    /// [`Document::let_go_of_json`]), until something asks for it.
     json: OnceLock<Value>,
+    /// The JSON as read, as its text split into top-level members, each parsed when first read
+    /// (for a document that is not written changed: see `lazy.rs`).
+    lazy: Option<lazy::LazyJson>,
     /// The JSON as read as compact text, once [`Document::let_go_of_json`] let go of the parsed
     /// one: it parses back into the same value (floats round-trip exactly).
     json_text: Option<Vec<u8>>,
@@ -121,7 +126,23 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
 /// assert_eq!(doc.model, skelnorm::gltf_io::read(&path).unwrap().model);
 /// ```
 pub fn read_input_early(path: &Path) -> Result<Input, Error> {
-    input::read_early(path)
+    input::read_early(path, false)
+}
+
+/// [`read_input_early`] of a file whose document is only looked at or written again as read
+/// ([`read_owned_for_viewing`], [`read_owned_to_copy`]): a GLB's JSON chunk is checked and held
+/// as its text, split into its top-level members, rather than parsed into one
+/// `serde_json::Value` (see [`Document::json`]). The same bytes, errors and document.
+///
+/// ```
+/// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
+/// let input = skelnorm::gltf_io::read_input_early_to_copy(&path).unwrap();
+/// assert_eq!(input.bytes(), std::fs::read(&path).unwrap());
+/// let doc = skelnorm::gltf_io::read_owned_for_viewing(input, &path).unwrap();
+/// assert_eq!(doc.json(), skelnorm::gltf_io::read(&path).unwrap().json());
+/// ```
+pub fn read_input_early_to_copy(path: &Path) -> Result<Input, Error> {
+    input::read_early(path, true)
 }
 
 /// Parses the bytes of the file at `path`, whose external URIs resolve in its folder (never
@@ -190,7 +211,9 @@ fn read_owned(
     keep_original: bool,
 ) -> Result<Document, Error> {
     let Input { bytes, early } = input;
-    let parsed = read::parse_owned(bytes, early, &Resources::Folder(folder_of(path)), keys);
+    let res = Resources::Folder(folder_of(path));
+    // A document written changed needs its whole `Value` (to patch it): parsed at once.
+    let parsed = read::parse_owned(bytes, early, &res, keys, !keep_original);
     document(path, parsed, keep_original)
 }
 
@@ -251,6 +274,11 @@ impl AsRead {
     pub fn json(&self) -> &Value {
         self.doc.json()
     }
+
+    /// A top-level member of its JSON as read (see [`Document::json_member`]).
+    pub fn json_member(&self, key: &str) -> Option<&Value> {
+        self.doc.json_member(key)
+    }
 }
 
 /// The folder of `path` (`.` for a bare file name).
@@ -293,24 +321,73 @@ fn document(
             file: path.to_path_buf(),
             kind,
         })
-        .map(|(format, mut json, buffers, model, warnings)| Document {
-            path: path.to_path_buf(),
-            format,
-            original: keep_original.then(|| (model.clone(), layout::Usage::of(&mut json))),
-            model,
-            warnings,
-            converted: None,
-            json: OnceLock::from(json),
-            json_text: None,
-            json_in_chunk: false,
-            buffers,
+        .map(|(format, mut json, buffers, model, warnings)| {
+            let original =
+                keep_original.then(|| (model.clone(), layout::Usage::of(json.whole_mut())));
+            let (lazy, whole) = json.into_parts();
+            Document {
+                path: path.to_path_buf(),
+                format,
+                original,
+                model,
+                warnings,
+                converted: None,
+                json: match lazy {
+                    Some(_) => OnceLock::new(),
+                    None => OnceLock::from(whole),
+                },
+                lazy,
+                json_text: None,
+                json_in_chunk: false,
+                buffers,
+            }
         })
 }
 
 impl Document {
-    /// The document's JSON as it was read (image files embedded), before any patching.
+    /// The document's JSON as it was read (image files embedded), before any patching. A
+    /// document read to be looked at or written again as read holds its JSON as text until
+    /// this is first asked for (see [`read_input_early_to_copy`]); [`Document::json_member`]
+    /// parses one top-level member only.
     pub fn json(&self) -> &Value {
-        self.json.get_or_init(|| self.parse_json_text())
+        self.json.get_or_init(|| match &self.lazy {
+            Some(lazy) => lazy.to_value(),
+            None => self.parse_json_text(),
+        })
+    }
+
+    /// The top-level member `key` of [`Document::json`], parsed alone when the JSON is held as
+    /// text.
+    ///
+    /// ```
+    /// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
+    /// let doc = skelnorm::gltf_io::read_owned_for_viewing(std::fs::read(&path).unwrap(), &path)
+    ///     .unwrap();
+    /// assert_eq!(doc.json_member("asset"), doc.json().get("asset"));
+    /// assert_eq!(doc.json_member("no such member"), None);
+    /// ```
+    pub fn json_member(&self, key: &str) -> Option<&Value> {
+        match (self.json.get(), &self.lazy) {
+            (None, Some(lazy)) => lazy.get(key),
+            _ => self.json().get(key),
+        }
+    }
+
+    /// [`Document::json_member`], copied (or parsed afresh from the text held, not kept).
+    fn json_member_owned(&self, key: &str) -> Option<Value> {
+        match (self.json.get(), &self.lazy) {
+            (None, Some(lazy)) => lazy.get_owned(key),
+            _ => self.json().get(key).cloned(),
+        }
+    }
+
+    /// The JSON as read, copied (or parsed afresh when only its text is held).
+    fn json_copy(&self) -> Value {
+        match (self.json.get(), &self.lazy) {
+            (Some(read), _) => read.clone(),
+            (None, Some(lazy)) => lazy.to_value(),
+            (None, None) => self.parse_json_text(),
+        }
     }
 
     /// The JSON text kept by [`Document::let_go_of_json`] (written from the parsed value, or the
@@ -347,6 +424,11 @@ impl Document {
     /// A GLB file's JSON chunk, still in memory beside its binary chunk, is that text when
     /// reading did not change the JSON (nothing to serialize, nothing more held).
     pub fn let_go_of_json(&mut self) {
+        if self.lazy.is_some() {
+            // Its text is held: the parsed value can go.
+            self.json.take();
+            return;
+        }
         if let Some(json) = self.json.take() {
             // A GLB's JSON chunk is still in memory: no text to make.
             if self.json_chunk_of(&json).is_some() {
@@ -399,10 +481,7 @@ impl Document {
         if let (false, Some((original, used_before))) = (unchanged, original) {
             // The JSON as read, copied (or parsed afresh when only its text is held), less its
             // animations (`read` holds them): the patch moves each back, as read or rebuilt.
-            let mut json = match self.json.get() {
-                Some(read) => read.clone(),
-                None => self.parse_json_text(),
-            };
+            let mut json = self.json_copy();
             let mut read = take_animations(&mut json);
             patch::apply(&mut json, &mut read, &mut buffers, original, &self.model)
                 .map_err(fail)?;
@@ -410,17 +489,36 @@ impl Document {
             let bin = layout::pack(&mut json, &buffers, bin_uri);
             return Ok(f(layout::OutJson::Whole(json), &bin));
         }
+        // Held as text: the members the layout does not change are transcoded from it, and
+        // its buffer views packed from their text when they can be.
+        let text = self
+            .json
+            .get()
+            .is_none()
+            .then_some(self.lazy.as_ref())
+            .flatten();
+        let mut views = text.and_then(layout::RawViews::of);
         let mut over = serde_json::Map::new();
-        for key in ["bufferViews", "buffers"] {
-            if let Some(v) = self.json().get(key) {
-                over.insert(key.into(), v.clone());
+        let keys: &[&str] = match views {
+            Some(_) => &["buffers"],
+            None => &["bufferViews", "buffers"],
+        };
+        for key in keys {
+            if let Some(v) = self.json_member_owned(key) {
+                over.insert(key.to_string(), v);
             }
         }
         let mut over = Value::Object(over);
-        let bin = layout::pack(&mut over, &buffers, bin_uri);
-        let json = layout::OutJson::Layered {
-            base: self.json(),
-            over,
+        let bin = match &mut views {
+            Some(views) => layout::pack_raw(&mut over, views, &buffers, bin_uri),
+            None => layout::pack(&mut over, &buffers, bin_uri),
+        };
+        let json = match text {
+            Some(base) => layout::OutJson::Text { base, views, over },
+            None => layout::OutJson::Layered {
+                base: self.json(),
+                over,
+            },
         };
         Ok(f(json, &bin))
     }
@@ -472,11 +570,16 @@ impl Document {
             .unwrap_or(Path::new("."));
         match format {
             Format::Glb => self.with_parts(None, as_read, |json, bin| {
-                let text =
-                    serde_json::to_vec(&json).map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
+                // The JSON is written after room for the GLB's headers, which are then written
+                // over it: the text is not copied (nor its buffer grown many times, when its
+                // size is known).
+                let mut text = Vec::with_capacity(container::HEAD_ROOM + json.size_hint());
+                text.resize(container::HEAD_ROOM, 0);
+                serde_json::to_writer(&mut text, &json)
+                    .map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
                 drop(json);
                 let bin_len = (bin.len > 0).then_some(bin.len);
-                let head = container::glb_head(&text, bin_len);
+                let head = container::glb_head_over(text, bin_len);
                 write_atomic(dir, out, &mut |w| {
                     w.write_all(&head)?;
                     bin.write_to(w)?;
@@ -491,7 +594,8 @@ impl Document {
                 let bin_name = format!("{stem}.bin");
                 let uri = percent_encoding::utf8_percent_encode(&bin_name, URI_CHARS).to_string();
                 self.with_parts(Some(&uri), as_read, |json, bin| {
-                    let text = serde_json::to_vec_pretty(&json)
+                    let mut text = Vec::with_capacity(json.size_hint());
+                    serde_json::to_writer_pretty(&mut text, &json)
                         .map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
                     drop(json);
                     if bin.len > 0 {
@@ -515,7 +619,7 @@ impl Document {
     /// The raw bytes of buffer view `v` as stored (compressed, for meshopt views), or `None`
     /// if the view or its buffer's data does not exist.
     pub fn buffer_view_bytes(&self, v: usize) -> Option<&[u8]> {
-        let view = self.json().get("bufferViews")?.get(v)?;
+        let view = self.json_member("bufferViews")?.get(v)?;
         let data = self
             .buffers
             .get(view.get("buffer")?.as_u64()? as usize)?
@@ -552,8 +656,8 @@ impl Document {
         let Some(dir) = self.path.parent() else {
             return false;
         };
-        self.json()["buffers"]
-            .as_array()
+        self.json_member("buffers")
+            .and_then(Value::as_array)
             .into_iter()
             .flatten()
             .filter_map(|b| b["uri"].as_str())

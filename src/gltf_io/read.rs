@@ -6,26 +6,22 @@ use super::buffers::{self, Buffer, BufferData, Resources};
 use super::container::{self, Format};
 use super::error::{invalid, ErrorKind};
 use super::extract;
+use super::lazy::{self, Json, LazyJson, Members};
 use crate::model::{Model, Warning, WarningCode};
 use gltf::json::validation::{Error as VError, Validate};
 use gltf::json::Root;
 use serde::Deserialize;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// What parsing yields: the container, JSON, buffers, model and warnings.
-pub(crate) type Parsed = (Format, Value, Vec<BufferData>, Model, Vec<Warning>);
+pub(crate) type Parsed = (Format, Json, Vec<BufferData>, Model, Vec<Warning>);
 
 pub(crate) fn parse(bytes: &[u8], res: &Resources) -> Result<Parsed, ErrorKind> {
     let split = container::split(bytes)?;
-    let json = parse_json(split.json)?;
-    finish(
-        split.format,
-        json,
-        split.bin.map(|b| Buffer::from(b.to_vec())),
-        res,
-        Keys::Keep,
-        None,
-    )
+    let json = Json::whole(parse_json(split.json)?);
+    let bin = split.bin.map(|b| Buffer::from(b.to_vec()));
+    finish(split.format, json, bin, res, Keys::Keep, None)
 }
 
 /// Whether parsing keeps the key values of the tracks it reads and checks.
@@ -37,22 +33,36 @@ pub(crate) enum Keys {
     LetGo,
 }
 
+/// What a JSON text parses into: one `Value`, or (for a document that is not written
+/// changed) its checked members, held with the text once it is read whole (see `lazy.rs`).
+#[derive(Debug)]
+pub(crate) enum Text {
+    Value(Value),
+    Members(Members),
+}
+
 /// A GLB's JSON chunk parsed while the rest of its file was read (see `input.rs`): the range of
 /// the file's bytes it was parsed from, what parsing gave and, when the JSON parsed and no image
-/// is to be embedded (which changes the JSON), its typed document.
+/// is to be embedded (which changes the JSON), its typed document (`None` also when typing it
+/// from its text failed: it is typed from its `Value` then).
 #[derive(Debug)]
 pub(crate) struct Early {
     range: std::ops::Range<usize>,
-    json: Result<Value, ErrorKind>,
+    json: Result<Text, ErrorKind>,
     typed: Option<Typed>,
 }
 
 /// What [`typed`] gives.
 type Typed = Result<(Root, Vec<(usize, usize)>), ErrorKind>;
 
-/// Parses and types the JSON text `text`, bytes `range` of a file, as [`parse_owned`] would.
-pub(crate) fn parse_early(text: &[u8], range: std::ops::Range<usize>) -> Early {
-    early(parse_json(text), None, range)
+/// Parses and types the JSON text `text`, bytes `range` of a file, as [`parse_owned`] would;
+/// split into members rather than parsed into a `Value` when `split` is true and it can be.
+pub(crate) fn parse_early(text: &[u8], range: std::ops::Range<usize>, split: bool) -> Early {
+    let json = parse_text(text, split);
+    let pretyped = matches!(json, Ok(Text::Members(_)))
+        .then(|| typed_text(text))
+        .flatten();
+    early(json, text, pretyped, range)
 }
 
 /// The typed document of JSON text, deserialized straight from the text (on the thread that
@@ -65,48 +75,101 @@ pub(crate) fn typed_text(text: &[u8]) -> Option<Root> {
     serde_json::from_slice(text).ok()
 }
 
-/// What was parsed early of a JSON chunk, bytes `range` of a file: its `Value` (or why it did
-/// not parse) and, from [`typed_text`] of the same text, `pretyped`, used in place of typing
-/// the `Value` when that gives the same document.
+/// What was parsed early of a JSON chunk `text`, bytes `range` of a file: its `Value` or
+/// members (or why it did not parse) and, from [`typed_text`] of the same text, `pretyped`, used
+/// in place of typing the `Value` when that gives the same document.
 pub(crate) fn early(
-    json: Result<Value, ErrorKind>,
+    json: Result<Text, ErrorKind>,
+    text: &[u8],
     pretyped: Option<Root>,
     range: std::ops::Range<usize>,
 ) -> Early {
-    let typed = json
-        .as_ref()
-        .ok()
-        .filter(|json| !buffers::embeds_images(json))
-        .map(|json| match pretyped {
-            Some(root) if pointer_channels(json).is_empty() => Ok((root, Vec::new())),
-            _ => typed(json),
-        });
+    let typed = match &json {
+        Ok(Text::Value(json)) if !buffers::embeds_images(json.get("images")) => {
+            Some(match pretyped {
+                Some(root) if pointer_channels(json).is_empty() => Ok((root, Vec::new())),
+                _ => typed(json),
+            })
+        }
+        Ok(Text::Members(m)) => {
+            let images = m.value_of(text, "images");
+            let plain = !buffers::embeds_images(images.as_ref())
+                && !maybe_pointer_channels(m.text_of(text, "animations"));
+            pretyped
+                .filter(|_| plain)
+                .map(|root| Ok((root, Vec::new())))
+        }
+        _ => None,
+    };
     Early { range, json, typed }
+}
+
+/// Whether the text of a document's `animations` may hold a channel whose `target` is not an
+/// object (`pointer_channels` counts it as having no target node, while [`typed_text`] takes
+/// an array as the target's fields in order): a `"target"` key whose value is not an object, or
+/// any escape (escaped text may spell anything). Without one, a document [`typed_text`] takes
+/// has no pointer channel: its every channel has a target object with a node.
+fn maybe_pointer_channels(animations: Option<&[u8]>) -> bool {
+    let Some(text) = animations else {
+        return false;
+    };
+    if text.contains(&b'\\') {
+        return true;
+    }
+    const KEY: &[u8] = b"\"target\"";
+    let skip = |mut i: usize| {
+        while text.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
+            i += 1;
+        }
+        i
+    };
+    memchr::memmem::find_iter(text, KEY).any(|i| {
+        let after = skip(i + KEY.len());
+        text.get(after) == Some(&b':') && text.get(skip(after + 1)) != Some(&b'{')
+    })
 }
 
 /// [`parse`] of bytes it may keep: a GLB's binary chunk becomes the first buffer where it lies
 /// in `bytes`, not a copy of it. `early` is what was parsed of them while they were read: used
-/// when it is the JSON chunk the container holds, else parsed again.
+/// when it is the JSON chunk the container holds, else parsed again. `split` holds the JSON as
+/// its text split into members (`lazy.rs`) when it can, for a document not written changed.
 pub(crate) fn parse_owned(
     bytes: Vec<u8>,
     early: Option<Early>,
     res: &Resources,
     keys: Keys,
+    split: bool,
 ) -> Result<Parsed, ErrorKind> {
-    let split = container::split(&bytes)?;
-    let at = split.json.as_ptr() as usize - bytes.as_ptr() as usize;
-    let (json, typed) = match early {
-        Some(e) if e.range == (at..at + split.json.len()) => (e.json?, e.typed),
-        _ => (parse_json(split.json)?, None),
+    let parts = container::split(&bytes)?;
+    // Where `part` (inside `bytes`) lies in it.
+    let range_of = |part: &[u8]| {
+        let start = part.as_ptr() as usize - bytes.as_ptr() as usize;
+        start..start + part.len()
     };
-    let format = split.format;
-    let bin = split.bin.map(|b| {
-        // `b` lies inside `bytes`: its offset there.
-        let start = b.as_ptr() as usize - bytes.as_ptr() as usize;
-        start..start + b.len()
-    });
-    let bin = bin.map(|range| Buffer::part(bytes, range));
+    let json_range = range_of(parts.json);
+    let (text, typed) = match early {
+        Some(e) if e.range == json_range => (e.json?, Some(e.typed)),
+        _ => (parse_text(parts.json, split)?, None),
+    };
+    let format = parts.format;
+    let bin = parts.bin.map(range_of);
+    let bytes = Arc::new(bytes);
+    let bin = bin.map(|range| Buffer::part(bytes.clone(), range));
+    let json = match text {
+        Text::Value(value) => Json::whole(value),
+        Text::Members(m) => Json::lazy(LazyJson::new(Buffer::part(bytes, json_range), m)),
+    };
     finish(format, json, bin, res, keys, typed)
+}
+
+/// The JSON text `text` split into members (`split`, when it can be) or parsed into a `Value`,
+/// with the same errors either way.
+pub(crate) fn parse_text(text: &[u8], split: bool) -> Result<Text, ErrorKind> {
+    if let Some(members) = split.then(|| lazy::split(text)).flatten() {
+        check_version(members.value_of(text, "asset").as_ref())?;
+        return Ok(Text::Members(members));
+    }
+    parse_json(text).map(Text::Value)
 }
 
 pub(crate) fn parse_json(text: &[u8]) -> Result<Value, ErrorKind> {
@@ -114,24 +177,39 @@ pub(crate) fn parse_json(text: &[u8]) -> Result<Value, ErrorKind> {
     if !json.is_object() {
         return Err(ErrorKind::Json("the document is not a JSON object".into()));
     }
-    check_version(&json)?;
+    check_version(json.get("asset"))?;
     Ok(json)
 }
 
+/// Reads the document's buffers, checks and types it and reads its model. `typed` is what was
+/// typed early: `Some(None)` when typing it from its text was tried and failed.
 fn finish(
     format: Format,
-    mut json: Value,
+    mut json: Json,
     bin: Option<Buffer>,
     res: &Resources,
     keys: Keys,
-    early: Option<Typed>,
+    typed: Option<Option<Typed>>,
 ) -> Result<Parsed, ErrorKind> {
-    let mut buffers = buffers::load_buffers(&json, bin, res)?;
+    let mut buffers = buffers::load_buffers(json.get("buffers"), bin, res)?;
+    if buffers::embeds_images(json.get("images")) {
+        buffers::embed_images(json.whole_mut(), &mut buffers, res)?;
+    }
     // The typed document made early is that of this JSON: no image was to be embedded.
-    buffers::embed_images(&mut json, &mut buffers, res)?;
-    let (root, pointers) = match early {
-        Some(typed) => typed?,
-        None => typed(&json)?,
+    let from_text = |json: &Json| {
+        let lazy = json.as_lazy()?;
+        if maybe_pointer_channels(lazy.text_of("animations")) {
+            return None;
+        }
+        typed_text(lazy.text()).map(|root| (root, Vec::new()))
+    };
+    let (root, pointers) = match typed {
+        Some(Some(typed)) => typed?,
+        Some(None) => typed_whole(&mut json)?,
+        None => match from_text(&json) {
+            Some(typed) => typed,
+            None => typed_whole(&mut json)?,
+        },
     };
     let mut warnings = Vec::new();
     check_structure(&root, &json, &buffers, &mut warnings)?;
@@ -143,8 +221,16 @@ fn finish(
     Ok((format, json, buffers, model, warnings))
 }
 
-fn check_version(json: &Value) -> Result<(), ErrorKind> {
-    let version = json.pointer("/asset/version").and_then(Value::as_str);
+/// [`typed`] of the whole document's `Value` (made from its text if need be).
+fn typed_whole(json: &mut Json) -> Typed {
+    typed(json.whole_mut())
+}
+
+/// Checks `asset.version` (`asset`, the document's `asset`).
+fn check_version(asset: Option<&Value>) -> Result<(), ErrorKind> {
+    let version = asset
+        .and_then(|a| a.pointer("/version"))
+        .and_then(Value::as_str);
     match version {
         Some(v) if v.starts_with("2.") => Ok(()),
         Some(v) => Err(invalid(
@@ -203,7 +289,7 @@ fn pointer_channels(json: &Value) -> Vec<(usize, usize)> {
 /// extensions it does not know, then checks every buffer view's range.
 fn check_structure(
     root: &Root,
-    json: &Value,
+    json: &Json,
     buffers: &[BufferData],
     warnings: &mut Vec<Warning>,
 ) -> Result<(), ErrorKind> {
@@ -247,6 +333,7 @@ fn check_structure(
     for (i, acc) in root.accessors.iter().enumerate() {
         check_accessor_range(root, i, acc)?;
     }
+    let views = json.get_if_mentions("bufferViews", "EXT_meshopt_compression");
     for (i, view) in root.buffer_views.iter().enumerate() {
         let at = format!("bufferViews[{i}]");
         check_range(
@@ -256,7 +343,7 @@ fn check_structure(
             view.byte_length.0,
             &at,
         )?;
-        let ext = json.get("bufferViews").and_then(|v| v.get(i));
+        let ext = views.and_then(|v| v.get(i));
         let ext = ext.and_then(|v| v.get("extensions")?.get("EXT_meshopt_compression"));
         if let Some(ext) = ext {
             let num = |k: &str| ext.get(k).and_then(Value::as_u64);
@@ -470,6 +557,38 @@ mod tests {
             compared += 1;
         }
         assert!(compared >= 10, "only {compared} documents compared");
+    }
+
+    /// A text [`typed_text`] takes and whose `animations` [`maybe_pointer_channels`] clears has
+    /// no pointer channel: what lets a split document be typed from its text.
+    #[test]
+    fn typed_text_and_no_target_but_objects_means_no_pointer_channels() {
+        let anims = [
+            r#"[{"channels":[{"sampler":0,"target":{"node":0,"path":"rotation"}}],"samplers":[{"input":0,"output":0}]}]"#,
+            r#"[{"channels":[{"sampler":0,"target":[null,null,0,"rotation"]}],"samplers":[{"input":0,"output":0}]}]"#,
+            r#"[{"channels":[{"sampler":0,"target" : [null,null,0,"rotation"]}],"samplers":[{"input":0,"output":0}]}]"#,
+            r#"[{"channels":[{"sampler":0,"t\u0061rget":[null,null,0,"rotation"]}],"samplers":[{"input":0,"output":0}]}]"#,
+            r#"[{"channels":[{"sampler":0,"target":{"path":"rotation"}}],"samplers":[{"input":0,"output":0}]}]"#,
+            r#"[{"name":"target","channels":[],"samplers":[]}]"#,
+        ];
+        let mut typed_ones = 0;
+        for anims in anims {
+            let text = format!(
+                r#"{{"asset":{{"version":"2.0"}},"nodes":[{{}}],"accessors":[{{"componentType":5126,"count":1,"type":"SCALAR"}}],"animations":{anims}}}"#
+            );
+            let json = parse_json(text.as_bytes()).expect("parses");
+            let typed = typed_text(text.as_bytes()).is_some();
+            typed_ones += usize::from(typed);
+            if typed && !maybe_pointer_channels(Some(anims.as_bytes())) {
+                assert!(pointer_channels(&json).is_empty(), "{anims}");
+            }
+        }
+        // The array targets are taken as targets by the typed document.
+        assert!(typed_ones >= 3, "{typed_ones}");
+        assert!(maybe_pointer_channels(Some(anims[1].as_bytes())));
+        assert!(maybe_pointer_channels(Some(anims[3].as_bytes())));
+        assert!(!maybe_pointer_channels(Some(anims[0].as_bytes())));
+        assert!(!maybe_pointer_channels(Some(anims[5].as_bytes())));
     }
 
     #[test]

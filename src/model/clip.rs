@@ -236,7 +236,15 @@ impl<T: TrackValue> Track<T> {
             .fold(0.0, f32::max)
     }
 
-    fn check(&self, what: &str, out: &mut Vec<Problem>) {
+    /// Checks rules 2–4 of [`Clip::validate`] on this track, named by `what` (called only for
+    /// a problem). `times_ok` remembers the last key times found finite and ordered (tracks of
+    /// one sampler share them): those are not checked again.
+    fn check(
+        &self,
+        what: impl Fn() -> String,
+        times_ok: &mut Option<Arc<[f32]>>,
+        out: &mut Vec<Problem>,
+    ) {
         let per_key = if self.interpolation == Interpolation::CubicSpline {
             3
         } else {
@@ -245,30 +253,40 @@ impl<T: TrackValue> Track<T> {
         if self.times.is_empty() {
             out.push(Problem {
                 rule: 2,
-                message: format!("{what}: no keys"),
+                message: format!("{}: no keys", what()),
             });
         }
         if self.values.len() != self.times.len() * per_key {
             out.push(Problem {
                 rule: 2,
                 message: format!(
-                    "{what}: {} values for {} keys ({} per key)",
+                    "{}: {} values for {} keys ({} per key)",
+                    what(),
                     self.values.len(),
                     self.times.len(),
                     per_key
                 ),
             });
         }
-        if self.times.iter().any(|t| !t.is_finite()) || self.times.windows(2).any(|w| w[1] < w[0]) {
-            out.push(Problem {
-                rule: 3,
-                message: format!("{what}: times not finite and ordered"),
-            });
+        let checked = times_ok
+            .as_ref()
+            .is_some_and(|t| Arc::ptr_eq(t, &self.times));
+        if !checked {
+            if self.times.iter().any(|t| !t.is_finite())
+                || self.times.windows(2).any(|w| w[1] < w[0])
+            {
+                out.push(Problem {
+                    rule: 3,
+                    message: format!("{}: times not finite and ordered", what()),
+                });
+            } else {
+                *times_ok = Some(Arc::clone(&self.times));
+            }
         }
         if self.values.iter().any(|v| !v.finite()) {
             out.push(Problem {
                 rule: 4,
-                message: format!("{what}: a value is not finite"),
+                message: format!("{}: a value is not finite", what()),
             });
         }
     }
@@ -429,16 +447,18 @@ impl Clip {
             });
             return out;
         }
+        let mut times_ok = None;
         for (bone, t) in skeleton.bones.iter().zip(&self.tracks) {
-            let what = |ch: Channel| format!("clip `{}`, bone `{}`, {ch}", self.name, bone.name);
+            let what =
+                |ch: Channel| move || format!("clip `{}`, bone `{}`, {ch}", self.name, bone.name);
             if let Some(tr) = &t.translation {
-                tr.check(&what(Channel::Translation), &mut out);
+                tr.check(what(Channel::Translation), &mut times_ok, &mut out);
             }
             if let Some(tr) = &t.rotation {
-                tr.check(&what(Channel::Rotation), &mut out);
+                tr.check(what(Channel::Rotation), &mut times_ok, &mut out);
             }
             if let Some(tr) = &t.scale {
-                tr.check(&what(Channel::Scale), &mut out);
+                tr.check(what(Channel::Scale), &mut times_ok, &mut out);
             }
         }
         out

@@ -529,8 +529,12 @@ impl<'a> AtRest<'a> {
     fn translation_moves(&self, b: usize, t: &Track<Vec3>) -> bool {
         let rest = self.skeleton.bones[b].rest.translation;
         let size = self.translation_size(b);
-        (0..t.len()).any(|k| size(t.key(k) - rest) > self.tolerance)
-            || self.tangents(t, size) > self.tolerance
+        // A key equal to the rest is a move of size 0, never over the tolerance (at least 0):
+        // it is not measured.
+        (0..t.len()).any(|k| {
+            let key = t.key(k);
+            key != rest && size(key - rest) > self.tolerance
+        }) || self.tangents(t, size) > self.tolerance
     }
 
     /// Largest angle of a key from the rest rotation, radians.

@@ -1,0 +1,766 @@
+//! A document's JSON held as its text, split into its top-level members, rather than parsed into
+//! one `serde_json::Value` tree (issue 19): a member is parsed into a `Value` only when something
+//! reads it as one (`asset`, `buffers`, `extensions`…), and written back by transcoding its text
+//! (the same tokens through serde_json's deserializer into its serializer), which writes what
+//! serializing its `Value` writes. The big arrays (accessors, buffer views, animations) that
+//! only the typed document reads are never built as `Value`s.
+//!
+//! The text is checked first by one pass of serde_json's own deserializer that accepts what a
+//! `Value` parse accepts and nothing else (the same parser, visiting the same tokens, with the
+//! same depth limit) and that allocates nothing: any text it does not take (a syntax error, a
+//! number out of range, a key it cannot place) is parsed into a `Value` as before, so errors are
+//! unchanged.
+
+use super::buffers::Buffer;
+use serde::de::{self, DeserializeSeed, Deserializer as _, MapAccess, SeqAccess, Visitor};
+use serde::ser::{self, SerializeMap, SerializeSeq, Serializer};
+use serde::Serialize;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::ops::Range;
+use std::sync::OnceLock;
+
+/// The key serde_json's `Value` parse treats as a raw value's wrapper, not as a key (with its
+/// `raw_value` feature, which the `gltf` crate turns on): a text holding it is parsed as before.
+const RAW_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// Where the top-level members of a checked JSON text lie in it.
+#[derive(Debug, Clone)]
+pub(crate) struct Members {
+    list: Vec<Member>,
+}
+
+#[derive(Debug, Clone)]
+struct Member {
+    key: String,
+    /// Its value's bytes in the text.
+    range: Range<usize>,
+    /// Whether no object in it gives a key twice (its `Value` holds such a key once, with the
+    /// last value): then transcoding its text writes what serializing its `Value` writes.
+    plain: bool,
+}
+
+impl Members {
+    /// The text of member `key` in `text` (the text they were found in).
+    pub(crate) fn text_of<'t>(&self, text: &'t [u8], key: &str) -> Option<&'t [u8]> {
+        let m = self.list.iter().find(|m| m.key == key)?;
+        text.get(m.range.clone())
+    }
+
+    /// Member `key` of `text` (the text they were found in), parsed.
+    pub(crate) fn value_of(&self, text: &[u8], key: &str) -> Option<Value> {
+        serde_json::from_slice(self.text_of(text, key)?).ok()
+    }
+}
+
+/// Checks `text` and finds its top-level members: `None` when a `Value` parse would refuse it
+/// or give anything but an object, or when a member cannot be placed (a key written with
+/// escapes), for the caller to parse it into a `Value` as before.
+pub(crate) fn split(text: &[u8]) -> Option<Members> {
+    let mut de = serde_json::Deserializer::from_slice(text);
+    let found = de.deserialize_any(Top { text }).ok()?;
+    de.end().ok()?;
+    let found = found?;
+    let mut list: Vec<Member> = Vec::with_capacity(found.len());
+    let mut at: HashMap<String, usize> = HashMap::new();
+    for (i, (key, key_at, plain)) in found.iter().enumerate() {
+        let start = value_start(text, key_at.end)?;
+        let end = match found.get(i + 1) {
+            Some((_, next, _)) => member_end(text, next.start)?,
+            None => last_end(text)?,
+        };
+        let member = Member {
+            key: key.clone(),
+            range: start..end,
+            plain: *plain,
+        };
+        // A key given twice keeps its first place and takes its last value (as a `Value` map).
+        match at.get(key) {
+            Some(&j) => list[j] = member,
+            None => {
+                at.insert(key.clone(), list.len());
+                list.push(member);
+            }
+        }
+    }
+    Some(Members { list })
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\n' | b'\t' | b'\r')
+}
+
+/// Where a member's value starts, its key's closing quote at `quote`.
+fn value_start(text: &[u8], quote: usize) -> Option<usize> {
+    let mut i = quote + 1;
+    while text.get(i).copied().is_some_and(is_space) {
+        i += 1;
+    }
+    (text.get(i) == Some(&b':')).then_some(())?;
+    i += 1;
+    while text.get(i).copied().is_some_and(is_space) {
+        i += 1;
+    }
+    Some(i)
+}
+
+/// Where a member's value ends, the next key's opening quote at `quote`.
+fn member_end(text: &[u8], quote: usize) -> Option<usize> {
+    let mut i = quote;
+    while i > 0 && is_space(text[i - 1]) {
+        i -= 1;
+    }
+    (i > 0 && text[i - 1] == b',').then_some(())?;
+    i -= 1;
+    while i > 0 && is_space(text[i - 1]) {
+        i -= 1;
+    }
+    Some(i)
+}
+
+/// Where the last member's value ends: before the closing brace.
+fn last_end(text: &[u8]) -> Option<usize> {
+    let mut i = text.len();
+    while i > 0 && is_space(text[i - 1]) {
+        i -= 1;
+    }
+    (i > 0 && text[i - 1] == b'}').then_some(())?;
+    i -= 1;
+    while i > 0 && is_space(text[i - 1]) {
+        i -= 1;
+    }
+    Some(i)
+}
+
+/// The top-level object: its keys, where their quotes are in the text (the opening quote at
+/// `start`, the closing one at `end`) and whether each value is plain; `None` inside when a key
+/// had escapes (it is not borrowed from the text, so its place is not known).
+struct Top<'t> {
+    text: &'t [u8],
+}
+
+type Found = Option<Vec<(String, Range<usize>, bool)>>;
+
+impl<'de> Visitor<'de> for Top<'_> {
+    type Value = Found;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Found, A::Error> {
+        let base = self.text.as_ptr() as usize;
+        let mut keys = Vec::new();
+        let mut found = Vec::new();
+        let mut placed = true;
+        while let Some(key) = map.next_key_seed(Key)? {
+            if key == RAW_TOKEN {
+                return Err(de::Error::custom("a raw value's key"));
+            }
+            if let Cow::Borrowed(k) = key {
+                let start = (k.as_ptr() as usize).wrapping_sub(base).wrapping_sub(1);
+                found.push((k.to_string(), start..start + 1 + k.len(), true));
+            } else {
+                placed = false;
+            }
+            let mut twice = false;
+            map.next_value_seed(Check {
+                keys: &mut keys,
+                twice: &mut twice,
+            })?;
+            if let Some(last) = found.last_mut().filter(|_| placed) {
+                last.2 = !twice;
+            }
+        }
+        Ok(placed.then_some(found))
+    }
+}
+
+/// A key, borrowed from the text when it has no escapes.
+pub(crate) struct Key;
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string key")
+    }
+
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(s))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(s.to_string()))
+    }
+}
+
+/// Visits one value as a `Value` parse does (`deserialize_any`, keys as strings), building
+/// nothing; sets `twice` when an object in it gives a key twice. `keys` holds the keys of the
+/// objects being visited, innermost last.
+struct Check<'s, 'de> {
+    keys: &'s mut Vec<Cow<'de, str>>,
+    twice: &'s mut bool,
+}
+
+impl<'de> DeserializeSeed<'de> for Check<'_, 'de> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+/// Beyond this many keys, an object's keys are told apart by a hash set, not one by one.
+const FEW_KEYS: usize = 32;
+
+impl<'de> Visitor<'de> for Check<'_, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_none<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq
+            .next_element_seed(Check {
+                keys: &mut *self.keys,
+                twice: &mut *self.twice,
+            })?
+            .is_some()
+        {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let base = self.keys.len();
+        let mut many: Option<HashSet<Cow<'de, str>>> = None;
+        while let Some(key) = map.next_key_seed(Key)? {
+            if key == RAW_TOKEN {
+                return Err(de::Error::custom("a raw value's key"));
+            }
+            let again = match &mut many {
+                Some(set) => !set.insert(key),
+                None if self.keys[base..].contains(&key) => true,
+                None => {
+                    self.keys.push(key);
+                    if self.keys.len() - base > FEW_KEYS {
+                        many = Some(self.keys.drain(base..).collect());
+                    }
+                    false
+                }
+            };
+            *self.twice |= again;
+            map.next_value_seed(Check {
+                keys: &mut *self.keys,
+                twice: &mut *self.twice,
+            })?;
+        }
+        self.keys.truncate(base);
+        Ok(())
+    }
+}
+
+/// A document's JSON: one `Value`, or its text split into members (see the module's text).
+#[derive(Debug, Clone)]
+pub(crate) struct Json {
+    /// The text, while it is held split.
+    lazy: Option<LazyJson>,
+    /// The whole `Value` once made (`null` while `lazy` holds the text).
+    whole: Value,
+}
+
+/// A checked JSON text and its top-level members, each parsed when first read.
+#[derive(Debug, Clone)]
+pub(crate) struct LazyJson {
+    text: Buffer,
+    members: Vec<Member>,
+    values: Vec<OnceLock<Value>>,
+}
+
+impl LazyJson {
+    /// `text`, whose members [`split`] found.
+    pub(crate) fn new(text: Buffer, members: Members) -> LazyJson {
+        let values = members.list.iter().map(|_| OnceLock::new()).collect();
+        LazyJson {
+            text,
+            members: members.list,
+            values,
+        }
+    }
+
+    fn index(&self, key: &str) -> Option<usize> {
+        self.members.iter().position(|m| m.key == key)
+    }
+
+    fn value(&self, i: usize) -> &Value {
+        self.values[i].get_or_init(|| {
+            // Checked: it parses (`null` if it ever did not).
+            serde_json::from_slice(&self.text[self.members[i].range.clone()]).unwrap_or_default()
+        })
+    }
+
+    /// The member `key`, parsed.
+    pub(crate) fn get(&self, key: &str) -> Option<&Value> {
+        self.index(key).map(|i| self.value(i))
+    }
+
+    /// The member `key`, parsed (as [`LazyJson::get`]) but not kept: a copy when it was kept.
+    pub(crate) fn get_owned(&self, key: &str) -> Option<Value> {
+        let i = self.index(key)?;
+        Some(match self.values[i].get() {
+            Some(v) => v.clone(),
+            // Checked: it parses (`null` if it ever did not).
+            None => serde_json::from_slice(&self.text[self.members[i].range.clone()])
+                .unwrap_or_default(),
+        })
+    }
+
+    /// Whether member `key` has no object with a key given twice.
+    pub(crate) fn is_plain(&self, key: &str) -> bool {
+        self.index(key).is_some_and(|i| self.members[i].plain)
+    }
+
+    /// The text of member `key`.
+    pub(crate) fn text_of(&self, key: &str) -> Option<&[u8]> {
+        let i = self.index(key)?;
+        Some(&self.text[self.members[i].range.clone()])
+    }
+
+    /// The whole document as one `Value` (what parsing its text gives).
+    pub(crate) fn to_value(&self) -> Value {
+        let map = (0..self.members.len())
+            .map(|i| (self.members[i].key.clone(), self.value(i).clone()))
+            .collect();
+        Value::Object(map)
+    }
+
+    /// The whole text.
+    pub(crate) fn text(&self) -> &[u8] {
+        &self.text
+    }
+
+    /// Writes member `i` to `map` as `key: value`: its text transcoded when it is plain, else
+    /// its `Value`.
+    fn serialize_member<M: SerializeMap>(&self, i: usize, map: &mut M) -> Result<(), M::Error> {
+        let m = &self.members[i];
+        match self.values[i].get() {
+            Some(v) => map.serialize_entry(&m.key, v),
+            None if m.plain => map.serialize_entry(&m.key, &Transcode(&self.text[m.range.clone()])),
+            None => map.serialize_entry(&m.key, self.value(i)),
+        }
+    }
+
+    /// Serializes the document with the top-level members of `over` (an object) replacing its
+    /// own (new ones at the end), and its own member `extra.0` (if it has it) replaced by
+    /// `extra.1`: what serializing [`LazyJson::to_value`] so changed writes.
+    pub(crate) fn serialize_over<S: Serializer, X: Serialize>(
+        &self,
+        over: &Value,
+        extra: Option<(&str, &X)>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let Some(over) = over.as_object() else {
+            return Err(ser::Error::custom("the document is not a JSON object"));
+        };
+        let added = over.keys().filter(|k| self.index(k).is_none()).count();
+        let mut map = s.serialize_map(Some(self.members.len() + added))?;
+        for (i, m) in self.members.iter().enumerate() {
+            match (over.get(&m.key), extra) {
+                (Some(v), _) => map.serialize_entry(&m.key, v)?,
+                (None, Some((key, x))) if key == m.key => map.serialize_entry(&m.key, x)?,
+                (None, _) => self.serialize_member(i, &mut map)?,
+            }
+        }
+        for (k, v) in over {
+            if self.index(k).is_none() {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        map.end()
+    }
+}
+
+impl Json {
+    /// A document parsed into one `Value`.
+    pub(crate) fn whole(value: Value) -> Json {
+        Json {
+            lazy: None,
+            whole: value,
+        }
+    }
+
+    /// A document held as its text.
+    pub(crate) fn lazy(lazy: LazyJson) -> Json {
+        Json {
+            lazy: Some(lazy),
+            whole: Value::Null,
+        }
+    }
+
+    /// Top-level member `key`.
+    pub(crate) fn get(&self, key: &str) -> Option<&Value> {
+        match &self.lazy {
+            Some(l) => l.get(key),
+            None => self.whole.get(key),
+        }
+    }
+
+    /// What `Value::pointer` finds (a pointer with at least one token).
+    pub(crate) fn pointer(&self, pointer: &str) -> Option<&Value> {
+        let Some(l) = &self.lazy else {
+            return self.whole.pointer(pointer);
+        };
+        let rest = pointer.strip_prefix('/')?;
+        let (first, rest) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        let key = first.replace("~1", "/").replace("~0", "~");
+        l.get(&key)?.pointer(rest)
+    }
+
+    /// Member `key` when its text may hold `word` (anywhere in it; escaped text may spell
+    /// anything, so any escape counts), else `None` without parsing it.
+    pub(crate) fn get_if_mentions(&self, key: &str, word: &str) -> Option<&Value> {
+        if let Some(l) = &self.lazy {
+            let text = l.text_of(key)?;
+            if !text.contains(&b'\\') && !contains(text, word.as_bytes()) {
+                return None;
+            }
+        }
+        self.get(key)
+    }
+
+    /// The text, when it is held split.
+    pub(crate) fn as_lazy(&self) -> Option<&LazyJson> {
+        self.lazy.as_ref()
+    }
+
+    /// The whole document as one `Value`, made from the text's members if need be.
+    pub(crate) fn whole_mut(&mut self) -> &mut Value {
+        if let Some(l) = self.lazy.take() {
+            self.whole = l.to_value();
+        }
+        &mut self.whole
+    }
+
+    /// The document as its text (split) or as one `Value`.
+    pub(crate) fn into_parts(self) -> (Option<LazyJson>, Value) {
+        (self.lazy, self.whole)
+    }
+}
+
+/// Whether `word` occurs in `text`.
+pub(crate) fn contains(text: &[u8], word: &[u8]) -> bool {
+    memchr::memmem::find(text, word).is_some()
+}
+
+/// A JSON value's text (checked), serialized as the `Value` it parses into would be.
+pub(crate) struct Transcode<'t>(pub(crate) &'t [u8]);
+
+impl Serialize for Transcode<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut de = serde_json::Deserializer::from_slice(self.0);
+        let out = de.deserialize_any(Forward(s)).map_err(ser::Error::custom)?;
+        out
+    }
+}
+
+/// Serializes what it visits into `S`; the serializer's result is passed back as the visitor's
+/// value, so that its errors are not turned into the deserializer's.
+struct Forward<S>(S);
+
+/// A deserializer that [`Forward`] serializes, once, as an element, key or value.
+struct Pending<D>(Cell<Option<D>>);
+
+impl<'de, D: de::Deserializer<'de>> Serialize for Pending<D> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let d = self
+            .0
+            .take()
+            .ok_or_else(|| ser::Error::custom("a value serialized twice"))?;
+        d.deserialize_any(Forward(s)).map_err(ser::Error::custom)?
+    }
+}
+
+impl<'de, S: Serializer> Visitor<'de> for Forward<S> {
+    type Value = Result<S::Ok, S::Error>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(self.0.serialize_bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(self.0.serialize_i64(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(self.0.serialize_u64(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        // As a `Value` holds it (a parse gives no NaN or infinity; `null` if it ever did).
+        Ok(match serde_json::Number::from_f64(v) {
+            Some(_) => self.0.serialize_f64(v),
+            None => self.0.serialize_unit(),
+        })
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(self.0.serialize_str(v))
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(self.0.serialize_unit())
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(self.0.serialize_unit())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = match self.0.serialize_seq(None) {
+            Ok(out) => out,
+            Err(e) => return Ok(Err(e)),
+        };
+        while let Some(done) = seq.next_element_seed(Element(&mut out))? {
+            if let Err(e) = done {
+                return Ok(Err(e));
+            }
+        }
+        Ok(out.end())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = match self.0.serialize_map(None) {
+            Ok(out) => out,
+            Err(e) => return Ok(Err(e)),
+        };
+        while let Some(done) = map.next_key_seed(Entry::Key(&mut out))? {
+            if let Err(e) = done {
+                return Ok(Err(e));
+            }
+            if let Err(e) = map.next_value_seed(Entry::Val(&mut out))? {
+                return Ok(Err(e));
+            }
+        }
+        Ok(out.end())
+    }
+}
+
+/// One element of a sequence being serialized into `S`.
+struct Element<'a, S>(&'a mut S);
+
+impl<'de, S: SerializeSeq> DeserializeSeed<'de> for Element<'_, S> {
+    type Value = Result<(), S::Error>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        let pending = Pending(Cell::new(Some(d)));
+        Ok(self.0.serialize_element(&pending))
+    }
+}
+
+/// A key or a value of a map being serialized into `M`.
+enum Entry<'a, M> {
+    Key(&'a mut M),
+    Val(&'a mut M),
+}
+
+impl<'de, M: SerializeMap> DeserializeSeed<'de> for Entry<'_, M> {
+    type Value = Result<(), M::Error>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        let pending = Pending(Cell::new(Some(d)));
+        Ok(match self {
+            Entry::Key(m) => m.serialize_key(&pending),
+            Entry::Val(m) => m.serialize_value(&pending),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Splits `text` and checks that what the split document gives is what its `Value` gives:
+    /// the whole value, each member, and the text written (compact and pretty) with and without
+    /// a member replaced. `None` when it is not split (then a `Value` parse is used).
+    fn check(text: &str) -> Option<()> {
+        let members = split(text.as_bytes())?;
+        let value: Value = serde_json::from_str(text).expect("a split text parses");
+        let lazy = LazyJson::new(Buffer::from(text.as_bytes().to_vec()), members);
+        assert_eq!(lazy.to_value(), value, "{text}");
+        let object = value.as_object().expect("an object");
+        for (k, v) in object {
+            assert_eq!(lazy.get(k), Some(v), "{text}");
+        }
+        let fresh = || {
+            LazyJson::new(
+                Buffer::from(text.as_bytes().to_vec()),
+                split(text.as_bytes()).unwrap_or(Members { list: vec![] }),
+            )
+        };
+        for over in [
+            serde_json::json!({}),
+            serde_json::json!({"buffers": [], "new": 1}),
+        ] {
+            let mut expected = value.clone();
+            for (k, v) in over.as_object().into_iter().flatten() {
+                expected[k] = v.clone();
+            }
+            let out = Out {
+                lazy: fresh(),
+                over: over.clone(),
+            };
+            let compact = serde_json::to_vec(&out).expect("written");
+            assert_eq!(
+                compact,
+                serde_json::to_vec(&expected).expect("written"),
+                "{text}"
+            );
+            let pretty = serde_json::to_vec_pretty(&out).expect("written");
+            assert_eq!(
+                pretty,
+                serde_json::to_vec_pretty(&expected).expect("written"),
+                "{text}"
+            );
+        }
+        Some(())
+    }
+
+    struct Out {
+        lazy: LazyJson,
+        over: Value,
+    }
+
+    impl Serialize for Out {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            self.lazy
+                .serialize_over(&self.over, None::<(&str, &Value)>, s)
+        }
+    }
+
+    #[test]
+    fn a_split_document_reads_and_writes_as_its_value() {
+        let split_ones = [
+            r#"{}"#,
+            r#" { "a" : 1 } "#,
+            "{\n\t\"a\":[],\r\n\"b\":{},\"c\":[{}],\"d\":null,\"e\":true,\"f\":false}",
+            r#"{"n":[0,-0,-0.0,0.0,1.5e3,-1e-7,18446744073709551615,18446744073709551616,-9223372036854775808,-9223372036854775809,1E2,0.1,3.141592653589793]}"#,
+            r#"{"s":"\u00e9\ud83d\ude00 \"q\" \\ \/ \b\f\n\r\t \u0001 é","t":"\u2028"}"#,
+            // Keys given twice: first place, last value (at the top and inside).
+            r#"{"a":1,"b":2,"a":3}"#,
+            r#"{"a":{"x":1,"y":2,"x":3},"b":[{"k":1,"k":[2]}]}"#,
+            // Escaped keys inside members, and an escaped key that is a top-level one's name.
+            r#"{"a":{"\u0078":1,"x":2},"b":{"\n":1}}"#,
+            // Many keys in one object (told apart by a set), one given twice.
+            &format!(
+                "{{\"m\":{{{},\"k3\":0}}}}",
+                (0..100)
+                    .map(|i| format!("\"k{i}\":{i}"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            &format!("{{\"deep\":{}1{}}}", "[".repeat(126), "]".repeat(126)),
+        ];
+        for text in split_ones {
+            assert!(check(text).is_some(), "not split: {text}");
+        }
+    }
+
+    #[test]
+    fn what_a_value_parse_refuses_or_cannot_place_is_not_split() {
+        let refused = [
+            "",
+            "[]",
+            "1",
+            r#""a""#,
+            "{",
+            r#"{"a":1,}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":1e400}"#,
+            r#"{"a":-1e400}"#,
+            r#"{"a":"\ud800"}"#,
+            r#"{"a":"\ud800x"}"#,
+            "{\"a\":\"\u{1}\"}",
+            r#"{"a":"\x"}"#,
+            r#"{"a":01}"#,
+            r#"{"a":NaN}"#,
+            r#"{"a":[1 2]}"#,
+            // Deeper than serde_json's limit (128) counted from the document.
+            &format!("{{\"deep\":{}1{}}}", "[".repeat(128), "]".repeat(128)),
+            // The key serde_json reads as a raw value's wrapper.
+            r#"{"$serde_json::private::RawValue":"1"}"#,
+            r#"{"a":{"$serde_json::private::RawValue":"1"}}"#,
+            // A top-level key written with escapes: its place is not known.
+            r#"{"\u0061":1}"#,
+        ];
+        for text in refused {
+            assert!(split(text.as_bytes()).is_none(), "split: {text}");
+        }
+        let bad_utf8 = b"{\"a\":\"\xff\"}";
+        assert!(split(bad_utf8).is_none());
+    }
+
+    #[test]
+    fn every_fixture_and_asset_reads_and_writes_as_its_value() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut checked = 0;
+        for entry in walkdir::WalkDir::new(root.join("fixtures"))
+            .into_iter()
+            .chain(walkdir::WalkDir::new(root.join("../shared/assets")))
+            .filter_map(Result::ok)
+        {
+            let path = entry.path();
+            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if !["gltf", "glb", "vrm", "vrma"].contains(&ext.to_ascii_lowercase().as_str()) {
+                continue;
+            }
+            let bytes = std::fs::read(path).unwrap_or_default();
+            let Ok(parts) = super::super::container::split(&bytes) else {
+                continue;
+            };
+            let text = std::str::from_utf8(parts.json).expect("UTF-8");
+            check(text).unwrap_or_else(|| panic!("not split: {}", path.display()));
+            checked += 1;
+        }
+        assert!(checked >= 10, "only {checked} documents checked");
+    }
+
+    #[test]
+    fn words_are_found_anywhere() {
+        assert!(contains(b"abcabd", b"abd"));
+        assert!(!contains(b"abcab", b"abd"));
+        assert!(contains(b"x", b""));
+        assert!(!contains(b"", b"x"));
+    }
+}
