@@ -21,7 +21,7 @@ use skelnorm::model::{Clip, Model, Pose, SkeletonId};
 use skelnorm::pipeline::{normalize, retarget_onto, NormalizeOptions, RetargetJob, Side};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{
-    retarget_clip, FloorOp, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig,
+    retarget_clip, FloorOp, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig, Treadmill,
 };
 use std::path::Path;
 use std::time::Duration;
@@ -97,6 +97,19 @@ fn main() {
             "… + plant + floor",
             RetargetOptions {
                 ops: vec![Op::Plant(PlantOp::default()), Op::Floor(FloorOp::default())],
+                ..RetargetOptions::default()
+            },
+        ),
+        (
+            "… + plant on a treadmill + floor",
+            RetargetOptions {
+                ops: vec![
+                    Op::Plant(PlantOp {
+                        treadmill: Treadmill::Velocity([0.0, -1.2]),
+                        ..PlantOp::default()
+                    }),
+                    Op::Floor(FloorOp::default()),
+                ],
                 ..RetargetOptions::default()
             },
         ),

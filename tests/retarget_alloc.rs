@@ -18,7 +18,7 @@ use skelnorm::model::Pose;
 use skelnorm::pipeline::{normalize, NormalizeOptions};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{
-    FilterOp, FloorOp, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig,
+    FilterOp, FloorOp, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig, Treadmill,
 };
 
 #[global_allocator]
@@ -42,6 +42,17 @@ fn retarget_allocates_nothing_per_call() {
         ops: vec![
             Op::Plant(PlantOp {
                 max_pelvis_shift: 0.3,
+                ..PlantOp::default()
+            }),
+            Op::Floor(FloorOp::default()),
+        ],
+        ..RetargetOptions::default()
+    });
+    // Planting on a treadmill (a source that runs in place), given as a setting.
+    allocates_nothing(&RetargetOptions {
+        ops: vec![
+            Op::Plant(PlantOp {
+                treadmill: Treadmill::Velocity([0.0, -1.2]),
                 ..PlantOp::default()
             }),
             Op::Floor(FloorOp::default()),

@@ -391,8 +391,20 @@ fn retarget_measures(m: &RetargetCheck) -> String {
         .map_or(String::new(), |v| {
             format!(" ({} over the source's contacts)", percent(Some(v)))
         });
+    let treadmill = m.treadmill.as_ref().map_or(String::new(), |t| {
+        format!(
+            "; over its treadmill ({} a frame) {} → {} over the source's contacts",
+            percent(Some(t.speed)),
+            percent(t.skate.iter().filter_map(|k| k.source).reduce(f32::max)),
+            percent(
+                (t.skate.iter())
+                    .filter_map(|k| k.target_at_source_contacts)
+                    .reduce(f32::max)
+            ),
+        )
+    });
     let skate = format!(
-        "skate {} → {} per frame{kept}",
+        "skate {} → {} per frame{kept}{treadmill}",
         percent(m.skate.iter().filter_map(|k| k.source).reduce(f32::max)),
         percent(m.skate.iter().filter_map(|k| k.target).reduce(f32::max)),
     );
@@ -544,6 +556,7 @@ mod tests {
             skate,
             length_drift: 0.0,
             ops: None,
+            treadmill: None,
         }
     }
 

@@ -16,12 +16,14 @@ mod plan;
 mod runtime;
 #[cfg(test)]
 mod tests;
+mod treadmill;
 
 pub use ops::{
-    FilterOp, FloorOp, MirrorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp, StrideOp,
+    FilterOp, FloorOp, MirrorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp, StrideOp, Treadmill,
 };
 pub use plan::{ChainPlan, Plan, ScaleBasis};
 pub use runtime::Retargeter;
+pub use treadmill::{clip_treadmill, detect_treadmill, ground_velocity};
 
 use crate::mapping::BoneMap;
 use crate::model::{BoneTracks, Clip, Interpolation, Pose, Skeleton, SkeletonId, Track};
@@ -299,8 +301,10 @@ pub fn retarget_clip_with(
     let mut translations: Vec<Vec<glam::Vec3>> = vec![Vec::with_capacity(frames); moved.len()];
     let mut sp = Pose::rest(source.skeleton);
     let mut tp = Pose::rest(target.skeleton);
-    // The ops that keep state (planting, the filter) start afresh with each clip.
+    // The ops that keep state (planting, the filter) start afresh with each clip, planting on
+    // the clip's own ground.
     r.reset();
+    r.set_treadmill(clip_treadmill(source, clip, r.plan(), options));
     let mut last = None;
     for &time in &times {
         for (l, b) in sp.locals.iter_mut().zip(&source.skeleton.bones) {

@@ -227,6 +227,31 @@ pub struct PlantOp {
     /// foot is then held where the IK pass wanted it rather than where it reached. 0: off, the
     /// foot goes to the nearest point the leg reaches and follows the hips. Default: 0.
     pub max_pelvis_shift: f32,
+    /// The ground of a clip that runs in place (a treadmill): `off`, `detect` (offline, each
+    /// clip's ground velocity is found from the whole clip when its hips do not travel and its
+    /// feet in contact slide back together; the runtime `Retargeter` takes none unless told
+    /// with `Retargeter::set_treadmill`), or `velocity((x, z))`: source units per second in the
+    /// source's skeleton space. Contacts are found, and feet held, relative to that ground, so
+    /// a held foot slides with it (scaled as the retarget scales travel). Default: `off` (a
+    /// held foot slides at the ground's speed, the median of both feet's contact steps, which
+    /// can be faster than one foot's own: math.md's skate, over a still ground, then exceeds
+    /// the source's, as on RobotExpressive's `Running` onto itself).
+    pub treadmill: Treadmill,
+}
+
+/// Where planting's ground is ([`PlantOp::treadmill`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Treadmill {
+    /// Found offline from each whole clip (`retarget::detect_treadmill`); none at runtime
+    /// unless set with `Retargeter::set_treadmill`.
+    Detect,
+    /// The ground stands still.
+    #[default]
+    Off,
+    /// The ground moves at this horizontal velocity, `[x, z]` source units per second in the
+    /// source's skeleton space (backward, -Z, for a normalized source running in place).
+    Velocity([f32; 2]),
 }
 
 impl Default for PlantOp {
@@ -241,6 +266,7 @@ impl Default for PlantOp {
             max_offset: 0.02,
             stance_turn_deg: 20.0,
             max_pelvis_shift: 0.0,
+            treadmill: Treadmill::Off,
         }
     }
 }
@@ -389,6 +415,14 @@ impl Op {
                     p.max_pelvis_shift >= 0.0 && p.max_pelvis_shift.is_finite(),
                     "must be at least 0",
                 ),
+                {
+                    let [x, z] = match p.treadmill {
+                        Treadmill::Velocity(v) => v,
+                        _ => [0.0; 2],
+                    };
+                    let v = if x.is_finite() { z } else { x };
+                    ("treadmill", v, v.is_finite(), "must be finite")
+                },
             ]),
             Op::Floor(f) => out.extend([
                 ("height", f.height, f.height.is_finite(), "must be finite"),

@@ -71,6 +71,10 @@ pub struct Retargeter {
     /// otherwise): planting holds feet where they stand in the travelling frame, skeleton space
     /// plus this, so that a held foot slides back with the ground under an in-place walk.
     removed_travel: Vec3,
+    /// The ground velocity of a source that runs in place (source units per second,
+    /// horizontal; `PlantOp::treadmill`): planting finds contacts and holds feet relative to
+    /// it. `None`: the ground stands still.
+    treadmill: Option<Vec3>,
     root_motion: bool,
     horizontal: f32,
     vertical: f32,
@@ -226,6 +230,10 @@ impl Retargeter {
             mirror,
             in_place: options.in_place,
             removed_travel: Vec3::ZERO,
+            treadmill: match super::treadmill::plant_op(options).map(|p| p.treadmill) {
+                Some(super::Treadmill::Velocity([x, z])) => Some(Vec3::new(x, 0.0, z)),
+                _ => None,
+            },
             root_motion: options.root_motion,
             horizontal: options.horizontal_scale,
             vertical: options.vertical_scale,
@@ -295,6 +303,21 @@ impl Retargeter {
     pub fn reset(&mut self) {
         self.plant.fill(PlantState::default());
         self.filter_ready = false;
+    }
+
+    /// Sets the ground planting plants on: the horizontal velocity (source units per second, in
+    /// the source's skeleton space) of the treadmill a clip that runs in place is played on
+    /// (`retarget::detect_treadmill` finds it from a whole clip), or `None` for a ground that
+    /// stands still. A foot is in contact, and held, relative to it: a held foot slides with
+    /// it, scaled as the retarget scales travel. It stays until set again ([`Self::reset`]
+    /// keeps it). Allocates nothing.
+    pub fn set_treadmill(&mut self, velocity: Option<Vec3>) {
+        self.treadmill = velocity.map(|v| Vec3::new(v.x, 0.0, v.z));
+    }
+
+    /// The ground planting plants on ([`Self::set_treadmill`]).
+    pub fn treadmill(&self) -> Option<Vec3> {
+        self.treadmill
     }
 
     /// [`Self::retarget`] with `dt`, the seconds since the previous frame (above 0), which

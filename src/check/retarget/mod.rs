@@ -14,7 +14,7 @@ mod tests;
 
 pub use report::{
     mapping_words, ChainCheck, ChainMapping, EffectorCheck, FloorCheck, MirrorCheck, NotMeasured,
-    OpsCheck, PoleCheck, RetargetCheck, SkateCheck, WorstEnd,
+    OpsCheck, PoleCheck, RetargetCheck, SkateCheck, TreadmillCheck, WorstEnd,
 };
 
 /// A skeleton sampled at each frame, in skeleton space (below its base).
@@ -176,6 +176,7 @@ pub fn retarget(
         .map(|(c, tids, sids)| chain_check(&s, &t, c, tids, sids))
         .collect();
     let (effectors, skate) = effectors(&s, &t, plan, options);
+    let ground = Ground::of(source, plan, options, &times);
     RetargetCheck {
         frames,
         worst_end: worst_end(&chains),
@@ -184,6 +185,55 @@ pub fn retarget(
         skate,
         length_drift: drift(t.rig.skeleton, &t.frames, plan.translated_bones(), t.height),
         ops: None,
+        treadmill: ground.map(|g| TreadmillCheck {
+            source_velocity: g.source.to_array(),
+            target_velocity: g.target.to_array(),
+            speed: g.source.length() / fps / s.height,
+            skate: g.skates(&s, &t),
+        }),
+    }
+}
+
+/// The treadmill of a source clip that runs in place ([`TreadmillCheck`]): its velocity on
+/// each side (units per second) and the times the clips are sampled at.
+struct Ground<'t> {
+    source: Vec3,
+    target: Vec3,
+    times: &'t [f32],
+}
+
+impl<'t> Ground<'t> {
+    /// The ground planting plants `source`'s clip on (`retarget::clip_treadmill`), the target's
+    /// scaled as the retarget scales travel; `None` for a ground that stands still.
+    fn of(
+        source: (&Rig, &Clip),
+        plan: &Plan,
+        options: &RetargetOptions,
+        times: &'t [f32],
+    ) -> Option<Ground<'t>> {
+        let g = crate::retarget::clip_treadmill(source.0, source.1, plan, options)?;
+        let r = plan.hips_ratio * options.horizontal_scale;
+        Some(Ground {
+            source: g,
+            target: Vec3::new(g.x * r, 0.0, g.z * r),
+            times,
+        })
+    }
+
+    /// The ground's move between consecutive frames at `velocity`.
+    fn moves(&self, velocity: Vec3) -> Vec<Vec3> {
+        let mut out = vec![Vec3::ZERO];
+        out.extend(self.times.windows(2).map(|w| velocity * (w[1] - w[0])));
+        out
+    }
+
+    /// Both feet's skate over the treadmill (as [`effectors`] measures it over a still ground).
+    fn skates(&self, s: &Posed, t: &Posed) -> Vec<SkateCheck> {
+        let (gs, gt) = (self.moves(self.source), self.moves(self.target));
+        ["LeftFoot", "RightFoot"]
+            .iter()
+            .map(|name| foot_skate(s, t, name, [&gs, &gt]))
+            .collect()
     }
 }
 
@@ -221,7 +271,9 @@ pub fn ops_check(
         })
         .unwrap_or(0.0);
     let (_, tp) = plan.pelvis_bones();
+    let ground = Ground::of(source, plan, options, &times);
     OpsCheck {
+        treadmill_skate_without: ground.map(|g| g.skates(&s, &bare)),
         floor: floor_check(&with, &tp, th, floor),
         floor_without: floor_check(&bare, &tp, th, floor),
         skate_without: effectors(&s, &bare, plan, options).1,
@@ -578,7 +630,7 @@ fn effectors(
 ) -> (Vec<EffectorCheck>, Vec<SkateCheck>) {
     let (mut effectors, mut skates) = (Vec::new(), Vec::new());
     for name in EFFECTORS {
-        let (sb, tb, pair) = effector_pair(s, t, name);
+        let (_, _, pair) = effector_pair(s, t, name);
         let max_error = pair.map(|p| {
             effector_series(s, t, plan, options, p)
                 .into_iter()
@@ -594,26 +646,36 @@ fn effectors(
                 .any(|c| c.ik_end.as_deref() == Some(name)),
         });
         if name.ends_with("Foot") {
-            let side = |b: Result<BoneId, NotMeasured>, p: &Posed, none: NotMeasured| {
-                b.and_then(|b| skate(&p.frames, b, p.height).ok_or(none))
-            };
-            let source = side(sb, s, NotMeasured::NoContactInSource);
-            let target = side(tb, t, NotMeasured::NoContactInTarget);
-            let kept = pair.ok().and_then(|(a, b)| {
-                let contacts = contacts(&s.frames, a, s.height);
-                skate_over(&t.frames, b, t.height, &contacts)
-            });
-            skates.push(SkateCheck {
-                bone: name.into(),
-                source: source.ok(),
-                target: target.ok(),
-                target_at_source_contacts: kept,
-                source_reason: source.err(),
-                target_reason: target.err(),
-            });
+            skates.push(foot_skate(s, t, name, [&[], &[]]));
         }
     }
     (effectors, skates)
+}
+
+/// The skate of foot `name` on both sides ([`SkateCheck`]), each side's horizontal movement
+/// taken relative to its ground's move per frame (`ground`: source, target; empty: a still
+/// ground).
+fn foot_skate(s: &Posed, t: &Posed, name: &str, ground: [&[Vec3]; 2]) -> SkateCheck {
+    let (sb, tb, pair) = effector_pair(s, t, name);
+    let side = |b: Result<BoneId, NotMeasured>, p: &Posed, g: &[Vec3], none: NotMeasured| {
+        b.and_then(|b| {
+            skate_over(&p.frames, b, p.height, &contacts(&p.frames, b, p.height), g).ok_or(none)
+        })
+    };
+    let source = side(sb, s, ground[0], NotMeasured::NoContactInSource);
+    let target = side(tb, t, ground[1], NotMeasured::NoContactInTarget);
+    let kept = pair.ok().and_then(|(a, b)| {
+        let contacts = contacts(&s.frames, a, s.height);
+        skate_over(&t.frames, b, t.height, &contacts, ground[1])
+    });
+    SkateCheck {
+        bone: name.into(),
+        source: source.ok(),
+        target: target.ok(),
+        target_at_source_contacts: kept,
+        source_reason: source.err(),
+        target_reason: target.err(),
+    }
 }
 
 /// Foot skate (math.md): a foot is in contact when its height is within 3% of the character's
@@ -621,7 +683,7 @@ fn effectors(
 /// consecutive contact frames, as a fraction of the height. `None` when no two consecutive
 /// frames are in contact (a clip of one frame): there is nothing to average.
 pub fn skate(frames: &[Vec<Vec3>], foot: BoneId, height: f32) -> Option<f32> {
-    skate_over(frames, foot, height, &contacts(frames, foot, height))
+    skate_over(frames, foot, height, &contacts(frames, foot, height), &[])
 }
 
 /// Per frame, whether `foot` is in contact (math.md: within 3% of the height of its lowest
@@ -633,13 +695,23 @@ fn contacts(frames: &[Vec<Vec3>], foot: BoneId, height: f32) -> Vec<bool> {
 }
 
 /// `foot`'s mean horizontal movement between consecutive frames both in `contact`, fraction of
-/// `height`.
-fn skate_over(frames: &[Vec<Vec3>], foot: BoneId, height: f32, contact: &[bool]) -> Option<f32> {
+/// `height`, relative to the ground's move `ground[k]` from frame k - 1 to k (none past its end:
+/// an empty `ground` is a still one).
+fn skate_over(
+    frames: &[Vec<Vec3>],
+    foot: BoneId,
+    height: f32,
+    contact: &[bool],
+    ground: &[Vec3],
+) -> Option<f32> {
     let contact = |k: usize| contact.get(k).copied().unwrap_or(false);
     let (mut sum, mut n) = (0.0, 0);
     for k in 1..frames.len() {
         if contact(k) && contact(k - 1) {
-            let d = frames[k][foot.index()] - frames[k - 1][foot.index()];
+            let mut d = frames[k][foot.index()] - frames[k - 1][foot.index()];
+            if let Some(g) = ground.get(k) {
+                d -= *g;
+            }
             sum += Vec3::new(d.x, 0.0, d.z).length();
             n += 1;
         }

@@ -176,6 +176,29 @@ pub struct OpsCheck {
     /// clip's left side follows the source's right.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mirror: Option<MirrorCheck>,
+    /// With a treadmill ([`RetargetCheck::treadmill`]): foot skate over it with the core passes
+    /// only (beside [`TreadmillCheck::skate`], with the stack).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub treadmill_skate_without: Option<Vec<SkateCheck>>,
+}
+
+/// The ground of a source clip that runs in place, and the feet's skate over it: the clip is
+/// played while the character moves forward at its speed, so its ground is a treadmill moving
+/// back at that speed and a foot planted on it slides back with it. Present when planting
+/// plants on one (`PlantOp::treadmill`: given, or found from the clip).
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct TreadmillCheck {
+    /// The source's ground velocity, source skeleton units per second (`[x, 0, z]`).
+    pub source_velocity: [f32; 3],
+    /// The target's: the source's scaled as the retarget scales travel (the plan's ratio
+    /// times `horizontal_scale`), not measured on the output, target skeleton units per second.
+    pub target_velocity: [f32; 3],
+    /// The source's ground speed per frame, fraction of the source's height.
+    pub speed: f32,
+    /// Foot skate over the treadmill: `skate`'s measures (the same contact frames) with each
+    /// foot's horizontal movement taken relative to its side's ground (source: the source's
+    /// velocity; target: `target_velocity`).
+    pub skate: Vec<SkateCheck>,
 }
 
 /// What the `Mirror` op did to one clip.
@@ -227,6 +250,10 @@ pub struct RetargetCheck {
     /// What the ops after the core passes changed; present when any is on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ops: Option<OpsCheck>,
+    /// The ground of a source that runs in place and the feet's skate over it, when planting
+    /// plants on one; `skate` above stays math.md's measure over a still ground.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub treadmill: Option<TreadmillCheck>,
 }
 
 /// How much of a chain each side maps, in words (see [`WorstEnd::mapping`]).

@@ -85,6 +85,12 @@ impl Retargeter {
         let hs = self.source_height;
         let rate = if p.blend_s > 0.0 { dt / p.blend_s } else { 1.0 };
         let yaw = yaw_of(self.source_delta[self.plan.source_hips.index()]);
+        // The treadmill's move this frame, on the source and (scaled as travel is) the target.
+        let ground = self.treadmill.map(|g| {
+            let s = g * dt;
+            let t = self.scale_position(s);
+            (s, Vec3::new(t.x, 0.0, t.z))
+        });
         for k in 0..self.plan.limbs.len() {
             let limb = &self.plan.limbs[k];
             if !limb.leg {
@@ -104,9 +110,16 @@ impl Retargeter {
             st.low = st.low.min(foot.y);
             let clearance = foot.y - st.low;
             // No contact on the first frame: its speed is not known yet.
-            let step = st
+            let mut step = st
                 .last
                 .map_or(Vec3::ZERO, |l| Vec3::new(foot.x - l.x, 0.0, foot.z - l.z));
+            if let Some((source, target)) = ground {
+                // On a treadmill: the foot's step over the ground, and the held place (and the
+                // passes' foot last frame, which the blend-out follows) carried along with it.
+                step -= source;
+                st.anchor += target;
+                st.last_end += target;
+            }
             let speed = st.last.map_or(f32::INFINITY, |_| step.length() / dt);
             st.last = Some(foot);
             let factor = if st.planted { p.release } else { 1.0 };
