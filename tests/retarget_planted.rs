@@ -16,12 +16,13 @@ mod common;
 
 use glam::Vec3;
 use skelnorm::check::retarget::{ops_check, retarget as measure, OpsCheck, RetargetCheck};
-use skelnorm::model::{Clip, Pose, Skeleton, SkeletonId};
+use skelnorm::model::{Clip, Pose, SkeletonId};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{
     retarget_clip, FloorOp, Op, PassOp, PlantOp, RetargetOptions, Retargeter,
 };
 
+use common::ops::joint_frames;
 use common::{normalized, rig, Normalized};
 
 const CLIP: &str = "planted_walk";
@@ -101,7 +102,7 @@ struct Figures {
 /// The ground truth's skate per foot: math.md's measure of the target's own walk.
 fn truth_skate(t: &Normalized) -> [f32; 2] {
     let ts = &t.model.skeletons[0];
-    let at = frames(ts, walk(t));
+    let at = joint_frames(ts, walk(t));
     ["LeftFoot", "RightFoot"].map(|n| {
         let foot = t.map.get(Profile::humanoid().find(n).unwrap()).unwrap();
         skelnorm::check::retarget::skate(&at, foot, ts.stature()).unwrap()
@@ -243,21 +244,6 @@ fn alpha_zero_is_planting_and_the_floor_off_on_the_walk() {
     }
 }
 
-/// Joint positions of `clip` on `skel` at 30 fps (the frames the measures sample), skeleton
-/// space.
-fn frames(skel: &Skeleton, clip: &Clip) -> Vec<Vec<Vec3>> {
-    let below = skel.base.inverse();
-    let n = (clip.duration() * 30.0).round() as usize + 1;
-    (0..n)
-        .map(|f| {
-            let w = Pose::sample(skel, clip, f as f32 / 30.0).world(skel);
-            w.iter()
-                .map(|m| below.transform_point3(m.w_axis.truncate()))
-                .collect()
-        })
-        .collect()
-}
-
 /// Ground truth: the walk retargeted onto long and short legs against the walk generated on
 /// those legs (`planted_walk` is defined in leg units: on legs ×k it is the base walk scaled by
 /// k about the hip joints, and the root pass scales the hips' motion by the legs' ratio). Over
@@ -272,13 +258,13 @@ fn stance_feet_land_where_the_targets_own_walk_plants_them() {
     for b in ["long_legs.glb", "short_legs.glb"] {
         let t = fixture(b);
         let ts = &t.model.skeletons[0];
-        let truth = frames(ts, walk(&t));
+        let truth = joint_frames(ts, walk(&t));
         let height = ts.height();
         for (name, ops) in stacks() {
             let out = retarget_clip(&rig(&s), walk(&s), &rig(&t), SkeletonId(0), &stack(&ops))
                 .unwrap()
                 .clip;
-            let got = frames(ts, &out);
+            let got = joint_frames(ts, &out);
             for foot in ["LeftFoot", "RightFoot"] {
                 let i = t.map.get(profile.find(foot).unwrap()).unwrap().index();
                 let low = truth.iter().map(|f| f[i].y).fold(f32::INFINITY, f32::min);

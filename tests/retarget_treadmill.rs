@@ -15,13 +15,14 @@ mod common;
 
 use glam::Vec3;
 use skelnorm::check::retarget::{ops_check, retarget as measure};
-use skelnorm::model::{Clip, Pose, Skeleton, SkeletonId};
+use skelnorm::model::{Clip, Pose, SkeletonId};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{
     detect_treadmill, retarget_clip, FloorOp, Op, PlantOp, RetargetOptions, Retargeter, Treadmill,
 };
 use std::sync::Arc;
 
+use common::ops::joint_frames;
 use common::{normalized, rig, Normalized};
 
 fn fixture(name: &str) -> Normalized {
@@ -34,20 +35,6 @@ fn walk(n: &Normalized) -> &Clip {
         .iter()
         .find(|c| c.name == "planted_walk")
         .unwrap()
-}
-
-/// Joint positions of `clip` on `skel` at 30 fps, skeleton space.
-fn frames(skel: &Skeleton, clip: &Clip) -> Vec<Vec<Vec3>> {
-    let below = skel.base.inverse();
-    let n = (clip.duration() * 30.0).round() as usize + 1;
-    (0..n)
-        .map(|f| {
-            let w = Pose::sample(skel, clip, f as f32 / 30.0).world(skel);
-            w.iter()
-                .map(|m| below.transform_point3(m.w_axis.truncate()))
-                .collect()
-        })
-        .collect()
 }
 
 /// The bone of profile bone `name`.
@@ -77,7 +64,7 @@ fn in_place(n: &Normalized) -> (Clip, Vec3) {
         .map(|(&time, &v)| v - travel * ((time - t0) / (t1 - t0)))
         .collect();
     t.values = Arc::from(values);
-    let at = frames(s, c);
+    let at = joint_frames(s, c);
     let (a, b) = (at[0][hips], at[at.len() - 1][hips]);
     let velocity = Vec3::new(b.x - a.x, 0.0, b.z - a.z) / c.duration();
     (out, velocity)
@@ -140,7 +127,7 @@ fn planting_on_the_treadmill_is_planting_the_travelling_walk_in_place() {
         let ts = &t.model.skeletons[0];
         let out = |c: &Clip, o: &RetargetOptions| {
             let r = retarget_clip(&rig(&s), c, &rig(&t), SkeletonId(0), o).unwrap();
-            frames(ts, &r.clip)
+            joint_frames(ts, &r.clip)
         };
         let truth = out(walk(&s), &stack(Treadmill::Off, true));
         let worst = |got: &[Vec<Vec3>]| {

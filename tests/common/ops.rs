@@ -1,6 +1,8 @@
 //! The retarget ops the op-stack tests switch on and off, each as `make(enabled, alpha)`.
 
+use glam::Vec3;
 use skelnorm::check::retarget::{ChainCheck, RetargetCheck};
+use skelnorm::model::{Clip, Pose, Skeleton};
 use skelnorm::retarget::{
     FilterOp, FloorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp, StrideOp,
 };
@@ -102,4 +104,19 @@ pub fn chain_within_issue_6(at: &str, c: &ChainCheck) {
             c.end_deg
         ),
     }
+}
+
+/// Joint positions of `clip` on `skel` at 30 fps (the frames the measures sample), skeleton
+/// space.
+pub fn joint_frames(skel: &Skeleton, clip: &Clip) -> Vec<Vec<Vec3>> {
+    let below = skel.base.inverse();
+    let n = (clip.duration() * 30.0).round() as usize + 1;
+    (0..n)
+        .map(|f| {
+            let w = Pose::sample(skel, clip, f as f32 / 30.0).world(skel);
+            w.iter()
+                .map(|m| below.transform_point3(m.w_axis.truncate()))
+                .collect()
+        })
+        .collect()
 }
