@@ -23,7 +23,7 @@ pub use ops::{
 };
 pub use plan::{ChainPlan, Plan, ScaleBasis};
 pub use runtime::Retargeter;
-pub use treadmill::{clip_treadmill, detect_treadmill, ground_velocity};
+pub use treadmill::{detect_treadmill, ground_velocity};
 
 use crate::mapping::BoneMap;
 use crate::model::{BoneTracks, Clip, Interpolation, Pose, Skeleton, SkeletonId, Track};
@@ -304,7 +304,7 @@ pub fn retarget_clip_with(
     // The ops that keep state (planting, the filter) start afresh with each clip, planting on
     // the clip's own ground.
     r.reset();
-    r.set_treadmill(clip_treadmill(source, clip, r.plan(), options));
+    r.set_treadmill(r.plan().clip_treadmill(source, clip, options));
     let mut last = None;
     for &time in &times {
         for (l, b) in sp.locals.iter_mut().zip(&source.skeleton.bones) {

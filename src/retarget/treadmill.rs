@@ -25,22 +25,26 @@ const AGREE_DEG: f32 = 45.0;
 /// above this fraction of the ground's speed: such a clip is not in place.
 const TRAVEL: f32 = 0.1;
 
-/// The ground velocity a clip's retarget plants on (source units per second, horizontal, in the
-/// source's skeleton space), by the first `Plant` op that is on: `None` without one, with
-/// [`Treadmill::Off`], or with [`Treadmill::Detect`] when [`detect_treadmill`] finds none.
-pub fn clip_treadmill(
-    source: &Rig,
-    clip: &Clip,
-    plan: &Plan,
-    options: &RetargetOptions,
-) -> Option<Vec3> {
-    let plant = plant_op(options)?;
-    match plant.treadmill {
-        Treadmill::Off => None,
-        Treadmill::Velocity([x, z]) => Some(Vec3::new(x, 0.0, z)),
-        Treadmill::Detect => {
-            let fps = if options.fps > 0.0 { options.fps } else { 30.0 };
-            detect_treadmill(source, clip, plan, fps, &plant)
+impl Plan {
+    /// The ground velocity a clip's retarget with this plan plants on (source units per
+    /// second, horizontal, in the source's skeleton space), by the first `Plant` op that is on:
+    /// `None` without one, with [`Treadmill::Off`], or with [`Treadmill::Detect`] when
+    /// [`detect_treadmill`] finds none. What the retarget's checks measure the treadmill's skate
+    /// against.
+    pub fn clip_treadmill(
+        &self,
+        source: &Rig,
+        clip: &Clip,
+        options: &RetargetOptions,
+    ) -> Option<Vec3> {
+        let plant = plant_op(options)?;
+        match plant.treadmill {
+            Treadmill::Off => None,
+            Treadmill::Velocity([x, z]) => Some(Vec3::new(x, 0.0, z)),
+            Treadmill::Detect => {
+                let fps = if options.fps > 0.0 { options.fps } else { 30.0 };
+                detect_treadmill(source, clip, self, fps, &plant)
+            }
         }
     }
 }

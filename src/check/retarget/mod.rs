@@ -203,7 +203,7 @@ struct Ground<'t> {
 }
 
 impl<'t> Ground<'t> {
-    /// The ground planting plants `source`'s clip on (`retarget::clip_treadmill`), the target's
+    /// The ground planting plants `source`'s clip on (`Plan::clip_treadmill`), the target's
     /// scaled as the retarget scales travel; `None` for a ground that stands still.
     fn of(
         source: (&Rig, &Clip),
@@ -211,7 +211,7 @@ impl<'t> Ground<'t> {
         options: &RetargetOptions,
         times: &'t [f32],
     ) -> Option<Ground<'t>> {
-        let g = crate::retarget::clip_treadmill(source.0, source.1, plan, options)?;
+        let g = plan.clip_treadmill(source.0, source.1, options)?;
         let r = plan.hips_ratio * options.horizontal_scale;
         Some(Ground {
             source: g,
