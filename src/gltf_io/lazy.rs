@@ -7,9 +7,9 @@
 //!
 //! The text is checked first by one pass of serde_json's own deserializer that accepts what a
 //! `Value` parse accepts and nothing else (the same parser, visiting the same tokens, with the
-//! same depth limit) and that allocates nothing: any text it does not take (a syntax error, a
-//! number out of range, a key it cannot place) is parsed into a `Value` as before, so errors are
-//! unchanged.
+//! same depth limit) and that builds no tree (it keeps the top-level keys, and an object's keys
+//! only to find one given twice): any text it does not take (a syntax error, a number out of
+//! range, a key it cannot place) is parsed into a `Value` as before, so errors are unchanged.
 
 use super::buffers::Buffer;
 use serde::de::{self, DeserializeSeed, Deserializer as _, MapAccess, SeqAccess, Visitor};
@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 
 /// The key serde_json's `Value` parse treats as a raw value's wrapper, not as a key (with its
 /// `raw_value` feature, which the `gltf` crate turns on): a text holding it is parsed as before.
-const RAW_TOKEN: &str = "$serde_json::private::RawValue";
+pub(crate) const RAW_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// Where the top-level members of a checked JSON text lie in it.
 #[derive(Debug, Clone)]

@@ -87,7 +87,9 @@ pub(crate) fn early(
     let typed = match &json {
         Ok(Text::Value(json)) if !buffers::embeds_images(json.get("images")) => {
             Some(match pretyped {
-                Some(root) if pointer_channels(json).is_empty() => Ok((root, Vec::new())),
+                Some(root) if pointer_channels(json).is_empty() && types_as_text(text) => {
+                    Ok((root, Vec::new()))
+                }
                 _ => typed(json),
             })
         }
@@ -104,11 +106,20 @@ pub(crate) fn early(
     Early { range, json, typed }
 }
 
-/// Whether the text of a document's `animations` may hold a channel whose `target` is not an
-/// object (`pointer_channels` counts it as having no target node, while [`typed_text`] takes
-/// an array as the target's fields in order): a `"target"` key whose value is not an object, or
-/// any escape (escaped text may spell anything). Without one, a document [`typed_text`] takes
-/// has no pointer channel: its every channel has a target object with a node.
+/// Whether a JSON text that parses into a `Value` types as that `Value` does: not when it may
+/// hold serde_json's raw-value key (a `Value` parse takes an object whose first key it is as a
+/// raw value, the typed document as a plain member), spelled plainly or with escapes.
+fn types_as_text(text: &[u8]) -> bool {
+    !text.contains(&b'\\') && memchr::memmem::find(text, lazy::RAW_TOKEN.as_bytes()).is_none()
+}
+
+/// Whether the text of a document's `animations` may hold a channel that [`pointer_channels`]
+/// counts (one without a target node): a channel, or its `target`, that is not an object (the
+/// typed document takes an array as a struct's fields in order, `pointer_channels` finds no
+/// `target` or `node` in it), a target object without `node`, or any escape (escaped text may
+/// spell any key). Read by one pass of serde_json's parser that keeps nothing; `true` when the
+/// text does not read as an array of animations. Without such a channel, a document
+/// [`typed_text`] takes types as its `Value` does.
 fn maybe_pointer_channels(animations: Option<&[u8]>) -> bool {
     let Some(text) = animations else {
         return false;
@@ -116,17 +127,111 @@ fn maybe_pointer_channels(animations: Option<&[u8]>) -> bool {
     if text.contains(&b'\\') {
         return true;
     }
-    const KEY: &[u8] = b"\"target\"";
-    let skip = |mut i: usize| {
-        while text.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
-            i += 1;
+    let mut de = serde_json::Deserializer::from_slice(text);
+    match serde::de::DeserializeSeed::deserialize(pointers::Animations, &mut de) {
+        Ok(found) => found || de.end().is_err(),
+        Err(_) => true,
+    }
+}
+
+/// The visitors of [`maybe_pointer_channels`]: each says whether what it read holds a channel
+/// without a target node, as [`pointer_channels`] reads a `Value` (an animation or a list that
+/// is not an array or object holds none).
+mod pointers {
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use std::fmt;
+
+    /// Which part of the animations a visitor reads.
+    #[derive(Clone, Copy)]
+    pub(super) enum Part {
+        Animations,
+        Animation,
+        Channels,
+        Channel,
+        /// A channel's target: `true` when it has a node.
+        Target,
+    }
+    pub(super) use Part::Animations;
+
+    impl<'de> DeserializeSeed<'de> for Part {
+        type Value = bool;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+            d.deserialize_any(self)
         }
-        i
-    };
-    memchr::memmem::find_iter(text, KEY).any(|i| {
-        let after = skip(i + KEY.len());
-        text.get(after) == Some(&b':') && text.get(skip(after + 1)) != Some(&b'{')
-    })
+    }
+
+    impl<'de> Visitor<'de> for Part {
+        type Value = bool;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("glTF animations")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+            let mut found = false;
+            match self {
+                Part::Animations | Part::Channels => {
+                    let inner = match self {
+                        Part::Animations => Part::Animation,
+                        _ => Part::Channel,
+                    };
+                    while let Some(f) = seq.next_element_seed(inner)? {
+                        found |= f;
+                    }
+                }
+                _ => while seq.next_element::<IgnoredAny>()?.is_some() {},
+            }
+            // A channel written as an array has no `target` to `pointer_channels`; an animation
+            // or a target written as one has no `channels` or `node`.
+            Ok(found || matches!(self, Part::Channel))
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+            let mut found = false;
+            let mut target_has_node = false;
+            while let Some(key) = map.next_key::<&str>()? {
+                match (self, key) {
+                    (Part::Animation, "channels") => {
+                        found |= map.next_value_seed(Part::Channels)?
+                    }
+                    (Part::Channel, "target") => {
+                        target_has_node = map.next_value_seed(Part::Target)?;
+                    }
+                    (Part::Target, "node") => {
+                        map.next_value::<IgnoredAny>()?;
+                        found = true;
+                    }
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(match self {
+                Part::Channel => !target_has_node,
+                Part::Animations | Part::Channels => false,
+                _ => found,
+            })
+        }
+
+        fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
+            Ok(matches!(self, Part::Channel))
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
+            Ok(matches!(self, Part::Channel))
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
+            Ok(matches!(self, Part::Channel))
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+            Ok(matches!(self, Part::Channel))
+        }
+        fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+            Ok(matches!(self, Part::Channel))
+        }
+        fn visit_unit<E>(self) -> Result<bool, E> {
+            Ok(matches!(self, Part::Channel))
+        }
+    }
 }
 
 /// [`parse`] of bytes it may keep: a GLB's binary chunk becomes the first buffer where it lies
@@ -570,6 +675,18 @@ mod tests {
             r#"[{"channels":[{"sampler":0,"t\u0061rget":[null,null,0,"rotation"]}],"samplers":[{"input":0,"output":0}]}]"#,
             r#"[{"channels":[{"sampler":0,"target":{"path":"rotation"}}],"samplers":[{"input":0,"output":0}]}]"#,
             r#"[{"name":"target","channels":[],"samplers":[]}]"#,
+            // A channel written as an array (no `target` key at all), or as a scalar.
+            r#"[{"channels":[[0,{"node":0,"path":"rotation"}]],"samplers":[{"input":0,"output":0}]}]"#,
+            r#"[{"channels":[[0,[null,null,0,"rotation"]]],"samplers":[{"input":0,"output":0}]}]"#,
+            r#"[{"channels":[7],"samplers":[]}]"#,
+            // A node of null is a node to `pointer_channels`; a target given twice, the last.
+            r#"[{"channels":[{"sampler":0,"target":{"node":null,"path":"rotation"}}],"samplers":[]}]"#,
+            r#"[{"channels":[{"sampler":0,"target":{"path":"rotation"},"target":{"node":0}}],"samplers":[]}]"#,
+            r#"[{"channels":[{"sampler":0,"target":{"node":0},"target":{"path":"rotation"}}],"samplers":[]}]"#,
+            // An animation written as an array, channels as an object: no channel to count.
+            r#"[[[{"sampler":0,"target":{"node":0,"path":"rotation"}}],[{"input":0,"output":0}]]]"#,
+            r#"[{"channels":{"a":{"target":{}}},"samplers":[]}]"#,
+            r#"{"a":1}"#,
         ];
         let mut typed_ones = 0;
         for anims in anims {
@@ -579,8 +696,13 @@ mod tests {
             let json = parse_json(text.as_bytes()).expect("parses");
             let typed = typed_text(text.as_bytes()).is_some();
             typed_ones += usize::from(typed);
-            if typed && !maybe_pointer_channels(Some(anims.as_bytes())) {
+            let maybe = maybe_pointer_channels(Some(anims.as_bytes()));
+            if typed && !maybe {
                 assert!(pointer_channels(&json).is_empty(), "{anims}");
+            }
+            // Exactly what `pointer_channels` finds, but where an escape may spell a key.
+            if !anims.contains('\\') {
+                assert_eq!(maybe, !pointer_channels(&json).is_empty(), "{anims}");
             }
         }
         // The array targets are taken as targets by the typed document.
@@ -589,6 +711,33 @@ mod tests {
         assert!(maybe_pointer_channels(Some(anims[3].as_bytes())));
         assert!(!maybe_pointer_channels(Some(anims[0].as_bytes())));
         assert!(!maybe_pointer_channels(Some(anims[5].as_bytes())));
+        // The array channel the typed document takes as a channel of node 0.
+        assert!(typed_text(
+            format!(
+                r#"{{"asset":{{"version":"2.0"}},"nodes":[{{}}],"accessors":[{{"componentType":5126,"count":1,"type":"SCALAR"}}],"animations":{}}}"#,
+                anims[6]
+            )
+            .as_bytes()
+        )
+        .is_some());
+        assert!(maybe_pointer_channels(Some(anims[6].as_bytes())));
+    }
+
+    #[test]
+    fn a_text_that_may_hold_the_raw_value_key_is_typed_from_its_value() {
+        let node = r#"{"$serde_json::private::RawValue":"{\"name\":\"q\"}"}"#;
+        let text = format!(r#"{{"asset":{{"version":"2.0"}},"nodes":[{node}]}}"#);
+        assert!(!types_as_text(text.as_bytes()));
+        // Typed from the text, the node has no name; from the `Value`, it is named `q`.
+        let from_text = typed_text(text.as_bytes()).expect("types");
+        let (from_value, _) = typed(&parse_json(text.as_bytes()).expect("parses")).expect("types");
+        assert_ne!(from_text.nodes[0].name, from_value.nodes[0].name);
+        assert!(types_as_text(
+            br#"{"asset":{"version":"2.0"},"nodes":[{"name":"q"}]}"#
+        ));
+        assert!(!types_as_text(
+            br#"{"asset":{"version":"2.0"},"nodes":[{"name":"\u0071"}]}"#
+        ));
     }
 
     #[test]
