@@ -1,6 +1,7 @@
-//! Issue 21: the op flags of `skelnorm retarget` (`--pole`, `--stride`, `--pin`, `--mirror`)
-//! write exactly what the same ops in a settings file write, change the clip, keep `Mirror`
-//! last when the settings list it, and refuse bad values with a usage error naming the flag.
+//! Issue 21: the op flags of `skelnorm retarget` (`--pole`, `--stride`, `--treadmill`, `--pin`,
+//! `--mirror`) write exactly what the same ops in a settings file write, change the clip, keep
+//! `Mirror` last when the settings list it, and refuse bad values with a usage error naming the
+//! flag.
 #![allow(
     clippy::unwrap_used,
     clippy::print_stdout,
@@ -74,6 +75,14 @@ fn op_flags_equal_their_settings_and_change_the_clip() {
         (
             vec!["--pin", "LeftHand=RightHand"],
             r#"Pin((bone: "LeftHand", from: "RightHand"))"#,
+        ),
+        (
+            vec!["--treadmill", "0,-1.2"],
+            "Plant((treadmill: velocity((0.0, -1.2))))",
+        ),
+        (
+            vec!["--plant", "--treadmill", "detect"],
+            "Plant((treadmill: detect))",
         ),
         (vec!["--mirror"], "Mirror(())"),
         (
@@ -158,6 +167,9 @@ fn bad_op_flags_are_usage_errors_naming_the_flag() {
         (vec!["--stride", "1.2,"], "--stride"),
         (vec!["--stride", "1,2,3"], "--stride"),
         (vec!["--stride", "inf"], "--stride"),
+        (vec!["--treadmill", "fast"], "--treadmill"),
+        (vec!["--treadmill", "1.2"], "--treadmill"),
+        (vec!["--treadmill", "inf,0"], "--treadmill"),
         (vec!["--pin", "Sword"], "--pin"),
         (vec!["--pin", "=RightHand"], "--pin"),
         (vec!["--pin", "Sword=:global"], "--pin"),

@@ -10,7 +10,7 @@ use skelnorm::pipeline::{
 };
 use skelnorm::report::{FileReport, Report, RetargetRun};
 use skelnorm::retarget::{
-    FilterOp, FloorOp, MirrorOp, Op, PinOp, PinSpace, PlantOp, PoleOp, StrideOp,
+    FilterOp, FloorOp, MirrorOp, Op, PinOp, PinSpace, PlantOp, PoleOp, StrideOp, Treadmill,
 };
 use skelnorm::settings::{load_pose, Settings};
 use std::path::PathBuf;
@@ -72,6 +72,12 @@ pub struct RetargetArgs {
     /// held while the source's are planted.
     #[arg(long)]
     pub plant: bool,
+    /// Plant on the treadmill of a source clip that runs in place: `detect` (found from each
+    /// whole clip), `off`, or the ground's velocity X,Z (source units per second, in the
+    /// source's skeleton space). Adds speed planting (its defaults) unless the settings list
+    /// it, or sets the treadmill of the one they list.
+    #[arg(long, value_name = "detect|off|X,Z", value_parser = parse_treadmill)]
+    pub treadmill: Option<Treadmill>,
     /// Add the floor constraint to the op stack (its defaults), unless the settings list it:
     /// feet and hips never below the floor.
     #[arg(long)]
@@ -196,6 +202,22 @@ impl RetargetArgs {
                 add(ops, op);
             }
         }
+        if let Some(treadmill) = self.treadmill {
+            let listed = ops.iter_mut().find_map(|x| match x {
+                Op::Plant(p) => Some(p),
+                _ => None,
+            });
+            match listed {
+                Some(p) => p.treadmill = treadmill,
+                None => add(
+                    ops,
+                    Op::Plant(PlantOp {
+                        treadmill,
+                        ..PlantOp::default()
+                    }),
+                ),
+            }
+        }
         if let Some((forward, sideways)) = self.stride {
             let listed = ops.iter_mut().find_map(|x| match x {
                 Op::Stride(w) => Some(w),
@@ -233,6 +255,25 @@ fn parse_stride(text: &str) -> Result<(f32, f32), String> {
     match text.split_once(',') {
         Some((f, s)) => Ok((number(f)?, number(s)?)),
         None => Ok((number(text)?, 1.0)),
+    }
+}
+
+/// `--treadmill detect|off|X,Z`: how planting finds the ground of a clip that runs in place.
+fn parse_treadmill(text: &str) -> Result<Treadmill, String> {
+    match text.trim() {
+        "detect" => return Ok(Treadmill::Detect),
+        "off" => return Ok(Treadmill::Off),
+        _ => {}
+    }
+    let number = |t: &str| -> Result<f32, String> {
+        match t.trim().parse::<f32>() {
+            Ok(x) if x.is_finite() => Ok(x),
+            _ => Err(format!("`{t}` is not a number")),
+        }
+    };
+    match text.split_once(',') {
+        Some((x, z)) => Ok(Treadmill::Velocity([number(x)?, number(z)?])),
+        None => Err("expected `detect`, `off` or a velocity X,Z such as `0,-1.2`".into()),
     }
 }
 
