@@ -89,50 +89,47 @@ pub(crate) fn split(text: &[u8]) -> Option<Members> {
     Some(Members { list })
 }
 
-fn is_space(b: u8) -> bool {
+/// Whether `b` is JSON whitespace (space, line feed, tab, carriage return).
+pub(crate) fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\t' | b'\r')
+}
+
+/// The first place at or after `i` in `text` that is not JSON whitespace.
+pub(crate) fn skip_space(text: &[u8], mut i: usize) -> usize {
+    while text.get(i).copied().is_some_and(is_space) {
+        i += 1;
+    }
+    i
+}
+
+/// Going back from `i` over JSON whitespace, `byte` and JSON whitespace again: where that
+/// leaves off, or `None` when `byte` is not there.
+fn back_over(text: &[u8], mut i: usize, byte: u8) -> Option<usize> {
+    let back = |mut i: usize| {
+        while i > 0 && is_space(text[i - 1]) {
+            i -= 1;
+        }
+        i
+    };
+    i = back(i);
+    (i > 0 && text[i - 1] == byte).then_some(())?;
+    Some(back(i - 1))
 }
 
 /// Where a member's value starts, its key's closing quote at `quote`.
 fn value_start(text: &[u8], quote: usize) -> Option<usize> {
-    let mut i = quote + 1;
-    while text.get(i).copied().is_some_and(is_space) {
-        i += 1;
-    }
-    (text.get(i) == Some(&b':')).then_some(())?;
-    i += 1;
-    while text.get(i).copied().is_some_and(is_space) {
-        i += 1;
-    }
-    Some(i)
+    let colon = skip_space(text, quote + 1);
+    (text.get(colon) == Some(&b':')).then(|| skip_space(text, colon + 1))
 }
 
 /// Where a member's value ends, the next key's opening quote at `quote`.
 fn member_end(text: &[u8], quote: usize) -> Option<usize> {
-    let mut i = quote;
-    while i > 0 && is_space(text[i - 1]) {
-        i -= 1;
-    }
-    (i > 0 && text[i - 1] == b',').then_some(())?;
-    i -= 1;
-    while i > 0 && is_space(text[i - 1]) {
-        i -= 1;
-    }
-    Some(i)
+    back_over(text, quote, b',')
 }
 
 /// Where the last member's value ends: before the closing brace.
 fn last_end(text: &[u8]) -> Option<usize> {
-    let mut i = text.len();
-    while i > 0 && is_space(text[i - 1]) {
-        i -= 1;
-    }
-    (i > 0 && text[i - 1] == b'}').then_some(())?;
-    i -= 1;
-    while i > 0 && is_space(text[i - 1]) {
-        i -= 1;
-    }
-    Some(i)
+    back_over(text, text.len(), b'}')
 }
 
 /// The top-level object: its keys, where their quotes are in the text (the opening quote at

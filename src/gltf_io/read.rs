@@ -131,19 +131,13 @@ fn maybe_pointer_channels(animations: Option<&[u8]>) -> bool {
     if text.contains(&b'\\') {
         return true;
     }
-    let skip = |mut i: usize| {
-        while text.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
-            i += 1;
-        }
-        i
-    };
     const TARGET: &[u8] = b"\"target\"";
     let target_not_object = memchr::memmem::find_iter(text, TARGET).any(|i| {
-        let colon = skip(i + TARGET.len());
-        text.get(colon) == Some(&b':') && text.get(skip(colon + 1)) != Some(&b'{')
+        let colon = lazy::skip_space(text, i + TARGET.len());
+        text.get(colon) == Some(&b':') && text.get(lazy::skip_space(text, colon + 1)) != Some(&b'{')
     });
     let array_in_array = memchr::memchr_iter(b'[', text).any(|i| {
-        let before = text[..i].iter().rev().find(|b| !b.is_ascii_whitespace());
+        let before = text[..i].iter().rev().find(|&&b| !lazy::is_space(b));
         matches!(before, Some(b'[' | b','))
     });
     if !target_not_object && !array_in_array {
