@@ -14,14 +14,18 @@
 )]
 
 mod common;
+#[allow(dead_code, reason = "the bench uses only the op stacks it runs")]
+#[path = "../tests/common/ops.rs"]
+mod ops;
 
+use ops::plant_and_floor;
 use skelnorm::gltf_io;
 use skelnorm::mapping::{map_skeleton, MapOptions};
 use skelnorm::model::{Clip, Model, Pose, SkeletonId};
 use skelnorm::pipeline::{normalize, retarget_onto, NormalizeOptions, RetargetJob, Side};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{
-    retarget_clip, FloorOp, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig, Treadmill,
+    retarget_clip, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig, Treadmill,
 };
 use std::path::Path;
 use std::time::Duration;
@@ -95,47 +99,31 @@ fn main() {
         ("FK + root + leg IK", RetargetOptions::default()),
         (
             "… + plant + floor",
-            RetargetOptions {
-                ops: vec![Op::Plant(PlantOp::default()), Op::Floor(FloorOp::default())],
-                ..RetargetOptions::default()
-            },
+            plant_and_floor(PlantOp::default(), &[]),
         ),
         (
             "… + plant on a treadmill + floor",
-            RetargetOptions {
-                ops: vec![
-                    Op::Plant(PlantOp {
-                        treadmill: Treadmill::Velocity([0.0, -1.2]),
-                        ..PlantOp::default()
-                    }),
-                    Op::Floor(FloorOp::default()),
-                ],
-                ..RetargetOptions::default()
-            },
+            plant_and_floor(
+                PlantOp {
+                    treadmill: Treadmill::Velocity([0.0, -1.2]),
+                    ..PlantOp::default()
+                },
+                &[],
+            ),
         ),
         (
             "… + pelvis 0.2",
-            RetargetOptions {
-                ops: vec![
-                    Op::Plant(PlantOp {
-                        max_pelvis_shift: 0.2,
-                        ..PlantOp::default()
-                    }),
-                    Op::Floor(FloorOp::default()),
-                ],
-                ..RetargetOptions::default()
-            },
+            plant_and_floor(
+                PlantOp {
+                    max_pelvis_shift: 0.2,
+                    ..PlantOp::default()
+                },
+                &[],
+            ),
         ),
         (
             "… + mirror",
-            RetargetOptions {
-                ops: vec![
-                    Op::Plant(PlantOp::default()),
-                    Op::Floor(FloorOp::default()),
-                    Op::Mirror(MirrorOp::default()),
-                ],
-                ..RetargetOptions::default()
-            },
+            plant_and_floor(PlantOp::default(), &[Op::Mirror(MirrorOp::default())]),
         ),
     ] {
         let new = common::median(10, Duration::from_millis(200), || {

@@ -12,13 +12,14 @@
 mod common;
 
 use common::counting::{allocations, Counting};
+use common::ops::plant_and_floor;
 use skelnorm::gltf_io;
 use skelnorm::mapping::{map_skeleton, MapOptions};
 use skelnorm::model::Pose;
 use skelnorm::pipeline::{normalize, NormalizeOptions};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{
-    FilterOp, FloorOp, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig, Treadmill,
+    FilterOp, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig, Treadmill,
 };
 
 #[global_allocator]
@@ -29,48 +30,34 @@ static GLOBAL: Counting = Counting;
 #[test]
 fn retarget_allocates_nothing_per_call() {
     allocates_nothing(&RetargetOptions::default());
-    allocates_nothing(&RetargetOptions {
-        ops: vec![
-            Op::Plant(PlantOp::default()),
-            Op::Floor(FloorOp::default()),
-            Op::Filter(FilterOp::default()),
-        ],
-        ..RetargetOptions::default()
-    });
+    allocates_nothing(&plant_and_floor(
+        PlantOp::default(),
+        &[Op::Filter(FilterOp::default())],
+    ));
     // Planting with pelvis motion (the hips moved toward a foot out of reach).
-    allocates_nothing(&RetargetOptions {
-        ops: vec![
-            Op::Plant(PlantOp {
-                max_pelvis_shift: 0.3,
-                ..PlantOp::default()
-            }),
-            Op::Floor(FloorOp::default()),
-        ],
-        ..RetargetOptions::default()
-    });
+    allocates_nothing(&plant_and_floor(
+        PlantOp {
+            max_pelvis_shift: 0.3,
+            ..PlantOp::default()
+        },
+        &[],
+    ));
     // Planting on a treadmill (a source that runs in place), given as a setting.
-    allocates_nothing(&RetargetOptions {
-        ops: vec![
-            Op::Plant(PlantOp {
-                treadmill: Treadmill::Velocity([0.0, -1.2]),
-                ..PlantOp::default()
-            }),
-            Op::Floor(FloorOp::default()),
-        ],
-        ..RetargetOptions::default()
-    });
+    allocates_nothing(&plant_and_floor(
+        PlantOp {
+            treadmill: Treadmill::Velocity([0.0, -1.2]),
+            ..PlantOp::default()
+        },
+        &[],
+    ));
     // The Mirror op (half blended, so the blend runs too) after the stack.
-    allocates_nothing(&RetargetOptions {
-        ops: vec![
-            Op::Plant(PlantOp::default()),
-            Op::Floor(FloorOp::default()),
-            Op::Mirror(MirrorOp {
-                alpha: 0.5,
-                ..MirrorOp::default()
-            }),
-        ],
-        ..RetargetOptions::default()
-    });
+    allocates_nothing(&plant_and_floor(
+        PlantOp::default(),
+        &[Op::Mirror(MirrorOp {
+            alpha: 0.5,
+            ..MirrorOp::default()
+        })],
+    ));
 }
 
 fn allocates_nothing(options: &RetargetOptions) {

@@ -254,6 +254,16 @@ pub enum Treadmill {
     Velocity([f32; 2]),
 }
 
+impl Treadmill {
+    /// The velocity this setting gives (a horizontal `Vec3`), `None` for `Detect` and `Off`.
+    pub fn given(self) -> Option<glam::Vec3> {
+        match self {
+            Treadmill::Velocity([x, z]) => Some(glam::Vec3::new(x, 0.0, z)),
+            Treadmill::Detect | Treadmill::Off => None,
+        }
+    }
+}
+
 impl Default for PlantOp {
     fn default() -> Self {
         PlantOp {

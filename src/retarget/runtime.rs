@@ -230,10 +230,7 @@ impl Retargeter {
             mirror,
             in_place: options.in_place,
             removed_travel: Vec3::ZERO,
-            treadmill: match super::treadmill::plant_op(options).map(|p| p.treadmill) {
-                Some(super::Treadmill::Velocity([x, z])) => Some(Vec3::new(x, 0.0, z)),
-                _ => None,
-            },
+            treadmill: super::treadmill::plant_op(options).and_then(|p| p.treadmill.given()),
             root_motion: options.root_motion,
             horizontal: options.horizontal_scale,
             vertical: options.vertical_scale,

@@ -38,14 +38,11 @@ impl Plan {
         options: &RetargetOptions,
     ) -> Option<Vec3> {
         let plant = plant_op(options)?;
-        match plant.treadmill {
-            Treadmill::Off => None,
-            Treadmill::Velocity([x, z]) => Some(Vec3::new(x, 0.0, z)),
-            Treadmill::Detect => {
-                let fps = if options.fps > 0.0 { options.fps } else { 30.0 };
-                detect_treadmill(source, clip, self, fps, &plant)
-            }
+        if plant.treadmill != Treadmill::Detect {
+            return plant.treadmill.given();
         }
+        let fps = if options.fps > 0.0 { options.fps } else { 30.0 };
+        detect_treadmill(source, clip, self, fps, &plant)
     }
 }
 

@@ -4,7 +4,7 @@ use glam::Vec3;
 use skelnorm::check::retarget::{ChainCheck, RetargetCheck};
 use skelnorm::model::{Clip, Pose, Skeleton};
 use skelnorm::retarget::{
-    FilterOp, FloorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp, StrideOp,
+    FilterOp, FloorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp, RetargetOptions, StrideOp,
 };
 
 /// Makes an op from `enabled` and `alpha`.
@@ -119,4 +119,15 @@ pub fn joint_frames(skel: &Skeleton, clip: &Clip) -> Vec<Vec<Vec3>> {
                 .collect()
         })
         .collect()
+}
+
+/// The default options with speed planting `plant` and the floor (its defaults) in the stack,
+/// then the ops `after` (a `Mirror`, say): the stacks the runtime's bench and allocation test run.
+pub fn plant_and_floor(plant: PlantOp, after: &[Op]) -> RetargetOptions {
+    let mut ops = vec![Op::Plant(plant), Op::Floor(FloorOp::default())];
+    ops.extend_from_slice(after);
+    RetargetOptions {
+        ops,
+        ..RetargetOptions::default()
+    }
 }
