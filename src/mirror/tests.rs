@@ -167,6 +167,7 @@ fn clip_of(s: &Skeleton, interpolation: Interpolation) -> Clip {
         opaque: vec![],
         source: None,
         motion_scale: None,
+        curves: Vec::new(),
     }
 }
 

@@ -353,6 +353,7 @@ pub fn retarget_clip_with(
         opaque: Vec::new(),
         source: None,
         motion_scale: None,
+        curves: clip.curves.clone(),
     })
 }
 
