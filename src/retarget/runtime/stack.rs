@@ -123,7 +123,10 @@ impl Retargeter {
             let speed = st.last.map_or(f32::INFINITY, |_| step.length() / dt);
             st.last = Some(foot);
             let factor = if st.planted { p.release } else { 1.0 };
-            let contact = clearance <= p.height * factor * hs && speed <= p.speed * factor * hs;
+            let given = self.contacts.zip(limb.foot).map(|(c, side)| c[side]);
+            let contact = given.unwrap_or_else(|| {
+                clearance <= p.height * factor * hs && speed <= p.speed * factor * hs
+            });
             // The stance keeps the heading a contact began with (within `stance_turn_deg`).
             st.heading = if contact && st.planted {
                 held_heading
@@ -135,7 +138,7 @@ impl Retargeter {
             let turned = self.turned_stance(k, heading) - self.turned_stance(k, yaw);
             let now = passes + Vec3::new(turned.x, 0.0, turned.z);
             let st = &mut self.plant[k];
-            if contact && (clearance > p.height * hs || speed > p.speed * hs) {
+            if given.is_none() && contact && (clearance > p.height * hs || speed > p.speed * hs) {
                 // In contact only by the hysteresis: the source's foot is on its way (lifting
                 // off, shuffling). The held place takes the same step, in heights, so the hold
                 // never hides a step the source takes nor drags the foot behind it.
