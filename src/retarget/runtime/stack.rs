@@ -124,9 +124,8 @@ impl Retargeter {
             st.last = Some(foot);
             let factor = if st.planted { p.release } else { 1.0 };
             let given = self.contacts.zip(limb.foot).map(|(c, side)| c[side]);
-            let contact = given.unwrap_or_else(|| {
-                clearance <= p.height * factor * hs && speed <= p.speed * factor * hs
-            });
+            let detected = clearance <= p.height * factor * hs && speed <= p.speed * factor * hs;
+            let contact = given.unwrap_or(detected);
             // The stance keeps the heading a contact began with (within `stance_turn_deg`).
             st.heading = if contact && st.planted {
                 held_heading
