@@ -19,7 +19,8 @@ mod tests;
 mod treadmill;
 
 pub use ops::{
-    Contacts, FilterOp, FloorOp, MirrorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp, StrideOp, Treadmill,
+    Contacts, FilterOp, FloorOp, MirrorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp, StrideOp,
+    Treadmill,
 };
 pub use plan::{ChainPlan, Plan, ScaleBasis};
 pub use runtime::Retargeter;
@@ -397,7 +398,11 @@ fn contact_curves<'c>(
             have: if clip.curves.is_empty() {
                 "none".into()
             } else {
-                let names: Vec<String> = clip.curves.iter().map(|c| format!("`{}`", c.name)).collect();
+                let names: Vec<String> = clip
+                    .curves
+                    .iter()
+                    .map(|c| format!("`{}`", c.name))
+                    .collect();
                 names.join(", ")
             },
         })
