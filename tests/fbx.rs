@@ -331,3 +331,46 @@ fn ascii_twins_convert_like_their_binary_files() {
         );
     }
 }
+
+/// Issue 21: an FBX node's animated user-defined number properties (Unreal's animation curves,
+/// as tests/common/fbx_curves.rs writes them) are read as the clip's float curves, named by
+/// the property, keyed in seconds from the clip's start, from any node; animated properties
+/// that are not user-defined (`Visibility`) and user-defined ones that are not animated are not.
+#[test]
+fn animated_user_properties_are_the_clips_float_curves() {
+    use common::fbx_curves::{add_float_curves, MINIMAL};
+    use skelnorm::io::{read, ReadOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let read_text = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        read(&path, &ReadOptions::default()).unwrap()
+    };
+    let bare = read_text("bare.fbx", MINIMAL);
+    assert_eq!(bare.model.clips.len(), 1);
+    assert!(bare.model.clips[0].curves.is_empty());
+    let text = add_float_curves(
+        MINIMAL,
+        "Root",
+        &[
+            ("FootLock_L", vec![(0.0, 0.0), (0.5, 1.0), (1.0, 0.0)]),
+            ("FootLock_R", vec![(0.0, 1.0), (1.0, 1.0)]),
+        ],
+    );
+    let text = add_float_curves(&text, "Hips", &[("Speed", vec![(0.0, 2.0), (1.0, 4.0)])]);
+    let doc = read_text("curves.fbx", &text);
+    let clip = &doc.model.clips[0];
+    assert_eq!(clip.name, "Walk");
+    let names: Vec<&str> = clip.curves.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["FootLock_L", "FootLock_R", "Speed"]);
+    let at = |name: &str, t: f32| clip.curve(name).unwrap().track.sample(t);
+    for (t, want) in [(0.0, 0.0), (0.25, 0.5), (0.5, 1.0), (0.75, 0.5), (1.0, 0.0)] {
+        assert!(
+            (at("FootLock_L", t) - want).abs() < 1e-5,
+            "FootLock_L at {t}"
+        );
+    }
+    assert_eq!(at("FootLock_R", 0.6), 1.0);
+    assert!((at("Speed", 0.5) - 3.0).abs() < 1e-5);
+    assert!(clip.validate(&doc.model.skeletons[0]).is_empty());
+}
