@@ -373,6 +373,20 @@ fn animated_user_properties_are_the_clips_float_curves() {
     assert_eq!(at("FootLock_R", 0.6), 1.0);
     assert!((at("Speed", 0.5) - 3.0).abs() < 1e-5);
     assert!(clip.validate(&doc.model.skeletons[0]).is_empty());
+    // `inspect` lists them (what `retarget --contacts` can name).
+    let path = dir.path().join("curves.fbx");
+    let (code, out, err) = run(&["inspect", "--json", path.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let v = common::file_stage(&serde_json::from_str(&out).unwrap(), "inspect");
+    assert_eq!(
+        v["clips"][0]["curves"],
+        serde_json::json!(["FootLock_L", "FootLock_R", "Speed"])
+    );
+    let (_, text, _) = run(&["inspect", path.to_str().unwrap()]);
+    assert!(
+        text.contains("float curves: FootLock_L, FootLock_R, Speed"),
+        "{text}"
+    );
 }
 
 /// Issue 21 end to end: the shared CMU walk (07_01) as its ASCII twin with two foot-lock curves
