@@ -77,10 +77,12 @@ fn smoothing(cutoff: f32, dt: f32) -> f32 {
 
 impl Retargeter {
     /// Speed planting: a source foot is in contact while its joint is near the lowest it has
-    /// been and slow (with hysteresis); the target's foot is then held, horizontally, where it was when
-    /// the contact began, blended in and out over `blend_s`, by the leg IK. While held, the
-    /// passes' foot it is measured against has its stance turned with the heading the contact
-    /// began with (`stance_turn_deg`), so hips turning over a planted foot do not drag it.
+    /// been and slow (with hysteresis), or while its flag says so when contacts are given
+    /// ([`Retargeter::set_contacts`]: a clip's foot-lock curves); the target's foot is then
+    /// held, horizontally, where it was when the contact began, blended in and out over
+    /// `blend_s`, by the leg IK. While held, the passes' foot it is measured against has its
+    /// stance turned with the heading the contact began with (`stance_turn_deg`), so hips
+    /// turning over a planted foot do not drag it.
     pub(super) fn plant_op(&mut self, p: &PlantOp, dt: f32, target: &mut Pose) {
         let hs = self.source_height;
         let rate = if p.blend_s > 0.0 { dt / p.blend_s } else { 1.0 };
