@@ -17,7 +17,10 @@ mod common;
 use glam::Vec3;
 use skelnorm::model::{Clip, Curve, Interpolation, SkeletonId, Track};
 use skelnorm::profile::Profile;
-use skelnorm::retarget::{retarget_clip, Contacts, Op, PlantOp, RetargetError, RetargetOptions};
+use skelnorm::retarget::{
+    retarget_clip, retarget_clip_with, Contacts, Op, PlantOp, RetargetError, RetargetOptions,
+    Retargeter,
+};
 
 use common::ops::joint_frames;
 use common::{normalized, rig, Normalized};
@@ -251,4 +254,49 @@ fn a_missing_curve_is_an_error_and_alpha_0_is_off() {
     assert_eq!(a.clip.tracks, b.clip.tracks);
     // The retargeted clip keeps the source's curves.
     assert_eq!(a.clip.curves, clip.curves);
+}
+
+/// A value equal to the threshold is a contact: a curve at 0.5 throughout holds the left foot
+/// as one at 1 does, and one just under it as one at 0 does.
+#[test]
+fn a_value_at_the_threshold_is_a_contact() {
+    let (s, t) = (fixture("identity.gltf"), fixture("long_legs.glb"));
+    let options = plant(curves_contacts(), |_| {});
+    let left = |v: f32| {
+        let clip = walk_with(
+            &s,
+            vec![
+                curve("FootLock_L", move |_| v),
+                curve("FootLock_R", |_| 0.0),
+            ],
+        );
+        feet(&s, &t, &clip, &options)[0].clone()
+    };
+    let (at, on, under, off) = (left(0.5), left(1.0), left(0.5 - 1e-6), left(0.0));
+    assert_eq!(at, on);
+    assert_eq!(under, off);
+    assert_ne!(at, off);
+}
+
+/// Offline retargeting with a retargeter the caller keeps plants on the clip's curves and then
+/// gives the caller's ground and contacts back, also when a curve is missing.
+#[test]
+fn offline_retargeting_leaves_the_callers_contacts_and_ground() {
+    let (s, t) = (fixture("identity.gltf"), fixture("long_legs.glb"));
+    let options = plant(curves_contacts(), |_| {});
+    let (rs, rt) = (rig(&s), rig(&t));
+    let mut r = Retargeter::new(&rs, &rt, &options).unwrap();
+    let ground = Some(Vec3::new(0.5, 0.0, -1.0));
+    r.set_treadmill(ground);
+    r.set_contacts(Some([false, true]));
+    let clip = walk_with(&s, truth_curves());
+    let with = retarget_clip_with(&mut r, &rs, &clip, &rt, SkeletonId(0), &options).unwrap();
+    assert_eq!(r.contacts(), Some([false, true]));
+    assert_eq!(r.treadmill(), ground);
+    let fresh = retarget_clip(&rs, &clip, &rt, SkeletonId(0), &options).unwrap();
+    assert_eq!(with.tracks, fresh.clip.tracks);
+    let lacking = walk_with(&s, vec![curve("FootLock_L", |_| 1.0)]);
+    retarget_clip_with(&mut r, &rs, &lacking, &rt, SkeletonId(0), &options).unwrap_err();
+    assert_eq!(r.contacts(), Some([false, true]));
+    assert_eq!(r.treadmill(), ground);
 }

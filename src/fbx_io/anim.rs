@@ -65,8 +65,11 @@ pub(super) fn add_animations(
 /// property of a node (`P: "FootLock_L", "Number", "", "A+U"` in the node's `Properties70`,
 /// driven by an `AnimationCurveNode` connected to it `OP` with that property's name, its curve
 /// on the channel `d|FootLock_L`), which is how Unreal writes its animation curves (on the root
-/// bone) and what its importer reads back as curves. Named by the property; a name a node
-/// before had already is left out, with a note.
+/// bone) and what its importer reads back as curves. Named by the property, in ufbx's order
+/// (nodes as the file lists them, then a node's properties by name). A name several nodes have
+/// (Maya keys `lockInfluenceWeights` on every joint) is kept once, the first node's, with one
+/// note for the name; a curve with a non-finite time or value is left out with a note, so that
+/// a curve nothing uses never makes a file unreadable.
 fn curves(
     scene: &ufbx::Scene,
     baked: &ufbx::BakedAnim,
@@ -74,6 +77,8 @@ fn curves(
     info: &mut FbxInfo,
 ) -> Vec<Curve> {
     let mut out: Vec<Curve> = Vec::new();
+    // Per kept name: the node it came from and how many nodes had one.
+    let mut owners: Vec<(String, usize)> = Vec::new();
     for be in baked.elements.iter() {
         let Some(element) = scene.elements.get(be.element_id as usize) else {
             continue;
@@ -93,9 +98,15 @@ fn curves(
                 continue;
             }
             let name = bp.name.as_ref();
-            if out.iter().any(|c| c.name == name) {
+            if let Some(i) = out.iter().position(|c| c.name == name) {
+                owners[i].1 += 1;
+                continue;
+            }
+            let times: Vec<f32> = bp.keys.iter().map(|k| k.time as f32).collect();
+            let values: Vec<f32> = bp.keys.iter().map(|k| k.value.x as f32).collect();
+            if !times.iter().chain(&values).all(|x| x.is_finite()) {
                 info.notes.push(format!(
-                    "animation `{stack}`: curve `{name}` of node `{}` left out (another node has one of that name)",
+                    "animation `{stack}`: curve `{name}` of node `{}` left out (a key time or value is not a finite number)",
                     element.name.as_ref()
                 ));
                 continue;
@@ -104,10 +115,19 @@ fn curves(
                 name: name.to_string(),
                 track: Track {
                     interpolation: Interpolation::Linear,
-                    times: bp.keys.iter().map(|k| k.time as f32).collect(),
-                    values: bp.keys.iter().map(|k| k.value.x as f32).collect(),
+                    times: times.into(),
+                    values: values.into(),
                 },
             });
+            owners.push((element.name.as_ref().to_string(), 1));
+        }
+    }
+    for (curve, (node, count)) in out.iter().zip(&owners) {
+        if *count > 1 {
+            info.notes.push(format!(
+                "animation `{stack}`: curve `{}` is on {count} nodes; node `{node}`'s was kept, the others left out",
+                curve.name
+            ));
         }
     }
     out

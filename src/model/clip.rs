@@ -451,7 +451,8 @@ pub struct Clip {
     /// When set, the translation keys of the root and hips bones were divided by this height
     /// (metres): multiply them back by the playing skeleton's own hips height.
     pub motion_scale: Option<f32>,
-    /// Named float curves (see [`Curve`]), in the file's order.
+    /// Named float curves (see [`Curve`]), one per name: FBX gives them node by node as the file
+    /// lists nodes, a node's by name.
     pub curves: Vec<Curve>,
 }
 

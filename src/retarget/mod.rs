@@ -223,7 +223,9 @@ pub enum RetargetError {
     BadOption(String),
     /// Planting takes its contacts from a curve the clip does not have
     /// ([`PlantOp::contacts`]).
-    #[error("clip `{clip}` has no curve `{curve}` (planting's contacts); its curves: {have}")]
+    #[error(
+        "clip `{clip}` has no curve `{curve}` (planting's contacts); its curves: {have} (retarget only the clips that have it, or plant on detected contacts)"
+    )]
     MissingCurve {
         /// The curve's name.
         curve: String,
@@ -295,6 +297,8 @@ pub fn retarget_clip_with(
     options: &RetargetOptions,
 ) -> Result<Clip, RetargetError> {
     check_fps(options)?;
+    // Looked up first: an error leaves `r` as it was.
+    let contacts = contact_curves(clip, options)?;
     let scaled;
     let clip = if clip.motion_scale.is_some() {
         scaled = unscaled(clip, r.plan());
@@ -309,46 +313,16 @@ pub fn retarget_clip_with(
         .collect();
     let (driven, moved) = r.recorded();
     let (driven, moved) = (driven.to_vec(), moved.to_vec());
-    let mut rotations: Vec<Vec<Quat>> = vec![Vec::with_capacity(frames); driven.len()];
-    let mut translations: Vec<Vec<glam::Vec3>> = vec![Vec::with_capacity(frames); moved.len()];
-    let mut sp = Pose::rest(source.skeleton);
-    let mut tp = Pose::rest(target.skeleton);
     // The ops that keep state (planting, the filter) start afresh with each clip, planting on
-    // the clip's own ground.
+    // the clip's own ground and contacts; the caller's ground and contacts come back after.
+    let (their_treadmill, their_contacts) = (r.treadmill(), r.contacts());
     r.reset();
     r.set_treadmill(r.plan().clip_treadmill(source, clip, options));
-    let contacts = contact_curves(clip, options)?;
     r.set_contacts(None);
-    let mut cursors = [0usize; 2];
-    let mut last = None;
-    for &time in &times {
-        for (l, b) in sp.locals.iter_mut().zip(&source.skeleton.bones) {
-            *l = b.rest;
-        }
-        sp.sample_into(clip, time);
-        let dt = match last {
-            Some(t) if time > t => time - t,
-            _ => 1.0 / options.fps,
-        };
-        last = Some(time);
-        if let Some((curves, threshold)) = &contacts {
-            let [l, r_] = [0, 1].map(|i| curves[i].track.sample_from(time, &mut cursors[i]));
-            r.set_contacts(Some([l >= *threshold, r_ >= *threshold]));
-        }
-        r.retarget_at(&sp, &mut tp, dt)?;
-        for (k, b) in driven.iter().enumerate() {
-            let q = tp.locals[b.index()].rotation;
-            // One hemisphere along the track, so LINEAR keys slerp the short way.
-            let q = match rotations[k].last() {
-                Some(prev) if prev.dot(q) < 0.0 => -q,
-                _ => q,
-            };
-            rotations[k].push(q);
-        }
-        for (k, b) in moved.iter().enumerate() {
-            translations[k].push(tp.locals[b.index()].translation);
-        }
-    }
+    let sampled = sample_clip(r, source, clip, target, &times, contacts, options.fps);
+    r.set_treadmill(their_treadmill);
+    r.set_contacts(their_contacts);
+    let (rotations, translations) = sampled?;
     let mut tracks = vec![BoneTracks::default(); target.skeleton.bones.len()];
     let times: std::sync::Arc<[f32]> = times.into();
     for (b, values) in driven.iter().zip(rotations) {
@@ -376,6 +350,61 @@ pub fn retarget_clip_with(
     })
 }
 
+/// Each driven bone's rotations and each moved bone's translations at every frame.
+type Sampled = (Vec<Vec<Quat>>, Vec<Vec<glam::Vec3>>);
+
+/// Retargets `clip` at each of `times` with `r` (set up for the clip), planting on `contacts`
+/// (two curves and the threshold at which a foot is planted) when given: each driven bone's
+/// rotations and each moved bone's translations, in the order `r.recorded()` lists them.
+fn sample_clip(
+    r: &mut Retargeter,
+    source: &Rig,
+    clip: &Clip,
+    target: &Rig,
+    times: &[f32],
+    contacts: Option<([&crate::model::Curve; 2], f32)>,
+    fps: f32,
+) -> Result<Sampled, RetargetError> {
+    let (driven, moved) = r.recorded();
+    let (driven, moved) = (driven.to_vec(), moved.to_vec());
+    let frames = times.len();
+    let mut rotations: Vec<Vec<Quat>> = vec![Vec::with_capacity(frames); driven.len()];
+    let mut translations: Vec<Vec<glam::Vec3>> = vec![Vec::with_capacity(frames); moved.len()];
+    let mut sp = Pose::rest(source.skeleton);
+    let mut tp = Pose::rest(target.skeleton);
+    let mut cursors = [0usize; 2];
+    let mut last = None;
+    for &time in times {
+        for (l, b) in sp.locals.iter_mut().zip(&source.skeleton.bones) {
+            *l = b.rest;
+        }
+        sp.sample_into(clip, time);
+        let dt = match last {
+            Some(t) if time > t => time - t,
+            _ => 1.0 / fps,
+        };
+        last = Some(time);
+        if let Some((curves, threshold)) = contacts {
+            let [l, r_] = [0, 1].map(|i| curves[i].track.sample_from(time, &mut cursors[i]));
+            r.set_contacts(Some([l >= threshold, r_ >= threshold]));
+        }
+        r.retarget_at(&sp, &mut tp, dt)?;
+        for (k, b) in driven.iter().enumerate() {
+            let q = tp.locals[b.index()].rotation;
+            // One hemisphere along the track, so LINEAR keys slerp the short way.
+            let q = match rotations[k].last() {
+                Some(prev) if prev.dot(q) < 0.0 => -q,
+                _ => q,
+            };
+            rotations[k].push(q);
+        }
+        for (k, b) in moved.iter().enumerate() {
+            translations[k].push(tp.locals[b.index()].translation);
+        }
+    }
+    Ok((rotations, translations))
+}
+
 /// The left and right curves of `clip` planting takes its contacts from, with the threshold,
 /// when the first `Plant` op that is on reads them from curves ([`PlantOp::contacts`]); an
 /// error naming the curve and the clip when the clip lacks one.
@@ -387,7 +416,7 @@ fn contact_curves<'c>(
         left,
         right,
         threshold,
-    }) = treadmill::plant_op(options).map(|p| &p.contacts)
+    }) = options.planting().map(|p| &p.contacts)
     else {
         return Ok(None);
     };

@@ -627,6 +627,15 @@ pub(crate) struct Core {
 }
 
 impl RetargetOptions {
+    /// The planting op whose ground and contacts a clip's retarget takes (the first `Plant` that
+    /// is on), or `None` without one.
+    pub fn planting(&self) -> Option<&PlantOp> {
+        self.ops.iter().find_map(|o| match o {
+            Op::Plant(p) if o.on() => Some(p),
+            _ => None,
+        })
+    }
+
     /// Checks the stack (see [`check_ops`]).
     pub(crate) fn check_ops(&self) -> Result<(), RetargetError> {
         match check_ops(&self.ops) {

@@ -233,7 +233,7 @@ impl Retargeter {
             mirror,
             in_place: options.in_place,
             removed_travel: Vec3::ZERO,
-            treadmill: super::treadmill::plant_op(options).and_then(|p| p.treadmill.given()),
+            treadmill: options.planting().and_then(|p| p.treadmill.given()),
             contacts: None,
             root_motion: options.root_motion,
             horizontal: options.horizontal_scale,
@@ -300,7 +300,8 @@ impl Retargeter {
     }
 
     /// Forgets what the ops that keep state (planting, the filter) saw: the next frame starts
-    /// afresh, as the first after [`Self::new`].
+    /// afresh, as the first after [`Self::new`], but on the ground and contacts last set
+    /// ([`Self::set_treadmill`], [`Self::set_contacts`]), which it keeps.
     pub fn reset(&mut self) {
         self.plant.fill(PlantState::default());
         self.filter_ready = false;

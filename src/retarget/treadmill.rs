@@ -3,7 +3,7 @@
 //! forward at its speed, so its ground is a treadmill moving back at that speed. Found offline
 //! from the whole clip (the runtime takes it as a setting). Pure; imports `model` and the plan.
 
-use super::ops::{Op, PlantOp, Treadmill};
+use super::ops::{PlantOp, Treadmill};
 use super::plan::Plan;
 use super::{RetargetOptions, Rig};
 use crate::model::{Clip, Pose};
@@ -37,21 +37,13 @@ impl Plan {
         clip: &Clip,
         options: &RetargetOptions,
     ) -> Option<Vec3> {
-        let plant = plant_op(options)?;
+        let plant = options.planting()?;
         if plant.treadmill != Treadmill::Detect {
             return plant.treadmill.given();
         }
         let fps = if options.fps > 0.0 { options.fps } else { 30.0 };
         detect_treadmill(source, clip, self, fps, plant)
     }
-}
-
-/// The first `Plant` op that is on.
-pub(crate) fn plant_op(options: &RetargetOptions) -> Option<&PlantOp> {
-    options.ops.iter().find_map(|o| match o {
-        Op::Plant(p) if o.on() => Some(p),
-        _ => None,
-    })
 }
 
 /// The treadmill of `clip` sampled at `fps` (see [`ground_velocity`] for the rule), with
