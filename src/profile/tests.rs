@@ -157,3 +157,20 @@ fn a_small_custom_profile_loads() {
     assert_eq!(p.chains[0].bones.len(), 3);
     assert_eq!(p.bone(p.find("Head").unwrap()).tail, Tail::End);
 }
+
+/// Issue 19: the built-in profile is loaded from the JSON the build script writes; that JSON is
+/// the file RON reads from `profiles/humanoid.ron`, value for value (floats compared by their
+/// shortest text, which tells every two f32 apart), so validating it makes the profile
+/// `from_ron` makes.
+#[test]
+fn built_in_json_is_the_ron_file() {
+    let from_ron: ProfileFile = ron::from_str(HUMANOID_RON).expect("the built-in RON parses");
+    let from_json: ProfileFile = serde_json::from_str(HUMANOID_JSON).expect("its JSON parses");
+    let text = |f: &ProfileFile| serde_json::to_string(f).expect("serializes");
+    assert_eq!(text(&from_json), text(&from_ron));
+    let ron_profile = Profile::from_ron(HUMANOID_RON, "ron").expect("valid");
+    let built_in = Profile::humanoid();
+    assert_eq!(built_in.bones, ron_profile.bones);
+    assert_eq!(built_in.chains, ron_profile.chains);
+    assert_eq!(built_in.vocabulary, ron_profile.vocabulary);
+}
