@@ -3,7 +3,10 @@
 //! RON parses its text (issue 19: loading the built-in profile was a tenth of normalizing a
 //! small file). A file that does not parse stops the build with RON's error.
 
-#[allow(dead_code, reason = "the build script reads only the types, not their helpers")]
+#[allow(
+    dead_code,
+    reason = "the build script reads only the types, not their helpers"
+)]
 #[path = "src/profile/spec.rs"]
 mod spec;
 

@@ -128,9 +128,7 @@ fn split_beside_read(
                     (Err(stopped), None)
                 });
                 // Split here or there; here after all when the reader claimed it and stopped.
-                let text = here
-                    .or(there)
-                    .unwrap_or_else(|| read::parse_text(json));
+                let text = here.or(there).unwrap_or_else(|| read::parse_text(json));
                 (read::early(text, json, pretyped, range), got)
             }
             // Nothing read: the caller reads the rest.

@@ -1,7 +1,7 @@
 //! The profile file format's validation into a [`Profile`].
 
 use super::spec::{BoneSpec, ProfileFile, TailSpec};
-use super::{Chain, Profile, ProfileBone, ProfileBoneId, Tail};
+use super::{Chain, Prefixes, Profile, ProfileBone, ProfileBoneId, Tail};
 use crate::model::Transform;
 use glam::{Quat, Vec3};
 use std::collections::{HashMap, HashSet};
@@ -34,7 +34,7 @@ impl ProfileFile {
         self.resolve_tails(&mut bones, &index, &parents, &mut problems);
         self.resolve_rolls(&mut bones, &index, &parents, &mut problems);
         let chains = self.read_chains(&bones, &index, &parents, &mut problems);
-        let prefixes = self.compile_prefixes(&mut problems);
+        let prefixes = Prefixes::compile(&self.naming.prefixes, &mut problems);
         if !problems.is_empty() {
             return Err(problems);
         }
@@ -207,18 +207,6 @@ impl ProfileFile {
             });
         }
         chains
-    }
-
-    /// Rule 6 for prefixes: each pattern compiles as a case-insensitive regex.
-    fn compile_prefixes(&self, problems: &mut Vec<String>) -> Vec<regex::Regex> {
-        let mut prefixes = Vec::new();
-        for p in &self.naming.prefixes {
-            match regex::RegexBuilder::new(p).case_insensitive(true).build() {
-                Ok(r) => prefixes.push(r),
-                Err(e) => problems.push(format!("naming prefix `{p}` is not a valid regex: {e}")),
-            }
-        }
-        prefixes
     }
 
     /// The synonym rules as words, longest first (empty ones dropped).

@@ -6,11 +6,13 @@
 //! the whole file and reports every problem, naming the bone. This module imports only `model`.
 
 mod file;
+mod prefixes;
 mod sides;
 mod spec;
 
-pub use spec::{BoneSpec, ChainSpec, MapperKind, Naming, ProfileFile, Side, TailSpec};
+pub use prefixes::Prefixes;
 pub use sides::counterpart_names;
+pub use spec::{BoneSpec, ChainSpec, MapperKind, Naming, ProfileFile, Side, TailSpec};
 
 use crate::model::Transform;
 use glam::{Quat, Vec3};
@@ -115,7 +117,7 @@ pub struct Profile {
     /// Words for the name matcher.
     pub naming: Naming,
     /// The prefix patterns of `naming`, compiled (case-insensitive).
-    pub prefixes: Vec<regex::Regex>,
+    pub prefixes: Prefixes,
     /// The synonym rules of `naming` as word lists, longest first.
     pub synonym_rules: Vec<(Vec<String>, Vec<String>)>,
     /// Every word the profile's names and naming rules know (for splitting glued side letters
