@@ -588,7 +588,7 @@ fn rebuild(
         reused: HashMap::new(),
         inputs: HashMap::new(),
         shared_inputs: HashMap::new(),
-        targets: HashMap::new(),
+        targets: HashMap::with_capacity(old_channels.len()),
     };
     for (c, ch) in old_channels.iter().enumerate().rev() {
         let target = member(ch, "target");
