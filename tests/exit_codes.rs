@@ -264,6 +264,9 @@ fn row_2_a_bad_flag_value() {
         v(&["convert", &mx, &out("o.bvh"), "--clip", "nope"]),
         v(&["convert", &mx, &mx]),
         v(&["convert", &mx, &o_glb, "--existing", "sometimes"]),
+        v(&["convert", &mx]),
+        v(&["convert", &mx, &o_glb, "-o", &out("p.glb")]),
+        v(&["convert", &mx, "-o", &mx]),
         v(&["mirror", &mx, "-o", &o_glb, "--clip", "nope"]),
         v(&["mirror", &mx, "-o", &mx]),
         v(&["mirror", &mx, "-o", &o_glb, "--axis", "w"]),
@@ -292,6 +295,19 @@ fn row_2_a_bad_flag_value() {
     for args in cases {
         expect(2, &args);
     }
+}
+
+#[test]
+fn convert_takes_its_output_as_an_argument_or_with_dash_o() {
+    let dir = tempfile::tempdir().unwrap();
+    let mx = fixture("mixamo.glb");
+    let (a, b) = (dir.path().join("a.glb"), dir.path().join("b.glb"));
+    expect(0, &["convert", &mx, &s(&a)]);
+    expect(0, &["convert", &mx, "-o", &s(&b)]);
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let bvh = dir.path().join("c.bvh");
+    expect(0, &["convert", &mx, "--output", &s(&bvh), "--clip", "walk"]);
+    assert!(std::fs::metadata(&bvh).unwrap().len() > 0);
 }
 
 #[test]

@@ -72,12 +72,20 @@ impl BvhOutArgs {
 
 /// Everything `convert` takes.
 #[derive(clap::Args, Debug, Clone)]
+#[command(
+    group(clap::ArgGroup::new("out").required(true).args(["output", "output_flag"])),
+    override_usage = "skelnorm convert [OPTIONS] <INPUT> <OUTPUT>\n       skelnorm convert [OPTIONS] <INPUT> -o <OUT>"
+)]
 pub struct ConvertArgs {
     /// The input file: .gltf, .glb, .vrm, .vrma, .fbx or .bvh.
     pub input: PathBuf,
     /// The output file; its extension picks the format: .gltf, .glb (.vrm/.vrma are GLB), or
-    /// .bvh (one clip). Never the input itself.
-    pub output: PathBuf,
+    /// .bvh (one clip). Never the input itself. Also taken as `-o OUT`, as the other commands do.
+    #[arg(value_name = "OUTPUT")]
+    pub output: Option<PathBuf>,
+    /// The output file, as every other command takes it (the same as the OUTPUT argument; give one).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output_flag: Option<PathBuf>,
     /// The clip a BVH output holds (needed when the input has more than one).
     #[arg(long, value_name = "NAME")]
     pub clip: Option<String>,
@@ -97,45 +105,56 @@ pub fn is_bvh(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("bvh"))
 }
 
+impl ConvertArgs {
+    /// The output, given as the second argument or with `-o` (clap requires exactly one).
+    fn output(&self) -> &Path {
+        self.output
+            .as_deref()
+            .or(self.output_flag.as_deref())
+            .unwrap_or_else(|| Path::new(""))
+    }
+}
+
 /// Runs `convert`.
 pub fn run(args: &ConvertArgs) -> Result<i32, Failure> {
     let start = std::time::Instant::now();
-    if !is_bvh(&args.output) {
-        super::check_output(&args.output)?;
+    let output = args.output();
+    if !is_bvh(output) {
+        super::check_output(output)?;
     }
-    super::check_not_input(&args.input, &args.output)?;
+    super::check_not_input(&args.input, output)?;
     // Converting to glTF changes nothing in the model: read it only to write it again as read
     // (its keys checked, not kept); a BVH output samples one clip of the model.
-    let (mut file, converted, skeletons, clips) = if is_bvh(&args.output) {
+    let (mut file, converted, skeletons, clips) = if is_bvh(output) {
         let doc = super::read_for_viewing(&args.input)?;
         let mut file = FileReport::read(&args.input, &doc.warnings);
-        if !args.existing.proceed(&args.output)? {
+        if !args.existing.proceed(output)? {
             return super::skipped(file, "convert", args.json);
         }
         let clip = write_bvh(
             &args.input,
             &doc.model,
-            &args.output,
+            output,
             args.clip.as_deref(),
             &args.bvh,
         )?;
-        file.wrote(&args.output);
+        file.wrote(output);
         let skeletons = doc.model.skeletons.len();
         (file, doc.converted.clone(), skeletons, vec![clip])
     } else {
         let doc = super::read_to_copy(&args.input)?;
         let mut file = FileReport::read(&args.input, doc.warnings());
-        if !args.existing.proceed(&args.output)? {
+        if !args.existing.proceed(output)? {
             return super::skipped(file, "convert", args.json);
         }
-        doc.write(&args.output)?;
-        file.wrote(&args.output);
+        doc.write(output)?;
+        file.wrote(output);
         let clips = doc.clip_names().map(str::to_string).collect();
         (file, doc.converted().cloned(), doc.skeletons(), clips)
     };
     file.convert = Some(ConvertReport {
         from: extension(&args.input),
-        to: extension(&args.output),
+        to: extension(output),
         converted,
         skeletons,
         clips,
