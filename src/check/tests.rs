@@ -170,10 +170,6 @@ fn catches_one_wrong_key() {
 /// with a repeated skin, a wrong key, and on a real file with two skins over one skeleton and
 /// end bones that are no joints (when the shared assets are there).
 #[test]
-#[allow(
-    clippy::print_stderr,
-    reason = "a test that skips part of itself says so"
-)]
 fn repeated_skins_and_end_bones_give_the_numbers_of_a_plain_pass() {
     let k = SkeletonId(0);
     let twice = |m: &Model| {
@@ -191,13 +187,11 @@ fn repeated_skins_and_end_bones_give_the_numbers_of_a_plain_pass() {
     ];
     let robot =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/threejs/RobotExpressive.glb");
-    match crate::gltf_io::read(&robot) {
-        Ok(doc) => {
-            let before = doc.model;
-            let after = normalized(&before);
-            cases.push((before, after));
-        }
-        Err(e) => eprintln!("skipping RobotExpressive: {e}"),
+    // Without the shared assets (library code prints nothing) only the fixture cases run.
+    if let Ok(doc) = crate::gltf_io::read(&robot) {
+        let before = doc.model;
+        let after = normalized(&before);
+        cases.push((before, after));
     }
     for (before, after) in &cases {
         let check = skin(before, after, k);
