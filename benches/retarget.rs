@@ -1,7 +1,8 @@
 //! Retargeting speed: the runtime `Retargeter::retarget` call per pose, and offline
 //! `retarget_clip` throughput in bone-samples per second (target bones × frames), for 65-bone
 //! rigs (blender.glb → mixamo.glb, both normalized first), with and without leg IK, and with
-//! the planting and floor ops after it (issue 21: at most 3 µs per pose), and the Mirror op last;
+//! the planting and floor ops after it (issue 21: at most 3 µs per pose; also planting on
+//! contacts from foot-lock curves, given per frame), and the Mirror op last;
 //! and the
 //! one-off `Retargeter::new`; and a many-clip file (40 short clips) retargeted clip by clip with
 //! `retarget_clip` (a plan per clip) against `pipeline::retarget_onto` (one plan for the pair).
@@ -21,11 +22,11 @@ mod ops;
 use ops::plant_and_floor;
 use skelnorm::gltf_io;
 use skelnorm::mapping::{map_skeleton, MapOptions};
-use skelnorm::model::{Clip, Model, Pose, SkeletonId};
+use skelnorm::model::{Clip, Curve, Interpolation, Model, Pose, SkeletonId, Track};
 use skelnorm::pipeline::{normalize, retarget_onto, NormalizeOptions, RetargetJob, Side};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{
-    retarget_clip, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig, Treadmill,
+    retarget_clip, Contacts, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig, Treadmill,
 };
 use std::path::Path;
 use std::time::Duration;
@@ -81,6 +82,20 @@ fn main() {
                 t
             })
             .collect(),
+        // Foot-lock curves for the stack that plants on them: each foot locked 60% of a 1 s
+        // cycle, the right half a cycle behind.
+        curves: ["FootLock_L", "FootLock_R"]
+            .iter()
+            .enumerate()
+            .map(|(side, name)| Curve {
+                name: name.to_string(),
+                track: Track {
+                    interpolation: Interpolation::Step,
+                    times: (0..300).map(|f| f as f32 / 30.0).collect(),
+                    values: (0..300).map(|f| locked(f, side)).collect(),
+                },
+            })
+            .collect(),
         ..walk.clone()
     };
     println!(
@@ -112,6 +127,20 @@ fn main() {
             ),
         ),
         (
+            "… + plant on curves + floor",
+            plant_and_floor(
+                PlantOp {
+                    contacts: Contacts::Curves {
+                        left: "FootLock_L".into(),
+                        right: "FootLock_R".into(),
+                        threshold: 0.5,
+                    },
+                    ..PlantOp::default()
+                },
+                &[],
+            ),
+        ),
+        (
             "… + pelvis 0.2",
             plant_and_floor(
                 PlantOp {
@@ -134,8 +163,12 @@ fn main() {
             .map(|f| Pose::sample(ss, walk, f as f32 / 30.0))
             .collect();
         let mut out = Pose::rest(ts);
+        let on_curves = label.contains("curves");
         let call = common::median(10, Duration::from_millis(300), || {
-            for p in &poses {
+            for (f, p) in poses.iter().enumerate() {
+                if on_curves {
+                    r.set_contacts(Some([locked(f, 0) >= 0.5, locked(f, 1) >= 0.5]));
+                }
                 r.retarget(p, &mut out).unwrap();
             }
             std::hint::black_box(&out);
@@ -155,6 +188,16 @@ fn main() {
         );
     }
     many_clips(&src, &dst, &sr, &tr, walk);
+}
+
+/// Foot `side`'s lock at frame `f` (30 fps): 1 over 60% of each 1 s cycle, the right foot half
+/// a cycle behind the left.
+fn locked(f: usize, side: usize) -> f32 {
+    if (f + 15 * side) % 30 < 18 {
+        1.0
+    } else {
+        0.0
+    }
 }
 
 /// A file of 40 one-second clips retargeted clip by clip (a plan each) and by the pipeline (one

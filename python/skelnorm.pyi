@@ -169,6 +169,16 @@ class Retargeter:
         of a batch too), which planting's speeds and the filter use."""
     def reset(self) -> None:
         """Forgets what the ops that keep state (planting, the filter) saw."""
+    def set_treadmill(self, velocity: Optional[Sequence[float]] = None) -> None:
+        """The ground planting plants on: (x, z) or (x, y, z) source units per second (y
+        ignored), None for a ground that stands still. Stays until set again."""
+    @property
+    def treadmill(self) -> Optional[Tuple[float, float, float]]: ...
+    def set_contacts(self, contacts: Optional[Tuple[bool, bool]] = None) -> None:
+        """Each foot's contact (left, right) for the frames to come, instead of detecting them
+        from foot height and speed; None detects them again. Stays until set again."""
+    @property
+    def contacts(self) -> Optional[Tuple[bool, bool]]: ...
 
 def load(path: PathLike, *, bvh_scale: Optional[float] = None) -> Asset:
     """Reads glTF, GLB, VRM, VRMA, FBX or BVH. OSError (FileNotFoundError, PermissionError,

@@ -94,6 +94,10 @@ pub struct ClipInfo {
     pub interpolations: Vec<Interpolation>,
     /// Channels carried through untouched (morph weights, pointers, other nodes).
     pub other_channels: usize,
+    /// The names of its float curves (an FBX file's animated user properties, such as
+    /// `FootLock_L`: what `retarget --contacts` can name); absent when it has none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub curves: Vec<String>,
 }
 
 /// Everything `inspect` tells about a model.
@@ -165,6 +169,7 @@ fn clip_info(c: &Clip) -> ClipInfo {
         bone_channels: c.channel_count(),
         interpolations,
         other_channels: c.opaque.len(),
+        curves: c.curves.iter().map(|k| k.name.clone()).collect(),
     }
 }
 

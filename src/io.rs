@@ -110,6 +110,17 @@ fn read_fbx(bytes: &[u8], path: &Path) -> Result<Document, Error> {
     let (glb, info) =
         crate::fbx_io::to_glb(bytes, path).map_err(|e| fail(path, ErrorKind::Convert(e.0)))?;
     let mut doc = gltf_io::read_bytes(&glb, path, &Resources::None)?;
+    for (animation, curves) in &info.curves {
+        // The first clip read from that animation (the skeleton it moves first).
+        let clip = doc
+            .model
+            .clips
+            .iter_mut()
+            .find(|c| c.source == Some(*animation as u32));
+        if let Some(clip) = clip {
+            clip.curves = curves.clone();
+        }
+    }
     doc.warnings.extend(
         info.notes
             .iter()

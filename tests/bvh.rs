@@ -266,6 +266,7 @@ fn rig() -> (Skeleton, Clip) {
         opaque: vec![],
         source: None,
         motion_scale: None,
+        curves: Vec::new(),
     };
     assert!(skeleton.validate().is_empty() && clip.validate(&skeleton).is_empty());
     (skeleton, clip)
@@ -535,6 +536,7 @@ fn arb_rig() -> impl Strategy<Value = (Skeleton, Clip)> {
                 opaque: vec![],
                 source: None,
                 motion_scale: None,
+                curves: Vec::new(),
             };
             (skeleton, clip)
         })

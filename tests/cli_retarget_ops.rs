@@ -1,5 +1,5 @@
-//! Issue 21: the op flags of `skelnorm retarget` (`--pole`, `--stride`, `--treadmill`, `--pin`,
-//! `--mirror`) write exactly what the same ops in a settings file write, change the clip, keep
+//! Issue 21: the op flags of `skelnorm retarget` (`--pole`, `--stride`, `--treadmill`,
+//! `--contacts`, `--pin`, `--mirror`) write exactly what the same ops in a settings file write, change the clip, keep
 //! `Mirror` last when the settings list it, and refuse bad values with a usage error naming the
 //! flag.
 #![allow(
@@ -83,6 +83,10 @@ fn op_flags_equal_their_settings_and_change_the_clip() {
         (
             vec!["--plant", "--treadmill", "detect"],
             "Plant((treadmill: detect))",
+        ),
+        (
+            vec!["--plant", "--contacts", "detect"],
+            "Plant((contacts: detect))",
         ),
         (vec!["--mirror"], "Mirror(())"),
         (
@@ -170,6 +174,10 @@ fn bad_op_flags_are_usage_errors_naming_the_flag() {
         (vec!["--treadmill", "fast"], "--treadmill"),
         (vec!["--treadmill", "1.2"], "--treadmill"),
         (vec!["--treadmill", "inf,0"], "--treadmill"),
+        (vec!["--contacts", "FootLock_L"], "--contacts"),
+        (vec!["--contacts", "FootLock_L,"], "--contacts"),
+        (vec!["--contacts", "A,B,high"], "--contacts"),
+        (vec!["--contacts", "A,B,0.5,1"], "--contacts"),
         (vec!["--pin", "Sword"], "--pin"),
         (vec!["--pin", "=RightHand"], "--pin"),
         (vec!["--pin", "Sword=:global"], "--pin"),
@@ -182,6 +190,27 @@ fn bad_op_flags_are_usage_errors_naming_the_flag() {
     let (code, err) = run(&out, &["--pin", "Sword=RightHand"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("Sword") && err.contains("Pin"), "{err}");
+    // Contacts from curves the clip does not have (a glTF clip has none): refused (3), naming
+    // the curve and the clip, from the flag as from the settings.
+    let settings = dir.path().join("c.ron");
+    std::fs::write(
+        &settings,
+        r#"(retarget: (ops: [Plant((contacts: curves(left: "FootLock_L", right: "FootLock_R", threshold: 0.9)))]))"#,
+    )
+    .unwrap();
+    for flags in [
+        vec!["--contacts", "FootLock_L,FootLock_R,0.9"],
+        vec!["--settings", settings.to_str().unwrap()],
+    ] {
+        let (code, err) = run(&out, &flags);
+        assert_eq!(code, Some(3), "{flags:?}: {err}");
+        assert!(
+            err.contains("no curve `FootLock_L`")
+                && err.contains("clip `walk`")
+                && err.contains("none"),
+            "{flags:?}: {err}"
+        );
+    }
     // A settings file with Mirror before another op is refused, naming the place.
     let settings = dir.path().join("s.ron");
     std::fs::write(&settings, "(retarget: (ops: [Mirror(()), Pole(())]))").unwrap();

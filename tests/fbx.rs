@@ -331,3 +331,136 @@ fn ascii_twins_convert_like_their_binary_files() {
         );
     }
 }
+
+/// Issue 21: an FBX node's animated user-defined number properties (Unreal's animation curves,
+/// as tests/common/fbx_curves.rs writes them) are read as the clip's float curves, named by
+/// the property, keyed in seconds from the clip's start, from any node; animated properties
+/// that are not user-defined (`Visibility`) and user-defined ones that are not animated are not.
+#[test]
+fn animated_user_properties_are_the_clips_float_curves() {
+    use common::fbx_curves::{add_float_curves, MINIMAL};
+    use skelnorm::io::{read, ReadOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let read_text = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        read(&path, &ReadOptions::default()).unwrap()
+    };
+    let bare = read_text("bare.fbx", MINIMAL);
+    assert_eq!(bare.model.clips.len(), 1);
+    assert!(bare.model.clips[0].curves.is_empty());
+    let text = add_float_curves(
+        MINIMAL,
+        "Root",
+        &[
+            ("FootLock_L", vec![(0.0, 0.0), (0.5, 1.0), (1.0, 0.0)]),
+            ("FootLock_R", vec![(0.0, 1.0), (1.0, 1.0)]),
+        ],
+    );
+    let text = add_float_curves(&text, "Hips", &[("Speed", vec![(0.0, 2.0), (1.0, 4.0)])]);
+    let doc = read_text("curves.fbx", &text);
+    let clip = &doc.model.clips[0];
+    assert_eq!(clip.name, "Walk");
+    let names: Vec<&str> = clip.curves.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["FootLock_L", "FootLock_R", "Speed"]);
+    let at = |name: &str, t: f32| clip.curve(name).unwrap().track.sample(t);
+    for (t, want) in [(0.0, 0.0), (0.25, 0.5), (0.5, 1.0), (0.75, 0.5), (1.0, 0.0)] {
+        assert!(
+            (at("FootLock_L", t) - want).abs() < 1e-5,
+            "FootLock_L at {t}"
+        );
+    }
+    assert_eq!(at("FootLock_R", 0.6), 1.0);
+    assert!((at("Speed", 0.5) - 3.0).abs() < 1e-5);
+    assert!(clip.validate(&doc.model.skeletons[0]).is_empty());
+    // `inspect` lists them (what `retarget --contacts` can name).
+    let path = dir.path().join("curves.fbx");
+    let (code, out, err) = run(&["inspect", "--json", path.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let v = common::file_stage(&serde_json::from_str(&out).unwrap(), "inspect");
+    assert_eq!(
+        v["clips"][0]["curves"],
+        serde_json::json!(["FootLock_L", "FootLock_R", "Speed"])
+    );
+    let (_, text, _) = run(&["inspect", path.to_str().unwrap()]);
+    assert!(
+        text.contains("float curves: FootLock_L, FootLock_R, Speed"),
+        "{text}"
+    );
+}
+
+/// Issue 21 end to end: the shared CMU walk (07_01) as its ASCII twin with two foot-lock curves
+/// on its hips node (left locked throughout, right never) retargets with `--contacts
+/// FootLock_L,FootLock_R`: the report names the curves planting took its contacts from and the
+/// clip differs from the one planting by height and speed makes; naming a curve the clip does
+/// not have fails, naming the curve and the clip.
+#[test]
+fn retarget_plants_on_the_curves_an_fbx_file_carries() {
+    let Some(path) = common::asset("fbx/cmu_07_01_isaacgym.fbx") else {
+        eprintln!("skipped: fbx/cmu_07_01_isaacgym.fbx is not in the shared assets");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ascii = dir.path().join("walk.ascii.fbx");
+    let tool = common::root().join("tests/tools/fbx_to_ascii.py");
+    let out = std::process::Command::new("python3")
+        .arg(&tool)
+        .arg(&path)
+        .arg(&ascii)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&ascii).unwrap();
+    let text = common::fbx_curves::add_float_curves(
+        &text,
+        "Hips",
+        &[
+            ("FootLock_L", vec![(0.0, 1.0), (3.0, 1.0)]),
+            ("FootLock_R", vec![(0.0, 0.0), (3.0, 0.0)]),
+        ],
+    );
+    let source = dir.path().join("walk_curves.fbx");
+    std::fs::write(&source, text).unwrap();
+    let target = common::root().join("fixtures/long_legs.glb");
+    let (by_curves, by_height) = (dir.path().join("curves.glb"), dir.path().join("height.glb"));
+    let stage = common::retarget_stage(
+        &source,
+        &target,
+        &by_curves,
+        &["--contacts", "FootLock_L,FootLock_R"],
+    );
+    let contacts = &stage["clips"][0]["measured"]["ops"]["contacts"];
+    assert_eq!(
+        contacts,
+        &serde_json::json!({"curves": {"left": "FootLock_L", "right": "FootLock_R", "threshold": 0.5}})
+    );
+    let stage = common::retarget_stage(&source, &target, &by_height, &["--plant"]);
+    assert!(stage["clips"][0]["measured"]["ops"]
+        .get("contacts")
+        .is_none());
+    assert_ne!(
+        std::fs::read(&by_curves).unwrap(),
+        std::fs::read(&by_height).unwrap()
+    );
+    let missing = dir.path().join("missing.glb");
+    let (code, _, err) = run(&[
+        "retarget",
+        "--source",
+        source.to_str().unwrap(),
+        "--target",
+        target.to_str().unwrap(),
+        "-o",
+        missing.to_str().unwrap(),
+        "--contacts",
+        "Nope_L,FootLock_R",
+    ]);
+    assert_ne!(code, Some(0));
+    assert!(
+        err.contains("no curve `Nope_L`") && err.contains("clip `07_01|07_01`"),
+        "{err}"
+    );
+}

@@ -19,7 +19,7 @@ use skelnorm::model::Pose;
 use skelnorm::pipeline::{normalize, NormalizeOptions};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{
-    FilterOp, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig, Treadmill,
+    Contacts, FilterOp, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig, Treadmill,
 };
 
 #[global_allocator]
@@ -29,38 +29,64 @@ static GLOBAL: Counting = Counting;
 /// each other's).
 #[test]
 fn retarget_allocates_nothing_per_call() {
-    allocates_nothing(&RetargetOptions::default());
-    allocates_nothing(&plant_and_floor(
-        PlantOp::default(),
-        &[Op::Filter(FilterOp::default())],
-    ));
+    allocates_nothing(&RetargetOptions::default(), false);
+    allocates_nothing(
+        &plant_and_floor(PlantOp::default(), &[Op::Filter(FilterOp::default())]),
+        false,
+    );
     // Planting with pelvis motion (the hips moved toward a foot out of reach).
-    allocates_nothing(&plant_and_floor(
-        PlantOp {
-            max_pelvis_shift: 0.3,
-            ..PlantOp::default()
-        },
-        &[],
-    ));
+    allocates_nothing(
+        &plant_and_floor(
+            PlantOp {
+                max_pelvis_shift: 0.3,
+                ..PlantOp::default()
+            },
+            &[],
+        ),
+        false,
+    );
     // Planting on a treadmill (a source that runs in place), given as a setting.
-    allocates_nothing(&plant_and_floor(
-        PlantOp {
-            treadmill: Treadmill::Velocity([0.0, -1.2]),
-            ..PlantOp::default()
-        },
-        &[],
-    ));
+    allocates_nothing(
+        &plant_and_floor(
+            PlantOp {
+                treadmill: Treadmill::Velocity([0.0, -1.2]),
+                ..PlantOp::default()
+            },
+            &[],
+        ),
+        false,
+    );
+    // Planting on contacts given per frame (the flags a clip's foot-lock curves give).
+    allocates_nothing(
+        &plant_and_floor(
+            PlantOp {
+                contacts: Contacts::Curves {
+                    left: "FootLock_L".into(),
+                    right: "FootLock_R".into(),
+                    threshold: 0.5,
+                },
+                ..PlantOp::default()
+            },
+            &[],
+        ),
+        true,
+    );
     // The Mirror op (half blended, so the blend runs too) after the stack.
-    allocates_nothing(&plant_and_floor(
-        PlantOp::default(),
-        &[Op::Mirror(MirrorOp {
-            alpha: 0.5,
-            ..MirrorOp::default()
-        })],
-    ));
+    allocates_nothing(
+        &plant_and_floor(
+            PlantOp::default(),
+            &[Op::Mirror(MirrorOp {
+                alpha: 0.5,
+                ..MirrorOp::default()
+            })],
+        ),
+        false,
+    );
 }
 
-fn allocates_nothing(options: &RetargetOptions) {
+/// With `contacts`, each frame's contacts are given ([`Retargeter::set_contacts`]), changing
+/// every few frames.
+fn allocates_nothing(options: &RetargetOptions, contacts: bool) {
     let profile = Profile::humanoid();
     let load = |f: &str| {
         let mut doc = gltf_io::read(&common::root().join("fixtures").join(f)).unwrap();
@@ -103,7 +129,10 @@ fn allocates_nothing(options: &RetargetOptions) {
     r.retarget(&poses[0], &mut out).unwrap();
     let before = allocations();
     for _ in 0..10 {
-        for p in &poses {
+        for (k, p) in poses.iter().enumerate() {
+            if contacts {
+                r.set_contacts(Some([k % 8 < 5, (k + 4) % 8 < 5]));
+            }
             r.retarget(p, &mut out).unwrap();
             r.retarget_at(p, &mut out, 1.0 / 60.0).unwrap();
         }

@@ -282,7 +282,7 @@ fn settings_files_give_the_stack() {
     )
     .unwrap();
     assert_eq!(s.retarget.ops.len(), 3);
-    assert!(matches!(s.retarget.ops[1], Op::Plant(p) if p.speed == 0.3 && p.enabled));
+    assert!(matches!(&s.retarget.ops[1], Op::Plant(p) if p.speed == 0.3 && p.enabled));
     let bad =
         skelnorm::settings::Settings::from_ron("(retarget: (ops: [Floor((alpha: 2.0))]))", "x.ron")
             .unwrap()

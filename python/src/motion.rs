@@ -143,6 +143,7 @@ impl Motion {
             opaque: Vec::new(),
             source: None,
             motion_scale: None,
+            curves: Vec::new(),
         }
     }
 }

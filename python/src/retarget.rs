@@ -147,9 +147,55 @@ impl Retargeter {
     }
 
     /// Forgets what the ops that keep state (planting, the filter) saw: the next frame starts
-    /// afresh, as the first after construction.
+    /// afresh, as the first after construction (the treadmill and contacts set stay).
     fn reset(&mut self) {
         self.inner.reset();
+    }
+
+    /// Sets the ground planting plants on: the horizontal velocity `(x, z)` (or `(x, y, z)`,
+    /// y ignored), source units per second in the source's skeleton space, of the treadmill a
+    /// clip that runs in place is played on; `None` for a ground that stands still. Feet are in
+    /// contact, and held, relative to it. It stays until set again.
+    #[pyo3(signature = (velocity=None))]
+    fn set_treadmill(&mut self, velocity: Option<Vec<f32>>) -> PyResult<()> {
+        let v = match velocity.as_deref() {
+            None => None,
+            Some(&[x, z]) => Some(Vec3::new(x, 0.0, z)),
+            Some(&[x, y, z]) => Some(Vec3::new(x, y, z)),
+            Some(other) => {
+                return Err(value_error(format!(
+                    "velocity: {} numbers, expected (x, z) or (x, y, z)",
+                    other.len()
+                )))
+            }
+        };
+        if v.is_some_and(|v| !v.is_finite()) {
+            return Err(value_error("velocity: must be finite"));
+        }
+        self.inner.set_treadmill(v);
+        Ok(())
+    }
+
+    /// The treadmill's velocity `(x, 0, z)` planting plants on, or None.
+    #[getter]
+    fn treadmill(&self) -> Option<(f32, f32, f32)> {
+        self.inner.treadmill().map(|v| (v.x, v.y, v.z))
+    }
+
+    /// Sets each foot's contact for the frames to come, `(left, right)` (a clip's foot-lock
+    /// curves, say `FootLock_L >= 0.5`): planting holds a foot while its flag is set instead of
+    /// detecting contacts from the source's foot height and speed; `None` goes back to
+    /// detecting them. It stays until set again (`reset` keeps it): call it before each
+    /// frame's `retarget`.
+    #[pyo3(signature = (contacts=None))]
+    fn set_contacts(&mut self, contacts: Option<(bool, bool)>) {
+        self.inner.set_contacts(contacts.map(|(l, r)| [l, r]));
+    }
+
+    /// The contacts planting takes, `(left, right)`, or None when it detects them.
+    #[getter]
+    fn contacts(&self) -> Option<(bool, bool)> {
+        self.inner.contacts().map(|[l, r]| (l, r))
     }
 
     fn __repr__(&self) -> String {

@@ -86,3 +86,49 @@ def test_bad_steps_and_ops_raise_valueerror(pair):
         skelnorm.Retargeter(s, t, retarget={"ops": [{"Mirror": {}}, {"Plant": {}}]})
     with pytest.raises(ValueError, match="Mirorr|unknown variant"):
         skelnorm.Retargeter(s, t, retarget={"ops": [{"Mirorr": {}}]})
+
+
+def test_treadmill_and_contacts_are_set_on_the_retargeter(pair):
+    """`set_treadmill` is the settings' `Plant` treadmill given at runtime; `set_contacts` gives
+    each foot's contact (left, right) instead of detecting them, until set back to None."""
+    source, target = skelnorm.load(pair[0]), skelnorm.load(pair[1])
+    clip, ts = source.clips[0], target.skeletons[0]
+    plant = {"blend_s": 0.0, "max_offset": 10.0}
+
+    def fresh(**more):
+        return skelnorm.Retargeter(clip.skeleton, ts, retarget={"ops": [{"Plant": {**plant, **more}}]})
+
+    m = clip.sample(30)
+    hips = m.translations[:, fresh().source_hips]
+    detected, _ = fresh().retarget(m.rotations, hips)
+    r = fresh()
+    assert r.treadmill is None and r.contacts is None
+    r.set_contacts((True, False))
+    assert r.contacts == (True, False)
+    held, _ = r.retarget(m.rotations, hips)
+    assert np.abs(held - detected).max() > 1e-3
+    # Frame by frame, the same flags each frame: the same poses.
+    f = fresh()
+    frames = []
+    for k in range(len(m)):
+        f.set_contacts((True, False))
+        frames.append(f.retarget(m.rotations[k], hips[k])[0])
+    assert np.array_equal(np.stack(frames), held)
+    # Back to detection: the detected poses again (after a reset of planting's state).
+    r.set_contacts(None)
+    r.reset()
+    again, _ = r.retarget(m.rotations, hips)
+    assert r.contacts is None and np.array_equal(again, detected)
+    # The treadmill set at runtime is the one the settings give.
+    t = fresh()
+    t.set_treadmill((0.0, -1.2))
+    assert t.treadmill == pytest.approx((0.0, 0.0, -1.2))
+    on_treadmill, _ = t.retarget(m.rotations, hips)
+    given, _ = fresh(treadmill={"velocity": [0.0, -1.2]}).retarget(m.rotations, hips)
+    assert np.array_equal(on_treadmill, given)
+    assert np.abs(on_treadmill - detected).max() > 1e-3
+    t.set_treadmill(None)
+    assert t.treadmill is None
+    for bad in [(1.0,), (1.0, 2.0, 3.0, 4.0), (float("nan"), 0.0)]:
+        with pytest.raises(ValueError, match="velocity"):
+            t.set_treadmill(bad)

@@ -162,6 +162,7 @@ fn clip(raw: &RawBvh, name: &str) -> Clip {
         opaque: vec![],
         source: None,
         motion_scale: None,
+        curves: Vec::new(),
     }
 }
 

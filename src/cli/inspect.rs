@@ -139,6 +139,9 @@ fn print_text(
             c.other_channels,
             c.skeleton
         )?;
+        if !c.curves.is_empty() {
+            writeln!(w, "    float curves: {}", c.curves.join(", "))?;
+        }
     }
     Ok(())
 }

@@ -10,7 +10,8 @@ use skelnorm::pipeline::{
 };
 use skelnorm::report::{FileReport, Report, RetargetRun};
 use skelnorm::retarget::{
-    FilterOp, FloorOp, MirrorOp, Op, PinOp, PinSpace, PlantOp, PoleOp, StrideOp, Treadmill,
+    Contacts, FilterOp, FloorOp, MirrorOp, Op, PinOp, PinSpace, PlantOp, PoleOp, StrideOp,
+    Treadmill,
 };
 use skelnorm::settings::{load_pose, Settings};
 use std::path::PathBuf;
@@ -78,6 +79,13 @@ pub struct RetargetArgs {
     /// it, or sets the treadmill of the one they list.
     #[arg(long, value_name = "detect|off|X,Z", value_parser = parse_treadmill)]
     pub treadmill: Option<Treadmill>,
+    /// Where planting's contacts come from: `detect` (the source's foot height and speed) or
+    /// two float curves of the clip, LEFT,RIGHT[,THRESHOLD] (such as `FootLock_L,FootLock_R`:
+    /// a foot is in contact where its curve is at least THRESHOLD, 0.5 when not given; FBX
+    /// files carry them as animated user properties). Adds speed planting (its defaults) unless
+    /// the settings list it, or sets the contacts of the one they list.
+    #[arg(long, value_name = "detect|LEFT,RIGHT[,THRESHOLD]", value_parser = parse_contacts)]
+    pub contacts: Option<Contacts>,
     /// Add the floor constraint to the op stack (its defaults), unless the settings list it:
     /// feet and hips never below the floor.
     #[arg(long)]
@@ -202,20 +210,22 @@ impl RetargetArgs {
                 add(ops, op);
             }
         }
-        if let Some(treadmill) = self.treadmill {
-            let listed = ops.iter_mut().find_map(|x| match x {
+        if self.treadmill.is_some() || self.contacts.is_some() {
+            // Set on the `Plant` op the settings list, else on one added with its defaults.
+            if !listed(ops, "plant") {
+                add(ops, Op::Plant(PlantOp::default()));
+            }
+            let plant = ops.iter_mut().find_map(|x| match x {
                 Op::Plant(p) => Some(p),
                 _ => None,
             });
-            match listed {
-                Some(p) => p.treadmill = treadmill,
-                None => add(
-                    ops,
-                    Op::Plant(PlantOp {
-                        treadmill,
-                        ..PlantOp::default()
-                    }),
-                ),
+            if let Some(p) = plant {
+                if let Some(treadmill) = self.treadmill {
+                    p.treadmill = treadmill;
+                }
+                if let Some(contacts) = &self.contacts {
+                    p.contacts = contacts.clone();
+                }
             }
         }
         if let Some((forward, sideways)) = self.stride {
@@ -274,6 +284,34 @@ fn parse_treadmill(text: &str) -> Result<Treadmill, String> {
     match text.split_once(',') {
         Some((x, z)) => Ok(Treadmill::Velocity([number(x)?, number(z)?])),
         None => Err("expected `detect`, `off` or a velocity X,Z such as `0,-1.2`".into()),
+    }
+}
+
+/// `--contacts detect|LEFT,RIGHT[,THRESHOLD]`: where planting's contacts come from.
+fn parse_contacts(text: &str) -> Result<Contacts, String> {
+    if text.trim() == "detect" {
+        return Ok(Contacts::Detect);
+    }
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    let threshold = match parts.get(2) {
+        None => 0.5,
+        Some(t) => match t.parse::<f32>() {
+            Ok(x) if x.is_finite() => x,
+            _ => return Err(format!("`{t}` is not a number")),
+        },
+    };
+    match parts[..] {
+        [left, right] | [left, right, _] if !left.is_empty() && !right.is_empty() => {
+            Ok(Contacts::Curves {
+                left: left.into(),
+                right: right.into(),
+                threshold,
+            })
+        }
+        _ => Err(
+            "expected `detect` or two curve names LEFT,RIGHT[,THRESHOLD], such as `FootLock_L,FootLock_R`"
+                .into(),
+        ),
     }
 }
 

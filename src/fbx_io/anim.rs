@@ -1,11 +1,13 @@
-//! FBX animation stacks as glTF animations, baked by ufbx.
+//! FBX animation stacks as glTF animations, baked by ufbx, and their float curves (animated
+//! user properties) beside them.
 
 use super::{quat, transform, vec3, FbxError, FbxInfo};
 use crate::gltf_io::build::{Builder, ChannelKeys};
-use crate::model::Transform;
+use crate::model::{Curve, Interpolation, Track, Transform};
 use glam::{Quat, Vec3};
 
-/// One clip per animation stack, baked at the scene's frame rate, starting at 0.
+/// One clip per animation stack, baked at the scene's frame rate, starting at 0; each added
+/// animation's float curves go to `info.curves` (see [`curves`]).
 pub(super) fn add_animations(
     scene: &ufbx::Scene,
     rests: &[Transform],
@@ -50,9 +52,65 @@ pub(super) fn add_animations(
             ));
             continue;
         }
-        b.animation(stack.element.name.as_ref(), &channels);
+        let index = b.animation(stack.element.name.as_ref(), &channels);
+        let found = curves(scene, &baked, stack.element.name.as_ref(), info);
+        if !found.is_empty() {
+            info.curves.push((index, found));
+        }
     }
     Ok(())
+}
+
+/// The float curves of one baked stack: every animated user-defined number, integer or boolean
+/// property of a node (`P: "FootLock_L", "Number", "", "A+U"` in the node's `Properties70`,
+/// driven by an `AnimationCurveNode` connected to it `OP` with that property's name, its curve
+/// on the channel `d|FootLock_L`), which is how Unreal writes its animation curves (on the root
+/// bone) and what its importer reads back as curves. Named by the property; a name a node
+/// before had already is left out, with a note.
+fn curves(
+    scene: &ufbx::Scene,
+    baked: &ufbx::BakedAnim,
+    stack: &str,
+    info: &mut FbxInfo,
+) -> Vec<Curve> {
+    let mut out: Vec<Curve> = Vec::new();
+    for be in baked.elements.iter() {
+        let Some(element) = scene.elements.get(be.element_id as usize) else {
+            continue;
+        };
+        if element.type_ != ufbx::ElementType::Node {
+            continue;
+        }
+        for bp in be.props.iter() {
+            let Some(prop) = ufbx::find_prop(&element.props, bp.name.as_ref()) else {
+                continue;
+            };
+            let number = matches!(
+                prop.type_,
+                ufbx::PropType::Number | ufbx::PropType::Integer | ufbx::PropType::Boolean
+            );
+            if !number || !prop.flags.has_any(ufbx::PropFlags::USER_DEFINED) {
+                continue;
+            }
+            let name = bp.name.as_ref();
+            if out.iter().any(|c| c.name == name) {
+                info.notes.push(format!(
+                    "animation `{stack}`: curve `{name}` of node `{}` left out (another node has one of that name)",
+                    element.name.as_ref()
+                ));
+                continue;
+            }
+            out.push(Curve {
+                name: name.to_string(),
+                track: Track {
+                    interpolation: Interpolation::Linear,
+                    times: bp.keys.iter().map(|k| k.time as f32).collect(),
+                    values: bp.keys.iter().map(|k| k.value.x as f32).collect(),
+                },
+            });
+        }
+    }
+    out
 }
 
 /// A LINEAR channel of glTF node `node`.

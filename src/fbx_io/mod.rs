@@ -14,7 +14,9 @@
 //! - materials keep their base colour and base-colour texture (embedded, or a PNG/JPEG file in
 //!   the FBX's folder);
 //! - every animation stack becomes one clip, baked by ufbx at the scene's frame rate where curves
-//!   are not linear (exact keys where they are), starting at time 0.
+//!   are not linear (exact keys where they are), starting at time 0;
+//! - its animated user-defined number properties (Unreal's animation curves, such as
+//!   `FootLock_L`) are baked the same way into the clip's float curves ([`FbxInfo::curves`]).
 
 mod anim;
 mod materials;
@@ -40,6 +42,10 @@ pub struct FbxInfo {
     pub fps: f64,
     /// What was converted approximately or left out.
     pub notes: Vec<String>,
+    /// The float curves (animated user properties) of each glTF animation made that has any:
+    /// its index and its curves. glTF has no place for them; the reader puts them on the clip
+    /// made from that animation.
+    pub curves: Vec<(usize, Vec<crate::model::Curve>)>,
 }
 
 /// An FBX file that could not be read.
@@ -140,6 +146,7 @@ pub fn to_glb(bytes: &[u8], path: &Path) -> Result<(Vec<u8>, FbxInfo), FbxError>
         .to_string(),
         fps: settings.frames_per_second,
         notes: Vec::new(),
+        curves: Vec::new(),
     };
     let mut b = Builder::new(&format!(
         "skelnorm {} (from FBX)",

@@ -634,6 +634,7 @@ fn animation_clips(
                 opaque: Vec::new(),
                 source: Some(a as u32),
                 motion_scale,
+                curves: Vec::new(),
             })
         });
         let placed = match (clip, bone, path) {
@@ -671,6 +672,7 @@ fn animation_clips(
             opaque: Vec::new(),
             source: Some(a as u32),
             motion_scale,
+            curves: Vec::new(),
         });
     }
     if let Some(first) = made.first_mut() {

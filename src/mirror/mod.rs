@@ -191,6 +191,7 @@ pub fn mirror(
     for &c in &chosen {
         let original = &model.clips[c];
         let (mut out, resampled) = mirror_clip(&m, skeleton, original, &motion_bones);
+        swap_sided_curves(&mut out.curves, profile);
         let names = resampled
             .iter()
             .map(|b| skeleton.bones[b.index()].name.clone());
@@ -261,6 +262,27 @@ pub fn mirror(
         clips,
         warnings,
     })
+}
+
+/// Float curves that name a side (`FootLock_L`, `LeftFootContact`) trade keys with the curve
+/// that names the other (`FootLock_R`), as the bones do: a mirrored clip's left foot is locked
+/// when the original's right foot was. Names stay where they are; a curve without a counterpart
+/// among the clip's curves, or naming no side, is kept as it is.
+fn swap_sided_curves(curves: &mut [crate::model::Curve], profile: &Profile) {
+    for i in 0..curves.len() {
+        let Some((crate::profile::Side::Left, others)) =
+            counterpart_names(&curves[i].name, profile)
+        else {
+            continue;
+        };
+        let found = others
+            .iter()
+            .find_map(|o| curves.iter().position(|c| &c.name == o));
+        if let Some(j) = found.filter(|&j| j != i) {
+            let (low, high) = curves.split_at_mut(i.max(j));
+            std::mem::swap(&mut low[i.min(j)].track, &mut high[0].track);
+        }
+    }
 }
 
 /// Indices of the clips of skeleton `k` that `options` chooses; errors for names that are not

@@ -167,6 +167,7 @@ fn clip_of(s: &Skeleton, interpolation: Interpolation) -> Clip {
         opaque: vec![],
         source: None,
         motion_scale: None,
+        curves: Vec::new(),
     }
 }
 
@@ -323,4 +324,42 @@ fn unpaired_side_bones_are_named() {
     let m = Mirror::new(&s, &map, Profile::humanoid(), &MirrorOptions::default()).unwrap();
     let w = m.symmetry.unpaired_warning(&s).unwrap();
     assert_eq!(w.bones, ["heel.L"]);
+}
+
+#[test]
+fn sided_curves_trade_keys_and_others_stay() {
+    // ALS's foot-lock curves (`FootLock_L`/`FootLock_R`) and its signed `Feet_Plant`, which names
+    // no side; a sided curve without its counterpart stays as it is.
+    let (s, map) = rig_with_extras(&[Quat::IDENTITY]);
+    let curve = |name: &str, values: Vec<f32>| crate::model::Curve {
+        name: name.into(),
+        track: Track {
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, 0.5, 1.0].into(),
+            values: values.into(),
+        },
+    };
+    let mut walk = clip_of(&s, Interpolation::Linear);
+    walk.curves = vec![
+        curve("FootLock_L", vec![1.0, 1.0, 0.0]),
+        curve("Feet_Plant", vec![-1.0, 0.0, 1.0]),
+        curve("FootLock_R", vec![0.0, 0.25, 1.0]),
+        curve("Enable_FootIK_L", vec![1.0, 0.5, 1.0]),
+    ];
+    let mut model = model_of(s, vec![walk.clone()]);
+    let options = MirrorOptions::default();
+    let p = Profile::humanoid();
+    mirror(&mut model, SkeletonId(0), &map, p, &options).unwrap();
+    let got = &model.clips[0].curves;
+    let names: Vec<&str> = got.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["FootLock_L", "Feet_Plant", "FootLock_R", "Enable_FootIK_L"]
+    );
+    assert_eq!(got[0].track, walk.curves[2].track);
+    assert_eq!(got[2].track, walk.curves[0].track);
+    assert_eq!(got[1].track, walk.curves[1].track);
+    assert_eq!(got[3].track, walk.curves[3].track);
+    mirror(&mut model, SkeletonId(0), &map, p, &options).unwrap();
+    assert_eq!(model.clips[0].curves, walk.curves);
 }

@@ -116,6 +116,22 @@ impl TrackValue for Quat {
     }
 }
 
+impl TrackValue for f32 {
+    fn lerp(a: Self, b: Self, t: f32) -> Self {
+        a + (b - a) * t
+    }
+    fn hermite(a: Self, ta: Self, b: Self, tb: Self, t: f32) -> Self {
+        let [h00, h10, h01, h11] = hermite_basis(t);
+        a * h00 + ta * h10 + b * h01 + tb * h11
+    }
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+    fn scale(self, s: f32) -> Self {
+        self * s
+    }
+}
+
 fn hermite_basis(t: f32) -> [f32; 4] {
     let t2 = t * t;
     let t3 = t2 * t;
@@ -408,6 +424,17 @@ pub struct OpaqueTrack {
     pub duration: f32,
 }
 
+/// A named float curve of a clip: a value per key that animates no bone (an FBX node's animated
+/// user property, as Unreal writes its animation curves: a foot-lock or foot-contact curve,
+/// `FootLock_L`). Read from FBX; glTF has no place for them (they are not written).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
+    /// The curve's name (the property's).
+    pub name: String,
+    /// Its keys (times in seconds from the clip's start).
+    pub track: Track<f32>,
+}
+
 /// An animation clip of one skeleton.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Clip {
@@ -424,6 +451,8 @@ pub struct Clip {
     /// When set, the translation keys of the root and hips bones were divided by this height
     /// (metres): multiply them back by the playing skeleton's own hips height.
     pub motion_scale: Option<f32>,
+    /// Named float curves (see [`Curve`]), in the file's order.
+    pub curves: Vec<Curve>,
 }
 
 impl Clip {
@@ -433,6 +462,8 @@ impl Clip {
     /// 2. Every track has at least one key and one value per key (three for cubic splines).
     /// 3. Key times are finite and non-decreasing.
     /// 4. Every value is finite.
+    ///
+    /// Rules 2–4 hold for curves' tracks too.
     pub fn validate(&self, skeleton: &Skeleton) -> Vec<Problem> {
         let mut out = Vec::new();
         if self.tracks.len() != skeleton.bones.len() {
@@ -460,6 +491,10 @@ impl Clip {
             if let Some(tr) = &t.scale {
                 tr.check(what(Channel::Scale), &mut times_ok, &mut out);
             }
+        }
+        for c in &self.curves {
+            let what = || format!("clip `{}`, curve `{}`", self.name, c.name);
+            c.track.check(what, &mut times_ok, &mut out);
         }
         out
     }
@@ -516,6 +551,11 @@ impl Clip {
         let dt = 1.0 / f64::from(fps.unwrap_or(30.0));
         let frames = (f64::from(self.duration()) / dt + 1e-3).floor() as usize + 1;
         (0..frames).map(|i| (i as f64 * dt) as f32).collect()
+    }
+
+    /// The curve named `name`, if the clip has one.
+    pub fn curve(&self, name: &str) -> Option<&Curve> {
+        self.curves.iter().find(|c| c.name == name)
     }
 
     /// Number of bone channels that have tracks.
@@ -614,6 +654,7 @@ mod tests {
             opaque: vec![],
             source: None,
             motion_scale: None,
+            curves: Vec::new(),
         };
         let shared = clip(vec![0.0, 0.25, 0.7], vec![0.0, 0.25, 0.7]);
         assert_eq!(shared.sample_times(None), vec![0.0, 0.25, 0.7]);

@@ -16,7 +16,7 @@ mod transform;
 mod warning;
 
 pub use clip::{
-    BoneTracks, Channel, Clip, Interpolation, OpaqueKind, OpaqueTrack, Track, TrackValue,
+    BoneTracks, Channel, Clip, Curve, Interpolation, OpaqueKind, OpaqueTrack, Track, TrackValue,
 };
 pub use math::{angle_deg, arc, pole, turn_deg, yaw_of};
 pub use pose::{skinning_matrices, Pose};

@@ -450,8 +450,15 @@ fn ops_measures(m: &RetargetCheck, o: &OpsCheck) -> String {
             r.pairs, r.joint_error
         )
     });
+    let contacts = o
+        .contacts
+        .as_ref()
+        .and_then(|c| c.curves())
+        .map_or(String::new(), |[l, r]| {
+            format!("; planted on the contacts of curves `{l}` and `{r}`")
+        });
     format!(
-        "; ops: skate over the source's contacts {} → {}, frames below the floor {} → {}{mirror}",
+        "; ops: skate over the source's contacts {} → {}, frames below the floor {} → {}{contacts}{mirror}",
         percent(worst(&o.skate_without)),
         percent(worst(&m.skate)),
         floor(&o.floor_without),

@@ -56,6 +56,7 @@ fn clip(s: &Skeleton, keys: &[Quat], interpolation: Interpolation) -> Clip {
         opaque: Vec::new(),
         source: None,
         motion_scale: None,
+        curves: Vec::new(),
     }
 }
 

@@ -19,7 +19,8 @@ mod tests;
 mod treadmill;
 
 pub use ops::{
-    FilterOp, FloorOp, MirrorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp, StrideOp, Treadmill,
+    Contacts, FilterOp, FloorOp, MirrorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp, StrideOp,
+    Treadmill,
 };
 pub use plan::{ChainPlan, Plan, ScaleBasis};
 pub use runtime::Retargeter;
@@ -220,6 +221,17 @@ pub enum RetargetError {
     /// A number in the options is out of range.
     #[error("{0}")]
     BadOption(String),
+    /// Planting takes its contacts from a curve the clip does not have
+    /// ([`PlantOp::contacts`]).
+    #[error("clip `{clip}` has no curve `{curve}` (planting's contacts); its curves: {have}")]
+    MissingCurve {
+        /// The curve's name.
+        curve: String,
+        /// The clip's name.
+        clip: String,
+        /// The clip's curves, listed (`none` when it has none).
+        have: String,
+    },
     /// A pose handed to [`Retargeter::retarget`] has the wrong number of bones.
     #[error("the {side} pose has {got} bones, the skeleton {want}")]
     PoseSize {
@@ -305,6 +317,9 @@ pub fn retarget_clip_with(
     // the clip's own ground.
     r.reset();
     r.set_treadmill(r.plan().clip_treadmill(source, clip, options));
+    let contacts = contact_curves(clip, options)?;
+    r.set_contacts(None);
+    let mut cursors = [0usize; 2];
     let mut last = None;
     for &time in &times {
         for (l, b) in sp.locals.iter_mut().zip(&source.skeleton.bones) {
@@ -316,6 +331,10 @@ pub fn retarget_clip_with(
             _ => 1.0 / options.fps,
         };
         last = Some(time);
+        if let Some((curves, threshold)) = &contacts {
+            let [l, r_] = [0, 1].map(|i| curves[i].track.sample_from(time, &mut cursors[i]));
+            r.set_contacts(Some([l >= *threshold, r_ >= *threshold]));
+        }
         r.retarget_at(&sp, &mut tp, dt)?;
         for (k, b) in driven.iter().enumerate() {
             let q = tp.locals[b.index()].rotation;
@@ -353,7 +372,42 @@ pub fn retarget_clip_with(
         opaque: Vec::new(),
         source: None,
         motion_scale: None,
+        curves: clip.curves.clone(),
     })
+}
+
+/// The left and right curves of `clip` planting takes its contacts from, with the threshold,
+/// when the first `Plant` op that is on reads them from curves ([`PlantOp::contacts`]); an
+/// error naming the curve and the clip when the clip lacks one.
+fn contact_curves<'c>(
+    clip: &'c Clip,
+    options: &RetargetOptions,
+) -> Result<Option<([&'c crate::model::Curve; 2], f32)>, RetargetError> {
+    let Some(Contacts::Curves {
+        left,
+        right,
+        threshold,
+    }) = treadmill::plant_op(options).map(|p| &p.contacts)
+    else {
+        return Ok(None);
+    };
+    let find = |name: &String| {
+        clip.curve(name).ok_or_else(|| RetargetError::MissingCurve {
+            curve: name.clone(),
+            clip: clip.name.clone(),
+            have: if clip.curves.is_empty() {
+                "none".into()
+            } else {
+                let names: Vec<String> = clip
+                    .curves
+                    .iter()
+                    .map(|c| format!("`{}`", c.name))
+                    .collect();
+                names.join(", ")
+            },
+        })
+    };
+    Ok(Some(([find(left)?, find(right)?], *threshold)))
 }
 
 /// `clip` with a recorded motion scale undone: root and hips translations times the source's

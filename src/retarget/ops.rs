@@ -188,7 +188,7 @@ impl Default for PassOp {
 /// Speed planting's settings. Thresholds are fractions of the source's height; a foot's height
 /// is measured from the lowest its joint has been so far (the floor the capture stands on,
 /// which motion capture rarely puts where the rest does).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct PlantOp {
     /// Run it. Default: true.
@@ -237,6 +237,50 @@ pub struct PlantOp {
     /// can be faster than one foot's own: math.md's skate, over a still ground, then exceeds
     /// the source's, as on RobotExpressive's `Running` onto itself).
     pub treadmill: Treadmill,
+    /// Where contacts come from: `detect` (the source's foot height and speed: `height`,
+    /// `speed`, `release`) or `curves(left: "FootLock_L", right: "FootLock_R", threshold: 0.5)`:
+    /// two float curves of the clip (an FBX file's animated user properties, as Unreal writes
+    /// its animation curves), a foot in contact on the frames its curve is at least
+    /// `threshold`. Offline, a curve the clip lacks is an error; the runtime `Retargeter`
+    /// takes the flags each frame from `Retargeter::set_contacts` (detecting them while none
+    /// are set). Default: `detect`.
+    pub contacts: Contacts,
+}
+
+/// Where planting's contacts come from ([`PlantOp::contacts`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Contacts {
+    /// Found on the source: a foot is in contact while its joint is low and slow (`height`,
+    /// `speed`, with `release`'s hysteresis).
+    #[default]
+    Detect,
+    /// Read from two float curves of the clip, by name: a foot is in contact on the frames its
+    /// curve's value is at least `threshold` (ALS's `FootLock_L`/`FootLock_R`, 1 while the
+    /// foot is locked, lock at 0.99).
+    Curves {
+        /// The left foot's curve.
+        left: String,
+        /// The right foot's curve.
+        right: String,
+        /// The value from which a foot is in contact. Default: 0.5.
+        #[serde(default = "half")]
+        threshold: f32,
+    },
+}
+
+fn half() -> f32 {
+    0.5
+}
+
+impl Contacts {
+    /// The curves' names, left then right, when contacts come from curves.
+    pub fn curves(&self) -> Option<[&str; 2]> {
+        match self {
+            Contacts::Curves { left, right, .. } => Some([left, right]),
+            Contacts::Detect => None,
+        }
+    }
 }
 
 /// Where planting's ground is ([`PlantOp::treadmill`]).
@@ -277,6 +321,7 @@ impl Default for PlantOp {
             stance_turn_deg: 20.0,
             max_pelvis_shift: 0.0,
             treadmill: Treadmill::Off,
+            contacts: Contacts::Detect,
         }
     }
 }
@@ -432,6 +477,13 @@ impl Op {
                     };
                     let v = if x.is_finite() { z } else { x };
                     ("treadmill", v, v.is_finite(), "must be finite")
+                },
+                {
+                    let t = match p.contacts {
+                        Contacts::Curves { threshold, .. } => threshold,
+                        Contacts::Detect => 0.5,
+                    };
+                    ("contacts.threshold", t, t.is_finite(), "must be finite")
                 },
             ]),
             Op::Floor(f) => out.extend([

@@ -72,6 +72,9 @@ pub(crate) struct IkLimb {
     pub solve: bool,
     /// A leg (its end is a foot): planting and the floor act on it.
     pub leg: bool,
+    /// Which foot a leg's end is, 0 left or 1 right (its profile bone's `Left`/`Right`
+    /// prefix), for contacts given per foot; `None` otherwise.
+    pub foot: Option<usize>,
     /// The end's rest joint on each side (skeleton space), where `ik_blend` measures from.
     pub end_rest: Vec3,
     pub source_end_rest: Vec3,
@@ -873,6 +876,10 @@ fn plan_chains(
             match ik_limb(plan, source, target, chain, schain, settings)? {
                 Some((mut limb, end)) => {
                     (limb.solve, limb.leg) = (solve, leg && end.ends_with("Foot"));
+                    limb.foot = ["Left", "Right"]
+                        .iter()
+                        .position(|s| end.starts_with(s))
+                        .filter(|_| limb.leg);
                     plan.limbs.push(limb);
                     if solve {
                         cp.ik_end = Some(end);
@@ -1065,6 +1072,7 @@ fn ik_limb(
             blend: settings.ik_blend,
             solve: true,
             leg: false,
+            foot: None,
             end_rest: plan.target_rest[t[2].index()].1,
             source_end_rest: plan.source_rest[s[2].index()].1,
         },

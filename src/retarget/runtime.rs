@@ -75,6 +75,9 @@ pub struct Retargeter {
     /// horizontal; `PlantOp::treadmill`): planting finds contacts and holds feet relative to
     /// it. `None`: the ground stands still.
     treadmill: Option<Vec3>,
+    /// Each foot's contact this frame (left, right) when given ([`Self::set_contacts`]):
+    /// planting takes them instead of detecting them.
+    contacts: Option<[bool; 2]>,
     root_motion: bool,
     horizontal: f32,
     vertical: f32,
@@ -114,7 +117,7 @@ const NONE: u32 = u32::MAX;
 const LIFT_OVER_MISS: f32 = 1.1;
 
 /// An op after the core passes as the runtime runs it (pins by their index in the plan).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 enum Step {
     Plant(super::PlantOp),
     Floor(super::FloorOp),
@@ -130,7 +133,7 @@ fn steps(ops: &[Op]) -> Vec<Step> {
     let mut out = Vec::new();
     for op in ops.iter().filter(|o| !o.is_core() && o.on()) {
         out.push(match op {
-            Op::Plant(p) => Step::Plant(*p),
+            Op::Plant(p) => Step::Plant(p.clone()),
             Op::Floor(f) => Step::Floor(*f),
             Op::Filter(f) => Step::Filter(*f),
             Op::Pole(p) => Step::Pole(*p),
@@ -231,6 +234,7 @@ impl Retargeter {
             in_place: options.in_place,
             removed_travel: Vec3::ZERO,
             treadmill: super::treadmill::plant_op(options).and_then(|p| p.treadmill.given()),
+            contacts: None,
             root_motion: options.root_motion,
             horizontal: options.horizontal_scale,
             vertical: options.vertical_scale,
@@ -312,6 +316,20 @@ impl Retargeter {
         self.treadmill = velocity.map(|v| Vec3::new(v.x, 0.0, v.z));
     }
 
+    /// Sets each foot's contact for the frames to come, `[left, right]` (a game's foot-lock
+    /// curves, or the flags `PlantOp::contacts`' curves give offline): planting holds a foot
+    /// while its flag is set instead of detecting contacts from the source's foot height and
+    /// speed; `None` goes back to detecting them. It stays until set again ([`Self::reset`]
+    /// keeps it). Allocates nothing.
+    pub fn set_contacts(&mut self, contacts: Option<[bool; 2]>) {
+        self.contacts = contacts;
+    }
+
+    /// The contacts planting takes ([`Self::set_contacts`]).
+    pub fn contacts(&self) -> Option<[bool; 2]> {
+        self.contacts
+    }
+
     /// The ground planting plants on ([`Self::set_treadmill`]).
     pub fn treadmill(&self) -> Option<Vec3> {
         self.treadmill
@@ -359,16 +377,19 @@ impl Retargeter {
                 self.ik_pass(k, target);
             }
         }
-        for i in 0..self.ops.len() {
-            match self.ops[i] {
-                Step::Plant(p) => self.plant_op(&p, dt, target),
-                Step::Floor(f) => self.floor_op(&f, target),
-                Step::Filter(f) => self.filter_op(&f, dt, target),
-                Step::Pole(p) => self.pole_op(&p, target),
-                Step::Stride(w) => self.stride_op(&w, target),
-                Step::Pin(k) => self.pin_op(k, target),
+        // Taken out while they run (no copy: planting's settings hold names), put back after.
+        let ops = std::mem::take(&mut self.ops);
+        for step in &ops {
+            match step {
+                Step::Plant(p) => self.plant_op(p, dt, target),
+                Step::Floor(f) => self.floor_op(f, target),
+                Step::Filter(f) => self.filter_op(f, dt, target),
+                Step::Pole(p) => self.pole_op(p, target),
+                Step::Stride(w) => self.stride_op(w, target),
+                Step::Pin(k) => self.pin_op(*k, target),
             }
         }
+        self.ops = ops;
         self.follow_pass(target, false);
         self.mirror_op(target);
         Ok(())

@@ -42,14 +42,14 @@ impl Plan {
             return plant.treadmill.given();
         }
         let fps = if options.fps > 0.0 { options.fps } else { 30.0 };
-        detect_treadmill(source, clip, self, fps, &plant)
+        detect_treadmill(source, clip, self, fps, plant)
     }
 }
 
 /// The first `Plant` op that is on.
-pub(crate) fn plant_op(options: &RetargetOptions) -> Option<PlantOp> {
+pub(crate) fn plant_op(options: &RetargetOptions) -> Option<&PlantOp> {
     options.ops.iter().find_map(|o| match o {
-        Op::Plant(p) if o.on() => Some(*p),
+        Op::Plant(p) if o.on() => Some(p),
         _ => None,
     })
 }

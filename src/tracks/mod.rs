@@ -429,6 +429,7 @@ fn companion(clip: &Clip, k: SkeletonId, tracks: Vec<BoneTracks>) -> Clip {
         opaque: Vec::new(),
         source: None,
         motion_scale: None,
+        curves: Vec::new(),
     }
 }
 
@@ -615,6 +616,7 @@ pub fn rebind(clip: &Clip, from: &Skeleton, to: &Skeleton, target_index: Skeleto
             opaque: Vec::new(),
             source: None,
             motion_scale: clip.motion_scale,
+            curves: clip.curves.clone(),
         },
         missing,
     }

@@ -85,6 +85,7 @@ fn keyed_clip(
         }],
         source: None,
         motion_scale: None,
+        curves: Vec::new(),
     }
 }
 

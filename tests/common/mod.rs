@@ -6,6 +6,7 @@
 )]
 
 pub mod counting;
+pub mod fbx_curves;
 pub mod ops;
 
 use std::path::{Path, PathBuf};

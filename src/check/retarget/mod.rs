@@ -290,6 +290,12 @@ pub fn ops_check(
             })
             .collect(),
         mirror: None,
+        contacts: options.ops.iter().find_map(|o| match o {
+            crate::retarget::Op::Plant(p) if o.on() && p.contacts.curves().is_some() => {
+                Some(p.contacts.clone())
+            }
+            _ => None,
+        }),
     }
 }
 

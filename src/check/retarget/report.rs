@@ -180,6 +180,11 @@ pub struct OpsCheck {
     /// only (beside [`TreadmillCheck::skate`], with the stack).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub treadmill_skate_without: Option<Vec<SkateCheck>>,
+    /// The curves planting took its contacts from (`PlantOp::contacts`), when it read them
+    /// from curves of the clip; absent when it found them from the source's foot height and
+    /// speed (or does not run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contacts: Option<crate::retarget::Contacts>,
 }
 
 /// The ground of a source clip that runs in place, and the feet's skate over it: the clip is

@@ -46,6 +46,7 @@ fn clip(s: &Skeleton, bent: &str, deg: f32) -> Clip {
         opaque: Vec::new(),
         source: None,
         motion_scale: None,
+        curves: Vec::new(),
     }
 }
 

@@ -77,10 +77,12 @@ fn smoothing(cutoff: f32, dt: f32) -> f32 {
 
 impl Retargeter {
     /// Speed planting: a source foot is in contact while its joint is near the lowest it has
-    /// been and slow (with hysteresis); the target's foot is then held, horizontally, where it was when
-    /// the contact began, blended in and out over `blend_s`, by the leg IK. While held, the
-    /// passes' foot it is measured against has its stance turned with the heading the contact
-    /// began with (`stance_turn_deg`), so hips turning over a planted foot do not drag it.
+    /// been and slow (with hysteresis), or while its flag says so when contacts are given
+    /// ([`Retargeter::set_contacts`]: a clip's foot-lock curves); the target's foot is then
+    /// held, horizontally, where it was when the contact began, blended in and out over
+    /// `blend_s`, by the leg IK. While held, the passes' foot it is measured against has its
+    /// stance turned with the heading the contact began with (`stance_turn_deg`), so hips
+    /// turning over a planted foot do not drag it.
     pub(super) fn plant_op(&mut self, p: &PlantOp, dt: f32, target: &mut Pose) {
         let hs = self.source_height;
         let rate = if p.blend_s > 0.0 { dt / p.blend_s } else { 1.0 };
@@ -123,7 +125,9 @@ impl Retargeter {
             let speed = st.last.map_or(f32::INFINITY, |_| step.length() / dt);
             st.last = Some(foot);
             let factor = if st.planted { p.release } else { 1.0 };
-            let contact = clearance <= p.height * factor * hs && speed <= p.speed * factor * hs;
+            let given = self.contacts.zip(limb.foot).map(|(c, side)| c[side]);
+            let detected = clearance <= p.height * factor * hs && speed <= p.speed * factor * hs;
+            let contact = given.unwrap_or(detected);
             // The stance keeps the heading a contact began with (within `stance_turn_deg`).
             st.heading = if contact && st.planted {
                 held_heading
@@ -135,7 +139,7 @@ impl Retargeter {
             let turned = self.turned_stance(k, heading) - self.turned_stance(k, yaw);
             let now = passes + Vec3::new(turned.x, 0.0, turned.z);
             let st = &mut self.plant[k];
-            if contact && (clearance > p.height * hs || speed > p.speed * hs) {
+            if given.is_none() && contact && (clearance > p.height * hs || speed > p.speed * hs) {
                 // In contact only by the hysteresis: the source's foot is on its way (lifting
                 // off, shuffling). The held place takes the same step, in heights, so the hold
                 // never hides a step the source takes nor drags the foot behind it.
