@@ -57,23 +57,22 @@ pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
         .collect();
     // What the scene turned by in between: the same skinning, turned with it, is unchanged.
     let turn = (after.scene_turn * before.scene_turn.conjugate()).as_dquat();
+    let binds = binds_of(a, b);
+    // With skins, only the joints' world matrices are compared: the other bones (end bones,
+    // say) are sampled and posed only when a joint hangs below them. Without, every bone is.
+    let needed = (!a.skins.is_empty()).then(|| {
+        (
+            with_ancestors(a, binds.iter().map(|j| j.a)),
+            with_ancestors(b, binds.iter().map(|j| j.b)),
+        )
+    });
     let pass = SkinPass {
         a,
         b,
         height: height as f64,
         turn: (turn != DQuat::IDENTITY).then(|| DAffine3::from_quat(turn)),
-        binds: a
-            .skins
-            .iter()
-            .zip(&b.skins)
-            .map(|(sa, sb)| {
-                let pair = |(n, j): (usize, &BoneId)| {
-                    let ibm = |s: &crate::model::Skin| s.inverse_bind_matrices[n].as_dmat4();
-                    (j.index(), sb.joints[n].index(), ibm(sa), ibm(sb))
-                };
-                sa.joints.iter().enumerate().map(pair).collect()
-            })
-            .collect(),
+        binds,
+        needed,
         changes: None,
     };
     // Without a skin, each bone's frame may change by a constant: the first frame fixes it.
@@ -163,10 +162,65 @@ struct SkinPass<'m> {
     height: f64,
     /// The scene's turn between `a` and `b`, unless none.
     turn: Option<DAffine3>,
-    /// Per skin pair: (bone in `a`, bone in `b`, IBM in `a`, IBM in `b`) per joint.
-    binds: Vec<Vec<(usize, usize, DMat4, DMat4)>>,
+    /// Every joint of every skin pair, skin after skin.
+    binds: Vec<Bind>,
+    /// The bones of `a` and of `b` whose world matrices [`SkinPass::compare`] reads (the
+    /// joints and the bones above them), unless it reads every bone's.
+    needed: Option<(Vec<bool>, Vec<bool>)>,
     /// Skeletons without skins: each bone's constant change, from the first frame.
     changes: Option<Vec<DMat4>>,
+}
+
+/// One skin joint compared: its bone in `a` and in `b`, and its inverse bind matrices there
+/// in f64.
+struct Bind {
+    a: usize,
+    b: usize,
+    ibm_a: DMat4,
+    ibm_b: DMat4,
+    /// An earlier joint (its place in the list) with the same bones and bit for bit the same
+    /// matrices, as when several meshes have a skin each over one skeleton: its error is this
+    /// one's, so it is computed once (and still seen once per joint, in order).
+    same_as: Option<usize>,
+}
+
+/// The joints of the skins of `a` and `b`, paired skin by skin, in order (see [`Bind`]).
+fn binds_of(a: &Skeleton, b: &Skeleton) -> Vec<Bind> {
+    let mut binds: Vec<Bind> = Vec::new();
+    let mut first: std::collections::HashMap<(usize, usize, [u64; 32]), usize> =
+        std::collections::HashMap::new();
+    for (sa, sb) in a.skins.iter().zip(&b.skins) {
+        for (n, j) in sa.joints.iter().enumerate() {
+            let ibm = |s: &crate::model::Skin| s.inverse_bind_matrices[n].as_dmat4();
+            let (ibm_a, ibm_b) = (ibm(sa), ibm(sb));
+            let (ja, jb) = (j.index(), sb.joints[n].index());
+            let mut bits = [0u64; 32];
+            for (k, x) in ibm_a
+                .to_cols_array()
+                .iter()
+                .chain(&ibm_b.to_cols_array())
+                .enumerate()
+            {
+                bits[k] = x.to_bits();
+            }
+            let at = binds.len();
+            let same_as = match first.entry((ja, jb, bits)) {
+                std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(at);
+                    None
+                }
+            };
+            binds.push(Bind {
+                a: ja,
+                b: jb,
+                ibm_a,
+                ibm_b,
+                same_as,
+            });
+        }
+    }
+    binds
 }
 
 /// A run of frames' local transforms of both skeletons, and the world matrices of a block of
@@ -177,6 +231,8 @@ struct SkinFrame {
     lb: Vec<Transform>,
     wa: Vec<DAffine3>,
     wb: Vec<DAffine3>,
+    /// The errors of one frame's joints, in the order of [`SkinPass::binds`].
+    errors: Vec<f32>,
 }
 
 /// The largest error seen and where (pair, time, joint); `seen` counts the matrices compared.
@@ -217,34 +273,46 @@ impl SkinPass<'_> {
             lb: Vec::new(),
             wa: Vec::new(),
             wb: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// Which bones of `a` and of `b` are needed (`None`: all).
+    fn needed(&self) -> (Option<&[bool]>, Option<&[bool]>) {
+        match &self.needed {
+            Some((a, b)) => (Some(a), Some(b)),
+            None => (None, None),
         }
     }
 
     /// Samples both clips at every time of `times` (increasing) into `frame`'s locals.
     fn sample(&self, frame: &mut SkinFrame, ca: &Clip, cb: &Clip, times: &[f32]) {
-        sample_run(self.a, ca, times, &mut frame.la);
-        sample_run(self.b, cb, times, &mut frame.lb);
+        let (need_a, need_b) = self.needed();
+        sample_run(self.a, ca, times, &mut frame.la, need_a);
+        sample_run(self.b, cb, times, &mut frame.lb, need_b);
     }
 
     /// The world matrices of the frames `block` of the run [`SkinPass::sample`] sampled (`a`'s
     /// turned), frame `block.start` first.
     fn world(&self, frame: &mut SkinFrame, block: std::ops::Range<usize>) {
         let (na, nb) = (self.a.bones.len(), self.b.bones.len());
+        let (need_a, need_b) = self.needed();
         let la = &frame.la[block.start * na..block.end * na];
-        world_run(self.a, la, block.len(), &mut frame.wa);
+        world_run(self.a, la, block.len(), &mut frame.wa, need_a);
         if let Some(turn) = self.turn {
             frame.wa.iter_mut().for_each(|w| *w = turn * *w);
         }
         let lb = &frame.lb[block.start * nb..block.end * nb];
-        world_run(self.b, lb, block.len(), &mut frame.wb);
+        world_run(self.b, lb, block.len(), &mut frame.wb, need_b);
     }
 
     /// Calls `see(joint, error)` for every matrix compared in frame `i` of the block
     /// [`SkinPass::world`] made.
-    fn compare(&self, frame: &SkinFrame, i: usize, mut see: impl FnMut(usize, f32)) {
+    fn compare(&self, frame: &mut SkinFrame, i: usize, mut see: impl FnMut(usize, f32)) {
         let (na, nb) = (self.a.bones.len(), self.b.bones.len());
-        let wa = &frame.wa[i * na..(i + 1) * na];
-        let wb = &frame.wb[i * nb..(i + 1) * nb];
+        let SkinFrame { wa, wb, errors, .. } = frame;
+        let wa = &wa[i * na..(i + 1) * na];
+        let wb = &wb[i * nb..(i + 1) * nb];
         let height = self.height;
         if let Some(change) = &self.changes {
             for j in 0..na {
@@ -254,14 +322,37 @@ impl SkinPass<'_> {
                 see(j, matrix_error(&ma, &mb, height) as f32);
             }
         }
-        for joints in &self.binds {
-            for (ja, jb, ia, ib) in joints {
-                let ma = affine_times(&wa[*ja], ia);
-                let mb = affine_times(&wb[*jb], ib);
-                see(*ja, matrix_error(&ma, &mb, height) as f32);
-            }
+        errors.clear();
+        for bind in &self.binds {
+            let e = match bind.same_as.and_then(|k| errors.get(k)) {
+                Some(&e) => e,
+                None => {
+                    let ma = affine_times(&wa[bind.a], &bind.ibm_a);
+                    let mb = affine_times(&wb[bind.b], &bind.ibm_b);
+                    matrix_error(&ma, &mb, height) as f32
+                }
+            };
+            errors.push(e);
+            see(bind.a, e);
         }
     }
+}
+
+/// The bones of `s` that are among `bones` or above one of them.
+fn with_ancestors(s: &Skeleton, bones: impl Iterator<Item = usize>) -> Vec<bool> {
+    let mut needed = vec![false; s.bones.len()];
+    for b in bones {
+        if let Some(slot) = needed.get_mut(b) {
+            *slot = true;
+        }
+    }
+    // Parents come before children: one backward pass marks every ancestor.
+    for b in (0..needed.len()).rev() {
+        if let (true, Some(p)) = (needed[b], s.bones[b].parent) {
+            needed[p.index()] = true;
+        }
+    }
+    needed
 }
 
 /// How far `b` is from `a`, without units: the translation column's difference relative to the
@@ -306,12 +397,21 @@ fn affine_times(a: &DAffine3, m: &DMat4) -> [DVec3; 4] {
 /// those of the 4×4 matrices. Bone by bone, each over every frame: the frames' products do not
 /// wait on one another, so they run side by side; each is the product a frame-by-frame pass
 /// ([`Skeleton::accumulate_into`]) makes, in the same order.
-fn world_run(s: &Skeleton, locals: &[Transform], frames: usize, world: &mut Vec<DAffine3>) {
+fn world_run(
+    s: &Skeleton,
+    locals: &[Transform],
+    frames: usize,
+    world: &mut Vec<DAffine3>,
+    needed: Option<&[bool]>,
+) {
     let n = s.bones.len();
     world.clear();
     world.resize(frames * n, DAffine3::IDENTITY);
     let base = DAffine3::from_mat4(s.base.as_dmat4());
     for (b, bone) in s.bones.iter().enumerate() {
+        if needed.is_some_and(|need| !need[b]) {
+            continue;
+        }
         let parent = bone.parent.map(|p| p.index());
         for f in 0..frames {
             let l = &locals[f * n + b];
@@ -331,13 +431,22 @@ fn world_run(s: &Skeleton, locals: &[Transform], frames: usize, world: &mut Vec<
 /// Track by track: each track's keys are read in order, a few per frame, and each search starts
 /// where the last one stopped ([`crate::model::Track::sample_from`]), rather than one key of
 /// every track per frame.
-fn sample_run(s: &Skeleton, clip: &Clip, times: &[f32], out: &mut Vec<Transform>) {
+fn sample_run(
+    s: &Skeleton,
+    clip: &Clip,
+    times: &[f32],
+    out: &mut Vec<Transform>,
+    needed: Option<&[bool]>,
+) {
     let n = s.bones.len();
     out.clear();
     for _ in times {
         out.extend(s.bones.iter().map(|b| b.rest));
     }
     for (b, tracks) in clip.tracks.iter().enumerate().take(n) {
+        if needed.is_some_and(|need| !need[b]) {
+            continue;
+        }
         if let Some(t) = &tracks.translation {
             let mut at = 0;
             for (l, &time) in out[b..].iter_mut().step_by(n).zip(times) {

@@ -164,3 +164,42 @@ fn catches_one_wrong_key() {
     // The control: without the wrong key, the same pair checks clean.
     assert!(skin(&before, &after, k).max_error <= 1e-5);
 }
+
+/// Issue 19: the check skips the bones no joint hangs below and computes a joint that another
+/// skin repeats (same bones, same bind matrices) once; the numbers stay those of the plain pass,
+/// with a repeated skin, a wrong key, and on a real file with two skins over one skeleton and
+/// end bones that are no joints (when the shared assets are there).
+#[test]
+fn repeated_skins_and_end_bones_give_the_numbers_of_a_plain_pass() {
+    let k = SkeletonId(0);
+    let twice = |m: &Model| {
+        let mut m = m.clone();
+        let skin = m.skeletons[0].skins[0].clone();
+        m.skeletons[0].skins.push(skin);
+        m
+    };
+    let before = read("mixamo.glb");
+    let after = normalized(&before);
+    let wrong = one_wrong_key(&after, after.clips.len() - 1, 5, 1, 1e-3);
+    let mut cases = vec![
+        (twice(&before), twice(&after)),
+        (twice(&before), twice(&wrong)),
+    ];
+    let robot =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/threejs/RobotExpressive.glb");
+    // Without the shared assets (library code prints nothing) only the fixture cases run.
+    if let Ok(doc) = crate::gltf_io::read(&robot) {
+        let before = doc.model;
+        let after = normalized(&before);
+        cases.push((before, after));
+    }
+    for (before, after) in &cases {
+        let check = skin(before, after, k);
+        let (max, worst, seen) = reference(before, after, k);
+        assert_eq!(
+            (check.max_error.to_bits(), &check.worst, check.matrices),
+            (max.to_bits(), &worst, seen),
+            "{check:?}"
+        );
+    }
+}

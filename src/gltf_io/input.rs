@@ -1,11 +1,11 @@
-//! Reading an input file into memory, whole. A multi-MB GLB's JSON chunk is parsed while a
-//! second thread reads the rest of the file (its binary chunk): both take a few ms on such
-//! files, mostly in filling fresh memory, and the machine has more than one core (issue 19).
-//! Whichever thread is done first then makes the typed document: the reader straight from the
-//! JSON text (while the first is still parsing it into a `Value`), or the first from the
-//! `Value`. The bytes are those `std::fs::read` gives, and parsing them later gives the same
-//! document, errors and warnings: the early parse is used only for the JSON chunk the container
-//! check finds at the same place.
+//! Reading an input file into memory, whole. A multi-MB GLB's JSON chunk is checked and split
+//! into its top-level members (`lazy.rs`) while a second thread reads the rest of the file (its
+//! binary chunk): both take a few ms on such files, mostly in filling fresh memory, and the
+//! machine has more than one core (issue 19). This thread types the document straight from the
+//! JSON text meanwhile, and the split is made by whichever thread is done first. The bytes are
+//! those `std::fs::read` gives, and parsing them later gives the same document, errors and
+//! warnings: the early parse is used only for the JSON chunk the container check finds at the
+//! same place.
 
 use super::error::{Error, ErrorKind};
 use super::read::{self, Early};
@@ -63,10 +63,9 @@ fn open_checked(path: &Path) -> Result<(std::fs::File, u64), ErrorKind> {
     Ok((std::fs::File::open(path)?, meta.len()))
 }
 
-/// The bytes of an input file, a GLB's JSON chunk parsed on the way (see the module's text):
-/// split into its members rather than parsed into a `Value` when `split` is true (for a
-/// document that is not written changed: see `lazy.rs`).
-pub(crate) fn read_early(path: &Path, split: bool) -> Result<Input, Error> {
+/// The bytes of an input file, a GLB's JSON chunk split into its members on the way (see the
+/// module's text and `lazy.rs`; a text that cannot be split is parsed into a `Value`).
+pub(crate) fn read_early(path: &Path) -> Result<Input, Error> {
     let fail = |kind| Error {
         file: path.to_path_buf(),
         kind,
@@ -82,11 +81,7 @@ pub(crate) fn read_early(path: &Path, split: bool) -> Result<Input, Error> {
         if have == json.end {
             let (head, rest) = bytes.split_at_mut(json.end);
             let text = &head[json.clone()];
-            let (parsed, got) = if split {
-                split_beside_read(text, json.clone(), &mut file, rest)
-            } else {
-                parse_beside_read(text, json.clone(), &mut file, rest)
-            };
+            let (parsed, got) = split_beside_read(text, json.clone(), &mut file, rest);
             have += got.map_err(|e| fail(e.into()))?;
             early = Some(parsed);
         }
@@ -103,55 +98,9 @@ pub(crate) fn read_early(path: &Path, split: bool) -> Result<Input, Error> {
     Ok(Input { bytes, early })
 }
 
-/// Parses `json` (bytes `range` of the file) into a `Value` while another thread reads the file
-/// on into `rest`; what it parsed and how many bytes it read (none when no thread can be
-/// started). The typed document is made by whichever thread is done first (issue 19): the
-/// reader, straight from the JSON text, when the rest of the file took less time to read than
-/// the `Value` to parse (a 3 MB GLB with many clips), else this thread from the `Value`, as
-/// without a reader (a 30 MB one, whose binary chunk takes longer).
-fn parse_beside_read(
-    json: &[u8],
-    range: Range<usize>,
-    file: &mut std::fs::File,
-    rest: &mut [u8],
-) -> (Early, std::io::Result<usize>) {
-    let typing = AtomicBool::new(false);
-    let claim = || !typing.swap(true, Ordering::AcqRel);
-    std::thread::scope(|s| {
-        let reader = std::thread::Builder::new()
-            .name("skelnorm-read".into())
-            .spawn_scoped(s, || {
-                let got = read_full(file, rest);
-                let typed = (got.is_ok() && claim())
-                    .then(|| read::typed_text(json))
-                    .flatten();
-                (got, typed)
-            });
-        match reader {
-            Ok(reader) => {
-                let value = read::parse_text(json, false);
-                // Typed here, while the reader may still be reading, when it has not begun to.
-                let typed_here = if claim() {
-                    Ok(read::early(value, json, None, range.clone()))
-                } else {
-                    Err(value)
-                };
-                let (got, typed) = reader.join().unwrap_or_else(|_| {
-                    let stopped = std::io::Error::other("the thread reading the file stopped");
-                    (Err(stopped), None)
-                });
-                let early =
-                    typed_here.unwrap_or_else(|value| read::early(value, json, typed, range));
-                (early, got)
-            }
-            // Nothing read: the caller reads the rest.
-            Err(_) => (read::parse_early(json, range, false), Ok(0)),
-        }
-    })
-}
-
-/// [`parse_beside_read`] of a JSON chunk to be split into members (see `lazy.rs`): this thread
-/// types the document straight from the text while the other reads the file on, and the split
+/// Splits `json` (bytes `range` of the file) into members (see `lazy.rs`) while another thread
+/// reads the file on into `rest`; what it split and how many bytes it read (none when no thread
+/// can be started). This thread types the document straight from the text, and the split
 /// (a check of the whole text) is made by whichever is done first, so that on a multi-MB GLB
 /// it runs beside the typing rather than before it.
 fn split_beside_read(
@@ -167,25 +116,23 @@ fn split_beside_read(
             .name("skelnorm-read".into())
             .spawn_scoped(s, || {
                 let got = read_full(file, rest);
-                let text = (got.is_ok() && claim()).then(|| read::parse_text(json, true));
+                let text = (got.is_ok() && claim()).then(|| read::parse_text(json));
                 (got, text)
             });
         match reader {
             Ok(reader) => {
                 let pretyped = read::typed_text(json);
-                let here = claim().then(|| read::parse_text(json, true));
+                let here = claim().then(|| read::parse_text(json));
                 let (got, there) = reader.join().unwrap_or_else(|_| {
                     let stopped = std::io::Error::other("the thread reading the file stopped");
                     (Err(stopped), None)
                 });
                 // Split here or there; here after all when the reader claimed it and stopped.
-                let text = here
-                    .or(there)
-                    .unwrap_or_else(|| read::parse_text(json, true));
+                let text = here.or(there).unwrap_or_else(|| read::parse_text(json));
                 (read::early(text, json, pretyped, range), got)
             }
             // Nothing read: the caller reads the rest.
-            Err(_) => (read::parse_early(json, range, true), Ok(0)),
+            Err(_) => (read::parse_early(json, range), Ok(0)),
         }
     })
 }

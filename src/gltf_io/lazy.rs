@@ -337,13 +337,17 @@ impl LazyJson {
 
     /// The member `key`, parsed (as [`LazyJson::get`]) but not kept: a copy when it was kept.
     pub(crate) fn get_owned(&self, key: &str) -> Option<Value> {
-        let i = self.index(key)?;
-        Some(match self.values[i].get() {
+        self.index(key).map(|i| self.owned(i))
+    }
+
+    /// Member `i`, parsed but not kept: a copy when it was kept.
+    fn owned(&self, i: usize) -> Value {
+        match self.values[i].get() {
             Some(v) => v.clone(),
             // Checked: it parses (`null` if it ever did not).
             None => serde_json::from_slice(&self.text[self.members[i].range.clone()])
                 .unwrap_or_default(),
-        })
+        }
     }
 
     /// Whether member `key` has no object with a key given twice.
@@ -361,6 +365,15 @@ impl LazyJson {
     pub(crate) fn to_value(&self) -> Value {
         let map = (0..self.members.len())
             .map(|i| (self.members[i].key.clone(), self.value(i).clone()))
+            .collect();
+        Value::Object(map)
+    }
+
+    /// [`LazyJson::to_value`], the members not parsed yet parsed afresh and not kept (those
+    /// parsed copied).
+    pub(crate) fn to_value_owned(&self) -> Value {
+        let map = (0..self.members.len())
+            .map(|i| (self.members[i].key.clone(), self.owned(i)))
             .collect();
         Value::Object(map)
     }

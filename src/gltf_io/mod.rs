@@ -70,10 +70,9 @@ pub struct Document {
     /// chunk, which buffer 0 (its binary chunk) still holds, and which it was parsed from.
     json_in_chunk: bool,
     buffers: Vec<buffers::BufferData>,
-    /// The model as read, to tell what changed on write, and which accessors and buffer views
-    /// the JSON as read uses; `None` for a document read only to be looked at
-    /// ([`read_owned_for_viewing`]), which cannot be written.
-    original: Option<(Model, layout::Usage)>,
+    /// The model as read, to tell what changed on write; `None` for a document read only to be
+    /// looked at ([`read_owned_for_viewing`]), which cannot be written.
+    original: Option<Model>,
 }
 
 /// The facts of a file converted from another format into a glTF document.
@@ -114,7 +113,9 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
 }
 
 /// [`read_input`] of a file to be parsed as glTF when it is one: a multi-MB GLB's JSON chunk is
-/// parsed while a second thread reads the rest of the file, and parsing the [`Input`] later
+/// checked and held as its text, split into its top-level members, rather than parsed into one
+/// `serde_json::Value` (see [`Document::json`]), while a second thread reads the rest of the
+/// file, and parsing the [`Input`] later
 /// ([`read_owned_beside`] and its siblings) uses what was parsed. The same bytes, errors and
 /// document as [`read_input`] then parsing.
 ///
@@ -126,13 +127,13 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
 /// assert_eq!(doc.model, skelnorm::gltf_io::read(&path).unwrap().model);
 /// ```
 pub fn read_input_early(path: &Path) -> Result<Input, Error> {
-    input::read_early(path, false)
+    input::read_early(path)
 }
 
 /// [`read_input_early`] of a file whose document is only looked at or written again as read
-/// ([`read_owned_for_viewing`], [`read_owned_to_copy`]): a GLB's JSON chunk is checked and held
-/// as its text, split into its top-level members, rather than parsed into one
-/// `serde_json::Value` (see [`Document::json`]). The same bytes, errors and document.
+/// ([`read_owned_for_viewing`], [`read_owned_to_copy`]): the same (both hold the JSON as its
+/// text since every document does until it is written changed: issue 19). The same bytes,
+/// errors and document.
 ///
 /// ```
 /// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
@@ -142,7 +143,7 @@ pub fn read_input_early(path: &Path) -> Result<Input, Error> {
 /// assert_eq!(doc.json(), skelnorm::gltf_io::read(&path).unwrap().json());
 /// ```
 pub fn read_input_early_to_copy(path: &Path) -> Result<Input, Error> {
-    input::read_early(path, true)
+    input::read_early(path)
 }
 
 /// Parses the bytes of the file at `path`, whose external URIs resolve in its folder (never
@@ -212,8 +213,9 @@ fn read_owned(
 ) -> Result<Document, Error> {
     let Input { bytes, early } = input;
     let res = Resources::Folder(folder_of(path));
-    // A document written changed needs its whole `Value` (to patch it): parsed at once.
-    let parsed = read::parse_owned(bytes, early, &res, keys, !keep_original);
+    // Held as its text split into members (when it can be) even for a document to be written
+    // changed: the stages do not look at it, and writing parses it once (issue 19).
+    let parsed = read::parse_owned(bytes, early, &res, keys);
     document(path, parsed, keep_original)
 }
 
@@ -321,9 +323,8 @@ fn document(
             file: path.to_path_buf(),
             kind,
         })
-        .map(|(format, mut json, buffers, model, warnings)| {
-            let original =
-                keep_original.then(|| (model.clone(), layout::Usage::of(json.whole_mut())));
+        .map(|(format, json, buffers, model, warnings)| {
+            let original = keep_original.then(|| model.clone());
             let (lazy, whole) = json.into_parts();
             Document {
                 path: path.to_path_buf(),
@@ -381,11 +382,12 @@ impl Document {
         }
     }
 
-    /// The JSON as read, copied (or parsed afresh when only its text is held).
+    /// The JSON as read, copied (or parsed afresh when only its text is held, the members
+    /// parsed so far copied: nothing more is kept).
     fn json_copy(&self) -> Value {
         match (self.json.get(), &self.lazy) {
             (Some(read), _) => read.clone(),
-            (None, Some(lazy)) => lazy.to_value(),
+            (None, Some(lazy)) => lazy.to_value_owned(),
             (None, None) => self.parse_json_text(),
         }
     }
@@ -467,7 +469,7 @@ impl Document {
         };
         let original = match (&self.original, as_read) {
             (_, true) => None,
-            (Some((original, used)), false) => Some((original, used)),
+            (Some(original), false) => Some(original),
             (None, false) => {
                 return Err(fail(ErrorKind::Write(
                     "the document was read to be looked at only and cannot be written".into(),
@@ -475,17 +477,19 @@ impl Document {
             }
         };
         let mut buffers = buffers::OutBuffers::new(&self.buffers);
-        let unchanged = original.is_none_or(|(original, _)| {
+        let unchanged = original.is_none_or(|original| {
             self.model == *original && self.model.clips.iter().all(|c| c.source.is_some())
         });
-        if let (false, Some((original, used_before))) = (unchanged, original) {
-            // The JSON as read, copied (or parsed afresh when only its text is held), less its
-            // animations (`read` holds them): the patch moves each back, as read or rebuilt.
+        if let (false, Some(original)) = (unchanged, original) {
+            // The JSON as read, copied (or parsed afresh when only its text is held), and what
+            // it uses; less its animations (`read` holds them): the patch moves each back, as
+            // read or rebuilt.
             let mut json = self.json_copy();
+            let used_before = layout::Usage::of(&mut json);
             let mut read = take_animations(&mut json);
             patch::apply(&mut json, &mut read, &mut buffers, original, &self.model)
                 .map_err(fail)?;
-            layout::collect_garbage(&mut json, used_before);
+            layout::collect_garbage(&mut json, &used_before);
             let bin = layout::pack(&mut json, &buffers, bin_uri);
             return Ok(f(layout::OutJson::Whole(json), &bin));
         }
@@ -529,7 +533,7 @@ impl Document {
     /// writing: a track the model is given afterwards that equals one read may be written as
     /// new data rather than as the data read.
     pub fn let_go_of_read_keys(&mut self) {
-        if let Some((original, _)) = &mut self.original {
+        if let Some(original) = &mut self.original {
             release::let_go(original, &self.model);
         }
     }

@@ -4,6 +4,7 @@
 
 use super::buffers::{push_array, Added, OutBuffers};
 use super::error::ErrorKind;
+use super::layout::member;
 use crate::model::{Channel, Clip, Model, Skeleton, Track, TrackValue, Transform};
 use glam::{Mat4, Quat, Vec3};
 use serde_json::{json, Map, Value};
@@ -587,12 +588,15 @@ fn rebuild(
         reused: HashMap::new(),
         inputs: HashMap::new(),
         shared_inputs: HashMap::new(),
-        targets: HashMap::new(),
+        targets: HashMap::with_capacity(old_channels.len()),
     };
     for (c, ch) in old_channels.iter().enumerate().rev() {
-        let target = &ch["target"];
-        let channel = target["path"].as_str().and_then(Channel::from_gltf_path);
-        if let (Some(node), Some(channel)) = (target["node"].as_u64(), channel) {
+        let target = member(ch, "target");
+        let field = |key| target.and_then(|t| member(t, key));
+        let channel = field("path")
+            .and_then(Value::as_str)
+            .and_then(Channel::from_gltf_path);
+        if let (Some(node), Some(channel)) = (field("node").and_then(Value::as_u64), channel) {
             r.targets.insert((node, channel), c); // the first channel wins
         }
     }

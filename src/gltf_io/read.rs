@@ -55,10 +55,10 @@ pub(crate) struct Early {
 /// What [`typed`] gives.
 type Typed = Result<(Root, Vec<(usize, usize)>), ErrorKind>;
 
-/// Parses and types the JSON text `text`, bytes `range` of a file, as [`parse_owned`] would;
-/// split into members rather than parsed into a `Value` when `split` is true and it can be.
-pub(crate) fn parse_early(text: &[u8], range: std::ops::Range<usize>, split: bool) -> Early {
-    let json = parse_text(text, split);
+/// Parses and types the JSON text `text`, bytes `range` of a file, as [`parse_owned`] would:
+/// split into members rather than parsed into a `Value` when it can be.
+pub(crate) fn parse_early(text: &[u8], range: std::ops::Range<usize>) -> Early {
+    let json = parse_text(text);
     let pretyped = matches!(json, Ok(Text::Members(_)))
         .then(|| typed_text(text))
         .flatten();
@@ -252,14 +252,14 @@ mod pointers {
 
 /// [`parse`] of bytes it may keep: a GLB's binary chunk becomes the first buffer where it lies
 /// in `bytes`, not a copy of it. `early` is what was parsed of them while they were read: used
-/// when it is the JSON chunk the container holds, else parsed again. `split` holds the JSON as
-/// its text split into members (`lazy.rs`) when it can, for a document not written changed.
+/// when it is the JSON chunk the container holds, else parsed again. The JSON is held as its
+/// text split into members (`lazy.rs`) when it can be: the stages do not look at it, and a
+/// document written changed parses it once, to patch it.
 pub(crate) fn parse_owned(
     bytes: Vec<u8>,
     early: Option<Early>,
     res: &Resources,
     keys: Keys,
-    split: bool,
 ) -> Result<Parsed, ErrorKind> {
     let parts = container::split(&bytes)?;
     // Where `part` (inside `bytes`) lies in it.
@@ -270,7 +270,7 @@ pub(crate) fn parse_owned(
     let json_range = range_of(parts.json);
     let (text, typed) = match early {
         Some(e) if e.range == json_range => (e.json?, Some(e.typed)),
-        _ => (parse_text(parts.json, split)?, None),
+        _ => (parse_text(parts.json)?, None),
     };
     let format = parts.format;
     let bin = parts.bin.map(range_of);
@@ -283,10 +283,10 @@ pub(crate) fn parse_owned(
     finish(format, json, bin, res, keys, typed)
 }
 
-/// The JSON text `text` split into members (`split`, when it can be) or parsed into a `Value`,
-/// with the same errors either way.
-pub(crate) fn parse_text(text: &[u8], split: bool) -> Result<Text, ErrorKind> {
-    if let Some(members) = split.then(|| lazy::split(text)).flatten() {
+/// The JSON text `text` split into members (when it can be) or parsed into a `Value`, with the
+/// same errors either way.
+pub(crate) fn parse_text(text: &[u8]) -> Result<Text, ErrorKind> {
+    if let Some(members) = lazy::split(text) {
         check_version(members.value_of(text, "asset").as_ref())?;
         return Ok(Text::Members(members));
     }

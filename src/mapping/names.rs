@@ -55,14 +55,7 @@ pub fn split_words(name: &str) -> Vec<String> {
 pub fn analyze(name: &str, profile: &Profile) -> NameInfo {
     let vocab = &profile.vocabulary;
     let n = &profile.naming;
-    let mut stripped = name;
-    for re in &profile.prefixes {
-        if let Some(m) = re.find(stripped) {
-            if m.start() == 0 && m.end() < stripped.len() {
-                stripped = &stripped[m.end()..];
-            }
-        }
-    }
+    let stripped = profile.prefixes.strip(name);
     let mut words = Vec::new();
     for w in split_words(stripped) {
         match w.split_at_checked(1) {

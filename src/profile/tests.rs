@@ -157,3 +157,94 @@ fn a_small_custom_profile_loads() {
     assert_eq!(p.chains[0].bones.len(), 3);
     assert_eq!(p.bone(p.find("Head").unwrap()).tail, Tail::End);
 }
+
+/// Issue 19: the built-in profile is loaded from the JSON the build script writes; that JSON is
+/// the file RON reads from `profiles/humanoid.ron`, value for value (floats compared by their
+/// shortest text, which tells every two f32 apart), so validating it makes the profile
+/// `from_ron` makes.
+#[test]
+fn built_in_json_is_the_ron_file() {
+    let from_ron: ProfileFile = ron::from_str(HUMANOID_RON).expect("the built-in RON parses");
+    let from_json: ProfileFile = serde_json::from_str(HUMANOID_JSON).expect("its JSON parses");
+    let text = |f: &ProfileFile| serde_json::to_string(f).expect("serializes");
+    assert_eq!(text(&from_json), text(&from_ron));
+    let ron_profile = Profile::from_ron(HUMANOID_RON, "ron").expect("valid");
+    let built_in = Profile::humanoid();
+    assert_eq!(built_in.bones, ron_profile.bones);
+    assert_eq!(built_in.chains, ron_profile.chains);
+    assert_eq!(built_in.vocabulary, ron_profile.vocabulary);
+}
+
+/// Issue 19: the prefixes compiled as one regex strip what each compiled alone strips (the old
+/// way: `find`, kept when it starts the name and is not all of it), for the built-in patterns
+/// and for patterns that are not anchored, can match nothing, or overlap.
+#[test]
+fn prefixes_as_one_regex_strip_what_each_alone_strips() {
+    let one_by_one = |patterns: &[String], name: &str| -> String {
+        let mut left = name;
+        for p in patterns {
+            let re = regex::RegexBuilder::new(p)
+                .case_insensitive(true)
+                .build()
+                .expect("compiles");
+            if let Some(m) = re.find(left) {
+                if m.start() == 0 && m.end() < left.len() {
+                    left = &left[m.end()..];
+                }
+            }
+        }
+        left.to_string()
+    };
+    let mut sets = vec![Profile::humanoid().naming.prefixes.clone()];
+    sets.push(
+        ["bone", "x*", "(a|ab)(c|bcd)", "[0-9]+_", "^ſ", "^.*?_", "_"]
+            .map(String::from)
+            .to_vec(),
+    );
+    let names = [
+        "mixamorig:Hips",
+        "MIXAMORIG12_LeftHand",
+        "Armature|mixamorig:Spine",
+        "DEF-upper_arm.L",
+        "J_Bip_C_Hips",
+        "CC_Base_L_Thigh",
+        "ValveBiped.Bip01_Pelvis",
+        "Bip01 L Foot",
+        "Skeleton_torso_joint_1",
+        "rig_",
+        "bone_Bone_bone",
+        "xxabcd_tail",
+        "abcd",
+        "12_34_end",
+        "ſkeleton_ſpine",
+        "SKELETON_SPINE",
+        "Kelvin_K",
+        "",
+        ":",
+        "Hips",
+        "腕_左",
+    ];
+    for patterns in &sets {
+        let mut problems = Vec::new();
+        let prefixes = Prefixes::compile(patterns, &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
+        for name in names {
+            assert_eq!(prefixes.strip(name), one_by_one(patterns, name), "{name}");
+        }
+    }
+    // A pattern that does not compile is named, with the `regex` crate's error, as before.
+    let patterns: Vec<String> = vec!["^ok_".into(), "(unclosed".into()];
+    let mut problems = Vec::new();
+    Prefixes::compile(&patterns, &mut problems);
+    let error = regex::RegexBuilder::new(&patterns[1])
+        .case_insensitive(true)
+        .build()
+        .map(|_| ())
+        .expect_err("does not compile");
+    assert_eq!(
+        problems,
+        [format!(
+            "naming prefix `(unclosed` is not a valid regex: {error}"
+        )]
+    );
+}
