@@ -110,21 +110,14 @@ fn read_fbx(bytes: &[u8], path: &Path) -> Result<Document, Error> {
     let (glb, info) =
         crate::fbx_io::to_glb(bytes, path).map_err(|e| fail(path, ErrorKind::Convert(e.0)))?;
     let mut doc = gltf_io::read_bytes(&glb, path, &Resources::None)?;
+    let mut notes = info.notes.clone();
     for (animation, curves) in &info.curves {
-        // The first clip read from that animation (the skeleton it moves first).
-        let clip = doc
-            .model
-            .clips
-            .iter_mut()
-            .find(|c| c.source == Some(*animation as u32));
-        if let Some(clip) = clip {
-            clip.curves = curves.clone();
-        }
+        attach_curves(&mut doc.model, *animation as u32, curves, &mut notes);
     }
     doc.warnings.extend(
-        info.notes
-            .iter()
-            .map(|n| Warning::new(WarningCode::FbxNote, n.clone())),
+        notes
+            .into_iter()
+            .map(|n| Warning::new(WarningCode::FbxNote, n)),
     );
     let unit = match info.unit_meters {
         u if (u - 1.0).abs() < 1e-9 => "metres".to_string(),
@@ -144,6 +137,71 @@ fn read_fbx(bytes: &[u8], path: &Path) -> Result<Document, Error> {
         ],
     });
     Ok(doc)
+}
+
+/// Puts the float curves of glTF animation `animation` on the clips read from it: each on the
+/// clip of the skeleton holding the curve's node (as a bone, an attachment, or the one skeleton
+/// it is above), else, when the node is in no skeleton (a null above two), on the first clip
+/// read from the animation. A curve of a skeleton the animation has no clip for, or a second
+/// curve of one name for a clip, is left out with a note.
+#[cfg(feature = "fbx")]
+fn attach_curves(
+    model: &mut crate::model::Model,
+    animation: u32,
+    curves: &[crate::fbx_io::FbxCurve],
+    notes: &mut Vec<String>,
+) {
+    let clips: Vec<usize> = (0..model.clips.len())
+        .filter(|&i| model.clips[i].source == Some(animation))
+        .collect();
+    let Some(&first) = clips.first() else {
+        return;
+    };
+    for c in curves {
+        let holds = |s: &crate::model::Skeleton, n: u32| {
+            s.bones.iter().any(|b| b.node == Some(n))
+                || s.attachments.iter().any(|a| a.node == Some(n))
+        };
+        let owner = c.node.and_then(|n| {
+            let skeletons = &model.skeletons;
+            let found = skeletons.iter().position(|s| holds(s, n));
+            found.or_else(|| {
+                let mut above = skeletons
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| s.base_nodes.contains(&n));
+                match (above.next(), above.next()) {
+                    (Some((i, _)), None) => Some(i),
+                    _ => None,
+                }
+            })
+        });
+        let clip = match owner {
+            None => first,
+            Some(s) => match clips
+                .iter()
+                .find(|&&i| model.clips[i].skeleton.index() == s)
+            {
+                Some(&i) => i,
+                None => {
+                    notes.push(format!(
+                        "animation `{}`: curve `{}` left out (its node is in skeleton `{}`, which the animation does not move)",
+                        model.clips[first].name, c.curve.name, model.skeletons[s].name
+                    ));
+                    continue;
+                }
+            },
+        };
+        let clip = &mut model.clips[clip];
+        if clip.curve(&c.curve.name).is_some() {
+            notes.push(format!(
+                "clip `{}`: a second curve `{}` left out (one per name)",
+                clip.name, c.curve.name
+            ));
+            continue;
+        }
+        clip.curves.push(c.curve.clone());
+    }
 }
 
 #[cfg(not(feature = "fbx"))]

@@ -389,6 +389,108 @@ fn animated_user_properties_are_the_clips_float_curves() {
     );
 }
 
+/// Issue 21: in a file with two skeletons that one stack moves (two clips from one animation),
+/// each curve goes to the clip of the skeleton holding the node it is on, a name both root
+/// bones have included; a curve on a null in no skeleton goes to the first clip. A stack with
+/// only curves is left out, and its note names the curves left out with it.
+#[test]
+fn curves_go_to_the_clip_of_their_skeleton() {
+    use common::fbx_curves::{add_float_curves, two_skeletons};
+    use skelnorm::io::{read, ReadOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let text = two_skeletons();
+    let text = add_float_curves(
+        &text,
+        "Root2",
+        &[("FootLock_L", vec![(0.0, 1.0), (1.0, 1.0)])],
+    );
+    let text = add_float_curves(&text, "Hips2", &[("Only2", vec![(0.0, 5.0), (1.0, 6.0)])]);
+    let text = add_float_curves(
+        &text,
+        "Root",
+        &[("FootLock_L", vec![(0.0, 0.0), (1.0, 0.0)])],
+    );
+    let text = add_float_curves(
+        &text,
+        "Controls",
+        &[("Global", vec![(0.0, 7.0), (1.0, 7.0)])],
+    );
+    let path = dir.path().join("two.fbx");
+    std::fs::write(&path, &text).unwrap();
+    let doc = read(&path, &ReadOptions::default()).unwrap();
+    let model = &doc.model;
+    assert_eq!(
+        model.skeletons.len(),
+        2,
+        "{:?}",
+        model.skeletons.iter().map(|s| &s.name).collect::<Vec<_>>()
+    );
+    assert_eq!(model.clips.len(), 2);
+    let clip_of = |bone: &str| {
+        let s = model
+            .skeletons
+            .iter()
+            .position(|s| s.bones.iter().any(|b| b.name == bone))
+            .unwrap();
+        model
+            .clips
+            .iter()
+            .find(|c| c.skeleton.index() == s)
+            .unwrap()
+    };
+    let names =
+        |c: &skelnorm::model::Clip| c.curves.iter().map(|k| k.name.clone()).collect::<Vec<_>>();
+    let (one, two) = (clip_of("Hips"), clip_of("Hips2"));
+    assert_eq!(names(two), ["FootLock_L", "Only2"]);
+    assert_eq!(two.curve("FootLock_L").unwrap().track.sample(0.5), 1.0);
+    // The first clip read from the animation is the first skeleton's: it also takes the
+    // curve of the null in no skeleton.
+    assert_eq!(model.clips[0].skeleton, one.skeleton);
+    let mut got = names(one);
+    got.sort();
+    assert_eq!(got, ["FootLock_L", "Global"]);
+    assert_eq!(one.curve("FootLock_L").unwrap().track.sample(0.5), 0.0);
+    for (c, s) in model.clips.iter().map(|c| (c, model.skeleton(c.skeleton))) {
+        assert!(c.validate(s).is_empty());
+    }
+    assert!(
+        !doc.warnings.iter().any(|w| w.message.contains("left out")),
+        "{:?}",
+        doc.warnings
+    );
+
+    // A second stack that moves nothing but has curves: left out, its note names them.
+    let stack = "\tAnimationStack: 300, \"AnimStack::Idle\", \"\" {\n\t\tProperties70:  {\n\
+                 \t\t\tP: \"LocalStop\", \"KTime\", \"Time\", \"\", 46186158000\n\t\t}\n\t}\n\
+                 \tAnimationLayer: 301, \"AnimLayer::Idle\", \"\" {\n\t}\n";
+    let mut idle = common::fbx_curves::MINIMAL.replace(
+        "\nConnections:  {\n",
+        "\nConnections:  {\n\tC: \"OO\", 301, 300\n",
+    );
+    let at = idle.find("\tAnimationStack: 100").unwrap();
+    idle.insert_str(at, stack);
+    // The curves go on the first layer the text lists: Idle's.
+    let idle = add_float_curves(
+        &idle,
+        "Root",
+        &[
+            ("FootLock_L", vec![(0.0, 0.0), (1.0, 1.0)]),
+            ("FootLock_R", vec![(0.0, 1.0), (1.0, 0.0)]),
+        ],
+    );
+    let path = dir.path().join("idle.fbx");
+    std::fs::write(&path, &idle).unwrap();
+    let doc = read(&path, &ReadOptions::default()).unwrap();
+    assert_eq!(doc.model.clips.len(), 1);
+    assert!(doc.model.clips[0].curves.is_empty());
+    let note = "animation `Idle` moves nothing and was left out, and with it its float curves `FootLock_L`, `FootLock_R`";
+    assert!(
+        doc.warnings.iter().any(|w| w.message == note),
+        "{:?}",
+        doc.warnings
+    );
+}
+
 /// Issue 21 end to end: the shared CMU walk (07_01) as its ASCII twin with two foot-lock curves
 /// on its hips node (left locked throughout, right never) retargets with `--contacts
 /// FootLock_L,FootLock_R`: the report names the curves planting took its contacts from and the

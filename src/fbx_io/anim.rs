@@ -1,7 +1,7 @@
 //! FBX animation stacks as glTF animations, baked by ufbx, and their float curves (animated
 //! user properties) beside them.
 
-use super::{quat, transform, vec3, FbxError, FbxInfo};
+use super::{quat, transform, vec3, FbxCurve, FbxError, FbxInfo};
 use crate::gltf_io::build::{Builder, ChannelKeys};
 use crate::model::{Curve, Interpolation, Track, Transform};
 use glam::{Quat, Vec3};
@@ -45,15 +45,30 @@ pub(super) fn add_animations(
             }
         }
         channels.extend(held_channels(scene, rests, nodes, &baked_nodes));
+        let notes = info.notes.len();
+        let found = curves(scene, &baked, nodes, stack.element.name.as_ref(), info);
         if channels.is_empty() {
-            info.notes.push(format!(
-                "animation `{}` moves nothing and was left out",
-                stack.element.name.as_ref()
-            ));
+            // Only the stack's own note: not those about curves left out of a stack left out.
+            info.notes.truncate(notes);
+            let names: Vec<String> = found
+                .iter()
+                .map(|c| format!("`{}`", c.curve.name))
+                .collect();
+            info.notes.push(if names.is_empty() {
+                format!(
+                    "animation `{}` moves nothing and was left out",
+                    stack.element.name.as_ref()
+                )
+            } else {
+                format!(
+                    "animation `{}` moves nothing and was left out, and with it its float curves {}",
+                    stack.element.name.as_ref(),
+                    names.join(", ")
+                )
+            });
             continue;
         }
         let index = b.animation(stack.element.name.as_ref(), &channels);
-        let found = curves(scene, &baked, stack.element.name.as_ref(), info);
         if !found.is_empty() {
             info.curves.push((index, found));
         }
@@ -66,19 +81,24 @@ pub(super) fn add_animations(
 /// driven by an `AnimationCurveNode` connected to it `OP` with that property's name, its curve
 /// on the channel `d|FootLock_L`), which is how Unreal writes its animation curves (on the root
 /// bone) and what its importer reads back as curves. Named by the property, in ufbx's order
-/// (nodes as the file lists them, then a node's properties by name). A name several nodes have
-/// (Maya keys `lockInfluenceWeights` on every joint) is kept once, the first node's, with one
-/// note for the name; a curve with a non-finite time or value is left out with a note, so that
-/// a curve nothing uses never makes a file unreadable.
+/// (nodes as the file lists them, then a node's properties by name), each with the glTF node
+/// (`nodes`: by ufbx node id) of the node it is on, so the reader can give it to the clip of the
+/// skeleton holding that node. A name several nodes under one node at the top of the scene
+/// have (Maya keys `lockInfluenceWeights` on every joint) is kept once, the first node's, with
+/// one note for the name (nodes under different top nodes, as two characters' root bones, keep
+/// theirs); a curve with a non-finite time or value is left out with a note, so that a curve
+/// nothing uses never makes a file unreadable.
 fn curves(
     scene: &ufbx::Scene,
     baked: &ufbx::BakedAnim,
+    nodes: &[Option<usize>],
     stack: &str,
     info: &mut FbxInfo,
-) -> Vec<Curve> {
-    let mut out: Vec<Curve> = Vec::new();
-    // Per kept name: the node it came from and how many nodes had one.
-    let mut owners: Vec<(String, usize)> = Vec::new();
+) -> Vec<FbxCurve> {
+    let mut out: Vec<FbxCurve> = Vec::new();
+    // Per kept curve: the node it came from, its top node and how many nodes had its name
+    // under that top node.
+    let mut owners: Vec<(String, u32, usize)> = Vec::new();
     for be in baked.elements.iter() {
         let Some(element) = scene.elements.get(be.element_id as usize) else {
             continue;
@@ -86,6 +106,10 @@ fn curves(
         if element.type_ != ufbx::ElementType::Node {
             continue;
         }
+        let Some(node) = scene.nodes.get(element.typed_id as usize) else {
+            continue;
+        };
+        let top = top_node(node);
         for bp in be.props.iter() {
             let Some(prop) = ufbx::find_prop(&element.props, bp.name.as_ref()) else {
                 continue;
@@ -98,8 +122,12 @@ fn curves(
                 continue;
             }
             let name = bp.name.as_ref();
-            if let Some(i) = out.iter().position(|c| c.name == name) {
-                owners[i].1 += 1;
+            if let Some(i) = out
+                .iter()
+                .zip(&owners)
+                .position(|(c, o)| c.curve.name == name && o.1 == top)
+            {
+                owners[i].2 += 1;
                 continue;
             }
             let times: Vec<f32> = bp.keys.iter().map(|k| k.time as f32).collect();
@@ -111,26 +139,42 @@ fn curves(
                 ));
                 continue;
             }
-            out.push(Curve {
-                name: name.to_string(),
-                track: Track {
-                    interpolation: Interpolation::Linear,
-                    times: times.into(),
-                    values: values.into(),
+            out.push(FbxCurve {
+                node: nodes
+                    .get(element.typed_id as usize)
+                    .copied()
+                    .flatten()
+                    .map(|n| n as u32),
+                curve: Curve {
+                    name: name.to_string(),
+                    track: Track {
+                        interpolation: Interpolation::Linear,
+                        times: times.into(),
+                        values: values.into(),
+                    },
                 },
             });
-            owners.push((element.name.as_ref().to_string(), 1));
+            owners.push((element.name.as_ref().to_string(), top, 1));
         }
     }
-    for (curve, (node, count)) in out.iter().zip(&owners) {
+    for (c, (node, _, count)) in out.iter().zip(&owners) {
         if *count > 1 {
             info.notes.push(format!(
                 "animation `{stack}`: curve `{}` is on {count} nodes; node `{node}`'s was kept, the others left out",
-                curve.name
+                c.curve.name
             ));
         }
     }
     out
+}
+
+/// The ufbx id of the node at the top of the scene (a child of its root) that `node` is in.
+fn top_node(node: &ufbx::Node) -> u32 {
+    let mut top = node;
+    while let Some(parent) = top.parent.as_ref().filter(|p| !p.is_root) {
+        top = parent;
+    }
+    top.element.typed_id
 }
 
 /// A LINEAR channel of glTF node `node`.

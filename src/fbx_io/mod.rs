@@ -43,9 +43,18 @@ pub struct FbxInfo {
     /// What was converted approximately or left out.
     pub notes: Vec<String>,
     /// The float curves (animated user properties) of each glTF animation made that has any:
-    /// its index and its curves. glTF has no place for them; the reader puts them on the clip
-    /// made from that animation.
-    pub curves: Vec<(usize, Vec<crate::model::Curve>)>,
+    /// its index and its curves. glTF has no place for them; the reader puts each on the clip
+    /// made from that animation for the skeleton holding the curve's node.
+    pub curves: Vec<(usize, Vec<FbxCurve>)>,
+}
+
+/// A float curve of an FBX animation stack and the node it is on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FbxCurve {
+    /// The glTF node made from the FBX node whose property it animates.
+    pub node: Option<u32>,
+    /// The curve.
+    pub curve: crate::model::Curve,
 }
 
 /// An FBX file that could not be read.

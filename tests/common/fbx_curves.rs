@@ -223,3 +223,117 @@ Connections:  {
 	C: "OP", 211, 210, "d|Visibility"
 }
 "#;
+
+/// Objects and connections of a triangle mesh `name` at the top of the scene skinned to the
+/// bones `bones` (model id, name, world translation at bind; one cluster each, every vertex at
+/// weight 1), ids from `base`: what makes the bones a skeleton of their own.
+fn skinned_triangle(name: &str, base: u64, bones: &[(u64, &str, [f32; 3])]) -> (String, String) {
+    let (model, geometry, skin) = (base, base + 1, base + 2);
+    let mut objects = format!(
+        "\tModel: {model}, \"Model::{name}\", \"Mesh\" {{\n\t\tVersion: 232\n\t\tProperties70:  {{\n\t\t}}\n\t}}\n\
+         \tGeometry: {geometry}, \"Geometry::{name}\", \"Mesh\" {{\n\
+         \t\tVertices: *9 {{\n\t\t\ta: 0,100,0,10,100,0,0,110,0\n\t\t}}\n\
+         \t\tPolygonVertexIndex: *3 {{\n\t\t\ta: 0,1,-3\n\t\t}}\n\
+         \t\tGeometryVersion: 124\n\t}}\n\
+         \tDeformer: {skin}, \"Deformer::{name}\", \"Skin\" {{\n\t\tVersion: 101\n\t}}\n"
+    );
+    let mut links = format!(
+        "\tC: \"OO\", {model}, 0\n\tC: \"OO\", {geometry}, {model}\n\tC: \"OO\", {skin}, {geometry}\n"
+    );
+    for (k, (bone, bone_name, [x, y, z])) in bones.iter().enumerate() {
+        let cluster = base + 3 + k as u64;
+        objects.push_str(&format!(
+            "\tDeformer: {cluster}, \"SubDeformer::{bone_name}\", \"Cluster\" {{\n\
+             \t\tVersion: 100\n\
+             \t\tIndexes: *3 {{\n\t\t\ta: 0,1,2\n\t\t}}\n\
+             \t\tWeights: *3 {{\n\t\t\ta: 1,1,1\n\t\t}}\n\
+             \t\tTransform: *16 {{\n\t\t\ta: 1,0,0,0,0,1,0,0,0,0,1,0,{},{},{},1\n\t\t}}\n\
+             \t\tTransformLink: *16 {{\n\t\t\ta: 1,0,0,0,0,1,0,0,0,0,1,0,{x},{y},{z},1\n\t\t}}\n\
+             \t}}\n",
+            -x, -y, -z
+        ));
+        links.push_str(&format!(
+            "\tC: \"OO\", {cluster}, {skin}\n\tC: \"OO\", {bone}, {cluster}\n"
+        ));
+    }
+    (objects, links)
+}
+
+/// [`MINIMAL`] with a second skeleton beside the first, `Root2` with `Hips2` below it, that
+/// `Walk` moves too (its hips up from 90 to 95 cm), each skinned to a triangle of its own (two
+/// skins over bones of different trees: two skeletons), and a null `Controls` at the top of the
+/// scene in no skeleton: a file with two characters, each with its own clip of `Walk`.
+pub fn two_skeletons() -> String {
+    let objects = r#"	NodeAttribute: 13, "NodeAttribute::Root2", "LimbNode" {
+		TypeFlags: "Skeleton"
+	}
+	NodeAttribute: 14, "NodeAttribute::Hips2", "LimbNode" {
+		TypeFlags: "Skeleton"
+	}
+	Model: 3, "Model::Root2", "LimbNode" {
+		Version: 232
+		Properties70:  {
+			P: "Lcl Translation", "Lcl Translation", "", "A", 200.0, 0.0, 0.0
+		}
+	}
+	Model: 4, "Model::Hips2", "LimbNode" {
+		Version: 232
+		Properties70:  {
+			P: "Lcl Translation", "Lcl Translation", "", "A", 0.0, 90.0, 0.0
+		}
+	}
+	Model: 5, "Model::Controls", "Null" {
+		Version: 232
+		Properties70:  {
+		}
+	}
+	AnimationCurveNode: 220, "AnimCurveNode::T", "" {
+		Properties70:  {
+			P: "d|X", "Number", "", "A", 0.0
+			P: "d|Y", "Number", "", "A", 90.0
+			P: "d|Z", "Number", "", "A", 0.0
+		}
+	}
+	AnimationCurve: 221, "AnimCurve::", "" {
+		Default: 90.0
+		KeyVer: 4008
+		KeyTime: *2 {
+			a: 0,46186158000
+		}
+		KeyValueFloat: *2 {
+			a: 90,95
+		}
+		KeyAttrFlags: *1 {
+			a: 24836
+		}
+		KeyAttrDataFloat: *4 {
+			a: 0,0,0,0
+		}
+		KeyAttrRefCount: *1 {
+			a: 2
+		}
+	}
+"#;
+    let links = "\tC: \"OO\", 3, 0\n\tC: \"OO\", 4, 3\n\tC: \"OO\", 13, 3\n\tC: \"OO\", 14, 4\n\
+                 \tC: \"OO\", 5, 0\n\tC: \"OO\", 220, 101\n\tC: \"OP\", 220, 4, \"Lcl Translation\"\n\
+                 \tC: \"OP\", 221, 220, \"d|Y\"\n";
+    let (one, one_links) = skinned_triangle(
+        "Body",
+        600,
+        &[(1, "Root", [0.0, 0.0, 0.0]), (2, "Hips", [0.0, 100.0, 0.0])],
+    );
+    let (two, two_links) = skinned_triangle(
+        "Body2",
+        700,
+        &[
+            (3, "Root2", [200.0, 0.0, 0.0]),
+            (4, "Hips2", [200.0, 90.0, 0.0]),
+        ],
+    );
+    let mut out = MINIMAL.to_string();
+    let at = block_end(&out, "\nConnections:  {");
+    out.insert_str(at, &format!("{links}{one_links}{two_links}"));
+    let at = block_end(&out, "\nObjects:  {");
+    out.insert_str(at, &format!("{objects}{one}{two}"));
+    out
+}
