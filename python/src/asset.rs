@@ -6,6 +6,7 @@ use crate::errors::{file_error, folder_error, value_error};
 use crate::motion::Motion;
 use numpy::PyArrayDyn;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use skelnorm::gltf_io::{Document, Format};
 use skelnorm::io::ReadOptions;
 use skelnorm::model;
@@ -263,6 +264,21 @@ impl Clip {
         Skeleton {
             inner: self.skeleton.clone(),
         }
+    }
+
+    /// The clip's float curves (an FBX file's animated user properties: Unreal's animation
+    /// curves, such as `FootLock_L`), name → `(times, values)`, float32 (K,) each, keyed
+    /// linearly; empty when it has none (glTF and BVH files). `sample` samples them with the
+    /// bones (`Motion.curves`).
+    #[getter]
+    fn curves<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for c in &self.inner.curves {
+            let times = arrays::out(py, &[c.track.times.len()], c.track.times.to_vec())?;
+            let values = arrays::out(py, &[c.track.values.len()], c.track.values.to_vec())?;
+            out.set_item(&c.name, (times, values))?;
+        }
+        Ok(out)
     }
 
     /// Samples the clip into local transforms per frame (the library's `Pose::sample`:

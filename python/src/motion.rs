@@ -7,6 +7,7 @@ use crate::errors::{io_error, value_error};
 use glam::{Quat, Vec3};
 use numpy::PyArrayDyn;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use skelnorm::bvh_io::{self, BvhWriteOptions, RotationOrder};
 use skelnorm::model::{self, BoneTracks, Interpolation, Pose, SkeletonId, Track, Transform};
 use std::path::PathBuf;
@@ -26,6 +27,8 @@ pub struct Motion {
     animated: Option<Vec<[bool; 3]>>,
     skeleton: Option<Arc<model::Skeleton>>,
     order: Order,
+    /// Float curves, name → a value per frame (at `times`).
+    curves: Vec<(String, Vec<f32>)>,
 }
 
 impl Motion {
@@ -52,6 +55,16 @@ impl Motion {
                 ]
             })
             .collect();
+        let curves = clip
+            .curves
+            .iter()
+            .map(|c| {
+                (
+                    c.name.clone(),
+                    times.iter().map(|&t| c.track.sample(t)).collect(),
+                )
+            })
+            .collect();
         Motion {
             name: clip.name.clone(),
             times,
@@ -60,6 +73,7 @@ impl Motion {
             animated: Some(animated),
             skeleton: Some(skeleton.clone()),
             order,
+            curves,
         }
     }
 
@@ -143,7 +157,18 @@ impl Motion {
             opaque: Vec::new(),
             source: None,
             motion_scale: None,
-            curves: Vec::new(),
+            curves: self
+                .curves
+                .iter()
+                .map(|(name, values)| model::Curve {
+                    name: name.clone(),
+                    track: Track {
+                        interpolation: Interpolation::Linear,
+                        times: times.clone(),
+                        values: values.as_slice().into(),
+                    },
+                })
+                .collect(),
         }
     }
 }
@@ -167,9 +192,14 @@ impl Motion {
     /// `translations` (N, J, 3) local; `scales` (N, J, 3), ones when None. float32 or float64.
     /// `skeleton`: the skeleton it animates (used by `world_positions` and `to_bvh` when they
     /// get none). A BVH written from it keys the roots' channels and, on other bones, those that
-    /// leave the rest value in some frame.
+    /// leave the rest value in some frame. `curves`: float curves, name → values (N,), one per
+    /// time (`curves`).
     #[new]
-    #[pyo3(signature = (times, rotations, translations, *, scales=None, skeleton=None, order="xyzw", name="motion"))]
+    #[pyo3(signature = (times, rotations, translations, *, scales=None, skeleton=None, order="xyzw", name="motion", curves=None))]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the keyword arguments of a Python constructor"
+    )]
     fn new(
         times: &Bound<'_, PyAny>,
         rotations: &Bound<'_, PyAny>,
@@ -178,6 +208,7 @@ impl Motion {
         skeleton: Option<PyRef<'_, Skeleton>>,
         order: &str,
         name: &str,
+        curves: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Motion> {
         let order = Order::parse(order)?;
         let ndim: Option<usize> = times.getattr("ndim").and_then(|d| d.extract()).ok();
@@ -239,6 +270,28 @@ impl Motion {
                 )));
             }
         }
+        let mut named = Vec::new();
+        for (key, values) in curves.into_iter().flat_map(|d| d.iter()) {
+            let name: String = key
+                .extract()
+                .map_err(|_| value_error("curves: the names must be strings"))?;
+            let what = format!("curves[{name:?}]");
+            let column = values
+                .call_method1("reshape", ((-1, 1),))
+                .unwrap_or_else(|_| values.clone());
+            let (shape, v) = arrays::input(&column, &what, &[1], 1, "(N,)")?;
+            let flat = values
+                .getattr("ndim")
+                .and_then(|d| d.extract::<usize>())
+                .ok()
+                == Some(1);
+            if !flat || shape[0] != n {
+                return Err(value_error(format!(
+                    "{what}: one value per time expected, (N,) with N = {n}"
+                )));
+            }
+            named.push((name, v));
+        }
         Ok(Motion {
             name: name.to_string(),
             times,
@@ -247,6 +300,7 @@ impl Motion {
             animated: None,
             skeleton: sk,
             order,
+            curves: named,
         })
     }
 
@@ -266,6 +320,19 @@ impl Motion {
     #[getter]
     fn times<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
         arrays::out(py, &[self.times.len()], self.times.clone())
+    }
+
+    /// Float curves, name → float32 (N,), a value per time: the clip's curves sampled at
+    /// `times` (`Clip.curves`), or those given. Planting's contacts from foot-lock curves:
+    /// `np.stack([c["FootLock_L"], c["FootLock_R"]], 1) >= 0.5` (`Retargeter.retarget`'s
+    /// `contacts`).
+    #[getter]
+    fn curves<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for (name, values) in &self.curves {
+            out.set_item(name, arrays::out(py, &[values.len()], values.clone())?)?;
+        }
+        Ok(out)
     }
 
     /// Local rotations, float32 (N, J, 4): unit quaternions in (x, y, z, w) order as glTF, or

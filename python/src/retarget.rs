@@ -7,7 +7,7 @@ use crate::asset::{check_output, read, Skeleton};
 use crate::errors::{file_error, value_error};
 use crate::settings::{asset, from_kwargs, resolve, to_dict};
 use glam::{Quat, Vec3};
-use numpy::PyArrayDyn;
+use numpy::{PyArrayDyn, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use skelnorm::mapping::map_skeleton;
@@ -95,7 +95,13 @@ impl Retargeter {
     /// order, and the local translation of the target hips (`target_hips`), (3,) or (N, 3); with
     /// `all_translations=True`, every target bone's local translation (J, 3) or (N, J, 3)
     /// instead (root motion and `Body` carriers move bones other than the hips).
-    #[pyo3(signature = (rotations, root_translation=None, *, order="xyzw", all_translations=false))]
+    ///
+    /// `contacts`: each foot's contact per frame, a bool array (2,) or (N, 2), (left, right)
+    /// (a clip's foot-lock curves: `Motion.curves`): frame k is retargeted as after
+    /// `set_contacts(contacts[k])`, as the offline retarget takes them from the clip's curves
+    /// frame by frame; after the call (or an error) the contacts set before are back. None: the
+    /// ones set (`set_contacts`), or detection.
+    #[pyo3(signature = (rotations, root_translation=None, *, order="xyzw", all_translations=false, contacts=None))]
     fn retarget<'py>(
         &mut self,
         py: Python<'py>,
@@ -103,6 +109,7 @@ impl Retargeter {
         root_translation: Option<&Bound<'py, PyAny>>,
         order: &str,
         all_translations: bool,
+        contacts: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         self.run(
             py,
@@ -111,6 +118,7 @@ impl Retargeter {
             None,
             order,
             all_translations,
+            contacts,
         )
     }
 
@@ -118,7 +126,12 @@ impl Retargeter {
     /// frames of a batch too), which planting's speeds and the filter use (`retarget` takes
     /// 1 / `retarget.fps`, 1/30 s by default). Ops that keep state across frames (planting, the
     /// filter) keep it in the retargeter: call `reset` before an unrelated pose (a new clip).
-    #[pyo3(signature = (rotations, root_translation=None, dt=None, *, order="xyzw", all_translations=false))]
+    /// `contacts` as for `retarget`.
+    #[pyo3(signature = (rotations, root_translation=None, dt=None, *, order="xyzw", all_translations=false, contacts=None))]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the keyword arguments of a Python method"
+    )]
     fn retarget_at<'py>(
         &mut self,
         py: Python<'py>,
@@ -127,6 +140,7 @@ impl Retargeter {
         dt: Option<f32>,
         order: &str,
         all_translations: bool,
+        contacts: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let Some(dt) = dt else {
             return Err(value_error(
@@ -143,6 +157,7 @@ impl Retargeter {
             Some(dt),
             order,
             all_translations,
+            contacts,
         )
     }
 
@@ -208,7 +223,11 @@ impl Retargeter {
 
 impl Retargeter {
     /// `retarget` and `retarget_at`: every frame of `rotations` in order, with time step `dt`
-    /// (1 / `retarget.fps` when `None`).
+    /// (1 / `retarget.fps` when `None`), planting on each frame's `contacts` when given.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the arguments of the two Python methods it serves"
+    )]
     fn run<'py>(
         &mut self,
         py: Python<'py>,
@@ -217,6 +236,7 @@ impl Retargeter {
         dt: Option<f32>,
         order: &str,
         all_translations: bool,
+        contacts: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let order = Order::parse(order)?;
         let (js, jt) = (self.source.bones.len(), self.target.bones.len());
@@ -243,11 +263,48 @@ impl Retargeter {
             }
             None => vec![self.source.bones[hips].rest.translation; n],
         };
+        let flags = contacts
+            .map(|c| contact_flags(c, batched.then_some(n)))
+            .transpose()?;
+        let theirs = self.inner.contacts();
+        let result = self.frames(&rv, &roots, order, dt, all_translations, flags.as_deref());
+        // The contacts set before come back, as offline retargeting gives them back.
+        if flags.is_some() {
+            self.inner.set_contacts(theirs);
+        }
+        let (out_q, out_t) = result?;
+        let lead: &[usize] = if batched { &[n, jt] } else { &[jt] };
+        let q = arrays::quats(py, lead, &out_q, order)?;
+        let t: Bound<'py, PyArrayDyn<f32>> = match (all_translations, batched) {
+            (true, _) => arrays::vecs(py, lead, &out_t)?,
+            (false, true) => arrays::vecs(py, &[n], &out_t)?,
+            (false, false) => arrays::vecs(py, &[], &out_t)?,
+        };
+        PyTuple::new(py, [q.into_any(), t.into_any()])
+    }
+
+    /// Retargets each frame (`rv`: its source rotations in `order`, frame-major; `roots`: its
+    /// hips translation), with time step `dt`, planting on `flags[f]` when given: the target's
+    /// rotations and translations (every bone's with `all_translations`, else the hips').
+    fn frames(
+        &mut self,
+        rv: &[f32],
+        roots: &[Vec3],
+        order: Order,
+        dt: Option<f32>,
+        all_translations: bool,
+        flags: Option<&[[bool; 2]]>,
+    ) -> PyResult<(Vec<Quat>, Vec<Vec3>)> {
+        let (js, jt) = (self.source.bones.len(), self.target.bones.len());
+        let hips = self.inner.plan().source_hips().index();
         let mut source = Pose::rest(&self.source);
         let mut target = Pose::rest(&self.target);
         let (mut out_q, mut out_t): (Vec<Quat>, Vec<Vec3>) =
-            (Vec::with_capacity(n * jt), Vec::new());
+            (Vec::with_capacity(roots.len() * jt), Vec::new());
         for (f, root) in roots.iter().enumerate() {
+            if let Some(flags) = flags {
+                self.inner.set_contacts(Some(flags[f]));
+            }
             for (j, local) in source.locals.iter_mut().enumerate() {
                 let k = (f * js + j) * 4;
                 local.rotation = order.take(&rv[k..k + 4]);
@@ -268,15 +325,40 @@ impl Retargeter {
                 out_t.push(target.locals[self.inner.plan().target_hips().index()].translation);
             }
         }
-        let lead: &[usize] = if batched { &[n, jt] } else { &[jt] };
-        let q = arrays::quats(py, lead, &out_q, order)?;
-        let t: Bound<'py, PyArrayDyn<f32>> = match (all_translations, batched) {
-            (true, _) => arrays::vecs(py, lead, &out_t)?,
-            (false, true) => arrays::vecs(py, &[n], &out_t)?,
-            (false, false) => arrays::vecs(py, &[], &out_t)?,
-        };
-        PyTuple::new(py, [q.into_any(), t.into_any()])
+        Ok((out_q, out_t))
     }
+}
+
+/// Per-frame contact flags from `obj`: a bool array (2,) for one frame, or (N, 2) for a batch
+/// of `batch` = Some(N) frames.
+fn contact_flags(obj: &Bound<'_, PyAny>, batch: Option<usize>) -> PyResult<Vec<[bool; 2]>> {
+    let expected = match batch {
+        Some(n) => format!("({n}, 2): (left, right) per frame"),
+        None => "(2,): (left, right)".to_string(),
+    };
+    let a = obj.py().import("numpy")?.call_method1("asarray", (obj,))?;
+    let a = a.extract::<PyReadonlyArrayDyn<'_, bool>>().map_err(|_| {
+        let dtype = a
+            .cast::<PyUntypedArray>()
+            .map(|u| u.dtype().to_string())
+            .unwrap_or_default();
+        value_error(format!(
+            "contacts: expected booleans {expected}, got dtype {dtype} (compare curves with a threshold: `values >= 0.5`)"
+        ))
+    })?;
+    let view = a.as_array();
+    let shape = view.shape();
+    let ok = match batch {
+        Some(n) => shape == [n, 2],
+        None => shape == [2],
+    };
+    if !ok {
+        return Err(value_error(format!(
+            "contacts: shape {shape:?} is not {expected}"
+        )));
+    }
+    let v: Vec<bool> = view.iter().copied().collect();
+    Ok(v.chunks(2).map(|c| [c[0], c[1]]).collect())
 }
 
 /// Retargets the clips of the file `source` onto the character in `target`, as
