@@ -61,10 +61,12 @@ class Motion:
         skeleton: Optional[Skeleton] = None,
         order: Order = "xyzw",
         name: str = "motion",
+        curves: Optional[dict[str, ArrayIn]] = None,
     ) -> None:
         """times (N,), rotations (N, J, 4) in (x, y, z, w) order as glTF (or order="wxyz"),
-        translations (N, J, 3), scales (N, J, 3) or ones. A BVH written from it keys the roots'
-        channels and, on other bones, those that leave the rest value in some frame."""
+        translations (N, J, 3), scales (N, J, 3) or ones; curves: float curves, name → values
+        (N,), one per time. A BVH written from it keys the roots' channels and, on other bones,
+        those that leave the rest value in some frame."""
     @property
     def name(self) -> str: ...
     @property
@@ -85,6 +87,11 @@ class Motion:
     @property
     def scales(self) -> FloatArray:
         """Local scales, float32 (N, J, 3)."""
+    @property
+    def curves(self) -> dict[str, FloatArray]:
+        """Float curves, name → (N,) a value per time: the clip's curves sampled at `times`,
+        or those given. Contacts for `Retargeter.retarget`: np.stack([c["FootLock_L"],
+        c["FootLock_R"]], 1) >= 0.5."""
     def world_positions(self, skeleton: Optional[Skeleton] = None) -> FloatArray:
         """World positions of every bone, float32 (N, J, 3)."""
     def to_bvh(
@@ -112,6 +119,10 @@ class Clip:
         """Index of its skeleton in `Asset.skeletons`."""
     @property
     def skeleton(self) -> Skeleton: ...
+    @property
+    def curves(self) -> dict[str, Tuple[FloatArray, FloatArray]]:
+        """Float curves (an FBX file's animated user properties, Unreal's animation curves
+        such as FootLock_L), name → (times (K,), values (K,)) keyed linearly; {} when none."""
     def sample(self, fps: Optional[float] = None, *, order: Order = "xyzw") -> Motion:
         """Local transforms per frame; fps None: the clip's own key times when every track
         shares them, else 30 fps. Rotations (x, y, z, w) as glTF, or (w, x, y, z) with
@@ -152,10 +163,13 @@ class Retargeter:
         *,
         order: Order = "xyzw",
         all_translations: bool = False,
+        contacts: Optional[npt.ArrayLike] = None,
     ) -> Tuple[FloatArray, FloatArray]:
         """Source local rotations (J, 4) or (N, J, 4), (x, y, z, w) as glTF or order="wxyz",
         and the source hips' translation (3,) or (N, 3) → target local rotations in the same
-        order and the target hips' translation (or every bone's, all_translations=True)."""
+        order and the target hips' translation (or every bone's, all_translations=True).
+        contacts: bools (2,) or (N, 2), each frame's (left, right) feet in contact, as
+        set_contacts before each frame; the contacts set before are back after the call."""
     def retarget_at(
         self,
         rotations: ArrayIn,
@@ -164,6 +178,7 @@ class Retargeter:
         *,
         order: Order = "xyzw",
         all_translations: bool = False,
+        contacts: Optional[npt.ArrayLike] = None,
     ) -> Tuple[FloatArray, FloatArray]:
         """`retarget` with dt, the seconds since the previous frame (above 0; between the frames
         of a batch too), which planting's speeds and the filter use."""
