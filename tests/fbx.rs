@@ -459,6 +459,34 @@ fn curves_go_to_the_clip_of_their_skeleton() {
         doc.warnings
     );
 
+    // When `Walk` does not move the second skeleton (no clip of it), its curves are left out
+    // with a note, not given to the first skeleton's clip.
+    let still = text.replace("\tC: \"OP\", 220, 4, \"Lcl Translation\"\n", "");
+    assert_ne!(still, text);
+    let path = dir.path().join("still.fbx");
+    std::fs::write(&path, &still).unwrap();
+    let doc = read(&path, &ReadOptions::default()).unwrap();
+    assert_eq!(doc.model.clips.len(), 1);
+    let mut got = names(&doc.model.clips[0]);
+    got.sort();
+    assert_eq!(got, ["FootLock_L", "Global"]);
+    assert_eq!(
+        doc.model.clips[0]
+            .curve("FootLock_L")
+            .unwrap()
+            .track
+            .sample(0.5),
+        0.0
+    );
+    for curve in ["FootLock_L", "Only2"] {
+        let note = format!("animation `Walk`: curve `{curve}` left out (its node is in skeleton");
+        assert!(
+            doc.warnings.iter().any(|w| w.message.starts_with(&note)),
+            "{note}: {:?}",
+            doc.warnings
+        );
+    }
+
     // A second stack that moves nothing but has curves: left out, its note names them.
     let stack = "\tAnimationStack: 300, \"AnimStack::Idle\", \"\" {\n\t\tProperties70:  {\n\
                  \t\t\tP: \"LocalStop\", \"KTime\", \"Time\", \"\", 46186158000\n\t\t}\n\t}\n\
