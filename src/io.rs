@@ -115,10 +115,10 @@ fn read_fbx(bytes: &[u8], path: &Path) -> Result<Document, Error> {
         let clip = doc
             .model
             .clips
-            .iter_mut()
-            .find(|c| c.source == Some(*animation as u32));
+            .iter()
+            .position(|c| c.source == Some(*animation as u32));
         if let Some(clip) = clip {
-            clip.curves = curves.clone();
+            doc.set_read_curves(clip, curves.clone());
         }
     }
     doc.warnings.extend(
