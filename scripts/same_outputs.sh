@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs `normalize`, `retarget` and `batch` with two skelnorm binaries over the fixtures and the
-# shared assets and compares what they write, byte for byte, and their exit codes. For
-# refactors that must not change behaviour:
+# shared assets (glTF, GLB, VRM, VRMA, FBX, BVH) and compares what they write, byte for byte,
+# and their exit codes. For refactors that must not change behaviour:
 #   scripts/same_outputs.sh OLD_BINARY NEW_BINARY
 #   scripts/same_outputs.sh --reports OLD_BINARY NEW_BINARY   (JSON reports must match too)
 # Exits 1 and lists the differences when any written file (glTF/GLB/VRM) or exit code differs.
@@ -22,7 +22,8 @@ trap 'rm -rf "$work"' EXIT
 inputs=("$repo"/fixtures/*.glb "$repo"/fixtures/*.gltf "$repo"/fixtures/*.vrm)
 if [ -d "$assets" ]; then
     while IFS= read -r f; do inputs+=("$f"); done < <(find "$assets" -type f \
-        \( -name '*.glb' -o -name '*.gltf' -o -name '*.vrm' -o -name '*.vrma' \) | sort)
+        \( -name '*.glb' -o -name '*.gltf' -o -name '*.vrm' -o -name '*.vrma' -o -name '*.fbx' \
+        -o -name '*.bvh' \) | sort)
 else
     echo "note: $assets is absent; comparing on the fixtures only"
 fi
@@ -68,6 +69,8 @@ run() {
 for f in "${inputs[@]}"; do
     base=$(basename "$f")
     ext=${base##*.}
+    # FBX and BVH inputs are written as GLB (skelnorm writes no FBX; a BVH output would drop the mesh).
+    case $ext in fbx | bvh) ext=glb ;; esac
     run "normalize-$base" normalize "$f" -o "OUT/out.$ext" --report OUT/report.json
 done
 fx=$repo/fixtures
@@ -76,7 +79,10 @@ if [ -d "$assets" ]; then
     pairs+=("$assets/vrm/test.vrma $assets/threejs/RobotExpressive.glb"
         "$assets/threejs/RobotExpressive.glb $fx/mixamo.glb"
         "$assets/khronos/CesiumMan.glb $assets/quaternius/ModularMen_Casual.glb"
-        "$fx/mixamo.glb $assets/vrm/VRMC_vrm_expressions_isBinary_Overrides.vrm")
+        "$fx/mixamo.glb $assets/vrm/VRMC_vrm_expressions_isBinary_Overrides.vrm"
+        "$assets/bvh/cmu_131_03_maxfriendly.bvh $fx/mixamo.glb"
+        "$assets/fbx/ufbx_maya_kenney_character_7700_binary.fbx $fx/long_legs.glb"
+        "$assets/fbx/quaternius_Male_Casual.fbx $assets/fbx/ufbx_maya_human_ik_7400_binary.fbx")
 fi
 for p in "${pairs[@]}"; do
     read -r s t <<< "$p"

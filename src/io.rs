@@ -107,12 +107,25 @@ fn fail(path: &Path, kind: ErrorKind) -> Error {
 
 #[cfg(feature = "fbx")]
 fn read_fbx(bytes: &[u8], path: &Path) -> Result<Document, Error> {
-    let (glb, info) =
+    let (glb, mut info) =
         crate::fbx_io::to_glb(bytes, path).map_err(|e| fail(path, ErrorKind::Convert(e.0)))?;
     let mut doc = gltf_io::read_bytes(&glb, path, &Resources::None)?;
-    let mut notes = info.notes.clone();
+    let mut notes = std::mem::take(&mut info.notes);
+    // Per clip, the curves it gets.
+    let mut given: Vec<Vec<crate::model::Curve>> = vec![Vec::new(); doc.model.clips.len()];
     for (animation, curves) in &info.curves {
-        attach_curves(&mut doc.model, *animation as u32, curves, &mut notes);
+        place_curves(
+            &doc.model,
+            *animation as u32,
+            curves,
+            &mut given,
+            &mut notes,
+        );
+    }
+    for (clip, curves) in given.into_iter().enumerate() {
+        if !curves.is_empty() {
+            doc.set_read_curves(clip, curves);
+        }
     }
     doc.warnings.extend(
         notes
@@ -139,16 +152,18 @@ fn read_fbx(bytes: &[u8], path: &Path) -> Result<Document, Error> {
     Ok(doc)
 }
 
-/// Puts the float curves of glTF animation `animation` on the clips read from it: each on the
+/// Gives the float curves of glTF animation `animation` to the clips read from it (`given`, by
+/// clip index, for [`Document::set_read_curves`]): each to the
 /// clip of the skeleton holding the curve's node (as a bone, an attachment, or the one skeleton
 /// it is above), else, when the node is in no skeleton (a null above two), on the first clip
 /// read from the animation. A curve of a skeleton the animation has no clip for, or a second
 /// curve of one name for a clip, is left out with a note.
 #[cfg(feature = "fbx")]
-fn attach_curves(
-    model: &mut crate::model::Model,
+fn place_curves(
+    model: &crate::model::Model,
     animation: u32,
     curves: &[crate::fbx_io::FbxCurve],
+    given: &mut [Vec<crate::model::Curve>],
     notes: &mut Vec<String>,
 ) {
     let clips: Vec<usize> = (0..model.clips.len())
@@ -192,15 +207,14 @@ fn attach_curves(
                 }
             },
         };
-        let clip = &mut model.clips[clip];
-        if clip.curve(&c.curve.name).is_some() {
+        if given[clip].iter().any(|k| k.name == c.curve.name) {
             notes.push(format!(
                 "clip `{}`: a second curve `{}` left out (one per name)",
-                clip.name, c.curve.name
+                model.clips[clip].name, c.curve.name
             ));
             continue;
         }
-        clip.curves.push(c.curve.clone());
+        given[clip].push(c.curve.clone());
     }
 }
 

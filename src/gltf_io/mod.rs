@@ -346,6 +346,19 @@ fn document(
 }
 
 impl Document {
+    /// Gives clip `clip` of the model the float curves its file holds beside its JSON (FBX
+    /// animation curves): part of the file as read, not a change, so the copy kept to tell what
+    /// changed gets them too, and writing keeps the clip's animation as read. glTF has no place
+    /// for curves, so they are not written.
+    pub fn set_read_curves(&mut self, clip: usize, curves: Vec<crate::model::Curve>) {
+        if let Some(c) = self.original.as_mut().and_then(|o| o.clips.get_mut(clip)) {
+            c.curves = curves.clone();
+        }
+        if let Some(c) = self.model.clips.get_mut(clip) {
+            c.curves = curves;
+        }
+    }
+
     /// The document's JSON as it was read (image files embedded), before any patching. A
     /// document read to be looked at or written again as read holds its JSON as text until
     /// this is first asked for (see [`read_input_early_to_copy`]); [`Document::json_member`]
