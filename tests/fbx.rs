@@ -11,7 +11,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The shared FBX files, each with whether it is a humanoid.
 const FILES: &[(&str, bool)] = &[
@@ -285,6 +285,23 @@ fn a_zero_scale_armature_reads_without_nan() {
     assert!(err.contains("zero_scale.fbx"), "{err}");
 }
 
+/// Writes the ASCII twin of the binary FBX file `path` to `ascii` (tests/tools/fbx_to_ascii.py).
+fn ascii_twin(path: &Path, ascii: &Path) {
+    let tool = common::root().join("tests/tools/fbx_to_ascii.py");
+    let out = std::process::Command::new("python3")
+        .arg(&tool)
+        .arg(path)
+        .arg(ascii)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// ASCII FBX: each shared binary file rewritten as ASCII (tests/tools/fbx_to_ascii.py: the same
 /// node tree in the ASCII syntax) reads as ASCII and converts to the very same GLB bytes.
 #[test]
@@ -294,21 +311,10 @@ fn ascii_twins_convert_like_their_binary_files() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let tool = common::root().join("tests/tools/fbx_to_ascii.py");
     for (path, _) in files {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let ascii = dir.path().join(format!("{name}.ascii.fbx"));
-        let out = std::process::Command::new("python3")
-            .arg(&tool)
-            .arg(&path)
-            .arg(&ascii)
-            .output()
-            .expect("python3 runs");
-        assert!(
-            out.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        ascii_twin(&path, &ascii);
         let head = std::fs::read(&ascii).unwrap();
         assert!(head.starts_with(b"; FBX 7."), "{name}: the twin is ASCII");
         let (code, text, err) = run(&["inspect", ascii.to_str().unwrap()]);
@@ -532,18 +538,7 @@ fn retarget_plants_on_the_curves_an_fbx_file_carries() {
     };
     let dir = tempfile::tempdir().unwrap();
     let ascii = dir.path().join("walk.ascii.fbx");
-    let tool = common::root().join("tests/tools/fbx_to_ascii.py");
-    let out = std::process::Command::new("python3")
-        .arg(&tool)
-        .arg(&path)
-        .arg(&ascii)
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ascii_twin(&path, &ascii);
     let text = std::fs::read_to_string(&ascii).unwrap();
     let text = common::fbx_curves::add_float_curves(
         &text,
