@@ -308,6 +308,19 @@ pub(crate) struct LazyJson {
     values: Vec<OnceLock<Value>>,
 }
 
+/// JSON text already checked to parse (by the check of the whole document, which accepts
+/// exactly what a `Value` parse accepts), parsed. It cannot fail while that holds; if it ever
+/// did, debug builds (the test suite) stop here, and release builds read `null`.
+pub(crate) fn parse_checked(text: &[u8]) -> Value {
+    let parsed = serde_json::from_slice(text);
+    debug_assert!(
+        parsed.is_ok(),
+        "checked JSON text did not parse: {:?}",
+        parsed.as_ref().err()
+    );
+    parsed.unwrap_or_default()
+}
+
 impl LazyJson {
     /// `text`, whose members [`split`] found.
     pub(crate) fn new(text: Buffer, members: Members) -> LazyJson {
@@ -324,10 +337,7 @@ impl LazyJson {
     }
 
     fn value(&self, i: usize) -> &Value {
-        self.values[i].get_or_init(|| {
-            // Checked: it parses (`null` if it ever did not).
-            serde_json::from_slice(&self.text[self.members[i].range.clone()]).unwrap_or_default()
-        })
+        self.values[i].get_or_init(|| parse_checked(&self.text[self.members[i].range.clone()]))
     }
 
     /// The member `key`, parsed.
@@ -344,9 +354,7 @@ impl LazyJson {
     fn owned(&self, i: usize) -> Value {
         match self.values[i].get() {
             Some(v) => v.clone(),
-            // Checked: it parses (`null` if it ever did not).
-            None => serde_json::from_slice(&self.text[self.members[i].range.clone()])
-                .unwrap_or_default(),
+            None => parse_checked(&self.text[self.members[i].range.clone()]),
         }
     }
 

@@ -406,11 +406,11 @@ impl Document {
     }
 
     /// The JSON text kept by [`Document::let_go_of_json`] (written from the parsed value, or the
-    /// GLB's JSON chunk it was parsed from), parsed: so it parses (to `null` if it ever did not).
+    /// GLB's JSON chunk it was parsed from), parsed: so it parses (see [`lazy::parse_checked`]).
     fn parse_json_text(&self) -> Value {
         let chunk = self.json_in_chunk.then(|| self.json_chunk()).flatten();
         let text = chunk.or(self.json_text.as_deref()).unwrap_or(b"null");
-        serde_json::from_slice(text).unwrap_or_default()
+        lazy::parse_checked(text)
     }
 
     /// The JSON chunk of a GLB file whose binary chunk is buffer 0 (held in place in the file's
