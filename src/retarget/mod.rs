@@ -311,34 +311,16 @@ pub fn retarget_clip_with(
     let times: Vec<f32> = (0..frames)
         .map(|f| (f as f32 / options.fps).min(duration))
         .collect();
-    let (driven, moved) = r.recorded();
-    let (driven, moved) = (driven.to_vec(), moved.to_vec());
     // The ops that keep state (planting, the filter) start afresh with each clip, planting on
     // the clip's own ground and contacts; the caller's ground and contacts come back after.
     let (their_treadmill, their_contacts) = (r.treadmill(), r.contacts());
     r.reset();
     r.set_treadmill(r.plan().clip_treadmill(source, clip, options));
     r.set_contacts(None);
-    let sampled = sample_clip(r, source, clip, target, &times, contacts, options.fps);
+    let tracks = retarget_tracks(r, source, clip, target, times, contacts, options.fps);
     r.set_treadmill(their_treadmill);
     r.set_contacts(their_contacts);
-    let (rotations, translations) = sampled?;
-    let mut tracks = vec![BoneTracks::default(); target.skeleton.bones.len()];
-    let times: std::sync::Arc<[f32]> = times.into();
-    for (b, values) in driven.iter().zip(rotations) {
-        tracks[b.index()].rotation = Some(Track {
-            interpolation: Interpolation::Linear,
-            times: times.clone(),
-            values: values.into(),
-        });
-    }
-    for (b, values) in moved.iter().zip(translations) {
-        tracks[b.index()].translation = Some(Track {
-            interpolation: Interpolation::Linear,
-            times: times.clone(),
-            values: values.into(),
-        });
-    }
+    let tracks = tracks?;
     Ok(Clip {
         name: clip.name.clone(),
         skeleton: target_index,
@@ -350,21 +332,18 @@ pub fn retarget_clip_with(
     })
 }
 
-/// Each driven bone's rotations and each moved bone's translations at every frame.
-type Sampled = (Vec<Vec<Quat>>, Vec<Vec<glam::Vec3>>);
-
 /// Retargets `clip` at each of `times` with `r` (set up for the clip), planting on `contacts`
-/// (two curves and the threshold at which a foot is planted) when given: each driven bone's
-/// rotations and each moved bone's translations, in the order `r.recorded()` lists them.
-fn sample_clip(
+/// (two curves and the threshold at which a foot is planted) when given: the target's tracks,
+/// LINEAR keys at `times` for the bones `r.recorded()` lists.
+fn retarget_tracks(
     r: &mut Retargeter,
     source: &Rig,
     clip: &Clip,
     target: &Rig,
-    times: &[f32],
+    times: Vec<f32>,
     contacts: Option<([&crate::model::Curve; 2], f32)>,
     fps: f32,
-) -> Result<Sampled, RetargetError> {
+) -> Result<Vec<BoneTracks>, RetargetError> {
     let (driven, moved) = r.recorded();
     let (driven, moved) = (driven.to_vec(), moved.to_vec());
     let frames = times.len();
@@ -374,7 +353,7 @@ fn sample_clip(
     let mut tp = Pose::rest(target.skeleton);
     let mut cursors = [0usize; 2];
     let mut last = None;
-    for &time in times {
+    for &time in &times {
         for (l, b) in sp.locals.iter_mut().zip(&source.skeleton.bones) {
             *l = b.rest;
         }
@@ -402,7 +381,23 @@ fn sample_clip(
             translations[k].push(tp.locals[b.index()].translation);
         }
     }
-    Ok((rotations, translations))
+    let mut tracks = vec![BoneTracks::default(); target.skeleton.bones.len()];
+    let times: std::sync::Arc<[f32]> = times.into();
+    for (b, values) in driven.iter().zip(rotations) {
+        tracks[b.index()].rotation = Some(Track {
+            interpolation: Interpolation::Linear,
+            times: times.clone(),
+            values: values.into(),
+        });
+    }
+    for (b, values) in moved.iter().zip(translations) {
+        tracks[b.index()].translation = Some(Track {
+            interpolation: Interpolation::Linear,
+            times: times.clone(),
+            values: values.into(),
+        });
+    }
+    Ok(tracks)
 }
 
 /// The left and right curves of `clip` planting takes its contacts from, with the threshold,
