@@ -254,14 +254,16 @@ impl RetargetArgs {
     }
 }
 
+/// A flag's number: finite, or an error quoting the text.
+fn number(t: &str) -> Result<f32, String> {
+    match t.trim().parse::<f32>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        _ => Err(format!("`{t}` is not a number")),
+    }
+}
+
 /// `--stride FORWARD[,SIDEWAYS]`: two finite factors, the second 1 when not given.
 fn parse_stride(text: &str) -> Result<(f32, f32), String> {
-    let number = |t: &str| -> Result<f32, String> {
-        match t.trim().parse::<f32>() {
-            Ok(x) if x.is_finite() => Ok(x),
-            _ => Err(format!("`{t}` is not a number")),
-        }
-    };
     match text.split_once(',') {
         Some((f, s)) => Ok((number(f)?, number(s)?)),
         None => Ok((number(text)?, 1.0)),
@@ -275,12 +277,6 @@ fn parse_treadmill(text: &str) -> Result<Treadmill, String> {
         "off" => return Ok(Treadmill::Off),
         _ => {}
     }
-    let number = |t: &str| -> Result<f32, String> {
-        match t.trim().parse::<f32>() {
-            Ok(x) if x.is_finite() => Ok(x),
-            _ => Err(format!("`{t}` is not a number")),
-        }
-    };
     match text.split_once(',') {
         Some((x, z)) => Ok(Treadmill::Velocity([number(x)?, number(z)?])),
         None => Err("expected `detect`, `off` or a velocity X,Z such as `0,-1.2`".into()),
@@ -295,10 +291,7 @@ fn parse_contacts(text: &str) -> Result<Contacts, String> {
     let parts: Vec<&str> = text.split(',').map(str::trim).collect();
     let threshold = match parts.get(2) {
         None => 0.5,
-        Some(t) => match t.parse::<f32>() {
-            Ok(x) if x.is_finite() => x,
-            _ => return Err(format!("`{t}` is not a number")),
-        },
+        Some(t) => number(t)?,
     };
     match parts[..] {
         [left, right] | [left, right, _] if !left.is_empty() && !right.is_empty() => {
