@@ -19,14 +19,14 @@ mod common;
 #[path = "../tests/common/ops.rs"]
 mod ops;
 
-use ops::plant_and_floor;
+use ops::{foot_locks, plant_and_floor};
 use skelnorm::gltf_io;
 use skelnorm::mapping::{map_skeleton, MapOptions};
 use skelnorm::model::{Clip, Curve, Interpolation, Model, Pose, SkeletonId, Track};
 use skelnorm::pipeline::{normalize, retarget_onto, NormalizeOptions, RetargetJob, Side};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{
-    retarget_clip, Contacts, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig, Treadmill,
+    retarget_clip, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig, Treadmill,
 };
 use std::path::Path;
 use std::time::Duration;
@@ -130,11 +130,7 @@ fn main() {
             "… + plant on curves + floor",
             plant_and_floor(
                 PlantOp {
-                    contacts: Contacts::Curves {
-                        left: "FootLock_L".into(),
-                        right: "FootLock_R".into(),
-                        threshold: 0.5,
-                    },
+                    contacts: foot_locks(0.5),
                     ..PlantOp::default()
                 },
                 &[],

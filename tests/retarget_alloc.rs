@@ -12,14 +12,14 @@
 mod common;
 
 use common::counting::{allocations, Counting};
-use common::ops::plant_and_floor;
+use common::ops::{foot_locks, plant_and_floor};
 use skelnorm::gltf_io;
 use skelnorm::mapping::{map_skeleton, MapOptions};
 use skelnorm::model::Pose;
 use skelnorm::pipeline::{normalize, NormalizeOptions};
 use skelnorm::profile::Profile;
 use skelnorm::retarget::{
-    Contacts, FilterOp, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig, Treadmill,
+    FilterOp, MirrorOp, Op, PlantOp, RetargetOptions, Retargeter, Rig, Treadmill,
 };
 
 #[global_allocator]
@@ -60,11 +60,7 @@ fn retarget_allocates_nothing_per_call() {
     allocates_nothing(
         &plant_and_floor(
             PlantOp {
-                contacts: Contacts::Curves {
-                    left: "FootLock_L".into(),
-                    right: "FootLock_R".into(),
-                    threshold: 0.5,
-                },
+                contacts: foot_locks(0.5),
                 ..PlantOp::default()
             },
             &[],

@@ -22,7 +22,7 @@ use skelnorm::retarget::{
     Retargeter,
 };
 
-use common::ops::joint_frames;
+use common::ops::{foot_locks, joint_frames};
 use common::{normalized, rig, Normalized};
 
 const CLIP: &str = "planted_walk";
@@ -88,14 +88,6 @@ fn plant(contacts: Contacts, tweak: impl Fn(&mut PlantOp)) -> RetargetOptions {
     }
 }
 
-fn curves_contacts() -> Contacts {
-    Contacts::Curves {
-        left: "FootLock_L".into(),
-        right: "FootLock_R".into(),
-        threshold: 0.5,
-    }
-}
-
 /// Each foot's joint per frame (left, right) of `clip` retargeted onto `t`.
 fn feet(s: &Normalized, t: &Normalized, clip: &Clip, options: &RetargetOptions) -> [Vec<Vec3>; 2] {
     let r = retarget_clip(&rig(s), clip, &rig(t), SkeletonId(0), options).unwrap();
@@ -130,7 +122,7 @@ fn curve_contacts_hold_the_feet_over_exactly_their_frames() {
     let clip = walk_with(&s, truth_curves());
     let crisp = |p: &mut PlantOp| p.blend_s = 0.0;
     let core = feet(&s, &t, &clip, &RetargetOptions::default());
-    let by_curves = feet(&s, &t, &clip, &plant(curves_contacts(), crisp));
+    let by_curves = feet(&s, &t, &clip, &plant(foot_locks(0.5), crisp));
     let detected = feet(&s, &t, &clip, &plant(Contacts::Detect, crisp));
     let mut detection_differs = false;
     for (side, shift) in [(0, 0.0), (1, 0.5)] {
@@ -183,7 +175,7 @@ fn a_curve_that_says_planted_holds_a_swinging_foot() {
         &s,
         vec![curve("FootLock_L", lock), curve("FootLock_R", |_| 0.0)],
     );
-    let options = plant(curves_contacts(), |p| {
+    let options = plant(foot_locks(0.5), |p| {
         p.blend_s = 0.0;
         p.max_offset = 10.0;
     });
@@ -215,14 +207,7 @@ fn a_curve_that_says_planted_holds_a_swinging_foot() {
         );
     }
     // The threshold decides: at 1.5 no value of the curve counts as a contact.
-    let high = plant(
-        Contacts::Curves {
-            left: "FootLock_L".into(),
-            right: "FootLock_R".into(),
-            threshold: 1.5,
-        },
-        |p| p.max_offset = 10.0,
-    );
+    let high = plant(foot_locks(1.5), |p| p.max_offset = 10.0);
     let [left, _] = feet(&s, &t, &clip, &high);
     assert!(moved_frames(&left, &core[0], 1e-5 * h).is_empty());
 }
@@ -233,7 +218,7 @@ fn a_curve_that_says_planted_holds_a_swinging_foot() {
 fn a_missing_curve_is_an_error_and_alpha_0_is_off() {
     let (s, t) = (fixture("identity.gltf"), fixture("long_legs.glb"));
     let clip = walk_with(&s, vec![curve("FootLock_L", |_| 1.0)]);
-    let options = plant(curves_contacts(), |_| {});
+    let options = plant(foot_locks(0.5), |_| {});
     let err = retarget_clip(&rig(&s), &clip, &rig(&t), SkeletonId(0), &options).unwrap_err();
     assert!(matches!(err, RetargetError::MissingCurve { .. }), "{err:?}");
     let text = err.to_string();
@@ -241,7 +226,7 @@ fn a_missing_curve_is_an_error_and_alpha_0_is_off() {
         text.contains("`FootLock_R`") && text.contains(CLIP) && text.contains("`FootLock_L`"),
         "{text}"
     );
-    let off = plant(curves_contacts(), |p| p.alpha = 0.0);
+    let off = plant(foot_locks(0.5), |p| p.alpha = 0.0);
     let a = retarget_clip(&rig(&s), &clip, &rig(&t), SkeletonId(0), &off).unwrap();
     let b = retarget_clip(
         &rig(&s),
@@ -261,7 +246,7 @@ fn a_missing_curve_is_an_error_and_alpha_0_is_off() {
 #[test]
 fn a_value_at_the_threshold_is_a_contact() {
     let (s, t) = (fixture("identity.gltf"), fixture("long_legs.glb"));
-    let options = plant(curves_contacts(), |_| {});
+    let options = plant(foot_locks(0.5), |_| {});
     let left = |v: f32| {
         let clip = walk_with(
             &s,
@@ -283,7 +268,7 @@ fn a_value_at_the_threshold_is_a_contact() {
 #[test]
 fn offline_retargeting_leaves_the_callers_contacts_and_ground() {
     let (s, t) = (fixture("identity.gltf"), fixture("long_legs.glb"));
-    let options = plant(curves_contacts(), |_| {});
+    let options = plant(foot_locks(0.5), |_| {});
     let (rs, rt) = (rig(&s), rig(&t));
     let mut r = Retargeter::new(&rs, &rt, &options).unwrap();
     let ground = Some(Vec3::new(0.5, 0.0, -1.0));

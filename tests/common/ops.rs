@@ -4,7 +4,8 @@ use glam::Vec3;
 use skelnorm::check::retarget::{ChainCheck, RetargetCheck};
 use skelnorm::model::{Clip, Pose, Skeleton};
 use skelnorm::retarget::{
-    FilterOp, FloorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp, RetargetOptions, StrideOp,
+    Contacts, FilterOp, FloorOp, Op, PassOp, PinOp, PinSpace, PlantOp, PoleOp, RetargetOptions,
+    StrideOp,
 };
 
 /// Makes an op from `enabled` and `alpha`.
@@ -119,6 +120,16 @@ pub fn joint_frames(skel: &Skeleton, clip: &Clip) -> Vec<Vec<Vec3>> {
                 .collect()
         })
         .collect()
+}
+
+/// Planting's contacts from ALS's foot-lock curves, `FootLock_L`/`FootLock_R` (1 while the foot
+/// is locked), a foot in contact at `threshold` and above.
+pub fn foot_locks(threshold: f32) -> Contacts {
+    Contacts::Curves {
+        left: "FootLock_L".into(),
+        right: "FootLock_R".into(),
+        threshold,
+    }
 }
 
 /// The default options with speed planting `plant` and the floor (its defaults) in the stack,
