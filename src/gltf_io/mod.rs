@@ -10,6 +10,7 @@ mod accessor;
 mod buffers;
 pub mod build;
 mod container;
+mod draft;
 mod error;
 mod extract;
 mod hints;
@@ -17,7 +18,7 @@ mod input;
 mod layout;
 mod lazy;
 mod patch;
-mod raw_views;
+mod raw_items;
 mod read;
 mod release;
 
@@ -494,6 +495,16 @@ impl Document {
             self.model == *original && self.model.clips.iter().all(|c| c.source.is_some())
         });
         if let (false, Some(original)) = (unchanged, original) {
+            // Held as text: only the members the patch changes are parsed, and the accessors
+            // and buffer views are held as their text (when they can be).
+            if let Some(mut draft) = self.lazy.as_ref().and_then(draft::Draft::of) {
+                let used_before = draft.usage();
+                let mut read = take_animations(&mut draft.json);
+                patch::apply(&mut draft.json, &mut read, &mut buffers, original, &self.model)
+                    .map_err(fail)?;
+                let bin = draft.finish(&used_before, &buffers, bin_uri);
+                return Ok(f(layout::OutJson::Draft(draft), &bin));
+            }
             // The JSON as read, copied (or parsed afresh when only its text is held), and what
             // it uses; less its animations (`read` holds them): the patch moves each back, as
             // read or rebuilt.
@@ -514,7 +525,7 @@ impl Document {
             .is_none()
             .then_some(self.lazy.as_ref())
             .flatten();
-        let mut views = text.and_then(layout::RawViews::of);
+        let mut views = text.and_then(layout::RawItems::views);
         let mut over = serde_json::Map::new();
         let keys: &[&str] = match views {
             Some(_) => &["buffers"],

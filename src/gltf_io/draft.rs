@@ -1,0 +1,128 @@
+//! A changed document being written, its accessors and buffer views held as their text (issue
+//! 19): the patch, garbage collection and packing set the few numbers they change in them
+//! (`raw_items.rs`) and append new ones, so the many accessors and views of a file with many
+//! clips are never parsed into `Value`s; the other members are parsed to be patched.
+
+use super::layout::{self, Packed, RawItems, Usage};
+use super::buffers::OutBuffers;
+use super::lazy::{self, LazyJson};
+use serde_json::Value;
+
+/// The document being patched: `json` holds every member but the accessors and buffer views,
+/// which `accessors` and `views` hold (`json` has placeholders for them: `null` items while it
+/// is patched, so that the indices of the items it adds are right, then `null`).
+pub(crate) struct Draft<'t> {
+    pub json: Value,
+    accessors: RawItems<'t>,
+    views: RawItems<'t>,
+    /// How many accessors and buffer views were read.
+    read: (usize, usize),
+}
+
+/// The members held as text.
+const ACCESSORS: &str = "accessors";
+const VIEWS: &str = "bufferViews";
+
+/// Whether member `key` of `json` (held as text) can be held as [`RawItems`] while a patch
+/// renumbers it: no extension (which may refer to views), no sparse accessor (whose parts
+/// refer to views).
+fn holdable(json: &LazyJson, key: &str) -> bool {
+    json.text_of(key).is_none_or(|text| {
+        !lazy::contains(text, b"extensions") && !lazy::contains(text, b"sparse")
+    })
+}
+
+/// The items of member `key`, none when it is absent.
+fn items<'t>(json: &'t LazyJson, key: &str) -> Option<RawItems<'t>> {
+    match json.text_of(key) {
+        Some(_) => RawItems::of(json, key),
+        None => Some(RawItems::empty()),
+    }
+}
+
+impl<'t> Draft<'t> {
+    /// The document held as text `json`, to be patched, when its accessors and buffer views
+    /// can be held as text.
+    pub(crate) fn of(json: &'t LazyJson) -> Option<Draft<'t>> {
+        if !holdable(json, ACCESSORS) || !holdable(json, VIEWS) {
+            return None;
+        }
+        let accessors = items(json, ACCESSORS)?;
+        let views = items(json, VIEWS)?;
+        let read = (accessors.len(), views.len());
+        let json = json.to_value_owned_but(|key| match key {
+            ACCESSORS => Some(Value::Array(vec![Value::Null; read.0])),
+            VIEWS => Some(Value::Array(vec![Value::Null; read.1])),
+            _ => None,
+        });
+        Some(Draft {
+            json,
+            accessors,
+            views,
+            read,
+        })
+    }
+
+    /// What the document refers to (see [`Usage::of`]).
+    pub(crate) fn usage(&mut self) -> Usage {
+        Usage::of_parts(&mut self.json, Some(&mut self.accessors))
+    }
+
+    /// Moves the items the patch added to `json` into the items held as text, drops those it
+    /// left unused (see [`layout::collect_garbage`]) and packs the buffer views into one buffer
+    /// (see [`layout::pack`]).
+    pub(crate) fn finish<'a>(
+        &mut self,
+        before: &Usage,
+        buffers: &'a OutBuffers,
+        bin_uri: Option<&str>,
+    ) -> Packed<'a> {
+        for (key, raw, read) in [
+            (ACCESSORS, &mut self.accessors, self.read.0),
+            (VIEWS, &mut self.views, self.read.1),
+        ] {
+            if let Some(slot) = self.json.get_mut(key) {
+                let mut items = match slot.take() {
+                    Value::Array(items) => items,
+                    _ => Vec::new(),
+                };
+                raw.extend(items.drain(read.min(items.len())..));
+            }
+        }
+        layout::collect_garbage_parts(&mut self.json, &mut self.accessors, &mut self.views, before);
+        layout::pack_raw(&mut self.json, &mut self.views, buffers, bin_uri)
+    }
+
+    /// The document as one value.
+    pub(crate) fn into_value(self) -> Value {
+        let mut json = self.json;
+        if let Some(map) = json.as_object_mut() {
+            for (key, raw) in [(ACCESSORS, &self.accessors), (VIEWS, &self.views)] {
+                if let Some(slot) = map.get_mut(key) {
+                    *slot = serde_json::to_value(raw).unwrap_or_default();
+                }
+            }
+        }
+        json
+    }
+}
+
+impl serde::Serialize for Draft<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Some(map) = self.json.as_object() else {
+            return Err(serde::ser::Error::custom(
+                "the document is not a JSON object",
+            ));
+        };
+        let mut out = s.serialize_map(Some(map.len()))?;
+        for (k, v) in map {
+            match k.as_str() {
+                ACCESSORS => out.serialize_entry(k, &self.accessors)?,
+                VIEWS => out.serialize_entry(k, &self.views)?,
+                _ => out.serialize_entry(k, v)?,
+            }
+        }
+        out.end()
+    }
+}
