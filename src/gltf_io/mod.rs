@@ -21,6 +21,7 @@ mod patch;
 mod raw_items;
 mod read;
 mod release;
+mod scan;
 
 pub use buffers::Resources;
 pub use container::Format;

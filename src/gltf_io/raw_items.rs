@@ -6,7 +6,7 @@
 
 use super::layout::ViewRef;
 use super::lazy::{LazyJson, Transcode};
-use serde_json::value::RawValue;
+use super::scan;
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -22,13 +22,13 @@ enum RawItem<'t> {
     /// An object's members in order: their keys and values (text, or a number set since).
     Object(Members<'t>),
     /// Anything else read (no number of it is ever set).
-    Other(&'t RawValue),
+    Other(&'t [u8]),
     /// An item a patch added.
     New(Value),
 }
 
 pub(crate) enum Slot<'t> {
-    Text(&'t RawValue),
+    Text(&'t [u8]),
     Num(u64),
 }
 
@@ -86,36 +86,18 @@ impl<'t> RawItems<'t> {
         if text.contains(&b'\\') {
             return None;
         }
-        let items: Vec<&RawValue> = serde_json::from_slice(text).ok()?;
-        let items = items.into_iter().map(|item| {
-            if !item.get().starts_with('{') {
+        let items = scan::items(text)?.into_iter().map(|item| {
+            if item.first() != Some(&b'{') {
                 return Some(RawItem::Other(item));
             }
-            let mut de = serde_json::Deserializer::from_str(item.get());
-            serde::Deserializer::deserialize_map(&mut de, Entries)
-                .ok()
-                .map(RawItem::Object)
+            let members = scan::members(item)?.into_iter();
+            Some(RawItem::Object(
+                members
+                    .map(|(k, v)| (Cow::Borrowed(k), Slot::Text(v)))
+                    .collect(),
+            ))
         });
         items.collect::<Option<Vec<_>>>().map(RawItems)
-    }
-}
-
-/// An object's members as key and value text.
-struct Entries;
-
-impl<'de> serde::de::Visitor<'de> for Entries {
-    type Value = Vec<(Cow<'de, str>, Slot<'de>)>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("an object")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut entries = Vec::new();
-        while let Some(key) = map.next_key_seed(super::lazy::Key)? {
-            entries.push((key, Slot::Text(map.next_value()?)));
-        }
-        Ok(entries)
     }
 }
 
@@ -123,7 +105,7 @@ impl ViewRef for Vec<(Cow<'_, str>, Slot<'_>)> {
     fn num(&self, key: &str) -> Option<u64> {
         match &self.iter().find(|(k, _)| k == key)?.1 {
             Slot::Num(n) => Some(*n),
-            Slot::Text(raw) => serde_json::from_str::<Value>(raw.get()).ok()?.as_u64(),
+            Slot::Text(text) => serde_json::from_slice::<Value>(text).ok()?.as_u64(),
         }
     }
     fn set_num(&mut self, key: &str, n: u64) {
@@ -157,7 +139,7 @@ impl serde::Serialize for RawItems<'_> {
         let mut seq = s.serialize_seq(Some(self.0.len()))?;
         for item in &self.0 {
             match item {
-                RawItem::Other(raw) => seq.serialize_element(&Transcode(raw.get().as_bytes()))?,
+                RawItem::Other(text) => seq.serialize_element(&Transcode(text))?,
                 RawItem::Object(entries) => seq.serialize_element(&RawObject(entries))?,
                 RawItem::New(value) => seq.serialize_element(value)?,
             }
@@ -174,7 +156,7 @@ impl serde::Serialize for RawObject<'_, '_> {
         let mut map = s.serialize_map(Some(self.0.len()))?;
         for (k, slot) in self.0 {
             match slot {
-                Slot::Text(raw) => map.serialize_entry(k, &Transcode(raw.get().as_bytes()))?,
+                Slot::Text(text) => map.serialize_entry(k, &Transcode(text))?,
                 Slot::Num(n) => map.serialize_entry(k, n)?,
             }
         }
