@@ -3,9 +3,10 @@
 //! (`raw_items.rs`) and append new ones, so the many accessors and views of a file with many
 //! clips are never parsed into `Value`s; the other members are parsed to be patched.
 
-use super::layout::{self, Packed, RawItems, Usage};
 use super::buffers::OutBuffers;
+use super::layout::{self, Packed, RawItems, Usage};
 use super::lazy::{self, LazyJson};
+use super::read_animations::ReadAnimations;
 use serde_json::Value;
 
 /// The document being patched: `json` holds every member but the accessors and buffer views,
@@ -17,19 +18,31 @@ pub(crate) struct Draft<'t> {
     views: RawItems<'t>,
     /// How many accessors and buffer views were read.
     read: (usize, usize),
+    /// The animations as their text, when they are held so (`json` holds as many `null`s).
+    animations: Option<Vec<&'t [u8]>>,
 }
 
 /// The members held as text.
 const ACCESSORS: &str = "accessors";
 const VIEWS: &str = "bufferViews";
+const ANIMATIONS: &str = "animations";
+
+/// The items of the array member `key` of `json` as their text, when it is one with no key
+/// given twice, no escapes and no extension (which may refer to buffer views).
+fn item_texts<'t>(json: &'t LazyJson, key: &str) -> Option<Vec<&'t [u8]>> {
+    let text = json.text_of(key)?;
+    if !json.is_plain(key) || text.contains(&b'\\') || lazy::contains(text, b"extensions") {
+        return None;
+    }
+    super::scan::items(text)
+}
 
 /// Whether member `key` of `json` (held as text) can be held as [`RawItems`] while a patch
 /// renumbers it: no extension (which may refer to views), no sparse accessor (whose parts
 /// refer to views).
 fn holdable(json: &LazyJson, key: &str) -> bool {
-    json.text_of(key).is_none_or(|text| {
-        !lazy::contains(text, b"extensions") && !lazy::contains(text, b"sparse")
-    })
+    json.text_of(key)
+        .is_none_or(|text| !lazy::contains(text, b"extensions") && !lazy::contains(text, b"sparse"))
 }
 
 /// The items of member `key`, none when it is absent.
@@ -50,9 +63,12 @@ impl<'t> Draft<'t> {
         let accessors = items(json, ACCESSORS)?;
         let views = items(json, VIEWS)?;
         let read = (accessors.len(), views.len());
+        let animations = item_texts(json, ANIMATIONS);
+        let anims = animations.as_ref().map(Vec::len);
         let json = json.to_value_owned_but(|key| match key {
             ACCESSORS => Some(Value::Array(vec![Value::Null; read.0])),
             VIEWS => Some(Value::Array(vec![Value::Null; read.1])),
+            ANIMATIONS => anims.map(|n| Value::Array(vec![Value::Null; n])),
             _ => None,
         });
         Some(Draft {
@@ -60,12 +76,27 @@ impl<'t> Draft<'t> {
             accessors,
             views,
             read,
+            animations,
         })
     }
 
-    /// What the document refers to (see [`Usage::of`]).
+    /// The animations as read, for the patch to take (`json` holding `null`s in their places).
+    pub(crate) fn take_animations(&mut self) -> ReadAnimations<'t> {
+        match self.animations.take() {
+            Some(texts) => ReadAnimations::Text(texts.into_iter().map(Some).collect()),
+            None => super::take_animations(&mut self.json),
+        }
+    }
+
+    /// What the document refers to (see [`Usage::of`]), before its animations are taken.
     pub(crate) fn usage(&mut self) -> Usage {
-        Usage::of_parts(&mut self.json, Some(&mut self.accessors))
+        let animations = &self.animations;
+        Usage::of_parts(&mut self.json, &mut self.accessors, |used| {
+            if let Some(texts) = animations {
+                ReadAnimations::Text(texts.iter().copied().map(Some).collect())
+                    .mark_accessors(used);
+            }
+        })
     }
 
     /// Moves the items the patch added to `json` into the items held as text, drops those it

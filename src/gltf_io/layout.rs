@@ -170,24 +170,28 @@ impl Usage {
     /// Marks what `json` refers to. It takes `&mut` only because the reference walks are
     /// written once for marking and renumbering; marking changes nothing.
     pub fn of(json: &mut Value) -> Usage {
-        Usage::of_parts(json, None)
+        let (accessors, views) = (len_of(json, "accessors"), len_of(json, "bufferViews"));
+        let mut extension_views = false;
+        visit_extension_views(json, false, &mut |_| extension_views = true);
+        Usage {
+            accessors: mark(accessors, json, visit_accessor_refs),
+            views: mark(views, json, Usage::view_walk(extension_views)),
+            extension_views,
+        }
     }
 
     /// [`Usage::of`] of a document whose accessors are held as text (`accessors`; `json`
-    /// holds as many placeholders that refer to nothing).
-    pub fn of_parts(json: &mut Value, accessors: Option<&mut RawItems>) -> Usage {
-        let (accessors_len, views) = (len_of(json, "accessors"), len_of(json, "bufferViews"));
-        let mut extension_views = false;
-        visit_extension_views(json, false, &mut |_| extension_views = true);
-        let mut views = mark(views, json, Usage::view_walk(extension_views));
-        if let Some(accessors) = accessors {
-            mark_raw(&mut views, accessors);
-        }
-        Usage {
-            accessors: mark(accessors_len, json, visit_accessor_refs),
-            views,
-            extension_views,
-        }
+    /// holds as many placeholders that refer to nothing), and whose animations may be too
+    /// (`animations` marks the accessors they refer to). Neither holds an extension.
+    pub fn of_parts(
+        json: &mut Value,
+        accessors: &mut RawItems,
+        animations: impl FnOnce(&mut [bool]),
+    ) -> Usage {
+        let mut usage = Usage::of(json);
+        mark_raw(&mut usage.views, accessors);
+        animations(&mut usage.accessors);
+        usage
     }
 
     /// The walk over the buffer view references of a document whose extensions hold some

@@ -20,6 +20,7 @@ mod lazy;
 mod patch;
 mod raw_items;
 mod read;
+mod read_animations;
 mod release;
 mod scan;
 
@@ -500,9 +501,15 @@ impl Document {
             // and buffer views are held as their text (when they can be).
             if let Some(mut draft) = self.lazy.as_ref().and_then(draft::Draft::of) {
                 let used_before = draft.usage();
-                let mut read = take_animations(&mut draft.json);
-                patch::apply(&mut draft.json, &mut read, &mut buffers, original, &self.model)
-                    .map_err(fail)?;
+                let mut read = draft.take_animations();
+                patch::apply(
+                    &mut draft.json,
+                    &mut read,
+                    &mut buffers,
+                    original,
+                    &self.model,
+                )
+                .map_err(fail)?;
                 let bin = draft.finish(&used_before, &buffers, bin_uri);
                 return Ok(f(layout::OutJson::Draft(draft), &bin));
             }
@@ -700,18 +707,14 @@ impl Document {
 }
 
 /// Takes the animations out of `json`, leaving its `animations` array holding nulls in their
-/// places, and returns them as the document `{"animations": …}` (what patching reads of the
-/// JSON as read).
-fn take_animations(json: &mut Value) -> Value {
-    let mut read = serde_json::Map::new();
-    if let Some(map) = json.as_object_mut() {
-        if let Some(anims) = map.get_mut("animations").filter(|a| a.is_array()) {
-            let len = anims.as_array().map_or(0, Vec::len);
-            let taken = std::mem::replace(anims, Value::Array(vec![Value::Null; len]));
-            read.insert("animations".into(), taken);
-        }
+/// places, and returns them (what patching reads of the JSON as read).
+fn take_animations(json: &mut Value) -> read_animations::ReadAnimations<'static> {
+    let mut read = Vec::new();
+    if let Some(Value::Array(anims)) = json.get_mut("animations") {
+        let len = anims.len();
+        read = std::mem::replace(anims, vec![Value::Null; len]);
     }
-    Value::Object(read)
+    read_animations::ReadAnimations::Values(read)
 }
 
 /// Bytes on disk of a glTF file and of the buffers and images it refers to by relative URI

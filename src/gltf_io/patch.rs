@@ -4,7 +4,7 @@
 
 use super::buffers::{push_array, Added, OutBuffers};
 use super::error::ErrorKind;
-use super::layout::member;
+use super::read_animations::{OldItems, ReadAnimations};
 use crate::model::{Channel, Clip, Model, Skeleton, Track, TrackValue, Transform};
 use glam::{Mat4, Quat, Vec3};
 use serde_json::{json, Map, Value};
@@ -30,11 +30,11 @@ fn nums(xs: &[f32]) -> Value {
 }
 
 /// Patches `json` (a copy of the document as read whose animations may be left out:
-/// [`patch_clips`] puts each back, as read or rebuilt, taking it out of `read`, which holds
-/// them as `{"animations": […]}`) with what changed from `original` to `model`.
+/// [`patch_clips`] puts each back, as read or rebuilt, taking it out of `read`) with what
+/// changed from `original` to `model`.
 pub(crate) fn apply(
     json: &mut Value,
-    read: &mut Value,
+    read: &mut ReadAnimations,
     buffers: &mut OutBuffers,
     original: &Model,
     model: &Model,
@@ -413,8 +413,8 @@ fn add_accessor(
 
 /// One animation being rebuilt: its new channels and samplers.
 struct Rebuild<'a> {
-    old_channels: &'a [Value],
-    old_samplers: &'a [Value],
+    old_channels: &'a OldItems<'a>,
+    old_samplers: &'a OldItems<'a>,
     channels: Vec<Value>,
     samplers: Vec<Value>,
     reused: HashMap<u64, usize>,
@@ -432,7 +432,6 @@ impl Rebuild<'_> {
         let mut ch = self
             .old_channels
             .get(c)
-            .cloned()
             .ok_or_else(|| fail(format!("channel {c} does not exist")))?;
         let s = ch["sampler"]
             .as_u64()
@@ -440,12 +439,8 @@ impl Rebuild<'_> {
         let idx = match self.reused.get(&s) {
             Some(&i) => i,
             None => {
-                self.samplers.push(
-                    self.old_samplers
-                        .get(s as usize)
-                        .cloned()
-                        .unwrap_or(Value::Null),
-                );
+                self.samplers
+                    .push(self.old_samplers.get(s as usize).unwrap_or(Value::Null));
                 self.reused.insert(s, self.samplers.len() - 1);
                 self.samplers.len() - 1
             }
@@ -503,20 +498,11 @@ impl Rebuild<'_> {
     }
 }
 
-/// The animation `a` of `read`, taken out of it (each is taken once, not copied); `null` when
-/// there is none.
-fn take_animation(read: &mut Value, a: usize) -> Value {
-    read.get_mut("animations")
-        .and_then(|anims| anims.get_mut(a))
-        .map(std::mem::take)
-        .unwrap_or(Value::Null)
-}
-
 /// Puts every animation of `read` into `json`: as read when its clips did not change, else
 /// rebuilt; then removes the ones left without clips and adds the clips not read from the file.
 fn patch_clips(
     json: &mut Value,
-    read: &mut Value,
+    read: &mut ReadAnimations,
     buffers: &mut OutBuffers,
     original: &Model,
     model: &Model,
@@ -536,7 +522,7 @@ fn patch_clips(
                 .get_mut("animations")
                 .and_then(|v| v.get_mut(a as usize))
             {
-                *slot = take_animation(read, a as usize);
+                *slot = read.take(a as usize);
             }
             continue;
         }
@@ -563,26 +549,25 @@ fn patch_clips(
 )]
 fn rebuild(
     json: &mut Value,
-    read: &mut Value,
+    read: &mut ReadAnimations,
     buffers: &mut OutBuffers,
     model: &Model,
     new: &[&Clip],
     old: &[&Clip],
     a: Option<usize>,
 ) -> Result<(), ErrorKind> {
-    let anim = a.map_or_else(|| json!({}), |a| take_animation(read, a));
-    let empty = Vec::new();
-    let old_channels = anim
-        .get("channels")
-        .and_then(Value::as_array)
-        .unwrap_or(&empty);
-    let old_samplers = anim
-        .get("samplers")
-        .and_then(Value::as_array)
-        .unwrap_or(&empty);
+    // Its channels and samplers as read, taken out (`null` in their places).
+    let (mut anim, old_channels, old_samplers) = match a {
+        Some(a) => read.take_to_rebuild(a),
+        None => (
+            json!({}),
+            OldItems::Values(vec![]),
+            OldItems::Values(vec![]),
+        ),
+    };
     let mut r = Rebuild {
-        old_channels,
-        old_samplers,
+        old_channels: &old_channels,
+        old_samplers: &old_samplers,
         channels: vec![],
         samplers: vec![],
         reused: HashMap::new(),
@@ -590,14 +575,9 @@ fn rebuild(
         shared_inputs: HashMap::new(),
         targets: HashMap::with_capacity(old_channels.len()),
     };
-    for (c, ch) in old_channels.iter().enumerate().rev() {
-        let target = member(ch, "target");
-        let field = |key| target.and_then(|t| member(t, key));
-        let channel = field("path")
-            .and_then(Value::as_str)
-            .and_then(Channel::from_gltf_path);
-        if let (Some(node), Some(channel)) = (field("node").and_then(Value::as_u64), channel) {
-            r.targets.insert((node, channel), c); // the first channel wins
+    for c in (0..old_channels.len()).rev() {
+        if let Some(target) = old_channels.target(c) {
+            r.targets.insert(target, c); // the first channel wins
         }
     }
     for clip in new {
@@ -652,7 +632,6 @@ fn rebuild(
         }
     }
     let (channels, samplers) = (r.channels, r.samplers);
-    let mut anim = anim; // the borrows of the old channels ended with `r`
     anim["channels"] = Value::Array(channels);
     anim["samplers"] = Value::Array(samplers);
     // An unnamed animation keeps having no name unless the clip was renamed.

@@ -134,7 +134,9 @@ mod tests {
 
     fn check(text: &str) {
         let as_str = |v: Vec<&[u8]>| -> Vec<String> {
-            v.into_iter().map(|b| String::from_utf8(b.to_vec()).unwrap()).collect()
+            v.into_iter()
+                .map(|b| String::from_utf8(b.to_vec()).unwrap())
+                .collect()
         };
         let ours = items(text.as_bytes()).map(as_str);
         let theirs = serde_items(text).map(|v| v.into_iter().map(String::from).collect());
@@ -180,7 +182,11 @@ mod tests {
             .chain(walkdir::WalkDir::new(root.join("../shared/assets")))
             .filter_map(Result::ok)
         {
-            let ext = entry.path().extension().and_then(|e| e.to_str()).unwrap_or("");
+            let ext = entry
+                .path()
+                .extension()
+                .and_then(|e| e.to_str())
+                .unwrap_or("");
             if !["gltf", "glb", "vrm", "vrma"].contains(&ext.to_ascii_lowercase().as_str()) {
                 continue;
             }
