@@ -200,15 +200,16 @@ fn poses(s: &Normalized, t: &Normalized, options: &RetargetOptions) -> Vec<Pose>
         .collect()
 }
 
-/// Planting and the floor at `alpha` 0 give the very poses (runtime) and keys (offline) of the
-/// op disabled; at 0.5 and 1 they change the walk onto legs ×1.3 and ×0.8, and differ.
+/// Planting (with and without the slide limiter) and the floor at `alpha` 0 give the very poses
+/// (runtime) and keys (offline) of the op disabled; at 0.5 and 1 they change the walk onto legs
+/// ×1.3 and ×0.8, and differ.
 #[test]
 fn alpha_zero_is_planting_and_the_floor_off_on_the_walk() {
     let make: Vec<_> = common::ops::every()
         .into_iter()
-        .filter(|(name, _)| ["plant", "floor"].contains(name))
+        .filter(|(name, _)| name.starts_with("plant") || *name == "floor")
         .collect();
-    assert_eq!(make.len(), 2);
+    assert_eq!(make.len(), 3);
     let s = fixture("identity.gltf");
     for b in ["long_legs.glb", "short_legs.glb"] {
         let t = fixture(b);
@@ -639,4 +640,125 @@ fn in_place_is_the_travelling_walk_moved_back(root: f32) {
     );
     assert!(travel > 0.1 * root, "the walk travels: {travel}");
     assert!(worst <= 1e-5, "{worst}");
+}
+
+/// A source standing still in the first pose of its `planted_walk` (knees bent: a foot held
+/// behind the passes' stays within the leg's reach), whose hips slide forward at `speed`
+/// source heights a second for `slide` frames at 30 fps, then stand for `stand` frames: the
+/// feet slide with them at their height, faster than planting's `speed` (0.25), so no foot is
+/// held.
+fn sliding(s: &Normalized, speed: f32, slide: usize, stand: usize) -> Vec<Pose> {
+    let ss = &s.model.skeletons[0];
+    let hips = s
+        .map
+        .get(Profile::humanoid().find("Hips").unwrap())
+        .unwrap()
+        .index();
+    let step = speed * ss.stature() / 30.0;
+    (0..slide + stand)
+        .map(|f| {
+            let mut p = Pose::sample(ss, walk(s), 0.0);
+            p.locals[hips].translation.z += step * f.min(slide - 1) as f32;
+            p
+        })
+        .collect()
+}
+
+/// Each foot's joint (skeleton space) per frame of `source` retargeted onto `t` by the runtime
+/// with `plant` alone.
+fn slid_feet(s: &Normalized, t: &Normalized, source: &[Pose], plant: PlantOp) -> Vec<[Vec3; 2]> {
+    let (sr, tr) = (rig(s), rig(t));
+    let mut r = Retargeter::new(&sr, &tr, &stack(&[Op::Plant(plant)])).unwrap();
+    feet_of(t, source.iter().map(|sp| {
+        let mut tp = Pose::rest(tr.skeleton);
+        r.retarget(sp, &mut tp).unwrap();
+        tp
+    }))
+}
+
+fn feet_of(n: &Normalized, poses: impl Iterator<Item = Pose>) -> Vec<[Vec3; 2]> {
+    let sk = &n.model.skeletons[0];
+    let below = sk.base.inverse();
+    let ids = ["LeftFoot", "RightFoot"]
+        .map(|f| n.map.get(Profile::humanoid().find(f).unwrap()).unwrap().index());
+    poses
+        .map(|p| {
+            let w = p.world(sk);
+            ids.map(|i| below.transform_point3(w[i].w_axis.truncate()))
+        })
+        .collect()
+}
+
+fn across(a: Vec3, b: Vec3) -> f32 {
+    Vec3::new(a.x - b.x, 0.0, a.z - b.z).length()
+}
+
+/// The slide limiter (`PlantOp::limit_slide`) against a source whose feet slide on the floor at
+/// 0.5 of its height a second (ground truth: no foot of it is planted, every frame of the slide
+/// is in its contact band). Onto legs ×1.3 the core passes carry the slide over scaled by the
+/// legs' ratio, more in the target's heights than in the source's. With the limiter and no
+/// bound on the offset (`max_offset` 1), from the frame the blend-in ends (`blend_s`, 3 frames)
+/// each foot steps at most as far as the source's, in heights, on every frame (math.md's skate
+/// at most the source's); with the default `max_offset` (2%) each foot stays within it of the
+/// passes' foot on every frame and reaches it (the cap, not the limiter, then sets the step);
+/// when the source stands again the foot stands where the limiter left it. Onto legs ×0.8,
+/// where the passes' slide is shorter than the source's in heights, the limiter changes nothing.
+#[test]
+fn slide_limiter_keeps_a_sliding_foot_to_the_sources_steps() {
+    let s = fixture("identity.gltf");
+    let (slide, stand) = (30, 12);
+    let source = sliding(&s, 0.5, slide, stand);
+    let hs = s.model.skeletons[0].stature();
+    let src = feet_of(&s, source.iter().cloned());
+    let limited = |max_offset| PlantOp {
+        limit_slide: true,
+        max_offset,
+        ..PlantOp::default()
+    };
+    for b in ["long_legs.glb", "short_legs.glb"] {
+        let t = fixture(b);
+        let ht = t.model.skeletons[0].stature();
+        let plain = slid_feet(&s, &t, &source, PlantOp::default());
+        let free = slid_feet(&s, &t, &source, limited(1.0));
+        let capped = slid_feet(&s, &t, &source, limited(0.02));
+        for side in 0..2 {
+            let (mut worst, mut lag, mut plain_over, mut kept_over) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
+            for k in 1..slide {
+                let source_step = across(src[k][side], src[k - 1][side]) / hs;
+                assert!(source_step > 0.016, "{b}: the source slides: {source_step}");
+                let step = |f: &[[Vec3; 2]]| across(f[k][side], f[k - 1][side]) / ht;
+                plain_over = plain_over.max(step(&plain) - source_step);
+                if k >= 4 {
+                    kept_over = kept_over.max(step(&free) - source_step);
+                }
+                let off = across(capped[k][side], plain[k][side]) / ht;
+                worst = worst.max(off);
+                lag = lag.max(across(free[k][side], plain[k][side]) / ht);
+            }
+            let standing = (slide + 2..slide + stand)
+                .map(|k| across(capped[k][side], capped[k - 1][side]) / ht)
+                .fold(0.0f32, f32::max);
+            eprintln!(
+                "identity → {b} sliding, foot {side}: without the limiter each step up to {:.4}% of the height more than the source's; with it (no offset bound) at most {:.5}% more after the blend-in, {:.2}% from the passes' foot at the end; capped at 2%: within {:.4}%; standing after: steps up to {:.2e}",
+                plain_over * 100.0,
+                kept_over * 100.0,
+                lag * 100.0,
+                worst * 100.0,
+                standing
+            );
+            assert!(worst <= 0.02 + 1e-5, "{b}: {worst}");
+            assert!(standing <= 1e-5, "{b}: {standing}");
+            if b == "long_legs.glb" {
+                assert!(plain_over > 1e-3, "{b}: the passes slide further: {plain_over}");
+                assert!(kept_over <= 1e-6, "{b}: {kept_over}");
+                assert!(worst >= 0.02 - 1e-5, "{b}: the cap is reached: {worst}");
+            } else {
+                assert!(plain_over <= 0.0, "{b}: the passes slide less: {plain_over}");
+                let same = (0..slide + stand)
+                    .map(|k| across(free[k][side], plain[k][side]) / ht)
+                    .fold(0.0f32, f32::max);
+                assert!(same <= 1e-6, "{b}: {same}");
+            }
+        }
+    }
 }
