@@ -73,15 +73,22 @@ fn issue_6_directions(at: &str, m: &RetargetCheck) -> f32 {
     legs
 }
 
-/// The stacks measured: the core passes, planting alone, the floor alone, both.
-fn stacks() -> [(&'static str, Vec<Op>); 4] {
+/// The stacks measured: the core passes, planting alone, the floor alone, both; planting with
+/// the slide limiter alone and with the floor.
+fn stacks() -> [(&'static str, Vec<Op>); 6] {
     let plant = Op::Plant(PlantOp::default());
+    let limited = Op::Plant(PlantOp {
+        limit_slide: true,
+        ..PlantOp::default()
+    });
     let floor = Op::Floor(FloorOp::default());
     [
         ("core", vec![]),
         ("plant", vec![plant.clone()]),
         ("floor", vec![floor.clone()]),
-        ("plant+floor", vec![plant, floor]),
+        ("plant+floor", vec![plant, floor.clone()]),
+        ("plant (limit_slide)", vec![limited.clone()]),
+        ("plant (limit_slide)+floor", vec![limited, floor]),
     ]
 }
 
@@ -251,7 +258,11 @@ fn alpha_zero_is_planting_and_the_floor_off_on_the_walk() {
 /// the frames where the target's own foot stands (at its lowest, not moving), the retargeted
 /// foot is within 0.1% of the target's height of the target's own, with and without planting
 /// and the floor, and it stands as still: its offset from the truth varies by under 0.01%
-/// (the whole body sits 1–1.5 mm off, the same on every frame).
+/// (the whole body sits 1–1.5 mm off, the same on every frame). With the slide limiter
+/// (`limit_slide`) each stance foot stands still too, but lands where the limiter left it, short
+/// of the passes' foot by what it kept of the swing's last frames in the contact band: within
+/// 0.132% of the truth onto legs ×1.3 (0.057% onto ×0.8), its offset from the truth differing
+/// between stances by up to 0.048% (0.031%), bounded here at 0.15% and 0.05%.
 #[test]
 fn stance_feet_land_where_the_targets_own_walk_plants_them() {
     let profile = Profile::humanoid();
@@ -286,8 +297,14 @@ fn stance_feet_land_where_the_targets_own_walk_plants_them() {
                     worst * 100.0,
                     spread * 100.0
                 );
-                assert!(worst <= 0.001, "{b} {name} {foot}: {worst}");
-                assert!(spread <= 1e-4, "{b} {name} {foot}: {spread}");
+                // The slide limiter lands the foot short of the passes' (see the doc above).
+                let (most, varying) = if name.contains("limit_slide") {
+                    (0.0015, 5e-4)
+                } else {
+                    (0.001, 1e-4)
+                };
+                assert!(worst <= most, "{b} {name} {foot}: {worst}");
+                assert!(spread <= varying, "{b} {name} {foot}: {spread}");
             }
         }
     }

@@ -159,6 +159,11 @@ impl Retargeter {
                 // A new contact: hold where the foot shows now (still partly held from the last
                 // contact when it blends out).
                 st.anchor = now.lerp(st.anchor, st.weight);
+                if contact && st.limiting {
+                    // Out of the slide limiter's blend-in: held where it shows, from now on
+                    // (blending on would move a standing foot by the rest of the limiter's lag).
+                    st.weight = 1.0;
+                }
             }
             if limit {
                 // Sliding while low: the held place steps toward the passes' foot by at most
