@@ -684,18 +684,25 @@ fn sliding(s: &Normalized, speed: f32, slide: usize, stand: usize) -> Vec<Pose> 
 fn slid_feet(s: &Normalized, t: &Normalized, source: &[Pose], plant: PlantOp) -> Vec<[Vec3; 2]> {
     let (sr, tr) = (rig(s), rig(t));
     let mut r = Retargeter::new(&sr, &tr, &stack(&[Op::Plant(plant)])).unwrap();
-    feet_of(t, source.iter().map(|sp| {
-        let mut tp = Pose::rest(tr.skeleton);
-        r.retarget(sp, &mut tp).unwrap();
-        tp
-    }))
+    feet_of(
+        t,
+        source.iter().map(|sp| {
+            let mut tp = Pose::rest(tr.skeleton);
+            r.retarget(sp, &mut tp).unwrap();
+            tp
+        }),
+    )
 }
 
 fn feet_of(n: &Normalized, poses: impl Iterator<Item = Pose>) -> Vec<[Vec3; 2]> {
     let sk = &n.model.skeletons[0];
     let below = sk.base.inverse();
-    let ids = ["LeftFoot", "RightFoot"]
-        .map(|f| n.map.get(Profile::humanoid().find(f).unwrap()).unwrap().index());
+    let ids = ["LeftFoot", "RightFoot"].map(|f| {
+        n.map
+            .get(Profile::humanoid().find(f).unwrap())
+            .unwrap()
+            .index()
+    });
     poses
         .map(|p| {
             let w = p.world(sk);
@@ -737,7 +744,8 @@ fn slide_limiter_keeps_a_sliding_foot_to_the_sources_steps() {
         let free = slid_feet(&s, &t, &source, limited(1.0));
         let capped = slid_feet(&s, &t, &source, limited(0.02));
         for side in 0..2 {
-            let (mut worst, mut lag, mut plain_over, mut kept_over) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
+            let (mut worst, mut lag, mut plain_over, mut kept_over) =
+                (0.0f32, 0.0f32, 0.0f32, 0.0f32);
             for k in 1..slide {
                 let source_step = across(src[k][side], src[k - 1][side]) / hs;
                 assert!(source_step > 0.016, "{b}: the source slides: {source_step}");
@@ -764,11 +772,17 @@ fn slide_limiter_keeps_a_sliding_foot_to_the_sources_steps() {
             assert!(worst <= 0.02 + 1e-5, "{b}: {worst}");
             assert!(standing <= 1e-5, "{b}: {standing}");
             if b == "long_legs.glb" {
-                assert!(plain_over > 1e-3, "{b}: the passes slide further: {plain_over}");
+                assert!(
+                    plain_over > 1e-3,
+                    "{b}: the passes slide further: {plain_over}"
+                );
                 assert!(kept_over <= 1e-6, "{b}: {kept_over}");
                 assert!(worst >= 0.02 - 1e-5, "{b}: the cap is reached: {worst}");
             } else {
-                assert!(plain_over <= 0.0, "{b}: the passes slide less: {plain_over}");
+                assert!(
+                    plain_over <= 0.0,
+                    "{b}: the passes slide less: {plain_over}"
+                );
                 let same = (0..slide + stand)
                     .map(|k| across(free[k][side], plain[k][side]) / ht)
                     .fold(0.0f32, f32::max);
