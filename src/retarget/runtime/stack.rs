@@ -88,7 +88,8 @@ impl Retargeter {
     /// held, horizontally, where it was when the contact began, blended in and out over
     /// `blend_s`, by the leg IK. While held, the passes' foot it is measured against has its
     /// stance turned with the heading the contact began with (`stance_turn_deg`), so hips
-    /// turning over a planted foot do not drag it.
+    /// turning over a planted foot do not drag it. With `limit_slide`, a foot whose source is
+    /// low but sliding too fast to be held steps at most as far as the source's, in heights.
     pub(super) fn plant_op(&mut self, p: &PlantOp, dt: f32, target: &mut Pose) {
         let hs = self.source_height;
         let rate = if p.blend_s > 0.0 { dt / p.blend_s } else { 1.0 };
