@@ -127,6 +127,16 @@ fn main() {
             ),
         ),
         (
+            "… + plant with the slide limiter + floor",
+            plant_and_floor(
+                PlantOp {
+                    limit_slide: true,
+                    ..PlantOp::default()
+                },
+                &[],
+            ),
+        ),
+        (
             "… + plant on curves + floor",
             plant_and_floor(
                 PlantOp {

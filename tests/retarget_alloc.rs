@@ -45,6 +45,17 @@ fn retarget_allocates_nothing_per_call() {
         ),
         false,
     );
+    // Planting with the slide limiter (a foot low but sliding steps as far as the source's).
+    allocates_nothing(
+        &plant_and_floor(
+            PlantOp {
+                limit_slide: true,
+                ..PlantOp::default()
+            },
+            &[],
+        ),
+        false,
+    );
     // Planting on a treadmill (a source that runs in place), given as a setting.
     allocates_nothing(
         &plant_and_floor(

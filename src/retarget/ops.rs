@@ -212,6 +212,16 @@ pub struct PlantOp {
     /// drags the hold along instead of bending the leg ever further from the source's.
     /// Default: 0.02.
     pub max_offset: f32,
+    /// Slide limiter: while the source's foot is within `height` of its lowest (with
+    /// `release`'s hysteresis) but not in contact (it slides faster than `speed`: a foot that
+    /// lands or lifts off sliding, a clip that runs in place over a still ground), the target's
+    /// foot steps, horizontally over its ground, at most as far as the source's foot does over
+    /// its own, scaled by the heights' ratio: in heights it never slides more than the source's
+    /// on those frames (the core passes carry a slide over scaled by the legs' ratio instead).
+    /// It lags the passes' foot by at most `max_offset` (dragged beyond it) and blends in and
+    /// out over `blend_s` as a hold does; held frames stay held. Default: false (off: exactly
+    /// the planting without it).
+    pub limit_slide: bool,
     /// While a foot is held, the part of the passes' foot that comes from the target's own
     /// stance (its rest foot below the pelvis less the source's, scaled: a wide-legged robot's
     /// extra width) keeps the hips' heading the contact began with, up to this many degrees
@@ -318,6 +328,7 @@ impl Default for PlantOp {
             release: 1.5,
             blend_s: 0.1,
             max_offset: 0.02,
+            limit_slide: false,
             stance_turn_deg: 20.0,
             max_pelvis_shift: 0.0,
             treadmill: Treadmill::Off,

@@ -25,6 +25,14 @@ pub fn every() -> Vec<(&'static str, MakeOp)> {
                 ..PlantOp::default()
             })
         }),
+        ("plant with the slide limiter", |enabled, alpha| {
+            Op::Plant(PlantOp {
+                enabled,
+                alpha,
+                limit_slide: true,
+                ..PlantOp::default()
+            })
+        }),
         ("floor", |enabled, alpha| {
             Op::Floor(FloorOp {
                 enabled,

@@ -17,6 +17,10 @@ pub(crate) struct PlantState {
     low: f32,
     /// The source's foot is in contact.
     planted: bool,
+    /// The source's foot is within `height` of its lowest (with `release`'s hysteresis).
+    low_band: bool,
+    /// The slide limiter moved the held place last frame (`PlantOp::limit_slide`).
+    limiting: bool,
     /// How much of the hold applies now, 0 to 1 (rises in a contact, falls after it).
     weight: f32,
     /// Where the target's foot is held (skeleton space; its height is not held).
@@ -38,6 +42,8 @@ impl Default for PlantState {
         PlantState {
             low: f32::INFINITY,
             planted: false,
+            low_band: false,
+            limiting: false,
             weight: 0.0,
             anchor: Vec3::ZERO,
             last: None,
@@ -82,7 +88,8 @@ impl Retargeter {
     /// held, horizontally, where it was when the contact began, blended in and out over
     /// `blend_s`, by the leg IK. While held, the passes' foot it is measured against has its
     /// stance turned with the heading the contact began with (`stance_turn_deg`), so hips
-    /// turning over a planted foot do not drag it.
+    /// turning over a planted foot do not drag it. With `limit_slide`, a foot whose source is
+    /// low but sliding too fast to be held steps at most as far as the source's, in heights.
     pub(super) fn plant_op(&mut self, p: &PlantOp, dt: f32, target: &mut Pose) {
         let hs = self.source_height;
         let rate = if p.blend_s > 0.0 { dt / p.blend_s } else { 1.0 };
@@ -128,6 +135,10 @@ impl Retargeter {
             let given = self.contacts.zip(limb.foot).map(|(c, side)| c[side]);
             let detected = clearance <= p.height * factor * hs && speed <= p.speed * factor * hs;
             let contact = given.unwrap_or(detected);
+            // The slide limiter: low but not in contact (sliding faster than `speed`).
+            let band = if st.low_band { p.release } else { 1.0 };
+            st.low_band = clearance <= p.height * band * hs;
+            let limit = p.limit_slide && st.low_band && !contact;
             // The stance keeps the heading a contact began with (within `stance_turn_deg`).
             st.heading = if contact && st.planted {
                 held_heading
@@ -145,12 +156,26 @@ impl Retargeter {
                 // never hides a step the source takes nor drags the foot behind it.
                 st.anchor += step * (self.target_height / hs);
             }
-            if contact && !st.planted {
+            if (contact && !st.planted) || (limit && !st.planted && !st.limiting) {
                 // A new contact: hold where the foot shows now (still partly held from the last
                 // contact when it blends out).
                 st.anchor = now.lerp(st.anchor, st.weight);
+                if contact && st.limiting {
+                    // Out of the slide limiter's blend-in: held where it shows, from now on
+                    // (blending on would move a standing foot by the rest of the limiter's lag).
+                    st.weight = 1.0;
+                }
             }
-            if !contact && st.weight > 0.0 {
+            if limit {
+                // Sliding while low: the held place steps toward the passes' foot by at most
+                // the source foot's step over its ground, in heights.
+                let to = Vec3::new(now.x - st.anchor.x, 0.0, now.z - st.anchor.z);
+                let most = step.length() * (self.target_height / hs);
+                let len = to.length();
+                st.anchor += if len > most { to * (most / len) } else { to };
+            }
+            let engaged = contact || limit;
+            if !engaged && st.weight > 0.0 {
                 // Blending out: the foot is on its way; the held place moves with the passes'
                 // foot and only the offset the hold had (the stance's held heading included)
                 // fades, so the leg does not trail the swing.
@@ -159,7 +184,8 @@ impl Retargeter {
             }
             st.last_end = passes;
             st.planted = contact;
-            st.weight = if contact {
+            st.limiting = limit;
+            st.weight = if engaged {
                 (st.weight + rate).min(1.0)
             } else {
                 (st.weight - rate).max(0.0)
@@ -168,7 +194,7 @@ impl Retargeter {
             // shuffle is let through rather than bending the leg ever further from the source's.
             let off = Vec3::new(st.anchor.x - now.x, 0.0, st.anchor.z - now.z);
             let slack = p.max_offset * self.target_height;
-            if contact && off.length() > slack {
+            if engaged && off.length() > slack {
                 st.anchor -= off * (1.0 - slack / off.length());
             }
             let w = st.weight * p.alpha;
