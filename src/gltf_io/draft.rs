@@ -18,6 +18,8 @@ pub(crate) struct Draft<'t> {
     views: RawItems<'t>,
     /// How many accessors and buffer views were read.
     read: (usize, usize),
+    /// The length of the JSON text as read.
+    read_len: usize,
     /// The animations as their text, when they are held so (`json` holds as many `null`s).
     animations: Option<Vec<&'t [u8]>>,
 }
@@ -63,6 +65,7 @@ impl<'t> Draft<'t> {
         let accessors = items(json, ACCESSORS)?;
         let views = items(json, VIEWS)?;
         let read = (accessors.len(), views.len());
+        let text_len = json.text().len();
         let animations = item_texts(json, ANIMATIONS);
         let anims = animations.as_ref().map(Vec::len);
         let json = json.to_value_owned_but(|key| match key {
@@ -72,12 +75,18 @@ impl<'t> Draft<'t> {
             _ => None,
         });
         Some(Draft {
+            read_len: text_len,
             json,
             accessors,
             views,
             read,
             animations,
         })
+    }
+
+    /// The length of the JSON text as read (about that of the text written).
+    pub(crate) fn read_len(&self) -> usize {
+        self.read_len
     }
 
     /// The animations as read, for the patch to take (`json` holding `null`s in their places).

@@ -591,6 +591,7 @@ impl OutJson<'_> {
     pub fn size_hint(&self) -> usize {
         match self {
             OutJson::Text { base, .. } => base.text().len() + base.text().len() / 16,
+            OutJson::Draft(d) => d.read_len() + d.read_len() / 16,
             _ => 0,
         }
     }

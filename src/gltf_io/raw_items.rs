@@ -8,7 +8,6 @@ use super::layout::ViewRef;
 use super::lazy::{LazyJson, Transcode};
 use super::scan;
 use serde_json::Value;
-use std::borrow::Cow;
 
 /// The items of a top-level array of a document held as text, as the text of each item's
 /// members, then the items a patch added: for an array with no key given twice in any item and
@@ -16,7 +15,7 @@ use std::borrow::Cow;
 pub(crate) struct RawItems<'t>(Vec<RawItem<'t>>);
 
 /// One object's members in order: their keys and values (text, or a number set since).
-pub(crate) type Members<'t> = Vec<(Cow<'t, str>, Slot<'t>)>;
+pub(crate) type Members<'t> = Vec<(&'t str, Slot<'t>)>;
 
 enum RawItem<'t> {
     /// An object's members in order: their keys and values (text, or a number set since).
@@ -92,35 +91,33 @@ impl<'t> RawItems<'t> {
             }
             let members = scan::members(item)?.into_iter();
             Some(RawItem::Object(
-                members
-                    .map(|(k, v)| (Cow::Borrowed(k), Slot::Text(v)))
-                    .collect(),
+                members.map(|(k, v)| (k, Slot::Text(v))).collect(),
             ))
         });
         items.collect::<Option<Vec<_>>>().map(RawItems)
     }
 }
 
-impl ViewRef for Vec<(Cow<'_, str>, Slot<'_>)> {
+impl ViewRef for Members<'_> {
     fn num(&self, key: &str) -> Option<u64> {
-        match &self.iter().find(|(k, _)| k == key)?.1 {
+        match &self.iter().find(|(k, _)| *k == key)?.1 {
             Slot::Num(n) => Some(*n),
             Slot::Text(text) => serde_json::from_slice::<Value>(text).ok()?.as_u64(),
         }
     }
     fn set_num(&mut self, key: &str, n: u64) {
-        if let Some((_, slot)) = self.iter_mut().find(|(k, _)| k == key) {
+        if let Some((_, slot)) = self.iter_mut().find(|(k, _)| *k == key) {
             *slot = Slot::Num(n);
         }
     }
     fn set_buffer(&mut self, b: u64) {
-        match self.iter_mut().find(|(k, _)| k == "buffer") {
+        match self.iter_mut().find(|(k, _)| *k == "buffer") {
             Some((_, slot)) => *slot = Slot::Num(b),
-            None => self.push((Cow::Borrowed("buffer"), Slot::Num(b))),
+            None => self.push(("buffer", Slot::Num(b))),
         }
     }
     fn set_offset(&mut self, at: usize) {
-        let i = self.iter().position(|(k, _)| k == "byteOffset");
+        let i = self.iter().position(|(k, _)| *k == "byteOffset");
         match (i, at) {
             // As `serde_json::Map::remove` with `preserve_order`: the last member takes its place.
             (Some(i), 0) => {
@@ -128,7 +125,7 @@ impl ViewRef for Vec<(Cow<'_, str>, Slot<'_>)> {
             }
             (None, 0) => {}
             (Some(i), at) => self[i].1 = Slot::Num(at as u64),
-            (None, at) => self.push((Cow::Borrowed("byteOffset"), Slot::Num(at as u64))),
+            (None, at) => self.push(("byteOffset", Slot::Num(at as u64))),
         }
     }
 }
@@ -148,7 +145,7 @@ impl serde::Serialize for RawItems<'_> {
     }
 }
 
-struct RawObject<'a, 't>(&'a [(Cow<'t, str>, Slot<'t>)]);
+struct RawObject<'a, 't>(&'a [(&'t str, Slot<'t>)]);
 
 impl serde::Serialize for RawObject<'_, '_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
