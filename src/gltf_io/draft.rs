@@ -6,6 +6,7 @@
 use super::buffers::OutBuffers;
 use super::layout::{self, Packed, RawItems, Usage};
 use super::lazy::{self, LazyJson};
+use super::raw_items::Members;
 use super::read_animations::ReadAnimations;
 use serde_json::Value;
 
@@ -108,12 +109,14 @@ impl<'t> Draft<'t> {
         })
     }
 
-    /// Moves the items the patch added to `json` into the items held as text, drops those it
+    /// Moves the items the patch added (`added`: buffer views and accessors, and any it pushed
+    /// into `json`) into the items held as text, drops those it
     /// left unused (see [`layout::collect_garbage`]) and packs the buffer views into one buffer
     /// (see [`layout::pack`]).
     pub(crate) fn finish<'a>(
         &mut self,
         before: &Usage,
+        added: (Vec<Members<'static>>, Vec<Members<'static>>),
         buffers: &'a OutBuffers,
         bin_uri: Option<&str>,
     ) -> Packed<'a> {
@@ -129,6 +132,8 @@ impl<'t> Draft<'t> {
                 raw.extend(items.drain(read.min(items.len())..));
             }
         }
+        self.views.extend_objects(added.0);
+        self.accessors.extend_objects(added.1);
         layout::collect_garbage_parts(&mut self.json, &mut self.accessors, &mut self.views, before);
         layout::pack_raw(&mut self.json, &mut self.views, buffers, bin_uri)
     }

@@ -492,7 +492,7 @@ impl Document {
                 )))
             }
         };
-        let mut buffers = buffers::OutBuffers::new(&self.buffers);
+        let buffers = buffers::OutBuffers::new(&self.buffers);
         let unchanged = original.is_none_or(|original| {
             self.model == *original && self.model.clips.iter().all(|c| c.source.is_some())
         });
@@ -502,15 +502,11 @@ impl Document {
             if let Some(mut draft) = self.lazy.as_ref().and_then(draft::Draft::of) {
                 let used_before = draft.usage();
                 let mut read = draft.take_animations();
-                patch::apply(
-                    &mut draft.json,
-                    &mut read,
-                    &mut buffers,
-                    original,
-                    &self.model,
-                )
-                .map_err(fail)?;
-                let bin = draft.finish(&used_before, &buffers, bin_uri);
+                let mut adds = patch::Additions::new(buffers);
+                patch::apply(&mut draft.json, &mut read, &mut adds, original, &self.model)
+                    .map_err(fail)?;
+                let (buffers, views, accessors) = adds.into_parts();
+                let bin = draft.finish(&used_before, (views, accessors), &buffers, bin_uri);
                 return Ok(f(layout::OutJson::Draft(draft), &bin));
             }
             // The JSON as read, copied (or parsed afresh when only its text is held), and what
@@ -519,8 +515,9 @@ impl Document {
             let mut json = self.json_copy();
             let used_before = layout::Usage::of(&mut json);
             let mut read = take_animations(&mut json);
-            patch::apply(&mut json, &mut read, &mut buffers, original, &self.model)
-                .map_err(fail)?;
+            let mut adds = patch::Additions::new(buffers);
+            patch::apply(&mut json, &mut read, &mut adds, original, &self.model).map_err(fail)?;
+            let buffers = adds.into_json(&mut json);
             layout::collect_garbage(&mut json, &used_before);
             let bin = layout::pack(&mut json, &buffers, bin_uri);
             return Ok(f(layout::OutJson::Whole(json), &bin));

@@ -29,6 +29,8 @@ enum RawItem<'t> {
 pub(crate) enum Slot<'t> {
     Text(&'t [u8]),
     Num(u64),
+    /// A value a patch gave a member of an item it added.
+    Value(Value),
 }
 
 impl<'t> RawItems<'t> {
@@ -54,6 +56,11 @@ impl<'t> RawItems<'t> {
     /// Adds items a patch made, at the end.
     pub(crate) fn extend(&mut self, added: impl IntoIterator<Item = Value>) {
         self.0.extend(added.into_iter().map(RawItem::New));
+    }
+
+    /// Adds objects a patch made as their members, at the end.
+    pub(crate) fn extend_objects(&mut self, added: Vec<Members<'t>>) {
+        self.0.extend(added.into_iter().map(RawItem::Object));
     }
 
     /// Keeps the items whose `keep` is true (all those past its end).
@@ -103,6 +110,7 @@ impl ViewRef for Members<'_> {
         match &self.iter().find(|(k, _)| *k == key)?.1 {
             Slot::Num(n) => Some(*n),
             Slot::Text(text) => serde_json::from_slice::<Value>(text).ok()?.as_u64(),
+            Slot::Value(v) => v.as_u64(),
         }
     }
     fn set_num(&mut self, key: &str, n: u64) {
@@ -155,6 +163,7 @@ impl serde::Serialize for RawObject<'_, '_> {
             match slot {
                 Slot::Text(text) => map.serialize_entry(k, &Transcode(text))?,
                 Slot::Num(n) => map.serialize_entry(k, n)?,
+                Slot::Value(v) => map.serialize_entry(k, v)?,
             }
         }
         map.end()
