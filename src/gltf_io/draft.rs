@@ -1,7 +1,10 @@
 //! A changed document being written, its accessors and buffer views held as their text (issue
 //! 19): the patch, garbage collection and packing set the few numbers they change in them
 //! (`raw_items.rs`) and append new ones, so the many accessors and views of a file with many
-//! clips are never parsed into `Value`s; the other members are parsed to be patched.
+//! clips are never parsed into `Value`s. Its animations are held as their text too, each parsed
+//! as far as the patch needs it (`read_animations.rs`); the other members are parsed to be
+//! patched. A document whose accessors, views or animations cannot be held so (an extension, a
+//! sparse accessor, an escape, a key given twice) is not made a draft: it is patched whole.
 
 use super::buffers::OutBuffers;
 use super::layout::{self, Packed, RawItems, Usage};
