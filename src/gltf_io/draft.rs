@@ -174,3 +174,83 @@ impl serde::Serialize for Draft<'_> {
         out.end()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::buffers::{Buffer, OutBuffers};
+    use super::super::patch::Additions;
+    use super::super::raw_items::Slot;
+    use super::*;
+    use serde_json::json;
+
+    /// The same stand-in for a patch on a draft and on the document parsed whole: animation 0
+    /// rebuilt with no channel (its accessors 1 and 2 left unused), animation 1 kept, a view and
+    /// an accessor added, which the skin refers to.
+    fn patch(json: &mut Value, read: &mut ReadAnimations, adds: &mut Additions) {
+        json["animations"][0] = json!({ "name": "a", "samplers": [], "channels": [] });
+        json["animations"][1] = read.take(1);
+        let len = |key: &str| json[key].as_array().map_or(0, Vec::len);
+        let (views, accessors) = (len("bufferViews"), len("accessors"));
+        adds.views.push(vec![
+            ("buffer", Slot::Num(0)),
+            ("byteOffset", Slot::Num(0)),
+            ("byteLength", Slot::Num(4)),
+        ]);
+        adds.accessors.push(vec![
+            ("bufferView", Slot::Num(views as u64)),
+            ("type", Slot::Value("SCALAR".into())),
+        ]);
+        json["skins"][0]["inverseBindMatrices"] = accessors.into();
+    }
+
+    /// A draft writes what the document patched whole writes: accessors renumbered where views
+    /// were dropped (and one whose view is no `u64` left as it is), items that are no objects,
+    /// references from meshes, skins and images renumbered, the packed buffer the same.
+    #[test]
+    fn a_draft_writes_what_the_document_patched_whole_writes() {
+        let text = r#"{"asset":{"version":"2.0"},
+            "accessors":[{"bufferView":0,"componentType":5126,"count":1,"type":"SCALAR","min":[0.5],"max":[1]},
+                {"bufferView":1,"count":1},{"count":2,"bufferView":2},{"bufferView":3.0},7,
+                {"name":"x","bufferView":4}],
+            "bufferViews":[{"buffer":0,"byteLength":4},{"buffer":0,"byteOffset":4,"byteLength":4},
+                {"byteLength":4,"byteOffset":8,"buffer":0},{"buffer":0,"byteOffset":12,"byteLength":4},
+                {"buffer":0,"byteOffset":16,"byteLength":4},{"buffer":0,"byteLength":2}, null],
+            "buffers":[{"byteLength":20}],
+            "images":[{"bufferView":5,"mimeType":"image/png"}],
+            "meshes":[{"primitives":[{"attributes":{"POSITION":5},"indices":3}]}],
+            "skins":[{"joints":[0],"inverseBindMatrices":5}],
+            "animations":[{"name":"a","samplers":[{"input":0,"output":1},{"input":0,"output":2}],
+                "channels":[{"sampler":0,"target":{"node":0,"path":"rotation"}}]},
+                {"samplers":[{"input":0,"output":0}],"channels":[]}]}"#;
+        let data = vec![Some(Buffer::from((0..20).collect::<Vec<u8>>()))];
+        let lazy = LazyJson::new(
+            Buffer::from(text.as_bytes().to_vec()),
+            lazy::split(text.as_bytes()).expect("splits"),
+        );
+        for uri in [None, Some("out.bin")] {
+            let mut whole: Value = serde_json::from_str(text).expect("parses");
+            let before = Usage::of(&mut whole);
+            let mut read = super::super::take_animations(&mut whole);
+            let mut adds = Additions::new(OutBuffers::new(&data));
+            patch(&mut whole, &mut read, &mut adds);
+            let buffers = adds.into_json(&mut whole);
+            layout::collect_garbage(&mut whole, &before);
+            let packed = layout::pack(&mut whole, &buffers, uri);
+
+            let mut draft = Draft::of(&lazy).expect("a draft");
+            assert!(draft.animations.is_some(), "animations held as text");
+            let before = draft.usage();
+            let mut read = draft.take_animations();
+            let mut adds = Additions::new(OutBuffers::new(&data));
+            patch(&mut draft.json, &mut read, &mut adds);
+            let (buffers, views, accessors) = adds.into_parts();
+            let packed_draft = draft.finish(&before, (views, accessors), &buffers, uri);
+
+            let written = serde_json::to_string(&draft).expect("written");
+            assert_eq!(written, serde_json::to_string(&whole).expect("written"));
+            assert_eq!(draft.into_value(), whole);
+            assert_eq!(packed_draft.to_vec(), packed.to_vec());
+            assert_eq!(whole["accessors"].as_array().map(Vec::len), Some(5));
+        }
+    }
+}
