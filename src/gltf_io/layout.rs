@@ -4,7 +4,7 @@
 
 use super::buffers::{is_fallback, OutBuffers, Piece};
 use super::lazy::LazyJson;
-pub(crate) use super::raw_views::RawViews;
+pub(crate) use super::raw_items::RawItems;
 use serde_json::Value;
 use std::io::IoSlice;
 
@@ -157,6 +157,15 @@ fn mark(len: usize, json: &mut Value, visit: Visitor) -> Vec<bool> {
     used
 }
 
+/// Marks in `used` the buffer views the accessors held as text (and added) refer to.
+fn mark_raw(used: &mut [bool], accessors: &mut RawItems) {
+    for acc in accessors.objects_mut() {
+        if let Some(slot) = acc.num("bufferView").and_then(|i| used.get_mut(i as usize)) {
+            *slot = true;
+        }
+    }
+}
+
 impl Usage {
     /// Marks what `json` refers to. It takes `&mut` only because the reference walks are
     /// written once for marking and renumbering; marking changes nothing.
@@ -171,6 +180,20 @@ impl Usage {
         }
     }
 
+    /// [`Usage::of`] of a document whose accessors are held as text (`accessors`; `json`
+    /// holds as many placeholders that refer to nothing), and whose animations may be too
+    /// (`animations` marks the accessors they refer to). Neither holds an extension.
+    pub fn of_parts(
+        json: &mut Value,
+        accessors: &mut RawItems,
+        animations: impl FnOnce(&mut [bool]),
+    ) -> Usage {
+        let mut usage = Usage::of(json);
+        mark_raw(&mut usage.views, accessors);
+        animations(&mut usage.accessors);
+        usage
+    }
+
     /// The walk over the buffer view references of a document whose extensions hold some
     /// (`extension_views`) or none.
     fn view_walk(extension_views: bool) -> Visitor {
@@ -182,11 +205,8 @@ impl Usage {
     }
 }
 
-/// Removes the items of `json[key]` for which `drop` is true and renumbers references.
-fn remove_items(json: &mut Value, key: &str, drop: &[bool], visit: Visitor) {
-    if !drop.contains(&true) {
-        return;
-    }
+/// The new index of each item when those for which `drop` is true are removed.
+fn new_indices(drop: &[bool]) -> Vec<Option<u64>> {
     let mut new_index = vec![None; drop.len()];
     let mut next = 0u64;
     for (i, d) in drop.iter().enumerate() {
@@ -195,6 +215,20 @@ fn remove_items(json: &mut Value, key: &str, drop: &[bool], visit: Visitor) {
             next += 1;
         }
     }
+    new_index
+}
+
+/// The new index of the item index `i` holds, if it is one and is kept.
+fn renumbered(i: Option<u64>, new_index: &[Option<u64>]) -> Option<u64> {
+    new_index.get(i? as usize).copied().flatten()
+}
+
+/// Removes the items of `json[key]` for which `drop` is true and renumbers references.
+fn remove_items(json: &mut Value, key: &str, drop: &[bool], visit: Visitor) {
+    if !drop.contains(&true) {
+        return;
+    }
+    let new_index = new_indices(drop);
     if let Some(items) = json.get_mut(key).and_then(Value::as_array_mut) {
         let mut i = 0;
         items.retain(|_| {
@@ -203,8 +237,8 @@ fn remove_items(json: &mut Value, key: &str, drop: &[bool], visit: Visitor) {
         });
     }
     visit(json, &mut |v| {
-        if let Some(Some(n)) = v.as_u64().and_then(|i| new_index.get(i as usize)) {
-            *v = (*n).into();
+        if let Some(n) = renumbered(v.as_u64(), &new_index) {
+            *v = n.into();
         }
     });
 }
@@ -223,6 +257,51 @@ pub(crate) fn collect_garbage(json: &mut Value, before: &Usage) {
         .map(|i| !now[i] && before.views.get(i).copied().unwrap_or(true))
         .collect();
     remove_items(json, "bufferViews", &drop, views);
+}
+
+/// [`collect_garbage`] of a document whose accessors and buffer views are held as text
+/// (`accessors`, `views`, with the items a patch added at their end; `json` holds neither).
+pub(crate) fn collect_garbage_parts(
+    json: &mut Value,
+    accessors: &mut RawItems,
+    views: &mut RawItems,
+    before: &Usage,
+) {
+    let now = mark(accessors.len(), json, visit_accessor_refs);
+    let drop: Vec<bool> = (0..now.len())
+        .map(|i| !now[i] && before.accessors.get(i).copied().unwrap_or(true))
+        .collect();
+    if drop.contains(&true) {
+        let keep: Vec<bool> = drop.iter().map(|d| !d).collect();
+        accessors.retain(&keep);
+        let new_index = new_indices(&drop);
+        visit_accessor_refs(json, &mut |v| {
+            if let Some(n) = renumbered(v.as_u64(), &new_index) {
+                *v = n.into();
+            }
+        });
+    }
+    let walk = Usage::view_walk(before.extension_views);
+    let mut now = mark(views.len(), json, walk);
+    mark_raw(&mut now, accessors);
+    let drop: Vec<bool> = (0..now.len())
+        .map(|i| !now[i] && before.views.get(i).copied().unwrap_or(true))
+        .collect();
+    if drop.contains(&true) {
+        let keep: Vec<bool> = drop.iter().map(|d| !d).collect();
+        views.retain(&keep);
+        let new_index = new_indices(&drop);
+        walk(json, &mut |v| {
+            if let Some(n) = renumbered(v.as_u64(), &new_index) {
+                *v = n.into();
+            }
+        });
+        for acc in accessors.objects_mut() {
+            if let Some(n) = renumbered(acc.num("bufferView"), &new_index) {
+                acc.set_num("bufferView", n);
+            }
+        }
+    }
 }
 
 /// Places `len` bytes after `end` (the packed buffer's length so far) at the next 4-byte
@@ -326,6 +405,8 @@ fn write_all_vectored(
 pub(crate) trait ViewRef {
     /// Member `key` as a `u64` (`Value::as_u64`).
     fn num(&self, key: &str) -> Option<u64>;
+    /// Sets member `key` to `n` when there is one (as `*obj.get_mut(key) = n`).
+    fn set_num(&mut self, key: &str, n: u64);
     /// Sets `buffer` (as `obj["buffer"] = b`).
     fn set_buffer(&mut self, b: u64);
     /// Sets `byteOffset`, or removes it when `at` is 0 (see [`set_offset`]).
@@ -335,6 +416,11 @@ pub(crate) trait ViewRef {
 impl ViewRef for Value {
     fn num(&self, key: &str) -> Option<u64> {
         member(self, key).and_then(Value::as_u64)
+    }
+    fn set_num(&mut self, key: &str, n: u64) {
+        if let Some(slot) = member_mut(self, key) {
+            *slot = n.into();
+        }
     }
     fn set_buffer(&mut self, b: u64) {
         match member_mut(self, "buffer") {
@@ -454,11 +540,11 @@ pub(crate) fn pack<'a>(
 }
 
 /// [`pack`] of a document held as text (`lazy.rs`) whose buffer views are `views` (their
-/// text, see [`RawViews`]) and whose other members it changes are in `over` (an object,
+/// text, see [`RawItems`]) and whose other members it changes are in `over` (an object,
 /// holding `buffers` when the document has it).
 pub(crate) fn pack_raw<'a>(
     over: &mut Value,
-    views: &mut RawViews<'_>,
+    views: &mut RawItems<'_>,
     buffers: &'a OutBuffers,
     bin_uri: Option<&str>,
 ) -> Packed<'a> {
@@ -479,6 +565,8 @@ pub(crate) fn pack_raw<'a>(
 pub(crate) enum OutJson<'a> {
     /// The whole patched document.
     Whole(Value),
+    /// The patched document, its accessors and buffer views held as text.
+    Draft(super::draft::Draft<'a>),
     /// `base` with the top-level keys of `over` replacing its own (new keys at the end).
     Layered {
         /// The document as read (an object).
@@ -492,7 +580,7 @@ pub(crate) enum OutJson<'a> {
         /// The document as read.
         base: &'a LazyJson,
         /// Its buffer views packed from their text, when they were (else `over` holds them).
-        views: Option<RawViews<'a>>,
+        views: Option<RawItems<'a>>,
         /// Replacements of top-level keys (an object).
         over: Value,
     },
@@ -503,6 +591,7 @@ impl OutJson<'_> {
     pub fn size_hint(&self) -> usize {
         match self {
             OutJson::Text { base, .. } => base.text().len() + base.text().len() / 16,
+            OutJson::Draft(d) => d.read_len() + d.read_len() / 16,
             _ => 0,
         }
     }
@@ -511,6 +600,7 @@ impl OutJson<'_> {
     pub fn into_value(self) -> Value {
         match self {
             OutJson::Whole(v) => v,
+            OutJson::Draft(d) => d.into_value(),
             OutJson::Text { base, views, over } => {
                 let mut over = over;
                 if let (Some(views), Some(o)) = (views, over.as_object_mut()) {
@@ -541,6 +631,7 @@ impl serde::Serialize for OutJson<'_> {
         use serde::ser::SerializeMap;
         let (base, over) = match self {
             OutJson::Whole(v) => return v.serialize(s),
+            OutJson::Draft(d) => return d.serialize(s),
             OutJson::Text { base, views, over } => {
                 let views = views.as_ref().map(|v| ("bufferViews", v));
                 return base.serialize_over(over, views, s);
@@ -596,7 +687,7 @@ mod tests {
             let text = format!(r#"{{"buffers":{buffers},"bufferViews":{views},"asset":{{}}}}"#);
             let members = lazy::split(text.as_bytes()).expect("splits");
             let doc = LazyJson::new(Buffer::from(text.clone().into_bytes()), members);
-            let mut raw = RawViews::of(&doc).expect("packed from text");
+            let mut raw = RawItems::views(&doc).expect("packed from text");
             for uri in [None, Some("out.bin")] {
                 let mut as_values: Value = serde_json::from_str(&text).expect("parses");
                 let packed = pack(&mut as_values, &out, uri);
@@ -609,7 +700,7 @@ mod tests {
                 let written = serde_json::to_string(&raw).expect("written");
                 let expected = serde_json::to_string(&as_values["bufferViews"]).expect("written");
                 assert_eq!(written, expected, "{views}");
-                raw = RawViews::of(&doc).expect("packed from text");
+                raw = RawItems::views(&doc).expect("packed from text");
             }
         }
         // Views with a meshopt extension, or a key given twice, are packed as `Value`s.
@@ -620,7 +711,7 @@ mod tests {
             let text = format!(r#"{{"bufferViews":{views}}}"#);
             let members = lazy::split(text.as_bytes()).expect("splits");
             let doc = LazyJson::new(Buffer::from(text.clone().into_bytes()), members);
-            assert!(RawViews::of(&doc).is_none(), "{views}");
+            assert!(RawItems::views(&doc).is_none(), "{views}");
         }
     }
 

@@ -386,6 +386,18 @@ impl LazyJson {
         Value::Object(map)
     }
 
+    /// [`LazyJson::to_value_owned`], but member `key` is `instead(key)` when that is some
+    /// value (which is not parsed from the text).
+    pub(crate) fn to_value_owned_but(&self, instead: impl Fn(&str) -> Option<Value>) -> Value {
+        let map = (0..self.members.len())
+            .map(|i| {
+                let key = &self.members[i].key;
+                (key.clone(), instead(key).unwrap_or_else(|| self.owned(i)))
+            })
+            .collect();
+        Value::Object(map)
+    }
+
     /// The whole text.
     pub(crate) fn text(&self) -> &[u8] {
         &self.text

@@ -10,6 +10,7 @@ mod accessor;
 mod buffers;
 pub mod build;
 mod container;
+mod draft;
 mod error;
 mod extract;
 mod hints;
@@ -17,9 +18,11 @@ mod input;
 mod layout;
 mod lazy;
 mod patch;
-mod raw_views;
+mod raw_items;
 mod read;
+mod read_animations;
 mod release;
+mod scan;
 
 pub use buffers::Resources;
 pub use container::Format;
@@ -489,19 +492,32 @@ impl Document {
                 )))
             }
         };
-        let mut buffers = buffers::OutBuffers::new(&self.buffers);
+        let buffers = buffers::OutBuffers::new(&self.buffers);
         let unchanged = original.is_none_or(|original| {
             self.model == *original && self.model.clips.iter().all(|c| c.source.is_some())
         });
         if let (false, Some(original)) = (unchanged, original) {
+            // Held as text: only the members the patch changes are parsed, and the accessors
+            // and buffer views are held as their text (when they can be).
+            if let Some(mut draft) = self.lazy.as_ref().and_then(draft::Draft::of) {
+                let used_before = draft.usage();
+                let mut read = draft.take_animations();
+                let mut adds = patch::Additions::new(buffers);
+                patch::apply(&mut draft.json, &mut read, &mut adds, original, &self.model)
+                    .map_err(fail)?;
+                let (buffers, views, accessors) = adds.into_parts();
+                let bin = draft.finish(&used_before, (views, accessors), &buffers, bin_uri);
+                return Ok(f(layout::OutJson::Draft(draft), &bin));
+            }
             // The JSON as read, copied (or parsed afresh when only its text is held), and what
             // it uses; less its animations (`read` holds them): the patch moves each back, as
             // read or rebuilt.
             let mut json = self.json_copy();
             let used_before = layout::Usage::of(&mut json);
             let mut read = take_animations(&mut json);
-            patch::apply(&mut json, &mut read, &mut buffers, original, &self.model)
-                .map_err(fail)?;
+            let mut adds = patch::Additions::new(buffers);
+            patch::apply(&mut json, &mut read, &mut adds, original, &self.model).map_err(fail)?;
+            let buffers = adds.into_json(&mut json);
             layout::collect_garbage(&mut json, &used_before);
             let bin = layout::pack(&mut json, &buffers, bin_uri);
             return Ok(f(layout::OutJson::Whole(json), &bin));
@@ -514,7 +530,7 @@ impl Document {
             .is_none()
             .then_some(self.lazy.as_ref())
             .flatten();
-        let mut views = text.and_then(layout::RawViews::of);
+        let mut views = text.and_then(layout::RawItems::views);
         let mut over = serde_json::Map::new();
         let keys: &[&str] = match views {
             Some(_) => &["buffers"],
@@ -688,18 +704,14 @@ impl Document {
 }
 
 /// Takes the animations out of `json`, leaving its `animations` array holding nulls in their
-/// places, and returns them as the document `{"animations": …}` (what patching reads of the
-/// JSON as read).
-fn take_animations(json: &mut Value) -> Value {
-    let mut read = serde_json::Map::new();
-    if let Some(map) = json.as_object_mut() {
-        if let Some(anims) = map.get_mut("animations").filter(|a| a.is_array()) {
-            let len = anims.as_array().map_or(0, Vec::len);
-            let taken = std::mem::replace(anims, Value::Array(vec![Value::Null; len]));
-            read.insert("animations".into(), taken);
-        }
+/// places, and returns them (what patching reads of the JSON as read).
+fn take_animations(json: &mut Value) -> read_animations::ReadAnimations<'static> {
+    let mut read = Vec::new();
+    if let Some(Value::Array(anims)) = json.get_mut("animations") {
+        let len = anims.len();
+        read = std::mem::replace(anims, vec![Value::Null; len]);
     }
-    Value::Object(read)
+    read_animations::ReadAnimations::Values(read)
 }
 
 /// Bytes on disk of a glTF file and of the buffers and images it refers to by relative URI

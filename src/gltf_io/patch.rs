@@ -4,7 +4,8 @@
 
 use super::buffers::{push_array, Added, OutBuffers};
 use super::error::ErrorKind;
-use super::layout::member;
+use super::raw_items::{Members, Slot};
+use super::read_animations::{OldItems, ReadAnimations};
 use crate::model::{Channel, Clip, Model, Skeleton, Track, TrackValue, Transform};
 use glam::{Mat4, Quat, Vec3};
 use serde_json::{json, Map, Value};
@@ -30,12 +31,12 @@ fn nums(xs: &[f32]) -> Value {
 }
 
 /// Patches `json` (a copy of the document as read whose animations may be left out:
-/// [`patch_clips`] puts each back, as read or rebuilt, taking it out of `read`, which holds
-/// them as `{"animations": […]}`) with what changed from `original` to `model`.
+/// [`patch_clips`] puts each back, as read or rebuilt, taking it out of `read`) with what
+/// changed from `original` to `model`.
 pub(crate) fn apply(
     json: &mut Value,
-    read: &mut Value,
-    buffers: &mut OutBuffers,
+    read: &mut ReadAnimations,
+    adds: &mut Additions,
     original: &Model,
     model: &Model,
 ) -> Result<(), ErrorKind> {
@@ -64,14 +65,14 @@ pub(crate) fn apply(
     for (new, old) in model.skeletons.iter().zip(&original.skeletons) {
         patch_skeleton(
             json,
-            buffers,
+            adds,
             old,
             new,
             if turned { turn } else { Quat::IDENTITY },
         )?;
     }
     turn_scene_roots(json, &roots, turn)?;
-    patch_clips(json, read, buffers, original, model)
+    patch_clips(json, read, adds, original, model)
 }
 
 fn node_mut<'a>(
@@ -94,7 +95,7 @@ fn write_trs(node: &mut Map<String, Value>, t: &Transform) {
 
 fn patch_skeleton(
     json: &mut Value,
-    buffers: &mut OutBuffers,
+    adds: &mut Additions,
     old: &Skeleton,
     new: &Skeleton,
     turn: Quat,
@@ -171,7 +172,7 @@ fn patch_skeleton(
                     c
                 })
                 .collect();
-            let acc = add_accessor(json, buffers, Added::Floats(flat.into()), "MAT4", None);
+            let acc = add_accessor(json, adds, Added::Floats(flat.into()), "MAT4", None);
             json["skins"][k as usize]["inverseBindMatrices"] = acc.into();
         }
     }
@@ -371,12 +372,73 @@ fn turn_scene_roots(json: &mut Value, roots: &[u32], turn: Quat) -> Result<(), E
     Ok(())
 }
 
+/// What a patch adds beside the document's JSON: the new data (in `buffers`), and the buffer
+/// views and accessors that describe it, held as their members (see `raw_items.rs`) until the
+/// patch is done, rather than built as `Value`s one key at a time.
+pub(crate) struct Additions<'a> {
+    pub buffers: OutBuffers<'a>,
+    pub views: Vec<Members<'static>>,
+    pub accessors: Vec<Members<'static>>,
+    /// How many buffer views and accessors the document held before the first addition.
+    first: Option<(usize, usize)>,
+}
+
+impl<'a> Additions<'a> {
+    pub(crate) fn new(buffers: OutBuffers<'a>) -> Additions<'a> {
+        Additions {
+            buffers,
+            views: Vec::new(),
+            accessors: Vec::new(),
+            first: None,
+        }
+    }
+
+    /// The buffers, and the buffer views and accessors added.
+    pub(crate) fn into_parts(
+        self,
+    ) -> (OutBuffers<'a>, Vec<Members<'static>>, Vec<Members<'static>>) {
+        (self.buffers, self.views, self.accessors)
+    }
+
+    /// Appends the buffer views and accessors added to `json`'s arrays, as values (for a
+    /// document patched whole); returns the buffers.
+    pub(crate) fn into_json(self, json: &mut Value) -> OutBuffers<'a> {
+        for (key, items) in [("bufferViews", self.views), ("accessors", self.accessors)] {
+            for members in items {
+                let map = members.into_iter().map(|(k, slot)| {
+                    let v = match slot {
+                        Slot::Num(n) => Value::from(n),
+                        Slot::Value(v) => v,
+                        Slot::Text(t) => super::lazy::parse_checked(t),
+                    };
+                    (k.to_string(), v)
+                });
+                push_array(json, key, Value::Object(map.collect()));
+            }
+        }
+        self.buffers
+    }
+}
+
+/// The length of the top-level array `key` of `json`, which is made an empty array when it is
+/// missing or no array (as [`push_array`] makes it).
+fn array_len(json: &mut Value, key: &str) -> usize {
+    let Some(root) = json.as_object_mut() else {
+        return 0;
+    };
+    let arr = root.entry(key).or_insert_with(|| Value::Array(Vec::new()));
+    if !arr.is_array() {
+        *arr = Value::Array(Vec::new());
+    }
+    arr.as_array().map_or(0, Vec::len)
+}
+
 /// Appends float data as a new buffer, buffer view and accessor of type `ty`, with `bounds`
 /// (the values whose per-component minimum and maximum it records) if given; returns the
 /// accessor index.
 fn add_accessor(
     json: &mut Value,
-    buffers: &mut OutBuffers,
+    adds: &mut Additions,
     data: Added,
     ty: &str,
     bounds: Option<&[f32]>,
@@ -388,14 +450,23 @@ fn add_accessor(
         _ => 16,
     };
     let byte_len = data.byte_len();
-    let (buffer, offset) = buffers.append(json, data);
-    let view = push_array(
-        json,
-        "bufferViews",
-        json!({ "buffer": buffer, "byteOffset": offset, "byteLength": byte_len }),
-    );
-    let mut acc =
-        json!({ "bufferView": view, "componentType": 5126, "count": byte_len / 4 / n, "type": ty });
+    let (buffer, offset) = adds.buffers.append(json, data);
+    // The arrays are made where the first push into them would make them.
+    let (views, accessors) = *adds
+        .first
+        .get_or_insert_with(|| (array_len(json, "bufferViews"), array_len(json, "accessors")));
+    let view = views + adds.views.len();
+    adds.views.push(vec![
+        ("buffer", Slot::Num(buffer as u64)),
+        ("byteOffset", Slot::Num(offset as u64)),
+        ("byteLength", Slot::Num(byte_len as u64)),
+    ]);
+    let mut acc = vec![
+        ("bufferView", Slot::Num(view as u64)),
+        ("componentType", Slot::Num(5126)),
+        ("count", Slot::Num((byte_len / 4 / n) as u64)),
+        ("type", Slot::Value(ty.into())),
+    ];
     if let Some(data) = bounds {
         let mut lo = vec![f32::INFINITY; n];
         let mut hi = vec![f32::NEG_INFINITY; n];
@@ -405,16 +476,17 @@ fn add_accessor(
                 hi[c] = hi[c].max(e[c]);
             }
         }
-        acc["min"] = nums(&lo);
-        acc["max"] = nums(&hi);
+        acc.push(("min", Slot::Value(nums(&lo))));
+        acc.push(("max", Slot::Value(nums(&hi))));
     }
-    push_array(json, "accessors", acc)
+    adds.accessors.push(acc);
+    accessors + adds.accessors.len() - 1
 }
 
 /// One animation being rebuilt: its new channels and samplers.
 struct Rebuild<'a> {
-    old_channels: &'a [Value],
-    old_samplers: &'a [Value],
+    old_channels: &'a OldItems<'a>,
+    old_samplers: &'a OldItems<'a>,
     channels: Vec<Value>,
     samplers: Vec<Value>,
     reused: HashMap<u64, usize>,
@@ -432,7 +504,6 @@ impl Rebuild<'_> {
         let mut ch = self
             .old_channels
             .get(c)
-            .cloned()
             .ok_or_else(|| fail(format!("channel {c} does not exist")))?;
         let s = ch["sampler"]
             .as_u64()
@@ -440,12 +511,8 @@ impl Rebuild<'_> {
         let idx = match self.reused.get(&s) {
             Some(&i) => i,
             None => {
-                self.samplers.push(
-                    self.old_samplers
-                        .get(s as usize)
-                        .cloned()
-                        .unwrap_or(Value::Null),
-                );
+                self.samplers
+                    .push(self.old_samplers.get(s as usize).unwrap_or(Value::Null));
                 self.reused.insert(s, self.samplers.len() - 1);
                 self.samplers.len() - 1
             }
@@ -468,7 +535,7 @@ impl Rebuild<'_> {
     fn new_track<T: TrackValue>(
         &mut self,
         json: &mut Value,
-        buffers: &mut OutBuffers,
+        adds: &mut Additions,
         node: u32,
         path: &str,
         track: &Track<T>,
@@ -484,7 +551,7 @@ impl Rebuild<'_> {
                     Some(&i) => i,
                     None => {
                         let data = Added::Floats(track.times.clone());
-                        let i = add_accessor(json, buffers, data, "SCALAR", Some(&track.times));
+                        let i = add_accessor(json, adds, data, "SCALAR", Some(&track.times));
                         self.inputs.insert(key, i);
                         i
                     }
@@ -493,7 +560,7 @@ impl Rebuild<'_> {
                 i
             }
         };
-        let output = add_accessor(json, buffers, added(track.values.clone()), ty, None);
+        let output = add_accessor(json, adds, added(track.values.clone()), ty, None);
         self.samplers.push(
             json!({ "input": input, "output": output, "interpolation": track.interpolation.as_gltf() }),
         );
@@ -503,21 +570,12 @@ impl Rebuild<'_> {
     }
 }
 
-/// The animation `a` of `read`, taken out of it (each is taken once, not copied); `null` when
-/// there is none.
-fn take_animation(read: &mut Value, a: usize) -> Value {
-    read.get_mut("animations")
-        .and_then(|anims| anims.get_mut(a))
-        .map(std::mem::take)
-        .unwrap_or(Value::Null)
-}
-
 /// Puts every animation of `read` into `json`: as read when its clips did not change, else
 /// rebuilt; then removes the ones left without clips and adds the clips not read from the file.
 fn patch_clips(
     json: &mut Value,
-    read: &mut Value,
-    buffers: &mut OutBuffers,
+    read: &mut ReadAnimations,
+    adds: &mut Additions,
     original: &Model,
     model: &Model,
 ) -> Result<(), ErrorKind> {
@@ -536,7 +594,7 @@ fn patch_clips(
                 .get_mut("animations")
                 .and_then(|v| v.get_mut(a as usize))
             {
-                *slot = take_animation(read, a as usize);
+                *slot = read.take(a as usize);
             }
             continue;
         }
@@ -544,10 +602,10 @@ fn patch_clips(
             removed.push(a as usize);
             continue;
         }
-        rebuild(json, read, buffers, model, &new, &old, Some(a as usize))?;
+        rebuild(json, read, adds, model, &new, &old, Some(a as usize))?;
     }
     for clip in model.clips.iter().filter(|c| c.source.is_none()) {
-        rebuild(json, read, buffers, model, &[clip], &[], None)?;
+        rebuild(json, read, adds, model, &[clip], &[], None)?;
     }
     if let Some(anims) = json.get_mut("animations").and_then(Value::as_array_mut) {
         for a in removed.into_iter().rev() {
@@ -563,26 +621,25 @@ fn patch_clips(
 )]
 fn rebuild(
     json: &mut Value,
-    read: &mut Value,
-    buffers: &mut OutBuffers,
+    read: &mut ReadAnimations,
+    adds: &mut Additions,
     model: &Model,
     new: &[&Clip],
     old: &[&Clip],
     a: Option<usize>,
 ) -> Result<(), ErrorKind> {
-    let anim = a.map_or_else(|| json!({}), |a| take_animation(read, a));
-    let empty = Vec::new();
-    let old_channels = anim
-        .get("channels")
-        .and_then(Value::as_array)
-        .unwrap_or(&empty);
-    let old_samplers = anim
-        .get("samplers")
-        .and_then(Value::as_array)
-        .unwrap_or(&empty);
+    // Its channels and samplers as read, taken out (`null` in their places).
+    let (mut anim, old_channels, old_samplers) = match a {
+        Some(a) => read.take_to_rebuild(a),
+        None => (
+            json!({}),
+            OldItems::Values(vec![]),
+            OldItems::Values(vec![]),
+        ),
+    };
     let mut r = Rebuild {
-        old_channels,
-        old_samplers,
+        old_channels: &old_channels,
+        old_samplers: &old_samplers,
         channels: vec![],
         samplers: vec![],
         reused: HashMap::new(),
@@ -590,14 +647,9 @@ fn rebuild(
         shared_inputs: HashMap::new(),
         targets: HashMap::with_capacity(old_channels.len()),
     };
-    for (c, ch) in old_channels.iter().enumerate().rev() {
-        let target = member(ch, "target");
-        let field = |key| target.and_then(|t| member(t, key));
-        let channel = field("path")
-            .and_then(Value::as_str)
-            .and_then(Channel::from_gltf_path);
-        if let (Some(node), Some(channel)) = (field("node").and_then(Value::as_u64), channel) {
-            r.targets.insert((node, channel), c); // the first channel wins
+    for c in (0..old_channels.len()).rev() {
+        if let Some(target) = old_channels.target(c) {
+            r.targets.insert(target, c); // the first channel wins
         }
     }
     for clip in new {
@@ -638,21 +690,23 @@ fn rebuild(
                 }
                 let path = channel.as_str();
                 match channel {
-                    Channel::Translation => tracks.translation.iter().for_each(|t| {
-                        r.new_track(json, buffers, node, path, t, Added::Vec3s, "VEC3")
-                    }),
-                    Channel::Rotation => tracks.rotation.iter().for_each(|t| {
-                        r.new_track(json, buffers, node, path, t, Added::Quats, "VEC4")
-                    }),
-                    Channel::Scale => tracks.scale.iter().for_each(|t| {
-                        r.new_track(json, buffers, node, path, t, Added::Vec3s, "VEC3")
-                    }),
+                    Channel::Translation => tracks
+                        .translation
+                        .iter()
+                        .for_each(|t| r.new_track(json, adds, node, path, t, Added::Vec3s, "VEC3")),
+                    Channel::Rotation => tracks
+                        .rotation
+                        .iter()
+                        .for_each(|t| r.new_track(json, adds, node, path, t, Added::Quats, "VEC4")),
+                    Channel::Scale => tracks
+                        .scale
+                        .iter()
+                        .for_each(|t| r.new_track(json, adds, node, path, t, Added::Vec3s, "VEC3")),
                 }
             }
         }
     }
     let (channels, samplers) = (r.channels, r.samplers);
-    let mut anim = anim; // the borrows of the old channels ended with `r`
     anim["channels"] = Value::Array(channels);
     anim["samplers"] = Value::Array(samplers);
     // An unnamed animation keeps having no name unless the clip was renamed.

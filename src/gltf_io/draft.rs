@@ -1,0 +1,256 @@
+//! A changed document being written, its accessors and buffer views held as their text (issue
+//! 19): the patch, garbage collection and packing set the few numbers they change in them
+//! (`raw_items.rs`) and append new ones, so the many accessors and views of a file with many
+//! clips are never parsed into `Value`s. Its animations are held as their text too, each parsed
+//! as far as the patch needs it (`read_animations.rs`); the other members are parsed to be
+//! patched. A document whose accessors, views or animations cannot be held so (an extension, a
+//! sparse accessor, an escape, a key given twice) is not made a draft: it is patched whole.
+
+use super::buffers::OutBuffers;
+use super::layout::{self, Packed, RawItems, Usage};
+use super::lazy::{self, LazyJson};
+use super::raw_items::Members;
+use super::read_animations::ReadAnimations;
+use serde_json::Value;
+
+/// The document being patched: `json` holds every member but the accessors and buffer views,
+/// which `accessors` and `views` hold (`json` has placeholders for them: `null` items while it
+/// is patched, so that the indices of the items it adds are right, then `null`).
+pub(crate) struct Draft<'t> {
+    pub json: Value,
+    accessors: RawItems<'t>,
+    views: RawItems<'t>,
+    /// How many accessors and buffer views were read.
+    read: (usize, usize),
+    /// The length of the JSON text as read.
+    read_len: usize,
+    /// The animations as their text, when they are held so (`json` holds as many `null`s).
+    animations: Option<Vec<&'t [u8]>>,
+}
+
+/// The members held as text.
+const ACCESSORS: &str = "accessors";
+const VIEWS: &str = "bufferViews";
+const ANIMATIONS: &str = "animations";
+
+/// The items of the array member `key` of `json` as their text, when it is one with no key
+/// given twice, no escapes and no extension (which may refer to buffer views).
+fn item_texts<'t>(json: &'t LazyJson, key: &str) -> Option<Vec<&'t [u8]>> {
+    let text = json.text_of(key)?;
+    if !json.is_plain(key) || text.contains(&b'\\') || lazy::contains(text, b"extensions") {
+        return None;
+    }
+    super::scan::items(text)
+}
+
+/// Whether member `key` of `json` (held as text) can be held as [`RawItems`] while a patch
+/// renumbers it: no extension (which may refer to views), no sparse accessor (whose parts
+/// refer to views).
+fn holdable(json: &LazyJson, key: &str) -> bool {
+    json.text_of(key)
+        .is_none_or(|text| !lazy::contains(text, b"extensions") && !lazy::contains(text, b"sparse"))
+}
+
+/// The items of member `key`, none when it is absent.
+fn items<'t>(json: &'t LazyJson, key: &str) -> Option<RawItems<'t>> {
+    match json.text_of(key) {
+        Some(_) => RawItems::of(json, key),
+        None => Some(RawItems::empty()),
+    }
+}
+
+impl<'t> Draft<'t> {
+    /// The document held as text `json`, to be patched, when its accessors and buffer views
+    /// can be held as text.
+    pub(crate) fn of(json: &'t LazyJson) -> Option<Draft<'t>> {
+        if !holdable(json, ACCESSORS) || !holdable(json, VIEWS) {
+            return None;
+        }
+        let accessors = items(json, ACCESSORS)?;
+        let views = items(json, VIEWS)?;
+        let read = (accessors.len(), views.len());
+        let text_len = json.text().len();
+        let animations = item_texts(json, ANIMATIONS);
+        let anims = animations.as_ref().map(Vec::len);
+        let json = json.to_value_owned_but(|key| match key {
+            ACCESSORS => Some(Value::Array(vec![Value::Null; read.0])),
+            VIEWS => Some(Value::Array(vec![Value::Null; read.1])),
+            ANIMATIONS => anims.map(|n| Value::Array(vec![Value::Null; n])),
+            _ => None,
+        });
+        Some(Draft {
+            read_len: text_len,
+            json,
+            accessors,
+            views,
+            read,
+            animations,
+        })
+    }
+
+    /// The length of the JSON text as read (about that of the text written).
+    pub(crate) fn read_len(&self) -> usize {
+        self.read_len
+    }
+
+    /// The animations as read, for the patch to take (`json` holding `null`s in their places).
+    pub(crate) fn take_animations(&mut self) -> ReadAnimations<'t> {
+        match self.animations.take() {
+            Some(texts) => ReadAnimations::Text(texts.into_iter().map(Some).collect()),
+            None => super::take_animations(&mut self.json),
+        }
+    }
+
+    /// What the document refers to (see [`Usage::of`]), before its animations are taken.
+    pub(crate) fn usage(&mut self) -> Usage {
+        let animations = &self.animations;
+        Usage::of_parts(&mut self.json, &mut self.accessors, |used| {
+            if let Some(texts) = animations {
+                ReadAnimations::Text(texts.iter().copied().map(Some).collect())
+                    .mark_accessors(used);
+            }
+        })
+    }
+
+    /// Moves the items the patch added (`added`: buffer views and accessors, and any it pushed
+    /// into `json`) into the items held as text, drops those it
+    /// left unused (see [`layout::collect_garbage`]) and packs the buffer views into one buffer
+    /// (see [`layout::pack`]).
+    pub(crate) fn finish<'a>(
+        &mut self,
+        before: &Usage,
+        added: (Vec<Members<'static>>, Vec<Members<'static>>),
+        buffers: &'a OutBuffers,
+        bin_uri: Option<&str>,
+    ) -> Packed<'a> {
+        for (key, raw, read) in [
+            (ACCESSORS, &mut self.accessors, self.read.0),
+            (VIEWS, &mut self.views, self.read.1),
+        ] {
+            if let Some(slot) = self.json.get_mut(key) {
+                let mut items = match slot.take() {
+                    Value::Array(items) => items,
+                    _ => Vec::new(),
+                };
+                raw.extend(items.drain(read.min(items.len())..));
+            }
+        }
+        self.views.extend_objects(added.0);
+        self.accessors.extend_objects(added.1);
+        layout::collect_garbage_parts(&mut self.json, &mut self.accessors, &mut self.views, before);
+        layout::pack_raw(&mut self.json, &mut self.views, buffers, bin_uri)
+    }
+
+    /// The document as one value.
+    pub(crate) fn into_value(self) -> Value {
+        let mut json = self.json;
+        if let Some(map) = json.as_object_mut() {
+            for (key, raw) in [(ACCESSORS, &self.accessors), (VIEWS, &self.views)] {
+                if let Some(slot) = map.get_mut(key) {
+                    *slot = serde_json::to_value(raw).unwrap_or_default();
+                }
+            }
+        }
+        json
+    }
+}
+
+impl serde::Serialize for Draft<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Some(map) = self.json.as_object() else {
+            return Err(serde::ser::Error::custom(
+                "the document is not a JSON object",
+            ));
+        };
+        let mut out = s.serialize_map(Some(map.len()))?;
+        for (k, v) in map {
+            match k.as_str() {
+                ACCESSORS => out.serialize_entry(k, &self.accessors)?,
+                VIEWS => out.serialize_entry(k, &self.views)?,
+                _ => out.serialize_entry(k, v)?,
+            }
+        }
+        out.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::buffers::{Buffer, OutBuffers};
+    use super::super::patch::Additions;
+    use super::super::raw_items::Slot;
+    use super::*;
+    use serde_json::json;
+
+    /// The same stand-in for a patch on a draft and on the document parsed whole: animation 0
+    /// rebuilt with no channel (its accessors 1 and 2 left unused), animation 1 kept, a view and
+    /// an accessor added, which the skin refers to.
+    fn patch(json: &mut Value, read: &mut ReadAnimations, adds: &mut Additions) {
+        json["animations"][0] = json!({ "name": "a", "samplers": [], "channels": [] });
+        json["animations"][1] = read.take(1);
+        let len = |key: &str| json[key].as_array().map_or(0, Vec::len);
+        let (views, accessors) = (len("bufferViews"), len("accessors"));
+        adds.views.push(vec![
+            ("buffer", Slot::Num(0)),
+            ("byteOffset", Slot::Num(0)),
+            ("byteLength", Slot::Num(4)),
+        ]);
+        adds.accessors.push(vec![
+            ("bufferView", Slot::Num(views as u64)),
+            ("type", Slot::Value("SCALAR".into())),
+        ]);
+        json["skins"][0]["inverseBindMatrices"] = accessors.into();
+    }
+
+    /// A draft writes what the document patched whole writes: accessors renumbered where views
+    /// were dropped (and one whose view is no `u64` left as it is), items that are no objects,
+    /// references from meshes, skins and images renumbered, the packed buffer the same.
+    #[test]
+    fn a_draft_writes_what_the_document_patched_whole_writes() {
+        let text = r#"{"asset":{"version":"2.0"},
+            "accessors":[{"bufferView":0,"componentType":5126,"count":1,"type":"SCALAR","min":[0.5],"max":[1]},
+                {"bufferView":1,"count":1},{"count":2,"bufferView":2},{"bufferView":3.0},7,
+                {"name":"x","bufferView":4}],
+            "bufferViews":[{"buffer":0,"byteLength":4},{"buffer":0,"byteOffset":4,"byteLength":4},
+                {"byteLength":4,"byteOffset":8,"buffer":0},{"buffer":0,"byteOffset":12,"byteLength":4},
+                {"buffer":0,"byteOffset":16,"byteLength":4},{"buffer":0,"byteLength":2}, null],
+            "buffers":[{"byteLength":20}],
+            "images":[{"bufferView":5,"mimeType":"image/png"}],
+            "meshes":[{"primitives":[{"attributes":{"POSITION":5},"indices":3}]}],
+            "skins":[{"joints":[0],"inverseBindMatrices":5}],
+            "animations":[{"name":"a","samplers":[{"input":0,"output":1},{"input":0,"output":2}],
+                "channels":[{"sampler":0,"target":{"node":0,"path":"rotation"}}]},
+                {"samplers":[{"input":0,"output":0}],"channels":[]}]}"#;
+        let data = vec![Some(Buffer::from((0..20).collect::<Vec<u8>>()))];
+        let lazy = LazyJson::new(
+            Buffer::from(text.as_bytes().to_vec()),
+            lazy::split(text.as_bytes()).expect("splits"),
+        );
+        for uri in [None, Some("out.bin")] {
+            let mut whole: Value = serde_json::from_str(text).expect("parses");
+            let before = Usage::of(&mut whole);
+            let mut read = super::super::take_animations(&mut whole);
+            let mut adds = Additions::new(OutBuffers::new(&data));
+            patch(&mut whole, &mut read, &mut adds);
+            let buffers = adds.into_json(&mut whole);
+            layout::collect_garbage(&mut whole, &before);
+            let packed = layout::pack(&mut whole, &buffers, uri);
+
+            let mut draft = Draft::of(&lazy).expect("a draft");
+            assert!(draft.animations.is_some(), "animations held as text");
+            let before = draft.usage();
+            let mut read = draft.take_animations();
+            let mut adds = Additions::new(OutBuffers::new(&data));
+            patch(&mut draft.json, &mut read, &mut adds);
+            let (buffers, views, accessors) = adds.into_parts();
+            let packed_draft = draft.finish(&before, (views, accessors), &buffers, uri);
+
+            let written = serde_json::to_string(&draft).expect("written");
+            assert_eq!(written, serde_json::to_string(&whole).expect("written"));
+            assert_eq!(draft.into_value(), whole);
+            assert_eq!(packed_draft.to_vec(), packed.to_vec());
+            assert_eq!(whole["accessors"].as_array().map(Vec::len), Some(5));
+        }
+    }
+}

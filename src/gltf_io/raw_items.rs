@@ -1,0 +1,171 @@
+//! Arrays of JSON objects kept as their text (issue 19): for a document held as text
+//! (`lazy.rs`), each item's members are kept as their text and the numbers a write sets (buffer
+//! views' `buffer` and `byteOffset` when packed, accessors' `bufferView` when views are dropped)
+//! are written in their place, as the items parsed into `Value`s and changed would be written;
+//! none is parsed into a `Value`. Items a patch adds are `Value`s at the end.
+
+use super::layout::ViewRef;
+use super::lazy::{LazyJson, Transcode};
+use super::scan;
+use serde_json::Value;
+
+/// The items of a top-level array of a document held as text, as the text of each item's
+/// members, then the items a patch added: for an array with no key given twice in any item and
+/// no escapes ([`RawItems::of`]). Written as the `Value`s changed the same way would be.
+pub(crate) struct RawItems<'t>(Vec<RawItem<'t>>);
+
+/// One object's members in order: their keys and values (text, or a number set since).
+pub(crate) type Members<'t> = Vec<(&'t str, Slot<'t>)>;
+
+enum RawItem<'t> {
+    /// An object's members in order: their keys and values (text, or a number set since).
+    Object(Members<'t>),
+    /// Anything else read (no number of it is ever set).
+    Other(&'t [u8]),
+    /// An item a patch added.
+    New(Value),
+}
+
+pub(crate) enum Slot<'t> {
+    Text(&'t [u8]),
+    Num(u64),
+    /// A value a patch gave a member of an item it added.
+    Value(Value),
+}
+
+impl<'t> RawItems<'t> {
+    /// The items that are objects, to read and set numbers in (the others have none).
+    pub(crate) fn objects_mut(&mut self) -> impl Iterator<Item = &mut dyn ViewRef> + use<'_, 't> {
+        self.0.iter_mut().filter_map(|item| match item {
+            RawItem::Object(members) => Some(members as &mut dyn ViewRef),
+            RawItem::New(value) => Some(value as &mut dyn ViewRef),
+            RawItem::Other(_) => None,
+        })
+    }
+
+    /// No items (for an array the document does not have).
+    pub(crate) fn empty() -> RawItems<'t> {
+        RawItems(Vec::new())
+    }
+
+    /// How many items there are.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Adds items a patch made, at the end.
+    pub(crate) fn extend(&mut self, added: impl IntoIterator<Item = Value>) {
+        self.0.extend(added.into_iter().map(RawItem::New));
+    }
+
+    /// Adds objects a patch made as their members, at the end.
+    pub(crate) fn extend_objects(&mut self, added: Vec<Members<'t>>) {
+        self.0.extend(added.into_iter().map(RawItem::Object));
+    }
+
+    /// Keeps the items whose `keep` is true (all those past its end).
+    pub(crate) fn retain(&mut self, keep: &[bool]) {
+        let mut i = 0;
+        self.0.retain(|_| {
+            i += 1;
+            keep.get(i - 1).copied().unwrap_or(true)
+        });
+    }
+
+    /// The buffer views of `json`, when it is held as text, has them as an array, and they can
+    /// be packed from their text (no `EXT_meshopt_compression`).
+    pub(crate) fn views(json: &'t LazyJson) -> Option<RawItems<'t>> {
+        let text = json.text_of("bufferViews")?;
+        if super::lazy::contains(text, b"EXT_meshopt_compression") {
+            return None;
+        }
+        RawItems::of(json, "bufferViews")
+    }
+
+    /// Member `key` of `json`, when it is an array whose items have no key given twice, written
+    /// without escapes.
+    pub(crate) fn of(json: &'t LazyJson, key: &str) -> Option<RawItems<'t>> {
+        if !json.is_plain(key) {
+            return None;
+        }
+        let text = json.text_of(key)?;
+        if text.contains(&b'\\') {
+            return None;
+        }
+        let items = scan::items(text)?.into_iter().map(|item| {
+            if item.first() != Some(&b'{') {
+                return Some(RawItem::Other(item));
+            }
+            let members = scan::members(item)?.into_iter();
+            Some(RawItem::Object(
+                members.map(|(k, v)| (k, Slot::Text(v))).collect(),
+            ))
+        });
+        items.collect::<Option<Vec<_>>>().map(RawItems)
+    }
+}
+
+impl ViewRef for Members<'_> {
+    fn num(&self, key: &str) -> Option<u64> {
+        match &self.iter().find(|(k, _)| *k == key)?.1 {
+            Slot::Num(n) => Some(*n),
+            Slot::Text(text) => serde_json::from_slice::<Value>(text).ok()?.as_u64(),
+            Slot::Value(v) => v.as_u64(),
+        }
+    }
+    fn set_num(&mut self, key: &str, n: u64) {
+        if let Some((_, slot)) = self.iter_mut().find(|(k, _)| *k == key) {
+            *slot = Slot::Num(n);
+        }
+    }
+    fn set_buffer(&mut self, b: u64) {
+        match self.iter_mut().find(|(k, _)| *k == "buffer") {
+            Some((_, slot)) => *slot = Slot::Num(b),
+            None => self.push(("buffer", Slot::Num(b))),
+        }
+    }
+    fn set_offset(&mut self, at: usize) {
+        let i = self.iter().position(|(k, _)| *k == "byteOffset");
+        match (i, at) {
+            // As `serde_json::Map::remove` with `preserve_order`: the last member takes its place.
+            (Some(i), 0) => {
+                self.swap_remove(i);
+            }
+            (None, 0) => {}
+            (Some(i), at) => self[i].1 = Slot::Num(at as u64),
+            (None, at) => self.push(("byteOffset", Slot::Num(at as u64))),
+        }
+    }
+}
+
+impl serde::Serialize for RawItems<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for item in &self.0 {
+            match item {
+                RawItem::Other(text) => seq.serialize_element(&Transcode(text))?,
+                RawItem::Object(entries) => seq.serialize_element(&RawObject(entries))?,
+                RawItem::New(value) => seq.serialize_element(value)?,
+            }
+        }
+        seq.end()
+    }
+}
+
+struct RawObject<'a, 't>(&'a [(&'t str, Slot<'t>)]);
+
+impl serde::Serialize for RawObject<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, slot) in self.0 {
+            match slot {
+                Slot::Text(text) => map.serialize_entry(k, &Transcode(text))?,
+                Slot::Num(n) => map.serialize_entry(k, n)?,
+                Slot::Value(v) => map.serialize_entry(k, v)?,
+            }
+        }
+        map.end()
+    }
+}

@@ -1,0 +1,155 @@
+//! The animations of a document as read, which a patch takes one by one (issue 19): kept as
+//! read (parsed then), rebuilt (their channels and samplers parsed one by one, only those kept),
+//! or removed (never parsed). Held parsed, or as their text when the document is (`draft.rs`;
+//! then the text has no escapes and is split by `scan.rs`).
+
+use super::layout::member;
+use super::scan::{self, field};
+use crate::model::Channel;
+use serde_json::Value;
+
+/// The animations as read, each taken at most once.
+pub(crate) enum ReadAnimations<'t> {
+    /// Parsed (`null` once taken).
+    Values(Vec<Value>),
+    /// Their text, for a document whose `animations` has no key given twice and no escapes.
+    Text(Vec<Option<&'t [u8]>>),
+}
+
+/// The channels or samplers of an animation being rebuilt, as read.
+pub(crate) enum OldItems<'t> {
+    Values(Vec<Value>),
+    Text(Vec<&'t [u8]>),
+}
+
+/// `text` (checked JSON), parsed.
+fn parse(text: &[u8]) -> Value {
+    super::lazy::parse_checked(text)
+}
+
+/// The items of the array `text`; none when it is no array (as `Value::as_array`).
+fn items(text: &[u8]) -> Vec<&[u8]> {
+    scan::items(text).unwrap_or_default()
+}
+
+impl<'t> ReadAnimations<'t> {
+    /// Animation `a` as read, parsed; `null` when there is none (or it was taken).
+    pub(crate) fn take(&mut self, a: usize) -> Value {
+        match self {
+            ReadAnimations::Values(v) => v.get_mut(a).map(std::mem::take).unwrap_or_default(),
+            ReadAnimations::Text(t) => t
+                .get_mut(a)
+                .and_then(Option::take)
+                .map_or(Value::Null, parse),
+        }
+    }
+
+    /// Animation `a` as read, to be rebuilt: its members parsed but `channels` and `samplers`
+    /// (`null` in their places, when it has them), and those as read (none when they are no
+    /// arrays).
+    pub(crate) fn take_to_rebuild(&mut self, a: usize) -> (Value, OldItems<'t>, OldItems<'t>) {
+        let text = match self {
+            ReadAnimations::Text(t) => t.get_mut(a).and_then(Option::take),
+            ReadAnimations::Values(_) => return parts_of(self.take(a)),
+        };
+        let Some(text) = text else {
+            return parts_of(Value::Null);
+        };
+        let Some(members) = scan::members(text) else {
+            return parts_of(parse(text));
+        };
+        let (mut channels, mut samplers) = (Vec::new(), Vec::new());
+        let mut map = serde_json::Map::with_capacity(members.len());
+        for (key, text) in members {
+            let value = match key {
+                "channels" => {
+                    channels = items(text);
+                    Value::Null
+                }
+                "samplers" => {
+                    samplers = items(text);
+                    Value::Null
+                }
+                _ => parse(text),
+            };
+            map.insert(key.to_string(), value);
+        }
+        let anim = Value::Object(map);
+        (anim, OldItems::Text(channels), OldItems::Text(samplers))
+    }
+
+    /// Marks in `used` the accessors the samplers of the animations held as text refer to
+    /// (their `input` and `output`); nothing for those held parsed.
+    pub(crate) fn mark_accessors(&self, used: &mut [bool]) {
+        let ReadAnimations::Text(anims) = self else {
+            return;
+        };
+        for anim in anims.iter().flatten().filter_map(|a| scan::members(a)) {
+            let Some(samplers) = field(&anim, "samplers") else {
+                continue;
+            };
+            for sampler in items(samplers).into_iter().filter_map(scan::members) {
+                for key in ["input", "output"] {
+                    let i = field(&sampler, key).and_then(|v| parse(v).as_u64());
+                    if let Some(slot) = i.and_then(|i| used.get_mut(i as usize)) {
+                        *slot = true;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The parsed animation `anim` with its `channels` and `samplers` taken out (`null` in their
+/// places), and those (none when they are no arrays).
+fn parts_of<'t>(mut anim: Value) -> (Value, OldItems<'t>, OldItems<'t>) {
+    let mut part = |key| match anim.get_mut(key).map(Value::take) {
+        Some(Value::Array(items)) => items,
+        _ => Vec::new(),
+    };
+    let (channels, samplers) = (part("channels"), part("samplers"));
+    (anim, OldItems::Values(channels), OldItems::Values(samplers))
+}
+
+impl OldItems<'_> {
+    /// How many there are.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            OldItems::Values(v) => v.len(),
+            OldItems::Text(t) => t.len(),
+        }
+    }
+
+    /// Item `i`, parsed (a copy); `None` when there is none.
+    pub(crate) fn get(&self, i: usize) -> Option<Value> {
+        match self {
+            OldItems::Values(v) => v.get(i).cloned(),
+            OldItems::Text(t) => t.get(i).map(|text| parse(text)),
+        }
+    }
+
+    /// The node and channel that channel `i` targets, when it names both (`target.node` a
+    /// `u64`, `target.path` a channel's path).
+    pub(crate) fn target(&self, i: usize) -> Option<(u64, Channel)> {
+        let (node, path) = match self {
+            OldItems::Values(v) => {
+                let target = member(v.get(i)?, "target")?;
+                (
+                    member(target, "node")?.as_u64()?,
+                    member(target, "path")?.as_str()?,
+                )
+            }
+            OldItems::Text(t) => {
+                let target = scan::members(field(&scan::members(t.get(i)?)?, "target")?)?;
+                let path = field(&target, "path")?;
+                // A string without escapes: its text between the quotes.
+                let path = (path.first() == Some(&b'"')).then(|| &path[1..path.len() - 1])?;
+                (
+                    parse(field(&target, "node")?).as_u64()?,
+                    std::str::from_utf8(path).ok()?,
+                )
+            }
+        };
+        Some((node, Channel::from_gltf_path(path)?))
+    }
+}

@@ -1,0 +1,219 @@
+//! Finding the items of a JSON array and the members of a JSON object in its text without
+//! parsing it (issue 19), for text already checked to parse (`lazy.rs`) that holds no
+//! backslash: then a string ends at the next quote, and brackets inside strings are skipped
+//! with them. What it finds is what serde_json's parser finds (a test compares them).
+
+use super::lazy::{is_space, skip_space};
+
+/// Where the value starting at `i` ends (one past its last byte).
+fn value_end(text: &[u8], i: usize) -> usize {
+    match text.get(i) {
+        Some(b'"') => string_end(text, i),
+        Some(b'{' | b'[') => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < text.len() {
+                match text[j] {
+                    b'"' => {
+                        j = string_end(text, j);
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return j + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            text.len()
+        }
+        _ => {
+            let mut j = i;
+            while j < text.len() && !matches!(text[j], b',' | b'}' | b']') && !is_space(text[j]) {
+                j += 1;
+            }
+            j
+        }
+    }
+}
+
+/// Where the string whose opening quote is at `i` ends (past its closing quote).
+fn string_end(text: &[u8], i: usize) -> usize {
+    match memchr::memchr(b'"', &text[i + 1..]) {
+        Some(n) => i + n + 2,
+        None => text.len(),
+    }
+}
+
+/// The items of the array `text` (its whole text), each item's text; `None` when `text` is no
+/// array.
+pub(crate) fn items(text: &[u8]) -> Option<Vec<&[u8]>> {
+    let mut i = skip_space(text, 0);
+    if text.get(i) != Some(&b'[') {
+        return None;
+    }
+    let mut out = Vec::new();
+    i = skip_space(text, i + 1);
+    if text.get(i) == Some(&b']') {
+        return Some(out);
+    }
+    loop {
+        let end = value_end(text, i);
+        out.push(&text[i..end]);
+        i = skip_space(text, end);
+        match text.get(i) {
+            Some(b',') => i = skip_space(text, i + 1),
+            Some(b']') => return Some(out),
+            _ => return None,
+        }
+    }
+}
+
+/// The members of the object `text` (its whole text), each key and its value's text; `None`
+/// when `text` is no object.
+pub(crate) fn members(text: &[u8]) -> Option<Vec<(&str, &[u8])>> {
+    let mut i = skip_space(text, 0);
+    if text.get(i) != Some(&b'{') {
+        return None;
+    }
+    let mut out = Vec::new();
+    i = skip_space(text, i + 1);
+    if text.get(i) == Some(&b'}') {
+        return Some(out);
+    }
+    loop {
+        if text.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = string_end(text, i);
+        let key = std::str::from_utf8(text.get(i + 1..key_end - 1)?).ok()?;
+        i = skip_space(text, key_end);
+        if text.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_space(text, i + 1);
+        let end = value_end(text, i);
+        out.push((key, &text[i..end]));
+        i = skip_space(text, end);
+        match text.get(i) {
+            Some(b',') => i = skip_space(text, i + 1),
+            Some(b'}') => return Some(out),
+            _ => return None,
+        }
+    }
+}
+
+/// The value of member `key` of an object's `members`.
+pub(crate) fn field<'t>(members: &[(&str, &'t [u8])], key: &str) -> Option<&'t [u8]> {
+    members.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::value::RawValue;
+
+    /// What serde_json finds in `text`: its items or members, as text.
+    fn serde_items(text: &str) -> Option<Vec<&str>> {
+        let items: Vec<&RawValue> = serde_json::from_str(text).ok()?;
+        Some(items.into_iter().map(RawValue::get).collect())
+    }
+
+    fn serde_members(text: &str) -> Option<Vec<(&str, &str)>> {
+        let map: Vec<(&str, &RawValue)> =
+            serde_json::from_str::<indexmap::IndexMap<&str, &RawValue>>(text)
+                .ok()?
+                .into_iter()
+                .collect();
+        Some(map.into_iter().map(|(k, v)| (k, v.get())).collect())
+    }
+
+    fn check(text: &str) {
+        let as_str = |v: Vec<&[u8]>| -> Vec<String> {
+            v.into_iter()
+                .map(|b| String::from_utf8(b.to_vec()).unwrap())
+                .collect()
+        };
+        let ours = items(text.as_bytes()).map(as_str);
+        let theirs = serde_items(text).map(|v| v.into_iter().map(String::from).collect());
+        assert_eq!(ours, theirs, "{text}");
+        let ours: Option<Vec<(String, String)>> = members(text.as_bytes()).map(|m| {
+            m.into_iter()
+                .map(|(k, v)| (k.to_string(), String::from_utf8(v.to_vec()).unwrap()))
+                .collect()
+        });
+        let theirs = serde_members(text).map(|m| {
+            m.into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        });
+        assert_eq!(ours, theirs, "{text}");
+    }
+
+    #[test]
+    fn finds_what_serde_json_finds() {
+        for text in [
+            "[]",
+            " [ ] ",
+            "{}",
+            " { } ",
+            "[1,2.5e3,-0.0,true,false,null]",
+            "[ 1 , \"a]\" , {\"x\":[1,{\"}\":\"{\"}]} , [[],[[]]] ]",
+            "{\"a\":1,\"b\" : [ 1, 2 ] ,\"c\":{\"d\":\"]}\"},\"e\":\"\",\"f\":-1e-7}",
+            "\n{\n\t\"é\": \"ü\",\r\n \"z\":{}\n}\n",
+            "[{\"bufferView\":0,\"min\":[1,2],\"type\":\"VEC3\"},{\"count\":3}]",
+            "1",
+            "\"s\"",
+        ] {
+            check(text);
+        }
+    }
+
+    #[test]
+    fn finds_what_serde_json_finds_in_every_fixture_and_asset() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut checked = 0;
+        for entry in walkdir::WalkDir::new(root.join("fixtures"))
+            .into_iter()
+            .chain(walkdir::WalkDir::new(root.join("../shared/assets")))
+            .filter_map(Result::ok)
+        {
+            let ext = entry
+                .path()
+                .extension()
+                .and_then(|e| e.to_str())
+                .unwrap_or("");
+            if !["gltf", "glb", "vrm", "vrma"].contains(&ext.to_ascii_lowercase().as_str()) {
+                continue;
+            }
+            let bytes = std::fs::read(entry.path()).unwrap_or_default();
+            let Ok(parts) = super::super::container::split(&bytes) else {
+                continue;
+            };
+            let text = std::str::from_utf8(parts.json).expect("UTF-8");
+            if text.contains('\\') {
+                continue;
+            }
+            // Every object and array in it, at every depth.
+            fn walk(text: &str, found: &mut usize) {
+                check(text);
+                *found += 1;
+                let bytes = text.as_bytes();
+                let parts: Vec<&[u8]> = match (items(bytes), members(bytes)) {
+                    (Some(items), _) => items,
+                    (_, Some(members)) => members.into_iter().map(|(_, v)| v).collect(),
+                    _ => return,
+                };
+                for p in parts {
+                    walk(std::str::from_utf8(p).expect("UTF-8"), found);
+                }
+            }
+            walk(text, &mut checked);
+        }
+        assert!(checked >= 1000, "only {checked} values checked");
+    }
+}
