@@ -677,3 +677,60 @@ fn messages_suggest_plural_and_say_no_clips() {
     let secs = line.rsplit(" in ").next().unwrap().trim_end_matches(" s");
     assert_eq!(secs.split('.').nth(1).map(str::len), Some(1), "{line}");
 }
+
+/// gltf-json also reads a skin or an animation written as a JSON array (its fields in order),
+/// which writing cannot edit: `normalize` and `mirror` refuse such a file with exit 1 and a
+/// message naming the file and the item, and write nothing (they used to panic).
+#[test]
+fn row_1_a_skin_or_animation_written_as_an_array() {
+    let dir = tempfile::tempdir().unwrap();
+    let glb = std::fs::read(fixture("blender.glb")).unwrap();
+    let (json, bin) = common::split_glb(&glb);
+    let as_array = |item: &serde_json::Value, fields: &[&str]| -> serde_json::Value {
+        fields
+            .iter()
+            .map(|f| item.get(*f).cloned().unwrap_or(serde_json::Value::Null))
+            .collect()
+    };
+    let mut skin = json.clone();
+    skin["skins"][0] = as_array(
+        &json["skins"][0],
+        &[
+            "extensions",
+            "extras",
+            "inverseBindMatrices",
+            "joints",
+            "name",
+            "skeleton",
+        ],
+    );
+    let mut anim = json.clone();
+    anim["animations"][0] = as_array(
+        &json["animations"][0],
+        &["extensions", "extras", "channels", "name", "samplers"],
+    );
+    for (name, doc, what, commands) in [
+        ("skin.glb", skin, "skin 0", &["normalize"][..]),
+        (
+            "anim.glb",
+            anim,
+            "animation 0",
+            &["normalize", "mirror"][..],
+        ),
+    ] {
+        let input = dir.path().join(name);
+        std::fs::write(&input, common::join_glb(&doc, &bin)).unwrap();
+        // Read as it was: it converts.
+        expect(0, &["convert", &s(&input), &s(&dir.path().join("c.glb"))]);
+        for command in commands {
+            let out = dir.path().join(format!("{command}_{name}"));
+            let o = expect(1, &[*command, &s(&input), "-o", &s(&out)]);
+            let message = stderr(&o);
+            assert!(
+                message.contains(name) && message.contains(&format!("{what} is not a JSON object")),
+                "{command} {name}: {message}"
+            );
+            assert!(!out.exists(), "{command} {name} wrote {}", out.display());
+        }
+    }
+}

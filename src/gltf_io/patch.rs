@@ -86,6 +86,14 @@ fn node_mut<'a>(
         .ok_or_else(|| fail(format!("`{what}`: node {n} does not exist")))
 }
 
+/// Skin `k` of the document, as an object (gltf-json also takes a struct written as an array,
+/// which the patch cannot edit: an error, not a panic).
+fn skin_mut(json: &mut Value, k: u32) -> Result<&mut Map<String, Value>, ErrorKind> {
+    json.pointer_mut(&format!("/skins/{k}"))
+        .and_then(Value::as_object_mut)
+        .ok_or_else(|| fail(format!("skin {k} is not a JSON object")))
+}
+
 fn write_trs(node: &mut Map<String, Value>, t: &Transform) {
     node.remove("matrix");
     node.insert("translation".into(), nums(&t.translation.to_array()));
@@ -159,7 +167,8 @@ fn patch_skeleton(
                         .ok_or_else(|| fail("a joint has no node"))
                 })
                 .collect();
-            json["skins"][k as usize]["joints"] = Value::Array(nodes?);
+            let nodes = Value::Array(nodes?);
+            skin_mut(json, k)?.insert("joints".into(), nodes);
         }
         if s.inverse_bind_matrices != o.inverse_bind_matrices {
             let flat: Vec<f32> = s
@@ -173,7 +182,7 @@ fn patch_skeleton(
                 })
                 .collect();
             let acc = add_accessor(json, adds, Added::Floats(flat.into()), "MAT4", None);
-            json["skins"][k as usize]["inverseBindMatrices"] = acc.into();
+            skin_mut(json, k)?.insert("inverseBindMatrices".into(), acc.into());
         }
     }
     Ok(())
@@ -637,6 +646,13 @@ fn rebuild(
             OldItems::Values(vec![]),
         ),
     };
+    // gltf-json also takes an animation written as an array, which cannot be edited here.
+    if !anim.is_object() {
+        return Err(fail(format!(
+            "animation {} is not a JSON object",
+            a.unwrap_or_default()
+        )));
+    }
     let mut r = Rebuild {
         old_channels: &old_channels,
         old_samplers: &old_samplers,
