@@ -147,7 +147,11 @@ impl<'t> Draft<'t> {
         if let Some(map) = json.as_object_mut() {
             for (key, raw) in [(ACCESSORS, &self.accessors), (VIEWS, &self.views)] {
                 if let Some(slot) = map.get_mut(key) {
-                    *slot = serde_json::to_value(raw).unwrap_or_default();
+                    // The items' text was checked to parse (`lazy.rs`), so this cannot fail;
+                    // debug builds (the test suite) assert it, as `lazy::parse_checked` does.
+                    let value = serde_json::to_value(raw);
+                    debug_assert!(value.is_ok(), "checked JSON text did not parse: {value:?}");
+                    *slot = value.unwrap_or_default();
                 }
             }
         }

@@ -236,26 +236,35 @@ fn remove_items(json: &mut Value, key: &str, drop: &[bool], visit: Visitor) {
             !drop[i - 1]
         });
     }
+    renumber(json, visit, &new_index);
+}
+
+/// Gives every reference `visit` walks its item's new index.
+fn renumber(json: &mut Value, visit: Visitor, new_index: &[Option<u64>]) {
     visit(json, &mut |v| {
-        if let Some(n) = renumbered(v.as_u64(), &new_index) {
+        if let Some(n) = renumbered(v.as_u64(), new_index) {
             *v = n.into();
         }
     });
+}
+
+/// The items to drop: unused now (`now`) but used before the patch (`before`; items the patch
+/// added count as used before). Things the input already left unused are kept.
+fn orphaned(now: &[bool], before: &[bool]) -> Vec<bool> {
+    (0..now.len())
+        .map(|i| !now[i] && before.get(i).copied().unwrap_or(true))
+        .collect()
 }
 
 /// Drops accessors, then buffer views, that were used before the patch and are not any more.
 /// Things the input already left unused are kept: skelnorm removes only what it orphaned.
 pub(crate) fn collect_garbage(json: &mut Value, before: &Usage) {
     let now = mark(len_of(json, "accessors"), json, visit_accessor_refs);
-    let drop: Vec<bool> = (0..now.len())
-        .map(|i| !now[i] && before.accessors.get(i).copied().unwrap_or(true))
-        .collect();
+    let drop = orphaned(&now, &before.accessors);
     remove_items(json, "accessors", &drop, visit_accessor_refs);
     let views = Usage::view_walk(before.extension_views);
     let now = mark(len_of(json, "bufferViews"), json, views);
-    let drop: Vec<bool> = (0..now.len())
-        .map(|i| !now[i] && before.views.get(i).copied().unwrap_or(true))
-        .collect();
+    let drop = orphaned(&now, &before.views);
     remove_items(json, "bufferViews", &drop, views);
 }
 
@@ -268,34 +277,21 @@ pub(crate) fn collect_garbage_parts(
     before: &Usage,
 ) {
     let now = mark(accessors.len(), json, visit_accessor_refs);
-    let drop: Vec<bool> = (0..now.len())
-        .map(|i| !now[i] && before.accessors.get(i).copied().unwrap_or(true))
-        .collect();
+    let drop = orphaned(&now, &before.accessors);
     if drop.contains(&true) {
         let keep: Vec<bool> = drop.iter().map(|d| !d).collect();
         accessors.retain(&keep);
-        let new_index = new_indices(&drop);
-        visit_accessor_refs(json, &mut |v| {
-            if let Some(n) = renumbered(v.as_u64(), &new_index) {
-                *v = n.into();
-            }
-        });
+        renumber(json, visit_accessor_refs, &new_indices(&drop));
     }
     let walk = Usage::view_walk(before.extension_views);
     let mut now = mark(views.len(), json, walk);
     mark_raw(&mut now, accessors);
-    let drop: Vec<bool> = (0..now.len())
-        .map(|i| !now[i] && before.views.get(i).copied().unwrap_or(true))
-        .collect();
+    let drop = orphaned(&now, &before.views);
     if drop.contains(&true) {
         let keep: Vec<bool> = drop.iter().map(|d| !d).collect();
         views.retain(&keep);
         let new_index = new_indices(&drop);
-        walk(json, &mut |v| {
-            if let Some(n) = renumbered(v.as_u64(), &new_index) {
-                *v = n.into();
-            }
-        });
+        renumber(json, walk, &new_index);
         for acc in accessors.objects_mut() {
             if let Some(n) = renumbered(acc.num("bufferView"), &new_index) {
                 acc.set_num("bufferView", n);
