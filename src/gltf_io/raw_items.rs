@@ -109,7 +109,7 @@ impl ViewRef for Members<'_> {
     fn num(&self, key: &str) -> Option<u64> {
         match &self.iter().find(|(k, _)| *k == key)?.1 {
             Slot::Num(n) => Some(*n),
-            Slot::Text(text) => serde_json::from_slice::<Value>(text).ok()?.as_u64(),
+            Slot::Text(text) => scan::as_u64(text),
             Slot::Value(v) => v.as_u64(),
         }
     }

@@ -90,7 +90,7 @@ impl<'t> ReadAnimations<'t> {
             };
             for sampler in items(samplers).into_iter().filter_map(scan::members) {
                 for key in ["input", "output"] {
-                    let i = field(&sampler, key).and_then(|v| parse(v).as_u64());
+                    let i = field(&sampler, key).and_then(scan::as_u64);
                     if let Some(slot) = i.and_then(|i| used.get_mut(i as usize)) {
                         *slot = true;
                     }
@@ -145,7 +145,7 @@ impl OldItems<'_> {
                 // A string without escapes: its text between the quotes.
                 let path = (path.first() == Some(&b'"')).then(|| &path[1..path.len() - 1])?;
                 (
-                    parse(field(&target, "node")?).as_u64()?,
+                    scan::as_u64(field(&target, "node")?)?,
                     std::str::from_utf8(path).ok()?,
                 )
             }

@@ -107,6 +107,19 @@ pub(crate) fn members(text: &[u8]) -> Option<Vec<(&str, &[u8])>> {
     }
 }
 
+/// The value `text` (checked JSON) as `Value::as_u64` reads it parsed: a non-negative integer
+/// written without fraction or exponent that fits in a `u64`, else `None`. Up to 19 digits
+/// (which always fit) are read here, anything else is parsed by serde_json.
+pub(crate) fn as_u64(text: &[u8]) -> Option<u64> {
+    let digits = !text.is_empty() && text.len() <= 19 && text.iter().all(u8::is_ascii_digit);
+    if digits && (text[0] != b'0' || text.len() == 1) {
+        return Some(text.iter().fold(0, |n, d| n * 10 + u64::from(d - b'0')));
+    }
+    serde_json::from_slice::<serde_json::Value>(text)
+        .ok()?
+        .as_u64()
+}
+
 /// The value of member `key` of an object's `members`.
 pub(crate) fn field<'t>(members: &[(&str, &'t [u8])], key: &str) -> Option<&'t [u8]> {
     members.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
@@ -152,6 +165,39 @@ mod tests {
                 .collect()
         });
         assert_eq!(ours, theirs, "{text}");
+    }
+
+    #[test]
+    fn reads_u64s_as_serde_json_does() {
+        for text in [
+            "0",
+            "7",
+            "42",
+            "1234567890123456789",
+            "9999999999999999999",
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999999999",
+            "-0",
+            "-3",
+            "1.0",
+            "1e2",
+            "0.5",
+            "007",
+            "00",
+            "",
+            "\"5\"",
+            "true",
+            "null",
+            "[1]",
+            " 5",
+            "5 ",
+        ] {
+            let theirs = serde_json::from_str::<serde_json::Value>(text)
+                .ok()
+                .and_then(|v| v.as_u64());
+            assert_eq!(as_u64(text.as_bytes()), theirs, "{text}");
+        }
     }
 
     #[test]
