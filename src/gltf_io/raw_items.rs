@@ -96,10 +96,7 @@ impl<'t> RawItems<'t> {
             if item.first() != Some(&b'{') {
                 return Some(RawItem::Other(item));
             }
-            let members = scan::members(item)?.into_iter();
-            Some(RawItem::Object(
-                members.map(|(k, v)| (k, Slot::Text(v))).collect(),
-            ))
+            scan::members_as(item, |k, v| (k, Slot::Text(v))).map(RawItem::Object)
         });
         items.collect::<Option<Vec<_>>>().map(RawItems)
     }

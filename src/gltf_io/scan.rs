@@ -76,11 +76,21 @@ pub(crate) fn items(text: &[u8]) -> Option<Vec<&[u8]>> {
 /// The members of the object `text` (its whole text), each key and its value's text; `None`
 /// when `text` is no object.
 pub(crate) fn members(text: &[u8]) -> Option<Vec<(&str, &[u8])>> {
+    members_as(text, |key, value| (key, value))
+}
+
+/// The members of the object `text` (its whole text), each key and its value's text made one
+/// item by `item`; `None` when `text` is no object.
+pub(crate) fn members_as<'t, T>(
+    text: &'t [u8],
+    item: impl Fn(&'t str, &'t [u8]) -> T,
+) -> Option<Vec<T>> {
     let mut i = skip_space(text, 0);
     if text.get(i) != Some(&b'{') {
         return None;
     }
-    let mut out = Vec::new();
+    // Room for the members of most glTF objects, grown no more.
+    let mut out = Vec::with_capacity(8);
     i = skip_space(text, i + 1);
     if text.get(i) == Some(&b'}') {
         return Some(out);
@@ -97,7 +107,7 @@ pub(crate) fn members(text: &[u8]) -> Option<Vec<(&str, &[u8])>> {
         }
         i = skip_space(text, i + 1);
         let end = value_end(text, i);
-        out.push((key, &text[i..end]));
+        out.push(item(key, &text[i..end]));
         i = skip_space(text, end);
         match text.get(i) {
             Some(b',') => i = skip_space(text, i + 1),
