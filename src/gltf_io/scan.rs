@@ -85,33 +85,64 @@ pub(crate) fn members_as<'t, T>(
     text: &'t [u8],
     item: impl Fn(&'t str, &'t [u8]) -> T,
 ) -> Option<Vec<T>> {
+    // Room for the members of most glTF objects, grown no more.
+    let mut out = Vec::with_capacity(8);
+    walk_members(text, |key, value| {
+        out.push(item(std::str::from_utf8(key).ok()?, value));
+        Some(false)
+    })?;
+    Some(out)
+}
+
+/// The value of the first member `key` of the object `text` (its whole text), found without
+/// splitting the object; `None` when it has none or `text` is no object. For text with no key
+/// given twice, what [`field`] finds in its [`members`].
+pub(crate) fn member<'t>(text: &'t [u8], key: &str) -> Option<&'t [u8]> {
+    let mut found = None;
+    walk_members(text, |k, value| {
+        let hit = k == key.as_bytes();
+        if hit {
+            found = Some(value);
+        }
+        Some(hit)
+    })?;
+    found
+}
+
+/// Walks the members of the object `text` (its whole text), giving `visit` each key's text
+/// (between its quotes) and its value's text until it returns `Some(true)` (stop) or `None`
+/// (give up); `None` when `text` is no object or `visit` gave up.
+fn walk_members<'t>(
+    text: &'t [u8],
+    mut visit: impl FnMut(&'t [u8], &'t [u8]) -> Option<bool>,
+) -> Option<()> {
     let mut i = skip_space(text, 0);
     if text.get(i) != Some(&b'{') {
         return None;
     }
-    // Room for the members of most glTF objects, grown no more.
-    let mut out = Vec::with_capacity(8);
     i = skip_space(text, i + 1);
     if text.get(i) == Some(&b'}') {
-        return Some(out);
+        return Some(());
     }
     loop {
         if text.get(i) != Some(&b'"') {
             return None;
         }
         let key_end = string_end(text, i);
-        let key = std::str::from_utf8(text.get(i + 1..key_end - 1)?).ok()?;
+        let key = text.get(i + 1..key_end - 1)?;
         i = skip_space(text, key_end);
         if text.get(i) != Some(&b':') {
             return None;
         }
         i = skip_space(text, i + 1);
         let end = value_end(text, i);
-        out.push(item(key, &text[i..end]));
+        if visit(key, &text[i..end])? {
+            return Some(());
+        }
         i = skip_space(text, end);
         match text.get(i) {
             Some(b',') => i = skip_space(text, i + 1),
-            Some(b'}') => return Some(out),
+            Some(b'}') => return Some(()),
             _ => return None,
         }
     }
@@ -130,15 +161,15 @@ pub(crate) fn as_u64(text: &[u8]) -> Option<u64> {
         .as_u64()
 }
 
-/// The value of member `key` of an object's `members`.
-pub(crate) fn field<'t>(members: &[(&str, &'t [u8])], key: &str) -> Option<&'t [u8]> {
-    members.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::value::RawValue;
+
+    /// The value of member `key` of an object's `members`.
+    fn field<'t>(members: &[(&str, &'t [u8])], key: &str) -> Option<&'t [u8]> {
+        members.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
 
     /// What serde_json finds in `text`: its items or members, as text.
     fn serde_items(text: &str) -> Option<Vec<&str>> {
@@ -156,6 +187,14 @@ mod tests {
     }
 
     fn check(text: &str) {
+        if let Some(m) = members(text.as_bytes()) {
+            for (key, _) in &m {
+                assert_eq!(member(text.as_bytes(), key), field(&m, key), "{text}");
+            }
+            assert_eq!(member(text.as_bytes(), "no such key"), None);
+        } else {
+            assert_eq!(member(text.as_bytes(), "a"), None, "{text}");
+        }
         let as_str = |v: Vec<&[u8]>| -> Vec<String> {
             v.into_iter()
                 .map(|b| String::from_utf8(b.to_vec()).unwrap())
