@@ -88,10 +88,33 @@ pub(crate) fn members_as<'t, T>(
     // Room for the members of most glTF objects, grown no more.
     let mut out = Vec::with_capacity(8);
     walk_members(text, |key, value| {
-        out.push(item(std::str::from_utf8(key).ok()?, value));
+        out.push(item(key_str(key)?, value));
         Some(false)
     })?;
     Some(out)
+}
+
+/// The key `key` (a key's text between its quotes) as a `str`: the keys of glTF's accessors,
+/// buffer views and animations by a comparison, any other checked as UTF-8.
+fn key_str(key: &[u8]) -> Option<&str> {
+    Some(match key {
+        b"bufferView" => "bufferView",
+        b"byteOffset" => "byteOffset",
+        b"componentType" => "componentType",
+        b"count" => "count",
+        b"type" => "type",
+        b"min" => "min",
+        b"max" => "max",
+        b"normalized" => "normalized",
+        b"buffer" => "buffer",
+        b"byteLength" => "byteLength",
+        b"byteStride" => "byteStride",
+        b"target" => "target",
+        b"name" => "name",
+        b"channels" => "channels",
+        b"samplers" => "samplers",
+        _ => std::str::from_utf8(key).ok()?,
+    })
 }
 
 /// The value of the first member `key` of the object `text` (its whole text), found without
@@ -214,6 +237,34 @@ mod tests {
                 .collect()
         });
         assert_eq!(ours, theirs, "{text}");
+    }
+
+    #[test]
+    fn key_strs_are_the_keys() {
+        for key in [
+            "bufferView",
+            "byteOffset",
+            "componentType",
+            "count",
+            "type",
+            "min",
+            "max",
+            "normalized",
+            "buffer",
+            "byteLength",
+            "byteStride",
+            "target",
+            "name",
+            "channels",
+            "samplers",
+            "",
+            "é",
+            "bufferview",
+            "extras",
+        ] {
+            assert_eq!(key_str(key.as_bytes()), Some(key));
+        }
+        assert_eq!(key_str(b"\xff"), None);
     }
 
     #[test]
