@@ -96,10 +96,7 @@ impl<'t> RawItems<'t> {
             if item.first() != Some(&b'{') {
                 return Some(RawItem::Other(item));
             }
-            let members = scan::members(item)?.into_iter();
-            Some(RawItem::Object(
-                members.map(|(k, v)| (k, Slot::Text(v))).collect(),
-            ))
+            scan::members_as(item, |k, v| (k, Slot::Text(v))).map(RawItem::Object)
         });
         items.collect::<Option<Vec<_>>>().map(RawItems)
     }
@@ -109,7 +106,7 @@ impl ViewRef for Members<'_> {
     fn num(&self, key: &str) -> Option<u64> {
         match &self.iter().find(|(k, _)| *k == key)?.1 {
             Slot::Num(n) => Some(*n),
-            Slot::Text(text) => serde_json::from_slice::<Value>(text).ok()?.as_u64(),
+            Slot::Text(text) => scan::as_u64(text),
             Slot::Value(v) => v.as_u64(),
         }
     }

@@ -4,7 +4,7 @@
 //! then the text has no escapes and is split by `scan.rs`).
 
 use super::layout::member;
-use super::scan::{self, field};
+use super::scan;
 use crate::model::Channel;
 use serde_json::Value;
 
@@ -84,13 +84,13 @@ impl<'t> ReadAnimations<'t> {
         let ReadAnimations::Text(anims) = self else {
             return;
         };
-        for anim in anims.iter().flatten().filter_map(|a| scan::members(a)) {
-            let Some(samplers) = field(&anim, "samplers") else {
+        for anim in anims.iter().flatten() {
+            let Some(samplers) = scan::member(anim, "samplers") else {
                 continue;
             };
-            for sampler in items(samplers).into_iter().filter_map(scan::members) {
+            for sampler in items(samplers) {
                 for key in ["input", "output"] {
-                    let i = field(&sampler, key).and_then(|v| parse(v).as_u64());
+                    let i = scan::member(sampler, key).and_then(scan::as_u64);
                     if let Some(slot) = i.and_then(|i| used.get_mut(i as usize)) {
                         *slot = true;
                     }
@@ -140,12 +140,12 @@ impl OldItems<'_> {
                 )
             }
             OldItems::Text(t) => {
-                let target = scan::members(field(&scan::members(t.get(i)?)?, "target")?)?;
-                let path = field(&target, "path")?;
+                let target = scan::member(t.get(i)?, "target")?;
+                let path = scan::member(target, "path")?;
                 // A string without escapes: its text between the quotes.
                 let path = (path.first() == Some(&b'"')).then(|| &path[1..path.len() - 1])?;
                 (
-                    parse(field(&target, "node")?).as_u64()?,
+                    scan::as_u64(scan::member(target, "node")?)?,
                     std::str::from_utf8(path).ok()?,
                 )
             }

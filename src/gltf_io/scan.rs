@@ -76,46 +76,123 @@ pub(crate) fn items(text: &[u8]) -> Option<Vec<&[u8]>> {
 /// The members of the object `text` (its whole text), each key and its value's text; `None`
 /// when `text` is no object.
 pub(crate) fn members(text: &[u8]) -> Option<Vec<(&str, &[u8])>> {
+    members_as(text, |key, value| (key, value))
+}
+
+/// The members of the object `text` (its whole text), each key and its value's text made one
+/// item by `item`; `None` when `text` is no object.
+pub(crate) fn members_as<'t, T>(
+    text: &'t [u8],
+    item: impl Fn(&'t str, &'t [u8]) -> T,
+) -> Option<Vec<T>> {
+    // Room for the members of most glTF objects, grown no more.
+    let mut out = Vec::with_capacity(8);
+    walk_members(text, |key, value| {
+        out.push(item(key_str(key)?, value));
+        Some(false)
+    })?;
+    Some(out)
+}
+
+/// The key `key` (a key's text between its quotes) as a `str`: the keys of glTF's accessors,
+/// buffer views and animations by a comparison, any other checked as UTF-8.
+fn key_str(key: &[u8]) -> Option<&str> {
+    Some(match key {
+        b"bufferView" => "bufferView",
+        b"byteOffset" => "byteOffset",
+        b"componentType" => "componentType",
+        b"count" => "count",
+        b"type" => "type",
+        b"min" => "min",
+        b"max" => "max",
+        b"normalized" => "normalized",
+        b"buffer" => "buffer",
+        b"byteLength" => "byteLength",
+        b"byteStride" => "byteStride",
+        b"target" => "target",
+        b"name" => "name",
+        b"channels" => "channels",
+        b"samplers" => "samplers",
+        _ => std::str::from_utf8(key).ok()?,
+    })
+}
+
+/// The value of the first member `key` of the object `text` (its whole text), found without
+/// splitting the object; `None` when it has none or `text` is no object. For text with no key
+/// given twice, what [`field`] finds in its [`members`].
+pub(crate) fn member<'t>(text: &'t [u8], key: &str) -> Option<&'t [u8]> {
+    let mut found = None;
+    walk_members(text, |k, value| {
+        let hit = k == key.as_bytes();
+        if hit {
+            found = Some(value);
+        }
+        Some(hit)
+    })?;
+    found
+}
+
+/// Walks the members of the object `text` (its whole text), giving `visit` each key's text
+/// (between its quotes) and its value's text until it returns `Some(true)` (stop) or `None`
+/// (give up); `None` when `text` is no object or `visit` gave up.
+fn walk_members<'t>(
+    text: &'t [u8],
+    mut visit: impl FnMut(&'t [u8], &'t [u8]) -> Option<bool>,
+) -> Option<()> {
     let mut i = skip_space(text, 0);
     if text.get(i) != Some(&b'{') {
         return None;
     }
-    let mut out = Vec::new();
     i = skip_space(text, i + 1);
     if text.get(i) == Some(&b'}') {
-        return Some(out);
+        return Some(());
     }
     loop {
         if text.get(i) != Some(&b'"') {
             return None;
         }
         let key_end = string_end(text, i);
-        let key = std::str::from_utf8(text.get(i + 1..key_end - 1)?).ok()?;
+        let key = text.get(i + 1..key_end - 1)?;
         i = skip_space(text, key_end);
         if text.get(i) != Some(&b':') {
             return None;
         }
         i = skip_space(text, i + 1);
         let end = value_end(text, i);
-        out.push((key, &text[i..end]));
+        if visit(key, &text[i..end])? {
+            return Some(());
+        }
         i = skip_space(text, end);
         match text.get(i) {
             Some(b',') => i = skip_space(text, i + 1),
-            Some(b'}') => return Some(out),
+            Some(b'}') => return Some(()),
             _ => return None,
         }
     }
 }
 
-/// The value of member `key` of an object's `members`.
-pub(crate) fn field<'t>(members: &[(&str, &'t [u8])], key: &str) -> Option<&'t [u8]> {
-    members.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+/// The value `text` (checked JSON) as `Value::as_u64` reads it parsed: a non-negative integer
+/// written without fraction or exponent that fits in a `u64`, else `None`. Up to 19 digits
+/// (which always fit) are read here, anything else is parsed by serde_json.
+pub(crate) fn as_u64(text: &[u8]) -> Option<u64> {
+    let digits = !text.is_empty() && text.len() <= 19 && text.iter().all(u8::is_ascii_digit);
+    if digits && (text[0] != b'0' || text.len() == 1) {
+        return Some(text.iter().fold(0, |n, d| n * 10 + u64::from(d - b'0')));
+    }
+    serde_json::from_slice::<serde_json::Value>(text)
+        .ok()?
+        .as_u64()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::value::RawValue;
+
+    /// The value of member `key` of an object's `members`.
+    fn field<'t>(members: &[(&str, &'t [u8])], key: &str) -> Option<&'t [u8]> {
+        members.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
 
     /// What serde_json finds in `text`: its items or members, as text.
     fn serde_items(text: &str) -> Option<Vec<&str>> {
@@ -133,6 +210,14 @@ mod tests {
     }
 
     fn check(text: &str) {
+        if let Some(m) = members(text.as_bytes()) {
+            for (key, _) in &m {
+                assert_eq!(member(text.as_bytes(), key), field(&m, key), "{text}");
+            }
+            assert_eq!(member(text.as_bytes(), "no such key"), None);
+        } else {
+            assert_eq!(member(text.as_bytes(), "a"), None, "{text}");
+        }
         let as_str = |v: Vec<&[u8]>| -> Vec<String> {
             v.into_iter()
                 .map(|b| String::from_utf8(b.to_vec()).unwrap())
@@ -152,6 +237,67 @@ mod tests {
                 .collect()
         });
         assert_eq!(ours, theirs, "{text}");
+    }
+
+    #[test]
+    fn key_strs_are_the_keys() {
+        for key in [
+            "bufferView",
+            "byteOffset",
+            "componentType",
+            "count",
+            "type",
+            "min",
+            "max",
+            "normalized",
+            "buffer",
+            "byteLength",
+            "byteStride",
+            "target",
+            "name",
+            "channels",
+            "samplers",
+            "",
+            "é",
+            "bufferview",
+            "extras",
+        ] {
+            assert_eq!(key_str(key.as_bytes()), Some(key));
+        }
+        assert_eq!(key_str(b"\xff"), None);
+    }
+
+    #[test]
+    fn reads_u64s_as_serde_json_does() {
+        for text in [
+            "0",
+            "7",
+            "42",
+            "1234567890123456789",
+            "9999999999999999999",
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999999999",
+            "-0",
+            "-3",
+            "1.0",
+            "1e2",
+            "0.5",
+            "007",
+            "00",
+            "",
+            "\"5\"",
+            "true",
+            "null",
+            "[1]",
+            " 5",
+            "5 ",
+        ] {
+            let theirs = serde_json::from_str::<serde_json::Value>(text)
+                .ok()
+                .and_then(|v| v.as_u64());
+            assert_eq!(as_u64(text.as_bytes()), theirs, "{text}");
+        }
     }
 
     #[test]
