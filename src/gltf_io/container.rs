@@ -166,6 +166,31 @@ pub(crate) fn join_glb(json: &[u8], bin: Option<&[u8]>) -> Vec<u8> {
     out
 }
 
+/// Calls `f` with the path and JSON text of every glTF, GLB, VRM and VRMA file of the fixtures
+/// and of the shared assets beside the repository (none of those when absent), in path order:
+/// what the tests that compare two ways of reading JSON walk.
+#[cfg(test)]
+pub(crate) fn each_fixture_and_asset_json(mut f: impl FnMut(&std::path::Path, &[u8])) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<_> = walkdir::WalkDir::new(root.join("fixtures"))
+        .into_iter()
+        .chain(walkdir::WalkDir::new(root.join("../shared/assets")))
+        .filter_map(Result::ok)
+        .map(|e| e.into_path())
+        .filter(|p| {
+            let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+            ["gltf", "glb", "vrm", "vrma"].contains(&ext.to_ascii_lowercase().as_str())
+        })
+        .collect();
+    files.sort();
+    for path in &files {
+        let bytes = std::fs::read(path).unwrap_or_default();
+        if let Ok(parts) = split(&bytes) {
+            f(path, parts.json);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -763,26 +763,12 @@ mod tests {
 
     #[test]
     fn every_fixture_and_asset_reads_and_writes_as_its_value() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut checked = 0;
-        for entry in walkdir::WalkDir::new(root.join("fixtures"))
-            .into_iter()
-            .chain(walkdir::WalkDir::new(root.join("../shared/assets")))
-            .filter_map(Result::ok)
-        {
-            let path = entry.path();
-            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-            if !["gltf", "glb", "vrm", "vrma"].contains(&ext.to_ascii_lowercase().as_str()) {
-                continue;
-            }
-            let bytes = std::fs::read(path).unwrap_or_default();
-            let Ok(parts) = super::super::container::split(&bytes) else {
-                continue;
-            };
-            let text = std::str::from_utf8(parts.json).expect("UTF-8");
+        super::super::container::each_fixture_and_asset_json(|path, json| {
+            let text = std::str::from_utf8(json).expect("UTF-8");
             check(text).unwrap_or_else(|| panic!("not split: {}", path.display()));
             checked += 1;
-        }
+        });
         assert!(checked >= 10, "only {checked} documents checked");
     }
 

@@ -626,7 +626,6 @@ fn parents(root: &Root) -> Result<Vec<Option<usize>>, ErrorKind> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
 
     /// The typed document [`typed_text`] deserializes from a JSON text, against the one
     /// [`typed`] makes from the text's `Value` (compared as JSON: the `gltf` crate's types have
@@ -650,33 +649,16 @@ mod tests {
         Some((to_json(from_text)?, to_json(from_value)?))
     }
 
-    fn json_text(bytes: &[u8]) -> Option<&[u8]> {
-        container::split(bytes).ok().map(|split| split.json)
-    }
-
     #[test]
     fn typed_from_text_is_typed_from_value_on_every_fixture_and_asset() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files: Vec<_> = walkdir::WalkDir::new(root.join("fixtures"))
-            .into_iter()
-            .chain(walkdir::WalkDir::new(root.join("../shared/assets")))
-            .filter_map(Result::ok)
-            .map(|e| e.into_path())
-            .filter(|p| {
-                let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
-                ["gltf", "glb", "vrm", "vrma"].contains(&ext.to_ascii_lowercase().as_str())
-            })
-            .collect();
-        files.sort();
         let mut compared = 0;
-        for path in &files {
-            let bytes = std::fs::read(path).unwrap_or_default();
-            let Some((from_text, from_value)) = json_text(&bytes).and_then(both) else {
-                continue;
+        container::each_fixture_and_asset_json(|path, text| {
+            let Some((from_text, from_value)) = both(text) else {
+                return;
             };
             assert_eq!(from_text, from_value, "{}", path.display());
             compared += 1;
-        }
+        });
         assert!(compared >= 10, "only {compared} documents compared");
     }
 

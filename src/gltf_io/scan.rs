@@ -321,28 +321,11 @@ mod tests {
 
     #[test]
     fn finds_what_serde_json_finds_in_every_fixture_and_asset() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut checked = 0;
-        for entry in walkdir::WalkDir::new(root.join("fixtures"))
-            .into_iter()
-            .chain(walkdir::WalkDir::new(root.join("../shared/assets")))
-            .filter_map(Result::ok)
-        {
-            let ext = entry
-                .path()
-                .extension()
-                .and_then(|e| e.to_str())
-                .unwrap_or("");
-            if !["gltf", "glb", "vrm", "vrma"].contains(&ext.to_ascii_lowercase().as_str()) {
-                continue;
-            }
-            let bytes = std::fs::read(entry.path()).unwrap_or_default();
-            let Ok(parts) = super::super::container::split(&bytes) else {
-                continue;
-            };
-            let text = std::str::from_utf8(parts.json).expect("UTF-8");
+        super::super::container::each_fixture_and_asset_json(|_, json| {
+            let text = std::str::from_utf8(json).expect("UTF-8");
             if text.contains('\\') {
-                continue;
+                return;
             }
             // Every object and array in it, at every depth.
             fn walk(text: &str, found: &mut usize) {
@@ -359,7 +342,7 @@ mod tests {
                 }
             }
             walk(text, &mut checked);
-        }
+        });
         assert!(checked >= 1000, "only {checked} values checked");
     }
 }
