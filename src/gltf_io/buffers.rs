@@ -510,14 +510,22 @@ pub(crate) fn embed_images(
 
 /// Appends to a top-level array (creating it) and returns the new element's index.
 pub(crate) fn push_array(json: &mut Value, key: &str, item: Value) -> usize {
-    let root = json.as_object_mut().expect("document root is an object");
-    let arr = root.entry(key).or_insert_with(|| Value::Array(Vec::new()));
+    let arr = array_mut(json, key).expect("document root is an object");
+    arr.push(item);
+    arr.len() - 1
+}
+
+/// The top-level array `key` of `json`, made an empty array when it is missing or no array;
+/// `None` when `json` is no object.
+pub(crate) fn array_mut<'a>(json: &'a mut Value, key: &str) -> Option<&'a mut Vec<Value>> {
+    let arr = json
+        .as_object_mut()?
+        .entry(key)
+        .or_insert_with(|| Value::Array(Vec::new()));
     if !arr.is_array() {
         *arr = Value::Array(Vec::new());
     }
-    let arr = arr.as_array_mut().expect("just made an array");
-    arr.push(item);
-    arr.len() - 1
+    arr.as_array_mut()
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use super::buffers::OutBuffers;
 use super::layout::{self, Packed, RawItems, Usage};
 use super::lazy::{self, LazyJson};
 use super::raw_items::Members;
-use super::read_animations::ReadAnimations;
+use super::read_animations::{self, ReadAnimations};
 use serde_json::Value;
 
 /// The document being patched: `json` holds every member but the accessors and buffer views,
@@ -106,8 +106,7 @@ impl<'t> Draft<'t> {
         let animations = &self.animations;
         Usage::of_parts(&mut self.json, &mut self.accessors, |used| {
             if let Some(texts) = animations {
-                ReadAnimations::Text(texts.iter().copied().map(Some).collect())
-                    .mark_accessors(used);
+                read_animations::mark_accessors(texts, used);
             }
         })
     }

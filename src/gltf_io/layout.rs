@@ -279,8 +279,7 @@ pub(crate) fn collect_garbage_parts(
     let now = mark(accessors.len(), json, visit_accessor_refs);
     let drop = orphaned(&now, &before.accessors);
     if drop.contains(&true) {
-        let keep: Vec<bool> = drop.iter().map(|d| !d).collect();
-        accessors.retain(&keep);
+        accessors.remove(&drop);
         renumber(json, visit_accessor_refs, &new_indices(&drop));
     }
     let walk = Usage::view_walk(before.extension_views);
@@ -288,8 +287,7 @@ pub(crate) fn collect_garbage_parts(
     mark_raw(&mut now, accessors);
     let drop = orphaned(&now, &before.views);
     if drop.contains(&true) {
-        let keep: Vec<bool> = drop.iter().map(|d| !d).collect();
-        views.retain(&keep);
+        views.remove(&drop);
         let new_index = new_indices(&drop);
         renumber(json, walk, &new_index);
         for acc in accessors.objects_mut() {

@@ -2,7 +2,7 @@
 //! touched (node transforms and names, inverse bind matrices, animations). New data goes into new
 //! accessors; `layout` later drops the ones left unused and packs the buffers.
 
-use super::buffers::{push_array, Added, OutBuffers};
+use super::buffers::{array_mut, push_array, Added, OutBuffers};
 use super::error::ErrorKind;
 use super::raw_items::{Members, Slot};
 use super::read_animations::{OldItems, ReadAnimations};
@@ -430,16 +430,9 @@ impl<'a> Additions<'a> {
 }
 
 /// The length of the top-level array `key` of `json`, which is made an empty array when it is
-/// missing or no array (as [`push_array`] makes it).
+/// missing or no array (where [`push_array`] would make it).
 fn array_len(json: &mut Value, key: &str) -> usize {
-    let Some(root) = json.as_object_mut() else {
-        return 0;
-    };
-    let arr = root.entry(key).or_insert_with(|| Value::Array(Vec::new()));
-    if !arr.is_array() {
-        *arr = Value::Array(Vec::new());
-    }
-    arr.as_array().map_or(0, Vec::len)
+    array_mut(json, key).map_or(0, |arr| arr.len())
 }
 
 /// Appends float data as a new buffer, buffer view and accessor of type `ty`, with `bounds`

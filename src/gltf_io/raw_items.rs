@@ -63,12 +63,12 @@ impl<'t> RawItems<'t> {
         self.0.extend(added.into_iter().map(RawItem::Object));
     }
 
-    /// Keeps the items whose `keep` is true (all those past its end).
-    pub(crate) fn retain(&mut self, keep: &[bool]) {
+    /// Removes the items whose `drop` is true (none past its end).
+    pub(crate) fn remove(&mut self, drop: &[bool]) {
         let mut i = 0;
         self.0.retain(|_| {
             i += 1;
-            keep.get(i - 1).copied().unwrap_or(true)
+            !drop.get(i - 1).copied().unwrap_or(false)
         });
     }
 

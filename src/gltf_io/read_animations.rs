@@ -4,6 +4,7 @@
 //! then the text has no escapes and is split by `scan.rs`).
 
 use super::layout::member;
+use super::lazy::parse_checked as parse;
 use super::scan;
 use crate::model::Channel;
 use serde_json::Value;
@@ -20,11 +21,6 @@ pub(crate) enum ReadAnimations<'t> {
 pub(crate) enum OldItems<'t> {
     Values(Vec<Value>),
     Text(Vec<&'t [u8]>),
-}
-
-/// `text` (checked JSON), parsed.
-fn parse(text: &[u8]) -> Value {
-    super::lazy::parse_checked(text)
 }
 
 /// The items of the array `text`; none when it is no array (as `Value::as_array`).
@@ -77,23 +73,20 @@ impl<'t> ReadAnimations<'t> {
         let anim = Value::Object(map);
         (anim, OldItems::Text(channels), OldItems::Text(samplers))
     }
+}
 
-    /// Marks in `used` the accessors the samplers of the animations held as text refer to
-    /// (their `input` and `output`); nothing for those held parsed.
-    pub(crate) fn mark_accessors(&self, used: &mut [bool]) {
-        let ReadAnimations::Text(anims) = self else {
-            return;
+/// Marks in `used` the accessors the samplers of the animations `anims` (their text) refer to
+/// (their `input` and `output`).
+pub(crate) fn mark_accessors(anims: &[&[u8]], used: &mut [bool]) {
+    for anim in anims {
+        let Some(samplers) = scan::member(anim, "samplers") else {
+            continue;
         };
-        for anim in anims.iter().flatten() {
-            let Some(samplers) = scan::member(anim, "samplers") else {
-                continue;
-            };
-            for sampler in items(samplers) {
-                for key in ["input", "output"] {
-                    let i = scan::member(sampler, key).and_then(scan::as_u64);
-                    if let Some(slot) = i.and_then(|i| used.get_mut(i as usize)) {
-                        *slot = true;
-                    }
+        for sampler in items(samplers) {
+            for key in ["input", "output"] {
+                let i = scan::member(sampler, key).and_then(scan::as_u64);
+                if let Some(slot) = i.and_then(|i| used.get_mut(i as usize)) {
+                    *slot = true;
                 }
             }
         }
