@@ -31,6 +31,14 @@ fn fixture(name: &str) -> Normalized {
     normalized(&common::root().join("fixtures").join(name))
 }
 
+/// The bone index of `n`'s hips.
+fn hips(n: &Normalized) -> usize {
+    n.map
+        .get(Profile::humanoid().find("Hips").unwrap())
+        .unwrap()
+        .index()
+}
+
 fn walk(n: &Normalized) -> &Clip {
     n.model.clips.iter().find(|c| c.name == CLIP).unwrap()
 }
@@ -609,11 +617,7 @@ fn planting_in_place_holds_feet_in_the_travelling_frame() {
 fn in_place_is_the_travelling_walk_moved_back(root: f32) {
     let (s, t) = (fixture("identity.gltf"), fixture("long_legs.glb"));
     let ts = &t.model.skeletons[0];
-    let hips = t
-        .map
-        .get(Profile::humanoid().find("Hips").unwrap())
-        .unwrap()
-        .index();
+    let hips = hips(&t);
     let height = ts.stature();
     let ops = vec![
         Op::Root(PassOp {
@@ -664,11 +668,7 @@ fn in_place_is_the_travelling_walk_moved_back(root: f32) {
 /// held.
 fn sliding(s: &Normalized, speed: f32, slide: usize, stand: usize) -> Vec<Pose> {
     let ss = &s.model.skeletons[0];
-    let hips = s
-        .map
-        .get(Profile::humanoid().find("Hips").unwrap())
-        .unwrap()
-        .index();
+    let hips = hips(s);
     let step = speed * ss.stature() / 30.0;
     (0..slide + stand)
         .map(|f| {
