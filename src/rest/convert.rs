@@ -46,19 +46,34 @@ pub(super) fn apply(
             chain: None,
         });
     }
-    let maps = Maps {
-        outer: &outer,
-        frames: &frames,
-        motion_bones: &plan.motion_bones,
-        motion,
-    };
-    // Clip after clip on this thread: converting clips in parallel saved about a tenth of
-    // normalizing 30 MB, but the worker threads' new keys came from their own heaps, which
-    // added 1.2 MB to the peak on 3 MB (over its bound of 3× the input + 15 MB), and 18 MB on
-    // 30 MB (118 MB against 106; measured again in issue 19's fifth round).
+    // Every array the keys are converted into is made here, on the calling thread (a shared
+    // array the conversion changes is copied by `keys_of`); then this thread and, with enough
+    // keys, a second one convert them in place. (Clips converted whole on worker threads, as
+    // once done, took their new arrays from the workers' own heaps: 1.2 MB more peak on 3 MB,
+    // over its bound of 3× the input + 15 MB, and 18 MB on 30 MB.)
     let mut complemented = 0;
+    let mut jobs = Vec::new();
     for clip in model.clips.iter_mut().filter(|c| c.skeleton == k) {
-        complemented += convert_clip(clip, &plan.changed, &maps);
+        complemented += complement(clip, &plan.changed);
+        for (i, tracks) in clip.tracks.iter_mut().enumerate() {
+            jobs.extend(keys_of(tracks, outer[i], frames[i]).into_iter().flatten());
+        }
+    }
+    convert_in_two(&mut jobs);
+    drop(jobs);
+    if let Some(h) = motion {
+        for clip in model.clips.iter_mut().filter(|c| c.skeleton == k) {
+            for (i, tracks) in clip.tracks.iter_mut().enumerate() {
+                if let Some(t) = tracks
+                    .translation
+                    .as_mut()
+                    .filter(|_| plan.motion_bones.iter().any(|b| b.index() == i))
+                {
+                    map_values(t, |v, _| v / h);
+                }
+            }
+            clip.motion_scale = Some(h);
+        }
     }
     let skeleton = model.skeleton_mut(k);
     for (i, (bone, rest)) in skeleton.bones.iter_mut().zip(&plan.rests).enumerate() {
@@ -100,46 +115,60 @@ pub(super) fn apply(
     }
 }
 
-/// The maps every key of a clip takes, per bone.
-struct Maps<'a> {
-    /// `A_i`.
-    outer: &'a [Wide],
-    /// `F_i`.
-    frames: &'a [Wide],
-    /// Bones whose translation keys motion scale divides.
-    motion_bones: &'a [BoneId],
-    /// The hips height they are divided by, if motion scale runs.
-    motion: Option<f32>,
-}
-
-/// Converts every key of `clip` (step 4), first giving bones whose rest rotation changed
-/// (`changed`: their old rest) a one-key rotation track where they had none. Returns how many
-/// tracks it added.
-fn convert_clip(clip: &mut Clip, changed: &[Option<Quat>], maps: &Maps) -> usize {
+/// Gives bones whose rest rotation changed (`changed`: their old rest) a one-key rotation track
+/// where `clip` had none: "no track" must keep meaning the old rest, which is about to change.
+/// Returns how many tracks it added.
+fn complement(clip: &mut Clip, changed: &[Option<Quat>]) -> usize {
     let mut complemented = 0;
-    for (i, tracks) in clip.tracks.iter_mut().enumerate() {
-        if let (Some(old), None) = (changed[i], &tracks.rotation) {
-            // "No track" must keep meaning the old rest, which is about to change.
+    for (tracks, old) in clip.tracks.iter_mut().zip(changed) {
+        if let (Some(old), None) = (old, &tracks.rotation) {
             tracks.rotation = Some(Track {
                 interpolation: Interpolation::Linear,
                 times: vec![0.0].into(),
-                values: vec![old].into(),
+                values: vec![*old].into(),
             });
             complemented += 1;
         }
-        map_keys(tracks, maps.outer[i], maps.frames[i]);
-        if let (Some(t), Some(h)) = (
-            &mut tracks.translation,
-            maps.motion
-                .filter(|_| maps.motion_bones.iter().any(|b| b.index() == i)),
-        ) {
-            map_values(t, |v, _| v / h);
-        }
-    }
-    if maps.motion.is_some() {
-        clip.motion_scale = maps.motion;
     }
     complemented
+}
+
+/// Below this many keys, one thread converts them all: a second one costs more to start than it
+/// saves.
+const KEYS_FOR_TWO_THREADS: usize = 16_384;
+
+/// Runs `jobs`, the first half of their keys on this thread and the second on another one
+/// (or all here, if there are few or no thread can be started). The jobs only write into arrays
+/// this thread made.
+fn convert_in_two(jobs: &mut [Job]) {
+    let total: usize = jobs.iter().map(Job::keys).sum();
+    let mut cut = jobs.len();
+    if total >= KEYS_FOR_TWO_THREADS {
+        let mut sum = 0;
+        cut = jobs
+            .iter()
+            .position(|j| {
+                sum += j.keys();
+                2 * sum >= total
+            })
+            .map_or(jobs.len(), |n| n + 1);
+    }
+    let (mine, theirs) = jobs.split_at_mut(cut);
+    if theirs.is_empty() {
+        mine.iter_mut().for_each(Job::run);
+        return;
+    }
+    let mut started = false;
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .name("rest keys".into())
+            .spawn_scoped(s, || theirs.iter_mut().for_each(Job::run));
+        started = worker.is_ok();
+        mine.iter_mut().for_each(Job::run);
+    });
+    if !started {
+        jobs[cut..].iter_mut().for_each(Job::run);
+    }
 }
 
 /// Maps every key of one bone's tracks to `a · key · f` (translation, rotation, scale; the
@@ -147,28 +176,154 @@ fn convert_clip(clip: &mut Clip, changed: &[Option<Quat>], maps: &Maps) -> usize
 /// LINEAR keys slerp the short way. The conversion of the rest fix, and its inverse
 /// ([`super::restore`]).
 pub(super) fn map_keys(tracks: &mut BoneTracks, a: Wide, f: Wide) {
-    if let Some(t) = &mut tracks.translation {
-        map_values(t, |v, tangent| a.vector(v, !tangent));
+    for mut job in keys_of(tracks, a, f).into_iter().flatten() {
+        job.run();
     }
-    if let Some(t) = &mut tracks.rotation {
-        // Each key flipped when it lies in the other hemisphere from the one before it (as
-        // flipped), in the same pass.
-        let hemisphere = t.interpolation != Interpolation::CubicSpline;
-        let mut before: Option<Quat> = None;
-        map_values(t, |q, _| {
-            let mut q = (a.r * q.as_dquat() * f.r).as_quat();
-            if hemisphere {
-                if before.is_some_and(|b| q.dot(b) < 0.0) {
-                    q = -q;
-                }
-                before = Some(q);
+}
+
+/// The conversions [`map_keys`] makes, one per track, each ready to run in an array of its
+/// own: a track sharing its values with another one (the model as read) gets a copy here, from
+/// the first key the conversion changes, or keeps sharing them if it changes none.
+fn keys_of(tracks: &mut BoneTracks, a: Wide, f: Wide) -> [Option<Job<'_>>; 3] {
+    let BoneTracks {
+        translation,
+        rotation,
+        scale,
+    } = tracks;
+    [
+        translation
+            .as_mut()
+            .and_then(|t| claim(t, Move(a)))
+            .map(Job::Translation),
+        rotation
+            .as_mut()
+            .and_then(|t| {
+                // No key before the first: a zero quaternion, whose dot product with any key
+                // is never below 0, so the first key is never flipped.
+                let before = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+                claim(
+                    t,
+                    Turn {
+                        a: a.r,
+                        f: f.r,
+                        before,
+                    },
+                )
+            })
+            .map(Job::Rotation),
+        scale
+            .as_mut()
+            .and_then(|t| claim(t, Grow(a.s * f.s)))
+            .map(Job::Scale),
+    ]
+}
+
+/// One track's keys still to convert, from `from` on, in an array this thread owns.
+struct Run<'a, T, M> {
+    values: &'a mut [T],
+    from: usize,
+    cubic: bool,
+    map: M,
+}
+
+impl<T: Copy, M: Convert<T>> Run<'_, T, M> {
+    fn run(&mut self) {
+        let values = &mut self.values[self.from..];
+        if self.cubic {
+            for (n, v) in values.iter_mut().enumerate() {
+                *v = self.map.key(*v, true, (self.from + n) % 3 != 1);
             }
-            q
-        });
+        } else {
+            for v in values {
+                *v = self.map.key(*v, false, false);
+            }
+        }
+        self.from = self.values.len();
     }
-    if let Some(t) = &mut tracks.scale {
-        // Uniform, or on a bone that keeps its axes: exact either way.
-        map_values(t, |v, _| (v.as_dvec3() * (a.s * f.s)).as_vec3());
+}
+
+/// A track's keys to convert, by what they hold.
+enum Job<'a> {
+    Translation(Run<'a, Vec3, Move>),
+    Rotation(Run<'a, Quat, Turn>),
+    Scale(Run<'a, Vec3, Grow>),
+}
+
+impl Job<'_> {
+    /// How many keys are left to convert.
+    fn keys(&self) -> usize {
+        match self {
+            Job::Translation(r) => r.values.len() - r.from,
+            Job::Rotation(r) => r.values.len() - r.from,
+            Job::Scale(r) => r.values.len() - r.from,
+        }
+    }
+
+    fn run(&mut self) {
+        match self {
+            Job::Translation(r) => r.run(),
+            Job::Rotation(r) => r.run(),
+            Job::Scale(r) => r.run(),
+        }
+    }
+}
+
+/// How each key of a track is converted, with what it remembers of the keys before it.
+trait Convert<T> {
+    /// The key `value` converted; `cubic`: the track is a cubic spline, `tangent`: this key is
+    /// one of its tangents.
+    fn key(&mut self, value: T, cubic: bool, tangent: bool) -> T;
+}
+
+impl<T, F: FnMut(T, bool) -> T> Convert<T> for F {
+    fn key(&mut self, value: T, _: bool, tangent: bool) -> T {
+        self(value, tangent)
+    }
+}
+
+/// A translation key (or tangent) through `A`.
+#[derive(Clone, Copy)]
+struct Move(Wide);
+
+impl Convert<Vec3> for Move {
+    #[inline]
+    fn key(&mut self, v: Vec3, _: bool, tangent: bool) -> Vec3 {
+        self.0.vector(v, !tangent)
+    }
+}
+
+/// A rotation key to `a · key · f`, flipped when it lies in the other hemisphere from the one
+/// before it (as flipped), except in cubic splines.
+#[derive(Clone, Copy)]
+struct Turn {
+    a: DQuat,
+    f: DQuat,
+    before: Quat,
+}
+
+impl Convert<Quat> for Turn {
+    #[inline]
+    fn key(&mut self, q: Quat, cubic: bool, _: bool) -> Quat {
+        let mut q = (self.a * q.as_dquat() * self.f).as_quat();
+        if !cubic {
+            if q.dot(self.before) < 0.0 {
+                q = -q;
+            }
+            self.before = q;
+        }
+        q
+    }
+}
+
+/// A scale key times the two scales. Uniform, or on a bone that keeps its axes: exact either
+/// way.
+#[derive(Clone, Copy)]
+struct Grow(f64);
+
+impl Convert<Vec3> for Grow {
+    #[inline]
+    fn key(&mut self, v: Vec3, _: bool, _: bool) -> Vec3 {
+        (v.as_dvec3() * self.0).as_vec3()
     }
 }
 
@@ -236,42 +391,42 @@ impl Wide {
 }
 
 /// Maps every value of a track, in order; `f(value, is_tangent)`. Values shared with another
-/// track (the model as read) go into a new array in one pass, rather than being copied first,
-/// and only from the first value the map changes (bit for bit): a track it leaves as it was
-/// keeps sharing its values.
-pub(super) fn map_values<T: Copy + Bits>(track: &mut Track<T>, mut f: impl FnMut(T, bool) -> T) {
+/// track (the model as read) go into a new array, and only from the first value the map changes
+/// (bit for bit): a track it leaves as it was keeps sharing its values.
+pub(super) fn map_values<T: Copy + Bits>(track: &mut Track<T>, f: impl FnMut(T, bool) -> T) {
+    if let Some(mut run) = claim(track, f) {
+        run.run();
+    }
+}
+
+/// Gets `track` ready for `map` to convert its keys in place: an array of its own (values it
+/// shares are copied, the first key `map` changes already converted, the keys before it kept),
+/// or `None` if it shares its values and `map` changes none.
+fn claim<T: Copy + Bits, M: Convert<T>>(track: &mut Track<T>, mut map: M) -> Option<Run<'_, T, M>> {
     let cubic = track.interpolation == Interpolation::CubicSpline;
     let tangent = |n: usize| cubic && n % 3 != 1;
-    match std::sync::Arc::get_mut(&mut track.values) {
-        Some(values) => {
-            for (n, v) in values.iter_mut().enumerate() {
-                *v = f(*v, tangent(n));
-            }
+    let mut from = 0;
+    if std::sync::Arc::get_mut(&mut track.values).is_none() {
+        let (n, w) = track.values.iter().enumerate().find_map(|(n, v)| {
+            let w = map.key(*v, cubic, tangent(n));
+            (!w.same_bits(*v)).then_some((n, w))
+        })?;
+        // A copy (one pass of plain moves), then the values from `n` mapped in place in a
+        // plain loop: faster than mapping into the new array through an iterator.
+        let mut values: std::sync::Arc<[T]> = std::sync::Arc::from(&track.values[..]);
+        if let Some(new) = std::sync::Arc::get_mut(&mut values) {
+            new[n] = w;
         }
-        None => {
-            let old = std::sync::Arc::clone(&track.values);
-            let mut changed = None;
-            for (n, v) in old.iter().enumerate() {
-                let w = f(*v, tangent(n));
-                if !w.same_bits(*v) {
-                    changed = Some((n, w));
-                    break;
-                }
-            }
-            if let Some((n, w)) = changed {
-                // A copy (one pass of plain moves), then the values from `n` mapped in place in
-                // a plain loop: faster than mapping into the new array through an iterator.
-                let mut values: std::sync::Arc<[T]> = std::sync::Arc::from(&old[..]);
-                if let Some(new) = std::sync::Arc::get_mut(&mut values) {
-                    new[n] = w;
-                    for (m, v) in new.iter_mut().enumerate().skip(n + 1) {
-                        *v = f(*v, tangent(m));
-                    }
-                }
-                track.values = values;
-            }
-        }
+        track.values = values;
+        from = n + 1;
     }
+    let values = std::sync::Arc::get_mut(&mut track.values)?;
+    Some(Run {
+        values,
+        from,
+        cubic,
+        map,
+    })
 }
 
 /// Bit-for-bit equality of key values (`-0.0` differs from `0.0`, a NaN equals itself).
