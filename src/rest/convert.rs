@@ -46,21 +46,21 @@ pub(super) fn apply(
             chain: None,
         });
     }
-    // Every array the keys are converted into is made here, on the calling thread (a shared
-    // array the conversion changes is copied by `keys_of`); then this thread and, with enough
-    // keys, a second one convert them in place. (Clips converted whole on worker threads, as
-    // once done, took their new arrays from the workers' own heaps: 1.2 MB more peak on 3 MB,
-    // over its bound of 3× the input + 15 MB, and 18 MB on 30 MB.)
+    // Every array the keys are converted into is made here, on the calling thread (`claim`
+    // copies a shared array the conversion changes); then this thread and, with enough keys, a
+    // second one convert them in place. (Clips converted whole on worker threads, as once done,
+    // took their new arrays from the workers' own heaps: 1.2 MB more peak on 3 MB, over its
+    // bound of 3× the input + 15 MB, and 18 MB on 30 MB.)
     let mut complemented = 0;
-    let mut jobs = Vec::new();
+    let mut keys = 0;
     for clip in model.clips.iter_mut().filter(|c| c.skeleton == k) {
         complemented += complement(clip, &plan.changed);
         for (i, tracks) in clip.tracks.iter_mut().enumerate() {
-            jobs.extend(keys_of(tracks, outer[i], frames[i]).into_iter().flatten());
+            keys += claim_keys(tracks, outer[i], frames[i]);
         }
     }
-    convert_in_two(&mut jobs);
-    drop(jobs);
+    let maps = (&outer[..], &frames[..]);
+    convert_in_two(&mut model.clips, k, maps, keys);
     if let Some(h) = motion {
         for clip in model.clips.iter_mut().filter(|c| c.skeleton == k) {
             for (i, tracks) in clip.tracks.iter_mut().enumerate() {
@@ -137,37 +137,71 @@ fn complement(clip: &mut Clip, changed: &[Option<Quat>]) -> usize {
 /// saves.
 const KEYS_FOR_TWO_THREADS: usize = 16_384;
 
-/// Runs `jobs`, the first half of their keys on this thread and the second on another one
-/// (or all here, if there are few or no thread can be started). The jobs only write into arrays
-/// this thread made.
-fn convert_in_two(jobs: &mut [Job]) {
-    let total: usize = jobs.iter().map(Job::keys).sum();
-    let mut cut = jobs.len();
-    if total >= KEYS_FOR_TWO_THREADS {
+/// Converts the keys of the clips of skeleton `k`, claimed by [`claim_keys`] (`keys` of them),
+/// with `maps` (`A_i`, `F_i`): the clips before the middle key on this thread, the rest on
+/// another one (or all here, if there are few or no thread can be started). Neither allocates.
+fn convert_in_two(clips: &mut [Clip], k: SkeletonId, maps: (&[Wide], &[Wide]), keys: usize) {
+    let bones = |tracks: &mut [BoneTracks], first: usize| {
+        for (i, t) in tracks.iter_mut().enumerate() {
+            convert_keys(t, maps.0[first + i], maps.1[first + i]);
+        }
+    };
+    // Where the first half of the keys ends: a clip, and a bone in it.
+    let mut middle = None;
+    if keys >= KEYS_FOR_TWO_THREADS {
         let mut sum = 0;
-        cut = jobs
+        middle = clips
             .iter()
-            .position(|j| {
-                sum += j.keys();
-                2 * sum >= total
-            })
-            .map_or(jobs.len(), |n| n + 1);
+            .enumerate()
+            .filter(|(_, c)| c.skeleton == k)
+            .find_map(|(c, clip)| {
+                clip.tracks
+                    .iter()
+                    .position(|t| {
+                        sum += [
+                            t.translation.as_ref().map(|t| t.values.len()),
+                            t.rotation.as_ref().map(|t| t.values.len()),
+                            t.scale.as_ref().map(|t| t.values.len()),
+                        ]
+                        .into_iter()
+                        .flatten()
+                        .sum::<usize>();
+                        2 * sum >= keys
+                    })
+                    .map(|b| (c, b + 1))
+            });
     }
-    let (mine, theirs) = jobs.split_at_mut(cut);
-    if theirs.is_empty() {
-        mine.iter_mut().for_each(Job::run);
+    let Some((c, b)) = middle else {
+        for clip in clips.iter_mut().filter(|c| c.skeleton == k) {
+            bones(&mut clip.tracks, 0);
+        }
         return;
-    }
+    };
+    let (before, after) = clips.split_at_mut(c);
+    let Some((split, after)) = after.split_first_mut() else {
+        return;
+    };
+    let b = b.min(split.tracks.len());
+    let (head, tail) = split.tracks.split_at_mut(b);
+    let second = |tail: &mut [BoneTracks], after: &mut [Clip]| {
+        bones(tail, b);
+        for clip in after.iter_mut().filter(|c| c.skeleton == k) {
+            bones(&mut clip.tracks, 0);
+        }
+    };
     let mut started = false;
     std::thread::scope(|s| {
         let worker = std::thread::Builder::new()
             .name("rest keys".into())
-            .spawn_scoped(s, || theirs.iter_mut().for_each(Job::run));
+            .spawn_scoped(s, || second(tail, after));
         started = worker.is_ok();
-        mine.iter_mut().for_each(Job::run);
+        for clip in before.iter_mut().filter(|c| c.skeleton == k) {
+            bones(&mut clip.tracks, 0);
+        }
+        bones(head, 0);
     });
     if !started {
-        jobs[cut..].iter_mut().for_each(Job::run);
+        second(tail, after);
     }
 }
 
@@ -176,96 +210,54 @@ fn convert_in_two(jobs: &mut [Job]) {
 /// LINEAR keys slerp the short way. The conversion of the rest fix, and its inverse
 /// ([`super::restore`]).
 pub(super) fn map_keys(tracks: &mut BoneTracks, a: Wide, f: Wide) {
-    for mut job in keys_of(tracks, a, f).into_iter().flatten() {
-        job.run();
-    }
+    claim_keys(tracks, a, f);
+    convert_keys(tracks, a, f);
 }
 
-/// The conversions [`map_keys`] makes, one per track, each ready to run in an array of its
-/// own: a track sharing its values with another one (the model as read) gets a copy here, from
-/// the first key the conversion changes, or keeps sharing them if it changes none.
-fn keys_of(tracks: &mut BoneTracks, a: Wide, f: Wide) -> [Option<Job<'_>>; 3] {
-    let BoneTracks {
-        translation,
-        rotation,
-        scale,
-    } = tracks;
+/// [`claim`]s each of `tracks` for the maps of [`map_keys`]; returns how many keys are left to
+/// convert.
+fn claim_keys(tracks: &mut BoneTracks, a: Wide, f: Wide) -> usize {
+    let (translation, rotation, scale) = key_maps(a, f);
     [
-        translation
+        tracks
+            .translation
             .as_mut()
-            .and_then(|t| claim(t, Move(a)))
-            .map(Job::Translation),
-        rotation
-            .as_mut()
-            .and_then(|t| {
-                // No key before the first: a zero quaternion, whose dot product with any key
-                // is never below 0, so the first key is never flipped.
-                let before = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
-                claim(
-                    t,
-                    Turn {
-                        a: a.r,
-                        f: f.r,
-                        before,
-                    },
-                )
-            })
-            .map(Job::Rotation),
-        scale
-            .as_mut()
-            .and_then(|t| claim(t, Grow(a.s * f.s)))
-            .map(Job::Scale),
+            .map_or(0, |t| claim(t, translation)),
+        tracks.rotation.as_mut().map_or(0, |t| claim(t, rotation)),
+        tracks.scale.as_mut().map_or(0, |t| claim(t, scale)),
     ]
+    .into_iter()
+    .sum()
 }
 
-/// One track's keys still to convert, from `from` on, in an array this thread owns.
-struct Run<'a, T, M> {
-    values: &'a mut [T],
-    from: usize,
-    cubic: bool,
-    map: M,
-}
-
-impl<T: Copy, M: Convert<T>> Run<'_, T, M> {
-    fn run(&mut self) {
-        let values = &mut self.values[self.from..];
-        if self.cubic {
-            for (n, v) in values.iter_mut().enumerate() {
-                *v = self.map.key(*v, true, (self.from + n) % 3 != 1);
-            }
-        } else {
-            for v in values {
-                *v = self.map.key(*v, false, false);
-            }
-        }
-        self.from = self.values.len();
+/// The second half of [`map_keys`]: converts the keys of `tracks` [`claim_keys`] claimed.
+fn convert_keys(tracks: &mut BoneTracks, a: Wide, f: Wide) {
+    let (translation, rotation, scale) = key_maps(a, f);
+    if let Some(t) = &mut tracks.translation {
+        convert(t, translation);
+    }
+    if let Some(t) = &mut tracks.rotation {
+        convert(t, rotation);
+    }
+    if let Some(t) = &mut tracks.scale {
+        convert(t, scale);
     }
 }
 
-/// A track's keys to convert, by what they hold.
-enum Job<'a> {
-    Translation(Run<'a, Vec3, Move>),
-    Rotation(Run<'a, Quat, Turn>),
-    Scale(Run<'a, Vec3, Grow>),
-}
-
-impl Job<'_> {
-    /// How many keys are left to convert.
-    fn keys(&self) -> usize {
-        match self {
-            Job::Translation(r) => r.values.len() - r.from,
-            Job::Rotation(r) => r.values.len() - r.from,
-            Job::Scale(r) => r.values.len() - r.from,
-        }
-    }
-
-    fn run(&mut self) {
-        match self {
-            Job::Translation(r) => r.run(),
-            Job::Rotation(r) => r.run(),
-            Job::Scale(r) => r.run(),
-        }
-    }
+/// The maps of [`map_keys`] for translation, rotation and scale keys.
+fn key_maps(a: Wide, f: Wide) -> (Move, Turn, Grow) {
+    // No key before the first: a zero quaternion, whose dot product with any key is never
+    // below 0, so the first key is never flipped.
+    let before = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+    (
+        Move(a),
+        Turn {
+            a: a.r,
+            f: f.r,
+            before,
+        },
+        Grow(a.s * f.s),
+    )
 }
 
 /// How each key of a track is converted, with what it remembers of the keys before it.
@@ -390,43 +382,50 @@ impl Wide {
     }
 }
 
-/// Maps every value of a track, in order; `f(value, is_tangent)`. Values shared with another
-/// track (the model as read) go into a new array, and only from the first value the map changes
-/// (bit for bit): a track it leaves as it was keeps sharing its values.
-pub(super) fn map_values<T: Copy + Bits>(track: &mut Track<T>, f: impl FnMut(T, bool) -> T) {
-    if let Some(mut run) = claim(track, f) {
-        run.run();
-    }
+/// Maps every value of a track, in order; `f(value, is_tangent)`, a copy of `f` for each pass
+/// (see [`claim`]). Values shared with another track (the model as read) go into a new array,
+/// unless the map changes none of them (bit for bit): then the track keeps sharing its values.
+pub(super) fn map_values<T: Copy + Bits>(track: &mut Track<T>, f: impl FnMut(T, bool) -> T + Copy) {
+    claim(track, f);
+    convert(track, f);
 }
 
-/// Gets `track` ready for `map` to convert its keys in place: an array of its own (values it
-/// shares are copied, the first key `map` changes already converted, the keys before it kept),
-/// or `None` if it shares its values and `map` changes none.
-fn claim<T: Copy + Bits, M: Convert<T>>(track: &mut Track<T>, mut map: M) -> Option<Run<'_, T, M>> {
-    let cubic = track.interpolation == Interpolation::CubicSpline;
-    let tangent = |n: usize| cubic && n % 3 != 1;
-    let mut from = 0;
+/// Gets `track`'s values ready for `map` to convert in place ([`convert`]): values shared with
+/// another track are copied (one pass of plain moves) if `map` changes any of them, bit for
+/// bit, and kept shared if not, with nothing left to convert. Returns how many keys are left
+/// to convert.
+fn claim<T: Copy + Bits, M: Convert<T>>(track: &mut Track<T>, mut map: M) -> usize {
     if std::sync::Arc::get_mut(&mut track.values).is_none() {
-        let (n, w) = track.values.iter().enumerate().find_map(|(n, v)| {
-            let w = map.key(*v, cubic, tangent(n));
-            (!w.same_bits(*v)).then_some((n, w))
-        })?;
-        // A copy (one pass of plain moves), then the values from `n` mapped in place in a
-        // plain loop: faster than mapping into the new array through an iterator.
-        let mut values: std::sync::Arc<[T]> = std::sync::Arc::from(&track.values[..]);
-        if let Some(new) = std::sync::Arc::get_mut(&mut values) {
-            new[n] = w;
+        let cubic = track.interpolation == Interpolation::CubicSpline;
+        let changes = track
+            .values
+            .iter()
+            .enumerate()
+            .any(|(n, v)| !map.key(*v, cubic, cubic && n % 3 != 1).same_bits(*v));
+        if !changes {
+            return 0;
         }
-        track.values = values;
-        from = n + 1;
+        track.values = std::sync::Arc::from(&track.values[..]);
     }
-    let values = std::sync::Arc::get_mut(&mut track.values)?;
-    Some(Run {
-        values,
-        from,
-        cubic,
-        map,
-    })
+    track.values.len()
+}
+
+/// Converts every key of `track` with `map`, in place, if its values are its own (after
+/// [`claim`], unless `map` changes none of them), in a plain loop.
+fn convert<T: Copy, M: Convert<T>>(track: &mut Track<T>, mut map: M) {
+    let cubic = track.interpolation == Interpolation::CubicSpline;
+    let Some(values) = std::sync::Arc::get_mut(&mut track.values) else {
+        return;
+    };
+    if cubic {
+        for (n, v) in values.iter_mut().enumerate() {
+            *v = map.key(*v, true, n % 3 != 1);
+        }
+    } else {
+        for v in values {
+            *v = map.key(*v, false, false);
+        }
+    }
 }
 
 /// Bit-for-bit equality of key values (`-0.0` differs from `0.0`, a NaN equals itself).
@@ -471,20 +470,94 @@ mod tests {
         assert!(!Arc::ptr_eq(&t.values, &read.values));
         assert_eq!(t.values[0].y.to_bits(), (-0.0f32).to_bits());
         assert_eq!(read.values[0].y.to_bits(), 0.0f32.to_bits());
-        // A map with state sees every value once, in order; values before the first change
-        // are kept, the rest mapped.
+        // A map with state (each pass runs its own copy): values before the first change are
+        // kept, the rest mapped, the values read left as they were.
         let (read, mut t) = shared(vec![Vec3::X, Vec3::Y, Vec3::Z]);
-        let mut seen = Vec::new();
-        map_values(&mut t, |v, _| {
-            seen.push(v);
-            if seen.len() >= 2 {
+        let mut seen = 0;
+        map_values(&mut t, move |v, _| {
+            seen += 1;
+            if seen >= 2 {
                 v * 2.0
             } else {
                 v
             }
         });
-        assert_eq!(seen, [Vec3::X, Vec3::Y, Vec3::Z]);
         assert_eq!(&*t.values, &[Vec3::X, Vec3::Y * 2.0, Vec3::Z * 2.0]);
         assert_eq!(&*read.values, &[Vec3::X, Vec3::Y, Vec3::Z]);
+    }
+
+    #[test]
+    fn keys_converted_on_two_threads_are_those_converted_on_one() {
+        let wide = |n: f64| Wide {
+            t: DVec3::new(0.1 * n, -0.2, 0.3),
+            r: DQuat::from_euler(glam::EulerRot::YXZ, 0.3 * n, -0.7, 0.2 + n),
+            s: 0.5 + n,
+        };
+        let outer: Vec<Wide> = (0..4).map(|i| wide(i as f64)).collect();
+        let frames: Vec<Wide> = (0..4).map(|i| wide(1.5 - i as f64).inverse()).collect();
+        let track = |n: usize, cubic: bool, k: f32| Track {
+            interpolation: if cubic {
+                Interpolation::CubicSpline
+            } else {
+                Interpolation::Linear
+            },
+            times: Vec::new().into(),
+            values: (0..n)
+                .map(|i| Quat::from_rotation_y(i as f32 * k).mul_quat(Quat::from_rotation_x(k)))
+                .collect(),
+        };
+        let clip = |skeleton: u32, keys: usize| Clip {
+            name: String::new(),
+            skeleton: SkeletonId(skeleton),
+            tracks: (0..4)
+                .map(|i| BoneTracks {
+                    translation: Some(Track {
+                        interpolation: Interpolation::Step,
+                        times: Vec::new().into(),
+                        values: (0..keys)
+                            .map(|j| Vec3::splat(j as f32 + i as f32))
+                            .collect(),
+                    }),
+                    rotation: Some(track(keys * 3, i == 2, 0.1 * i as f32)),
+                    scale: (i == 1).then(|| Track {
+                        interpolation: Interpolation::Linear,
+                        times: Vec::new().into(),
+                        values: vec![Vec3::ONE; keys].into(),
+                    }),
+                })
+                .collect(),
+            opaque: Vec::new(),
+            source: None,
+            motion_scale: None,
+            curves: Vec::new(),
+        };
+        let read = vec![clip(0, 3000), clip(1, 10), clip(0, 500), clip(0, 900)];
+        let mut one = read.clone();
+        for c in one.iter_mut().filter(|c| c.skeleton == SkeletonId(0)) {
+            for (i, tracks) in c.tracks.iter_mut().enumerate() {
+                map_keys(tracks, outer[i], frames[i]);
+            }
+        }
+        let mut two = read.clone();
+        let mut keys = 0;
+        for c in two.iter_mut().filter(|c| c.skeleton == SkeletonId(0)) {
+            for (i, tracks) in c.tracks.iter_mut().enumerate() {
+                keys += claim_keys(tracks, outer[i], frames[i]);
+            }
+        }
+        assert!(keys >= 2 * KEYS_FOR_TWO_THREADS);
+        convert_in_two(&mut two, SkeletonId(0), (&outer, &frames), keys);
+        assert_eq!(one, two);
+        assert_ne!(one, read);
+        assert_eq!(two[1], read[1]);
+        for (c, r) in two.iter().zip(&read) {
+            for (t, r) in c.tracks.iter().zip(&r.tracks) {
+                let (t, r) = (t.rotation.as_ref().unwrap(), r.rotation.as_ref().unwrap());
+                assert_eq!(
+                    Arc::ptr_eq(&t.values, &r.values),
+                    c.skeleton == SkeletonId(1)
+                );
+            }
+        }
     }
 }
