@@ -137,71 +137,73 @@ fn complement(clip: &mut Clip, changed: &[Option<Quat>]) -> usize {
 /// saves.
 const KEYS_FOR_TWO_THREADS: usize = 16_384;
 
+/// `work(first)` on this thread and, at the same time, `work(second)` on another one (or after
+/// it, on this one, if no thread can be started).
+pub(super) fn in_two<P: Send, R: Send + Default>(
+    first: P,
+    second: P,
+    work: impl Fn(P) -> R + Sync,
+) -> (R, R) {
+    let mut second = Some(second);
+    let (mine, theirs) = std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .name("skelnorm rest".into())
+            .spawn_scoped(s, || second.take().map(&work));
+        let mine = work(first);
+        let theirs = match worker.map(|w| w.join()) {
+            Ok(Ok(theirs)) => theirs,
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            Err(_) => None,
+        };
+        (mine, theirs)
+    });
+    let theirs = theirs.or_else(|| second.take().map(&work));
+    (mine, theirs.unwrap_or_default())
+}
+
+/// How many keys a bone's tracks hold.
+pub(super) fn bone_keys(t: &BoneTracks) -> usize {
+    t.translation.as_ref().map_or(0, |t| t.values.len())
+        + t.rotation.as_ref().map_or(0, |t| t.values.len())
+        + t.scale.as_ref().map_or(0, |t| t.values.len())
+}
+
 /// Converts the keys of the clips of skeleton `k`, claimed by [`claim_keys`] (`keys` of them),
-/// with `maps` (`A_i`, `F_i`): the clips before the middle key on this thread, the rest on
-/// another one (or all here, if there are few or no thread can be started). Neither allocates.
+/// with `maps` (`A_i`, `F_i`): the clips up to the middle key on this thread, the rest on
+/// another one (or all here, if there are few). Neither allocates.
 fn convert_in_two(clips: &mut [Clip], k: SkeletonId, maps: (&[Wide], &[Wide]), keys: usize) {
-    let bones = |tracks: &mut [BoneTracks], first: usize| {
+    // Bone tracks from bone `first` on, then whole clips.
+    let work = |(tracks, first, clips): (&mut [BoneTracks], usize, &mut [Clip])| {
         for (i, t) in tracks.iter_mut().enumerate() {
             convert_keys(t, maps.0[first + i], maps.1[first + i]);
         }
-    };
-    // Where the first half of the keys ends: a clip, and a bone in it.
-    let mut middle = None;
-    if keys >= KEYS_FOR_TWO_THREADS {
-        let mut sum = 0;
-        middle = clips
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.skeleton == k)
-            .find_map(|(c, clip)| {
-                clip.tracks
-                    .iter()
-                    .position(|t| {
-                        sum += [
-                            t.translation.as_ref().map(|t| t.values.len()),
-                            t.rotation.as_ref().map(|t| t.values.len()),
-                            t.scale.as_ref().map(|t| t.values.len()),
-                        ]
-                        .into_iter()
-                        .flatten()
-                        .sum::<usize>();
-                        2 * sum >= keys
-                    })
-                    .map(|b| (c, b + 1))
-            });
-    }
-    let Some((c, b)) = middle else {
         for clip in clips.iter_mut().filter(|c| c.skeleton == k) {
-            bones(&mut clip.tracks, 0);
-        }
-        return;
-    };
-    let (before, after) = clips.split_at_mut(c);
-    let Some((split, after)) = after.split_first_mut() else {
-        return;
-    };
-    let b = b.min(split.tracks.len());
-    let (head, tail) = split.tracks.split_at_mut(b);
-    let second = |tail: &mut [BoneTracks], after: &mut [Clip]| {
-        bones(tail, b);
-        for clip in after.iter_mut().filter(|c| c.skeleton == k) {
-            bones(&mut clip.tracks, 0);
+            for (i, t) in clip.tracks.iter_mut().enumerate() {
+                convert_keys(t, maps.0[i], maps.1[i]);
+            }
         }
     };
-    let mut started = false;
-    std::thread::scope(|s| {
-        let worker = std::thread::Builder::new()
-            .name("rest keys".into())
-            .spawn_scoped(s, || second(tail, after));
-        started = worker.is_ok();
-        for clip in before.iter_mut().filter(|c| c.skeleton == k) {
-            bones(&mut clip.tracks, 0);
-        }
-        bones(head, 0);
-    });
-    if !started {
-        second(tail, after);
+    // Where the first half of the keys ends: after bone `b` of clip `c`.
+    let mut sum = 0;
+    let middle = clips
+        .iter()
+        .enumerate()
+        .filter(|(_, clip)| clip.skeleton == k && keys >= KEYS_FOR_TWO_THREADS)
+        .find_map(|(c, clip)| {
+            let b = clip.tracks.iter().position(|t| {
+                sum += bone_keys(t);
+                2 * sum >= keys
+            })?;
+            Some((c, b + 1))
+        });
+    let (c, b) = middle.unwrap_or((clips.len(), 0));
+    let (mine, rest) = clips.split_at_mut(c);
+    if let Some((split, theirs)) = rest.split_first_mut() {
+        let b = b.min(split.tracks.len());
+        let (head, tail) = split.tracks.split_at_mut(b);
+        in_two((head, 0, mine), (tail, b, theirs), work);
+    } else {
+        work((&mut [], 0, mine));
     }
 }
 
