@@ -285,7 +285,15 @@ impl<'a> Data<'a> {
         let (bytes, offset, stride, count) = self.plain_layout(index, ty, N)?;
         // `bytes` ends with the last element: its chunks of `stride` bytes from `offset` are
         // the `count` elements (the last one maybe just an element long).
-        let elements = bytes.get(offset..)?.chunks(stride);
+        let bytes = bytes.get(offset..)?;
+        if stride == 4 * N {
+            // Packed (the common case): exactly `count` chunks of one element, an exact-size
+            // iterator with no short last chunk to allow for.
+            let elements = bytes.chunks_exact(stride);
+            debug_assert_eq!(elements.len(), count);
+            return Some(elements.map(|e| make(le_floats(e))).collect());
+        }
+        let elements = bytes.chunks(stride);
         debug_assert_eq!(elements.len(), count);
         Some(elements.map(|e| make(le_floats(e))).collect())
     }
