@@ -124,19 +124,20 @@ impl<'a> Data<'a> {
 
     /// The bytes of buffer view `v`, decompressed if it uses `EXT_meshopt_compression`.
     fn view_bytes(&mut self, v: usize) -> Result<&[u8], ErrorKind> {
-        let at = format!("bufferViews[{v}]");
+        // Named only in an error: not formatted for every accessor read.
+        let at = || format!("bufferViews[{v}]");
         let view = self
             .root
             .buffer_views
             .get(v)
-            .ok_or_else(|| invalid(&at, "does not exist"))?;
+            .ok_or_else(|| invalid(at(), "does not exist"))?;
         if let Some(ext) = view
             .extensions
             .as_ref()
             .and_then(|e| e.others.get("EXT_meshopt_compression"))
         {
             if !self.decoded.contains_key(&v) {
-                let bytes = self.decode_meshopt(ext, view.byte_length.0, &at)?;
+                let bytes = self.decode_meshopt(ext, view.byte_length.0, &at())?;
                 self.decoded_total += bytes.len();
                 self.decoded.insert(v, bytes);
             }
@@ -144,7 +145,12 @@ impl<'a> Data<'a> {
         }
         let b = view.buffer.value();
         let offset = view.byte_offset.map_or(0, |o| o.0);
-        self.range(b, offset, view.byte_length.0, &at)
+        let len = view.byte_length.0;
+        match super::buffers::slice(self.buffers, b as u64, offset, len, "") {
+            Ok(Some(bytes)) => Ok(bytes),
+            // Again with the view's name, for the error.
+            _ => self.range(b, offset, len, &at()),
+        }
     }
 
     fn range(&self, b: usize, offset: u64, len: u64, at: &str) -> Result<&'a [u8], ErrorKind> {
