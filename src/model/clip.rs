@@ -154,7 +154,9 @@ impl TrackValue for Quat {
         let inf = Vec4::splat(f32::INFINITY);
         values
             .iter()
-            .fold(BVec4A::splat(true), |ok, &q| ok & Vec4::from(q).abs().cmplt(inf))
+            .fold(BVec4A::splat(true), |ok, &q| {
+                ok & Vec4::from(q).abs().cmplt(inf)
+            })
             .all()
     }
 }
@@ -669,12 +671,25 @@ mod tests {
                 "{values:?}"
             );
         }
-        let odd = [0.0, -0.0, 1.5, -3e38, f32::MAX, f32::MIN, 1e-45, f32::MIN_POSITIVE];
+        let odd = [
+            0.0,
+            -0.0,
+            1.5,
+            -3e38,
+            f32::MAX,
+            f32::MIN,
+            1e-45,
+            f32::MIN_POSITIVE,
+        ];
         let bad = [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
         for len in 0..19 {
             let floats: Vec<f32> = (0..4 * len).map(|i| odd[i % odd.len()]).collect();
-            let vec3: Vec<Vec3> = (0..len).map(|i| Vec3::from_slice(&floats[4 * i..])).collect();
-            let quat: Vec<Quat> = (0..len).map(|i| Quat::from_slice(&floats[4 * i..])).collect();
+            let vec3: Vec<Vec3> = (0..len)
+                .map(|i| Vec3::from_slice(&floats[4 * i..]))
+                .collect();
+            let quat: Vec<Quat> = (0..len)
+                .map(|i| Quat::from_slice(&floats[4 * i..]))
+                .collect();
             agree(&floats[..len]);
             agree(&vec3);
             agree(&quat);
