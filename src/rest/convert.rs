@@ -170,7 +170,8 @@ pub(super) fn bone_keys(t: &BoneTracks) -> usize {
 
 /// Converts the keys of the clips of skeleton `k`, claimed by [`claim_keys`] (`keys` of them),
 /// with `maps` (`A_i`, `F_i`): the clips up to the middle key on this thread, the rest on
-/// another one (or all here, if there are few). Neither allocates.
+/// another one (or all here, if there are few). No key array is made here: they are the
+/// calling thread's.
 fn convert_in_two(clips: &mut [Clip], k: SkeletonId, maps: (&[Wide], &[Wide]), keys: usize) {
     // Bone tracks from bone `first` on, then whole clips.
     let work = |(tracks, first, clips): (&mut [BoneTracks], usize, &mut [Clip])| {
