@@ -10,7 +10,7 @@ use super::buffers::OutBuffers;
 use super::layout::{self, Packed, RawItems, Usage};
 use super::lazy::{self, LazyJson};
 use super::raw_items::Members;
-use super::read_animations::{self, ReadAnimations};
+use super::read_animations::{self, AnimText, ReadAnimations};
 use serde_json::Value;
 
 /// The document being patched: `json` holds every member but the accessors and buffer views,
@@ -24,8 +24,9 @@ pub(crate) struct Draft<'t> {
     read: (usize, usize),
     /// The length of the JSON text as read.
     read_len: usize,
-    /// The animations as their text, when they are held so (`json` holds as many `null`s).
-    animations: Option<Vec<&'t [u8]>>,
+    /// The animations as their text, split, when they are held so (`json` holds as many
+    /// `null`s).
+    animations: Option<Vec<AnimText<'t>>>,
 }
 
 /// The members held as text.
@@ -70,7 +71,8 @@ impl<'t> Draft<'t> {
         let views = items(json, VIEWS)?;
         let read = (accessors.len(), views.len());
         let text_len = json.text().len();
-        let animations = item_texts(json, ANIMATIONS);
+        let animations = item_texts(json, ANIMATIONS)
+            .map(|texts| texts.into_iter().map(AnimText::of).collect::<Vec<_>>());
         let anims = animations.as_ref().map(Vec::len);
         let json = json.to_value_owned_but(|key| match key {
             ACCESSORS => Some(Value::Array(vec![Value::Null; read.0])),
@@ -96,7 +98,7 @@ impl<'t> Draft<'t> {
     /// The animations as read, for the patch to take (`json` holding `null`s in their places).
     pub(crate) fn take_animations(&mut self) -> ReadAnimations<'t> {
         match self.animations.take() {
-            Some(texts) => ReadAnimations::Text(texts.into_iter().map(Some).collect()),
+            Some(anims) => ReadAnimations::Text(anims.into_iter().map(Some).collect()),
             None => super::take_animations(&mut self.json),
         }
     }
@@ -105,8 +107,8 @@ impl<'t> Draft<'t> {
     pub(crate) fn usage(&mut self) -> Usage {
         let animations = &self.animations;
         Usage::of_parts(&mut self.json, &mut self.accessors, |used| {
-            if let Some(texts) = animations {
-                read_animations::mark_accessors(texts, used);
+            if let Some(anims) = animations {
+                read_animations::mark_accessors(anims, used);
             }
         })
     }

@@ -291,7 +291,9 @@ pub(crate) fn collect_garbage_parts(
         let new_index = new_indices(&drop);
         renumber(json, walk, &new_index);
         for acc in accessors.objects_mut() {
-            if let Some(n) = renumbered(acc.num("bufferView"), &new_index) {
+            // Set only when it changes: an accessor read keeps its text (see `raw_items.rs`).
+            let old = acc.num("bufferView");
+            if let Some(n) = renumbered(old, &new_index).filter(|&n| Some(n) != old) {
                 acc.set_num("bufferView", n);
             }
         }
@@ -543,7 +545,7 @@ pub(crate) fn pack_raw<'a>(
     bin_uri: Option<&str>,
 ) -> Packed<'a> {
     let mut packing = Packing::new(over.get("buffers"), buffers);
-    for view in views.objects_mut() {
+    for view in views.split_objects_mut() {
         packing.relocate(view);
     }
     let (packed, new_buffers) = packing.finish(over.get("buffers").is_some(), bin_uri);

@@ -132,6 +132,24 @@ pub(crate) fn member<'t>(text: &'t [u8], key: &str) -> Option<&'t [u8]> {
     found
 }
 
+/// The values of the first members `keys` of the object `text` (its whole text), found by one
+/// walk that stops once it has them all: what [`member`] finds of each key.
+pub(crate) fn fields<'t, const N: usize>(text: &'t [u8], keys: [&str; N]) -> [Option<&'t [u8]>; N] {
+    let mut found = [None; N];
+    let mut missing = N;
+    // A walk that gives up leaves what it found before (as [`member`], stopped at a hit).
+    let _ = walk_members(text, |k, value| {
+        for (key, slot) in keys.iter().zip(&mut found) {
+            if slot.is_none() && k == key.as_bytes() {
+                *slot = Some(value);
+                missing -= 1;
+            }
+        }
+        Some(missing == 0)
+    });
+    found
+}
+
 /// Walks the members of the object `text` (its whole text), giving `visit` each key's text
 /// (between its quotes) and its value's text until it returns `Some(true)` (stop) or `None`
 /// (give up); `None` when `text` is no object or `visit` gave up.
@@ -214,9 +232,17 @@ mod tests {
             for (key, _) in &m {
                 assert_eq!(member(text.as_bytes(), key), field(&m, key), "{text}");
             }
+            for (a, _) in &m {
+                for (b, _) in m.iter().chain([&("no such key", &b""[..])]) {
+                    let pair = fields(text.as_bytes(), [a, b]);
+                    let expected = [member(text.as_bytes(), a), member(text.as_bytes(), b)];
+                    assert_eq!(pair, expected, "{text}");
+                }
+            }
             assert_eq!(member(text.as_bytes(), "no such key"), None);
         } else {
             assert_eq!(member(text.as_bytes(), "a"), None, "{text}");
+            assert_eq!(fields(text.as_bytes(), ["a", "b"]), [None, None], "{text}");
         }
         let as_str = |v: Vec<&[u8]>| -> Vec<String> {
             v.into_iter()
