@@ -248,7 +248,7 @@ mod tests {
             let mut read = draft.take_animations();
             let mut adds = Additions::new(OutBuffers::new(&data));
             patch(&mut draft.json, &mut read, &mut adds);
-            let (buffers, views, accessors) = adds.into_parts();
+            let (buffers, views, accessors) = adds.into_parts(&mut draft.json);
             let packed_draft = draft.finish(&before, (views, accessors), &buffers, uri);
 
             let written = serde_json::to_string(&draft).expect("written");

@@ -505,7 +505,7 @@ impl Document {
                 let mut adds = patch::Additions::new(buffers);
                 patch::apply(&mut draft.json, &mut read, &mut adds, original, &self.model)
                     .map_err(fail)?;
-                let (buffers, views, accessors) = adds.into_parts();
+                let (buffers, views, accessors) = adds.into_parts(&mut draft.json);
                 let bin = draft.finish(&used_before, (views, accessors), &buffers, bin_uri);
                 return Ok(f(layout::OutJson::Draft(draft), &bin));
             }

@@ -402,16 +402,20 @@ impl<'a> Additions<'a> {
         }
     }
 
-    /// The buffers, and the buffer views and accessors added.
+    /// The buffers (the added one's length set in `json`), and the buffer views and accessors
+    /// added.
     pub(crate) fn into_parts(
         self,
+        json: &mut Value,
     ) -> (OutBuffers<'a>, Vec<Members<'static>>, Vec<Members<'static>>) {
+        self.buffers.set_length(json);
         (self.buffers, self.views, self.accessors)
     }
 
     /// Appends the buffer views and accessors added to `json`'s arrays, as values (for a
-    /// document patched whole); returns the buffers.
+    /// document patched whole); returns the buffers (the added one's length set in `json`).
     pub(crate) fn into_json(self, json: &mut Value) -> OutBuffers<'a> {
+        self.buffers.set_length(json);
         for (key, items) in [("bufferViews", self.views), ("accessors", self.accessors)] {
             for members in items {
                 let map = members.into_iter().map(|(k, slot)| {
@@ -485,19 +489,58 @@ fn add_accessor(
     accessors + adds.accessors.len() - 1
 }
 
+/// A hasher for the keys of [`Rebuild`]'s maps (indices, channels, key times' bits), cheaper
+/// than the default SipHash (FxHash's step). The maps are only looked up in, never walked: what
+/// is written does not depend on it.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl KeyHasher {
+    fn add(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+}
+
+type KeyMap<K> = HashMap<K, usize, std::hash::BuildHasherDefault<KeyHasher>>;
+
 /// One animation being rebuilt: its new channels and samplers.
 struct Rebuild<'a> {
     old_channels: &'a OldItems<'a>,
     old_samplers: &'a OldItems<'a>,
     channels: Vec<Value>,
     samplers: Vec<Value>,
-    reused: HashMap<u64, usize>,
+    reused: KeyMap<u64>,
     /// The input accessor of each set of key times written, by their bits.
-    inputs: HashMap<Vec<u32>, usize>,
+    inputs: KeyMap<Vec<u32>>,
     /// The same, by the address and length of the times a track shares (looked up first).
-    shared_inputs: HashMap<(usize, usize), usize>,
+    shared_inputs: KeyMap<(usize, usize)>,
     /// The original channel of each (node, bone channel), looked up once per animation.
-    targets: HashMap<(u64, Channel), usize>,
+    targets: KeyMap<(u64, Channel)>,
 }
 
 impl Rebuild<'_> {
@@ -651,10 +694,10 @@ fn rebuild(
         old_samplers: &old_samplers,
         channels: vec![],
         samplers: vec![],
-        reused: HashMap::new(),
-        inputs: HashMap::new(),
-        shared_inputs: HashMap::new(),
-        targets: HashMap::with_capacity(old_channels.len()),
+        reused: KeyMap::default(),
+        inputs: KeyMap::default(),
+        shared_inputs: KeyMap::default(),
+        targets: KeyMap::with_capacity_and_hasher(old_channels.len(), Default::default()),
     };
     for c in (0..old_channels.len()).rev() {
         if let Some(target) = old_channels.target(c) {
