@@ -9,8 +9,9 @@
 use super::buffers::OutBuffers;
 use super::layout::{self, Packed, RawItems, Usage};
 use super::lazy::{self, LazyJson};
-use super::raw_items::Members;
+use super::patch::AddedItems;
 use super::read_animations::{self, AnimText, ReadAnimations};
+use super::rebuilt::{Animations, Rebuilt};
 use serde_json::Value;
 
 /// The document being patched: `json` holds every member but the accessors and buffer views,
@@ -27,6 +28,9 @@ pub(crate) struct Draft<'t> {
     /// The animations as their text, split, when they are held so (`json` holds as many
     /// `null`s).
     animations: Option<Vec<AnimText<'t>>>,
+    /// The channels and samplers of the animations the patch rebuilt (`json` holds `null`s in
+    /// their places), in increasing animation index.
+    rebuilt: Vec<Rebuilt>,
 }
 
 /// The members held as text.
@@ -87,6 +91,7 @@ impl<'t> Draft<'t> {
             views,
             read,
             animations,
+            rebuilt: Vec::new(),
         })
     }
 
@@ -114,13 +119,13 @@ impl<'t> Draft<'t> {
     }
 
     /// Moves the items the patch added (`added`: buffer views and accessors, and any it pushed
-    /// into `json`) into the items held as text, drops those it
-    /// left unused (see [`layout::collect_garbage`]) and packs the buffer views into one buffer
-    /// (see [`layout::pack`]).
+    /// into `json`) into the items held as text, and holds the channels and samplers of the
+    /// animations it rebuilt, drops the items it left unused (see [`layout::collect_garbage`])
+    /// and packs the buffer views into one buffer (see [`layout::pack`]).
     pub(crate) fn finish<'a>(
         &mut self,
         before: &Usage,
-        added: (Vec<Members<'static>>, Vec<Members<'static>>),
+        added: AddedItems,
         buffers: &'a OutBuffers,
         bin_uri: Option<&str>,
     ) -> Packed<'a> {
@@ -136,15 +141,25 @@ impl<'t> Draft<'t> {
                 raw.extend(items.drain(read.min(items.len())..));
             }
         }
-        self.views.extend_objects(added.0);
-        self.accessors.extend_objects(added.1);
-        layout::collect_garbage_parts(&mut self.json, &mut self.accessors, &mut self.views, before);
+        self.views.extend_objects(added.views);
+        self.accessors.extend_objects(added.accessors);
+        self.rebuilt = added.animations;
+        self.rebuilt.sort_by_key(|r| r.index);
+        let rebuilt = &mut self.rebuilt;
+        layout::collect_garbage_parts(
+            &mut self.json,
+            &mut self.accessors,
+            &mut self.views,
+            rebuilt,
+            before,
+        );
         layout::pack_raw(&mut self.json, &mut self.views, buffers, bin_uri)
     }
 
     /// The document as one value.
     pub(crate) fn into_value(self) -> Value {
         let mut json = self.json;
+        Rebuilt::into_json(self.rebuilt, &mut json);
         if let Some(map) = json.as_object_mut() {
             for (key, raw) in [(ACCESSORS, &self.accessors), (VIEWS, &self.views)] {
                 if let Some(slot) = map.get_mut(key) {
@@ -173,6 +188,10 @@ impl serde::Serialize for Draft<'_> {
             match k.as_str() {
                 ACCESSORS => out.serialize_entry(k, &self.accessors)?,
                 VIEWS => out.serialize_entry(k, &self.views)?,
+                ANIMATIONS if !self.rebuilt.is_empty() => {
+                    let rebuilt = &self.rebuilt;
+                    out.serialize_entry(k, &Animations { anims: v, rebuilt })?
+                }
                 _ => out.serialize_entry(k, v)?,
             }
         }
@@ -185,14 +204,39 @@ mod tests {
     use super::super::buffers::{Buffer, OutBuffers};
     use super::super::patch::Additions;
     use super::super::raw_items::Slot;
+    use super::super::rebuilt::AnimItem;
     use super::*;
     use serde_json::json;
 
     /// The same stand-in for a patch on a draft and on the document parsed whole: animation 0
-    /// rebuilt with no channel (its accessors 1 and 2 left unused), animation 1 kept, a view and
-    /// an accessor added, which the skin refers to.
+    /// rebuilt with two new channels and samplers and one kept, that refer to accessors 0 and 5
+    /// (its accessors 1 and 2 left unused, 5 renumbered), animation 1 kept, a view and an
+    /// accessor added, which the skin refers to.
     fn patch(json: &mut Value, read: &mut ReadAnimations, adds: &mut Additions) {
-        json["animations"][0] = json!({ "name": "a", "samplers": [], "channels": [] });
+        json["animations"][0] = json!({ "name": "a", "samplers": null, "channels": null });
+        let sampler = |input: u64, output: u64| AnimItem::Sampler {
+            input: input.into(),
+            output: output.into(),
+            interpolation: "LINEAR",
+        };
+        let channel = |sampler: u64, path| AnimItem::Channel {
+            sampler,
+            node: 0,
+            path,
+        };
+        adds.animations.push(Rebuilt {
+            index: 0,
+            channels: vec![
+                channel(0, "rotation"),
+                AnimItem::Kept(json!({ "sampler": 2, "target": { "node": 0, "path": "scale" } })),
+                channel(1, "translation"),
+            ],
+            samplers: vec![
+                sampler(0, 5),
+                sampler(5, 0),
+                AnimItem::Kept(json!({ "input": 0, "output": 5, "interpolation": "STEP" })),
+            ],
+        });
         json["animations"][1] = read.take(1);
         let len = |key: &str| json[key].as_array().map_or(0, Vec::len);
         let (views, accessors) = (len("bufferViews"), len("accessors"));
@@ -248,14 +292,20 @@ mod tests {
             let mut read = draft.take_animations();
             let mut adds = Additions::new(OutBuffers::new(&data));
             patch(&mut draft.json, &mut read, &mut adds);
-            let (buffers, views, accessors) = adds.into_parts(&mut draft.json);
-            let packed_draft = draft.finish(&before, (views, accessors), &buffers, uri);
+            let (buffers, added) = adds.into_parts(&mut draft.json);
+            let packed_draft = draft.finish(&before, added, &buffers, uri);
 
             let written = serde_json::to_string(&draft).expect("written");
             assert_eq!(written, serde_json::to_string(&whole).expect("written"));
             assert_eq!(draft.into_value(), whole);
             assert_eq!(packed_draft.to_vec(), packed.to_vec());
             assert_eq!(whole["accessors"].as_array().map(Vec::len), Some(5));
+            let samplers = &whole["animations"][0]["samplers"];
+            assert_eq!(
+                samplers[0],
+                json!({ "input": 0, "output": 3, "interpolation": "LINEAR" })
+            );
+            assert_eq!(samplers[2]["output"], 3);
         }
     }
 }

@@ -6,6 +6,7 @@ use super::buffers::{array_mut, push_array, Added, OutBuffers};
 use super::error::ErrorKind;
 use super::raw_items::{Members, Slot};
 use super::read_animations::{OldItems, ReadAnimations};
+use super::rebuilt::{AnimItem, Rebuilt};
 use crate::model::{Channel, Clip, Model, Skeleton, Track, TrackValue, Transform};
 use glam::{Mat4, Quat, Vec3};
 use serde_json::{json, Map, Value};
@@ -381,15 +382,25 @@ fn turn_scene_roots(json: &mut Value, roots: &[u32], turn: Quat) -> Result<(), E
     Ok(())
 }
 
-/// What a patch adds beside the document's JSON: the new data (in `buffers`), and the buffer
-/// views and accessors that describe it, held as their members (see `raw_items.rs`) until the
-/// patch is done, rather than built as `Value`s one key at a time.
+/// What a patch adds beside the document's JSON: the new data (in `buffers`), the buffer views
+/// and accessors that describe it, held as their members (see `raw_items.rs`), and the
+/// channels and samplers of the animations it rebuilt (see `rebuilt.rs`), until the patch is
+/// done, rather than built as `Value`s one key at a time.
 pub(crate) struct Additions<'a> {
     pub buffers: OutBuffers<'a>,
     pub views: Vec<Members<'static>>,
     pub accessors: Vec<Members<'static>>,
+    /// In increasing animation index.
+    pub animations: Vec<Rebuilt>,
     /// How many buffer views and accessors the document held before the first addition.
     first: Option<(usize, usize)>,
+}
+
+/// The items a patch added beside the document's JSON (see [`Additions`]).
+pub(crate) struct AddedItems {
+    pub views: Vec<Members<'static>>,
+    pub accessors: Vec<Members<'static>>,
+    pub animations: Vec<Rebuilt>,
 }
 
 impl<'a> Additions<'a> {
@@ -398,24 +409,28 @@ impl<'a> Additions<'a> {
             buffers,
             views: Vec::new(),
             accessors: Vec::new(),
+            animations: Vec::new(),
             first: None,
         }
     }
 
-    /// The buffers (the added one's length set in `json`), and the buffer views and accessors
-    /// added.
-    pub(crate) fn into_parts(
-        self,
-        json: &mut Value,
-    ) -> (OutBuffers<'a>, Vec<Members<'static>>, Vec<Members<'static>>) {
+    /// The buffers (the added one's length set in `json`), and the items added.
+    pub(crate) fn into_parts(self, json: &mut Value) -> (OutBuffers<'a>, AddedItems) {
         self.buffers.set_length(json);
-        (self.buffers, self.views, self.accessors)
+        let added = AddedItems {
+            views: self.views,
+            accessors: self.accessors,
+            animations: self.animations,
+        };
+        (self.buffers, added)
     }
 
-    /// Appends the buffer views and accessors added to `json`'s arrays, as values (for a
-    /// document patched whole); returns the buffers (the added one's length set in `json`).
+    /// Appends the buffer views and accessors added to `json`'s arrays, and puts the channels
+    /// and samplers of the animations rebuilt in theirs, as values (for a document patched
+    /// whole); returns the buffers (the added one's length set in `json`).
     pub(crate) fn into_json(self, json: &mut Value) -> OutBuffers<'a> {
         self.buffers.set_length(json);
+        Rebuilt::into_json(self.animations, json);
         for (key, items) in [("bufferViews", self.views), ("accessors", self.accessors)] {
             for members in items {
                 let map = members.into_iter().map(|(k, slot)| {
@@ -532,8 +547,8 @@ type KeyMap<K> = HashMap<K, usize, std::hash::BuildHasherDefault<KeyHasher>>;
 struct Rebuild<'a> {
     old_channels: &'a OldItems<'a>,
     old_samplers: &'a OldItems<'a>,
-    channels: Vec<Value>,
-    samplers: Vec<Value>,
+    channels: Vec<AnimItem>,
+    samplers: Vec<AnimItem>,
     reused: KeyMap<u64>,
     /// The input accessor of each set of key times written, by their bits.
     inputs: KeyMap<Vec<u32>>,
@@ -556,14 +571,14 @@ impl Rebuild<'_> {
         let idx = match self.reused.get(&s) {
             Some(&i) => i,
             None => {
-                self.samplers
-                    .push(self.old_samplers.get(s as usize).unwrap_or(Value::Null));
+                let sampler = self.old_samplers.get(s as usize).unwrap_or(Value::Null);
+                self.samplers.push(AnimItem::Kept(sampler));
                 self.reused.insert(s, self.samplers.len() - 1);
                 self.samplers.len() - 1
             }
         };
         ch["sampler"] = idx.into();
-        self.channels.push(ch);
+        self.channels.push(AnimItem::Kept(ch));
         Ok(())
     }
 
@@ -582,7 +597,7 @@ impl Rebuild<'_> {
         json: &mut Value,
         adds: &mut Additions,
         node: u32,
-        path: &str,
+        path: &'static str,
         track: &Track<T>,
         added: fn(Arc<[T]>) -> Added,
         ty: &str,
@@ -606,12 +621,16 @@ impl Rebuild<'_> {
             }
         };
         let output = add_accessor(json, adds, added(track.values.clone()), ty, None);
-        self.samplers.push(
-            json!({ "input": input, "output": output, "interpolation": track.interpolation.as_gltf() }),
-        );
-        self.channels.push(
-            json!({ "sampler": self.samplers.len() - 1, "target": { "node": node, "path": path } }),
-        );
+        self.samplers.push(AnimItem::Sampler {
+            input: input.into(),
+            output: output.into(),
+            interpolation: track.interpolation.as_gltf(),
+        });
+        self.channels.push(AnimItem::Channel {
+            sampler: self.samplers.len() as u64 - 1,
+            node: node.into(),
+            path,
+        });
     }
 }
 
@@ -653,6 +672,10 @@ fn patch_clips(
         rebuild(json, read, adds, model, &[clip], &[], None)?;
     }
     if let Some(anims) = json.get_mut("animations").and_then(Value::as_array_mut) {
+        // The animations rebuilt move down past those removed before them.
+        for r in &mut adds.animations {
+            r.index -= removed.iter().filter(|&&a| a < r.index).count();
+        }
         for a in removed.into_iter().rev() {
             anims.remove(a);
         }
@@ -759,8 +782,9 @@ fn rebuild(
         }
     }
     let (channels, samplers) = (r.channels, r.samplers);
-    anim["channels"] = Value::Array(channels);
-    anim["samplers"] = Value::Array(samplers);
+    // Their places, which `adds.animations` fills (see `rebuilt.rs`).
+    anim["channels"] = Value::Null;
+    anim["samplers"] = Value::Null;
     // An unnamed animation keeps having no name unless the clip was renamed.
     let unnamed =
         a.is_some_and(|a| anim.get("name").is_none() && new[0].name == format!("animation{a}"));
@@ -776,11 +800,17 @@ fn rebuild(
         }
         anim["extras"]["skelnorm"]["motion_scale"] = num(h);
     }
-    match a {
-        Some(a) => json["animations"][a] = anim,
-        None => {
-            push_array(json, "animations", anim);
+    let index = match a {
+        Some(a) => {
+            json["animations"][a] = anim;
+            a
         }
-    }
+        None => push_array(json, "animations", anim),
+    };
+    adds.animations.push(Rebuilt {
+        index,
+        channels,
+        samplers,
+    });
     Ok(())
 }
