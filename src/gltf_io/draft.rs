@@ -38,14 +38,14 @@ const ACCESSORS: &str = "accessors";
 const VIEWS: &str = "bufferViews";
 const ANIMATIONS: &str = "animations";
 
-/// The items of the array member `key` of `json` as their text, when it is one with no key
-/// given twice, no escapes and no extension (which may refer to buffer views).
-fn item_texts<'t>(json: &'t LazyJson, key: &str) -> Option<Vec<&'t [u8]>> {
-    let text = json.text_of(key)?;
-    if !json.is_plain(key) || text.contains(&b'\\') || lazy::contains(text, b"extensions") {
+/// The animations of `json` as their text, split, when they are an array with no key given
+/// twice, no escapes and no extension (which may refer to buffer views).
+fn animation_texts<'t>(json: &'t LazyJson) -> Option<Vec<AnimText<'t>>> {
+    let text = json.text_of(ANIMATIONS)?;
+    if !json.is_plain(ANIMATIONS) || text.contains(&b'\\') || lazy::contains(text, b"extensions") {
         return None;
     }
-    super::scan::items(text)
+    AnimText::all_of(text)
 }
 
 /// Whether member `key` of `json` (held as text) can be held as [`RawItems`] while a patch
@@ -75,8 +75,7 @@ impl<'t> Draft<'t> {
         let views = items(json, VIEWS)?;
         let read = (accessors.len(), views.len());
         let text_len = json.text().len();
-        let animations = item_texts(json, ANIMATIONS)
-            .map(|texts| texts.into_iter().map(AnimText::of).collect::<Vec<_>>());
+        let animations = animation_texts(json);
         let anims = animations.as_ref().map(Vec::len);
         let json = json.to_value_owned_but(|key| match key {
             ACCESSORS => Some(Value::Array(vec![Value::Null; read.0])),

@@ -82,7 +82,11 @@ fn node_mut<'a>(
     what: &str,
 ) -> Result<&'a mut Map<String, Value>, ErrorKind> {
     let n = node.ok_or_else(|| fail(format!("`{what}` has no glTF node")))?;
-    json.pointer_mut(&format!("/nodes/{n}"))
+    // As `pointer_mut("/nodes/{n}")` finds it (the document as read has its nodes as an
+    // array), without making the pointer's text.
+    json.get_mut("nodes")
+        .and_then(Value::as_array_mut)
+        .and_then(|nodes| nodes.get_mut(n as usize))
         .and_then(Value::as_object_mut)
         .ok_or_else(|| fail(format!("`{what}`: node {n} does not exist")))
 }

@@ -28,22 +28,40 @@ pub(crate) struct AnimText<'t> {
 }
 
 impl<'t> AnimText<'t> {
-    /// The animation whose text (with no key given twice) is `text`, split.
-    pub(crate) fn of(text: &'t [u8]) -> AnimText<'t> {
-        let members = scan::members(text);
-        let (mut channels, mut samplers) = (Vec::new(), Vec::new());
-        for &(key, value) in members.iter().flatten() {
-            match key {
-                "channels" => channels = items(value),
-                "samplers" => samplers = items(value),
-                _ => {}
+    /// The animations of the array `text` (with no key given twice), each split as it is
+    /// found (its text scanned once); none when `text` is no array.
+    pub(crate) fn all_of(text: &'t [u8]) -> Option<Vec<AnimText<'t>>> {
+        let mut anims = Vec::new();
+        scan::items_with(text, |i| {
+            let (anim, end) = AnimText::at(text, i);
+            anims.push(anim);
+            end
+        })?;
+        Some(anims)
+    }
+
+    /// The animation starting at `i` of `text`, split, and where it ends.
+    fn at(text: &'t [u8], i: usize) -> (AnimText<'t>, usize) {
+        match scan::object_at(text, i, ["channels", "samplers"]) {
+            Some((members, [channels, samplers], end)) => {
+                let anim = AnimText {
+                    text: &text[i..end],
+                    members: Some(members),
+                    channels: channels.unwrap_or_default(),
+                    samplers: samplers.unwrap_or_default(),
+                };
+                (anim, end)
             }
-        }
-        AnimText {
-            text,
-            members,
-            channels,
-            samplers,
+            None => {
+                let end = scan::value_end(text, i);
+                let anim = AnimText {
+                    text: &text[i..end],
+                    members: None,
+                    channels: Vec::new(),
+                    samplers: Vec::new(),
+                };
+                (anim, end)
+            }
         }
     }
 }
@@ -52,11 +70,6 @@ impl<'t> AnimText<'t> {
 pub(crate) enum OldItems<'t> {
     Values(Vec<Value>),
     Text(Vec<&'t [u8]>),
-}
-
-/// The items of the array `text`; none when it is no array (as `Value::as_array`).
-fn items(text: &[u8]) -> Vec<&[u8]> {
-    scan::items(text).unwrap_or_default()
 }
 
 impl<'t> ReadAnimations<'t> {
