@@ -58,20 +58,17 @@ pub(crate) fn items(text: &[u8]) -> Option<Vec<&[u8]>> {
 /// [`items`], each item's end found by `item_end` (given where it starts in `text`, it returns
 /// where it ends, as `value_end` would), which may split the item as it goes: each byte of the
 /// array is then scanned once.
-pub(crate) fn items_with<'t>(
-    text: &'t [u8],
-    item_end: impl FnMut(usize) -> usize,
-) -> Option<Vec<&'t [u8]>> {
+pub(crate) fn items_with(text: &[u8], item_end: impl FnMut(usize) -> usize) -> Option<Vec<&[u8]>> {
     items_at(text, skip_space(text, 0), item_end).map(|(items, _)| items)
 }
 
 /// The items of the array starting at `i` of `text` (each found by `item_end`, see
 /// [`items_with`]) and where the array ends; `None` when no array starts there.
-fn items_at<'t>(
-    text: &'t [u8],
+fn items_at(
+    text: &[u8],
     mut i: usize,
     mut item_end: impl FnMut(usize) -> usize,
-) -> Option<(Vec<&'t [u8]>, usize)> {
+) -> Option<(Vec<&[u8]>, usize)> {
     if text.get(i) != Some(&b'[') {
         return None;
     }
