@@ -11,8 +11,8 @@ use crate::model::{
 };
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, MAX_TAIL_DEG};
 use glam::{DAffine3, DMat4, DQuat, DVec3, Mat4, Quat, Vec3};
-use rayon::prelude::*;
 use serde::Serialize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Sampling rate of the checks, frames per second.
 pub const FPS: f32 = 30.0;
@@ -40,118 +40,236 @@ pub struct SkinCheck {
 /// (1 for a mesh in the skeleton's units, so then this is the plain element difference). Skeletons without skins compare bone world
 /// matrices instead, allowing each bone's frame one constant change (taken from the first
 /// frame): exactly what a bind matrix would absorb. When the whole scene turned in between
-/// ([`Model::scene_turn`]), `before` is turned with it.
+/// ([`Model::scene_turn`]), `before` is turned with it. Runs on every core ([`cores`]);
+/// [`skin_beside`] runs beside other work.
 pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
-    let (a, b) = (before.skeleton(k), after.skeleton(k));
-    let height = a.height().max(1e-6);
-    // Clips pair by name (in order among equal names): stages may remove or add clips.
-    let mut unused: Vec<&Clip> = after.clips.iter().filter(|c| c.skeleton == k).collect();
-    let pairs: Vec<(&Clip, &Clip)> = before
-        .clips
-        .iter()
-        .filter(|c| c.skeleton == k)
-        .filter_map(|ca| {
-            let at = unused.iter().position(|cb| cb.name == ca.name)?;
-            Some((ca, unused.remove(at)))
-        })
-        .collect();
-    // What the scene turned by in between: the same skinning, turned with it, is unchanged.
-    let turn = (after.scene_turn * before.scene_turn.conjugate()).as_dquat();
-    let binds = binds_of(a, b);
-    // With skins, only the joints' world matrices are compared: the other bones (end bones,
-    // say) are sampled and posed only when a joint hangs below them. Without, every bone is.
-    let needed = (!a.skins.is_empty()).then(|| {
-        (
-            with_ancestors(a, binds.iter().map(|j| j.a)),
-            with_ancestors(b, binds.iter().map(|j| j.b)),
-        )
-    });
-    let pass = SkinPass {
-        a,
-        b,
-        height: height as f64,
-        turn: (turn != DQuat::IDENTITY).then(|| DAffine3::from_quat(turn)),
-        binds,
-        needed,
-        changes: None,
-    };
-    // Without a skin, each bone's frame may change by a constant: the first frame fixes it.
-    let pass = match (a.skins.is_empty(), pairs.first()) {
-        (true, Some(&(ca, cb))) => {
-            let mut frame = pass.frame();
-            pass.sample(&mut frame, ca, cb, &[0.0]);
-            pass.world(&mut frame, 0..1);
-            let changes = frame
-                .wb
-                .iter()
-                .zip(&frame.wa)
-                .map(|(b, a)| DMat4::from(*b).inverse() * DMat4::from(*a))
-                .collect();
-            SkinPass {
-                changes: Some(changes),
-                ..pass
+    skin_beside(before, after, k, cores(), || ()).0
+}
+
+/// The cores this process may run on (1 when that is unknown).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// [`skin`] on `threads` threads in all, the calling thread among them: it first runs
+/// `beside` (writing a file, say) while the others check, then checks too. Returns the check
+/// and what `beside` returned.
+pub fn skin_beside<T>(
+    before: &Model,
+    after: &Model,
+    k: SkeletonId,
+    threads: usize,
+    beside: impl FnOnce() -> T,
+) -> (SkinCheck, T) {
+    let job = SkinJob::new(before, after, k);
+    let (found, out) = run_all(&job, threads, beside);
+    (job.result(found.into_iter()), out)
+}
+
+/// One skeleton's skin check (see [`skin`]), set up: the clips paired, what is compared, and
+/// the runs of frames the work is cut into.
+struct SkinJob<'m> {
+    a: &'m Skeleton,
+    pairs: Vec<(&'m Clip, &'m Clip)>,
+    pass: SkinPass<'m>,
+    /// Runs of at most [`RUN`] frames: (pair, first frame, end frame).
+    runs: Vec<(usize, usize, usize)>,
+}
+
+/// Frames in a run: the unit of work a thread takes.
+const RUN: usize = 32;
+/// Frames whose world matrices are made together: enough to run side by side.
+const BLOCK: usize = 8;
+
+impl<'m> SkinJob<'m> {
+    /// Sets up the check of skeleton `k` of `before` against `after` (see [`skin`]).
+    fn new(before: &'m Model, after: &'m Model, k: SkeletonId) -> Self {
+        let (a, b) = (before.skeleton(k), after.skeleton(k));
+        let height = a.height().max(1e-6);
+        // Clips pair by name (in order among equal names): stages may remove or add clips.
+        let mut unused: Vec<&Clip> = after.clips.iter().filter(|c| c.skeleton == k).collect();
+        let pairs: Vec<(&Clip, &Clip)> = before
+            .clips
+            .iter()
+            .filter(|c| c.skeleton == k)
+            .filter_map(|ca| {
+                let at = unused.iter().position(|cb| cb.name == ca.name)?;
+                Some((ca, unused.remove(at)))
+            })
+            .collect();
+        // What the scene turned by in between: the same skinning, turned with it, is unchanged.
+        let turn = (after.scene_turn * before.scene_turn.conjugate()).as_dquat();
+        let binds = binds_of(a, b);
+        // With skins, only the joints' world matrices are compared: the other bones (end bones,
+        // say) are sampled and posed only when a joint hangs below them. Without, every bone is.
+        let needed = (!a.skins.is_empty()).then(|| {
+            (
+                with_ancestors(a, binds.iter().map(|j| j.a)),
+                with_ancestors(b, binds.iter().map(|j| j.b)),
+            )
+        });
+        let pass = SkinPass {
+            a,
+            b,
+            height: height as f64,
+            turn: (turn != DQuat::IDENTITY).then(|| DAffine3::from_quat(turn)),
+            binds,
+            needed,
+            changes: None,
+        };
+        // Without a skin, each bone's frame may change by a constant: the first frame fixes it.
+        let pass = match (a.skins.is_empty(), pairs.first()) {
+            (true, Some(&(ca, cb))) => {
+                let mut frame = SkinFrame::default();
+                pass.sample(&mut frame, ca, cb, &[0.0]);
+                pass.world(&mut frame, 0..1);
+                let changes = frame
+                    .wb
+                    .iter()
+                    .zip(&frame.wa)
+                    .map(|(b, a)| DMat4::from(*b).inverse() * DMat4::from(*a))
+                    .collect();
+                SkinPass {
+                    changes: Some(changes),
+                    ..pass
+                }
+            }
+            _ => pass,
+        };
+        // Every frame of every clip, in runs of frames checked apart, then merged in order:
+        // the result is the one frame-by-frame pass would give.
+        let runs = pairs
+            .iter()
+            .enumerate()
+            .flat_map(|(p, (ca, _))| {
+                let frames = (ca.duration() * FPS).floor() as usize + 1;
+                (0..frames)
+                    .step_by(RUN)
+                    .map(move |f| (p, f, (f + RUN).min(frames)))
+            })
+            .collect();
+        SkinJob {
+            a,
+            pairs,
+            pass,
+            runs,
+        }
+    }
+
+    /// Checks run `r`: the errors of its frames, seen in order.
+    fn run(&self, buffers: &mut Buffers, r: usize) -> Worst {
+        let Buffers { frame, times, .. } = buffers;
+        let (p, from, to) = self.runs[r];
+        let (ca, cb) = self.pairs[p];
+        let mut worst = Worst::default();
+        let duration = ca.duration();
+        times.clear();
+        times.extend((from..to).map(|f| (f as f32 / FPS).min(duration)));
+        self.pass.sample(frame, ca, cb, times);
+        for from in (0..times.len()).step_by(BLOCK) {
+            let block = from..(from + BLOCK).min(times.len());
+            self.pass.world(frame, block.clone());
+            for i in block.clone() {
+                let time = times[i];
+                self.pass
+                    .compare(frame, i - from, |j, e| worst.see(e, (p, time, j)));
             }
         }
-        _ => pass,
-    };
-    // Every frame of every clip, in runs of frames checked in parallel, then merged in order:
-    // the result is the one frame-by-frame pass would give.
-    const RUN: usize = 32;
-    const BLOCK: usize = 8;
-    let runs: Vec<(usize, usize, usize)> = pairs
-        .iter()
-        .enumerate()
-        .flat_map(|(p, (ca, _))| {
-            let frames = (ca.duration() * FPS).floor() as usize + 1;
-            (0..frames)
-                .step_by(RUN)
-                .map(move |f| (p, f, (f + RUN).min(frames)))
-        })
-        .collect();
-    let found: Vec<Worst> = runs
-        .par_iter()
-        .map_init(
-            || (pass.frame(), Vec::with_capacity(RUN)),
-            |(frame, times), &(p, from, to)| {
-                let (ca, cb) = pairs[p];
-                let mut worst = Worst::default();
-                let duration = ca.duration();
-                times.clear();
-                times.extend((from..to).map(|f| (f as f32 / FPS).min(duration)));
-                pass.sample(frame, ca, cb, times);
-                // A few frames' world matrices at a time: enough to run side by side.
-                for from in (0..times.len()).step_by(BLOCK) {
-                    let block = from..(from + BLOCK).min(times.len());
-                    pass.world(frame, block.clone());
-                    for i in block.clone() {
-                        let time = times[i];
-                        pass.compare(frame, i - from, |j, e| worst.see(e, (p, time, j)));
-                    }
-                }
-                worst
-            },
-        )
-        .collect();
-    let mut out = SkinCheck {
-        clips: pairs.len(),
-        frames: runs.iter().map(|&(_, from, to)| to - from).sum(),
-        matrices: 0,
-        max_error: 0.0,
-        worst: None,
-    };
-    let mut worst = Worst::default();
-    for w in found {
-        out.matrices += w.seen;
-        worst.merge(w);
+        worst
     }
-    out.max_error = worst.max;
-    out.worst = worst.at.map(|(p, time, j)| {
-        format!(
-            "clip `{}`, {time:.3} s, joint `{}`",
-            pairs[p].0.name, a.bones[j].name
-        )
+
+    /// The check, from what each run found, in the order of the runs.
+    fn result(&self, found: impl Iterator<Item = Worst>) -> SkinCheck {
+        let mut out = SkinCheck {
+            clips: self.pairs.len(),
+            frames: self.runs.iter().map(|&(_, from, to)| to - from).sum(),
+            matrices: 0,
+            max_error: 0.0,
+            worst: None,
+        };
+        let mut worst = Worst::default();
+        for w in found {
+            out.matrices += w.seen;
+            worst.merge(w);
+        }
+        out.max_error = worst.max;
+        out.worst = worst.at.map(|(p, time, j)| {
+            format!(
+                "clip `{}`, {time:.3} s, joint `{}`",
+                self.pairs[p].0.name, self.a.bones[j].name
+            )
+        });
+        out
+    }
+}
+
+/// Every run of `job`, each on the first thread free to take it (an atomic counter hands them
+/// out in order), `beside` first on the calling thread; what each run found, in order.
+fn run_all<T>(job: &SkinJob<'_>, threads: usize, beside: impl FnOnce() -> T) -> (Vec<Worst>, T) {
+    let runs = job.runs.len();
+    let next = AtomicUsize::new(0);
+    let work = |buffers: &mut Buffers| loop {
+        let r = next.fetch_add(1, Ordering::Relaxed);
+        if r >= runs {
+            break;
+        }
+        let worst = job.run(buffers, r);
+        buffers.found.push((r, worst));
+    };
+    // Every buffer is made on the calling thread: memory a thread allocates itself can open a
+    // heap (a glibc arena) of its own, and raise the peak.
+    let (out, mut found) = std::thread::scope(|s| {
+        let helpers: Vec<_> = (1..threads)
+            .filter_map(|_| {
+                let mut buffers = Buffers::for_job(job);
+                std::thread::Builder::new()
+                    .spawn_scoped(s, move || {
+                        work(&mut buffers);
+                        buffers.found
+                    })
+                    .ok()
+            })
+            .collect();
+        let out = beside();
+        let mut mine = Buffers::for_job(job);
+        work(&mut mine);
+        let mut found = mine.found;
+        for helper in helpers {
+            match helper.join() {
+                Ok(theirs) => found.extend(theirs),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        (out, found)
     });
-    out
+    found.sort_unstable_by_key(|&(r, _)| r);
+    (found.into_iter().map(|(_, w)| w).collect(), out)
+}
+
+/// What one thread checks with: a run's frames, its times, and what each run it took found
+/// (the run's place among all, and its worst).
+struct Buffers {
+    frame: SkinFrame,
+    times: Vec<f32>,
+    found: Vec<(usize, Worst)>,
+}
+
+impl Buffers {
+    /// Buffers as large as any run of `job` needs, for all its runs.
+    fn for_job(job: &SkinJob<'_>) -> Self {
+        let (na, nb) = (job.pass.a.bones.len(), job.pass.b.bones.len());
+        Buffers {
+            frame: SkinFrame {
+                la: Vec::with_capacity(RUN * na),
+                lb: Vec::with_capacity(RUN * nb),
+                wa: Vec::with_capacity(BLOCK * na),
+                wb: Vec::with_capacity(BLOCK * nb),
+                errors: Vec::with_capacity(job.pass.binds.len()),
+            },
+            times: Vec::with_capacity(RUN),
+            found: Vec::with_capacity(job.runs.len()),
+        }
+    }
 }
 
 /// What [`skin`] compares, set up once: the two skeletons, the scene's turn, and each skin
@@ -226,6 +344,7 @@ fn binds_of(a: &Skeleton, b: &Skeleton) -> Vec<Bind> {
 /// A run of frames' local transforms of both skeletons, and the world matrices of a block of
 /// them, frame after frame (frame `i`'s are `la[i * bones..(i + 1) * bones]`, and so on);
 /// buffers reused from run to run.
+#[derive(Default)]
 struct SkinFrame {
     la: Vec<Transform>,
     lb: Vec<Transform>,
@@ -267,16 +386,6 @@ impl Worst {
 }
 
 impl SkinPass<'_> {
-    fn frame(&self) -> SkinFrame {
-        SkinFrame {
-            la: Vec::new(),
-            lb: Vec::new(),
-            wa: Vec::new(),
-            wb: Vec::new(),
-            errors: Vec::new(),
-        }
-    }
-
     /// Which bones of `a` and of `b` are needed (`None`: all).
     fn needed(&self) -> (Option<&[bool]>, Option<&[bool]>) {
         match &self.needed {
