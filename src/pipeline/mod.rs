@@ -180,7 +180,9 @@ pub fn normalize_measuring_later(
     for (k, map) in maps {
         // A skeleton is measured as its own stages left the model, before the next one's run.
         if let Some(o) = owed.take() {
-            o.measure(&original, model, &mut report, check::cores(), || ());
+            let joined = o.joined(model);
+            let skin = check::skin(&original, joined.as_ref().unwrap_or(model), o.k);
+            o.fill(&mut report, skin);
         }
         match normalize_one(model, k, map, profile, options) {
             Ok((skeleton, rest)) => {
@@ -212,8 +214,8 @@ pub struct Measuring {
 impl Measuring {
     /// Measures the skin owed into `report` (the report returned with it), comparing the model
     /// as it came with `after` (the model normalized, as it is now), on `threads` threads in all
-    /// ([`check::cores`]: every core), while the calling thread first runs `beside` (say,
-    /// writing `after`); returns what `beside` returned.
+    /// ([`check::cores`]: every core), beside `beside` (say, writing `after`; see
+    /// [`check::skin_beside`]); returns what `beside` returned.
     pub fn run_beside<T>(
         self,
         after: &Model,
@@ -221,10 +223,14 @@ impl Measuring {
         threads: usize,
         beside: impl FnOnce() -> T,
     ) -> T {
-        match self.owed {
-            Some((owed, original)) => owed.measure(&original, after, report, threads, beside),
-            None => beside(),
-        }
+        let Some((owed, original)) = self.owed else {
+            return beside();
+        };
+        let joined = owed.joined(after);
+        let after = joined.as_ref().unwrap_or(after);
+        let (skin, out) = check::skin_beside(original, after, owed.k, threads, beside);
+        owed.fill(report, skin);
+        out
     }
 }
 
@@ -238,26 +244,20 @@ struct Owed {
 }
 
 impl Owed {
-    /// Measures the skin (see [`Measuring::run_beside`]) and fills the report's `measured`.
-    fn measure<T>(
-        self,
-        original: &Model,
-        after: &Model,
-        report: &mut NormalizeReport,
-        threads: usize,
-        beside: impl FnOnce() -> T,
-    ) -> T {
-        // Companion clips play together with their clips: measure them joined.
-        let joined = self.joined.then(|| rejoin(after, self.k));
-        let after = joined.as_ref().unwrap_or(after);
-        let (skin, out) = check::skin_beside(original, after, self.k, threads, beside);
+    /// The model `after` as the skin check sees it: companion clips play together with their
+    /// clips, so they are measured joined.
+    fn joined(&self, after: &Model) -> Option<Model> {
+        self.joined.then(|| rejoin(after, self.k))
+    }
+
+    /// Fills the report's `measured` with `skin` and the rest check.
+    fn fill(self, report: &mut NormalizeReport, skin: SkinCheck) {
         if let Some(s) = report.skeletons.get_mut(self.at) {
             s.measured = Some(Measured {
                 skin,
                 rest: self.rest,
             });
         }
-        out
     }
 }
 
