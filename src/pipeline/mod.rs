@@ -1,5 +1,6 @@
 //! The stage order, known here and nowhere else: map → rest fix → track stripping → renaming
-//! (then, optionally, the measurements of [`check`](crate::check)), the retarget workflow
+//! (then, optionally, the measurements of [`check`](crate::check), which
+//! [`normalize_measuring_later`] leaves to run beside the caller's write), the retarget workflow
 //! over two normalized models ([`retarget()`]) and the mirror workflow ([`mirror()`]). Works on
 //! the model; reads and writes no files.
 
