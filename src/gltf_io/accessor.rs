@@ -124,19 +124,20 @@ impl<'a> Data<'a> {
 
     /// The bytes of buffer view `v`, decompressed if it uses `EXT_meshopt_compression`.
     fn view_bytes(&mut self, v: usize) -> Result<&[u8], ErrorKind> {
-        let at = format!("bufferViews[{v}]");
+        // Named only in an error: not formatted for every accessor read.
+        let at = || format!("bufferViews[{v}]");
         let view = self
             .root
             .buffer_views
             .get(v)
-            .ok_or_else(|| invalid(&at, "does not exist"))?;
+            .ok_or_else(|| invalid(at(), "does not exist"))?;
         if let Some(ext) = view
             .extensions
             .as_ref()
             .and_then(|e| e.others.get("EXT_meshopt_compression"))
         {
             if !self.decoded.contains_key(&v) {
-                let bytes = self.decode_meshopt(ext, view.byte_length.0, &at)?;
+                let bytes = self.decode_meshopt(ext, view.byte_length.0, &at())?;
                 self.decoded_total += bytes.len();
                 self.decoded.insert(v, bytes);
             }
@@ -144,7 +145,12 @@ impl<'a> Data<'a> {
         }
         let b = view.buffer.value();
         let offset = view.byte_offset.map_or(0, |o| o.0);
-        self.range(b, offset, view.byte_length.0, &at)
+        let len = view.byte_length.0;
+        match super::buffers::slice(self.buffers, b as u64, offset, len, "") {
+            Ok(Some(bytes)) => Ok(bytes),
+            // Again with the view's name, for the error.
+            _ => self.range(b, offset, len, &at()),
+        }
     }
 
     fn range(&self, b: usize, offset: u64, len: u64, at: &str) -> Result<&'a [u8], ErrorKind> {
@@ -285,7 +291,15 @@ impl<'a> Data<'a> {
         let (bytes, offset, stride, count) = self.plain_layout(index, ty, N)?;
         // `bytes` ends with the last element: its chunks of `stride` bytes from `offset` are
         // the `count` elements (the last one maybe just an element long).
-        let elements = bytes.get(offset..)?.chunks(stride);
+        let bytes = bytes.get(offset..)?;
+        if stride == 4 * N {
+            // Packed (the common case): exactly `count` chunks of one element, an exact-size
+            // iterator with no short last chunk to allow for.
+            let elements = bytes.chunks_exact(stride);
+            debug_assert_eq!(elements.len(), count);
+            return Some(elements.map(|e| make(le_floats(e))).collect());
+        }
+        let elements = bytes.chunks(stride);
         debug_assert_eq!(elements.len(), count);
         Some(elements.map(|e| make(le_floats(e))).collect())
     }

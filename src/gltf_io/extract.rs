@@ -521,18 +521,19 @@ fn sampler<T: TrackValue, const N: usize>(
     ty: Type,
     make: impl Fn([f32; N]) -> T,
 ) -> Result<Track<T>, ErrorKind> {
-    let at = format!("animations[{a}].samplers[{s}]");
+    // Named only in an error: not formatted for every sampler read.
+    let at = || format!("animations[{a}].samplers[{s}]");
     let smp = &root.animations[a].samplers[s];
     let interpolation = interpolation(root, a, s)?;
     let (times, ok) = data.checked_key_times(smp.input.value())?;
     if !ok {
-        return Err(invalid(&at, "key times are not finite and increasing"));
+        return Err(invalid(at(), "key times are not finite and increasing"));
     }
     let times = times.clone();
     // Values let go are checked where they lie, not built.
     let (values, (len, finite)) = if data.keep_keys {
         let values = data.elements(smp.output.value(), ty, make)?;
-        let checked = (values.len(), values.iter().all(|v| v.finite()));
+        let checked = (values.len(), T::all_finite(&values));
         (values, checked)
     } else {
         let checked = data.checked_elements(smp.output.value(), ty, make)?;
@@ -545,12 +546,12 @@ fn sampler<T: TrackValue, const N: usize>(
     };
     if times.is_empty() || len != times.len() * per_key {
         return Err(invalid(
-            &at,
+            at(),
             format!("{len} output values for {} keys", times.len()),
         ));
     }
     if !finite {
-        return Err(invalid(&at, "output holds non-finite values"));
+        return Err(invalid(at(), "output holds non-finite values"));
     }
     Ok(Track {
         interpolation,

@@ -456,23 +456,24 @@ fn check_structure(
     }
     let views = json.get_if_mentions("bufferViews", "EXT_meshopt_compression");
     for (i, view) in root.buffer_views.iter().enumerate() {
-        let at = format!("bufferViews[{i}]");
+        // Named only in an error: not formatted for every view.
+        let at = || format!("bufferViews[{i}]");
         check_range(
             buffers,
             view.buffer.value() as u64,
             view.byte_offset.map_or(0, |o| o.0),
             view.byte_length.0,
-            &at,
+            at,
         )?;
         let ext = views.and_then(|v| v.get(i));
         let ext = ext.and_then(|v| v.get("extensions")?.get("EXT_meshopt_compression"));
         if let Some(ext) = ext {
             let num = |k: &str| ext.get(k).and_then(Value::as_u64);
             let b = num("buffer")
-                .ok_or_else(|| invalid(&at, "EXT_meshopt_compression has no buffer"))?;
+                .ok_or_else(|| invalid(at(), "EXT_meshopt_compression has no buffer"))?;
             let len = num("byteLength")
-                .ok_or_else(|| invalid(&at, "EXT_meshopt_compression has no byteLength"))?;
-            check_range(buffers, b, num("byteOffset").unwrap_or(0), len, &at)?;
+                .ok_or_else(|| invalid(at(), "EXT_meshopt_compression has no byteLength"))?;
+            check_range(buffers, b, num("byteOffset").unwrap_or(0), len, at)?;
         }
     }
     Ok(())
@@ -566,14 +567,19 @@ fn check_accessor_range(
     }
 }
 
+/// Checks that bytes `offset..offset + len` of buffer `b` exist; the error names the place
+/// `at` gives (formatted only then: a range that does not fit is checked again with it).
 fn check_range(
     buffers: &[BufferData],
     b: u64,
     offset: u64,
     len: u64,
-    at: &str,
+    at: impl Fn() -> String,
 ) -> Result<(), ErrorKind> {
-    buffers::slice(buffers, b, offset, len, at).map(|_| ())
+    match buffers::slice(buffers, b, offset, len, "") {
+        Ok(_) => Ok(()),
+        Err(_) => buffers::slice(buffers, b, offset, len, &at()).map(|_| ()),
+    }
 }
 
 /// The parent of every node; refuses a node with two parents and cycles.

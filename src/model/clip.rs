@@ -1,7 +1,7 @@
 //! Clips: typed keyframe tracks per bone and channel, plus tracks the model does not interpret.
 
 use super::{Problem, Skeleton, SkeletonId};
-use glam::{Quat, Vec3};
+use glam::{BVec4A, Quat, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -82,6 +82,26 @@ pub trait TrackValue: Copy {
     fn finite(self) -> bool;
     /// Multiplies every component by `s` (tangents are scaled by the key interval).
     fn scale(self, s: f32) -> Self;
+    /// Whether every component of every value of `values` is finite: [`finite`](Self::finite)
+    /// of each, which the types here answer in one pass without a branch per value (issue 19:
+    /// a model's keys are checked on read and again before a rest fix).
+    fn all_finite(values: &[Self]) -> bool {
+        values.iter().all(|v| v.finite())
+    }
+}
+
+/// Bit 31 set when `x` is not finite (an exponent of all ones: infinity or NaN), else clear:
+/// the exponent bits plus one exponent step carry into bit 31 only from all ones. Or-ed over
+/// many floats, bit 31 tells whether any is not finite, with no branch per float.
+#[inline(always)]
+fn non_finite_bit(x: f32) -> u32 {
+    (x.to_bits() & 0x7f80_0000) + 0x0080_0000
+}
+
+/// Whether bit 31 of an or of [`non_finite_bit`]s is clear: every float was finite.
+#[inline(always)]
+fn none_non_finite(bits: u32) -> bool {
+    bits & 0x8000_0000 == 0
 }
 
 impl TrackValue for Vec3 {
@@ -97,6 +117,20 @@ impl TrackValue for Vec3 {
     }
     fn scale(self, s: f32) -> Self {
         self * s
+    }
+    fn all_finite(values: &[Self]) -> bool {
+        // Four values, twelve floats in a row, as three vectors at a time (`f32::is_finite`
+        // lane by lane: `|x| < ∞`, false for NaN); the last few one by one.
+        let inf = Vec4::splat(f32::INFINITY);
+        let fours = values.chunks_exact(4);
+        let rest = fours.remainder();
+        let ok = fours.fold(BVec4A::splat(true), |ok, c| {
+            let a = Vec4::new(c[0].x, c[0].y, c[0].z, c[1].x);
+            let b = Vec4::new(c[1].y, c[1].z, c[2].x, c[2].y);
+            let d = Vec4::new(c[2].z, c[3].x, c[3].y, c[3].z);
+            ok & a.abs().cmplt(inf) & b.abs().cmplt(inf) & d.abs().cmplt(inf)
+        });
+        ok.all() && rest.iter().all(|v| v.is_finite())
     }
 }
 
@@ -114,6 +148,17 @@ impl TrackValue for Quat {
     fn scale(self, s: f32) -> Self {
         self * s
     }
+    fn all_finite(values: &[Self]) -> bool {
+        // A value at a time, its four floats as one vector (`f32::is_finite` lane by lane:
+        // `|x| < ∞`, false for NaN).
+        let inf = Vec4::splat(f32::INFINITY);
+        values
+            .iter()
+            .fold(BVec4A::splat(true), |ok, &q| {
+                ok & Vec4::from(q).abs().cmplt(inf)
+            })
+            .all()
+    }
 }
 
 impl TrackValue for f32 {
@@ -129,6 +174,9 @@ impl TrackValue for f32 {
     }
     fn scale(self, s: f32) -> Self {
         self * s
+    }
+    fn all_finite(values: &[Self]) -> bool {
+        none_non_finite(values.iter().fold(0, |bits, &x| bits | non_finite_bit(x)))
     }
 }
 
@@ -288,9 +336,7 @@ impl<T: TrackValue> Track<T> {
             .as_ref()
             .is_some_and(|t| Arc::ptr_eq(t, &self.times));
         if !checked {
-            if self.times.iter().any(|t| !t.is_finite())
-                || self.times.windows(2).any(|w| w[1] < w[0])
-            {
+            if !f32::all_finite(&self.times) || self.times.windows(2).any(|w| w[1] < w[0]) {
                 out.push(Problem {
                     rule: 3,
                     message: format!("{}: times not finite and ordered", what()),
@@ -299,7 +345,7 @@ impl<T: TrackValue> Track<T> {
                 *times_ok = Some(Arc::clone(&self.times));
             }
         }
-        if self.values.iter().any(|v| !v.finite()) {
+        if !T::all_finite(&self.values) {
             out.push(Problem {
                 rule: 4,
                 message: format!("{}: a value is not finite", what()),
@@ -610,6 +656,62 @@ mod tests {
             let time = f as f32 / 30.0;
             let bits = |v: Vec3| v.to_array().map(f32::to_bits);
             assert_eq!(bits(t.sample_from(time, &mut at)), bits(t.sample(time)));
+        }
+    }
+
+    /// `all_finite` (one pass, no branch per value) says what `finite` of every value says:
+    /// for slices of every length up to a few vector widths, with a NaN or an infinity in any
+    /// component of any value, or none.
+    #[test]
+    fn all_finite_finds_any_non_finite_component() {
+        fn agree<T: TrackValue + std::fmt::Debug>(values: &[T]) {
+            assert_eq!(
+                T::all_finite(values),
+                values.iter().all(|v| v.finite()),
+                "{values:?}"
+            );
+        }
+        let odd = [
+            0.0,
+            -0.0,
+            1.5,
+            -3e38,
+            f32::MAX,
+            f32::MIN,
+            1e-45,
+            f32::MIN_POSITIVE,
+        ];
+        let bad = [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
+        for len in 0..19 {
+            let floats: Vec<f32> = (0..4 * len).map(|i| odd[i % odd.len()]).collect();
+            let vec3: Vec<Vec3> = (0..len)
+                .map(|i| Vec3::from_slice(&floats[4 * i..]))
+                .collect();
+            let quat: Vec<Quat> = (0..len)
+                .map(|i| Quat::from_slice(&floats[4 * i..]))
+                .collect();
+            agree(&floats[..len]);
+            agree(&vec3);
+            agree(&quat);
+            for at in 0..len {
+                for &b in &bad {
+                    let mut f = floats[..len].to_vec();
+                    f[at] = b;
+                    agree(&f);
+                    for c in 0..4 {
+                        let mut q = quat.clone();
+                        let mut a = q[at].to_array();
+                        a[c] = b;
+                        q[at] = Quat::from_array(a);
+                        agree(&q);
+                        if c < 3 {
+                            let mut v = vec3.clone();
+                            v[at][c] = b;
+                            agree(&v);
+                        }
+                    }
+                }
+            }
         }
     }
 
