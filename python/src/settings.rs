@@ -9,8 +9,9 @@ use crate::errors::{file_error, io_error, value_error};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
+use skelnorm::check::cores;
 use skelnorm::gltf_io;
-use skelnorm::pipeline::{normalize as run_normalize, NormalizeError};
+use skelnorm::pipeline::{normalize_measuring_later, NormalizeError};
 use skelnorm::report::{FileReport, Report};
 use skelnorm::settings::{Resolved, Settings};
 use std::path::PathBuf;
@@ -169,16 +170,20 @@ pub fn normalize<'py>(
         None => None,
     };
     let allow_partial = options.allow_partial;
-    let report = run_normalize(&mut doc.model, &profile, &options).map_err(|e| {
-        let hint = match e {
-            NormalizeError::NoFit { .. } if !allow_partial => {
-                " (use normalize={\"allow_partial\": True} to normalize what is mapped)"
-            }
-            _ => "",
-        };
-        value_error(format!("{}: {e}{hint}", src.display()))
-    })?;
-    doc.write(&dst).map_err(file_error)?;
+    let (mut report, measuring) = normalize_measuring_later(&mut doc.model, &profile, &options)
+        .map_err(|e| {
+            let hint = match e {
+                NormalizeError::NoFit { .. } if !allow_partial => {
+                    " (use normalize={\"allow_partial\": True} to normalize what is mapped)"
+                }
+                _ => "",
+            };
+            value_error(format!("{}: {e}{hint}", src.display()))
+        })?;
+    // The skin check runs beside the write.
+    measuring
+        .run_beside(&doc.model, &mut report, cores(), || doc.write(&dst))
+        .map_err(file_error)?;
     let mut file = FileReport::read(&src, &doc.warnings);
     file.wrote(&dst);
     file.set_normalize(&report);

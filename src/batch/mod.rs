@@ -10,8 +10,9 @@ mod preview;
 
 use crate::gltf_io::{self, Document};
 use crate::pipeline::{
-    carry_clips_back, normalize, retarget_onto, ClipNaming, NormalizeOptions, NormalizeReport,
-    OnClash, RetargetJob, RetargetOutput, RetargetRunError, Side,
+    carry_clips_back, normalize, normalize_measuring_later, retarget_onto, ClipNaming,
+    NormalizeOptions, NormalizeReport, OnClash, RetargetJob, RetargetOutput, RetargetRunError,
+    Side,
 };
 use crate::report::{FailureKind, FileReport, Report, Status};
 use crate::settings::{ResolveError, Resolved, Settings};
@@ -532,54 +533,91 @@ fn process(
         }),
         None => std::borrow::Cow::Borrowed(&resolved.normalize),
     };
-    let normalized = match normalize(&mut doc.model, &resolved.profile, &options) {
-        Ok(r) => r,
-        Err(e) => {
-            // Not a fit (or refused): still picture what was mapped, so the report shows why.
-            report.status = Status::Failed;
-            report.failure = Some(FailureKind::Refused);
-            report.error = Some(e.to_string());
-            report.output = None;
-            report.pictures = picture::unfit(&before, &resolved.profile, &options.map);
-            return Ok(report);
-        }
-    };
-    report.set_normalize(&normalized);
+    let (mut normalized, measuring) =
+        match normalize_measuring_later(&mut doc.model, &resolved.profile, &options) {
+            Ok(r) => r,
+            Err(e) => {
+                // Not a fit (or refused): still picture what was mapped, so the report shows why.
+                report.status = Status::Failed;
+                report.failure = Some(FailureKind::Refused);
+                report.error = Some(e.to_string());
+                report.output = None;
+                report.pictures = picture::unfit(&before, &resolved.profile, &options.map);
+                return Ok(report);
+            }
+        };
     report.pictures = picture::pictures(&before, &doc.model, &normalized, &resolved.profile);
     if target.is_none() {
         report.previews =
             preview::normalize_previews(&before, &doc.model, &normalized, &resolved.profile);
     }
     drop(before); // the model as read: what pictures and previews compare with
-    let mut written = match target {
-        Some(target) => retarget_to(
-            target,
-            &doc,
-            &normalized,
-            resolved,
-            job.retarget_output,
-            &mut report,
-        )?,
-        None => doc,
-    };
-    if let Some(out) = &out_path {
+    let threads = check_threads(job);
+    let out = out_path.as_deref();
+    match target {
+        Some(target) => {
+            // Retargeting's warnings follow normalizing's: measure first.
+            measuring.run_beside(&doc.model, &mut normalized, threads, || ());
+            report.set_normalize(&normalized);
+            let mut written = retarget_to(
+                target,
+                &doc,
+                &normalized,
+                resolved,
+                job.retarget_output,
+                &mut report,
+            )?;
+            prepare(&mut written, out)?;
+            put(&written, out)?;
+        }
+        None => {
+            prepare(&mut doc, out)?;
+            // The skin check runs beside the write.
+            let done =
+                measuring.run_beside(&doc.model, &mut normalized, threads, || put(&doc, out));
+            report.set_normalize(&normalized);
+            done?;
+        }
+    }
+    if let Some(out) = out {
+        report.size_after = gltf_io::stored_size(out);
+    }
+    report.settle();
+    Ok(report)
+}
+
+/// The threads each file's skin check runs on: the workers that files leave idle (a run never
+/// uses more than `jobs` threads; with as many files as jobs, each file's check stays on its
+/// own thread).
+fn check_threads(job: &Job) -> usize {
+    let jobs = job.jobs.max(1);
+    (jobs / job.files.len().clamp(1, jobs)).max(1)
+}
+
+/// Makes `out`'s folder and lets go of what writing `doc` does not need; nothing without `out`
+/// (validate).
+fn prepare(doc: &mut Document, out: Option<&Path>) -> Result<(), FileError> {
+    if let Some(out) = out {
         if let Some(dir) = out.parent() {
             std::fs::create_dir_all(dir).map_err(|source| FileError::Folder {
                 dir: dir.to_path_buf(),
                 source,
             })?;
         }
-        written.let_go_of_read_keys();
-        written.write(out).map_err(FileError::Write)?;
-        report.size_after = gltf_io::stored_size(out);
-    } else {
-        // Validate: the output must at least build.
-        written
-            .to_parts(None)
-            .map_err(|e| FileError::Gltf(e.kind))?;
+        doc.let_go_of_read_keys();
     }
-    report.settle();
-    Ok(report)
+    Ok(())
+}
+
+/// Writes `doc` to `out`; without `out` (validate), checks that the output at least builds.
+fn put(doc: &Document, out: Option<&Path>) -> Result<(), FileError> {
+    match out {
+        Some(out) => doc.write(out).map_err(FileError::Write),
+        None => doc
+            .to_parts(None)
+            .map(drop)
+            .map_err(|e| FileError::Gltf(e.kind)),
+    }
 }
 
 /// The character of `--retarget-to`, normalized once for the whole run.

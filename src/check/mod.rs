@@ -11,8 +11,8 @@ use crate::model::{
 };
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, MAX_TAIL_DEG};
 use glam::{DAffine3, DMat4, DQuat, DVec3, Mat4, Quat, Vec3};
-use rayon::prelude::*;
 use serde::Serialize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Sampling rate of the checks, frames per second.
 pub const FPS: f32 = 30.0;
@@ -40,98 +40,120 @@ pub struct SkinCheck {
 /// (1 for a mesh in the skeleton's units, so then this is the plain element difference). Skeletons without skins compare bone world
 /// matrices instead, allowing each bone's frame one constant change (taken from the first
 /// frame): exactly what a bind matrix would absorb. When the whole scene turned in between
-/// ([`Model::scene_turn`]), `before` is turned with it.
+/// ([`Model::scene_turn`]), `before` is turned with it. Runs on every core ([`cores`]);
+/// [`skin_beside`] runs beside other work.
 pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
-    let (a, b) = (before.skeleton(k), after.skeleton(k));
-    let height = a.height().max(1e-6);
-    // Clips pair by name (in order among equal names): stages may remove or add clips.
-    let mut unused: Vec<&Clip> = after.clips.iter().filter(|c| c.skeleton == k).collect();
-    let pairs: Vec<(&Clip, &Clip)> = before
-        .clips
-        .iter()
-        .filter(|c| c.skeleton == k)
+    let at = pair_clips(before, after, k);
+    let pairs = clips_of(&before.clips, after, &at);
+    let pass = SkinPass::new(before, after, k, pairs.first().copied());
+    let runs = runs_of(&pairs, 0..pairs.len());
+    let (found, ()) = run_all(&pass, &pairs, &runs, cores(), || ());
+    result(&pass, &pairs, &runs, found)
+}
+
+/// The cores this process may run on (1 when that is unknown).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// [`skin`] on `threads` threads in all, the calling thread among them, beside `beside`
+/// (writing a file, say), which the calling thread runs first; returns the check and what
+/// `beside` returned. The clips with all but the last third of the frames are checked first,
+/// and their keys let go of (unless `after` shares them): the memory is `beside`'s to reuse.
+/// Then the calling thread runs `beside` while the other threads check the rest, and joins them
+/// once done. (Writing the 3 MB benchmark file costs about as much as checking 30% of its
+/// frames on one thread.)
+pub fn skin_beside<T>(
+    mut before: Model,
+    after: &Model,
+    k: SkeletonId,
+    threads: usize,
+    beside: impl FnOnce() -> T,
+) -> (SkinCheck, T) {
+    let at = pair_clips(&before, after, k);
+    let mut clips = std::mem::take(&mut before.clips);
+    let pairs = clips_of(&clips, after, &at);
+    let pass = SkinPass::new(&before, after, k, pairs.first().copied());
+    // The last clips, with at most a third of the frames, are checked beside.
+    let frames: Vec<usize> = pairs.iter().map(|(ca, _)| frames_of(ca)).collect();
+    let total: usize = frames.iter().sum();
+    let (mut split, mut last) = (pairs.len(), 0);
+    while split > 0 && (last + frames[split - 1]) * 3 <= total {
+        split -= 1;
+        last += frames[split];
+    }
+    let mut runs = runs_of(&pairs, 0..split);
+    let (mut found, ()) = run_all(&pass, &pairs, &runs, threads, || ());
+    drop(pairs);
+    for &(a, _) in &at[..split] {
+        clips[a].tracks = Vec::new();
+    }
+    let pairs = clips_of(&clips, after, &at);
+    let later = runs_of(&pairs, split..pairs.len());
+    let (rest, out) = run_all(&pass, &pairs, &later, threads, beside);
+    found.extend(rest);
+    runs.extend(later);
+    (result(&pass, &pairs, &runs, found), out)
+}
+
+/// The clips of skeleton `k` in `before` and in `after` paired by name (in order among equal
+/// names: stages may remove or add clips), as places in their models' clip lists.
+fn pair_clips(before: &Model, after: &Model, k: SkeletonId) -> Vec<(usize, usize)> {
+    let mut unused: Vec<usize> = (0..after.clips.len())
+        .filter(|&c| after.clips[c].skeleton == k)
+        .collect();
+    (0..before.clips.len())
+        .filter(|&c| before.clips[c].skeleton == k)
         .filter_map(|ca| {
-            let at = unused.iter().position(|cb| cb.name == ca.name)?;
+            let name = &before.clips[ca].name;
+            let at = unused
+                .iter()
+                .position(|&cb| after.clips[cb].name == *name)?;
             Some((ca, unused.remove(at)))
         })
-        .collect();
-    // What the scene turned by in between: the same skinning, turned with it, is unchanged.
-    let turn = (after.scene_turn * before.scene_turn.conjugate()).as_dquat();
-    let binds = binds_of(a, b);
-    // With skins, only the joints' world matrices are compared: the other bones (end bones,
-    // say) are sampled and posed only when a joint hangs below them. Without, every bone is.
-    let needed = (!a.skins.is_empty()).then(|| {
-        (
-            with_ancestors(a, binds.iter().map(|j| j.a)),
-            with_ancestors(b, binds.iter().map(|j| j.b)),
-        )
-    });
-    let pass = SkinPass {
-        a,
-        b,
-        height: height as f64,
-        turn: (turn != DQuat::IDENTITY).then(|| DAffine3::from_quat(turn)),
-        binds,
-        needed,
-        changes: None,
-    };
-    // Without a skin, each bone's frame may change by a constant: the first frame fixes it.
-    let pass = match (a.skins.is_empty(), pairs.first()) {
-        (true, Some(&(ca, cb))) => {
-            let mut frame = pass.frame();
-            pass.sample(&mut frame, ca, cb, &[0.0]);
-            pass.world(&mut frame, 0..1);
-            let changes = frame
-                .wb
-                .iter()
-                .zip(&frame.wa)
-                .map(|(b, a)| DMat4::from(*b).inverse() * DMat4::from(*a))
-                .collect();
-            SkinPass {
-                changes: Some(changes),
-                ..pass
-            }
-        }
-        _ => pass,
-    };
-    // Every frame of every clip, in runs of frames checked in parallel, then merged in order:
-    // the result is the one frame-by-frame pass would give.
-    const RUN: usize = 32;
-    const BLOCK: usize = 8;
-    let runs: Vec<(usize, usize, usize)> = pairs
-        .iter()
-        .enumerate()
-        .flat_map(|(p, (ca, _))| {
-            let frames = (ca.duration() * FPS).floor() as usize + 1;
-            (0..frames)
-                .step_by(RUN)
-                .map(move |f| (p, f, (f + RUN).min(frames)))
-        })
-        .collect();
-    let found: Vec<Worst> = runs
-        .par_iter()
-        .map_init(
-            || (pass.frame(), Vec::with_capacity(RUN)),
-            |(frame, times), &(p, from, to)| {
-                let (ca, cb) = pairs[p];
-                let mut worst = Worst::default();
-                let duration = ca.duration();
-                times.clear();
-                times.extend((from..to).map(|f| (f as f32 / FPS).min(duration)));
-                pass.sample(frame, ca, cb, times);
-                // A few frames' world matrices at a time: enough to run side by side.
-                for from in (0..times.len()).step_by(BLOCK) {
-                    let block = from..(from + BLOCK).min(times.len());
-                    pass.world(frame, block.clone());
-                    for i in block.clone() {
-                        let time = times[i];
-                        pass.compare(frame, i - from, |j, e| worst.see(e, (p, time, j)));
-                    }
-                }
-                worst
-            },
-        )
-        .collect();
+        .collect()
+}
+
+/// The clips paired at `at`: from `before` (the clips of the model before) and `after`.
+fn clips_of<'m>(
+    before: &'m [Clip],
+    after: &'m Model,
+    at: &[(usize, usize)],
+) -> Vec<(&'m Clip, &'m Clip)> {
+    at.iter()
+        .map(|&(a, b)| (&before[a], &after.clips[b]))
+        .collect()
+}
+
+/// Frames a clip is checked at: [`FPS`] per second, both ends included.
+fn frames_of(clip: &Clip) -> usize {
+    (clip.duration() * FPS).floor() as usize + 1
+}
+
+/// Frames in a run: the unit of work a thread takes.
+const RUN: usize = 32;
+/// Frames whose world matrices are made together: enough to run side by side.
+const BLOCK: usize = 8;
+
+/// Every frame of the pairs `of`, in runs of at most [`RUN`] frames checked apart, then merged
+/// in order (the result is the one frame-by-frame pass would give): (pair, first frame, end).
+fn runs_of(pairs: &[(&Clip, &Clip)], of: std::ops::Range<usize>) -> Vec<(usize, usize, usize)> {
+    of.flat_map(|p| {
+        let frames = frames_of(pairs[p].0);
+        (0..frames)
+            .step_by(RUN)
+            .map(move |f| (p, f, (f + RUN).min(frames)))
+    })
+    .collect()
+}
+
+/// The check, from what each of `runs` found, in order.
+fn result(
+    pass: &SkinPass<'_>,
+    pairs: &[(&Clip, &Clip)],
+    runs: &[(usize, usize, usize)],
+    found: Vec<Worst>,
+) -> SkinCheck {
     let mut out = SkinCheck {
         clips: pairs.len(),
         frames: runs.iter().map(|&(_, from, to)| to - from).sum(),
@@ -148,10 +170,107 @@ pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
     out.worst = worst.at.map(|(p, time, j)| {
         format!(
             "clip `{}`, {time:.3} s, joint `{}`",
-            pairs[p].0.name, a.bones[j].name
+            pairs[p].0.name, pass.a.bones[j].name
         )
     });
     out
+}
+
+/// Checks run `(p, from, to)` of `pairs`: the errors of its frames, seen in order.
+fn check_run(
+    pass: &SkinPass<'_>,
+    pairs: &[(&Clip, &Clip)],
+    (p, from, to): (usize, usize, usize),
+    buffers: &mut Buffers,
+) -> Worst {
+    let Buffers { frame, times, .. } = buffers;
+    let (ca, cb) = pairs[p];
+    let mut worst = Worst::default();
+    let duration = ca.duration();
+    times.clear();
+    times.extend((from..to).map(|f| (f as f32 / FPS).min(duration)));
+    pass.sample(frame, ca, cb, times);
+    for from in (0..times.len()).step_by(BLOCK) {
+        let block = from..(from + BLOCK).min(times.len());
+        pass.world(frame, block.clone());
+        for i in block.clone() {
+            let time = times[i];
+            pass.compare(frame, i - from, |j, e| worst.see(e, (p, time, j)));
+        }
+    }
+    worst
+}
+
+/// Every one of `runs`, each on the first thread free to take it (an atomic counter hands them
+/// out in order), `beside` first on the calling thread; what each run found, in order.
+fn run_all<T>(
+    pass: &SkinPass<'_>,
+    pairs: &[(&Clip, &Clip)],
+    runs: &[(usize, usize, usize)],
+    threads: usize,
+    beside: impl FnOnce() -> T,
+) -> (Vec<Worst>, T) {
+    let next = AtomicUsize::new(0);
+    let work = |buffers: &mut Buffers| loop {
+        let r = next.fetch_add(1, Ordering::Relaxed);
+        let Some(&run) = runs.get(r) else { break };
+        let worst = check_run(pass, pairs, run, buffers);
+        buffers.found.push((r, worst));
+    };
+    // Every buffer is made on the calling thread: memory a thread allocates itself can open a
+    // heap (a glibc arena) of its own, and raise the peak.
+    let (out, mut found) = std::thread::scope(|s| {
+        let helpers: Vec<_> = (1..threads)
+            .filter_map(|_| {
+                let mut buffers = Buffers::new(pass, runs.len());
+                std::thread::Builder::new()
+                    .spawn_scoped(s, move || {
+                        work(&mut buffers);
+                        buffers.found
+                    })
+                    .ok()
+            })
+            .collect();
+        let out = beside();
+        let mut mine = Buffers::new(pass, runs.len());
+        work(&mut mine);
+        let mut found = mine.found;
+        for helper in helpers {
+            match helper.join() {
+                Ok(theirs) => found.extend(theirs),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        (out, found)
+    });
+    found.sort_unstable_by_key(|&(r, _)| r);
+    (found.into_iter().map(|(_, w)| w).collect(), out)
+}
+
+/// What one thread checks with: a run's frames, its times, and what each run it took found
+/// (the run's place among all, and its worst).
+struct Buffers {
+    frame: SkinFrame,
+    times: Vec<f32>,
+    found: Vec<(usize, Worst)>,
+}
+
+impl Buffers {
+    /// Buffers as large as any run of `pass` needs, for up to `runs` runs.
+    fn new(pass: &SkinPass<'_>, runs: usize) -> Self {
+        let (na, nb) = (pass.a.bones.len(), pass.b.bones.len());
+        Buffers {
+            frame: SkinFrame {
+                la: Vec::with_capacity(RUN * na),
+                lb: Vec::with_capacity(RUN * nb),
+                wa: Vec::with_capacity(BLOCK * na),
+                wb: Vec::with_capacity(BLOCK * nb),
+                errors: Vec::with_capacity(pass.binds.len()),
+            },
+            times: Vec::with_capacity(RUN),
+            found: Vec::with_capacity(runs),
+        }
+    }
 }
 
 /// What [`skin`] compares, set up once: the two skeletons, the scene's turn, and each skin
@@ -226,6 +345,7 @@ fn binds_of(a: &Skeleton, b: &Skeleton) -> Vec<Bind> {
 /// A run of frames' local transforms of both skeletons, and the world matrices of a block of
 /// them, frame after frame (frame `i`'s are `la[i * bones..(i + 1) * bones]`, and so on);
 /// buffers reused from run to run.
+#[derive(Default)]
 struct SkinFrame {
     la: Vec<Transform>,
     lb: Vec<Transform>,
@@ -266,14 +386,55 @@ impl Worst {
     }
 }
 
-impl SkinPass<'_> {
-    fn frame(&self) -> SkinFrame {
-        SkinFrame {
-            la: Vec::new(),
-            lb: Vec::new(),
-            wa: Vec::new(),
-            wb: Vec::new(),
-            errors: Vec::new(),
+impl<'m> SkinPass<'m> {
+    /// Sets up the comparison of skeleton `k` of `before` and `after`, the constant changes of
+    /// a skeleton without skins taken from the first frame of the `first` pair of clips.
+    fn new(
+        before: &'m Model,
+        after: &'m Model,
+        k: SkeletonId,
+        first: Option<(&Clip, &Clip)>,
+    ) -> Self {
+        let (a, b) = (before.skeleton(k), after.skeleton(k));
+        let height = a.height().max(1e-6);
+        // What the scene turned by in between: the same skinning, turned with it, is unchanged.
+        let turn = (after.scene_turn * before.scene_turn.conjugate()).as_dquat();
+        let binds = binds_of(a, b);
+        // With skins, only the joints' world matrices are compared: the other bones (end bones,
+        // say) are sampled and posed only when a joint hangs below them. Without, every bone is.
+        let needed = (!a.skins.is_empty()).then(|| {
+            (
+                with_ancestors(a, binds.iter().map(|j| j.a)),
+                with_ancestors(b, binds.iter().map(|j| j.b)),
+            )
+        });
+        let pass = SkinPass {
+            a,
+            b,
+            height: height as f64,
+            turn: (turn != DQuat::IDENTITY).then(|| DAffine3::from_quat(turn)),
+            binds,
+            needed,
+            changes: None,
+        };
+        // Without a skin, each bone's frame may change by a constant: the first frame fixes it.
+        match (a.skins.is_empty(), first) {
+            (true, Some((ca, cb))) => {
+                let mut frame = SkinFrame::default();
+                pass.sample(&mut frame, ca, cb, &[0.0]);
+                pass.world(&mut frame, 0..1);
+                let changes = frame
+                    .wb
+                    .iter()
+                    .zip(&frame.wa)
+                    .map(|(b, a)| DMat4::from(*b).inverse() * DMat4::from(*a))
+                    .collect();
+                SkinPass {
+                    changes: Some(changes),
+                    ..pass
+                }
+            }
+            _ => pass,
         }
     }
 

@@ -203,3 +203,32 @@ fn repeated_skins_and_end_bones_give_the_numbers_of_a_plain_pass() {
         );
     }
 }
+
+/// Issue 19: the check beside other work (its first clips checked first and let go of, the
+/// last third of the frames beside) gives what [`skin`] gives, on any number of threads, with a
+/// wrong key in the first clip or the last, and hands back what the work returned.
+#[test]
+fn beside_other_work_gives_the_numbers_of_skin() {
+    let k = SkeletonId(0);
+    let before = read("mixamo.glb");
+    let after = normalized(&before);
+    let last = after.clips.len() - 1;
+    let cases = [
+        after.clone(),
+        one_wrong_key(&after, 0, 5, 1, 1e-3),
+        one_wrong_key(&after, last, 5, 1, 1e-3),
+    ];
+    for after in &cases {
+        let alone = skin(&before, after, k);
+        for threads in [1, 2, 3] {
+            let (check, done) = skin_beside(before.clone(), after, k, threads, || "written");
+            assert_eq!(done, "written");
+            assert_eq!(
+                (check.max_error.to_bits(), &check.worst, check.matrices),
+                (alone.max_error.to_bits(), &alone.worst, alone.matrices),
+                "{threads} threads: {check:?}"
+            );
+            assert_eq!((check.clips, check.frames), (alone.clips, alone.frames));
+        }
+    }
+}

@@ -5,7 +5,8 @@
 use super::map::MapArgs;
 use super::stages::StageFlags;
 use super::Failure;
-use skelnorm::pipeline::{normalize, NormalizeError};
+use skelnorm::check::cores;
+use skelnorm::pipeline::{normalize_measuring_later, NormalizeError};
 use skelnorm::report::{FileReport, NormalizeRun, Report};
 use std::path::PathBuf;
 
@@ -86,26 +87,28 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         .skeleton
         .map(|k| super::skeleton_id(&args.input, &doc.model, k))
         .transpose()?;
-    let report = match normalize(&mut doc.model, &profile, &options) {
-        Ok(r) => r,
-        Err(e @ NormalizeError::NoFit { .. }) => {
-            return Err(Failure::Refused(format!(
-                "{}: {e}{}",
-                args.input.display(),
-                if allow_partial {
-                    ""
-                } else {
-                    " (use --allow-partial to normalize what is mapped)"
-                }
-            )));
-        }
-        Err(e @ NormalizeError::NoSkeleton(..)) => {
-            return Err(Failure::Usage(format!("{}: {e}", args.input.display())))
-        }
-        Err(e) => return Err(Failure::Refused(format!("{}: {e}", args.input.display()))),
-    };
+    let (mut report, measuring) =
+        match normalize_measuring_later(&mut doc.model, &profile, &options) {
+            Ok(r) => r,
+            Err(e @ NormalizeError::NoFit { .. }) => {
+                return Err(Failure::Refused(format!(
+                    "{}: {e}{}",
+                    args.input.display(),
+                    if allow_partial {
+                        ""
+                    } else {
+                        " (use --allow-partial to normalize what is mapped)"
+                    }
+                )));
+            }
+            Err(e @ NormalizeError::NoSkeleton(..)) => {
+                return Err(Failure::Usage(format!("{}: {e}", args.input.display())))
+            }
+            Err(e) => return Err(Failure::Refused(format!("{}: {e}", args.input.display()))),
+        };
     doc.let_go_of_read_keys();
-    doc.write(&args.output)?;
+    // The skin check runs beside the write, on the other cores, then on this one too.
+    measuring.run_beside(&doc.model, &mut report, cores(), || doc.write(&args.output))?;
     file.wrote(&args.output);
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;
     let out = NormalizeRun {

@@ -322,7 +322,8 @@ impl<'a> OutBuffers<'a> {
     }
 
     /// Appends `data` (4-byte aligned) to the one buffer that holds all new data, adding that
-    /// buffer to `json` on first use; returns the buffer's index and the data's offset.
+    /// buffer to `json` on first use; returns the buffer's index and the data's offset. Its
+    /// length in `json` is set once all is appended ([`OutBuffers::set_length`]).
     pub fn append(&mut self, json: &mut Value, data: Added) -> (usize, usize) {
         if self.added.is_none() {
             let index = push_array(json, "buffers", serde_json::json!({ "byteLength": 0 }));
@@ -335,8 +336,15 @@ impl<'a> OutBuffers<'a> {
         let offset = self.added_len.next_multiple_of(4);
         self.added_len = offset + data.byte_len();
         self.added.get_or_insert_with(Vec::new).push((offset, data));
-        json["buffers"][self.base.len()]["byteLength"] = self.added_len.into();
         (self.base.len(), offset)
+    }
+
+    /// Sets the `byteLength` of the added buffer in `json` (where [`OutBuffers::append`] put
+    /// it), once all data is appended; nothing when none was.
+    pub fn set_length(&self, json: &mut Value) {
+        if self.added.is_some() {
+            json["buffers"][self.base.len()]["byteLength"] = self.added_len.into();
+        }
     }
 
     /// Whether buffer `i` holds data (it is not a meshopt fallback, and exists).
@@ -552,6 +560,7 @@ mod tests {
         let mut out = OutBuffers::new(&[]);
         out.append(&mut json, Added::Vec3s(vecs.clone()));
         let (_, at) = out.append(&mut json, Added::Quats(quats.clone()));
+        out.set_length(&mut json);
         let mut expected: Vec<u8> = vecs
             .iter()
             .flat_map(|v| v.to_array())

@@ -9,8 +9,9 @@
 use super::buffers::OutBuffers;
 use super::layout::{self, Packed, RawItems, Usage};
 use super::lazy::{self, LazyJson};
-use super::raw_items::Members;
-use super::read_animations::{self, ReadAnimations};
+use super::patch::AddedItems;
+use super::read_animations::{self, AnimText, ReadAnimations};
+use super::rebuilt::{Animations, Rebuilt};
 use serde_json::Value;
 
 /// The document being patched: `json` holds every member but the accessors and buffer views,
@@ -24,8 +25,12 @@ pub(crate) struct Draft<'t> {
     read: (usize, usize),
     /// The length of the JSON text as read.
     read_len: usize,
-    /// The animations as their text, when they are held so (`json` holds as many `null`s).
-    animations: Option<Vec<&'t [u8]>>,
+    /// The animations as their text, split, when they are held so (`json` holds as many
+    /// `null`s).
+    animations: Option<Vec<AnimText<'t>>>,
+    /// The channels and samplers of the animations the patch rebuilt (`json` holds `null`s in
+    /// their places), in increasing animation index.
+    rebuilt: Vec<Rebuilt>,
 }
 
 /// The members held as text.
@@ -33,14 +38,14 @@ const ACCESSORS: &str = "accessors";
 const VIEWS: &str = "bufferViews";
 const ANIMATIONS: &str = "animations";
 
-/// The items of the array member `key` of `json` as their text, when it is one with no key
-/// given twice, no escapes and no extension (which may refer to buffer views).
-fn item_texts<'t>(json: &'t LazyJson, key: &str) -> Option<Vec<&'t [u8]>> {
-    let text = json.text_of(key)?;
-    if !json.is_plain(key) || text.contains(&b'\\') || lazy::contains(text, b"extensions") {
+/// The animations of `json` as their text, split, when they are an array with no key given
+/// twice, no escapes and no extension (which may refer to buffer views).
+fn animation_texts<'t>(json: &'t LazyJson) -> Option<Vec<AnimText<'t>>> {
+    let text = json.text_of(ANIMATIONS)?;
+    if !json.is_plain(ANIMATIONS) || text.contains(&b'\\') || lazy::contains(text, b"extensions") {
         return None;
     }
-    super::scan::items(text)
+    AnimText::all_of(text)
 }
 
 /// Whether member `key` of `json` (held as text) can be held as [`RawItems`] while a patch
@@ -70,7 +75,7 @@ impl<'t> Draft<'t> {
         let views = items(json, VIEWS)?;
         let read = (accessors.len(), views.len());
         let text_len = json.text().len();
-        let animations = item_texts(json, ANIMATIONS);
+        let animations = animation_texts(json);
         let anims = animations.as_ref().map(Vec::len);
         let json = json.to_value_owned_but(|key| match key {
             ACCESSORS => Some(Value::Array(vec![Value::Null; read.0])),
@@ -85,6 +90,7 @@ impl<'t> Draft<'t> {
             views,
             read,
             animations,
+            rebuilt: Vec::new(),
         })
     }
 
@@ -96,7 +102,7 @@ impl<'t> Draft<'t> {
     /// The animations as read, for the patch to take (`json` holding `null`s in their places).
     pub(crate) fn take_animations(&mut self) -> ReadAnimations<'t> {
         match self.animations.take() {
-            Some(texts) => ReadAnimations::Text(texts.into_iter().map(Some).collect()),
+            Some(anims) => ReadAnimations::Text(anims.into_iter().map(Some).collect()),
             None => super::take_animations(&mut self.json),
         }
     }
@@ -105,20 +111,20 @@ impl<'t> Draft<'t> {
     pub(crate) fn usage(&mut self) -> Usage {
         let animations = &self.animations;
         Usage::of_parts(&mut self.json, &mut self.accessors, |used| {
-            if let Some(texts) = animations {
-                read_animations::mark_accessors(texts, used);
+            if let Some(anims) = animations {
+                read_animations::mark_accessors(anims, used);
             }
         })
     }
 
     /// Moves the items the patch added (`added`: buffer views and accessors, and any it pushed
-    /// into `json`) into the items held as text, drops those it
-    /// left unused (see [`layout::collect_garbage`]) and packs the buffer views into one buffer
-    /// (see [`layout::pack`]).
+    /// into `json`) into the items held as text, and holds the channels and samplers of the
+    /// animations it rebuilt, drops the items it left unused (see [`layout::collect_garbage`])
+    /// and packs the buffer views into one buffer (see [`layout::pack`]).
     pub(crate) fn finish<'a>(
         &mut self,
         before: &Usage,
-        added: (Vec<Members<'static>>, Vec<Members<'static>>),
+        added: AddedItems,
         buffers: &'a OutBuffers,
         bin_uri: Option<&str>,
     ) -> Packed<'a> {
@@ -134,15 +140,25 @@ impl<'t> Draft<'t> {
                 raw.extend(items.drain(read.min(items.len())..));
             }
         }
-        self.views.extend_objects(added.0);
-        self.accessors.extend_objects(added.1);
-        layout::collect_garbage_parts(&mut self.json, &mut self.accessors, &mut self.views, before);
+        self.views.extend_objects(added.views);
+        self.accessors.extend_objects(added.accessors);
+        self.rebuilt = added.animations;
+        self.rebuilt.sort_by_key(|r| r.index);
+        let rebuilt = &mut self.rebuilt;
+        layout::collect_garbage_parts(
+            &mut self.json,
+            &mut self.accessors,
+            &mut self.views,
+            rebuilt,
+            before,
+        );
         layout::pack_raw(&mut self.json, &mut self.views, buffers, bin_uri)
     }
 
     /// The document as one value.
     pub(crate) fn into_value(self) -> Value {
         let mut json = self.json;
+        Rebuilt::into_json(self.rebuilt, &mut json);
         if let Some(map) = json.as_object_mut() {
             for (key, raw) in [(ACCESSORS, &self.accessors), (VIEWS, &self.views)] {
                 if let Some(slot) = map.get_mut(key) {
@@ -171,6 +187,10 @@ impl serde::Serialize for Draft<'_> {
             match k.as_str() {
                 ACCESSORS => out.serialize_entry(k, &self.accessors)?,
                 VIEWS => out.serialize_entry(k, &self.views)?,
+                ANIMATIONS if !self.rebuilt.is_empty() => {
+                    let rebuilt = &self.rebuilt;
+                    out.serialize_entry(k, &Animations { anims: v, rebuilt })?
+                }
                 _ => out.serialize_entry(k, v)?,
             }
         }
@@ -183,14 +203,39 @@ mod tests {
     use super::super::buffers::{Buffer, OutBuffers};
     use super::super::patch::Additions;
     use super::super::raw_items::Slot;
+    use super::super::rebuilt::AnimItem;
     use super::*;
     use serde_json::json;
 
     /// The same stand-in for a patch on a draft and on the document parsed whole: animation 0
-    /// rebuilt with no channel (its accessors 1 and 2 left unused), animation 1 kept, a view and
-    /// an accessor added, which the skin refers to.
+    /// rebuilt with two new channels and samplers and one kept, that refer to accessors 0 and 5
+    /// (its accessors 1 and 2 left unused, 5 renumbered), animation 1 kept, a view and an
+    /// accessor added, which the skin refers to.
     fn patch(json: &mut Value, read: &mut ReadAnimations, adds: &mut Additions) {
-        json["animations"][0] = json!({ "name": "a", "samplers": [], "channels": [] });
+        json["animations"][0] = json!({ "name": "a", "samplers": null, "channels": null });
+        let sampler = |input: u64, output: u64| AnimItem::Sampler {
+            input: input.into(),
+            output: output.into(),
+            interpolation: "LINEAR",
+        };
+        let channel = |sampler: u64, path| AnimItem::Channel {
+            sampler,
+            node: 0,
+            path,
+        };
+        adds.animations.push(Rebuilt {
+            index: 0,
+            channels: vec![
+                channel(0, "rotation"),
+                AnimItem::Kept(json!({ "sampler": 2, "target": { "node": 0, "path": "scale" } })),
+                channel(1, "translation"),
+            ],
+            samplers: vec![
+                sampler(0, 5),
+                sampler(5, 0),
+                AnimItem::Kept(json!({ "input": 0, "output": 5, "interpolation": "STEP" })),
+            ],
+        });
         json["animations"][1] = read.take(1);
         let len = |key: &str| json[key].as_array().map_or(0, Vec::len);
         let (views, accessors) = (len("bufferViews"), len("accessors"));
@@ -246,14 +291,20 @@ mod tests {
             let mut read = draft.take_animations();
             let mut adds = Additions::new(OutBuffers::new(&data));
             patch(&mut draft.json, &mut read, &mut adds);
-            let (buffers, views, accessors) = adds.into_parts();
-            let packed_draft = draft.finish(&before, (views, accessors), &buffers, uri);
+            let (buffers, added) = adds.into_parts(&mut draft.json);
+            let packed_draft = draft.finish(&before, added, &buffers, uri);
 
             let written = serde_json::to_string(&draft).expect("written");
             assert_eq!(written, serde_json::to_string(&whole).expect("written"));
             assert_eq!(draft.into_value(), whole);
             assert_eq!(packed_draft.to_vec(), packed.to_vec());
             assert_eq!(whole["accessors"].as_array().map(Vec::len), Some(5));
+            let samplers = &whole["animations"][0]["samplers"];
+            assert_eq!(
+                samplers[0],
+                json!({ "input": 0, "output": 3, "interpolation": "LINEAR" })
+            );
+            assert_eq!(samplers[2]["output"], 3);
         }
     }
 }

@@ -5,6 +5,7 @@
 use super::buffers::{is_fallback, OutBuffers, Piece};
 use super::lazy::LazyJson;
 pub(crate) use super::raw_items::RawItems;
+use super::rebuilt::Rebuilt;
 use serde_json::Value;
 use std::io::IoSlice;
 
@@ -149,12 +150,15 @@ fn visit_extension_views(v: &mut Value, inside: bool, f: &mut dyn FnMut(&mut Val
 
 fn mark(len: usize, json: &mut Value, visit: Visitor) -> Vec<bool> {
     let mut used = vec![false; len];
-    visit(json, &mut |v| {
-        if let Some(slot) = v.as_u64().and_then(|i| used.get_mut(i as usize)) {
-            *slot = true;
-        }
-    });
+    visit(json, &mut |v| mark_one(&mut used, v));
     used
+}
+
+/// Marks in `used` the item `v` refers to, if it is an index.
+fn mark_one(used: &mut [bool], v: &Value) {
+    if let Some(slot) = v.as_u64().and_then(|i| used.get_mut(i as usize)) {
+        *slot = true;
+    }
 }
 
 /// Marks in `used` the buffer views the accessors held as text (and added) refer to.
@@ -241,11 +245,14 @@ fn remove_items(json: &mut Value, key: &str, drop: &[bool], visit: Visitor) {
 
 /// Gives every reference `visit` walks its item's new index.
 fn renumber(json: &mut Value, visit: Visitor, new_index: &[Option<u64>]) {
-    visit(json, &mut |v| {
-        if let Some(n) = renumbered(v.as_u64(), new_index) {
-            *v = n.into();
-        }
-    });
+    visit(json, &mut |v| renumber_one(v, new_index));
+}
+
+/// Gives the reference `v` its item's new index.
+fn renumber_one(v: &mut Value, new_index: &[Option<u64>]) {
+    if let Some(n) = renumbered(v.as_u64(), new_index) {
+        *v = n.into();
+    }
 }
 
 /// The items to drop: unused now (`now`) but used before the patch (`before`; items the patch
@@ -269,18 +276,23 @@ pub(crate) fn collect_garbage(json: &mut Value, before: &Usage) {
 }
 
 /// [`collect_garbage`] of a document whose accessors and buffer views are held as text
-/// (`accessors`, `views`, with the items a patch added at their end; `json` holds neither).
+/// (`accessors`, `views`, with the items a patch added at their end; `json` holds neither),
+/// and the channels and samplers of whose rebuilt animations are held beside it (`rebuilt`).
 pub(crate) fn collect_garbage_parts(
     json: &mut Value,
     accessors: &mut RawItems,
     views: &mut RawItems,
+    rebuilt: &mut [Rebuilt],
     before: &Usage,
 ) {
-    let now = mark(accessors.len(), json, visit_accessor_refs);
+    let mut now = mark(accessors.len(), json, visit_accessor_refs);
+    Rebuilt::visit_accessor_refs(rebuilt, &mut |v| mark_one(&mut now, v));
     let drop = orphaned(&now, &before.accessors);
     if drop.contains(&true) {
         accessors.remove(&drop);
-        renumber(json, visit_accessor_refs, &new_indices(&drop));
+        let new_index = new_indices(&drop);
+        renumber(json, visit_accessor_refs, &new_index);
+        Rebuilt::visit_accessor_refs(rebuilt, &mut |v| renumber_one(v, &new_index));
     }
     let walk = Usage::view_walk(before.extension_views);
     let mut now = mark(views.len(), json, walk);
@@ -291,7 +303,9 @@ pub(crate) fn collect_garbage_parts(
         let new_index = new_indices(&drop);
         renumber(json, walk, &new_index);
         for acc in accessors.objects_mut() {
-            if let Some(n) = renumbered(acc.num("bufferView"), &new_index) {
+            // Set only when it changes: an accessor read keeps its text (see `raw_items.rs`).
+            let old = acc.num("bufferView");
+            if let Some(n) = renumbered(old, &new_index).filter(|&n| Some(n) != old) {
                 acc.set_num("bufferView", n);
             }
         }
@@ -543,7 +557,7 @@ pub(crate) fn pack_raw<'a>(
     bin_uri: Option<&str>,
 ) -> Packed<'a> {
     let mut packing = Packing::new(over.get("buffers"), buffers);
-    for view in views.objects_mut() {
+    for view in views.split_objects_mut() {
         packing.relocate(view);
     }
     let (packed, new_buffers) = packing.finish(over.get("buffers").is_some(), bin_uri);

@@ -21,6 +21,7 @@ mod patch;
 mod raw_items;
 mod read;
 mod read_animations;
+mod rebuilt;
 mod release;
 mod scan;
 
@@ -505,8 +506,8 @@ impl Document {
                 let mut adds = patch::Additions::new(buffers);
                 patch::apply(&mut draft.json, &mut read, &mut adds, original, &self.model)
                     .map_err(fail)?;
-                let (buffers, views, accessors) = adds.into_parts();
-                let bin = draft.finish(&used_before, (views, accessors), &buffers, bin_uri);
+                let (buffers, added) = adds.into_parts(&mut draft.json);
+                let bin = draft.finish(&used_before, added, &buffers, bin_uri);
                 return Ok(f(layout::OutJson::Draft(draft), &bin));
             }
             // The JSON as read, copied (or parsed afresh when only its text is held), and what

@@ -6,6 +6,7 @@ use super::buffers::{array_mut, push_array, Added, OutBuffers};
 use super::error::ErrorKind;
 use super::raw_items::{Members, Slot};
 use super::read_animations::{OldItems, ReadAnimations};
+use super::rebuilt::{AnimItem, Rebuilt};
 use crate::model::{Channel, Clip, Model, Skeleton, Track, TrackValue, Transform};
 use glam::{Mat4, Quat, Vec3};
 use serde_json::{json, Map, Value};
@@ -81,7 +82,11 @@ fn node_mut<'a>(
     what: &str,
 ) -> Result<&'a mut Map<String, Value>, ErrorKind> {
     let n = node.ok_or_else(|| fail(format!("`{what}` has no glTF node")))?;
-    json.pointer_mut(&format!("/nodes/{n}"))
+    // As `pointer_mut("/nodes/{n}")` finds it (the document as read has its nodes as an
+    // array), without making the pointer's text.
+    json.get_mut("nodes")
+        .and_then(Value::as_array_mut)
+        .and_then(|nodes| nodes.get_mut(n as usize))
         .and_then(Value::as_object_mut)
         .ok_or_else(|| fail(format!("`{what}`: node {n} does not exist")))
 }
@@ -381,15 +386,25 @@ fn turn_scene_roots(json: &mut Value, roots: &[u32], turn: Quat) -> Result<(), E
     Ok(())
 }
 
-/// What a patch adds beside the document's JSON: the new data (in `buffers`), and the buffer
-/// views and accessors that describe it, held as their members (see `raw_items.rs`) until the
-/// patch is done, rather than built as `Value`s one key at a time.
+/// What a patch adds beside the document's JSON: the new data (in `buffers`), the buffer views
+/// and accessors that describe it, held as their members (see `raw_items.rs`), and the
+/// channels and samplers of the animations it rebuilt (see `rebuilt.rs`), until the patch is
+/// done, rather than built as `Value`s one key at a time.
 pub(crate) struct Additions<'a> {
     pub buffers: OutBuffers<'a>,
     pub views: Vec<Members<'static>>,
     pub accessors: Vec<Members<'static>>,
+    /// In increasing animation index.
+    pub animations: Vec<Rebuilt>,
     /// How many buffer views and accessors the document held before the first addition.
     first: Option<(usize, usize)>,
+}
+
+/// The items a patch added beside the document's JSON (see [`Additions`]).
+pub(crate) struct AddedItems {
+    pub views: Vec<Members<'static>>,
+    pub accessors: Vec<Members<'static>>,
+    pub animations: Vec<Rebuilt>,
 }
 
 impl<'a> Additions<'a> {
@@ -398,20 +413,28 @@ impl<'a> Additions<'a> {
             buffers,
             views: Vec::new(),
             accessors: Vec::new(),
+            animations: Vec::new(),
             first: None,
         }
     }
 
-    /// The buffers, and the buffer views and accessors added.
-    pub(crate) fn into_parts(
-        self,
-    ) -> (OutBuffers<'a>, Vec<Members<'static>>, Vec<Members<'static>>) {
-        (self.buffers, self.views, self.accessors)
+    /// The buffers (the added one's length set in `json`), and the items added.
+    pub(crate) fn into_parts(self, json: &mut Value) -> (OutBuffers<'a>, AddedItems) {
+        self.buffers.set_length(json);
+        let added = AddedItems {
+            views: self.views,
+            accessors: self.accessors,
+            animations: self.animations,
+        };
+        (self.buffers, added)
     }
 
-    /// Appends the buffer views and accessors added to `json`'s arrays, as values (for a
-    /// document patched whole); returns the buffers.
+    /// Appends the buffer views and accessors added to `json`'s arrays, and puts the channels
+    /// and samplers of the animations rebuilt in theirs, as values (for a document patched
+    /// whole); returns the buffers (the added one's length set in `json`).
     pub(crate) fn into_json(self, json: &mut Value) -> OutBuffers<'a> {
+        self.buffers.set_length(json);
+        Rebuilt::into_json(self.animations, json);
         for (key, items) in [("bufferViews", self.views), ("accessors", self.accessors)] {
             for members in items {
                 let map = members.into_iter().map(|(k, slot)| {
@@ -485,19 +508,58 @@ fn add_accessor(
     accessors + adds.accessors.len() - 1
 }
 
+/// A hasher for the keys of [`Rebuild`]'s maps (indices, channels, key times' bits), cheaper
+/// than the default SipHash (FxHash's step). The maps are only looked up in, never walked: what
+/// is written does not depend on it.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl KeyHasher {
+    fn add(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+}
+
+type KeyMap<K> = HashMap<K, usize, std::hash::BuildHasherDefault<KeyHasher>>;
+
 /// One animation being rebuilt: its new channels and samplers.
 struct Rebuild<'a> {
     old_channels: &'a OldItems<'a>,
     old_samplers: &'a OldItems<'a>,
-    channels: Vec<Value>,
-    samplers: Vec<Value>,
-    reused: HashMap<u64, usize>,
+    channels: Vec<AnimItem>,
+    samplers: Vec<AnimItem>,
+    reused: KeyMap<u64>,
     /// The input accessor of each set of key times written, by their bits.
-    inputs: HashMap<Vec<u32>, usize>,
+    inputs: KeyMap<Vec<u32>>,
     /// The same, by the address and length of the times a track shares (looked up first).
-    shared_inputs: HashMap<(usize, usize), usize>,
+    shared_inputs: KeyMap<(usize, usize)>,
     /// The original channel of each (node, bone channel), looked up once per animation.
-    targets: HashMap<(u64, Channel), usize>,
+    targets: KeyMap<(u64, Channel)>,
 }
 
 impl Rebuild<'_> {
@@ -513,14 +575,14 @@ impl Rebuild<'_> {
         let idx = match self.reused.get(&s) {
             Some(&i) => i,
             None => {
-                self.samplers
-                    .push(self.old_samplers.get(s as usize).unwrap_or(Value::Null));
+                let sampler = self.old_samplers.get(s as usize).unwrap_or(Value::Null);
+                self.samplers.push(AnimItem::Kept(sampler));
                 self.reused.insert(s, self.samplers.len() - 1);
                 self.samplers.len() - 1
             }
         };
         ch["sampler"] = idx.into();
-        self.channels.push(ch);
+        self.channels.push(AnimItem::Kept(ch));
         Ok(())
     }
 
@@ -539,7 +601,7 @@ impl Rebuild<'_> {
         json: &mut Value,
         adds: &mut Additions,
         node: u32,
-        path: &str,
+        path: &'static str,
         track: &Track<T>,
         added: fn(Arc<[T]>) -> Added,
         ty: &str,
@@ -563,12 +625,16 @@ impl Rebuild<'_> {
             }
         };
         let output = add_accessor(json, adds, added(track.values.clone()), ty, None);
-        self.samplers.push(
-            json!({ "input": input, "output": output, "interpolation": track.interpolation.as_gltf() }),
-        );
-        self.channels.push(
-            json!({ "sampler": self.samplers.len() - 1, "target": { "node": node, "path": path } }),
-        );
+        self.samplers.push(AnimItem::Sampler {
+            input: input.into(),
+            output: output.into(),
+            interpolation: track.interpolation.as_gltf(),
+        });
+        self.channels.push(AnimItem::Channel {
+            sampler: self.samplers.len() as u64 - 1,
+            node: node.into(),
+            path,
+        });
     }
 }
 
@@ -610,6 +676,10 @@ fn patch_clips(
         rebuild(json, read, adds, model, &[clip], &[], None)?;
     }
     if let Some(anims) = json.get_mut("animations").and_then(Value::as_array_mut) {
+        // The animations rebuilt move down past those removed before them.
+        for r in &mut adds.animations {
+            r.index -= removed.iter().filter(|&&a| a < r.index).count();
+        }
         for a in removed.into_iter().rev() {
             anims.remove(a);
         }
@@ -651,10 +721,10 @@ fn rebuild(
         old_samplers: &old_samplers,
         channels: vec![],
         samplers: vec![],
-        reused: HashMap::new(),
-        inputs: HashMap::new(),
-        shared_inputs: HashMap::new(),
-        targets: HashMap::with_capacity(old_channels.len()),
+        reused: KeyMap::default(),
+        inputs: KeyMap::default(),
+        shared_inputs: KeyMap::default(),
+        targets: KeyMap::with_capacity_and_hasher(old_channels.len(), Default::default()),
     };
     for c in (0..old_channels.len()).rev() {
         if let Some(target) = old_channels.target(c) {
@@ -716,8 +786,9 @@ fn rebuild(
         }
     }
     let (channels, samplers) = (r.channels, r.samplers);
-    anim["channels"] = Value::Array(channels);
-    anim["samplers"] = Value::Array(samplers);
+    // Their places, which `adds.animations` fills (see `rebuilt.rs`).
+    anim["channels"] = Value::Null;
+    anim["samplers"] = Value::Null;
     // An unnamed animation keeps having no name unless the clip was renamed.
     let unnamed =
         a.is_some_and(|a| anim.get("name").is_none() && new[0].name == format!("animation{a}"));
@@ -733,11 +804,17 @@ fn rebuild(
         }
         anim["extras"]["skelnorm"]["motion_scale"] = num(h);
     }
-    match a {
-        Some(a) => json["animations"][a] = anim,
-        None => {
-            push_array(json, "animations", anim);
+    let index = match a {
+        Some(a) => {
+            json["animations"][a] = anim;
+            a
         }
-    }
+        None => push_array(json, "animations", anim),
+    };
+    adds.animations.push(Rebuilt {
+        index,
+        channels,
+        samplers,
+    });
     Ok(())
 }

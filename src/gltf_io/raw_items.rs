@@ -2,7 +2,9 @@
 //! (`lazy.rs`), each item's members are kept as their text and the numbers a write sets (buffer
 //! views' `buffer` and `byteOffset` when packed, accessors' `bufferView` when views are dropped)
 //! are written in their place, as the items parsed into `Value`s and changed would be written;
-//! none is parsed into a `Value`. Items a patch adds are `Value`s at the end.
+//! none is parsed into a `Value`. An object is split into its members only when a number of it
+//! is set: the many a write drops (a file's animation data, replaced) are never split. Items a
+//! patch adds are `Value`s or members at the end.
 
 use super::layout::ViewRef;
 use super::lazy::{LazyJson, Transcode};
@@ -18,6 +20,8 @@ pub(crate) struct RawItems<'t>(Vec<RawItem<'t>>);
 pub(crate) type Members<'t> = Vec<(&'t str, Slot<'t>)>;
 
 enum RawItem<'t> {
+    /// An object as read, not split into its members yet (no number of it set).
+    Whole(&'t [u8]),
     /// An object's members in order: their keys and values (text, or a number set since).
     Object(Members<'t>),
     /// Anything else read (no number of it is ever set).
@@ -34,13 +38,21 @@ pub(crate) enum Slot<'t> {
 }
 
 impl<'t> RawItems<'t> {
-    /// The items that are objects, to read and set numbers in (the others have none).
+    /// The items that are objects, to read and set numbers in (the others have none). An
+    /// object read is split into its members when a number of it is first set.
     pub(crate) fn objects_mut(&mut self) -> impl Iterator<Item = &mut dyn ViewRef> + use<'_, 't> {
         self.0.iter_mut().filter_map(|item| match item {
-            RawItem::Object(members) => Some(members as &mut dyn ViewRef),
-            RawItem::New(value) => Some(value as &mut dyn ViewRef),
             RawItem::Other(_) => None,
+            item => Some(item as &mut dyn ViewRef),
         })
+    }
+
+    /// [`RawItems::objects_mut`], each object read split into its members first (for a walk
+    /// that sets numbers in most of them: packing).
+    pub(crate) fn split_objects_mut(
+        &mut self,
+    ) -> impl Iterator<Item = &mut dyn ViewRef> + use<'_, 't> {
+        self.0.iter_mut().filter_map(RawItem::split)
     }
 
     /// No items (for an array the document does not have).
@@ -92,13 +104,60 @@ impl<'t> RawItems<'t> {
         if text.contains(&b'\\') {
             return None;
         }
-        let items = scan::items(text)?.into_iter().map(|item| {
-            if item.first() != Some(&b'{') {
-                return Some(RawItem::Other(item));
-            }
-            scan::members_as(item, |k, v| (k, Slot::Text(v))).map(RawItem::Object)
-        });
-        items.collect::<Option<Vec<_>>>().map(RawItems)
+        let items = scan::items(text)?
+            .into_iter()
+            .map(|item| match item.first() {
+                Some(b'{') => RawItem::Whole(item),
+                _ => RawItem::Other(item),
+            });
+        Some(RawItems(items.collect()))
+    }
+}
+
+impl<'t> RawItem<'t> {
+    /// The item to read and set numbers in, an object read split into its members first (or,
+    /// should its text not split, which checked text without escapes always does, parsed);
+    /// none when it is no object.
+    fn split(&mut self) -> Option<&mut dyn ViewRef> {
+        if let RawItem::Whole(text) = *self {
+            *self = match scan::members_as(text, |k, v| (k, Slot::Text(v))) {
+                Some(members) => RawItem::Object(members),
+                None => RawItem::New(super::lazy::parse_checked(text)),
+            };
+        }
+        match self {
+            RawItem::Object(members) => Some(members),
+            RawItem::New(value) => Some(value),
+            RawItem::Whole(_) | RawItem::Other(_) => None,
+        }
+    }
+}
+
+/// An item read or added: numbers are read from an object read without splitting it (its text
+/// has no key given twice: the first member `key` is the one), and setting one splits it.
+impl ViewRef for RawItem<'_> {
+    fn num(&self, key: &str) -> Option<u64> {
+        match self {
+            RawItem::Whole(text) => scan::member(text, key).and_then(scan::as_u64),
+            RawItem::Object(members) => members.num(key),
+            RawItem::New(value) => value.num(key),
+            RawItem::Other(_) => None,
+        }
+    }
+    fn set_num(&mut self, key: &str, n: u64) {
+        if let Some(item) = self.split() {
+            item.set_num(key, n);
+        }
+    }
+    fn set_buffer(&mut self, b: u64) {
+        if let Some(item) = self.split() {
+            item.set_buffer(b);
+        }
+    }
+    fn set_offset(&mut self, at: usize) {
+        if let Some(item) = self.split() {
+            item.set_offset(at);
+        }
     }
 }
 
@@ -141,7 +200,9 @@ impl serde::Serialize for RawItems<'_> {
         let mut seq = s.serialize_seq(Some(self.0.len()))?;
         for item in &self.0 {
             match item {
-                RawItem::Other(text) => seq.serialize_element(&Transcode(text))?,
+                RawItem::Whole(text) | RawItem::Other(text) => {
+                    seq.serialize_element(&Transcode(text))?
+                }
                 RawItem::Object(entries) => seq.serialize_element(&RawObject(entries))?,
                 RawItem::New(value) => seq.serialize_element(value)?,
             }

@@ -1,7 +1,7 @@
 //! The animations of a document as read, which a patch takes one by one (issue 19): kept as
 //! read (parsed then), rebuilt (their channels and samplers parsed one by one, only those kept),
 //! or removed (never parsed). Held parsed, or as their text when the document is (`draft.rs`;
-//! then the text has no escapes and is split by `scan.rs`).
+//! then the text has no escapes and is split by `scan.rs`, once: [`AnimText`]).
 
 use super::layout::member;
 use super::lazy::parse_checked as parse;
@@ -14,18 +14,62 @@ pub(crate) enum ReadAnimations<'t> {
     /// Parsed (`null` once taken).
     Values(Vec<Value>),
     /// Their text, for a document whose `animations` has no key given twice and no escapes.
-    Text(Vec<Option<&'t [u8]>>),
+    Text(Vec<Option<AnimText<'t>>>),
+}
+
+/// An animation's text split once: its members (none when it is no object) and the items of
+/// its `channels` and `samplers` (none when they are no arrays), which marking what it uses and
+/// rebuilding it both read.
+pub(crate) struct AnimText<'t> {
+    text: &'t [u8],
+    members: Option<Vec<(&'t str, &'t [u8])>>,
+    channels: Vec<&'t [u8]>,
+    samplers: Vec<&'t [u8]>,
+}
+
+impl<'t> AnimText<'t> {
+    /// The animations of the array `text` (with no key given twice), each split as it is
+    /// found (its text scanned once); none when `text` is no array.
+    pub(crate) fn all_of(text: &'t [u8]) -> Option<Vec<AnimText<'t>>> {
+        let mut anims = Vec::new();
+        scan::items_with(text, |i| {
+            let (anim, end) = AnimText::at(text, i);
+            anims.push(anim);
+            end
+        })?;
+        Some(anims)
+    }
+
+    /// The animation starting at `i` of `text`, split, and where it ends.
+    fn at(text: &'t [u8], i: usize) -> (AnimText<'t>, usize) {
+        match scan::object_at(text, i, ["channels", "samplers"]) {
+            Some((members, [channels, samplers], end)) => {
+                let anim = AnimText {
+                    text: &text[i..end],
+                    members: Some(members),
+                    channels: channels.unwrap_or_default(),
+                    samplers: samplers.unwrap_or_default(),
+                };
+                (anim, end)
+            }
+            None => {
+                let end = scan::value_end(text, i);
+                let anim = AnimText {
+                    text: &text[i..end],
+                    members: None,
+                    channels: Vec::new(),
+                    samplers: Vec::new(),
+                };
+                (anim, end)
+            }
+        }
+    }
 }
 
 /// The channels or samplers of an animation being rebuilt, as read.
 pub(crate) enum OldItems<'t> {
     Values(Vec<Value>),
     Text(Vec<&'t [u8]>),
-}
-
-/// The items of the array `text`; none when it is no array (as `Value::as_array`).
-fn items(text: &[u8]) -> Vec<&[u8]> {
-    scan::items(text).unwrap_or_default()
 }
 
 impl<'t> ReadAnimations<'t> {
@@ -36,7 +80,7 @@ impl<'t> ReadAnimations<'t> {
             ReadAnimations::Text(t) => t
                 .get_mut(a)
                 .and_then(Option::take)
-                .map_or(Value::Null, parse),
+                .map_or(Value::Null, |anim| parse(anim.text)),
         }
     }
 
@@ -48,46 +92,40 @@ impl<'t> ReadAnimations<'t> {
             ReadAnimations::Text(t) => t.get_mut(a).and_then(Option::take),
             ReadAnimations::Values(_) => return parts_of(self.take(a)),
         };
-        let Some(text) = text else {
+        let Some(anim) = text else {
             return parts_of(Value::Null);
         };
-        let Some(members) = scan::members(text) else {
-            return parts_of(parse(text));
+        let Some(members) = anim.members else {
+            return parts_of(parse(anim.text));
         };
-        let (mut channels, mut samplers) = (Vec::new(), Vec::new());
         let mut map = serde_json::Map::with_capacity(members.len());
         for (key, text) in members {
             let value = match key {
-                "channels" => {
-                    channels = items(text);
-                    Value::Null
-                }
-                "samplers" => {
-                    samplers = items(text);
-                    Value::Null
-                }
+                "channels" | "samplers" => Value::Null,
                 _ => parse(text),
             };
             map.insert(key.to_string(), value);
         }
-        let anim = Value::Object(map);
-        (anim, OldItems::Text(channels), OldItems::Text(samplers))
+        let anim_value = Value::Object(map);
+        let (channels, samplers) = (anim.channels, anim.samplers);
+        (
+            anim_value,
+            OldItems::Text(channels),
+            OldItems::Text(samplers),
+        )
     }
 }
 
-/// Marks in `used` the accessors the samplers of the animations `anims` (their text) refer to
-/// (their `input` and `output`).
-pub(crate) fn mark_accessors(anims: &[&[u8]], used: &mut [bool]) {
-    for anim in anims {
-        let Some(samplers) = scan::member(anim, "samplers") else {
-            continue;
-        };
-        for sampler in items(samplers) {
-            for key in ["input", "output"] {
-                let i = scan::member(sampler, key).and_then(scan::as_u64);
-                if let Some(slot) = i.and_then(|i| used.get_mut(i as usize)) {
-                    *slot = true;
-                }
+/// Marks in `used` the accessors the samplers of the animations `anims` refer to (their
+/// `input` and `output`).
+pub(crate) fn mark_accessors(anims: &[AnimText], used: &mut [bool]) {
+    for sampler in anims.iter().flat_map(|anim| &anim.samplers) {
+        for i in scan::fields(sampler, ["input", "output"]) {
+            if let Some(slot) = i
+                .and_then(scan::as_u64)
+                .and_then(|i| used.get_mut(i as usize))
+            {
+                *slot = true;
             }
         }
     }
@@ -134,13 +172,11 @@ impl OldItems<'_> {
             }
             OldItems::Text(t) => {
                 let target = scan::member(t.get(i)?, "target")?;
-                let path = scan::member(target, "path")?;
+                let [node, path] = scan::fields(target, ["node", "path"]);
+                let path = path?;
                 // A string without escapes: its text between the quotes.
                 let path = (path.first() == Some(&b'"')).then(|| &path[1..path.len() - 1])?;
-                (
-                    scan::as_u64(scan::member(target, "node")?)?,
-                    std::str::from_utf8(path).ok()?,
-                )
+                (scan::as_u64(node?)?, std::str::from_utf8(path).ok()?)
             }
         };
         Some((node, Channel::from_gltf_path(path)?))

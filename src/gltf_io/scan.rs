@@ -6,7 +6,7 @@
 use super::lazy::{is_space, skip_space};
 
 /// Where the value starting at `i` ends (one past its last byte).
-fn value_end(text: &[u8], i: usize) -> usize {
+pub(crate) fn value_end(text: &[u8], i: usize) -> usize {
     match text.get(i) {
         Some(b'"') => string_end(text, i),
         Some(b'{' | b'[') => {
@@ -52,29 +52,86 @@ fn string_end(text: &[u8], i: usize) -> usize {
 /// The items of the array `text` (its whole text), each item's text; `None` when `text` is no
 /// array.
 pub(crate) fn items(text: &[u8]) -> Option<Vec<&[u8]>> {
-    let mut i = skip_space(text, 0);
+    items_with(text, |i| value_end(text, i))
+}
+
+/// [`items`], each item's end found by `item_end` (given where it starts in `text`, it returns
+/// where it ends, as `value_end` would), which may split the item as it goes: each byte of the
+/// array is then scanned once.
+pub(crate) fn items_with(text: &[u8], item_end: impl FnMut(usize) -> usize) -> Option<Vec<&[u8]>> {
+    items_at(text, skip_space(text, 0), item_end).map(|(items, _)| items)
+}
+
+/// The items of the array starting at `i` of `text` (each found by `item_end`, see
+/// [`items_with`]) and where the array ends; `None` when no array starts there.
+fn items_at(
+    text: &[u8],
+    mut i: usize,
+    mut item_end: impl FnMut(usize) -> usize,
+) -> Option<(Vec<&[u8]>, usize)> {
     if text.get(i) != Some(&b'[') {
         return None;
     }
     let mut out = Vec::new();
     i = skip_space(text, i + 1);
     if text.get(i) == Some(&b']') {
-        return Some(out);
+        return Some((out, i + 1));
     }
     loop {
-        let end = value_end(text, i);
+        let end = item_end(i);
         out.push(&text[i..end]);
         i = skip_space(text, end);
         match text.get(i) {
             Some(b',') => i = skip_space(text, i + 1),
-            Some(b']') => return Some(out),
+            Some(b']') => return Some((out, i + 1)),
             _ => return None,
         }
     }
 }
 
+/// The object starting at `i` of `text`, split: its members (as [`members`] finds them in its
+/// text), the items of the values of its first members `split` (as [`items`] finds them; none
+/// when they are no arrays), and where it ends. Those values are split as they are scanned,
+/// not skipped then split: each byte of the object is scanned once. `None` when no object
+/// starts there.
+#[allow(
+    clippy::type_complexity,
+    reason = "the members, the items split, the end: named where it is read"
+)]
+pub(crate) fn object_at<'t, const N: usize>(
+    text: &'t [u8],
+    i: usize,
+    split: [&str; N],
+) -> Option<(Vec<(&'t str, &'t [u8])>, [Option<Vec<&'t [u8]>>; N], usize)> {
+    let mut members = Vec::with_capacity(8);
+    let mut parts = [const { None }; N];
+    let end = walk_members_at(
+        text,
+        i,
+        |key, at| {
+            let j = split
+                .iter()
+                .zip(&parts)
+                .position(|(k, part)| part.is_none() && key == k.as_bytes());
+            match j.and_then(|j| Some((j, items_at(text, at, |k| value_end(text, k))?))) {
+                Some((j, (items, end))) => {
+                    parts[j] = Some(items);
+                    end
+                }
+                None => value_end(text, at),
+            }
+        },
+        |key, value| {
+            members.push((key_str(key)?, value));
+            Some(false)
+        },
+    )?;
+    Some((members, parts, end))
+}
+
 /// The members of the object `text` (its whole text), each key and its value's text; `None`
 /// when `text` is no object.
+#[cfg(test)]
 pub(crate) fn members(text: &[u8]) -> Option<Vec<(&str, &[u8])>> {
     members_as(text, |key, value| (key, value))
 }
@@ -132,20 +189,49 @@ pub(crate) fn member<'t>(text: &'t [u8], key: &str) -> Option<&'t [u8]> {
     found
 }
 
+/// The values of the first members `keys` of the object `text` (its whole text), found by one
+/// walk that stops once it has them all: what [`member`] finds of each key.
+pub(crate) fn fields<'t, const N: usize>(text: &'t [u8], keys: [&str; N]) -> [Option<&'t [u8]>; N] {
+    let mut found = [None; N];
+    let mut missing = N;
+    // A walk that gives up leaves what it found before (as [`member`], stopped at a hit).
+    let _ = walk_members(text, |k, value| {
+        for (key, slot) in keys.iter().zip(&mut found) {
+            if slot.is_none() && k == key.as_bytes() {
+                *slot = Some(value);
+                missing -= 1;
+            }
+        }
+        Some(missing == 0)
+    });
+    found
+}
+
 /// Walks the members of the object `text` (its whole text), giving `visit` each key's text
 /// (between its quotes) and its value's text until it returns `Some(true)` (stop) or `None`
 /// (give up); `None` when `text` is no object or `visit` gave up.
 fn walk_members<'t>(
     text: &'t [u8],
-    mut visit: impl FnMut(&'t [u8], &'t [u8]) -> Option<bool>,
+    visit: impl FnMut(&'t [u8], &'t [u8]) -> Option<bool>,
 ) -> Option<()> {
-    let mut i = skip_space(text, 0);
+    walk_members_at(text, skip_space(text, 0), |_, i| value_end(text, i), visit).map(|_| ())
+}
+
+/// [`walk_members`] of the object starting at `i` of `text`, each value's end found by
+/// `value_end_at` (given its key and where it starts); where the object ends (where the walk
+/// stopped, when `visit` stopped it).
+fn walk_members_at<'t>(
+    text: &'t [u8],
+    mut i: usize,
+    mut value_end_at: impl FnMut(&'t [u8], usize) -> usize,
+    mut visit: impl FnMut(&'t [u8], &'t [u8]) -> Option<bool>,
+) -> Option<usize> {
     if text.get(i) != Some(&b'{') {
         return None;
     }
     i = skip_space(text, i + 1);
     if text.get(i) == Some(&b'}') {
-        return Some(());
+        return Some(i + 1);
     }
     loop {
         if text.get(i) != Some(&b'"') {
@@ -158,14 +244,14 @@ fn walk_members<'t>(
             return None;
         }
         i = skip_space(text, i + 1);
-        let end = value_end(text, i);
+        let end = value_end_at(key, i);
         if visit(key, &text[i..end])? {
-            return Some(());
+            return Some(end);
         }
         i = skip_space(text, end);
         match text.get(i) {
             Some(b',') => i = skip_space(text, i + 1),
-            Some(b'}') => return Some(()),
+            Some(b'}') => return Some(i + 1),
             _ => return None,
         }
     }
@@ -210,13 +296,35 @@ mod tests {
     }
 
     fn check(text: &str) {
+        let bytes = text.as_bytes();
+        let at = skip_space(bytes, 0);
+        let split = members(bytes).map(|m| {
+            let keys: Vec<&str> = m.iter().map(|(k, _)| *k).collect();
+            let first = keys.first().copied().unwrap_or("none");
+            let second = keys.get(1).copied().unwrap_or("none");
+            let part = |key: &str| field(&m, key).and_then(items);
+            let expected = (m.clone(), [part(first), part(second)], value_end(bytes, at));
+            (expected, [first, second])
+        });
+        match split {
+            Some((expected, keys)) => assert_eq!(object_at(bytes, at, keys), Some(expected)),
+            None => assert_eq!(object_at(bytes, at, ["a"]), None, "{text}"),
+        }
         if let Some(m) = members(text.as_bytes()) {
             for (key, _) in &m {
                 assert_eq!(member(text.as_bytes(), key), field(&m, key), "{text}");
             }
+            for (a, _) in &m {
+                for (b, _) in m.iter().chain([&("no such key", &b""[..])]) {
+                    let pair = fields(text.as_bytes(), [a, b]);
+                    let expected = [member(text.as_bytes(), a), member(text.as_bytes(), b)];
+                    assert_eq!(pair, expected, "{text}");
+                }
+            }
             assert_eq!(member(text.as_bytes(), "no such key"), None);
         } else {
             assert_eq!(member(text.as_bytes(), "a"), None, "{text}");
+            assert_eq!(fields(text.as_bytes(), ["a", "b"]), [None, None], "{text}");
         }
         let as_str = |v: Vec<&[u8]>| -> Vec<String> {
             v.into_iter()

@@ -1,5 +1,6 @@
 //! The stage order, known here and nowhere else: map → rest fix → track stripping → renaming
-//! (then, optionally, the measurements of [`check`](crate::check)), the retarget workflow
+//! (then, optionally, the measurements of [`check`](crate::check), which
+//! [`normalize_measuring_later`] leaves to run beside the caller's write), the retarget workflow
 //! over two normalized models ([`retarget()`]) and the mirror workflow ([`mirror()`]). Works on
 //! the model; reads and writes no files.
 
@@ -156,23 +157,109 @@ pub fn normalize(
     profile: &Profile,
     options: &NormalizeOptions,
 ) -> Result<NormalizeReport, NormalizeError> {
+    let (mut report, measuring) = normalize_measuring_later(model, profile, options)?;
+    measuring.run_beside(model, &mut report, check::cores(), || ());
+    Ok(report)
+}
+
+/// [`normalize`], leaving the skin check of the last skeleton it normalizes (the one that
+/// costs, when `options.measure` asks for it) to [`Measuring::run_beside`], which runs it beside
+/// other work, such as writing the result. Until then that skeleton's report has no `measured`.
+pub fn normalize_measuring_later(
+    model: &mut Model,
+    profile: &Profile,
+    options: &NormalizeOptions,
+) -> Result<(NormalizeReport, Measuring), NormalizeError> {
     let maps = map_chosen(model, profile, options)?;
     // One copy: the state to measure against, and to restore if a stage refuses.
     let original = model.clone();
-    let mut skeletons = Vec::with_capacity(maps.len());
+    let mut report = NormalizeReport {
+        profile: profile.name.clone(),
+        skeletons: Vec::with_capacity(maps.len()),
+    };
+    let mut owed: Option<Owed> = None;
     for (k, map) in maps {
-        match normalize_one(model, &original, k, map, profile, options) {
-            Ok(report) => skeletons.push(report),
+        // A skeleton is measured as its own stages left the model, before the next one's run.
+        if let Some(o) = owed.take() {
+            let joined = o.joined(model);
+            let skin = check::skin(&original, joined.as_ref().unwrap_or(model), o.k);
+            o.fill(&mut report, skin);
+        }
+        match normalize_one(model, k, map, profile, options) {
+            Ok((skeleton, rest)) => {
+                owed = rest.map(|rest| Owed {
+                    at: report.skeletons.len(),
+                    k,
+                    rest,
+                    joined: options.stages.strip
+                        && options.tracks.unmapped_bones == UnmappedBones::Separate,
+                });
+                report.skeletons.push(skeleton);
+            }
             Err(e) => {
                 *model = original;
                 return Err(e);
             }
         }
     }
-    Ok(NormalizeReport {
-        profile: profile.name.clone(),
-        skeletons,
-    })
+    let owed = owed.map(|o| (o, original));
+    Ok((report, Measuring { owed }))
+}
+
+/// The skin check [`normalize_measuring_later`] left to run: the model as it was read, and
+/// what is owed (nothing when `measure` is off or no skeleton was normalized).
+pub struct Measuring {
+    owed: Option<(Owed, Model)>,
+}
+
+impl Measuring {
+    /// Measures the skin owed into `report` (the report returned with it), comparing the model
+    /// as it came with `after` (the model normalized, as it is now), on `threads` threads in all
+    /// ([`check::cores`]: every core), beside `beside` (say, writing `after`; see
+    /// [`check::skin_beside`]); returns what `beside` returned.
+    pub fn run_beside<T>(
+        self,
+        after: &Model,
+        report: &mut NormalizeReport,
+        threads: usize,
+        beside: impl FnOnce() -> T,
+    ) -> T {
+        let Some((owed, original)) = self.owed else {
+            return beside();
+        };
+        let joined = owed.joined(after);
+        let after = joined.as_ref().unwrap_or(after);
+        let (skin, out) = check::skin_beside(original, after, owed.k, threads, beside);
+        owed.fill(report, skin);
+        out
+    }
+}
+
+/// The measuring a normalized skeleton is owed: its place in the report, the skeleton, its rest
+/// check (cheap, made at once), and whether its companion clips are measured joined.
+struct Owed {
+    at: usize,
+    k: SkeletonId,
+    rest: RestCheck,
+    joined: bool,
+}
+
+impl Owed {
+    /// The model `after` as the skin check sees it: companion clips play together with their
+    /// clips, so they are measured joined.
+    fn joined(&self, after: &Model) -> Option<Model> {
+        self.joined.then(|| rejoin(after, self.k))
+    }
+
+    /// Fills the report's `measured` with `skin` and the rest check.
+    fn fill(self, report: &mut NormalizeReport, skin: SkinCheck) {
+        if let Some(s) = report.skeletons.get_mut(self.at) {
+            s.measured = Some(Measured {
+                skin,
+                rest: self.rest,
+            });
+        }
+    }
 }
 
 /// The bone map of every skeleton `options` chooses; an error when the choice does not exist or
@@ -231,16 +318,15 @@ fn fits(map: &BoneMap, profile: &Profile, options: &NormalizeOptions) -> bool {
             || (!options.require_all && !missing.iter().any(inner)))
 }
 
-/// Runs the stages on skeleton `k` of `model` (or reports why it is left alone), measuring
-/// against `original` when asked.
+/// Runs the stages on skeleton `k` of `model` (or reports why it is left alone), with its rest
+/// check when `options.measure` asks for measuring (the skin check is left to the caller).
 fn normalize_one(
     model: &mut Model,
-    original: &Model,
     k: SkeletonId,
     map: BoneMap,
     profile: &Profile,
     options: &NormalizeOptions,
-) -> Result<SkeletonReport, NormalizeError> {
+) -> Result<(SkeletonReport, Option<RestCheck>), NormalizeError> {
     let mapping = map.report(model.skeleton(k), profile);
     let fit = fits(&map, profile, options);
     let mut report = SkeletonReport {
@@ -259,7 +345,7 @@ fn normalize_one(
             "lacks required bones: {}",
             report.mapping.missing_required.join(", ")
         ));
-        return Ok(report);
+        return Ok((report, None));
     }
     let (stages, map) = (options.stages, &report.bone_map);
     if stages.rest {
@@ -271,23 +357,9 @@ fn normalize_one(
     if stages.rename {
         report.rename = Some(rename(model, k, map, profile, &options.rename)?);
     }
-    if options.measure {
-        // Companion clips play together with their clips: measure them joined.
-        let joined;
-        let after: &Model =
-            if stages.strip && options.tracks.unmapped_bones == UnmappedBones::Separate {
-                joined = rejoin(model, k);
-                &joined
-            } else {
-                model
-            };
-        report.measured = Some(Measured {
-            skin: check::skin(original, after, k),
-            rest: match &report.rest {
-                Some(r) => check::rest_in(model.skeleton(k), map, profile, r.frame),
-                None => check::rest(model.skeleton(k), map, profile),
-            },
-        });
-    }
-    Ok(report)
+    let rest = options.measure.then(|| match &report.rest {
+        Some(r) => check::rest_in(model.skeleton(k), map, profile, r.frame),
+        None => check::rest(model.skeleton(k), map, profile),
+    });
+    Ok((report, rest))
 }
