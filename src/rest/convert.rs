@@ -46,19 +46,34 @@ pub(super) fn apply(
             chain: None,
         });
     }
-    let maps = Maps {
-        outer: &outer,
-        frames: &frames,
-        motion_bones: &plan.motion_bones,
-        motion,
-    };
-    // Clip after clip on this thread: converting clips in parallel saved about a tenth of
-    // normalizing 30 MB, but the worker threads' new keys came from their own heaps, which
-    // added 1.2 MB to the peak on 3 MB (over its bound of 3× the input + 15 MB), and 18 MB on
-    // 30 MB (118 MB against 106; measured again in issue 19's fifth round).
+    // Every array the keys are converted into is made here, on the calling thread (`claim`
+    // copies a shared array the conversion changes); then this thread and, with enough keys, a
+    // second one convert them in place. (Clips converted whole on worker threads, as once done,
+    // took their new arrays from the workers' own heaps: 1.2 MB more peak on 3 MB, over its
+    // bound of 3× the input + 15 MB, and 18 MB on 30 MB.)
     let mut complemented = 0;
+    let mut keys = 0;
     for clip in model.clips.iter_mut().filter(|c| c.skeleton == k) {
-        complemented += convert_clip(clip, &plan.changed, &maps);
+        complemented += complement(clip, &plan.changed);
+        for (i, tracks) in clip.tracks.iter_mut().enumerate() {
+            keys += claim_keys(tracks, outer[i], frames[i]);
+        }
+    }
+    let maps = (&outer[..], &frames[..]);
+    convert_in_two(&mut model.clips, k, maps, keys);
+    if let Some(h) = motion {
+        for clip in model.clips.iter_mut().filter(|c| c.skeleton == k) {
+            for (i, tracks) in clip.tracks.iter_mut().enumerate() {
+                if let Some(t) = tracks
+                    .translation
+                    .as_mut()
+                    .filter(|_| plan.motion_bones.iter().any(|b| b.index() == i))
+                {
+                    map_values(t, |v, _| v / h);
+                }
+            }
+            clip.motion_scale = Some(h);
+        }
     }
     let skeleton = model.skeleton_mut(k);
     for (i, (bone, rest)) in skeleton.bones.iter_mut().zip(&plan.rests).enumerate() {
@@ -100,46 +115,97 @@ pub(super) fn apply(
     }
 }
 
-/// The maps every key of a clip takes, per bone.
-struct Maps<'a> {
-    /// `A_i`.
-    outer: &'a [Wide],
-    /// `F_i`.
-    frames: &'a [Wide],
-    /// Bones whose translation keys motion scale divides.
-    motion_bones: &'a [BoneId],
-    /// The hips height they are divided by, if motion scale runs.
-    motion: Option<f32>,
-}
-
-/// Converts every key of `clip` (step 4), first giving bones whose rest rotation changed
-/// (`changed`: their old rest) a one-key rotation track where they had none. Returns how many
-/// tracks it added.
-fn convert_clip(clip: &mut Clip, changed: &[Option<Quat>], maps: &Maps) -> usize {
+/// Gives bones whose rest rotation changed (`changed`: their old rest) a one-key rotation track
+/// where `clip` had none: "no track" must keep meaning the old rest, which is about to change.
+/// Returns how many tracks it added.
+fn complement(clip: &mut Clip, changed: &[Option<Quat>]) -> usize {
     let mut complemented = 0;
-    for (i, tracks) in clip.tracks.iter_mut().enumerate() {
-        if let (Some(old), None) = (changed[i], &tracks.rotation) {
-            // "No track" must keep meaning the old rest, which is about to change.
+    for (tracks, old) in clip.tracks.iter_mut().zip(changed) {
+        if let (Some(old), None) = (old, &tracks.rotation) {
             tracks.rotation = Some(Track {
                 interpolation: Interpolation::Linear,
                 times: vec![0.0].into(),
-                values: vec![old].into(),
+                values: vec![*old].into(),
             });
             complemented += 1;
         }
-        map_keys(tracks, maps.outer[i], maps.frames[i]);
-        if let (Some(t), Some(h)) = (
-            &mut tracks.translation,
-            maps.motion
-                .filter(|_| maps.motion_bones.iter().any(|b| b.index() == i)),
-        ) {
-            map_values(t, |v, _| v / h);
-        }
-    }
-    if maps.motion.is_some() {
-        clip.motion_scale = maps.motion;
     }
     complemented
+}
+
+/// Below this many keys, one thread converts them all: a second one costs more to start than it
+/// saves.
+const KEYS_FOR_TWO_THREADS: usize = 16_384;
+
+/// `work(first)` on this thread and, at the same time, `work(second)` on another one (or after
+/// it, on this one, if no thread can be started).
+pub(super) fn in_two<P: Send, R: Send + Default>(
+    first: P,
+    second: P,
+    work: impl Fn(P) -> R + Sync,
+) -> (R, R) {
+    let mut second = Some(second);
+    let (mine, theirs) = std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .name("skelnorm rest".into())
+            .spawn_scoped(s, || second.take().map(&work));
+        let mine = work(first);
+        let theirs = match worker.map(|w| w.join()) {
+            Ok(Ok(theirs)) => theirs,
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            Err(_) => None,
+        };
+        (mine, theirs)
+    });
+    let theirs = theirs.or_else(|| second.take().map(&work));
+    (mine, theirs.unwrap_or_default())
+}
+
+/// How many keys a bone's tracks hold.
+pub(super) fn bone_keys(t: &BoneTracks) -> usize {
+    t.translation.as_ref().map_or(0, |t| t.values.len())
+        + t.rotation.as_ref().map_or(0, |t| t.values.len())
+        + t.scale.as_ref().map_or(0, |t| t.values.len())
+}
+
+/// Converts the keys of the clips of skeleton `k`, claimed by [`claim_keys`] (`keys` of them),
+/// with `maps` (`A_i`, `F_i`): the clips up to the middle key on this thread, the rest on
+/// another one (or all here, if there are few). No key array is made here: they are the
+/// calling thread's.
+fn convert_in_two(clips: &mut [Clip], k: SkeletonId, maps: (&[Wide], &[Wide]), keys: usize) {
+    // Bone tracks from bone `first` on, then whole clips.
+    let work = |(tracks, first, clips): (&mut [BoneTracks], usize, &mut [Clip])| {
+        for (i, t) in tracks.iter_mut().enumerate() {
+            convert_keys(t, maps.0[first + i], maps.1[first + i]);
+        }
+        for clip in clips.iter_mut().filter(|c| c.skeleton == k) {
+            for (i, t) in clip.tracks.iter_mut().enumerate() {
+                convert_keys(t, maps.0[i], maps.1[i]);
+            }
+        }
+    };
+    // Where the first half of the keys ends: after bone `b` of clip `c`.
+    let mut sum = 0;
+    let middle = clips
+        .iter()
+        .enumerate()
+        .filter(|(_, clip)| clip.skeleton == k && keys >= KEYS_FOR_TWO_THREADS)
+        .find_map(|(c, clip)| {
+            let b = clip.tracks.iter().position(|t| {
+                sum += bone_keys(t);
+                2 * sum >= keys
+            })?;
+            Some((c, b + 1))
+        });
+    let (c, b) = middle.unwrap_or((clips.len(), 0));
+    let (mine, rest) = clips.split_at_mut(c);
+    if let Some((split, theirs)) = rest.split_first_mut() {
+        let b = b.min(split.tracks.len());
+        let (head, tail) = split.tracks.split_at_mut(b);
+        in_two((head, 0, mine), (tail, b, theirs), work);
+    } else {
+        work((&mut [], 0, mine));
+    }
 }
 
 /// Maps every key of one bone's tracks to `a · key · f` (translation, rotation, scale; the
@@ -147,28 +213,112 @@ fn convert_clip(clip: &mut Clip, changed: &[Option<Quat>], maps: &Maps) -> usize
 /// LINEAR keys slerp the short way. The conversion of the rest fix, and its inverse
 /// ([`super::restore`]).
 pub(super) fn map_keys(tracks: &mut BoneTracks, a: Wide, f: Wide) {
+    claim_keys(tracks, a, f);
+    convert_keys(tracks, a, f);
+}
+
+/// [`claim`]s each of `tracks` for the maps of [`map_keys`]; returns how many keys are left to
+/// convert.
+fn claim_keys(tracks: &mut BoneTracks, a: Wide, f: Wide) -> usize {
+    let (translation, rotation, scale) = key_maps(a, f);
+    [
+        tracks
+            .translation
+            .as_mut()
+            .map_or(0, |t| claim(t, translation)),
+        tracks.rotation.as_mut().map_or(0, |t| claim(t, rotation)),
+        tracks.scale.as_mut().map_or(0, |t| claim(t, scale)),
+    ]
+    .into_iter()
+    .sum()
+}
+
+/// The second half of [`map_keys`]: converts the keys of `tracks` [`claim_keys`] claimed.
+fn convert_keys(tracks: &mut BoneTracks, a: Wide, f: Wide) {
+    let (translation, rotation, scale) = key_maps(a, f);
     if let Some(t) = &mut tracks.translation {
-        map_values(t, |v, tangent| a.vector(v, !tangent));
+        convert(t, translation);
     }
     if let Some(t) = &mut tracks.rotation {
-        // Each key flipped when it lies in the other hemisphere from the one before it (as
-        // flipped), in the same pass.
-        let hemisphere = t.interpolation != Interpolation::CubicSpline;
-        let mut before: Option<Quat> = None;
-        map_values(t, |q, _| {
-            let mut q = (a.r * q.as_dquat() * f.r).as_quat();
-            if hemisphere {
-                if before.is_some_and(|b| q.dot(b) < 0.0) {
-                    q = -q;
-                }
-                before = Some(q);
-            }
-            q
-        });
+        convert(t, rotation);
     }
     if let Some(t) = &mut tracks.scale {
-        // Uniform, or on a bone that keeps its axes: exact either way.
-        map_values(t, |v, _| (v.as_dvec3() * (a.s * f.s)).as_vec3());
+        convert(t, scale);
+    }
+}
+
+/// The maps of [`map_keys`] for translation, rotation and scale keys.
+fn key_maps(a: Wide, f: Wide) -> (Move, Turn, Grow) {
+    // No key before the first: a zero quaternion, whose dot product with any key is never
+    // below 0, so the first key is never flipped.
+    let before = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+    (
+        Move(a),
+        Turn {
+            a: a.r,
+            f: f.r,
+            before,
+        },
+        Grow(a.s * f.s),
+    )
+}
+
+/// How each key of a track is converted, with what it remembers of the keys before it.
+trait Convert<T> {
+    /// The key `value` converted; `cubic`: the track is a cubic spline, `tangent`: this key is
+    /// one of its tangents.
+    fn key(&mut self, value: T, cubic: bool, tangent: bool) -> T;
+}
+
+impl<T, F: FnMut(T, bool) -> T> Convert<T> for F {
+    fn key(&mut self, value: T, _: bool, tangent: bool) -> T {
+        self(value, tangent)
+    }
+}
+
+/// A translation key (or tangent) through `A`.
+#[derive(Clone, Copy)]
+struct Move(Wide);
+
+impl Convert<Vec3> for Move {
+    #[inline]
+    fn key(&mut self, v: Vec3, _: bool, tangent: bool) -> Vec3 {
+        self.0.vector(v, !tangent)
+    }
+}
+
+/// A rotation key to `a · key · f`, flipped when it lies in the other hemisphere from the one
+/// before it (as flipped), except in cubic splines.
+#[derive(Clone, Copy)]
+struct Turn {
+    a: DQuat,
+    f: DQuat,
+    before: Quat,
+}
+
+impl Convert<Quat> for Turn {
+    #[inline]
+    fn key(&mut self, q: Quat, cubic: bool, _: bool) -> Quat {
+        let mut q = (self.a * q.as_dquat() * self.f).as_quat();
+        if !cubic {
+            if q.dot(self.before) < 0.0 {
+                q = -q;
+            }
+            self.before = q;
+        }
+        q
+    }
+}
+
+/// A scale key times the two scales. Uniform, or on a bone that keeps its axes: exact either
+/// way.
+#[derive(Clone, Copy)]
+struct Grow(f64);
+
+impl Convert<Vec3> for Grow {
+    #[inline]
+    fn key(&mut self, v: Vec3, _: bool, _: bool) -> Vec3 {
+        (v.as_dvec3() * self.0).as_vec3()
     }
 }
 
@@ -235,41 +385,48 @@ impl Wide {
     }
 }
 
-/// Maps every value of a track, in order; `f(value, is_tangent)`. Values shared with another
-/// track (the model as read) go into a new array in one pass, rather than being copied first,
-/// and only from the first value the map changes (bit for bit): a track it leaves as it was
-/// keeps sharing its values.
-pub(super) fn map_values<T: Copy + Bits>(track: &mut Track<T>, mut f: impl FnMut(T, bool) -> T) {
-    let cubic = track.interpolation == Interpolation::CubicSpline;
-    let tangent = |n: usize| cubic && n % 3 != 1;
-    match std::sync::Arc::get_mut(&mut track.values) {
-        Some(values) => {
-            for (n, v) in values.iter_mut().enumerate() {
-                *v = f(*v, tangent(n));
-            }
+/// Maps every value of a track, in order; `f(value, is_tangent)`, a copy of `f` for each pass
+/// (see [`claim`]). Values shared with another track (the model as read) go into a new array,
+/// unless the map changes none of them (bit for bit): then the track keeps sharing its values.
+pub(super) fn map_values<T: Copy + Bits>(track: &mut Track<T>, f: impl FnMut(T, bool) -> T + Copy) {
+    claim(track, f);
+    convert(track, f);
+}
+
+/// Gets `track`'s values ready for `map` to convert in place ([`convert`]): values shared with
+/// another track are copied (one pass of plain moves) if `map` changes any of them, bit for
+/// bit, and kept shared if not, with nothing left to convert. Returns how many keys are left
+/// to convert.
+fn claim<T: Copy + Bits, M: Convert<T>>(track: &mut Track<T>, mut map: M) -> usize {
+    if std::sync::Arc::get_mut(&mut track.values).is_none() {
+        let cubic = track.interpolation == Interpolation::CubicSpline;
+        let changes = track
+            .values
+            .iter()
+            .enumerate()
+            .any(|(n, v)| !map.key(*v, cubic, cubic && n % 3 != 1).same_bits(*v));
+        if !changes {
+            return 0;
         }
-        None => {
-            let old = std::sync::Arc::clone(&track.values);
-            let mut changed = None;
-            for (n, v) in old.iter().enumerate() {
-                let w = f(*v, tangent(n));
-                if !w.same_bits(*v) {
-                    changed = Some((n, w));
-                    break;
-                }
-            }
-            if let Some((n, w)) = changed {
-                // A copy (one pass of plain moves), then the values from `n` mapped in place in
-                // a plain loop: faster than mapping into the new array through an iterator.
-                let mut values: std::sync::Arc<[T]> = std::sync::Arc::from(&old[..]);
-                if let Some(new) = std::sync::Arc::get_mut(&mut values) {
-                    new[n] = w;
-                    for (m, v) in new.iter_mut().enumerate().skip(n + 1) {
-                        *v = f(*v, tangent(m));
-                    }
-                }
-                track.values = values;
-            }
+        track.values = std::sync::Arc::from(&track.values[..]);
+    }
+    track.values.len()
+}
+
+/// Converts every key of `track` with `map`, in place, if its values are its own (after
+/// [`claim`], unless `map` changes none of them), in a plain loop.
+fn convert<T: Copy, M: Convert<T>>(track: &mut Track<T>, mut map: M) {
+    let cubic = track.interpolation == Interpolation::CubicSpline;
+    let Some(values) = std::sync::Arc::get_mut(&mut track.values) else {
+        return;
+    };
+    if cubic {
+        for (n, v) in values.iter_mut().enumerate() {
+            *v = map.key(*v, true, n % 3 != 1);
+        }
+    } else {
+        for v in values {
+            *v = map.key(*v, false, false);
         }
     }
 }
@@ -316,20 +473,94 @@ mod tests {
         assert!(!Arc::ptr_eq(&t.values, &read.values));
         assert_eq!(t.values[0].y.to_bits(), (-0.0f32).to_bits());
         assert_eq!(read.values[0].y.to_bits(), 0.0f32.to_bits());
-        // A map with state sees every value once, in order; values before the first change
-        // are kept, the rest mapped.
+        // A map with state (each pass runs its own copy): values before the first change are
+        // kept, the rest mapped, the values read left as they were.
         let (read, mut t) = shared(vec![Vec3::X, Vec3::Y, Vec3::Z]);
-        let mut seen = Vec::new();
-        map_values(&mut t, |v, _| {
-            seen.push(v);
-            if seen.len() >= 2 {
+        let mut seen = 0;
+        map_values(&mut t, move |v, _| {
+            seen += 1;
+            if seen >= 2 {
                 v * 2.0
             } else {
                 v
             }
         });
-        assert_eq!(seen, [Vec3::X, Vec3::Y, Vec3::Z]);
         assert_eq!(&*t.values, &[Vec3::X, Vec3::Y * 2.0, Vec3::Z * 2.0]);
         assert_eq!(&*read.values, &[Vec3::X, Vec3::Y, Vec3::Z]);
+    }
+
+    #[test]
+    fn keys_converted_on_two_threads_are_those_converted_on_one() {
+        let wide = |n: f64| Wide {
+            t: DVec3::new(0.1 * n, -0.2, 0.3),
+            r: DQuat::from_euler(glam::EulerRot::YXZ, 0.3 * n, -0.7, 0.2 + n),
+            s: 0.5 + n,
+        };
+        let outer: Vec<Wide> = (0..4).map(|i| wide(i as f64)).collect();
+        let frames: Vec<Wide> = (0..4).map(|i| wide(1.5 - i as f64).inverse()).collect();
+        let track = |n: usize, cubic: bool, k: f32| Track {
+            interpolation: if cubic {
+                Interpolation::CubicSpline
+            } else {
+                Interpolation::Linear
+            },
+            times: Vec::new().into(),
+            values: (0..n)
+                .map(|i| Quat::from_rotation_y(i as f32 * k).mul_quat(Quat::from_rotation_x(k)))
+                .collect(),
+        };
+        let clip = |skeleton: u32, keys: usize| Clip {
+            name: String::new(),
+            skeleton: SkeletonId(skeleton),
+            tracks: (0..4)
+                .map(|i| BoneTracks {
+                    translation: Some(Track {
+                        interpolation: Interpolation::Step,
+                        times: Vec::new().into(),
+                        values: (0..keys)
+                            .map(|j| Vec3::splat(j as f32 + i as f32))
+                            .collect(),
+                    }),
+                    rotation: Some(track(keys * 3, i == 2, 0.1 * i as f32)),
+                    scale: (i == 1).then(|| Track {
+                        interpolation: Interpolation::Linear,
+                        times: Vec::new().into(),
+                        values: vec![Vec3::ONE; keys].into(),
+                    }),
+                })
+                .collect(),
+            opaque: Vec::new(),
+            source: None,
+            motion_scale: None,
+            curves: Vec::new(),
+        };
+        let read = vec![clip(0, 3000), clip(1, 10), clip(0, 500), clip(0, 900)];
+        let mut one = read.clone();
+        for c in one.iter_mut().filter(|c| c.skeleton == SkeletonId(0)) {
+            for (i, tracks) in c.tracks.iter_mut().enumerate() {
+                map_keys(tracks, outer[i], frames[i]);
+            }
+        }
+        let mut two = read.clone();
+        let mut keys = 0;
+        for c in two.iter_mut().filter(|c| c.skeleton == SkeletonId(0)) {
+            for (i, tracks) in c.tracks.iter_mut().enumerate() {
+                keys += claim_keys(tracks, outer[i], frames[i]);
+            }
+        }
+        assert!(keys >= 2 * KEYS_FOR_TWO_THREADS);
+        convert_in_two(&mut two, SkeletonId(0), (&outer, &frames), keys);
+        assert_eq!(one, two);
+        assert_ne!(one, read);
+        assert_eq!(two[1], read[1]);
+        for (c, r) in two.iter().zip(&read) {
+            for (t, r) in c.tracks.iter().zip(&r.tracks) {
+                let (t, r) = (t.rotation.as_ref().unwrap(), r.rotation.as_ref().unwrap());
+                assert_eq!(
+                    Arc::ptr_eq(&t.values, &r.values),
+                    c.skeleton == SkeletonId(1)
+                );
+            }
+        }
     }
 }

@@ -25,7 +25,7 @@ mod sim;
 pub use restore::{carry_back, KeyMap, RestoreError};
 
 use crate::mapping::BoneMap;
-use crate::model::{Model, Problem, SkeletonId, Warning};
+use crate::model::{Clip, Model, Problem, Skeleton, SkeletonId, Warning};
 use crate::profile::Profile;
 use serde::{Deserialize, Serialize};
 
@@ -201,9 +201,7 @@ fn check(
 ) -> Result<(), RestError> {
     let s = model.get_skeleton(k).ok_or(RestError::NoSkeleton(k))?;
     let mut problems = s.validate();
-    for c in model.clips.iter().filter(|c| c.skeleton == k) {
-        problems.extend(c.validate(s));
-    }
+    problems.extend(validate_clips(model, k, s));
     if !problems.is_empty() {
         return Err(RestError::Invalid {
             skeleton: s.name.clone(),
@@ -227,6 +225,39 @@ fn check(
         return Err(RestError::UnknownBone(n.clone()));
     }
     Ok(())
+}
+
+/// Below this many keys, one thread validates every clip: a second one costs more to start than
+/// it saves.
+const KEYS_TO_VALIDATE_ON_TWO_THREADS: usize = 65_536;
+
+/// The problems of the clips of skeleton `k` (`s`), in clip order: those up to the middle key
+/// found on this thread, the rest on another one (which allocates only for a problem).
+fn validate_clips(model: &Model, k: SkeletonId, s: &Skeleton) -> Vec<Problem> {
+    let clips = || model.clips.iter().filter(|c| c.skeleton == k);
+    let keys = |c: &Clip| c.tracks.iter().map(convert::bone_keys).sum::<usize>();
+    let total: usize = clips().map(keys).sum();
+    let validate = |(from, to): (usize, usize)| -> Vec<Problem> {
+        clips()
+            .skip(from)
+            .take(to - from)
+            .flat_map(|c| c.validate(s))
+            .collect()
+    };
+    let count = clips().count();
+    if total < KEYS_TO_VALIDATE_ON_TWO_THREADS {
+        return validate((0, count));
+    }
+    let mut sum = 0;
+    let middle = clips()
+        .position(|c| {
+            sum += keys(c);
+            2 * sum >= total
+        })
+        .map_or(count, |n| n + 1);
+    let (mut problems, theirs) = convert::in_two((0, middle), (middle, count), validate);
+    problems.extend(theirs);
+    problems
 }
 
 #[cfg(test)]

@@ -237,27 +237,67 @@ pub fn strip(
     Ok(report)
 }
 
+/// Below this many translation keys, one thread looks for moving bones: a second one costs more
+/// to start than it saves.
+const KEYS_FOR_TWO_THREADS: usize = 32_768;
+
 /// The bones of skeleton `k` that some clip moves away from their rest by translation. Such a
 /// bone keeps its translation tracks in every clip: players that carry a bone's pose from one
 /// clip into the next need them all. Position bones keep theirs anyway: they are not looked at
-/// (false).
+/// (false). With many keys, the bones after the middle key are looked at on a second thread,
+/// which writes into the answer made here.
 fn moving_bones(
     model: &Model,
     k: SkeletonId,
     at_rest: &AtRest,
     position_bone: &[bool],
 ) -> Vec<bool> {
-    (0..model.skeleton(k).bones.len())
-        .map(|b| {
-            !position_bone[b]
-                && model.clips.iter().filter(|c| c.skeleton == k).any(|c| {
+    let clips = || model.clips.iter().filter(|c| c.skeleton == k);
+    let look = |first: usize, moves: &mut [bool]| {
+        for (i, m) in moves.iter_mut().enumerate() {
+            let b = first + i;
+            *m = !position_bone[b]
+                && clips().any(|c| {
                     c.tracks[b]
                         .translation
                         .as_ref()
                         .is_some_and(|t| at_rest.translation_moves(b, t))
-                })
+                });
+        }
+    };
+    let keys = |b: usize| -> usize {
+        clips()
+            .filter_map(|c| c.tracks[b].translation.as_ref())
+            .map(|t| t.values.len())
+            .sum()
+    };
+    let n = model.skeleton(k).bones.len();
+    let mut moves = vec![false; n];
+    let total: usize = (0..n).map(keys).sum();
+    if total < KEYS_FOR_TWO_THREADS {
+        look(0, &mut moves);
+        return moves;
+    }
+    let mut sum = 0;
+    let middle = (0..n)
+        .position(|b| {
+            sum += keys(b);
+            2 * sum >= total
         })
-        .collect()
+        .map_or(n, |b| b + 1);
+    let (mine, theirs) = moves.split_at_mut(middle);
+    let mut started = false;
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .name("skelnorm tracks".into())
+            .spawn_scoped(s, || look(middle, theirs));
+        started = worker.is_ok();
+        look(0, mine);
+    });
+    if !started {
+        look(middle, &mut moves[middle..]);
+    }
+    moves
 }
 
 /// What stripping one skeleton's clips needs to know.

@@ -380,3 +380,40 @@ fn rebind_pairs_bones_by_name() {
     assert_eq!(r.clip.tracks[hips], clip.tracks[src_hips]);
     assert!(r.clip.opaque.is_empty() && r.clip.source.is_none());
 }
+
+#[test]
+fn moving_bones_found_on_two_threads_are_those_found_on_one() {
+    let s = rig(&[Quat::from_rotation_y(0.2)], Mat4::IDENTITY);
+    let bones = s.bones.len();
+    // Enough clips for two threads, each moving a different bone.
+    let clips: Vec<Clip> = (0..KEYS_FOR_TWO_THREADS / (3 * bones) + 2)
+        .map(|c| {
+            keyed_clip(
+                &s,
+                "c",
+                0.0,
+                Quat::IDENTITY,
+                (7 * c) % (2 * bones),
+                Interpolation::Linear,
+            )
+        })
+        .collect();
+    let model = model_of(s, clips);
+    let at_rest = AtRest::new(&model.skeletons[0], 1e-3);
+    let position = vec![false; bones];
+    let one: Vec<bool> = (0..bones)
+        .map(|b| {
+            model.clips.iter().any(|c| {
+                c.tracks[b]
+                    .translation
+                    .as_ref()
+                    .is_some_and(|t| at_rest.translation_moves(b, t))
+            })
+        })
+        .collect();
+    assert!(one.iter().any(|m| *m) && !one.iter().all(|m| *m));
+    assert_eq!(
+        moving_bones(&model, SkeletonId(0), &at_rest, &position),
+        one
+    );
+}
