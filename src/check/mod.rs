@@ -477,7 +477,7 @@ impl<'m> SkinPass<'m> {
         let height = self.height;
         if let Some(change) = &self.changes {
             for j in 0..na {
-                let ma = Rows::of(&wa[j]);
+                let ma = Pairs::of(&wa[j]);
                 let mb = affine_times(&wb[j], &change[j]);
                 see(j, matrix_error(&ma, &mb, height) as f32);
             }
@@ -563,13 +563,43 @@ impl Rows {
     }
 }
 
-/// A 4×4 matrix that [`affine_times`] multiplies by, laid out for two lanes: each element of
-/// each column twice (`splats[c][r]`, for rows 0 and 1 of the product), and the elements of the
-/// columns x and y side by side, then of z and w (`pairs[h][r]`, for row 2). Aligned to 16
+/// The upper three rows of a 4×4 matrix laid out for two lanes: `r[i][h]` holds row `i` of the
+/// columns x and y (`h` 0), or z and w, the translation (`h` 1), side by side.
+struct Pairs {
+    r: [[F2; 2]; 3],
+}
+
+impl Pairs {
+    /// `a`'s upper three rows.
+    #[inline(always)]
+    fn of(a: &DAffine3) -> Self {
+        let (x, y, z, t) = (
+            a.matrix3.x_axis,
+            a.matrix3.y_axis,
+            a.matrix3.z_axis,
+            a.translation,
+        );
+        Pairs {
+            r: [
+                [[x.x, y.x], [z.x, t.x]],
+                [[x.y, y.y], [z.y, t.y]],
+                [[x.z, y.z], [z.z, t.z]],
+            ],
+        }
+    }
+
+    /// Column `c` (3: the translation).
+    fn column(&self, c: usize) -> DVec3 {
+        let (h, l) = (c / 2, c % 2);
+        DVec3::new(self.r[0][h][l], self.r[1][h][l], self.r[2][h][l])
+    }
+}
+
+/// A 4×4 matrix that [`affine_times`] multiplies by, laid out for two lanes: `pairs[h][r]` holds
+/// row `r` of the columns x and y (`h` 0), then z and w (`h` 1), side by side. Aligned to 16
 /// bytes, as two lanes are.
 #[repr(C, align(16))]
 struct Factor {
-    splats: [[F2; 4]; 4],
     pairs: [[F2; 4]; 2],
 }
 
@@ -577,7 +607,6 @@ impl Factor {
     fn of(m: &DMat4) -> Self {
         let cols = m.to_cols_array_2d();
         Factor {
-            splats: cols.map(|c| c.map(splat)),
             pairs: [0, 1].map(|h| std::array::from_fn(|r| [cols[2 * h][r], cols[2 * h + 1][r]])),
         }
     }
@@ -588,40 +617,43 @@ impl Factor {
 /// `a` (which is 1 unless the mesh and the skeleton use different units, as when a file scales
 /// its armature by 100: then every axis element is about 100 and an f32 rounding of it alone
 /// is 4e-6).
-/// The matrices are given by the upper three rows of their columns (see [`affine_times`]).
-/// The element differences are taken two at a time. Every number compared is at least 0: unless
-/// one is NaN, the largest is the same whatever the order and however NaN would be treated, so
-/// a plain comparison finds it; with a NaN, [`matrix_error_in_order`] gives the number.
+/// The matrices are given by the upper three rows of their columns (see [`affine_times`]),
+/// taken two columns at a time, each column's length as `DVec3::length` gives it. Every number
+/// compared is at least 0: unless one is NaN, the largest is the same whatever the order and
+/// however NaN would be treated, so plain comparisons find it; with a NaN,
+/// [`matrix_error_in_order`] gives the number.
 #[inline(always)]
-fn matrix_error(a: &Rows, b: &Rows, height: f64) -> f64 {
+fn matrix_error(a: &Pairs, b: &Pairs, height: f64) -> f64 {
     let abs2 = |v: F2| [v[0].abs(), v[1].abs()];
-    let d01: [F2; 4] = std::array::from_fn(|c| abs2(sub2(a.r01[c], b.r01[c])));
-    let d2: [F2; 2] = std::array::from_fn(|h| abs2(sub2(a.r2[h], b.r2[h])));
-    let largest = |c: usize| {
-        let [x, y] = d01[c];
-        above(x, above(y, d2[c / 2][c % 2]))
-    };
-    let lengths: [f64; 3] = std::array::from_fn(|c| {
-        let [x, y] = a.r01[c];
-        let z = a.r2[c / 2][c % 2];
-        // As `DVec3::length`.
-        ((x * x) + (y * y) + (z * z)).sqrt()
+    let d: [[F2; 2]; 3] =
+        std::array::from_fn(|i| std::array::from_fn(|h| abs2(sub2(a.r[i][h], b.r[i][h]))));
+    let above2 = |x: F2, y: F2| [above(x[0], y[0]), above(x[1], y[1])];
+    let largest: [F2; 2] = std::array::from_fn(|h| above2(d[0][h], above2(d[1][h], d[2][h])));
+    let squares: [F2; 2] = std::array::from_fn(|h| {
+        let r = |i: usize| mul2(a.r[i][h], a.r[i][h]);
+        add2(add2(r(0), r(1)), r(2))
     });
+    let length = |x: f64| x.sqrt().max(1e-12);
     let parts = [
-        largest(3) / height,
-        largest(0) / lengths[0].max(1e-12),
-        largest(1) / lengths[1].max(1e-12),
-        largest(2) / lengths[2].max(1e-12),
+        [
+            largest[0][0] / length(squares[0][0]),
+            largest[0][1] / length(squares[0][1]),
+        ],
+        [
+            largest[1][0] / length(squares[1][0]),
+            largest[1][1] / height,
+        ],
     ];
     // A sum of numbers at least 0 is NaN exactly when one of them is.
     let sums = add2(
-        add2(d01[0], d01[1]),
-        add2(add2(d01[2], d01[3]), add2(d2[0], d2[1])),
+        add2(add2(d[0][0], d[0][1]), add2(d[1][0], d[1][1])),
+        add2(add2(d[2][0], d[2][1]), add2(parts[0], parts[1])),
     );
-    if (sums[0] + sums[1] + parts[0] + parts[1] + parts[2] + parts[3]).is_nan() {
+    if (sums[0] + sums[1]).is_nan() {
         return matrix_error_in_order(a, b, height);
     }
-    above(above(parts[0], parts[1]), above(parts[2], parts[3]))
+    let e = above2(parts[0], parts[1]);
+    above(e[0], e[1])
 }
 
 /// The larger of two numbers that are not NaN.
@@ -636,50 +668,41 @@ fn above(x: f64, y: f64) -> f64 {
 
 /// [`matrix_error`] column after column, as `DVec3::max_element` and `f64::max` take them.
 #[cold]
-fn matrix_error_in_order(a: &Rows, b: &Rows, height: f64) -> f64 {
-    let column = |m: &Rows, c: usize| {
-        let [x, y] = m.r01[c];
-        DVec3::new(x, y, m.r2[c / 2][c % 2])
-    };
-    let mut e = (column(a, 3) - column(b, 3)).abs().max_element() / height;
+fn matrix_error_in_order(a: &Pairs, b: &Pairs, height: f64) -> f64 {
+    let mut e = (a.column(3) - b.column(3)).abs().max_element() / height;
     for c in 0..3 {
-        let (ca, cb) = (column(a, c), column(b, c));
+        let (ca, cb) = (a.column(c), b.column(c));
         e = e.max((ca - cb).abs().max_element() / ca.length().max(1e-12));
     }
     e
 }
 
-/// The upper three rows of the 4×4 product `a · m` (`a` affine), two lanes at a time: the same
-/// operations in the same order as the full product (`x * c.x + y * c.y + z * c.z + t * c.w`
-/// per column), so the same numbers, without the bottom row that [`matrix_error`] does not
+/// The upper three rows of the 4×4 product `a · m` (`a` affine), two columns at a time: the
+/// same operations in the same order as the full product (`x * c.x + y * c.y + z * c.z + t *
+/// c.w` per column), so the same numbers, without the bottom row that [`matrix_error`] does not
 /// look at.
 #[inline(always)]
-fn affine_times(a: &DAffine3, m: &Factor) -> Rows {
-    let Rows {
-        r01: [x, y, z, t],
-        r2,
-    } = Rows::of(a);
-    let r01 = std::array::from_fn(|c| {
-        let s = &m.splats[c];
-        add2(
-            add2(add2(mul2(x, s[0]), mul2(y, s[1])), mul2(z, s[2])),
-            mul2(t, s[3]),
-        )
-    });
-    let (x2, y2, z2, t2) = (
-        splat(r2[0][0]),
-        splat(r2[0][1]),
-        splat(r2[1][0]),
-        splat(r2[1][1]),
+fn affine_times(a: &DAffine3, m: &Factor) -> Pairs {
+    let (x, y, z, t) = (
+        a.matrix3.x_axis.to_array(),
+        a.matrix3.y_axis.to_array(),
+        a.matrix3.z_axis.to_array(),
+        a.translation.to_array(),
     );
-    let r2 = std::array::from_fn(|h| {
-        let p = &m.pairs[h];
-        add2(
-            add2(add2(mul2(x2, p[0]), mul2(y2, p[1])), mul2(z2, p[2])),
-            mul2(t2, p[3]),
-        )
-    });
-    Rows { r01, r2 }
+    Pairs {
+        r: std::array::from_fn(|i| {
+            std::array::from_fn(|h| {
+                let p = &m.pairs[h];
+                add2(
+                    add2(
+                        add2(mul2(splat(x[i]), p[0]), mul2(splat(y[i]), p[1])),
+                        mul2(splat(z[i]), p[2]),
+                    ),
+                    mul2(splat(t[i]), p[3]),
+                )
+            })
+        }),
+    }
 }
 
 /// `p * l` as glam multiplies affine matrices (each column `x * v.x + y * v.y + z * v.z`, the
