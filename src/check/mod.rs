@@ -287,7 +287,7 @@ struct SkinPass<'m> {
     /// joints and the bones above them), unless it reads every bone's.
     needed: Option<(Vec<bool>, Vec<bool>)>,
     /// Skeletons without skins: each bone's constant change, from the first frame.
-    changes: Option<Vec<DMat4>>,
+    changes: Option<Vec<Factor>>,
 }
 
 /// One skin joint compared: its bone in `a` and in `b`, and its inverse bind matrices there
@@ -295,8 +295,8 @@ struct SkinPass<'m> {
 struct Bind {
     a: usize,
     b: usize,
-    ibm_a: DMat4,
-    ibm_b: DMat4,
+    ibm_a: Factor,
+    ibm_b: Factor,
     /// An earlier joint (its place in the list) with the same bones and bit for bit the same
     /// matrices, as when several meshes have a skin each over one skeleton: its error is this
     /// one's, so it is computed once (and still seen once per joint, in order).
@@ -333,8 +333,8 @@ fn binds_of(a: &Skeleton, b: &Skeleton) -> Vec<Bind> {
             binds.push(Bind {
                 a: ja,
                 b: jb,
-                ibm_a,
-                ibm_b,
+                ibm_a: Factor::of(&ibm_a),
+                ibm_b: Factor::of(&ibm_b),
                 same_as,
             });
         }
@@ -427,7 +427,7 @@ impl<'m> SkinPass<'m> {
                     .wb
                     .iter()
                     .zip(&frame.wa)
-                    .map(|(b, a)| DMat4::from(*b).inverse() * DMat4::from(*a))
+                    .map(|(b, a)| Factor::of(&(DMat4::from(*b).inverse() * DMat4::from(*a))))
                     .collect();
                 SkinPass {
                     changes: Some(changes),
@@ -461,7 +461,7 @@ impl<'m> SkinPass<'m> {
         let la = &frame.la[block.start * na..block.end * na];
         world_run(self.a, la, block.len(), &mut frame.wa, need_a);
         if let Some(turn) = self.turn {
-            frame.wa.iter_mut().for_each(|w| *w = turn * *w);
+            frame.wa.iter_mut().for_each(|w| *w = affine_mul(&turn, w));
         }
         let lb = &frame.lb[block.start * nb..block.end * nb];
         world_run(self.b, lb, block.len(), &mut frame.wb, need_b);
@@ -477,8 +477,7 @@ impl<'m> SkinPass<'m> {
         let height = self.height;
         if let Some(change) = &self.changes {
             for j in 0..na {
-                let m = wa[j].matrix3;
-                let ma = [m.x_axis, m.y_axis, m.z_axis, wa[j].translation];
+                let ma = Pairs::of(&wa[j]);
                 let mb = affine_times(&wb[j], &change[j]);
                 see(j, matrix_error(&ma, &mb, height) as f32);
             }
@@ -516,40 +515,227 @@ fn with_ancestors(s: &Skeleton, bones: impl Iterator<Item = usize>) -> Vec<bool>
     needed
 }
 
+/// Two f64 lanes, added and multiplied lane by lane: the compiler packs them (SSE2), each lane
+/// the same IEEE operation as one scalar's.
+type F2 = [f64; 2];
+
+#[inline(always)]
+fn add2(a: F2, b: F2) -> F2 {
+    [a[0] + b[0], a[1] + b[1]]
+}
+
+#[inline(always)]
+fn sub2(a: F2, b: F2) -> F2 {
+    [a[0] - b[0], a[1] - b[1]]
+}
+
+#[inline(always)]
+fn mul2(a: F2, b: F2) -> F2 {
+    [a[0] * b[0], a[1] * b[1]]
+}
+
+#[inline(always)]
+fn splat(x: f64) -> F2 {
+    [x, x]
+}
+
+/// The upper three rows of an affine 4×4 matrix laid out for two lanes: rows 0 and 1 of each
+/// column (x, y, z, translation), and row 2 of the columns x and y, then z and translation.
+struct Rows {
+    r01: [F2; 4],
+    r2: [F2; 2],
+}
+
+impl Rows {
+    /// `a`'s upper three rows.
+    #[inline(always)]
+    fn of(a: &DAffine3) -> Self {
+        let (x, y, z, t) = (
+            a.matrix3.x_axis,
+            a.matrix3.y_axis,
+            a.matrix3.z_axis,
+            a.translation,
+        );
+        Rows {
+            r01: [[x.x, x.y], [y.x, y.y], [z.x, z.y], [t.x, t.y]],
+            r2: [[x.z, y.z], [z.z, t.z]],
+        }
+    }
+}
+
+/// The upper three rows of a 4×4 matrix laid out for two lanes: `r[i][h]` holds row `i` of the
+/// columns x and y (`h` 0), or z and w, the translation (`h` 1), side by side.
+struct Pairs {
+    r: [[F2; 2]; 3],
+}
+
+impl Pairs {
+    /// `a`'s upper three rows.
+    #[inline(always)]
+    fn of(a: &DAffine3) -> Self {
+        let (x, y, z, t) = (
+            a.matrix3.x_axis,
+            a.matrix3.y_axis,
+            a.matrix3.z_axis,
+            a.translation,
+        );
+        Pairs {
+            r: [
+                [[x.x, y.x], [z.x, t.x]],
+                [[x.y, y.y], [z.y, t.y]],
+                [[x.z, y.z], [z.z, t.z]],
+            ],
+        }
+    }
+
+    /// Column `c` (3: the translation).
+    fn column(&self, c: usize) -> DVec3 {
+        let (h, l) = (c / 2, c % 2);
+        DVec3::new(self.r[0][h][l], self.r[1][h][l], self.r[2][h][l])
+    }
+}
+
+/// A 4×4 matrix that [`affine_times`] multiplies by, laid out for two lanes: `pairs[h][r]` holds
+/// row `r` of the columns x and y (`h` 0), then z and w (`h` 1), side by side. Aligned to 16
+/// bytes, as two lanes are.
+#[repr(C, align(16))]
+struct Factor {
+    pairs: [[F2; 4]; 2],
+}
+
+impl Factor {
+    fn of(m: &DMat4) -> Self {
+        let cols = m.to_cols_array_2d();
+        Factor {
+            pairs: [0, 1].map(|h| std::array::from_fn(|r| [cols[2 * h][r], cols[2 * h + 1][r]])),
+        }
+    }
+}
+
 /// How far `b` is from `a`, without units: the translation column's difference relative to the
 /// character's height, and each axis column's difference relative to that column's length in
 /// `a` (which is 1 unless the mesh and the skeleton use different units, as when a file scales
 /// its armature by 100: then every axis element is about 100 and an f32 rounding of it alone
 /// is 4e-6).
-/// The matrices are given by the upper three rows of their columns (see [`affine_times`]).
+/// The matrices are given by the upper three rows of their columns (see [`affine_times`]),
+/// taken two columns at a time, each column's length as `DVec3::length` gives it. Every number
+/// compared is at least 0: unless one is NaN, the largest is the same whatever the order and
+/// however NaN would be treated, so plain comparisons find it; with a NaN,
+/// [`matrix_error_in_order`] gives the number.
 #[inline(always)]
-fn matrix_error(a: &[DVec3; 4], b: &[DVec3; 4], height: f64) -> f64 {
-    let mut e = ((a[3] - b[3]).abs().max_element()) / height;
+fn matrix_error(a: &Pairs, b: &Pairs, height: f64) -> f64 {
+    let abs2 = |v: F2| [v[0].abs(), v[1].abs()];
+    let d: [[F2; 2]; 3] =
+        std::array::from_fn(|i| std::array::from_fn(|h| abs2(sub2(a.r[i][h], b.r[i][h]))));
+    let above2 = |x: F2, y: F2| [above(x[0], y[0]), above(x[1], y[1])];
+    let largest: [F2; 2] = std::array::from_fn(|h| above2(d[0][h], above2(d[1][h], d[2][h])));
+    let squares: [F2; 2] = std::array::from_fn(|h| {
+        let r = |i: usize| mul2(a.r[i][h], a.r[i][h]);
+        add2(add2(r(0), r(1)), r(2))
+    });
+    let length = |x: f64| x.sqrt().max(1e-12);
+    let parts = [
+        [
+            largest[0][0] / length(squares[0][0]),
+            largest[0][1] / length(squares[0][1]),
+        ],
+        [
+            largest[1][0] / length(squares[1][0]),
+            largest[1][1] / height,
+        ],
+    ];
+    // A sum of numbers at least 0 is NaN exactly when one of them is.
+    let sums = add2(
+        add2(add2(d[0][0], d[0][1]), add2(d[1][0], d[1][1])),
+        add2(add2(d[2][0], d[2][1]), add2(parts[0], parts[1])),
+    );
+    if (sums[0] + sums[1]).is_nan() {
+        return matrix_error_in_order(a, b, height);
+    }
+    let e = above2(parts[0], parts[1]);
+    above(e[0], e[1])
+}
+
+/// The larger of two numbers that are not NaN.
+#[inline(always)]
+fn above(x: f64, y: f64) -> f64 {
+    if x > y {
+        x
+    } else {
+        y
+    }
+}
+
+/// [`matrix_error`] column after column, as `DVec3::max_element` and `f64::max` take them.
+#[cold]
+fn matrix_error_in_order(a: &Pairs, b: &Pairs, height: f64) -> f64 {
+    let mut e = (a.column(3) - b.column(3)).abs().max_element() / height;
     for c in 0..3 {
-        let (ca, cb) = (a[c], b[c]);
+        let (ca, cb) = (a.column(c), b.column(c));
         e = e.max((ca - cb).abs().max_element() / ca.length().max(1e-12));
     }
     e
 }
 
-/// The upper three rows of the 4×4 product `a · m` (`a` affine), column by column: the same
-/// operations in the same order as the full product, so the same numbers, without the bottom
-/// row that [`matrix_error`] does not look at.
+/// The upper three rows of the 4×4 product `a · m` (`a` affine), two columns at a time: the
+/// same operations in the same order as the full product (`x * c.x + y * c.y + z * c.z + t *
+/// c.w` per column), so the same numbers, without the bottom row that [`matrix_error`] does not
+/// look at.
 #[inline(always)]
-fn affine_times(a: &DAffine3, m: &DMat4) -> [DVec3; 4] {
+fn affine_times(a: &DAffine3, m: &Factor) -> Pairs {
     let (x, y, z, t) = (
-        a.matrix3.x_axis,
-        a.matrix3.y_axis,
-        a.matrix3.z_axis,
-        a.translation,
+        a.matrix3.x_axis.to_array(),
+        a.matrix3.y_axis.to_array(),
+        a.matrix3.z_axis.to_array(),
+        a.translation.to_array(),
     );
-    let column = |c: glam::DVec4| x * c.x + y * c.y + z * c.z + t * c.w;
-    [
-        column(m.x_axis),
-        column(m.y_axis),
-        column(m.z_axis),
-        column(m.w_axis),
-    ]
+    Pairs {
+        r: std::array::from_fn(|i| {
+            std::array::from_fn(|h| {
+                let p = &m.pairs[h];
+                add2(
+                    add2(
+                        add2(mul2(splat(x[i]), p[0]), mul2(splat(y[i]), p[1])),
+                        mul2(splat(z[i]), p[2]),
+                    ),
+                    mul2(splat(t[i]), p[3]),
+                )
+            })
+        }),
+    }
+}
+
+/// `p * l` as glam multiplies affine matrices (each column `x * v.x + y * v.y + z * v.z`, the
+/// translation's plus `p`'s), rows 0 and 1 two lanes at a time: the same numbers.
+#[inline(always)]
+fn affine_mul(p: &DAffine3, l: &DAffine3) -> DAffine3 {
+    let Rows {
+        r01: [x, y, z, t],
+        r2,
+    } = Rows::of(p);
+    let cols = [
+        l.matrix3.x_axis,
+        l.matrix3.y_axis,
+        l.matrix3.z_axis,
+        l.translation,
+    ];
+    let out: [DVec3; 4] = std::array::from_fn(|c| {
+        let v = cols[c];
+        let mut r = add2(
+            add2(mul2(x, splat(v.x)), mul2(y, splat(v.y))),
+            mul2(z, splat(v.z)),
+        );
+        let mut r_2 = ((r2[0][0] * v.x) + (r2[0][1] * v.y)) + (r2[1][0] * v.z);
+        if c == 3 {
+            r = add2(r, t);
+            r_2 += r2[1][1];
+        }
+        DVec3::new(r[0], r[1], r_2)
+    });
+    DAffine3 {
+        matrix3: glam::DMat3::from_cols(out[0], out[1], out[2]),
+        translation: out[3],
+    }
 }
 
 /// World matrices in f64 (from the f32 values stored) of the first `frames` poses of `locals`
@@ -576,13 +762,25 @@ fn world_run(
         let parent = bone.parent.map(|p| p.index());
         for f in 0..frames {
             let l = &locals[f * n + b];
-            let local = DAffine3::from_scale_rotation_translation(
-                l.scale.as_dvec3(),
-                l.rotation.as_dquat(),
-                l.translation.as_dvec3(),
-            );
+            let rotation = glam::DMat3::from_quat(l.rotation.as_dquat());
+            // As `DAffine3::from_scale_rotation_translation`; a scale of exactly 1 changes no
+            // column (`x * 1.0` is `x`).
+            let matrix3 = if l.scale == Vec3::ONE {
+                rotation
+            } else {
+                let scale = l.scale.as_dvec3();
+                glam::DMat3::from_cols(
+                    rotation.x_axis * scale.x,
+                    rotation.y_axis * scale.y,
+                    rotation.z_axis * scale.z,
+                )
+            };
+            let local = DAffine3 {
+                matrix3,
+                translation: l.translation.as_dvec3(),
+            };
             let at = f * n;
-            world[at + b] = parent.map_or(base, |p| world[at + p]) * local;
+            world[at + b] = affine_mul(&parent.map_or(base, |p| world[at + p]), &local);
         }
     }
 }

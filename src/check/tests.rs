@@ -14,7 +14,7 @@ fn read(name: &str) -> Model {
 
 /// [`skin`] as the plainest pass gives it: every frame of every clip in order, each pose
 /// sampled whole ([`Pose::sample`]) and accumulated into f64 world matrices, every skin joint's
-/// `J(t) · IBM` compared as [`matrix_error`] does. Returns (max error, worst, matrices).
+/// `J(t) · IBM` (the full 4×4 products) compared as [`matrix_error`] does, column by column. Returns (max error, worst, matrices).
 fn reference(before: &Model, after: &Model, k: SkeletonId) -> (f32, Option<String>, usize) {
     let (a, b) = (before.skeleton(k), after.skeleton(k));
     let height = a.height().max(1e-6) as f64;
@@ -55,9 +55,9 @@ fn reference(before: &Model, after: &Model, k: SkeletonId) -> (f32, Option<Strin
             let wb = world(b, cb, time);
             for (sa, sb) in a.skins.iter().zip(&b.skins) {
                 for (n, (ja, jb)) in sa.joints.iter().zip(&sb.joints).enumerate() {
-                    let ma = affine_times(&wa[ja.index()], &sa.inverse_bind_matrices[n].as_dmat4());
-                    let mb = affine_times(&wb[jb.index()], &sb.inverse_bind_matrices[n].as_dmat4());
-                    let e = matrix_error(&ma, &mb, height) as f32;
+                    let ma = DMat4::from(wa[ja.index()]) * sa.inverse_bind_matrices[n].as_dmat4();
+                    let mb = DMat4::from(wb[jb.index()]) * sb.inverse_bind_matrices[n].as_dmat4();
+                    let e = plain_error(&ma, &mb, height) as f32;
                     seen += 1;
                     if e > max {
                         max = e;
@@ -72,6 +72,17 @@ fn reference(before: &Model, after: &Model, k: SkeletonId) -> (f32, Option<Strin
         }
     }
     (max, worst, seen)
+}
+
+/// [`matrix_error`] column by column on the full 4×4 products (its rows 0 to 2).
+fn plain_error(a: &DMat4, b: &DMat4, height: f64) -> f64 {
+    let col = |m: &DMat4, c: usize| m.col(c).truncate();
+    let mut e = (col(a, 3) - col(b, 3)).abs().max_element() / height;
+    for c in 0..3 {
+        let (ca, cb) = (col(a, c), col(b, c));
+        e = e.max((ca - cb).abs().max_element() / ca.length().max(1e-12));
+    }
+    e
 }
 
 fn normalized(before: &Model) -> Model {
