@@ -539,6 +539,17 @@ fn splat(x: f64) -> F2 {
     [x, x]
 }
 
+/// `a`'s columns: x, y, z and the translation.
+#[inline(always)]
+fn columns(a: &DAffine3) -> (DVec3, DVec3, DVec3, DVec3) {
+    (
+        a.matrix3.x_axis,
+        a.matrix3.y_axis,
+        a.matrix3.z_axis,
+        a.translation,
+    )
+}
+
 /// The upper three rows of an affine 4×4 matrix laid out for two lanes: rows 0 and 1 of each
 /// column (x, y, z, translation), and row 2 of the columns x and y, then z and translation.
 struct Rows {
@@ -550,12 +561,7 @@ impl Rows {
     /// `a`'s upper three rows.
     #[inline(always)]
     fn of(a: &DAffine3) -> Self {
-        let (x, y, z, t) = (
-            a.matrix3.x_axis,
-            a.matrix3.y_axis,
-            a.matrix3.z_axis,
-            a.translation,
-        );
+        let (x, y, z, t) = columns(a);
         Rows {
             r01: [[x.x, x.y], [y.x, y.y], [z.x, z.y], [t.x, t.y]],
             r2: [[x.z, y.z], [z.z, t.z]],
@@ -573,12 +579,7 @@ impl Pairs {
     /// `a`'s upper three rows.
     #[inline(always)]
     fn of(a: &DAffine3) -> Self {
-        let (x, y, z, t) = (
-            a.matrix3.x_axis,
-            a.matrix3.y_axis,
-            a.matrix3.z_axis,
-            a.translation,
-        );
+        let (x, y, z, t) = columns(a);
         Pairs {
             r: [
                 [[x.x, y.x], [z.x, t.x]],
