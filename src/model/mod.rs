@@ -9,6 +9,7 @@
 //! to their source (a glTF node index) only as plain numbers so that reports can name them.
 
 mod clip;
+mod halves;
 mod math;
 mod pose;
 mod reflect;
@@ -18,6 +19,7 @@ mod warning;
 pub use clip::{
     BoneTracks, Channel, Clip, Curve, Interpolation, OpaqueKind, OpaqueTrack, Track, TrackValue,
 };
+pub use halves::{first_half, in_two};
 pub use math::{angle_deg, arc, pole, turn_deg, yaw_of};
 pub use pose::{skinning_matrices, Pose};
 pub use reflect::Reflection;

@@ -12,7 +12,7 @@ use super::restore::KeyMap;
 use super::sim::Sim;
 use super::{RestOptions, RestReport};
 use crate::model::{
-    BoneId, BoneTracks, Clip, Interpolation, Model, SkeletonId, Track, Transform, Warning,
+    in_two, BoneId, BoneTracks, Clip, Interpolation, Model, SkeletonId, Track, Transform, Warning,
     WarningCode,
 };
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
@@ -136,30 +136,6 @@ fn complement(clip: &mut Clip, changed: &[Option<Quat>]) -> usize {
 /// Below this many keys, one thread converts them all: a second one costs more to start than it
 /// saves.
 const KEYS_FOR_TWO_THREADS: usize = 16_384;
-
-/// `work(first)` on this thread and, at the same time, `work(second)` on another one (or after
-/// it, on this one, if no thread can be started).
-pub(super) fn in_two<P: Send, R: Send + Default>(
-    first: P,
-    second: P,
-    work: impl Fn(P) -> R + Sync,
-) -> (R, R) {
-    let mut second = Some(second);
-    let (mine, theirs) = std::thread::scope(|s| {
-        let worker = std::thread::Builder::new()
-            .name("skelnorm rest".into())
-            .spawn_scoped(s, || second.take().map(&work));
-        let mine = work(first);
-        let theirs = match worker.map(|w| w.join()) {
-            Ok(Ok(theirs)) => theirs,
-            Ok(Err(panic)) => std::panic::resume_unwind(panic),
-            Err(_) => None,
-        };
-        (mine, theirs)
-    });
-    let theirs = theirs.or_else(|| second.take().map(&work));
-    (mine, theirs.unwrap_or_default())
-}
 
 /// How many keys a bone's tracks hold.
 pub(super) fn bone_keys(t: &BoneTracks) -> usize {

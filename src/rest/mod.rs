@@ -25,7 +25,7 @@ mod sim;
 pub use restore::{carry_back, KeyMap, RestoreError};
 
 use crate::mapping::BoneMap;
-use crate::model::{Clip, Model, Problem, Skeleton, SkeletonId, Warning};
+use crate::model::{first_half, in_two, Clip, Model, Problem, Skeleton, SkeletonId, Warning};
 use crate::profile::Profile;
 use serde::{Deserialize, Serialize};
 
@@ -248,14 +248,8 @@ fn validate_clips(model: &Model, k: SkeletonId, s: &Skeleton) -> Vec<Problem> {
     if total < KEYS_TO_VALIDATE_ON_TWO_THREADS {
         return validate((0, count));
     }
-    let mut sum = 0;
-    let middle = clips()
-        .position(|c| {
-            sum += keys(c);
-            2 * sum >= total
-        })
-        .map_or(count, |n| n + 1);
-    let (mut problems, theirs) = convert::in_two((0, middle), (middle, count), validate);
+    let middle = first_half(clips().map(keys), total);
+    let (mut problems, theirs) = in_two((0, middle), (middle, count), validate);
     problems.extend(theirs);
     problems
 }

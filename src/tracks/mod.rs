@@ -10,8 +10,8 @@ mod tests;
 
 use crate::mapping::BoneMap;
 use crate::model::{
-    turn_deg, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, OpaqueKind, Skeleton,
-    SkeletonId, Track, TrackValue, Warning, WarningCode,
+    first_half, in_two, turn_deg, BoneId, BoneTracks, Channel, Clip, Interpolation, Model,
+    OpaqueKind, Skeleton, SkeletonId, Track, TrackValue, Warning, WarningCode,
 };
 use crate::profile::Profile;
 use documented::DocumentedFields;
@@ -278,25 +278,11 @@ fn moving_bones(
         look(0, &mut moves);
         return moves;
     }
-    let mut sum = 0;
-    let middle = (0..n)
-        .position(|b| {
-            sum += keys(b);
-            2 * sum >= total
-        })
-        .map_or(n, |b| b + 1);
+    let middle = first_half((0..n).map(keys), total);
     let (mine, theirs) = moves.split_at_mut(middle);
-    let mut started = false;
-    std::thread::scope(|s| {
-        let worker = std::thread::Builder::new()
-            .name("skelnorm tracks".into())
-            .spawn_scoped(s, || look(middle, theirs));
-        started = worker.is_ok();
-        look(0, mine);
+    in_two((0, mine), (middle, theirs), |(first, moves)| {
+        look(first, moves)
     });
-    if !started {
-        look(middle, &mut moves[middle..]);
-    }
     moves
 }
 
