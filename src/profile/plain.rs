@@ -48,6 +48,39 @@ enum Node {
 pub(super) struct Plain {
     /// The top-level alternatives, in order of preference.
     alternatives: Vec<Vec<Node>>,
+    /// ASCII characters one of which any text the pattern matches in holds, when that is worth
+    /// checking first (a pattern such as `.*[:|]` would otherwise run through every name).
+    needs: Option<[bool; 128]>,
+}
+
+/// [`Plain::needs`] for these alternatives: `None` when each starts with a character it needs
+/// (a search fails at once) or some has no ASCII character class it needs.
+fn needs(alternatives: &[Vec<Node>]) -> Option<[bool; 128]> {
+    fn required(n: &Node) -> Option<&[(char, char)]> {
+        match n {
+            Node::Item(Class::Set(ranges), r) if r.min >= 1 => Some(ranges),
+            _ => None,
+        }
+    }
+    if alternatives
+        .iter()
+        .all(|alt| alt.first().and_then(required).is_some())
+    {
+        return None;
+    }
+    let mut set = [false; 128];
+    for alt in alternatives {
+        let ranges = alt
+            .iter()
+            .filter_map(required)
+            .find(|ranges| ranges.iter().all(|&(_, hi)| hi.is_ascii()))?;
+        for &(lo, hi) in ranges {
+            for c in lo..=hi {
+                set[c as usize] = true;
+            }
+        }
+    }
+    Some(set)
 }
 
 /// Metacharacters that may be escaped with `\`.
@@ -277,11 +310,19 @@ impl Plain {
             unbounded: 0,
         };
         let alternatives = parser.alternatives(0)?;
-        (parser.at == bytes.len()).then_some(Plain { alternatives })
+        (parser.at == bytes.len()).then(|| Plain {
+            needs: needs(&alternatives),
+            alternatives,
+        })
     }
 
     /// Where the match starting at the start of `text` ends, if there is one.
     pub(super) fn match_end(&self, text: &str) -> Option<usize> {
+        if let Some(needs) = &self.needs {
+            if !text.bytes().any(|b| b < 128 && needs[usize::from(b)]) {
+                return None;
+            }
+        }
         self.alternatives
             .iter()
             .find_map(|alt| run(alt, None, text, 0))

@@ -280,6 +280,9 @@ fn plain_prefixes_match_as_the_regex_crate_does() {
         "k+s*",
         "[+-]",
         "(x|(y|z.))q",
+        "[0-9]*_x",
+        ".?kx",
+        "s*(k|x)y",
     ];
     let others = [
         "^.*?_", "[--]", "[]a]", "a{2}", "(?i)x", "(a|)", "a||b", "()", "^", "", "$", "a$", "\\_",

@@ -199,7 +199,11 @@ impl Search<'_> {
             for i in (0..=n).rev() {
                 if i < n {
                     let v = self.cells[j][i];
-                    best_cell = if v.is_nan() { f32::INFINITY } else { best_cell.max(v) };
+                    best_cell = if v.is_nan() {
+                        f32::INFINITY
+                    } else {
+                        best_cell.max(v)
+                    };
                     if v.is_finite() {
                         largest = largest.max(v.abs());
                     }
@@ -740,7 +744,8 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
             _ => shape,
         }
     };
-    let Some((score, pi, placed)) = align_whole(&paths, &[false, true, true, true], table, whole, 6.0)
+    let Some((score, pi, placed)) =
+        align_whole(&paths, &[false, true, true, true], table, whole, 6.0)
     else {
         return (part, None);
     };
