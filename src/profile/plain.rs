@@ -269,21 +269,35 @@ fn run(nodes: &[Node], then: Option<&Then>, text: &str, at: usize) -> Option<usi
         }
         Node::Item(class, repeat) => {
             // As many as possible, then one fewer at a time down to the least.
-            let mut end = at;
-            let mut count = 0;
-            for c in text[at..].chars() {
-                if count == repeat.max || !class.accepts(c) {
-                    break;
+            let (mut end, mut count) = (at, 0);
+            if *class == Class::Any && repeat.max == usize::MAX {
+                // Up to the first line break.
+                end = text[at..].find('\n').map_or(text.len(), |k| at + k);
+                count = text[at..end].chars().count();
+            } else {
+                for c in text[at..].chars() {
+                    if count == repeat.max || !class.accepts(c) {
+                        break;
+                    }
+                    end += c.len_utf8();
+                    count += 1;
                 }
-                end += c.len_utf8();
-                count += 1;
             }
+            // A next item that needs a character the text does not have there fails at once.
+            let next = match rest.first() {
+                Some(Node::Item(next, r)) if r.min >= 1 => Some(next),
+                _ => None,
+            };
             loop {
                 if count < repeat.min {
                     return None;
                 }
-                if let Some(found) = run(rest, then, text, end) {
-                    return Some(found);
+                let hopeless =
+                    next.is_some_and(|n| text[end..].chars().next().is_none_or(|c| !n.accepts(c)));
+                if !hopeless {
+                    if let Some(found) = run(rest, then, text, end) {
+                        return Some(found);
+                    }
                 }
                 if count == 0 {
                     return None;
