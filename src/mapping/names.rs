@@ -66,6 +66,9 @@ pub fn analyze(name: &str, profile: &Profile) -> NameInfo {
     Lexicon::new(profile).analyze(name)
 }
 
+/// Marks a word as in one of the naming lists.
+type MarkKind = fn(&mut Kinds);
+
 /// Which of a profile's naming lists a word is in.
 #[derive(Debug, Clone, Copy, Default)]
 struct Kinds {
@@ -132,7 +135,7 @@ impl<'p> Lexicon<'p> {
     pub fn new(profile: &'p Profile) -> Self {
         let n = &profile.naming;
         let mut kinds: Words<Kinds> = Words::default();
-        let lists: [(&[String], fn(&mut Kinds)); 7] = [
+        let lists: [(&[String], MarkKind); 7] = [
             (&n.left, |k| k.left = true),
             (&n.right, |k| k.right = true),
             (&n.noise, |k| k.noise = true),

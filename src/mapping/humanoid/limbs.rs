@@ -159,10 +159,13 @@ fn align_whole(
     search.best
 }
 
+/// How [`align_whole`] scores a whole limb's placement.
+type WholeScore<'a> = dyn Fn(&[BoneId], &[Option<usize>]) -> f32 + 'a;
+
 /// The state of [`align_whole`]'s search over one path.
 struct Search<'a> {
     required: &'a [bool],
-    whole: &'a dyn Fn(&[BoneId], &[Option<usize>]) -> f32,
+    whole: &'a WholeScore<'a>,
     whole_max: f32,
     /// `cells[j][i]`: the score of slot `j` at position `i` of the path.
     cells: Vec<Vec<f32>>,
