@@ -97,6 +97,11 @@ pub struct Lexicon<'p> {
 /// A map from a profile's words.
 type Words<'p, V> = HashMap<&'p str, V, BuildHasherDefault<WordHasher>>;
 
+/// An empty [`Words`] with room for `n` words.
+fn sized<'p, V>(n: usize) -> Words<'p, V> {
+    Words::with_capacity_and_hasher(n, BuildHasherDefault::default())
+}
+
 /// FxHash (rustc's hasher) for the lexicon's short keys, several times cheaper than the default
 /// SipHash. The keys are the profile's own words, so no input chooses them.
 #[derive(Default)]
@@ -134,7 +139,20 @@ impl<'p> Lexicon<'p> {
     /// The lookups of `profile`.
     pub fn new(profile: &'p Profile) -> Self {
         let n = &profile.naming;
-        let mut kinds: Words<Kinds> = Words::default();
+        let mut kinds: Words<Kinds> = sized(
+            [
+                &n.left,
+                &n.right,
+                &n.noise,
+                &n.helpers,
+                &n.ends,
+                &n.secondary,
+                &n.palm,
+            ]
+            .iter()
+            .map(|l| l.len())
+            .sum(),
+        );
         let lists: [(&[String], MarkKind); 7] = [
             (&n.left, |k| k.left = true),
             (&n.right, |k| k.right = true),
@@ -149,13 +167,13 @@ impl<'p> Lexicon<'p> {
                 set(kinds.entry(w.as_str()).or_default());
             }
         }
-        let mut synonyms: Words<Vec<usize>> = Words::default();
+        let mut synonyms: Words<Vec<usize>> = sized(profile.synonym_rules.len());
         for (i, (from, _)) in profile.synonym_rules.iter().enumerate() {
             if let Some(first) = from.first() {
                 synonyms.entry(first.as_str()).or_default().push(i);
             }
         }
-        let mut bones: Words<Vec<usize>> = Words::default();
+        let mut bones: Words<Vec<usize>> = sized(profile.vocabulary.len());
         for (i, b) in profile.bones.iter().enumerate() {
             for w in b.names.iter().flat_map(|(phrase, _)| phrase) {
                 let list = bones.entry(w.as_str()).or_default();
