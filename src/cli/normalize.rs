@@ -4,8 +4,9 @@
 
 use super::map::MapArgs;
 use super::stages::StageFlags;
-use super::Failure;
+use super::{Failure, Kept};
 use skelnorm::check::cores;
+use skelnorm::gltf_io::Error;
 use skelnorm::model::{Skeleton, SkeletonId};
 use skelnorm::pipeline::{
     map_skeletons, normalize_mapped, Mapped, NormalizeError, NormalizeOptions,
@@ -75,19 +76,10 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
     super::check_output(&args.output)?;
     super::check_not_input(&args.input, &args.output)?;
     let start = std::time::Instant::now();
-    // The settings are resolved and the skeletons mapped while the clips are read; settings
-    // that fail win over a file that does, as when they were resolved before it was read.
-    let mut ahead = None;
-    let read = super::read_and(&args.input, &mut |skeletons| {
-        ahead = Some(settings_and_maps(args, skeletons));
-    });
-    let (profile, mut options, mapped) = match ahead {
-        Some(ahead) => ahead?,
-        None => {
-            let (profile, options) = settings(args)?;
-            (profile, options, None)
-        }
-    };
+    let (read, ahead) = read_and_settle(args);
+    let (profile, mut options, mapped) = ahead?;
+    // Kept until the process ends, as the document is (see `Kept`): nothing to free one by one.
+    let profile = std::mem::ManuallyDrop::new(profile);
     let allow_partial = options.allow_partial;
     let mut doc = read?;
     // The stages do not look at the JSON: as text it takes a tenth of the memory meanwhile.
@@ -102,7 +94,7 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         .transpose()?;
     let mapped = mapped.unwrap_or_else(|| map_skeletons(&doc.model.skeletons, &profile, &options));
     let normalized = mapped.and_then(|m| normalize_mapped(&mut doc.model, m, &profile, &options));
-    let (mut report, measuring) = match normalized {
+    let (report, measuring) = match normalized {
         Ok(r) => r,
         Err(e @ NormalizeError::NoFit { .. }) => {
             return Err(Failure::Refused(format!(
@@ -120,6 +112,7 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         }
         Err(e) => return Err(Failure::Refused(format!("{}: {e}", args.input.display()))),
     };
+    let mut report = std::mem::ManuallyDrop::new(report);
     doc.let_go_of_read_keys();
     // The skin check runs beside the write, on the other cores, then on this one too.
     measuring.run_beside(&doc.model, &mut report, cores(), || doc.write(&args.output))?;
@@ -161,15 +154,46 @@ type Ahead = (
     Option<Result<Mapped, NormalizeError>>,
 );
 
-/// [`settings`] and the bone maps of the skeletons `args` chooses (see [`Ahead`]).
-fn settings_and_maps(args: &NormalizeArgs, skeletons: &[Skeleton]) -> Result<Ahead, Failure> {
-    let (profile, mut options) = settings(args)?;
+/// The input read, and what `normalize` needs beside it ([`Ahead`]): the settings resolved on a
+/// thread of their own while the file is read, the skeletons mapped while its clips are read.
+/// Settings that fail win over a file that does (as when they were resolved before the read).
+fn read_and_settle(args: &NormalizeArgs) -> (Result<Kept, Error>, Result<Ahead, Failure>) {
+    std::thread::scope(|s| {
+        let resolving = std::thread::Builder::new()
+            .name("skelnorm settings".into())
+            .spawn_scoped(s, || settings(args));
+        let resolving = std::sync::Mutex::new(resolving.ok());
+        // The settings resolved there, or here when no thread could be started.
+        let resolved = || {
+            let thread = resolving.lock().ok().and_then(|mut t| t.take());
+            match thread.map(|t| t.join()) {
+                Some(Ok(settings)) => settings,
+                Some(Err(panic)) => std::panic::resume_unwind(panic),
+                None => settings(args),
+            }
+        };
+        let mut ahead = None;
+        let read = super::read_and(&args.input, &mut |skeletons| {
+            ahead = Some(resolved().map(|s| with_maps(args, s, skeletons)));
+        });
+        let ahead = ahead.unwrap_or_else(|| resolved().map(|(p, o)| (p, o, None)));
+        (read, ahead)
+    })
+}
+
+/// The profile and options `settings` with the bone maps of the skeletons `args` chooses (see
+/// [`Ahead`]).
+fn with_maps(
+    args: &NormalizeArgs,
+    (profile, mut options): (Profile, NormalizeOptions),
+    skeletons: &[Skeleton],
+) -> Ahead {
     let chosen = match args.skeleton.map(u32::try_from) {
         None => None,
         Some(Ok(k)) if (k as usize) < skeletons.len() => Some(SkeletonId(k)),
-        Some(_) => return Ok((profile, options, None)),
+        Some(_) => return (profile, options, None),
     };
     options.skeleton = chosen;
     let mapped = map_skeletons(skeletons, &profile, &options);
-    Ok((profile, options, Some(mapped)))
+    (profile, options, Some(mapped))
 }
