@@ -413,3 +413,6 @@ fn normalize_one(
     });
     Ok((report, rest))
 }
+
+#[cfg(test)]
+mod tests;
