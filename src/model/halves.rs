@@ -72,7 +72,7 @@ mod tests {
         let got = beside(|| 7, || ran += 1);
         assert_eq!((got, ran), (7, 1));
         // `there` sees what it borrows as `here` does, on another thread.
-        let data = vec![1, 2, 3];
+        let data = [1, 2, 3];
         let mut sum = 0;
         let len = beside(|| data.len(), || sum = data.iter().sum());
         assert_eq!((len, sum), (3, 6));
