@@ -7,6 +7,7 @@
 //! matrices become `F_i⁻¹ · IBM` and attached nodes `F_i⁻¹ · T`, so every joint's skinning
 //! matrix is unchanged at every frame.
 
+use super::lanes;
 use super::pose::Plan;
 use super::restore::KeyMap;
 use super::sim::Sim;
@@ -244,6 +245,24 @@ trait Convert<T> {
     /// The key `value` converted; `cubic`: the track is a cubic spline, `tangent`: this key is
     /// one of its tangents.
     fn key(&mut self, value: T, cubic: bool, tangent: bool) -> T;
+
+    /// Converts every value of a track in place, in order, as [`Convert::key`] would one by
+    /// one (`cubic`: the track is a cubic spline, whose every value but the middle of three is
+    /// a tangent).
+    fn keys(&mut self, values: &mut [T], cubic: bool)
+    where
+        T: Copy,
+    {
+        if cubic {
+            for (n, v) in values.iter_mut().enumerate() {
+                *v = self.key(*v, true, n % 3 != 1);
+            }
+        } else {
+            for v in values {
+                *v = self.key(*v, false, false);
+            }
+        }
+    }
 }
 
 impl<T, F: FnMut(T, bool) -> T> Convert<T> for F {
@@ -261,6 +280,26 @@ impl Convert<Vec3> for Move {
     fn key(&mut self, v: Vec3, _: bool, tangent: bool) -> Vec3 {
         self.0.vector(v, !tangent)
     }
+
+    /// Keys of tracks other than cubic splines (all points) a block at a time ([`lanes::place`]).
+    fn keys(&mut self, values: &mut [Vec3], cubic: bool) {
+        if cubic {
+            for (n, v) in values.iter_mut().enumerate() {
+                *v = self.key(*v, true, n % 3 != 1);
+            }
+            return;
+        }
+        let Wide { t, r, s } = self.0;
+        let mut blocks = values.chunks_exact_mut(lanes::BLOCK);
+        for block in &mut blocks {
+            if let Ok(block) = block.try_into() {
+                lanes::place(t, r, s, block);
+            }
+        }
+        for v in blocks.into_remainder() {
+            *v = self.key(*v, false, false);
+        }
+    }
 }
 
 /// A rotation key to `a · key · f`, flipped when it lies in the other hemisphere from the one
@@ -272,10 +311,10 @@ struct Turn {
     before: Quat,
 }
 
-impl Convert<Quat> for Turn {
-    #[inline]
-    fn key(&mut self, q: Quat, cubic: bool, _: bool) -> Quat {
-        let mut q = (self.a * q.as_dquat() * self.f).as_quat();
+impl Turn {
+    /// `q` (turned) flipped into the hemisphere of the key before it, unless `cubic`.
+    #[inline(always)]
+    fn follow(&mut self, mut q: Quat, cubic: bool) -> Quat {
         if !cubic {
             if q.dot(self.before) < 0.0 {
                 q = -q;
@@ -283,6 +322,30 @@ impl Convert<Quat> for Turn {
             self.before = q;
         }
         q
+    }
+}
+
+impl Convert<Quat> for Turn {
+    #[inline]
+    fn key(&mut self, q: Quat, cubic: bool, _: bool) -> Quat {
+        let q = (self.a * q.as_dquat() * self.f).as_quat();
+        self.follow(q, cubic)
+    }
+
+    /// The products a block of keys at a time ([`lanes::turn`]), then each flipped in order.
+    fn keys(&mut self, values: &mut [Quat], cubic: bool) {
+        let mut blocks = values.chunks_exact_mut(lanes::BLOCK);
+        for block in &mut blocks {
+            if let Ok(block) = block.try_into() {
+                lanes::turn(self.a, self.f, block);
+            }
+            for q in block {
+                *q = self.follow(*q, cubic);
+            }
+        }
+        for v in blocks.into_remainder() {
+            *v = self.key(*v, cubic, false);
+        }
     }
 }
 
@@ -390,20 +453,11 @@ fn claim<T: Copy + Bits, M: Convert<T>>(track: &mut Track<T>, mut map: M) -> usi
 }
 
 /// Converts every key of `track` with `map`, in place, if its values are its own (after
-/// [`claim`], unless `map` changes none of them), in a plain loop.
+/// [`claim`], unless `map` changes none of them), with [`Convert::keys`].
 fn convert<T: Copy, M: Convert<T>>(track: &mut Track<T>, mut map: M) {
     let cubic = track.interpolation == Interpolation::CubicSpline;
-    let Some(values) = std::sync::Arc::get_mut(&mut track.values) else {
-        return;
-    };
-    if cubic {
-        for (n, v) in values.iter_mut().enumerate() {
-            *v = map.key(*v, true, n % 3 != 1);
-        }
-    } else {
-        for v in values {
-            *v = map.key(*v, false, false);
-        }
+    if let Some(values) = std::sync::Arc::get_mut(&mut track.values) {
+        map.keys(values, cubic);
     }
 }
 
