@@ -281,7 +281,8 @@ impl Convert<Vec3> for Move {
         self.0.vector(v, !tangent)
     }
 
-    /// Keys of tracks other than cubic splines (all points) a block at a time ([`lanes::place`]).
+    /// Keys of tracks other than cubic splines (all points) a block at a time
+    /// ([`lanes::place_blocks`]).
     fn keys(&mut self, values: &mut [Vec3], cubic: bool) {
         if cubic {
             for (n, v) in values.iter_mut().enumerate() {
@@ -290,13 +291,9 @@ impl Convert<Vec3> for Move {
             return;
         }
         let Wide { t, r, s } = self.0;
-        let mut blocks = values.chunks_exact_mut(lanes::BLOCK);
-        for block in &mut blocks {
-            if let Ok(block) = block.try_into() {
-                lanes::place(t, r, s, block);
-            }
-        }
-        for v in blocks.into_remainder() {
+        let (blocks, rest) = values.split_at_mut(lanes::in_blocks(values));
+        lanes::place_blocks(t, r, s, blocks);
+        for v in rest {
             *v = self.key(*v, false, false);
         }
     }
@@ -332,19 +329,16 @@ impl Convert<Quat> for Turn {
         self.follow(q, cubic)
     }
 
-    /// The products a block of keys at a time ([`lanes::turn`]), then each flipped in order.
+    /// The products a block of keys at a time ([`lanes::turn_blocks`]), then each key flipped
+    /// in order.
     fn keys(&mut self, values: &mut [Quat], cubic: bool) {
-        let mut blocks = values.chunks_exact_mut(lanes::BLOCK);
-        for block in &mut blocks {
-            if let Ok(block) = block.try_into() {
-                lanes::turn(self.a, self.f, block);
-            }
-            for q in block {
-                *q = self.follow(*q, cubic);
-            }
+        let (blocks, rest) = values.split_at_mut(lanes::in_blocks(values));
+        lanes::turn_blocks(self.a, self.f, blocks);
+        for q in rest {
+            *q = (self.a * q.as_dquat() * self.f).as_quat();
         }
-        for v in blocks.into_remainder() {
-            *v = self.key(*v, cubic, false);
+        for q in values {
+            *q = self.follow(*q, cubic);
         }
     }
 }

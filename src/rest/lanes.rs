@@ -5,13 +5,74 @@
 use glam::{DQuat, DVec3, Quat, Vec3};
 
 /// How many keys go through the maps at a time.
-pub(super) const BLOCK: usize = 8;
+const BLOCK: usize = 8;
+
+/// How many keys at the start of `keys` [`turn_blocks`] and [`place_blocks`] convert: whole
+/// blocks (the rest are the caller's, one at a time).
+pub(super) fn in_blocks<T>(keys: &[T]) -> usize {
+    keys.len() - keys.len() % BLOCK
+}
+
+/// [`turn`] over every whole block of `keys` (see [`in_blocks`]). With AVX (told at run time)
+/// the compiler packs four keys into each operation instead of two: the same operations on each
+/// key, so the same bits either way.
+pub(super) fn turn_blocks(a: DQuat, f: DQuat, keys: &mut [Quat]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: this CPU runs AVX instructions, as just asked.
+        unsafe { turn_blocks_avx(a, f, keys) };
+        return;
+    }
+    turn_blocks_here(a, f, keys);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn turn_blocks_avx(a: DQuat, f: DQuat, keys: &mut [Quat]) {
+    turn_blocks_here(a, f, keys);
+}
+
+#[inline(always)]
+fn turn_blocks_here(a: DQuat, f: DQuat, keys: &mut [Quat]) {
+    for block in keys.chunks_exact_mut(BLOCK) {
+        if let Ok(block) = block.try_into() {
+            turn(a, f, block);
+        }
+    }
+}
+
+/// [`place`] over every whole block of `keys` (see [`in_blocks`]), with AVX as
+/// [`turn_blocks`].
+pub(super) fn place_blocks(t: DVec3, r: DQuat, s: f64, keys: &mut [Vec3]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: this CPU runs AVX instructions, as just asked.
+        unsafe { place_blocks_avx(t, r, s, keys) };
+        return;
+    }
+    place_blocks_here(t, r, s, keys);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn place_blocks_avx(t: DVec3, r: DQuat, s: f64, keys: &mut [Vec3]) {
+    place_blocks_here(t, r, s, keys);
+}
+
+#[inline(always)]
+fn place_blocks_here(t: DVec3, r: DQuat, s: f64, keys: &mut [Vec3]) {
+    for block in keys.chunks_exact_mut(BLOCK) {
+        if let Ok(block) = block.try_into() {
+            place(t, r, s, block);
+        }
+    }
+}
 
 /// `(a · q · f).as_quat()` for each of `BLOCK` keys `q`, in place: the product of
 /// [`super::convert`]'s `Turn`. The keys are laid out component by component first, so the
 /// compiler computes two keys per instruction.
 #[inline(always)]
-pub(super) fn turn(a: DQuat, f: DQuat, keys: &mut [Quat; BLOCK]) {
+fn turn(a: DQuat, f: DQuat, keys: &mut [Quat; BLOCK]) {
     let mut c = [[0.0f64; BLOCK]; 4];
     for (i, q) in keys.iter().enumerate() {
         let q = q.as_dquat();
@@ -29,7 +90,7 @@ pub(super) fn turn(a: DQuat, f: DQuat, keys: &mut [Quat; BLOCK]) {
 /// `(t + r · (v.as_dvec3() · s)).as_vec3()` for each of `BLOCK` keys `v`, in place: the map of
 /// a translation key ([`super::convert`]'s `Wide::vector` of a point), laid out as in [`turn`].
 #[inline(always)]
-pub(super) fn place(t: DVec3, r: DQuat, s: f64, keys: &mut [Vec3; BLOCK]) {
+fn place(t: DVec3, r: DQuat, s: f64, keys: &mut [Vec3; BLOCK]) {
     let mut c = [[0.0f64; BLOCK]; 3];
     for (i, v) in keys.iter().enumerate() {
         let v = v.as_dvec3();
@@ -82,9 +143,11 @@ mod tests {
         let t = DVec3::new(0.25, -0.0, 1e-3);
         for (a, f) in maps {
             for i in 0..n {
-                let read: [Quat; BLOCK] = std::array::from_fn(|j| q(i + 11 * j));
-                let mut turned = read;
-                turn(a, f, &mut turned);
+                let read: [Quat; 2 * BLOCK] = std::array::from_fn(|j| q(i + 11 * j));
+                let (mut turned, mut here) = (read, read);
+                turn_blocks(a, f, &mut turned);
+                turn_blocks_here(a, f, &mut here);
+                assert_eq!(turned, here);
                 for (q, got) in read.iter().zip(turned) {
                     let one = (a * q.as_dquat() * f).as_quat();
                     assert_eq!(
@@ -92,10 +155,12 @@ mod tests {
                         got.to_array().map(f32::to_bits)
                     );
                 }
-                let read: [Vec3; BLOCK] = std::array::from_fn(|j| v(i + 13 * j));
+                let read: [Vec3; 2 * BLOCK] = std::array::from_fn(|j| v(i + 13 * j));
                 for s in [1.0, 0.01, 3.7] {
-                    let mut placed = read;
-                    place(t, a, s, &mut placed);
+                    let (mut placed, mut here) = (read, read);
+                    place_blocks(t, a, s, &mut placed);
+                    place_blocks_here(t, a, s, &mut here);
+                    assert_eq!(placed, here);
                     for (v, got) in read.iter().zip(placed) {
                         let one = (t + a * (v.as_dvec3() * s)).as_vec3();
                         assert_eq!(
