@@ -73,17 +73,17 @@ fn place_blocks_here(t: DVec3, r: DQuat, s: f64, keys: &mut [Vec3]) {
 /// compiler computes two keys per instruction.
 #[inline(always)]
 fn turn(a: DQuat, f: DQuat, keys: &mut [Quat; BLOCK]) {
-    let mut c = [[0.0f64; BLOCK]; 4];
+    let (mut x, mut y, mut z, mut w) = ([0.0f64; BLOCK], [0.0; BLOCK], [0.0; BLOCK], [0.0; BLOCK]);
     for (i, q) in keys.iter().enumerate() {
         let q = q.as_dquat();
-        (c[0][i], c[1][i], c[2][i], c[3][i]) = (q.x, q.y, q.z, q.w);
+        (x[i], y[i], z[i], w[i]) = (q.x, q.y, q.z, q.w);
     }
     for i in 0..BLOCK {
-        let r = a * DQuat::from_xyzw(c[0][i], c[1][i], c[2][i], c[3][i]) * f;
-        (c[0][i], c[1][i], c[2][i], c[3][i]) = (r.x, r.y, r.z, r.w);
+        let r = a * DQuat::from_xyzw(x[i], y[i], z[i], w[i]) * f;
+        (x[i], y[i], z[i], w[i]) = (r.x, r.y, r.z, r.w);
     }
     for (i, q) in keys.iter_mut().enumerate() {
-        *q = DQuat::from_xyzw(c[0][i], c[1][i], c[2][i], c[3][i]).as_quat();
+        *q = DQuat::from_xyzw(x[i], y[i], z[i], w[i]).as_quat();
     }
 }
 
@@ -91,17 +91,17 @@ fn turn(a: DQuat, f: DQuat, keys: &mut [Quat; BLOCK]) {
 /// a translation key ([`super::convert`]'s `Wide::vector` of a point), laid out as in [`turn`].
 #[inline(always)]
 fn place(t: DVec3, r: DQuat, s: f64, keys: &mut [Vec3; BLOCK]) {
-    let mut c = [[0.0f64; BLOCK]; 3];
+    let (mut x, mut y, mut z) = ([0.0f64; BLOCK], [0.0; BLOCK], [0.0; BLOCK]);
     for (i, v) in keys.iter().enumerate() {
         let v = v.as_dvec3();
-        (c[0][i], c[1][i], c[2][i]) = (v.x, v.y, v.z);
+        (x[i], y[i], z[i]) = (v.x, v.y, v.z);
     }
     for i in 0..BLOCK {
-        let v = t + r * (DVec3::new(c[0][i], c[1][i], c[2][i]) * s);
-        (c[0][i], c[1][i], c[2][i]) = (v.x, v.y, v.z);
+        let v = t + r * (DVec3::new(x[i], y[i], z[i]) * s);
+        (x[i], y[i], z[i]) = (v.x, v.y, v.z);
     }
     for (i, v) in keys.iter_mut().enumerate() {
-        *v = DVec3::new(c[0][i], c[1][i], c[2][i]).as_vec3();
+        *v = DVec3::new(x[i], y[i], z[i]).as_vec3();
     }
 }
 
@@ -112,7 +112,15 @@ mod tests {
     /// Components with signed zeros, tiny and huge ones, next to ordinary ones.
     fn samples() -> Vec<f32> {
         let mut x = vec![
-            0.0, -0.0, 1.0, -1.0, 1e-30, -3.5e-20, 7.25e20, 0.5, -0.7071068,
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            1e-30,
+            -3.5e-20,
+            7.25e20,
+            0.5,
+            -std::f32::consts::FRAC_1_SQRT_2,
         ];
         let mut seed = 0x1234_5678u32;
         for _ in 0..200 {
