@@ -58,8 +58,9 @@ pub fn cores() -> usize {
 
 /// [`skin`] on `threads` threads in all, the calling thread among them, beside `beside`
 /// (writing a file, say), which the calling thread runs first; returns the check and what
-/// `beside` returned. The clips with all but the last third of the frames are checked first,
-/// and their keys let go of (unless `after` shares them): the memory is `beside`'s to reuse.
+/// `beside` returned. The runs of frames with all but the last third of the frames are checked
+/// first, and the keys of the clips they check through let go of (unless `after` shares them):
+/// the memory is `beside`'s to reuse.
 /// Then the calling thread runs `beside` while the other threads check the rest, and joins them
 /// once done. (Writing the 3 MB benchmark file costs about as much as checking 30% of its
 /// frames on one thread.)
@@ -74,26 +75,32 @@ pub fn skin_beside<T>(
     let mut clips = std::mem::take(&mut before.clips);
     let pairs = clips_of(&clips, after, &at);
     let pass = SkinPass::new(&before, after, k, pairs.first().copied());
-    // The last clips, with at most a third of the frames, are checked beside.
-    let frames: Vec<usize> = pairs.iter().map(|(ca, _)| frames_of(ca)).collect();
-    let total: usize = frames.iter().sum();
-    let (mut split, mut last) = (pairs.len(), 0);
-    while split > 0 && (last + frames[split - 1]) * 3 <= total {
-        split -= 1;
-        last += frames[split];
-    }
-    let mut runs = runs_of(&pairs, 0..split);
-    let (mut found, ()) = run_all(&pass, &pairs, &runs, threads, || ());
+    let runs = runs_of(&pairs, 0..pairs.len());
+    let split = beside_from(&runs);
+    let (mut found, ()) = run_all(&pass, &pairs, &runs[..split], threads, || ());
     drop(pairs);
-    for &(a, _) in &at[..split] {
+    // The clips before the first run left are checked through.
+    let done = runs.get(split).map_or(at.len(), |&(p, _, _)| p);
+    for &(a, _) in &at[..done] {
         clips[a].tracks = Vec::new();
     }
     let pairs = clips_of(&clips, after, &at);
-    let later = runs_of(&pairs, split..pairs.len());
-    let (rest, out) = run_all(&pass, &pairs, &later, threads, beside);
+    let (rest, out) = run_all(&pass, &pairs, &runs[split..], threads, beside);
     found.extend(rest);
-    runs.extend(later);
     (result(&pass, &pairs, &runs, found), out)
+}
+
+/// Where the runs [`skin_beside`] checks beside begin: the last runs, with at most a third of
+/// the frames (runs are frame ranges, so a clip may be split, and a file of one long clip
+/// overlaps too).
+fn beside_from(runs: &[(usize, usize, usize)]) -> usize {
+    let total: usize = runs.iter().map(|&(_, from, to)| to - from).sum();
+    let (mut split, mut last) = (runs.len(), 0);
+    while split > 0 && (last + runs[split - 1].2 - runs[split - 1].1) * 3 <= total {
+        split -= 1;
+        last += runs[split].2 - runs[split].1;
+    }
+    split
 }
 
 /// The clips of skeleton `k` in `before` and in `after` paired by name (in order among equal
@@ -788,9 +795,8 @@ fn world_run(
 
 /// The local transforms of `s` posed by `clip` at each of `times` (increasing), as
 /// [`Pose::sample_into`] over the rest gives them, frame after frame in `out` (one per bone).
-/// Track by track: each track's keys are read in order, a few per frame, and each search starts
-/// where the last one stopped ([`crate::model::Track::sample_from`]), rather than one key of
-/// every track per frame.
+/// Track by track: each track's keys are read in order, a few per frame, in one walk
+/// ([`crate::model::Track::sample_each`]), rather than one key of every track per frame.
 fn sample_run(
     s: &Skeleton,
     clip: &Clip,
@@ -807,23 +813,15 @@ fn sample_run(
         if needed.is_some_and(|need| !need[b]) {
             continue;
         }
+        let frame = &mut out[b..];
         if let Some(t) = &tracks.translation {
-            let mut at = 0;
-            for (l, &time) in out[b..].iter_mut().step_by(n).zip(times) {
-                l.translation = t.sample_from(time, &mut at);
-            }
+            t.sample_each(times, |i, v| frame[i * n].translation = v);
         }
         if let Some(t) = &tracks.rotation {
-            let mut at = 0;
-            for (l, &time) in out[b..].iter_mut().step_by(n).zip(times) {
-                l.rotation = t.sample_unit_from(time, &mut at);
-            }
+            t.sample_unit_each(times, |i, v| frame[i * n].rotation = v);
         }
         if let Some(t) = &tracks.scale {
-            let mut at = 0;
-            for (l, &time) in out[b..].iter_mut().step_by(n).zip(times) {
-                l.scale = t.sample_from(time, &mut at);
-            }
+            t.sample_each(times, |i, v| frame[i * n].scale = v);
         }
     }
 }

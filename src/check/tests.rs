@@ -215,8 +215,43 @@ fn repeated_skins_and_end_bones_give_the_numbers_of_a_plain_pass() {
     }
 }
 
-/// Issue 19: the check beside other work (its first clips checked first and let go of, the
-/// last third of the frames beside) gives what [`skin`] gives, on any number of threads, with a
+/// The model with only its first clip, played five times slower (its keys then fall between
+/// frames): one clip long enough to be split between before and beside a write.
+fn one_long_clip(model: &Model) -> Model {
+    let mut long = model.clone();
+    long.clips.truncate(1);
+    for t in &mut long.clips[0].tracks {
+        let slower = |times: &std::sync::Arc<[f32]>| times.iter().map(|&t| t * 5.0).collect();
+        if let Some(x) = &mut t.translation {
+            x.times = slower(&x.times);
+        }
+        if let Some(x) = &mut t.rotation {
+            x.times = slower(&x.times);
+        }
+        if let Some(x) = &mut t.scale {
+            x.times = slower(&x.times);
+        }
+    }
+    long
+}
+
+/// Issue 19, round 9: the frames checked beside are the last third of the runs, wherever the
+/// clips begin and end: part of a clip when it is the only one.
+#[test]
+fn the_last_third_of_the_frames_is_checked_beside() {
+    assert_eq!(beside_from(&[(0, 0, 32), (0, 32, 64), (0, 64, 96)]), 2);
+    assert_eq!(beside_from(&[(0, 0, 32), (0, 32, 64), (0, 64, 90)]), 2);
+    assert_eq!(
+        beside_from(&[(0, 0, 31), (1, 0, 32), (1, 32, 61), (2, 0, 31)]),
+        3
+    );
+    assert_eq!(beside_from(&[(0, 0, 32), (0, 32, 40)]), 1);
+    assert_eq!(beside_from(&[(0, 0, 20)]), 1);
+    assert_eq!(beside_from(&[]), 0);
+}
+
+/// Issue 19: the check beside other work (its first runs of frames checked first and their
+/// clips let go of, the last third of the frames beside, also of a single long clip) gives what [`skin`] gives, on any number of threads, with a
 /// wrong key in the first clip or the last, and hands back what the work returned.
 #[test]
 fn beside_other_work_gives_the_numbers_of_skin() {
@@ -229,8 +264,15 @@ fn beside_other_work_gives_the_numbers_of_skin() {
         one_wrong_key(&after, 0, 5, 1, 1e-3),
         one_wrong_key(&after, last, 5, 1, 1e-3),
     ];
-    for after in &cases {
-        let alone = skin(&before, after, k);
+    let long = one_long_clip(&before);
+    let long_after = normalized(&long);
+    let wrong_late = one_wrong_key(&long_after, 0, 5, 22, 1e-3);
+    let cases = cases
+        .iter()
+        .map(|after| (&before, after))
+        .chain([(&long, &long_after), (&long, &wrong_late)]);
+    for (before, after) in cases {
+        let alone = skin(before, after, k);
         for threads in [1, 2, 3] {
             let (check, done) = skin_beside(before.clone(), after, k, threads, || "written");
             assert_eq!(done, "written");
