@@ -3,6 +3,7 @@
 use super::*;
 use crate::mapping::{map_skeleton, MapOptions};
 use crate::pipeline::{normalize, NormalizeOptions};
+use glam::DMat4;
 use std::path::Path;
 
 fn read(name: &str) -> Model {
@@ -283,5 +284,58 @@ fn beside_other_work_gives_the_numbers_of_skin() {
             );
             assert_eq!((check.clips, check.frames), (alone.clips, alone.frames));
         }
+    }
+}
+
+/// Issue 19, round 9: the instance compiled for AVX2 (four f64 lanes in one register) finds
+/// what the instance for any CPU finds (two in each of two), run by run, bit for bit: with
+/// skins, without (each bone's constant change), with the scene turned, and with wrong keys.
+#[test]
+fn four_lanes_in_one_register_give_the_numbers_of_two() {
+    if !has_avx2() {
+        return; // Nothing to compare: the CPU runs only the one instance.
+    }
+    let k = SkeletonId(0);
+    let mut models = Vec::new();
+    for name in ["mixamo.glb", "vrm0.vrm", "ue_zup.glb"] {
+        let before = read(name);
+        let after = normalized(&before);
+        // A wrong key in the middle of the first bone with a few.
+        let (bone, keys) = after.clips[0]
+            .tracks
+            .iter()
+            .enumerate()
+            .find_map(|(b, t)| {
+                t.rotation
+                    .as_ref()
+                    .filter(|r| r.len() > 2)
+                    .map(|r| (b, r.len()))
+            })
+            .expect("a bone with rotation keys");
+        let wrong = one_wrong_key(&after, 0, bone, keys / 2, 0.3);
+        let mut bare = (before.clone(), after.clone());
+        bare.0.skeletons[0].skins.clear();
+        bare.1.skeletons[0].skins.clear();
+        models.extend([(before.clone(), after), (before, wrong), bare]);
+    }
+    for (before, after) in &models {
+        let at = pair_clips(before, after, k);
+        let pairs = clips_of(&before.clips, after, &at);
+        let pass = SkinPass::new(before, after, k, pairs.first().copied());
+        assert!(pass.wide);
+        let runs = runs_of(&pairs, 0..pairs.len());
+        let mut buffers = Buffers::new(&pass, runs.len());
+        let mut worst = 0.0f32;
+        for &run in &runs {
+            let two = check_run_lanes::<F4>(&pass, &pairs, run, &mut buffers);
+            let four = check_run(&pass, &pairs, run, &mut buffers);
+            assert_eq!(
+                (four.max.to_bits(), four.at, four.seen, four.nan),
+                (two.max.to_bits(), two.at, two.seen, two.nan),
+                "run {run:?}"
+            );
+            worst = worst.max(four.max);
+        }
+        assert!(worst > 0.0);
     }
 }
