@@ -621,7 +621,9 @@ fn world_run<L: Lanes>(
                 l.translation.as_dvec3(),
             ];
             let at = f * n;
-            world[at + b] = affine_mul::<L>(&parent.map_or(base, |p| world[at + p]), local);
+            // The parent's by reference: no copy of the base per frame.
+            let w = affine_mul::<L>(parent.map_or(&base, |p| &world[at + p]), local);
+            world[at + b] = w;
         }
     }
 }

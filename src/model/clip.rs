@@ -294,8 +294,14 @@ impl<T: TrackValue> Track<T> {
                 next = cursor.max(1);
                 continue;
             }
-            // keys[next - 1] <= time < last: a few steps, then a search of the keys left.
-            next = next_key(keys, time, next);
+            // keys[next - 1] <= time < last, so next < n - 1 while keys[next] <= time: the next
+            // key is this one, or the one after (frames at the keys' rate), or found by a search.
+            if keys[next] <= time {
+                next += 1;
+                if keys[next] <= time {
+                    next = next_key(keys, time, next + 1);
+                }
+            }
             let prev = next - 1;
             if time == keys[prev] || step {
                 at(i, Span::Key(prev));
