@@ -116,18 +116,35 @@ pub(super) fn above(x: f64, y: f64) -> f64 {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(super) use wide::Wide;
+pub(super) use wide::check_run_wide;
 
 #[cfg(target_arch = "x86_64")]
 mod wide {
+    use super::super::{check_run_lanes, Buffers, SkinPass, Worst};
     use super::{Lanes, F4};
+    use crate::model::Clip;
     use std::arch::x86_64::*;
 
-    /// Four f64 lanes in one AVX register. Made and used only inside functions compiled for
-    /// AVX2, which run only where the CPU has it (the skin check tests for it first): every
-    /// AVX instruction below runs on such a CPU.
+    /// [`check_run_lanes`] compiled for AVX2 (without FMA: no multiply and add is fused), over
+    /// [`Wide`] lanes.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 (`is_x86_feature_detected!("avx2")`).
+    #[target_feature(enable = "avx2")]
+    pub(in crate::check) fn check_run_wide(
+        pass: &SkinPass<'_>,
+        pairs: &[(&Clip, &Clip)],
+        run: (usize, usize, usize),
+        buffers: &mut Buffers,
+    ) -> Worst {
+        check_run_lanes::<Wide>(pass, pairs, run, buffers)
+    }
+
+    /// Four f64 lanes in one AVX register. Private to this module, whose only use of it is
+    /// [`check_run_wide`], which runs only where the CPU has AVX2: so every `Wide` is made, and
+    /// every AVX instruction below runs, on such a CPU.
     #[derive(Clone, Copy)]
-    pub(in crate::check) struct Wide(__m256d);
+    struct Wide(__m256d);
 
     impl Lanes for Wide {
         #[inline(always)]

@@ -13,7 +13,6 @@ use crate::model::{
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, MAX_TAIL_DEG};
 use glam::{DAffine3, DQuat, Mat4, Quat, Vec3};
 #[cfg(target_arch = "x86_64")]
-use lanes::Wide;
 use lanes::{affine_mul, affine_times, matrix_error, Affine, Factor, Lanes, Rows, F4};
 use serde::Serialize;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -199,7 +198,7 @@ fn check_run(
     #[cfg(target_arch = "x86_64")]
     if pass.wide {
         // SAFETY: `wide` is set only when the CPU has AVX2 (`has_avx2`).
-        return unsafe { check_run_wide(pass, pairs, run, buffers) };
+        return unsafe { lanes::check_run_wide(pass, pairs, run, buffers) };
     }
     check_run_lanes::<F4>(pass, pairs, run, buffers)
 }
@@ -214,18 +213,6 @@ fn has_avx2() -> bool {
     {
         false
     }
-}
-
-/// [`check_run_lanes`] compiled for AVX2 (without FMA: no multiply and add is fused).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn check_run_wide(
-    pass: &SkinPass<'_>,
-    pairs: &[(&Clip, &Clip)],
-    run: (usize, usize, usize),
-    buffers: &mut Buffers,
-) -> Worst {
-    check_run_lanes::<Wide>(pass, pairs, run, buffers)
 }
 
 /// [`check_run`] as any CPU runs it; inlined into each instance.
