@@ -343,3 +343,65 @@ fn strips_renames_and_reports_sizes() {
     ]);
     assert_eq!(run.status.code(), Some(2));
 }
+
+/// Issue 20: the settings are resolved, and the skeletons mapped, while the file's clips are
+/// read; settings that fail still win over a file that fails, as when they were resolved first:
+/// a missing file, one that is not glTF (both fail before their skeletons are read), and one
+/// whose key times decrease (found reading the clips, after the skeletons), with few keys and
+/// with enough to be read on two threads.
+#[test]
+fn settings_errors_win_over_the_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = dir.path().join("s.ron");
+    std::fs::write(&settings, "(rest: (fix_silhouete: false))").unwrap();
+    let (mut json, mut bin) =
+        common::split_glb(&std::fs::read(common::root().join("fixtures/mixamo.glb")).unwrap());
+    let input = json["animations"][0]["samplers"][0]["input"]
+        .as_u64()
+        .unwrap() as usize;
+    let view =
+        &json["bufferViews"][json["accessors"][input]["bufferView"].as_u64().unwrap() as usize];
+    let at = (view["byteOffset"].as_u64().unwrap_or(0)
+        + json["accessors"][input]["byteOffset"].as_u64().unwrap_or(0)) as usize
+        + 4;
+    bin[at..at + 4].copy_from_slice(&(-5.0f32).to_le_bytes());
+    let few = dir.path().join("few.glb");
+    std::fs::write(&few, common::join_glb(&json, &bin)).unwrap();
+    // The animations four times over: more than 16,384 keys in all.
+    let animations = json["animations"].as_array().unwrap();
+    let four: Vec<serde_json::Value> = (0..4).flat_map(|_| animations.clone()).collect();
+    json["animations"] = four.into();
+    let many = dir.path().join("many.glb");
+    std::fs::write(&many, common::join_glb(&json, &bin)).unwrap();
+    let not_gltf = dir.path().join("not.glb");
+    std::fs::write(&not_gltf, b"not a glTF file at all").unwrap();
+    let missing = dir.path().join("missing.glb");
+    let out = dir.path().join("out.glb");
+    for (input, damage) in [
+        (&missing, "missing.glb"),
+        (&not_gltf, "not a glTF"),
+        (&few, "not finite and increasing"),
+        (&many, "not finite and increasing"),
+    ] {
+        let run = |settings: Option<&std::path::Path>| {
+            let mut args = vec!["normalize", input.to_str().unwrap(), "-o"];
+            args.push(out.to_str().unwrap());
+            if let Some(s) = settings {
+                args.extend(["--settings", s.to_str().unwrap()]);
+            }
+            let run = skelnorm(&args);
+            let err = String::from_utf8_lossy(&run.stderr).into_owned();
+            (run.status.code(), err)
+        };
+        let (code, err) = run(None);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains(damage), "{err}");
+        let (code, err) = run(Some(&settings));
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.contains("fix_silhouete") && !err.contains(damage),
+            "{err}"
+        );
+        assert!(!out.exists());
+    }
+}

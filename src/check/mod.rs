@@ -3,6 +3,7 @@
 //! and how well a clip transfers between two normalized rigs. Measures, never changes.
 //! Imports `model`, `profile` and `mapping`.
 
+mod lanes;
 pub mod retarget;
 
 use crate::mapping::BoneMap;
@@ -10,7 +11,9 @@ use crate::model::{
     angle_deg, arc, turn_deg, BoneId, Clip, Model, Pose, Skeleton, SkeletonId, Transform,
 };
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, MAX_TAIL_DEG};
-use glam::{DAffine3, DMat4, DQuat, DVec3, Mat4, Quat, Vec3};
+use glam::{DAffine3, DQuat, Mat4, Quat, Vec3};
+#[cfg(target_arch = "x86_64")]
+use lanes::{affine_mul, affine_times, matrix_error, Affine, Factor, Lanes, Rows, F4};
 use serde::Serialize;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -58,8 +61,9 @@ pub fn cores() -> usize {
 
 /// [`skin`] on `threads` threads in all, the calling thread among them, beside `beside`
 /// (writing a file, say), which the calling thread runs first; returns the check and what
-/// `beside` returned. The clips with all but the last third of the frames are checked first,
-/// and their keys let go of (unless `after` shares them): the memory is `beside`'s to reuse.
+/// `beside` returned. The runs of frames with all but the last third of the frames are checked
+/// first, and the keys of the clips they check through let go of (unless `after` shares them):
+/// the memory is `beside`'s to reuse.
 /// Then the calling thread runs `beside` while the other threads check the rest, and joins them
 /// once done. (Writing the 3 MB benchmark file costs about as much as checking 30% of its
 /// frames on one thread.)
@@ -74,26 +78,32 @@ pub fn skin_beside<T>(
     let mut clips = std::mem::take(&mut before.clips);
     let pairs = clips_of(&clips, after, &at);
     let pass = SkinPass::new(&before, after, k, pairs.first().copied());
-    // The last clips, with at most a third of the frames, are checked beside.
-    let frames: Vec<usize> = pairs.iter().map(|(ca, _)| frames_of(ca)).collect();
-    let total: usize = frames.iter().sum();
-    let (mut split, mut last) = (pairs.len(), 0);
-    while split > 0 && (last + frames[split - 1]) * 3 <= total {
-        split -= 1;
-        last += frames[split];
-    }
-    let mut runs = runs_of(&pairs, 0..split);
-    let (mut found, ()) = run_all(&pass, &pairs, &runs, threads, || ());
+    let runs = runs_of(&pairs, 0..pairs.len());
+    let split = beside_from(&runs);
+    let (mut found, ()) = run_all(&pass, &pairs, &runs[..split], threads, || ());
     drop(pairs);
-    for &(a, _) in &at[..split] {
+    // The clips before the first run left are checked through.
+    let done = runs.get(split).map_or(at.len(), |&(p, _, _)| p);
+    for &(a, _) in &at[..done] {
         clips[a].tracks = Vec::new();
     }
     let pairs = clips_of(&clips, after, &at);
-    let later = runs_of(&pairs, split..pairs.len());
-    let (rest, out) = run_all(&pass, &pairs, &later, threads, beside);
+    let (rest, out) = run_all(&pass, &pairs, &runs[split..], threads, beside);
     found.extend(rest);
-    runs.extend(later);
     (result(&pass, &pairs, &runs, found), out)
+}
+
+/// Where the runs [`skin_beside`] checks beside begin: the last runs, with at most a third of
+/// the frames (runs are frame ranges, so a clip may be split, and a file of one long clip
+/// overlaps too).
+fn beside_from(runs: &[(usize, usize, usize)]) -> usize {
+    let total: usize = runs.iter().map(|&(_, from, to)| to - from).sum();
+    let (mut split, mut last) = (runs.len(), 0);
+    while split > 0 && (last + runs[split - 1].2 - runs[split - 1].1) * 3 <= total {
+        split -= 1;
+        last += runs[split].2 - runs[split].1;
+    }
+    split
 }
 
 /// The clips of skeleton `k` in `before` and in `after` paired by name (in order among equal
@@ -176,8 +186,38 @@ fn result(
     out
 }
 
-/// Checks run `(p, from, to)` of `pairs`: the errors of its frames, seen in order.
+/// Checks run `(p, from, to)` of `pairs`: the errors of its frames, seen in order. Four f64
+/// lanes in one register where the CPU has AVX2 ([`SkinPass::wide`]), in two otherwise: the
+/// same operations in the same order either way, so the same numbers.
 fn check_run(
+    pass: &SkinPass<'_>,
+    pairs: &[(&Clip, &Clip)],
+    run: (usize, usize, usize),
+    buffers: &mut Buffers,
+) -> Worst {
+    #[cfg(target_arch = "x86_64")]
+    if pass.wide {
+        // SAFETY: `wide` is set only when the CPU has AVX2 (`has_avx2`).
+        return unsafe { lanes::check_run_wide(pass, pairs, run, buffers) };
+    }
+    check_run_lanes::<F4>(pass, pairs, run, buffers)
+}
+
+/// Whether the CPU runs AVX2 instructions.
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// [`check_run`] as any CPU runs it; inlined into each instance.
+#[inline(always)]
+fn check_run_lanes<L: Lanes>(
     pass: &SkinPass<'_>,
     pairs: &[(&Clip, &Clip)],
     (p, from, to): (usize, usize, usize),
@@ -192,10 +232,10 @@ fn check_run(
     pass.sample(frame, ca, cb, times);
     for from in (0..times.len()).step_by(BLOCK) {
         let block = from..(from + BLOCK).min(times.len());
-        pass.world(frame, block.clone());
+        pass.world::<L>(frame, block.clone());
         for i in block.clone() {
             let time = times[i];
-            pass.compare(frame, i - from, |j, e| worst.see(e, (p, time, j)));
+            pass.compare::<L>(frame, i - from, |j, e| worst.see(e, (p, time, j)));
         }
     }
     worst
@@ -280,7 +320,7 @@ struct SkinPass<'m> {
     b: &'m Skeleton,
     height: f64,
     /// The scene's turn between `a` and `b`, unless none.
-    turn: Option<DAffine3>,
+    turn: Option<Affine>,
     /// Every joint of every skin pair, skin after skin.
     binds: Vec<Bind>,
     /// The bones of `a` and of `b` whose world matrices [`SkinPass::compare`] reads (the
@@ -288,6 +328,8 @@ struct SkinPass<'m> {
     needed: Option<(Vec<bool>, Vec<bool>)>,
     /// Skeletons without skins: each bone's constant change, from the first frame.
     changes: Option<Vec<Factor>>,
+    /// Whether runs are checked by the instance compiled for AVX2 (the CPU has it).
+    wide: bool,
 }
 
 /// One skin joint compared: its bone in `a` and in `b`, and its inverse bind matrices there
@@ -349,8 +391,8 @@ fn binds_of(a: &Skeleton, b: &Skeleton) -> Vec<Bind> {
 struct SkinFrame {
     la: Vec<Transform>,
     lb: Vec<Transform>,
-    wa: Vec<DAffine3>,
-    wb: Vec<DAffine3>,
+    wa: Vec<Affine>,
+    wb: Vec<Affine>,
     /// The errors of one frame's joints, in the order of [`SkinPass::binds`].
     errors: Vec<f32>,
 }
@@ -412,22 +454,23 @@ impl<'m> SkinPass<'m> {
             a,
             b,
             height: height as f64,
-            turn: (turn != DQuat::IDENTITY).then(|| DAffine3::from_quat(turn)),
+            turn: (turn != DQuat::IDENTITY).then(|| Affine::of(&DAffine3::from_quat(turn))),
             binds,
             needed,
             changes: None,
+            wide: has_avx2(),
         };
         // Without a skin, each bone's frame may change by a constant: the first frame fixes it.
         match (a.skins.is_empty(), first) {
             (true, Some((ca, cb))) => {
                 let mut frame = SkinFrame::default();
                 pass.sample(&mut frame, ca, cb, &[0.0]);
-                pass.world(&mut frame, 0..1);
+                pass.world::<F4>(&mut frame, 0..1);
                 let changes = frame
                     .wb
                     .iter()
                     .zip(&frame.wa)
-                    .map(|(b, a)| Factor::of(&(DMat4::from(*b).inverse() * DMat4::from(*a))))
+                    .map(|(b, a)| Factor::of(&(b.to_mat4().inverse() * a.to_mat4())))
                     .collect();
                 SkinPass {
                     changes: Some(changes),
@@ -455,21 +498,26 @@ impl<'m> SkinPass<'m> {
 
     /// The world matrices of the frames `block` of the run [`SkinPass::sample`] sampled (`a`'s
     /// turned), frame `block.start` first.
-    fn world(&self, frame: &mut SkinFrame, block: std::ops::Range<usize>) {
+    #[inline(always)]
+    fn world<L: Lanes>(&self, frame: &mut SkinFrame, block: std::ops::Range<usize>) {
         let (na, nb) = (self.a.bones.len(), self.b.bones.len());
         let (need_a, need_b) = self.needed();
         let la = &frame.la[block.start * na..block.end * na];
-        world_run(self.a, la, block.len(), &mut frame.wa, need_a);
+        world_run::<L>(self.a, la, block.len(), &mut frame.wa, need_a);
         if let Some(turn) = self.turn {
-            frame.wa.iter_mut().for_each(|w| *w = affine_mul(&turn, w));
+            frame
+                .wa
+                .iter_mut()
+                .for_each(|w| *w = affine_mul::<L>(&turn, w.columns()));
         }
         let lb = &frame.lb[block.start * nb..block.end * nb];
-        world_run(self.b, lb, block.len(), &mut frame.wb, need_b);
+        world_run::<L>(self.b, lb, block.len(), &mut frame.wb, need_b);
     }
 
     /// Calls `see(joint, error)` for every matrix compared in frame `i` of the block
     /// [`SkinPass::world`] made.
-    fn compare(&self, frame: &mut SkinFrame, i: usize, mut see: impl FnMut(usize, f32)) {
+    #[inline(always)]
+    fn compare<L: Lanes>(&self, frame: &mut SkinFrame, i: usize, mut see: impl FnMut(usize, f32)) {
         let (na, nb) = (self.a.bones.len(), self.b.bones.len());
         let SkinFrame { wa, wb, errors, .. } = frame;
         let wa = &wa[i * na..(i + 1) * na];
@@ -477,8 +525,8 @@ impl<'m> SkinPass<'m> {
         let height = self.height;
         if let Some(change) = &self.changes {
             for j in 0..na {
-                let ma = Pairs::of(&wa[j]);
-                let mb = affine_times(&wb[j], &change[j]);
+                let ma = Rows::<L>::of(&wa[j]);
+                let mb = affine_times::<L>(&wb[j], &change[j]);
                 see(j, matrix_error(&ma, &mb, height) as f32);
             }
         }
@@ -487,8 +535,8 @@ impl<'m> SkinPass<'m> {
             let e = match bind.same_as.and_then(|k| errors.get(k)) {
                 Some(&e) => e,
                 None => {
-                    let ma = affine_times(&wa[bind.a], &bind.ibm_a);
-                    let mb = affine_times(&wb[bind.b], &bind.ibm_b);
+                    let ma = affine_times::<L>(&wa[bind.a], &bind.ibm_a);
+                    let mb = affine_times::<L>(&wb[bind.b], &bind.ibm_b);
                     matrix_error(&ma, &mb, height) as f32
                 }
             };
@@ -515,247 +563,24 @@ fn with_ancestors(s: &Skeleton, bones: impl Iterator<Item = usize>) -> Vec<bool>
     needed
 }
 
-/// Two f64 lanes, added and multiplied lane by lane: the compiler packs them (SSE2), each lane
-/// the same IEEE operation as one scalar's.
-type F2 = [f64; 2];
-
-#[inline(always)]
-fn add2(a: F2, b: F2) -> F2 {
-    [a[0] + b[0], a[1] + b[1]]
-}
-
-#[inline(always)]
-fn sub2(a: F2, b: F2) -> F2 {
-    [a[0] - b[0], a[1] - b[1]]
-}
-
-#[inline(always)]
-fn mul2(a: F2, b: F2) -> F2 {
-    [a[0] * b[0], a[1] * b[1]]
-}
-
-#[inline(always)]
-fn splat(x: f64) -> F2 {
-    [x, x]
-}
-
-/// `a`'s columns: x, y, z and the translation.
-#[inline(always)]
-fn columns(a: &DAffine3) -> (DVec3, DVec3, DVec3, DVec3) {
-    (
-        a.matrix3.x_axis,
-        a.matrix3.y_axis,
-        a.matrix3.z_axis,
-        a.translation,
-    )
-}
-
-/// The upper three rows of an affine 4×4 matrix laid out for two lanes: rows 0 and 1 of each
-/// column (x, y, z, translation), and row 2 of the columns x and y, then z and translation.
-struct Rows {
-    r01: [F2; 4],
-    r2: [F2; 2],
-}
-
-impl Rows {
-    /// `a`'s upper three rows.
-    #[inline(always)]
-    fn of(a: &DAffine3) -> Self {
-        let (x, y, z, t) = columns(a);
-        Rows {
-            r01: [[x.x, x.y], [y.x, y.y], [z.x, z.y], [t.x, t.y]],
-            r2: [[x.z, y.z], [z.z, t.z]],
-        }
-    }
-}
-
-/// The upper three rows of a 4×4 matrix laid out for two lanes: `r[i][h]` holds row `i` of the
-/// columns x and y (`h` 0), or z and w, the translation (`h` 1), side by side.
-struct Pairs {
-    r: [[F2; 2]; 3],
-}
-
-impl Pairs {
-    /// `a`'s upper three rows.
-    #[inline(always)]
-    fn of(a: &DAffine3) -> Self {
-        let (x, y, z, t) = columns(a);
-        Pairs {
-            r: [
-                [[x.x, y.x], [z.x, t.x]],
-                [[x.y, y.y], [z.y, t.y]],
-                [[x.z, y.z], [z.z, t.z]],
-            ],
-        }
-    }
-
-    /// Column `c` (3: the translation).
-    fn column(&self, c: usize) -> DVec3 {
-        let (h, l) = (c / 2, c % 2);
-        DVec3::new(self.r[0][h][l], self.r[1][h][l], self.r[2][h][l])
-    }
-}
-
-/// A 4×4 matrix that [`affine_times`] multiplies by, laid out for two lanes: `pairs[h][r]` holds
-/// row `r` of the columns x and y (`h` 0), then z and w (`h` 1), side by side. Aligned to 16
-/// bytes, as two lanes are.
-#[repr(C, align(16))]
-struct Factor {
-    pairs: [[F2; 4]; 2],
-}
-
-impl Factor {
-    fn of(m: &DMat4) -> Self {
-        let cols = m.to_cols_array_2d();
-        Factor {
-            pairs: [0, 1].map(|h| std::array::from_fn(|r| [cols[2 * h][r], cols[2 * h + 1][r]])),
-        }
-    }
-}
-
-/// How far `b` is from `a`, without units: the translation column's difference relative to the
-/// character's height, and each axis column's difference relative to that column's length in
-/// `a` (which is 1 unless the mesh and the skeleton use different units, as when a file scales
-/// its armature by 100: then every axis element is about 100 and an f32 rounding of it alone
-/// is 4e-6).
-/// The matrices are given by the upper three rows of their columns (see [`affine_times`]),
-/// taken two columns at a time, each column's length as `DVec3::length` gives it. Every number
-/// compared is at least 0: unless one is NaN, the largest is the same whatever the order and
-/// however NaN would be treated, so plain comparisons find it; with a NaN,
-/// [`matrix_error_in_order`] gives the number.
-#[inline(always)]
-fn matrix_error(a: &Pairs, b: &Pairs, height: f64) -> f64 {
-    let abs2 = |v: F2| [v[0].abs(), v[1].abs()];
-    let d: [[F2; 2]; 3] =
-        std::array::from_fn(|i| std::array::from_fn(|h| abs2(sub2(a.r[i][h], b.r[i][h]))));
-    let above2 = |x: F2, y: F2| [above(x[0], y[0]), above(x[1], y[1])];
-    let largest: [F2; 2] = std::array::from_fn(|h| above2(d[0][h], above2(d[1][h], d[2][h])));
-    let squares: [F2; 2] = std::array::from_fn(|h| {
-        let r = |i: usize| mul2(a.r[i][h], a.r[i][h]);
-        add2(add2(r(0), r(1)), r(2))
-    });
-    let length = |x: f64| x.sqrt().max(1e-12);
-    let parts = [
-        [
-            largest[0][0] / length(squares[0][0]),
-            largest[0][1] / length(squares[0][1]),
-        ],
-        [
-            largest[1][0] / length(squares[1][0]),
-            largest[1][1] / height,
-        ],
-    ];
-    // A sum of numbers at least 0 is NaN exactly when one of them is.
-    let sums = add2(
-        add2(add2(d[0][0], d[0][1]), add2(d[1][0], d[1][1])),
-        add2(add2(d[2][0], d[2][1]), add2(parts[0], parts[1])),
-    );
-    if (sums[0] + sums[1]).is_nan() {
-        return matrix_error_in_order(a, b, height);
-    }
-    let e = above2(parts[0], parts[1]);
-    above(e[0], e[1])
-}
-
-/// The larger of two numbers that are not NaN.
-#[inline(always)]
-fn above(x: f64, y: f64) -> f64 {
-    if x > y {
-        x
-    } else {
-        y
-    }
-}
-
-/// [`matrix_error`] column after column, as `DVec3::max_element` and `f64::max` take them.
-#[cold]
-fn matrix_error_in_order(a: &Pairs, b: &Pairs, height: f64) -> f64 {
-    let mut e = (a.column(3) - b.column(3)).abs().max_element() / height;
-    for c in 0..3 {
-        let (ca, cb) = (a.column(c), b.column(c));
-        e = e.max((ca - cb).abs().max_element() / ca.length().max(1e-12));
-    }
-    e
-}
-
-/// The upper three rows of the 4×4 product `a · m` (`a` affine), two columns at a time: the
-/// same operations in the same order as the full product (`x * c.x + y * c.y + z * c.z + t *
-/// c.w` per column), so the same numbers, without the bottom row that [`matrix_error`] does not
-/// look at.
-#[inline(always)]
-fn affine_times(a: &DAffine3, m: &Factor) -> Pairs {
-    let (x, y, z, t) = (
-        a.matrix3.x_axis.to_array(),
-        a.matrix3.y_axis.to_array(),
-        a.matrix3.z_axis.to_array(),
-        a.translation.to_array(),
-    );
-    Pairs {
-        r: std::array::from_fn(|i| {
-            std::array::from_fn(|h| {
-                let p = &m.pairs[h];
-                add2(
-                    add2(
-                        add2(mul2(splat(x[i]), p[0]), mul2(splat(y[i]), p[1])),
-                        mul2(splat(z[i]), p[2]),
-                    ),
-                    mul2(splat(t[i]), p[3]),
-                )
-            })
-        }),
-    }
-}
-
-/// `p * l` as glam multiplies affine matrices (each column `x * v.x + y * v.y + z * v.z`, the
-/// translation's plus `p`'s), rows 0 and 1 two lanes at a time: the same numbers.
-#[inline(always)]
-fn affine_mul(p: &DAffine3, l: &DAffine3) -> DAffine3 {
-    let Rows {
-        r01: [x, y, z, t],
-        r2,
-    } = Rows::of(p);
-    let cols = [
-        l.matrix3.x_axis,
-        l.matrix3.y_axis,
-        l.matrix3.z_axis,
-        l.translation,
-    ];
-    let out: [DVec3; 4] = std::array::from_fn(|c| {
-        let v = cols[c];
-        let mut r = add2(
-            add2(mul2(x, splat(v.x)), mul2(y, splat(v.y))),
-            mul2(z, splat(v.z)),
-        );
-        let mut r_2 = ((r2[0][0] * v.x) + (r2[0][1] * v.y)) + (r2[1][0] * v.z);
-        if c == 3 {
-            r = add2(r, t);
-            r_2 += r2[1][1];
-        }
-        DVec3::new(r[0], r[1], r_2)
-    });
-    DAffine3 {
-        matrix3: glam::DMat3::from_cols(out[0], out[1], out[2]),
-        translation: out[3],
-    }
-}
-
 /// World matrices in f64 (from the f32 values stored) of the first `frames` poses of `locals`
 /// (one per bone, frame after frame), into `world` in the same order, so that the check's own
 /// rounding does not hide or fake differences. Affine: the products of the upper 3×4 parts are
 /// those of the 4×4 matrices. Bone by bone, each over every frame: the frames' products do not
 /// wait on one another, so they run side by side; each is the product a frame-by-frame pass
 /// ([`Skeleton::accumulate_into`]) makes, in the same order.
-fn world_run(
+#[inline(always)]
+fn world_run<L: Lanes>(
     s: &Skeleton,
     locals: &[Transform],
     frames: usize,
-    world: &mut Vec<DAffine3>,
+    world: &mut Vec<Affine>,
     needed: Option<&[bool]>,
 ) {
     let n = s.bones.len();
     world.clear();
-    world.resize(frames * n, DAffine3::IDENTITY);
-    let base = DAffine3::from_mat4(s.base.as_dmat4());
+    world.resize(frames * n, Affine::IDENTITY);
+    let base = Affine::of(&DAffine3::from_mat4(s.base.as_dmat4()));
     for (b, bone) in s.bones.iter().enumerate() {
         if needed.is_some_and(|need| !need[b]) {
             continue;
@@ -776,21 +601,24 @@ fn world_run(
                     rotation.z_axis * scale.z,
                 )
             };
-            let local = DAffine3 {
-                matrix3,
-                translation: l.translation.as_dvec3(),
-            };
+            let local = [
+                matrix3.x_axis,
+                matrix3.y_axis,
+                matrix3.z_axis,
+                l.translation.as_dvec3(),
+            ];
             let at = f * n;
-            world[at + b] = affine_mul(&parent.map_or(base, |p| world[at + p]), &local);
+            // The parent's by reference: no copy of the base per frame.
+            let w = affine_mul::<L>(parent.map_or(&base, |p| &world[at + p]), local);
+            world[at + b] = w;
         }
     }
 }
 
 /// The local transforms of `s` posed by `clip` at each of `times` (increasing), as
 /// [`Pose::sample_into`] over the rest gives them, frame after frame in `out` (one per bone).
-/// Track by track: each track's keys are read in order, a few per frame, and each search starts
-/// where the last one stopped ([`crate::model::Track::sample_from`]), rather than one key of
-/// every track per frame.
+/// Track by track: each track's keys are read in order, a few per frame, in one walk
+/// ([`crate::model::Track::sample_each`]), rather than one key of every track per frame.
 fn sample_run(
     s: &Skeleton,
     clip: &Clip,
@@ -807,23 +635,15 @@ fn sample_run(
         if needed.is_some_and(|need| !need[b]) {
             continue;
         }
+        let frame = &mut out[b..];
         if let Some(t) = &tracks.translation {
-            let mut at = 0;
-            for (l, &time) in out[b..].iter_mut().step_by(n).zip(times) {
-                l.translation = t.sample_from(time, &mut at);
-            }
+            t.sample_each(times, |i, v| frame[i * n].translation = v);
         }
         if let Some(t) = &tracks.rotation {
-            let mut at = 0;
-            for (l, &time) in out[b..].iter_mut().step_by(n).zip(times) {
-                l.rotation = t.sample_unit_from(time, &mut at);
-            }
+            t.sample_unit_each(times, |i, v| frame[i * n].rotation = v);
         }
         if let Some(t) = &tracks.scale {
-            let mut at = 0;
-            for (l, &time) in out[b..].iter_mut().step_by(n).zip(times) {
-                l.scale = t.sample_from(time, &mut at);
-            }
+            t.sample_each(times, |i, v| frame[i * n].scale = v);
         }
     }
 }

@@ -3,6 +3,7 @@
 use super::*;
 use crate::mapping::{map_skeleton, MapOptions};
 use crate::pipeline::{normalize, NormalizeOptions};
+use glam::DMat4;
 use std::path::Path;
 
 fn read(name: &str) -> Model {
@@ -215,8 +216,43 @@ fn repeated_skins_and_end_bones_give_the_numbers_of_a_plain_pass() {
     }
 }
 
-/// Issue 19: the check beside other work (its first clips checked first and let go of, the
-/// last third of the frames beside) gives what [`skin`] gives, on any number of threads, with a
+/// The model with only its first clip, played five times slower (its keys then fall between
+/// frames): one clip long enough to be split between before and beside a write.
+fn one_long_clip(model: &Model) -> Model {
+    let mut long = model.clone();
+    long.clips.truncate(1);
+    for t in &mut long.clips[0].tracks {
+        let slower = |times: &std::sync::Arc<[f32]>| times.iter().map(|&t| t * 5.0).collect();
+        if let Some(x) = &mut t.translation {
+            x.times = slower(&x.times);
+        }
+        if let Some(x) = &mut t.rotation {
+            x.times = slower(&x.times);
+        }
+        if let Some(x) = &mut t.scale {
+            x.times = slower(&x.times);
+        }
+    }
+    long
+}
+
+/// Issue 19, round 9: the frames checked beside are the last third of the runs, wherever the
+/// clips begin and end: part of a clip when it is the only one.
+#[test]
+fn the_last_third_of_the_frames_is_checked_beside() {
+    assert_eq!(beside_from(&[(0, 0, 32), (0, 32, 64), (0, 64, 96)]), 2);
+    assert_eq!(beside_from(&[(0, 0, 32), (0, 32, 64), (0, 64, 90)]), 2);
+    assert_eq!(
+        beside_from(&[(0, 0, 31), (1, 0, 32), (1, 32, 61), (2, 0, 31)]),
+        3
+    );
+    assert_eq!(beside_from(&[(0, 0, 32), (0, 32, 40)]), 1);
+    assert_eq!(beside_from(&[(0, 0, 20)]), 1);
+    assert_eq!(beside_from(&[]), 0);
+}
+
+/// Issue 19: the check beside other work (its first runs of frames checked first and their
+/// clips let go of, the last third of the frames beside, also of a single long clip) gives what [`skin`] gives, on any number of threads, with a
 /// wrong key in the first clip or the last, and hands back what the work returned.
 #[test]
 fn beside_other_work_gives_the_numbers_of_skin() {
@@ -229,8 +265,15 @@ fn beside_other_work_gives_the_numbers_of_skin() {
         one_wrong_key(&after, 0, 5, 1, 1e-3),
         one_wrong_key(&after, last, 5, 1, 1e-3),
     ];
-    for after in &cases {
-        let alone = skin(&before, after, k);
+    let long = one_long_clip(&before);
+    let long_after = normalized(&long);
+    let wrong_late = one_wrong_key(&long_after, 0, 5, 22, 1e-3);
+    let cases = cases
+        .iter()
+        .map(|after| (&before, after))
+        .chain([(&long, &long_after), (&long, &wrong_late)]);
+    for (before, after) in cases {
+        let alone = skin(before, after, k);
         for threads in [1, 2, 3] {
             let (check, done) = skin_beside(before.clone(), after, k, threads, || "written");
             assert_eq!(done, "written");
@@ -241,5 +284,58 @@ fn beside_other_work_gives_the_numbers_of_skin() {
             );
             assert_eq!((check.clips, check.frames), (alone.clips, alone.frames));
         }
+    }
+}
+
+/// Issue 19, round 9: the instance compiled for AVX2 (four f64 lanes in one register) finds
+/// what the instance for any CPU finds (two in each of two), run by run, bit for bit: with
+/// skins, without (each bone's constant change), with the scene turned, and with wrong keys.
+#[test]
+fn four_lanes_in_one_register_give_the_numbers_of_two() {
+    if !has_avx2() {
+        return; // Nothing to compare: the CPU runs only the one instance.
+    }
+    let k = SkeletonId(0);
+    let mut models = Vec::new();
+    for name in ["mixamo.glb", "vrm0.vrm", "ue_zup.glb"] {
+        let before = read(name);
+        let after = normalized(&before);
+        // A wrong key in the middle of the first bone with a few.
+        let (bone, keys) = after.clips[0]
+            .tracks
+            .iter()
+            .enumerate()
+            .find_map(|(b, t)| {
+                t.rotation
+                    .as_ref()
+                    .filter(|r| r.len() > 2)
+                    .map(|r| (b, r.len()))
+            })
+            .expect("a bone with rotation keys");
+        let wrong = one_wrong_key(&after, 0, bone, keys / 2, 0.3);
+        let mut bare = (before.clone(), after.clone());
+        bare.0.skeletons[0].skins.clear();
+        bare.1.skeletons[0].skins.clear();
+        models.extend([(before.clone(), after), (before, wrong), bare]);
+    }
+    for (before, after) in &models {
+        let at = pair_clips(before, after, k);
+        let pairs = clips_of(&before.clips, after, &at);
+        let pass = SkinPass::new(before, after, k, pairs.first().copied());
+        assert!(pass.wide);
+        let runs = runs_of(&pairs, 0..pairs.len());
+        let mut buffers = Buffers::new(&pass, runs.len());
+        let mut worst = 0.0f32;
+        for &run in &runs {
+            let two = check_run_lanes::<F4>(&pass, &pairs, run, &mut buffers);
+            let four = check_run(&pass, &pairs, run, &mut buffers);
+            assert_eq!(
+                (four.max.to_bits(), four.at, four.seen, four.nan),
+                (two.max.to_bits(), two.at, two.seen, two.nan),
+                "run {run:?}"
+            );
+            worst = worst.max(four.max);
+        }
+        assert!(worst > 0.0);
     }
 }

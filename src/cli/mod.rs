@@ -78,6 +78,16 @@ fn read(path: &std::path::Path) -> Result<Kept, skelnorm::gltf_io::Error> {
     skelnorm::io::read(path, READ_OPTIONS.get_or_init(Default::default)).map(Kept::new)
 }
 
+/// [`read`], calling `with_skeletons` with the model's skeletons as soon as they are read, while
+/// the clips are read (see `io::read_and`).
+fn read_and(
+    path: &std::path::Path,
+    with_skeletons: skelnorm::gltf_io::WithSkeletons,
+) -> Result<Kept, skelnorm::gltf_io::Error> {
+    let options = READ_OPTIONS.get_or_init(Default::default);
+    skelnorm::io::read_and(path, options, with_skeletons).map(Kept::new)
+}
+
 /// [`read`] for a file only looked at, never written (faster: see `io::read_for_viewing`).
 fn read_for_viewing(path: &std::path::Path) -> Result<Kept, skelnorm::gltf_io::Error> {
     skelnorm::io::read_for_viewing(path, READ_OPTIONS.get_or_init(Default::default)).map(Kept::new)

@@ -4,9 +4,14 @@
 
 use super::map::MapArgs;
 use super::stages::StageFlags;
-use super::Failure;
+use super::{Failure, Kept};
 use skelnorm::check::cores;
-use skelnorm::pipeline::{normalize_measuring_later, NormalizeError};
+use skelnorm::gltf_io::Error;
+use skelnorm::model::{Skeleton, SkeletonId};
+use skelnorm::pipeline::{
+    map_skeletons, normalize_mapped, Mapped, NormalizeError, NormalizeOptions,
+};
+use skelnorm::profile::Profile;
 use skelnorm::report::{FileReport, NormalizeRun, Report};
 use std::path::PathBuf;
 
@@ -70,13 +75,13 @@ impl NormalizeArgs {
 pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
     super::check_output(&args.output)?;
     super::check_not_input(&args.input, &args.output)?;
-    let mut settings = super::load_settings(args.settings.as_deref())?;
-    args.apply(&mut settings)?;
-    let resolved = super::resolve(&settings)?;
-    let (profile, mut options) = (resolved.profile, resolved.normalize);
-    let allow_partial = options.allow_partial;
     let start = std::time::Instant::now();
-    let mut doc = super::read(&args.input)?;
+    let (read, ahead) = read_and_settle(args);
+    let (profile, mut options, mapped) = ahead?;
+    // Kept until the process ends, as the document is (see `Kept`): nothing to free one by one.
+    let profile = std::mem::ManuallyDrop::new(profile);
+    let allow_partial = options.allow_partial;
+    let mut doc = read?;
     // The stages do not look at the JSON: as text it takes a tenth of the memory meanwhile.
     doc.let_go_of_json();
     let mut file = FileReport::read(&args.input, &doc.warnings);
@@ -87,25 +92,27 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         .skeleton
         .map(|k| super::skeleton_id(&args.input, &doc.model, k))
         .transpose()?;
-    let (mut report, measuring) =
-        match normalize_measuring_later(&mut doc.model, &profile, &options) {
-            Ok(r) => r,
-            Err(e @ NormalizeError::NoFit { .. }) => {
-                return Err(Failure::Refused(format!(
-                    "{}: {e}{}",
-                    args.input.display(),
-                    if allow_partial {
-                        ""
-                    } else {
-                        " (use --allow-partial to normalize what is mapped)"
-                    }
-                )));
-            }
-            Err(e @ NormalizeError::NoSkeleton(..)) => {
-                return Err(Failure::Usage(format!("{}: {e}", args.input.display())))
-            }
-            Err(e) => return Err(Failure::Refused(format!("{}: {e}", args.input.display()))),
-        };
+    let mapped = mapped.unwrap_or_else(|| map_skeletons(&doc.model.skeletons, &profile, &options));
+    let normalized = mapped.and_then(|m| normalize_mapped(&mut doc.model, m, &profile, &options));
+    let (report, measuring) = match normalized {
+        Ok(r) => r,
+        Err(e @ NormalizeError::NoFit { .. }) => {
+            return Err(Failure::Refused(format!(
+                "{}: {e}{}",
+                args.input.display(),
+                if allow_partial {
+                    ""
+                } else {
+                    " (use --allow-partial to normalize what is mapped)"
+                }
+            )));
+        }
+        Err(e @ NormalizeError::NoSkeleton(..)) => {
+            return Err(Failure::Usage(format!("{}: {e}", args.input.display())))
+        }
+        Err(e) => return Err(Failure::Refused(format!("{}: {e}", args.input.display()))),
+    };
+    let mut report = std::mem::ManuallyDrop::new(report);
     doc.let_go_of_read_keys();
     // The skin check runs beside the write, on the other cores, then on this one too.
     measuring.run_beside(&doc.model, &mut report, cores(), || doc.write(&args.output))?;
@@ -127,4 +134,66 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         out.write_text(w)
     })?;
     Ok(super::EXIT_OK)
+}
+
+/// The profile and options the settings file and flags give (a usage error naming the file or
+/// value when they do not).
+fn settings(args: &NormalizeArgs) -> Result<(Profile, NormalizeOptions), Failure> {
+    let mut settings = super::load_settings(args.settings.as_deref())?;
+    args.apply(&mut settings)?;
+    let resolved = super::resolve(&settings)?;
+    Ok((resolved.profile, resolved.normalize))
+}
+
+/// What `normalize` needs of the file beside its settings, made as soon as its skeletons are
+/// read: [`settings`], with the bone maps of the skeletons chosen (made again after the read
+/// when `--skeleton` names none of them: that is an error then).
+type Ahead = (
+    Profile,
+    NormalizeOptions,
+    Option<Result<Mapped, NormalizeError>>,
+);
+
+/// The input read, and what `normalize` needs beside it ([`Ahead`]): the settings resolved on a
+/// thread of their own while the file is read, the skeletons mapped while its clips are read.
+/// Settings that fail win over a file that does (as when they were resolved before the read).
+fn read_and_settle(args: &NormalizeArgs) -> (Result<Kept, Error>, Result<Ahead, Failure>) {
+    std::thread::scope(|s| {
+        let resolving = std::thread::Builder::new()
+            .name("skelnorm settings".into())
+            .spawn_scoped(s, || settings(args));
+        let resolving = std::sync::Mutex::new(resolving.ok());
+        // The settings resolved there, or here when no thread could be started.
+        let resolved = || {
+            let thread = resolving.lock().ok().and_then(|mut t| t.take());
+            match thread.map(|t| t.join()) {
+                Some(Ok(settings)) => settings,
+                Some(Err(panic)) => std::panic::resume_unwind(panic),
+                None => settings(args),
+            }
+        };
+        let mut ahead = None;
+        let read = super::read_and(&args.input, &mut |skeletons| {
+            ahead = Some(resolved().map(|s| with_maps(args, s, skeletons)));
+        });
+        let ahead = ahead.unwrap_or_else(|| resolved().map(|(p, o)| (p, o, None)));
+        (read, ahead)
+    })
+}
+
+/// The profile and options `settings` with the bone maps of the skeletons `args` chooses (see
+/// [`Ahead`]).
+fn with_maps(
+    args: &NormalizeArgs,
+    (profile, mut options): (Profile, NormalizeOptions),
+    skeletons: &[Skeleton],
+) -> Ahead {
+    let chosen = match args.skeleton.map(u32::try_from) {
+        None => None,
+        Some(Ok(k)) if (k as usize) < skeletons.len() => Some(SkeletonId(k)),
+        Some(_) => return (profile, options, None),
+    };
+    options.skeleton = chosen;
+    let mapped = map_skeletons(skeletons, &profile, &options);
+    (profile, options, Some(mapped))
 }

@@ -11,8 +11,9 @@ use super::accessor::Data;
 use super::error::{invalid, ErrorKind};
 use super::hints;
 use super::lazy::Json;
+use super::WithSkeletons;
 use crate::model::{
-    Attachment, Bone, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, NodeName,
+    beside, Attachment, Bone, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, NodeName,
     OpaqueKind, OpaqueTrack, Skeleton, SkeletonId, Skin, Track, TrackValue, Transform, Warning,
     WarningCode,
 };
@@ -28,19 +29,37 @@ use std::sync::Arc;
 /// The skeleton and bone of each bone node, by glTF node index.
 pub(crate) type BoneOf = HashMap<usize, (SkeletonId, BoneId)>;
 
+/// The least number of keys (of all samplers) whose reading pays for a second thread that runs
+/// what a caller does with the skeletons meanwhile (see [`model`]).
+const KEYS_FOR_TWO_THREADS: u64 = 16_384;
+
 /// Reads the model: skeletons (with their skins, attachments and hints) first, then the clips
-/// that animate them; plus the warnings found on the way.
+/// that animate them; plus the warnings found on the way. `with_skeletons`, if given, is called
+/// once with the skeletons as soon as they are read: on a second thread while the clips are
+/// read when they have many keys (else after them), and not at all when reading fails before.
 pub(crate) fn model(
     root: &Root,
     json: &Json,
     parents: &[Option<usize>],
     pointers: &[(usize, usize)],
     data: &mut Data,
+    with_skeletons: Option<WithSkeletons>,
 ) -> Result<(Model, Vec<Warning>), ErrorKind> {
     let mut warnings = Vec::new();
     let locals = node_locals(root, &mut warnings)?;
     let (skeletons, bone_of) = skeletons(root, json, parents, &locals, data, &mut warnings)?;
-    let clips = clips(root, json, pointers, &bone_of, &skeletons, data)?;
+    let mut read_clips = || clips(root, json, pointers, &bone_of, &skeletons, data);
+    let clips = match with_skeletons {
+        Some(f) if sampler_keys(root) >= KEYS_FOR_TWO_THREADS => {
+            beside(read_clips, || f(&skeletons))?
+        }
+        Some(f) => {
+            let clips = read_clips();
+            f(&skeletons);
+            clips?
+        }
+        None => read_clips()?,
+    };
     let other_nodes = root
         .nodes
         .iter()
@@ -62,6 +81,14 @@ pub(crate) fn model(
         },
         warnings,
     ))
+}
+
+/// The keys of every animation sampler, as their input accessors count them (not yet checked).
+fn sampler_keys(root: &Root) -> u64 {
+    let samplers = root.animations.iter().flat_map(|a| &a.samplers);
+    samplers
+        .filter_map(|s| root.accessors.get(s.input.value()))
+        .fold(0, |n, a| n.saturating_add(a.count.0))
 }
 
 /// Skeleton discovery: which nodes form each skeleton, its skins, the non-bone nodes hanging

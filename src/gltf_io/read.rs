@@ -7,6 +7,7 @@ use super::container::{self, Format};
 use super::error::{invalid, ErrorKind};
 use super::extract;
 use super::lazy::{self, Json, LazyJson, Members};
+use super::WithSkeletons;
 use crate::model::{Model, Warning, WarningCode};
 use gltf::json::validation::{Error as VError, Validate};
 use gltf::json::Root;
@@ -21,7 +22,7 @@ pub(crate) fn parse(bytes: &[u8], res: &Resources) -> Result<Parsed, ErrorKind> 
     let split = container::split(bytes)?;
     let json = Json::whole(parse_json(split.json)?);
     let bin = split.bin.map(|b| Buffer::from(b.to_vec()));
-    finish(split.format, json, bin, res, Keys::Keep, None)
+    finish(split.format, json, bin, res, Keys::Keep, None, None)
 }
 
 /// Whether parsing keeps the key values of the tracks it reads and checks.
@@ -254,12 +255,14 @@ mod pointers {
 /// in `bytes`, not a copy of it. `early` is what was parsed of them while they were read: used
 /// when it is the JSON chunk the container holds, else parsed again. The JSON is held as its
 /// text split into members (`lazy.rs`) when it can be: the stages do not look at it, and a
-/// document written changed parses it once, to patch it.
+/// document written changed parses it once, to patch it. `with_skeletons` is called with the
+/// skeletons as soon as they are read (see `extract::model`).
 pub(crate) fn parse_owned(
     bytes: Vec<u8>,
     early: Option<Early>,
     res: &Resources,
     keys: Keys,
+    with_skeletons: Option<WithSkeletons>,
 ) -> Result<Parsed, ErrorKind> {
     let parts = container::split(&bytes)?;
     // Where `part` (inside `bytes`) lies in it.
@@ -280,7 +283,7 @@ pub(crate) fn parse_owned(
         Text::Value(value) => Json::whole(value),
         Text::Members(m) => Json::lazy(LazyJson::new(Buffer::part(bytes, json_range), m)),
     };
-    finish(format, json, bin, res, keys, typed)
+    finish(format, json, bin, res, keys, typed, with_skeletons)
 }
 
 /// The JSON text `text` split into members (when it can be) or parsed into a `Value`, with the
@@ -311,6 +314,7 @@ fn finish(
     res: &Resources,
     keys: Keys,
     typed: Option<Option<Typed>>,
+    with_skeletons: Option<WithSkeletons>,
 ) -> Result<Parsed, ErrorKind> {
     let mut buffers = buffers::load_buffers(json.get("buffers"), bin, res)?;
     if buffers::embeds_images(json.get("images")) {
@@ -337,7 +341,8 @@ fn finish(
     let parents = parents(&root)?;
     let mut data = Data::new(&root, &buffers);
     data.keep_keys = keys == Keys::Keep;
-    let (model, more) = extract::model(&root, &json, &parents, &pointers, &mut data)?;
+    let (model, more) =
+        extract::model(&root, &json, &parents, &pointers, &mut data, with_skeletons)?;
     warnings.extend(more);
     Ok((format, json, buffers, model, warnings))
 }

@@ -3,6 +3,7 @@
 //! between a track of the model and one read gives the same answer after as before.
 
 use crate::model::{Clip, Model, Track, TrackValue};
+use glam::{Quat, Vec3};
 use std::sync::Arc;
 
 /// Replaces the key values of `read`'s tracks (the model as read) that `model` does not share:
@@ -12,6 +13,8 @@ use std::sync::Arc;
 /// track read compares as before (equal to the same ones: equality of finite keys is an
 /// equivalence), and with no values it equals none of them (each has at least one).
 pub(crate) fn let_go(read: &mut Model, model: &Model) {
+    // The values of every track let go: none, shared (equal to none either way).
+    let (no_vec3, no_quat): (Arc<[Vec3]>, Arc<[Quat]>) = (Arc::from([]), Arc::from([]));
     for (i, clip) in read.clips.iter_mut().enumerate() {
         let same_source = model
             .clips
@@ -21,39 +24,46 @@ pub(crate) fn let_go(read: &mut Model, model: &Model) {
         for (b, tracks) in clip.tracks.iter_mut().enumerate() {
             let at = || candidates.iter().filter_map(move |c| c.tracks.get(b));
             if let Some(t) = &mut tracks.translation {
-                settle(t, at().flat_map(|m| &m.translation));
+                settle(t, at().flat_map(|m| &m.translation), &no_vec3);
             }
             if let Some(t) = &mut tracks.rotation {
-                settle(t, at().flat_map(|m| &m.rotation));
+                settle(t, at().flat_map(|m| &m.rotation), &no_quat);
             }
             if let Some(t) = &mut tracks.scale {
-                settle(t, at().flat_map(|m| &m.scale));
+                settle(t, at().flat_map(|m| &m.scale), &no_vec3);
             }
         }
     }
 }
 
-/// `read` as the model's track it equals, or without values when it equals none of `model`
-/// (unless it already shares its values with one, or one of them has no values either).
+/// `read` as the model's track it equals, or with the values `none` (no values) when it equals
+/// none of `model` (unless it already shares its values with one, or one of them has no values
+/// either).
 fn settle<'a, T: TrackValue + PartialEq + 'a>(
     read: &mut Track<T>,
     model: impl Iterator<Item = &'a Track<T>> + Clone,
+    none: &Arc<[T]>,
 ) {
     if model.clone().any(|m| Arc::ptr_eq(&m.values, &read.values)) {
         return;
     }
-    if let Some(m) = model.clone().find(|m| **m == *read) {
+    if let Some(m) = model.clone().find(|m| equal(m, read)) {
         *read = m.clone();
     } else if model.clone().all(|m| !m.values.is_empty()) {
-        read.values = Arc::from([]);
+        read.values = none.clone();
     }
+}
+
+/// `a == b`, the values compared before the times: a track the stages changed most often kept
+/// its times and differs from its first value.
+fn equal<T: PartialEq>(a: &Track<T>, b: &Track<T>) -> bool {
+    a.interpolation == b.interpolation && a.values == b.values && a.times == b.times
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::Interpolation;
-    use glam::Quat;
 
     fn track(values: Vec<Quat>) -> Track<Quat> {
         Track {
@@ -69,16 +79,37 @@ mod tests {
         let b = track(vec![Quat::IDENTITY, Quat::from_rotation_y(0.5)]);
         // Equal to a model track (not shared): becomes it, still equal to it.
         let mut read = track(vec![Quat::IDENTITY, Quat::from_rotation_x(0.5)]);
-        settle(&mut read, [&b, &a].into_iter());
+        let none: Arc<[Quat]> = Arc::from([]);
+        settle(&mut read, [&b, &a].into_iter(), &none);
         assert!(Arc::ptr_eq(&read.values, &a.values));
         assert!(read == a && read != b);
         // Equal to none: no values, equal to none.
         let mut read = track(vec![Quat::IDENTITY, Quat::from_rotation_z(0.5)]);
-        settle(&mut read, [&a, &b].into_iter());
+        settle(&mut read, [&a, &b].into_iter(), &none);
         assert!(read.values.is_empty() && read != a && read != b);
         // Shared with one: kept.
         let mut read = a.clone();
-        settle(&mut read, [&b, &a].into_iter());
+        settle(&mut read, [&b, &a].into_iter(), &none);
         assert!(Arc::ptr_eq(&read.values, &a.values));
+    }
+
+    #[test]
+    fn equal_is_eq() {
+        let a = track(vec![Quat::IDENTITY, Quat::from_rotation_x(0.5)]);
+        let mut later = a.clone();
+        later.times = Arc::from([0.0, 2.0]);
+        let mut step = a.clone();
+        step.interpolation = Interpolation::Step;
+        let other = track(vec![Quat::IDENTITY, Quat::from_rotation_y(0.5)]);
+        let nan = track(vec![
+            Quat::IDENTITY,
+            Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0),
+        ]);
+        let all = [&a, &a.clone(), &later, &step, &other, &nan];
+        for x in all {
+            for y in all {
+                assert_eq!(equal(x, y), x == y);
+            }
+        }
     }
 }

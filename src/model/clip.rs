@@ -247,9 +247,72 @@ impl<T: TrackValue> Track<T> {
     /// over all the keys (a frame-by-frame pass then steps a key or two per frame). The value is
     /// the one [`Track::sample`] gives, for any cursor.
     pub fn sample_from(&self, time: f32, cursor: &mut usize) -> T {
-        match self.span(time, cursor) {
+        self.value(self.span(time, cursor))
+    }
+
+    /// [`Track::sample_from`] at each of `times`, in order: `put(i, value)` for the `i`th, the
+    /// value [`Track::sample`] gives, bit for bit. For times in increasing order (frames, say)
+    /// this is one walk over the keys: a frame that falls on a key, as frames of a clip keyed at
+    /// the same rate do, costs a comparison or two.
+    pub fn sample_each(&self, times: &[f32], mut put: impl FnMut(usize, T)) {
+        self.spans(times, |i, span| put(i, self.value(span)));
+    }
+
+    /// The value at `span`.
+    #[inline(always)]
+    fn value(&self, span: Span) -> T {
+        match span {
             Span::Key(k) => self.key(k),
             Span::Between { prev, next, u } => self.interpolate(prev, next, u),
+        }
+    }
+
+    /// [`Track::span`] of each of `times`, in order: `at(i, span)` for the `i`th. While a time
+    /// lies strictly inside the keyed range and at or after the key before the last one found,
+    /// the next key is found by stepping forward from there, which is where a full search
+    /// ends (key times do not decrease); any other time takes [`Track::span`] itself.
+    #[inline(always)]
+    fn spans(&self, times: &[f32], mut at: impl FnMut(usize, Span)) {
+        let keys: &[f32] = &self.times;
+        let (Some(&first), Some(&last)) = (keys.first(), keys.last()) else {
+            // No keys: as `sample` fails on them.
+            let mut cursor = 0;
+            times
+                .iter()
+                .enumerate()
+                .for_each(|(i, &time)| at(i, self.span(time, &mut cursor)));
+            return;
+        };
+        let step = self.interpolation == Interpolation::Step;
+        // The first key later than the last time placed inside the range; keys[next - 1] is
+        // at or before that time.
+        let mut next = 1;
+        for (i, &time) in times.iter().enumerate() {
+            if !(time > first && time < last && keys[next - 1] <= time) {
+                let mut cursor = next;
+                at(i, self.span(time, &mut cursor));
+                next = cursor.max(1);
+                continue;
+            }
+            // keys[next - 1] <= time < last, so next < n - 1 while keys[next] <= time: the next
+            // key is this one, or the one after (frames at the keys' rate), or found by a search.
+            if keys[next] <= time {
+                next += 1;
+                if keys[next] <= time {
+                    next = next_key(keys, time, next + 1);
+                }
+            }
+            let prev = next - 1;
+            if time == keys[prev] || step {
+                at(i, Span::Key(prev));
+                continue;
+            }
+            let u = (time - keys[prev]) / (keys[next] - keys[prev]);
+            if u >= 1.0 {
+                at(i, Span::Key(next));
+            } else {
+                at(i, Span::Between { prev, next, u });
+            }
         }
     }
 
@@ -394,7 +457,19 @@ impl Track<Quat> {
     /// [`Track::sample_unit`] for a series of times in increasing order (`cursor`: see
     /// [`Track::sample_from`]); the same value.
     pub fn sample_unit_from(&self, time: f32, cursor: &mut usize) -> Quat {
-        match self.span(time, cursor) {
+        self.unit_value(self.span(time, cursor))
+    }
+
+    /// [`Track::sample_unit`] at each of `times`, in order, as [`Track::sample_each`] samples:
+    /// `put(i, value)` for the `i`th, the same values.
+    pub fn sample_unit_each(&self, times: &[f32], mut put: impl FnMut(usize, Quat)) {
+        self.spans(times, |i, span| put(i, self.unit_value(span)));
+    }
+
+    /// The unit value at `span` (see [`Track::sample_unit`]).
+    #[inline(always)]
+    fn unit_value(&self, span: Span) -> Quat {
+        match span {
             Span::Key(k) => {
                 let q = self.key(k);
                 if (q.length_squared() - 1.0).abs() <= UNIT_TOLERANCE {
@@ -656,6 +731,73 @@ mod tests {
             let time = f as f32 / 30.0;
             let bits = |v: Vec3| v.to_array().map(f32::to_bits);
             assert_eq!(bits(t.sample_from(time, &mut at)), bits(t.sample(time)));
+        }
+    }
+
+    /// Issue 19, round 9: sampling a series of times in one walk gives what `sample` and
+    /// `sample_unit` give at each, bit for bit: every interpolation, keys with repeated times,
+    /// a single key, frames on the keys, between them and outside them, and times out of order.
+    #[test]
+    fn a_series_samples_what_each_time_samples() {
+        let times: Vec<f32> = vec![0.0, 0.1, 0.1, 0.2, 0.5, 0.5, 0.5, 0.9, 1.0, 1.7, 2.0, 2.0];
+        let on_frames: Vec<f32> = (0..40).map(|k| k as f32 / 30.0).collect();
+        let keys = |n: usize| -> Vec<Quat> {
+            (0..n)
+                .map(|k| {
+                    let k = k as f32;
+                    // Some unit to rounding, some (a few) far from unit length.
+                    Quat::from_xyzw(k.sin(), 0.3, -0.7, 0.2 + 0.01 * k) * (1.0 + 0.3 * (k % 3.0))
+                })
+                .collect()
+        };
+        let series: Vec<Vec<f32>> = vec![
+            (0..=75).map(|f| f as f32 / 30.0 - 0.2).collect(),
+            (0..=45).map(|f| f as f32 / 30.0).collect(),
+            times.clone(),
+            vec![0.5, 0.05, 1.9, 1.9, 0.1, 3.0, -1.0, 0.95, 0.4, 0.3],
+            vec![],
+        ];
+        let bits = |q: Quat| q.to_array().map(f32::to_bits);
+        for key_times in [times.clone(), on_frames, vec![0.4]] {
+            let n = key_times.len();
+            for interpolation in [
+                Interpolation::Linear,
+                Interpolation::Step,
+                Interpolation::CubicSpline,
+            ] {
+                let per = if interpolation == Interpolation::CubicSpline {
+                    3
+                } else {
+                    1
+                };
+                let t = Track {
+                    interpolation,
+                    times: key_times.clone().into(),
+                    values: keys(n * per).into(),
+                };
+                let v = Track {
+                    interpolation,
+                    times: key_times.clone().into(),
+                    values: keys(n * per).iter().map(|q| q.xyz()).collect(),
+                };
+                for at in &series {
+                    let mut seen = 0;
+                    t.sample_each(at, |i, q| {
+                        assert_eq!(bits(q), bits(t.sample(at[i])), "{interpolation:?} {i}");
+                        seen += 1;
+                    });
+                    t.sample_unit_each(at, |i, q| {
+                        assert_eq!(bits(q), bits(t.sample_unit(at[i])), "{interpolation:?} {i}");
+                        seen += 1;
+                    });
+                    v.sample_each(at, |i, x| {
+                        let (x, y) = (x.to_array(), v.sample(at[i]).to_array());
+                        assert_eq!(x.map(f32::to_bits), y.map(f32::to_bits), "{i}");
+                        seen += 1;
+                    });
+                    assert_eq!(seen, 3 * at.len());
+                }
+            }
         }
     }
 

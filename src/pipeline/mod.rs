@@ -15,7 +15,7 @@ pub use retarget::{
 
 use crate::check::{self, RestCheck, SkinCheck};
 use crate::mapping::{map_skeleton, BoneMap, MapOptions, MapReport};
-use crate::model::{Model, SkeletonId};
+use crate::model::{Model, Skeleton, SkeletonId};
 use crate::profile::Profile;
 use crate::rename::{rename, RenameError, RenameOptions, RenameReport};
 use crate::rest::{fix_rest, RestError, RestOptions, RestReport};
@@ -170,7 +170,52 @@ pub fn normalize_measuring_later(
     profile: &Profile,
     options: &NormalizeOptions,
 ) -> Result<(NormalizeReport, Measuring), NormalizeError> {
-    let maps = map_chosen(model, profile, options)?;
+    let mapped = map_skeletons(&model.skeletons, profile, options)?;
+    normalize_mapped(model, mapped, profile, options)
+}
+
+/// The bone maps [`normalize`] starts from, made from a model's skeletons alone (by
+/// [`map_skeletons`]), so that they can be made before its clips are read, or beside.
+#[derive(Debug, Clone)]
+pub struct Mapped {
+    /// Per skeleton chosen, its map.
+    maps: Vec<(SkeletonId, BoneMap)>,
+    /// The bones of every skeleton mapped from: maps of other skeletons are not used.
+    bones: Vec<usize>,
+}
+
+/// The bone map of every skeleton of a model (`skeletons`, its [`Model::skeletons`]) that
+/// `options` chooses, as [`normalize`] makes them first; the error it returns when the choice
+/// does not exist or no skeleton fits.
+pub fn map_skeletons(
+    skeletons: &[Skeleton],
+    profile: &Profile,
+    options: &NormalizeOptions,
+) -> Result<Mapped, NormalizeError> {
+    Ok(Mapped {
+        maps: map_chosen(skeletons, profile, options)?,
+        bones: skeletons.iter().map(|s| s.bones.len()).collect(),
+    })
+}
+
+/// [`normalize_measuring_later`] from the bone maps [`map_skeletons`] made of `model`'s
+/// skeletons with the same `profile` and `options` (maps made of skeletons with other bone
+/// counts are made again). On error the model is unchanged.
+pub fn normalize_mapped(
+    model: &mut Model,
+    mapped: Mapped,
+    profile: &Profile,
+    options: &NormalizeOptions,
+) -> Result<(NormalizeReport, Measuring), NormalizeError> {
+    let same = mapped
+        .bones
+        .iter()
+        .copied()
+        .eq(model.skeletons.iter().map(|s| s.bones.len()));
+    let maps = match same {
+        true => mapped.maps,
+        false => map_chosen(&model.skeletons, profile, options)?,
+    };
     // One copy: the state to measure against, and to restore if a stage refuses.
     let original = model.clone();
     let mut report = NormalizeReport {
@@ -265,19 +310,24 @@ impl Owed {
 /// The bone map of every skeleton `options` chooses; an error when the choice does not exist or
 /// no skeleton fits.
 fn map_chosen(
-    model: &Model,
+    skeletons: &[Skeleton],
     profile: &Profile,
     options: &NormalizeOptions,
 ) -> Result<Vec<(SkeletonId, BoneMap)>, NormalizeError> {
-    let count = model.skeletons.len();
+    let count = skeletons.len();
     let chosen: Vec<SkeletonId> = match options.skeleton {
         Some(k) if k.index() >= count => return Err(NormalizeError::NoSkeleton(k, count)),
         Some(k) => vec![k],
-        None => model.skeleton_ids().collect(),
+        None => (0..count as u32).map(SkeletonId).collect(),
     };
     let maps: Vec<(SkeletonId, BoneMap)> = chosen
         .iter()
-        .map(|&k| (k, map_skeleton(model.skeleton(k), profile, &options.map)))
+        .map(|&k| {
+            (
+                k,
+                map_skeleton(&skeletons[k.index()], profile, &options.map),
+            )
+        })
         .collect();
     if maps.iter().any(|(_, m)| fits(m, profile, options)) {
         return Ok(maps);
@@ -292,7 +342,7 @@ fn map_chosen(
                 .collect();
             format!(
                 "skeleton `{}` lacks {}",
-                model.skeleton(*k).name,
+                skeletons[k.index()].name,
                 lacks.join(", ")
             )
         })
@@ -363,3 +413,6 @@ fn normalize_one(
     });
     Ok((report, rest))
 }
+
+#[cfg(test)]
+mod tests;

@@ -7,6 +7,8 @@
 //! matrices become `F_i⁻¹ · IBM` and attached nodes `F_i⁻¹ · T`, so every joint's skinning
 //! matrix is unchanged at every frame.
 
+use super::copies;
+use super::lanes;
 use super::pose::Plan;
 use super::restore::KeyMap;
 use super::sim::Sim;
@@ -46,21 +48,27 @@ pub(super) fn apply(
             chain: None,
         });
     }
-    // Every array the keys are converted into is made here, on the calling thread (`claim`
-    // copies a shared array the conversion changes); then this thread and, with enough keys, a
-    // second one convert them in place. (Clips converted whole on worker threads, as once done,
-    // took their new arrays from the workers' own heaps: 1.2 MB more peak on 3 MB, over its
-    // bound of 3× the input + 15 MB, and 18 MB on 30 MB.)
+    // Every array the keys are converted into is made here, on the calling thread (`take`
+    // copies a shared array); then this thread and, with enough keys, a second one convert
+    // them in place; copies that came out as read are let go of here. (Clips converted whole on
+    // worker threads, as once done, took their new arrays from the workers' own heaps: 1.2 MB
+    // more peak on 3 MB, over its bound of 3× the input + 15 MB, and 18 MB on 30 MB.)
     let mut complemented = 0;
     let mut keys = 0;
-    for clip in model.clips.iter_mut().filter(|c| c.skeleton == k) {
+    let clips = || model.clips.iter().filter(|c| c.skeleton == k);
+    let mut taken = Vec::with_capacity(clips().map(Clip::channel_count).sum());
+    for (c, clip) in model.clips.iter_mut().enumerate() {
+        if clip.skeleton != k {
+            continue;
+        }
         complemented += complement(clip, &plan.changed);
-        for (i, tracks) in clip.tracks.iter_mut().enumerate() {
-            keys += claim_keys(tracks, outer[i], frames[i]);
+        for (b, tracks) in clip.tracks.iter_mut().enumerate() {
+            keys += copies::take(tracks, c, b, &mut taken);
         }
     }
     let maps = (&outer[..], &frames[..]);
     convert_in_two(&mut model.clips, k, maps, keys);
+    copies::give_back(&mut model.clips, taken);
     if let Some(h) = motion {
         for clip in model.clips.iter_mut().filter(|c| c.skeleton == k) {
             for (i, tracks) in clip.tracks.iter_mut().enumerate() {
@@ -144,7 +152,8 @@ pub(super) fn bone_keys(t: &BoneTracks) -> usize {
         + t.scale.as_ref().map_or(0, |t| t.values.len())
 }
 
-/// Converts the keys of the clips of skeleton `k`, claimed by [`claim_keys`] (`keys` of them),
+/// Converts the keys of the clips of skeleton `k` (`keys` of them) whose values are their own
+/// ([`copies::take`]; tracks still sharing theirs are left as they are),
 /// with `maps` (`A_i`, `F_i`): the clips up to the middle key on this thread, the rest on
 /// another one (or all here, if there are few). No key array is made here: they are the
 /// calling thread's.
@@ -244,6 +253,24 @@ trait Convert<T> {
     /// The key `value` converted; `cubic`: the track is a cubic spline, `tangent`: this key is
     /// one of its tangents.
     fn key(&mut self, value: T, cubic: bool, tangent: bool) -> T;
+
+    /// Converts every value of a track in place, in order, as [`Convert::key`] would one by
+    /// one (`cubic`: the track is a cubic spline, whose every value but the middle of three is
+    /// a tangent).
+    fn keys(&mut self, values: &mut [T], cubic: bool)
+    where
+        T: Copy,
+    {
+        if cubic {
+            for (n, v) in values.iter_mut().enumerate() {
+                *v = self.key(*v, true, n % 3 != 1);
+            }
+        } else {
+            for v in values {
+                *v = self.key(*v, false, false);
+            }
+        }
+    }
 }
 
 impl<T, F: FnMut(T, bool) -> T> Convert<T> for F {
@@ -261,6 +288,23 @@ impl Convert<Vec3> for Move {
     fn key(&mut self, v: Vec3, _: bool, tangent: bool) -> Vec3 {
         self.0.vector(v, !tangent)
     }
+
+    /// Keys of tracks other than cubic splines (all points) a block at a time
+    /// ([`lanes::place_blocks`]).
+    fn keys(&mut self, values: &mut [Vec3], cubic: bool) {
+        if cubic {
+            for (n, v) in values.iter_mut().enumerate() {
+                *v = self.key(*v, true, n % 3 != 1);
+            }
+            return;
+        }
+        let Wide { t, r, s } = self.0;
+        let (blocks, rest) = values.split_at_mut(lanes::in_blocks(values));
+        lanes::place_blocks(t, r, s, blocks);
+        for v in rest {
+            *v = self.key(*v, false, false);
+        }
+    }
 }
 
 /// A rotation key to `a · key · f`, flipped when it lies in the other hemisphere from the one
@@ -272,10 +316,10 @@ struct Turn {
     before: Quat,
 }
 
-impl Convert<Quat> for Turn {
-    #[inline]
-    fn key(&mut self, q: Quat, cubic: bool, _: bool) -> Quat {
-        let mut q = (self.a * q.as_dquat() * self.f).as_quat();
+impl Turn {
+    /// `q` (turned) flipped into the hemisphere of the key before it, unless `cubic`.
+    #[inline(always)]
+    fn follow(&mut self, mut q: Quat, cubic: bool) -> Quat {
         if !cubic {
             if q.dot(self.before) < 0.0 {
                 q = -q;
@@ -283,6 +327,27 @@ impl Convert<Quat> for Turn {
             self.before = q;
         }
         q
+    }
+}
+
+impl Convert<Quat> for Turn {
+    #[inline]
+    fn key(&mut self, q: Quat, cubic: bool, _: bool) -> Quat {
+        let q = (self.a * q.as_dquat() * self.f).as_quat();
+        self.follow(q, cubic)
+    }
+
+    /// The products a block of keys at a time ([`lanes::turn_blocks`]), then each key flipped
+    /// in order.
+    fn keys(&mut self, values: &mut [Quat], cubic: bool) {
+        let (blocks, rest) = values.split_at_mut(lanes::in_blocks(values));
+        lanes::turn_blocks(self.a, self.f, blocks);
+        for q in rest {
+            *q = (self.a * q.as_dquat() * self.f).as_quat();
+        }
+        for q in values {
+            *q = self.follow(*q, cubic);
+        }
     }
 }
 
@@ -390,20 +455,11 @@ fn claim<T: Copy + Bits, M: Convert<T>>(track: &mut Track<T>, mut map: M) -> usi
 }
 
 /// Converts every key of `track` with `map`, in place, if its values are its own (after
-/// [`claim`], unless `map` changes none of them), in a plain loop.
+/// [`claim`], unless `map` changes none of them), with [`Convert::keys`].
 fn convert<T: Copy, M: Convert<T>>(track: &mut Track<T>, mut map: M) {
     let cubic = track.interpolation == Interpolation::CubicSpline;
-    let Some(values) = std::sync::Arc::get_mut(&mut track.values) else {
-        return;
-    };
-    if cubic {
-        for (n, v) in values.iter_mut().enumerate() {
-            *v = map.key(*v, true, n % 3 != 1);
-        }
-    } else {
-        for v in values {
-            *v = map.key(*v, false, false);
-        }
+    if let Some(values) = std::sync::Arc::get_mut(&mut track.values) {
+        map.keys(values, cubic);
     }
 }
 
@@ -472,8 +528,25 @@ mod tests {
             r: DQuat::from_euler(glam::EulerRot::YXZ, 0.3 * n, -0.7, 0.2 + n),
             s: 0.5 + n,
         };
-        let outer: Vec<Wide> = (0..4).map(|i| wide(i as f64)).collect();
-        let frames: Vec<Wide> = (0..4).map(|i| wide(1.5 - i as f64).inverse()).collect();
+        // Bone 3's maps are the identity.
+        let outer: Vec<Wide> = (0..4)
+            .map(|i| {
+                if i == 3 {
+                    Wide::IDENTITY
+                } else {
+                    wide(i as f64)
+                }
+            })
+            .collect();
+        let frames: Vec<Wide> = (0..4)
+            .map(|i| {
+                if i == 3 {
+                    Wide::IDENTITY
+                } else {
+                    wide(1.5 - i as f64).inverse()
+                }
+            })
+            .collect();
         let track = |n: usize, cubic: bool, k: f32| Track {
             interpolation: if cubic {
                 Interpolation::CubicSpline
@@ -518,25 +591,55 @@ mod tests {
             }
         }
         let mut two = read.clone();
-        let mut keys = 0;
-        for c in two.iter_mut().filter(|c| c.skeleton == SkeletonId(0)) {
-            for (i, tracks) in c.tracks.iter_mut().enumerate() {
-                keys += claim_keys(tracks, outer[i], frames[i]);
+        let (mut keys, mut taken) = (0, Vec::new());
+        for (i, c) in two.iter_mut().enumerate() {
+            if c.skeleton == SkeletonId(0) {
+                for (b, tracks) in c.tracks.iter_mut().enumerate() {
+                    keys += copies::take(tracks, i, b, &mut taken);
+                }
             }
         }
         assert!(keys >= 2 * KEYS_FOR_TWO_THREADS);
         convert_in_two(&mut two, SkeletonId(0), (&outer, &frames), keys);
+        copies::give_back(&mut two, taken);
         assert_eq!(one, two);
         assert_ne!(one, read);
         assert_eq!(two[1], read[1]);
-        for (c, r) in two.iter().zip(&read) {
-            for (t, r) in c.tracks.iter().zip(&r.tracks) {
-                let (t, r) = (t.rotation.as_ref().unwrap(), r.rotation.as_ref().unwrap());
-                assert_eq!(
-                    Arc::ptr_eq(&t.values, &r.values),
-                    c.skeleton == SkeletonId(1)
-                );
+        // A track shares the values read exactly when it came out the same, bit for bit (on
+        // bone 3, whose maps are the identity, its translations at least), one thread or two.
+        fn same<T: Copy + Bits>(
+            t: &Option<Track<T>>,
+            o: &Option<Track<T>>,
+            r: &Option<Track<T>>,
+        ) -> bool {
+            let (t, o, r) = (
+                t.as_ref().unwrap(),
+                o.as_ref().unwrap(),
+                r.as_ref().unwrap(),
+            );
+            let same = t
+                .values
+                .iter()
+                .zip(r.values.iter())
+                .all(|(a, b)| a.same_bits(*b));
+            assert_eq!(Arc::ptr_eq(&t.values, &r.values), same);
+            assert_eq!(Arc::ptr_eq(&o.values, &r.values), same);
+            same
+        }
+        let mut shared = 0;
+        for ((c, o), r) in two.iter().zip(&one).zip(&read) {
+            for (b, ((t, o), r)) in c.tracks.iter().zip(&o.tracks).zip(&r.tracks).enumerate() {
+                let translation = same(&t.translation, &o.translation, &r.translation);
+                let rotation = same(&t.rotation, &o.rotation, &r.rotation);
+                if c.skeleton == SkeletonId(0) {
+                    assert_eq!(translation, b == 3);
+                    assert!(!rotation || b == 3);
+                    shared += usize::from(translation);
+                } else {
+                    assert!(translation && rotation);
+                }
             }
         }
+        assert_eq!(shared, 3);
     }
 }

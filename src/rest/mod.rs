@@ -18,6 +18,8 @@
 //! Pure over the model; imports `model`, `profile` and `mapping`.
 
 mod convert;
+mod copies;
+mod lanes;
 mod pose;
 mod restore;
 mod sim;

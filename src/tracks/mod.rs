@@ -5,6 +5,7 @@
 //! ([`rebind`]) and joins companion clips back ([`rejoin`]). Pure over the model; imports `model`,
 //! `profile` and `mapping`.
 
+mod moves;
 #[cfg(test)]
 mod tests;
 
@@ -16,6 +17,7 @@ use crate::model::{
 use crate::profile::Profile;
 use documented::DocumentedFields;
 use glam::{Mat4, Quat, Vec3};
+use moves::Measure;
 use serde::{Deserialize, Serialize};
 
 /// What becomes of the tracks of bones the map leaves unmapped.
@@ -551,17 +553,33 @@ impl<'a> AtRest<'a> {
         keys.max(self.tangents(t, size))
     }
 
-    /// Whether [`AtRest::translation`] is over the tolerance, told from the first key that is
-    /// (the keys after it are not looked at).
+    /// Whether [`AtRest::translation`] is over the tolerance, told from the first block of
+    /// keys that is (the keys after it are not looked at).
     fn translation_moves(&self, b: usize, t: &Track<Vec3>) -> bool {
         let rest = self.skeleton.bones[b].rest.translation;
         let size = self.translation_size(b);
-        // A key equal to the rest is a move of size 0, never over the tolerance (at least 0):
-        // it is not measured.
-        (0..t.len()).any(|k| {
-            let key = t.key(k);
-            key != rest && size(key - rest) > self.tolerance
-        }) || self.tangents(t, size) > self.tolerance
+        let keys = match t.interpolation {
+            Interpolation::CubicSpline => None,
+            _ => t.values.get(..t.len()),
+        };
+        let moves = if let Some(keys) = keys {
+            // Every key measured, a block at a time: a key equal to the rest measures 0.
+            let measure = Measure {
+                parent: self.parents[b],
+                rest,
+                height: self.height,
+                tolerance: self.tolerance,
+            };
+            measure.any_over(keys)
+        } else {
+            // A key equal to the rest is a move of size 0, never over the tolerance (at least
+            // 0): it is not measured.
+            (0..t.len()).any(|k| {
+                let key = t.key(k);
+                key != rest && size(key - rest) > self.tolerance
+            })
+        };
+        moves || self.tangents(t, size) > self.tolerance
     }
 
     /// Largest angle of a key from the rest rotation, radians.
