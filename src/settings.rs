@@ -179,7 +179,7 @@ impl Settings {
     pub fn resolve_map(&self) -> Result<(Profile, MapOptions), ResolveError> {
         let profile = match &self.map.profile {
             Some(p) => Profile::load(&self.path(p))?,
-            None => Profile::humanoid().clone(),
+            None => Profile::humanoid_owned(),
         };
         let overrides = match &self.map.bone_map {
             Some(p) => Some(self.bone_map_file(p, &profile)?),

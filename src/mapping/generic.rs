@@ -3,7 +3,7 @@
 //! source ancestors, each source bone maps once). Ties break by bone order, so it is
 //! deterministic.
 
-use super::names::{analyze, score};
+use super::names::Lexicon;
 use super::{is_ancestor, Mapped, Origin};
 use crate::model::{BoneId, Skeleton};
 use crate::profile::{Profile, ProfileBoneId};
@@ -17,15 +17,16 @@ pub(super) fn map(
     fixed: &[Option<Mapped>],
     forced_empty: &[bool],
 ) -> Vec<Option<Mapped>> {
-    let infos: Vec<_> = skeleton
+    let lexicon = Lexicon::new(profile);
+    let scores: Vec<Vec<f32>> = skeleton
         .bones
         .iter()
-        .map(|b| analyze(&b.name, profile))
+        .map(|b| lexicon.scores(&lexicon.analyze(&b.name)))
         .collect();
     let mut pairs: Vec<(f32, ProfileBoneId, BoneId)> = Vec::new();
     for id in profile.ids() {
-        for (i, info) in infos.iter().enumerate() {
-            let s = score(profile.bone(id), info);
+        for (i, scores) in scores.iter().enumerate() {
+            let s = scores[id.index()];
             if s >= MIN_SCORE {
                 pairs.push((s, id, BoneId(i as u32)));
             }

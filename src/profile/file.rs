@@ -314,7 +314,7 @@ fn reference(b: &BoneSpec, problems: &mut Vec<String>) -> Transform {
 /// Rule 6 for name weights: each name phrase has words and a weight in 0..=1.
 fn check_name_weights(b: &BoneSpec, problems: &mut Vec<String>) {
     for (phrase, weight) in &b.names {
-        if !(0.0..=1.0).contains(weight) || words(phrase).is_empty() {
+        if !(0.0..=1.0).contains(weight) || phrase.split_whitespace().next().is_none() {
             problems.push(format!(
                 "bone `{}`: name `{phrase}` needs words and a weight in 0..=1",
                 b.name

@@ -6,6 +6,7 @@
 //! the whole file and reports every problem, naming the bone. This module imports only `model`.
 
 mod file;
+mod plain;
 mod prefixes;
 mod sides;
 mod spec;
@@ -17,6 +18,7 @@ pub use spec::{BoneSpec, ChainSpec, MapperKind, Naming, ProfileFile, Side, TailS
 use crate::model::Transform;
 use glam::{Quat, Vec3};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 /// The built-in humanoid profile, as shipped in `profiles/humanoid.ron`.
@@ -25,6 +27,21 @@ pub const HUMANOID_RON: &str = include_str!("../../profiles/humanoid.ron");
 /// [`HUMANOID_RON`] as JSON, written by the build script from the [`ProfileFile`] it reads
 /// (`build.rs`): the same file, parsed several times faster than RON (issue 19).
 const HUMANOID_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/humanoid.json"));
+
+/// The built-in humanoid profile, once built (see [`Profile::humanoid`]).
+static HUMANOID: OnceLock<Profile> = OnceLock::new();
+
+/// Builds the built-in humanoid profile from [`HUMANOID_JSON`].
+fn built_in() -> Profile {
+    // The built-in file is checked by this module's tests (its JSON gives the file RON gives);
+    // it cannot fail at run time.
+    let origin = "built-in humanoid profile";
+    serde_json::from_str::<ProfileFile>(HUMANOID_JSON)
+        .ok()
+        .and_then(|spec| spec.validate().ok())
+        .map_or_else(|| Profile::from_ron(HUMANOID_RON, origin), Ok)
+        .expect("built-in profile is valid")
+}
 
 /// Index of a bone in [`Profile::bones`].
 #[derive(
@@ -138,17 +155,20 @@ pub struct ProfileError {
 impl Profile {
     /// The built-in humanoid profile (Godot's SkeletonProfileHumanoid).
     pub fn humanoid() -> &'static Profile {
-        static HUMANOID: OnceLock<Profile> = OnceLock::new();
-        HUMANOID.get_or_init(|| {
-            // The built-in file is checked by this module's tests (its JSON gives the file RON
-            // gives); it cannot fail at run time.
-            let origin = "built-in humanoid profile";
-            serde_json::from_str::<ProfileFile>(HUMANOID_JSON)
-                .ok()
-                .and_then(|spec| spec.validate().ok())
-                .map_or_else(|| Profile::from_ron(HUMANOID_RON, origin), Ok)
-                .expect("built-in profile is valid")
-        })
+        HUMANOID.get_or_init(built_in)
+    }
+
+    /// The built-in humanoid profile, owned (what [`Profile::humanoid`] gives, cloned). The first
+    /// call in a process builds it afresh rather than building the shared one and copying it
+    /// (issue 20: a command that resolves its settings once need not pay for both); later
+    /// calls copy the shared one.
+    pub fn humanoid_owned() -> Profile {
+        static ASKED: AtomicBool = AtomicBool::new(false);
+        match HUMANOID.get() {
+            Some(p) => p.clone(),
+            None if !ASKED.swap(true, Ordering::Relaxed) => built_in(),
+            None => Profile::humanoid().clone(),
+        }
     }
 
     /// Reads and validates a profile file.

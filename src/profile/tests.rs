@@ -248,3 +248,122 @@ fn prefixes_as_one_regex_strip_what_each_alone_strips() {
         )]
     );
 }
+
+/// Issue 20: a plain pattern matches where, and as far as, the `regex` crate's case-insensitive
+/// anchored search does, on names with every troublesome character at every place; a pattern
+/// the regex crate rejects is never plain; every built-in pattern is plain (no regex is built).
+#[test]
+fn plain_prefixes_match_as_the_regex_crate_does() {
+    use super::plain::Plain;
+    let built_in = &Profile::humanoid().naming.prefixes;
+    let mut patterns: Vec<&str> = built_in.iter().map(String::as_str).collect();
+    let plain_ones = [
+        "bone",
+        "x*",
+        "(a|ab)(c|bcd)",
+        "[0-9]+_",
+        "_",
+        "x?(xy|yzz)",
+        "a*(b|ab)",
+        ".*.*:",
+        "(DEF|ORG)[-_]?",
+        "[-]",
+        "[-_.]",
+        "[ -/]+x",
+        "\\.",
+        "\\-x",
+        "[\\.\\-]s",
+        "((ab|a)(bc|c))d?",
+        "[:|]",
+        "[:]",
+        "[|]k",
+        "k+s*",
+        "[+-]",
+        "(x|(y|z.))q",
+        "[0-9]*_x",
+        ".?kx",
+        "s*(k|x)y",
+    ];
+    let others = [
+        "^.*?_", "[--]", "[]a]", "a{2}", "(?i)x", "(a|)", "a||b", "()", "^", "", "$", "a$", "\\_",
+        "[a-z]", "(x|y)+", "(-|_)?", "Sk(e|ɛ)", "\\d", "ſ", "^^a", "a^", "|a", "a|", "(a))",
+        "((a)", "[0-9", "[9-0]", ".*.*.*:", "[^_]", "#", "a**",
+    ];
+    patterns.extend(plain_ones);
+    patterns.extend(others);
+    let bases = [
+        "mixamorig:Hips",
+        "MIXAMORIG12_LeftHand",
+        "Armature|mixamorig:Spine",
+        "DEF-upper_arm.L",
+        "ORG_x",
+        "J_Bip_C_Hips",
+        "J_Sec_Hair",
+        "CC_Base_L_Thigh",
+        "ValveBiped.Bip01_Pelvis",
+        "Bip01 L Foot",
+        "Skeleton_torso_joint_1",
+        "Armature_Bone_rig_x",
+        "abcd_bcd",
+        "xxyzz",
+        "aab:b:c",
+        "a.-s",
+        "kkss",
+        "q/x",
+        "",
+    ];
+    let odd = [
+        '\n', '\r', '\u{212A}', '\u{017F}', '\u{0130}', '\u{0131}', 'é', '腕', ':', '|', '_', '-',
+        '.', ' ', '0', '9', 'a', 'Z', 'k', 'S', '\0',
+    ];
+    let mut names: Vec<String> = Vec::new();
+    for base in bases {
+        let chars: Vec<char> = base.chars().collect();
+        names.push(base.to_string());
+        for i in 0..=chars.len() {
+            for c in odd {
+                let mut put: Vec<char> = chars.clone();
+                put.insert(i, c);
+                names.push(put.iter().collect());
+                if i < chars.len() {
+                    let mut swap = chars.clone();
+                    swap[i] = c;
+                    names.push(swap.iter().collect());
+                }
+            }
+        }
+    }
+    for p in &patterns {
+        let regex = regex::RegexBuilder::new(p).case_insensitive(true).build();
+        let Some(plain) = Plain::parse(p) else {
+            continue;
+        };
+        let regex = regex.unwrap_or_else(|e| panic!("plain pattern `{p}` is no regex: {e}"));
+        for name in &names {
+            let want = regex.find(name).filter(|m| m.start() == 0).map(|m| m.end());
+            assert_eq!(plain.match_end(name), want, "pattern `{p}`, name {name:?}");
+        }
+    }
+    for p in built_in.iter().map(String::as_str).chain(plain_ones) {
+        assert!(Plain::parse(p).is_some(), "`{p}` is plain");
+    }
+    for p in others {
+        assert!(
+            Plain::parse(p).is_none(),
+            "`{p}` is left to the regex engine"
+        );
+    }
+    // Every character a letter matches, case-insensitively.
+    let letters: Vec<String> = ('a'..='z').map(String::from).collect();
+    let any_letter = format!("({})", letters.join("|"));
+    let plain = Plain::parse(&any_letter).expect("plain");
+    let regex = regex::RegexBuilder::new(&format!("^{any_letter}"))
+        .case_insensitive(true)
+        .build()
+        .expect("compiles");
+    for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+        let s = c.to_string();
+        let want = regex.find(&s).map(|m| m.end());
+        assert_eq!(plain.match_end(&s), want, "{c:?}");
+    }
+}

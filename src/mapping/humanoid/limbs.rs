@@ -121,58 +121,134 @@ fn align(
 }
 
 /// Like [`align`], but trying every placement, so that `whole(path, placed)` can score the
-/// shape of a whole limb (where its middle joint lies between its ends). For short paths.
+/// shape of a whole limb (where its middle joint lies between its ends); `whole` never exceeds
+/// `whole_max`. The placements are tried depth-first, in the same order as always (ties go to
+/// the first), but a branch is cut as soon as even its best possible total (every slot left at
+/// its best cell, `whole_max`) falls clearly short of the best total found so far: such a
+/// branch holds no better placement (issue 20).
 fn align_whole(
     paths: &[Vec<BoneId>],
     required: &[bool],
     table: impl Fn(usize, &[BoneId], usize) -> f32,
     whole: impl Fn(&[BoneId], &[Option<usize>]) -> f32,
+    whole_max: f32,
 ) -> Option<(f32, usize, Vec<Option<usize>>)> {
     let m = required.len();
-    let mut best: Option<(f32, usize, Vec<Option<usize>>)> = None;
+    let mut search = Search {
+        required,
+        whole: &whole,
+        whole_max,
+        cells: Vec::new(),
+        bound: Vec::new(),
+        size: Vec::new(),
+        placed: vec![None; m],
+        path: &[],
+        pi: 0,
+        best: None,
+    };
     for (pi, path) in paths.iter().enumerate() {
         let n = path.len();
-        let cells: Vec<Vec<f32>> = (0..m)
+        search.cells = (0..m)
             .map(|j| (0..n).map(|i| table(j, path, i)).collect())
             .collect();
-        let mut placed = vec![None; m];
-        // Depth-first over slots: each takes a position after the previous one's, or none.
-        fn walk(
-            j: usize,
-            from: usize,
-            acc: f32,
-            placed: &mut Vec<Option<usize>>,
-            cells: &[Vec<f32>],
-            required: &[bool],
-            done: &mut dyn FnMut(f32, &[Option<usize>]),
-        ) {
-            if j == required.len() {
-                done(acc, placed);
+        search.bounds();
+        search.path = path;
+        search.pi = pi;
+        search.walk(0, 0, 0.0);
+    }
+    search.best
+}
+
+/// How [`align_whole`] scores a whole limb's placement.
+type WholeScore<'a> = dyn Fn(&[BoneId], &[Option<usize>]) -> f32 + 'a;
+
+/// The state of [`align_whole`]'s search over one path.
+struct Search<'a> {
+    required: &'a [bool],
+    whole: &'a WholeScore<'a>,
+    whole_max: f32,
+    /// `cells[j][i]`: the score of slot `j` at position `i` of the path.
+    cells: Vec<Vec<f32>>,
+    /// `bound[j][i]`: the most slots `j..` can add with positions from `i` on.
+    bound: Vec<Vec<f32>>,
+    /// `size[j]`: how large any sum of what slots `j..` add can be.
+    size: Vec<f32>,
+    placed: Vec<Option<usize>>,
+    path: &'a [BoneId],
+    pi: usize,
+    best: Option<(f32, usize, Vec<Option<usize>>)>,
+}
+
+/// What slot `j` adds when skipped and the base it adds when placed.
+fn slot_terms(required: bool) -> (f32, f32) {
+    if required {
+        (SKIP_REQUIRED, 2.0)
+    } else {
+        (0.0, 0.5)
+    }
+}
+
+impl Search<'_> {
+    /// `bound` and `size` for the current `cells`. A NaN cell bounds nothing.
+    fn bounds(&mut self) {
+        let m = self.required.len();
+        let n = self.cells.first().map_or(0, Vec::len);
+        self.bound = vec![vec![0.0; n + 1]; m + 1];
+        self.size = vec![0.0; m + 1];
+        for j in (0..m).rev() {
+            let (skip, base) = slot_terms(self.required[j]);
+            let mut best_cell = f32::NEG_INFINITY;
+            let mut largest = 0.0f32;
+            for i in (0..=n).rev() {
+                if i < n {
+                    let v = self.cells[j][i];
+                    best_cell = if v.is_nan() {
+                        f32::INFINITY
+                    } else {
+                        best_cell.max(v)
+                    };
+                    if v.is_finite() {
+                        largest = largest.max(v.abs());
+                    }
+                }
+                self.bound[j][i] = skip.max(base + best_cell) + self.bound[j + 1][i];
+            }
+            self.size[j] = skip.abs().max(base + largest) + self.size[j + 1];
+        }
+    }
+
+    /// Depth-first over slots from `j`: each takes a position from `from` on, or none.
+    fn walk(&mut self, j: usize, from: usize, acc: f32) {
+        if let Some((best, ..)) = &self.best {
+            // Every placement below adds at most `bound` and `whole_max`; rounding moves a total
+            // by far less than `slack`.
+            let most = acc + self.bound[j][from] + self.whole_max;
+            let slack = 1e-3 * (1.0 + acc.abs() + self.size[j] + self.whole_max.abs() + best.abs());
+            if most + slack < *best {
                 return;
             }
-            let skip = if required[j] { SKIP_REQUIRED } else { 0.0 };
-            placed[j] = None;
-            walk(j + 1, from, acc + skip, placed, cells, required, done);
-            let base = if required[j] { 2.0 } else { 0.5 };
-            for i in from..cells[j].len() {
-                let v = cells[j][i];
-                if v == f32::NEG_INFINITY {
-                    continue;
-                }
-                placed[j] = Some(i);
-                walk(j + 1, i + 1, acc + base + v, placed, cells, required, done);
-            }
-            placed[j] = None;
         }
-        let mut done = |acc: f32, placed: &[Option<usize>]| {
-            let total = acc + whole(path, placed);
-            if best.as_ref().is_none_or(|b| total > b.0) {
-                best = Some((total, pi, placed.to_vec()));
+        let m = self.required.len();
+        if j == m {
+            let total = acc + (self.whole)(self.path, &self.placed);
+            if self.best.as_ref().is_none_or(|b| total > b.0) {
+                self.best = Some((total, self.pi, self.placed.clone()));
             }
-        };
-        walk(0, 0, 0.0, &mut placed, &cells, required, &mut done);
+            return;
+        }
+        let (skip, base) = slot_terms(self.required[j]);
+        self.placed[j] = None;
+        self.walk(j + 1, from, acc + skip);
+        for i in from..self.cells[j].len() {
+            let v = self.cells[j][i];
+            if v == f32::NEG_INFINITY {
+                continue;
+            }
+            self.placed[j] = Some(i);
+            self.walk(j + 1, i + 1, acc + base + v);
+        }
+        self.placed[j] = None;
     }
-    best
 }
 
 /// How much the places of a limb's three joints look like a limb: the middle joint (elbow,
@@ -417,7 +493,7 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
             knee + toes_term(ctx, path, placed[2], placed[3], forward, &ahead)
         };
         let Some((score, pi, placed)) =
-            align_whole(&paths, &[true, true, true, false], table, whole)
+            align_whole(&paths, &[true, true, true, false], table, whole, 1.0)
         else {
             continue;
         };
@@ -671,7 +747,8 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
             _ => shape,
         }
     };
-    let Some((score, pi, placed)) = align_whole(&paths, &[false, true, true, true], table, whole)
+    let Some((score, pi, placed)) =
+        align_whole(&paths, &[false, true, true, true], table, whole, 6.0)
     else {
         return (part, None);
     };

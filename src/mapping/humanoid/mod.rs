@@ -16,7 +16,7 @@ mod hands;
 mod limbs;
 mod torso;
 
-use super::names::{analyze, score, NameInfo};
+use super::names::{Lexicon, NameInfo};
 use super::{Mapped, Origin};
 use crate::model::{BoneId, Skeleton};
 use crate::model::{Warning, WarningCode};
@@ -63,6 +63,8 @@ pub(super) struct Ctx<'a> {
     pub cand_below: Vec<bool>,
     /// Name score of every (bone, profile bone).
     pub names: Vec<Vec<f32>>,
+    /// The best name score of every bone over all profile bones.
+    pub tops: Vec<f32>,
     pub height: f32,
     pub ground: f32,
     pub fixed: &'a [Option<Mapped>],
@@ -127,10 +129,12 @@ impl<'a> Ctx<'a> {
             .map(|m| m.w_axis.truncate())
             .collect();
         let children = sk.children();
-        let info: Vec<NameInfo> = sk.bones.iter().map(|b| analyze(&b.name, profile)).collect();
-        let names = info
+        let lexicon = Lexicon::new(profile);
+        let info: Vec<NameInfo> = sk.bones.iter().map(|b| lexicon.analyze(&b.name)).collect();
+        let names: Vec<Vec<f32>> = info.iter().map(|i| lexicon.scores(i)).collect();
+        let tops = names
             .iter()
-            .map(|i| profile.bones.iter().map(|pb| score(pb, i)).collect())
+            .map(|s| s.iter().copied().fold(0.0, f32::max))
             .collect();
         let n = sk.bones.len();
         let skinned = sk.bones.iter().any(|b| b.is_joint);
@@ -165,6 +169,7 @@ impl<'a> Ctx<'a> {
             cand,
             cand_below,
             names,
+            tops,
             height: (hi - lo).max(1e-6),
             ground: lo,
             fixed,
@@ -197,7 +202,7 @@ impl<'a> Ctx<'a> {
 
     /// The best name score of bone `b` over all profile bones.
     pub fn top(&self, b: BoneId) -> f32 {
-        self.names[b.index()].iter().copied().fold(0.0, f32::max)
+        self.tops[b.index()]
     }
 
     /// What fixed entries (bone-map file, VRM) say about placing `b` at `name`: a large bonus

@@ -161,13 +161,17 @@ pub(super) fn name_conflicts(ctx: &Ctx, trunk: &Trunk) -> f32 {
     }
     let leg_words = ["UpperLeg", "LowerLeg", "Foot", "Toes"];
     let says_leg = |b: BoneId| -> Option<bool> {
+        // The first profile bone with the best score.
         let row = &ctx.names[b.index()];
-        let (best, score) = row
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))?;
+        let first = *row.first()?;
+        let (mut best, mut score) = (0, first);
+        for (i, &s) in row.iter().enumerate().skip(1) {
+            if s.total_cmp(&score).is_gt() {
+                (best, score) = (i, s);
+            }
+        }
         let name = &ctx.profile.bones[best].name;
-        (*score >= 0.7).then(|| leg_words.iter().any(|w| name.ends_with(w)))
+        (score >= 0.7).then(|| leg_words.iter().any(|w| name.ends_with(w)))
     };
     let mut penalty = 0.0;
     for leg in trunk.legs {
