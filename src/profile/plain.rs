@@ -7,7 +7,10 @@
 //! folding: `k` also matches the Kelvin sign and `s` the long s), anchored at the start, with
 //! the same leftmost-first preference, by backtracking over the alternatives and repetitions in
 //! the order the regex engines prefer them. Anything else (flags, `$`, Unicode, letter classes,
-//! quantified groups, more than two unbounded repetitions) is left to the regex engine.
+//! quantified groups, more than one unbounded repetition) is left to the regex engine. With one
+//! unbounded repetition (`*`, `+`) the backtracking tries each of its lengths once against a
+//! bounded rest, so a match costs time linear in the name, as the regex engine's does; two could
+//! cost the square of a hostile file's name length (`a*a*b` against a long run of `a`s).
 
 /// The characters one position of a pattern accepts.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,9 +93,10 @@ const LITERAL: &[u8] = b"_ :-,=/!@%'\"<>;";
 /// Non-letter ASCII characters that stand for themselves inside brackets (`-` only first or
 /// last, `^` never, so that no class is negated or spans a range by accident).
 const IN_CLASS: &[u8] = b"_ :|.,=/!@%'\"<>;*+?(){}$";
-/// Deepest group nesting, and most unbounded repetitions, a plain pattern may have.
+/// Deepest group nesting, and most unbounded repetitions, a plain pattern may have (one: see
+/// the module's note on time).
 const MAX_DEPTH: usize = 4;
-const MAX_UNBOUNDED: usize = 2;
+const MAX_UNBOUNDED: usize = 1;
 
 /// A letter in every case the regex crate's case-insensitive matching accepts.
 fn folded(c: u8) -> Vec<(char, char)> {
