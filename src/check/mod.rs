@@ -12,7 +12,6 @@ use crate::model::{
 };
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, MAX_TAIL_DEG};
 use glam::{DAffine3, DQuat, Mat4, Quat, Vec3};
-#[cfg(target_arch = "x86_64")]
 use lanes::{affine_mul, affine_times, matrix_error, Affine, Factor, Lanes, Rows, F4};
 use serde::Serialize;
 use std::sync::atomic::{AtomicUsize, Ordering};
