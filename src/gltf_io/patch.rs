@@ -7,7 +7,7 @@ use super::error::ErrorKind;
 use super::raw_items::{Members, Slot};
 use super::read_animations::{OldItems, ReadAnimations};
 use super::rebuilt::{AnimItem, Rebuilt};
-use crate::model::{Channel, Clip, Model, Skeleton, Track, TrackValue, Transform};
+use crate::model::{Channel, Clip, FxMap, Model, Skeleton, Track, TrackValue, Transform};
 use glam::{Mat4, Quat, Vec3};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -508,44 +508,9 @@ fn add_accessor(
     accessors + adds.accessors.len() - 1
 }
 
-/// A hasher for the keys of [`Rebuild`]'s maps (indices, channels, key times' bits), cheaper
-/// than the default SipHash (FxHash's step). The maps are only looked up in, never walked: what
-/// is written does not depend on it.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl KeyHasher {
-    fn add(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-impl std::hash::Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
-        }
-    }
-    fn write_u8(&mut self, n: u8) {
-        self.add(u64::from(n));
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.add(u64::from(n));
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.add(n);
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-}
-
-type KeyMap<K> = HashMap<K, usize, std::hash::BuildHasherDefault<KeyHasher>>;
+/// The maps of [`Rebuild`] (indices, channels, key times' bits): only looked up in, never
+/// walked, so what is written does not depend on their hasher ([`FxMap`]'s).
+type KeyMap<K> = FxMap<K, usize>;
 
 /// One animation being rebuilt: its new channels and samplers.
 struct Rebuild<'a> {

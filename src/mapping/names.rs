@@ -1,9 +1,8 @@
 //! Reading bone names: prefixes stripped, words split (camelCase, separators, digits), sides
 //! found in every common form, synonyms applied; then scoring a name against a profile bone.
 
+use crate::model::FxMap;
 use crate::profile::{Profile, ProfileBone, Side};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// What a bone's name says.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -94,45 +93,13 @@ pub struct Lexicon<'p> {
     bones: Words<'p, Vec<usize>>,
 }
 
-/// A map from a profile's words.
-type Words<'p, V> = HashMap<&'p str, V, BuildHasherDefault<WordHasher>>;
+/// A map from a profile's words (looked up in, never walked; the keys stored are the profile's
+/// own words, so no input chooses them).
+type Words<'p, V> = FxMap<&'p str, V>;
 
 /// An empty [`Words`] with room for `n` words.
 fn sized<'p, V>(n: usize) -> Words<'p, V> {
-    Words::with_capacity_and_hasher(n, BuildHasherDefault::default())
-}
-
-/// FxHash (rustc's hasher) for the lexicon's short keys, several times cheaper than the default
-/// SipHash. The keys are the profile's own words, so no input chooses them.
-#[derive(Default)]
-struct WordHasher(u64);
-
-impl WordHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-impl Hasher for WordHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(c);
-            self.add(u64::from_le_bytes(word));
-        }
-        for &b in chunks.remainder() {
-            self.add(u64::from(b));
-        }
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
+    Words::with_capacity_and_hasher(n, Default::default())
 }
 
 impl<'p> Lexicon<'p> {

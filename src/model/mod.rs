@@ -10,6 +10,7 @@
 
 mod clip;
 mod halves;
+mod hash;
 mod math;
 mod pose;
 mod reflect;
@@ -20,6 +21,7 @@ pub use clip::{
     BoneTracks, Channel, Clip, Curve, Interpolation, OpaqueKind, OpaqueTrack, Track, TrackValue,
 };
 pub use halves::{beside, first_half, in_two};
+pub(crate) use hash::FxMap;
 pub use math::{angle_deg, arc, pole, turn_deg, yaw_of};
 pub use pose::{skinning_matrices, Pose};
 pub use reflect::Reflection;
