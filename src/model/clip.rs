@@ -197,7 +197,7 @@ fn hermite_basis(t: f32) -> [f32; 4] {
 /// usually serve every channel of its animation, and a copy of a model (kept to measure a change
 /// against, or to tell what changed on write) costs no track data. Build them from a `Vec` with
 /// `.into()`; change them in place with [`Arc::make_mut`] (which copies only shared data).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Track<T> {
     /// How to interpolate between keys.
     pub interpolation: Interpolation,
@@ -206,6 +206,16 @@ pub struct Track<T> {
     /// One value per key; for [`Interpolation::CubicSpline`] three per key: in-tangent, value,
     /// out-tangent, as glTF stores them.
     pub values: Arc<[T]>,
+}
+
+/// Field by field, the values before the times: two tracks that differ (one a stage changed,
+/// against the one read) most often share their times and differ from the first value.
+impl<T: PartialEq> PartialEq for Track<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.interpolation == other.interpolation
+            && self.values == other.values
+            && self.times == other.times
+    }
 }
 
 impl<T: TrackValue> Track<T> {
@@ -696,6 +706,35 @@ impl Clip {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tracks_are_equal_field_by_field() {
+        let q = |values: Vec<Quat>| Track {
+            interpolation: Interpolation::Linear,
+            times: vec![0.0, 1.0].into(),
+            values: values.into(),
+        };
+        let a = q(vec![Quat::IDENTITY, Quat::from_rotation_x(0.5)]);
+        let same = q(vec![Quat::IDENTITY, Quat::from_rotation_x(0.5)]);
+        let mut later = a.clone();
+        later.times = Arc::from([0.0, 2.0]);
+        let mut step = a.clone();
+        step.interpolation = Interpolation::Step;
+        let other = q(vec![Quat::IDENTITY, Quat::from_rotation_y(0.5)]);
+        let nan = q(vec![
+            Quat::IDENTITY,
+            Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0),
+        ]);
+        let all = [&a, &same, &later, &step, &other, &nan];
+        for (i, x) in all.iter().enumerate() {
+            for (j, y) in all.iter().enumerate() {
+                // Each equals itself, and the first two (equal, not shared) each other; the
+                // one with a NaN equals nothing, itself neither.
+                let want = (i < 2 && j < 2) || (i == j && i != 5);
+                assert_eq!(x == y, want, "tracks {i} and {j}");
+            }
+        }
+    }
 
     fn track(interpolation: Interpolation, values: Vec<Vec3>) -> Track<Vec3> {
         Track {
