@@ -261,14 +261,20 @@ trait Convert<T> {
     where
         T: Copy,
     {
-        if cubic {
-            for (n, v) in values.iter_mut().enumerate() {
-                *v = self.key(*v, true, n % 3 != 1);
-            }
-        } else {
-            for v in values {
-                *v = self.key(*v, false, false);
-            }
+        one_by_one(self, values, cubic);
+    }
+}
+
+/// Every value of a track converted in place with [`Convert::key`], one by one, in order
+/// (`cubic`: see [`Convert::keys`]).
+fn one_by_one<T: Copy, M: Convert<T> + ?Sized>(map: &mut M, values: &mut [T], cubic: bool) {
+    if cubic {
+        for (n, v) in values.iter_mut().enumerate() {
+            *v = map.key(*v, true, n % 3 != 1);
+        }
+    } else {
+        for v in values {
+            *v = map.key(*v, false, false);
         }
     }
 }
@@ -293,10 +299,7 @@ impl Convert<Vec3> for Move {
     /// ([`lanes::place_blocks`]).
     fn keys(&mut self, values: &mut [Vec3], cubic: bool) {
         if cubic {
-            for (n, v) in values.iter_mut().enumerate() {
-                *v = self.key(*v, true, n % 3 != 1);
-            }
-            return;
+            return one_by_one(self, values, cubic);
         }
         let Wide { t, r, s } = self.0;
         let (blocks, rest) = values.split_at_mut(lanes::in_blocks(values));
