@@ -3,6 +3,7 @@
 
 use super::buffers::BufferData;
 use super::error::{invalid, ErrorKind};
+use super::read_keys::{Located, Location};
 use crate::model::TrackValue;
 use gltf::json::accessor::{ComponentType, GenericComponentType, Type};
 use gltf::json::validation::Checked;
@@ -27,6 +28,10 @@ pub(crate) fn span(offset: u64, stride: u64, count: u64, elem: u64) -> Option<u6
     }
 }
 
+/// Where the elements of an accessor of plain floats lie: the address of the first and the
+/// stride.
+type Placed = (usize, usize);
+
 /// Reads accessors of one document.
 pub(crate) struct Data<'a> {
     root: &'a Root,
@@ -38,6 +43,8 @@ pub(crate) struct Data<'a> {
     times: HashMap<usize, (Arc<[f32]>, bool)>,
     /// Whether the tracks read keep their values (see `read::Keys`).
     pub keep_keys: bool,
+    /// Where the values of each track read from plain floats lie (see `read_keys.rs`).
+    pub located: Located,
 }
 
 fn components(t: Type) -> usize {
@@ -66,7 +73,7 @@ fn type_name(t: Type) -> &'static str {
 /// The first `N` little-endian floats of `bytes`, which holds at least `4 * N` bytes (else all
 /// are 0). One length check, then loads at fixed offsets: a few whole-word loads per element.
 #[inline(always)]
-fn le_floats<const N: usize>(bytes: &[u8]) -> [f32; N] {
+pub(super) fn le_floats<const N: usize>(bytes: &[u8]) -> [f32; N] {
     let mut out = [0.0; N];
     if bytes.len() >= 4 * N {
         for (c, o) in out.iter_mut().enumerate() {
@@ -119,6 +126,7 @@ impl<'a> Data<'a> {
             decoded_total: 0,
             times: HashMap::new(),
             keep_keys: true,
+            located: Located::default(),
         }
     }
 
@@ -270,7 +278,7 @@ impl<'a> Data<'a> {
         ty: Type,
         make: impl Fn([f32; N]) -> T,
     ) -> Result<Arc<[T]>, ErrorKind> {
-        if let Some(out) = self.plain_floats(index, ty, &make) {
+        if let Some((out, _)) = self.plain_floats(index, ty, &make) {
             return Ok(out);
         }
         let (floats, _) = self.floats(index, &[ty])?;
@@ -280,28 +288,70 @@ impl<'a> Data<'a> {
             .collect())
     }
 
+    /// [`elements`](Self::elements), and where they lie in the document's buffers when they
+    /// are plain floats of an uncompressed buffer view, each read as it lies (see
+    /// `read_keys.rs`).
+    pub fn elements_located<T, const N: usize>(
+        &mut self,
+        index: usize,
+        ty: Type,
+        make: impl Fn([f32; N]) -> T,
+    ) -> Result<(Arc<[T]>, Option<Location>), ErrorKind> {
+        let Some((values, (first, stride))) = self.plain_floats(index, ty, &make) else {
+            return Ok((self.elements(index, ty, make)?, None));
+        };
+        let at = self
+            .uncompressed_view(index)
+            .map(|(buffer, base)| Location {
+                buffer,
+                start: first - base,
+                stride,
+                count: values.len(),
+            });
+        Ok((values, at))
+    }
+
+    /// The buffer of accessor `index`'s buffer view and the address of its bytes, unless the
+    /// view is compressed (`EXT_meshopt_compression`: its bytes are decoded elsewhere).
+    fn uncompressed_view(&self, index: usize) -> Option<(usize, usize)> {
+        let v = self.root.accessors.get(index)?.buffer_view?.value();
+        let view = self.root.buffer_views.get(v)?;
+        let compressed = view
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.others.contains_key("EXT_meshopt_compression"));
+        if compressed {
+            return None;
+        }
+        let buffer = view.buffer.value();
+        let base = self.buffers.get(buffer)?.as_deref()?.as_ptr() as usize;
+        Some((buffer, base))
+    }
+
     /// [`elements`](Self::elements) of an accessor of plain floats (no sparse part) whose
-    /// elements all lie in its buffer view; `None` for any other (or a broken) accessor.
+    /// elements all lie in its buffer view, with the address of the first and the stride;
+    /// `None` for any other (or a broken) accessor.
     fn plain_floats<T, const N: usize>(
         &mut self,
         index: usize,
         ty: Type,
         make: &impl Fn([f32; N]) -> T,
-    ) -> Option<Arc<[T]>> {
+    ) -> Option<(Arc<[T]>, Placed)> {
         let (bytes, offset, stride, count) = self.plain_layout(index, ty, N)?;
         // `bytes` ends with the last element: its chunks of `stride` bytes from `offset` are
         // the `count` elements (the last one maybe just an element long).
         let bytes = bytes.get(offset..)?;
+        let first = (bytes.as_ptr() as usize, stride);
         if stride == 4 * N {
             // Packed (the common case): exactly `count` chunks of one element, an exact-size
             // iterator with no short last chunk to allow for.
             let elements = bytes.chunks_exact(stride);
             debug_assert_eq!(elements.len(), count);
-            return Some(elements.map(|e| make(le_floats(e))).collect());
+            return Some((elements.map(|e| make(le_floats(e))).collect(), first));
         }
         let elements = bytes.chunks(stride);
         debug_assert_eq!(elements.len(), count);
-        Some(elements.map(|e| make(le_floats(e))).collect())
+        Some((elements.map(|e| make(le_floats(e))).collect(), first))
     }
 
     /// What [`elements`](Self::elements) gives, checked but not kept: how many elements, and

@@ -11,6 +11,7 @@ use super::accessor::Data;
 use super::error::{invalid, ErrorKind};
 use super::hints;
 use super::lazy::Json;
+use super::read_keys::Hold;
 use super::WithSkeletons;
 use crate::model::{
     beside, Attachment, Bone, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, NodeName,
@@ -540,7 +541,7 @@ fn interpolation(root: &Root, a: usize, s: usize) -> Result<Interpolation, Error
 
 /// Reads a sampler's key times and values (accessors of type `ty`, elements made by `make`),
 /// checking their counts and that they are finite.
-fn sampler<T: TrackValue, const N: usize>(
+fn sampler<T: TrackValue + Hold, const N: usize>(
     root: &Root,
     data: &mut Data,
     a: usize,
@@ -559,7 +560,10 @@ fn sampler<T: TrackValue, const N: usize>(
     let times = times.clone();
     // Values let go are checked where they lie, not built.
     let (values, (len, finite)) = if data.keep_keys {
-        let values = data.elements(smp.output.value(), ty, make)?;
+        let (values, at) = data.elements_located(smp.output.value(), ty, make)?;
+        if let Some(at) = at {
+            T::note(&mut data.located, &values, at);
+        }
         let checked = (values.len(), T::all_finite(&values));
         (values, checked)
     } else {

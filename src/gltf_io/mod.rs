@@ -21,6 +21,7 @@ mod patch;
 mod raw_items;
 mod read;
 mod read_animations;
+mod read_keys;
 mod rebuilt;
 mod release;
 mod scan;
@@ -75,8 +76,11 @@ pub struct Document {
     json_in_chunk: bool,
     buffers: Vec<buffers::BufferData>,
     /// The model as read, to tell what changed on write; `None` for a document read only to be
-    /// looked at ([`read_owned_for_viewing`]), which cannot be written.
+    /// looked at ([`read_owned_for_viewing`]), which cannot be written. Its tracks read from
+    /// plain floats hold no values: `read_keys` says where they lie in `buffers`.
     original: Option<Model>,
+    /// Where the key values of `original`'s tracks that hold none lie (see `read_keys.rs`).
+    read_keys: read_keys::ReadKeys,
 }
 
 /// The facts of a file converted from another format into a glTF document.
@@ -356,13 +360,20 @@ fn document(
             file: path.to_path_buf(),
             kind,
         })
-        .map(|(format, json, buffers, model, warnings)| {
-            let original = keep_original.then(|| model.clone());
+        .map(|(format, json, buffers, model, warnings, located)| {
+            let mut original = keep_original.then(|| model.clone());
+            // The model's key arrays are then its own: the document compares them with the
+            // bytes they were read from.
+            let read_keys = original
+                .as_mut()
+                .map(|o| read_keys::set_aside(o, located))
+                .unwrap_or_default();
             let (lazy, whole) = json.into_parts();
             Document {
                 path: path.to_path_buf(),
                 format,
                 original,
+                read_keys,
                 model,
                 warnings,
                 converted: None,
@@ -515,7 +526,11 @@ impl Document {
         };
         let original = match (&self.original, as_read) {
             (_, true) => None,
-            (Some(original), false) => Some(original),
+            (Some(original), false) => Some(read_keys::AsRead::new(
+                original,
+                &self.read_keys,
+                &self.buffers,
+            )),
             (None, false) => {
                 return Err(fail(ErrorKind::Write(
                     "the document was read to be looked at only and cannot be written".into(),
@@ -524,7 +539,7 @@ impl Document {
         };
         let buffers = buffers::OutBuffers::new(&self.buffers);
         let unchanged = original.is_none_or(|original| {
-            self.model == *original && self.model.clips.iter().all(|c| c.source.is_some())
+            original.same_model(&self.model) && self.model.clips.iter().all(|c| c.source.is_some())
         });
         if let (false, Some(original)) = (unchanged, original) {
             // Held as text: only the members the patch changes are parsed, and the accessors
@@ -593,7 +608,7 @@ impl Document {
     /// new data rather than as the data read.
     pub fn let_go_of_read_keys(&mut self) {
         if let Some(original) = &mut self.original {
-            release::let_go(original, &self.model);
+            release::let_go(original, &self.read_keys, &self.model);
         }
     }
 

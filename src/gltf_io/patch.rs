@@ -6,6 +6,7 @@ use super::buffers::{array_mut, push_array, Added, OutBuffers};
 use super::error::ErrorKind;
 use super::raw_items::{Members, Slot};
 use super::read_animations::{OldItems, ReadAnimations};
+use super::read_keys::{AsRead, ReadTrack};
 use super::rebuilt::{AnimItem, Rebuilt};
 use crate::model::{Channel, Clip, FxMap, Model, Skeleton, Track, TrackValue, Transform};
 use glam::{Mat4, Quat, Vec3};
@@ -38,9 +39,10 @@ pub(crate) fn apply(
     json: &mut Value,
     read: &mut ReadAnimations,
     adds: &mut Additions,
-    original: &Model,
+    read_model: AsRead,
     model: &Model,
 ) -> Result<(), ErrorKind> {
+    let original = read_model.model;
     if model.skeletons.len() != original.skeletons.len() {
         return Err(fail("skeletons cannot be added or removed"));
     }
@@ -73,7 +75,7 @@ pub(crate) fn apply(
         )?;
     }
     turn_scene_roots(json, &roots, turn)?;
-    patch_clips(json, read, adds, original, model)
+    patch_clips(json, read, adds, read_model, model)
 }
 
 fn node_mut<'a>(
@@ -609,20 +611,27 @@ fn patch_clips(
     json: &mut Value,
     read: &mut ReadAnimations,
     adds: &mut Additions,
-    original: &Model,
+    original: AsRead,
     model: &Model,
 ) -> Result<(), ErrorKind> {
     let anim_count = json
         .get("animations")
         .and_then(Value::as_array)
         .map_or(0, Vec::len);
-    fn of(clips: &[Clip], a: u32) -> Vec<&Clip> {
-        clips.iter().filter(|c| c.source == Some(a)).collect()
+    // The clips of animation `a`, with their indices.
+    fn of(clips: &[Clip], a: u32) -> Vec<(usize, &Clip)> {
+        let clips = clips.iter().enumerate();
+        clips.filter(|(_, c)| c.source == Some(a)).collect()
     }
     let mut removed = Vec::new();
     for a in 0..anim_count as u32 {
-        let (new, old) = (of(&model.clips, a), of(&original.clips, a));
-        if new == old {
+        let (new, old) = (of(&model.clips, a), of(&original.model.clips, a));
+        let same = new.len() == old.len()
+            && new
+                .iter()
+                .zip(&old)
+                .all(|((_, n), (c, _))| original.same_clip(*c, n));
+        if same {
             if let Some(slot) = json
                 .get_mut("animations")
                 .and_then(|v| v.get_mut(a as usize))
@@ -635,10 +644,19 @@ fn patch_clips(
             removed.push(a as usize);
             continue;
         }
-        rebuild(json, read, adds, model, &new, &old, Some(a as usize))?;
+        let new: Vec<&Clip> = new.into_iter().map(|(_, c)| c).collect();
+        rebuild(
+            json,
+            read,
+            adds,
+            model,
+            &new,
+            (original, &old),
+            Some(a as usize),
+        )?;
     }
     for clip in model.clips.iter().filter(|c| c.source.is_none()) {
-        rebuild(json, read, adds, model, &[clip], &[], None)?;
+        rebuild(json, read, adds, model, &[clip], (original, &[]), None)?;
     }
     if let Some(anims) = json.get_mut("animations").and_then(Value::as_array_mut) {
         // The animations rebuilt move down past those removed before them.
@@ -652,6 +670,19 @@ fn patch_clips(
     Ok(())
 }
 
+/// Whether `new` is a track and the one read as `channel` of bone `b` of clip `clip` of the
+/// model as read.
+fn is_read<T: ReadTrack>(
+    original: AsRead,
+    clip: Option<usize>,
+    b: usize,
+    channel: Channel,
+    new: &Option<Track<T>>,
+) -> bool {
+    new.as_ref()
+        .is_some_and(|t| clip.is_some_and(|c| original.same_channel(c, b, channel, Some(t))))
+}
+
 #[allow(
     clippy::too_many_arguments,
     reason = "the document being patched and what it is made of"
@@ -662,7 +693,7 @@ fn rebuild(
     adds: &mut Additions,
     model: &Model,
     new: &[&Clip],
-    old: &[&Clip],
+    (original, old): (AsRead, &[(usize, &Clip)]),
     a: Option<usize>,
 ) -> Result<(), ErrorKind> {
     // Its channels and samplers as read, taken out (`null` in their places).
@@ -700,7 +731,7 @@ fn rebuild(
         let skeleton = model
             .get_skeleton(clip.skeleton)
             .ok_or_else(|| fail(format!("clip `{}`: no skeleton", clip.name)))?;
-        let before = old.iter().find(|c| c.skeleton == clip.skeleton);
+        let before = old.iter().find(|(_, c)| c.skeleton == clip.skeleton);
         for o in &clip.opaque {
             r.keep_channel(o.channel as usize)?;
         }
@@ -712,20 +743,26 @@ fn rebuild(
             let node = bone
                 .node
                 .ok_or_else(|| fail(format!("bone `{}` has no glTF node", bone.name)))?;
-            let was = before.and_then(|c| c.tracks.get(b));
+            // Whether the track of `channel` is the one read (in the clip read before).
+            let read_clip = before.map(|(c, _)| *c);
             for (channel, same) in [
                 (
                     Channel::Translation,
-                    tracks.translation.is_some()
-                        && was.map(|w| &w.translation) == Some(&tracks.translation),
+                    is_read(
+                        original,
+                        read_clip,
+                        b,
+                        Channel::Translation,
+                        &tracks.translation,
+                    ),
                 ),
                 (
                     Channel::Rotation,
-                    tracks.rotation.is_some() && was.map(|w| &w.rotation) == Some(&tracks.rotation),
+                    is_read(original, read_clip, b, Channel::Rotation, &tracks.rotation),
                 ),
                 (
                     Channel::Scale,
-                    tracks.scale.is_some() && was.map(|w| &w.scale) == Some(&tracks.scale),
+                    is_read(original, read_clip, b, Channel::Scale, &tracks.scale),
                 ),
             ] {
                 if let (true, Some(c)) = (same, r.old_channel_for(node, channel)) {

@@ -7,6 +7,7 @@ use super::container::{self, Format};
 use super::error::{invalid, ErrorKind};
 use super::extract;
 use super::lazy::{self, Json, LazyJson, Members};
+use super::read_keys::Located;
 use super::WithSkeletons;
 use crate::model::{Model, Warning, WarningCode};
 use gltf::json::validation::{Error as VError, Validate};
@@ -15,8 +16,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::sync::Arc;
 
-/// What parsing yields: the container, JSON, buffers, model and warnings.
-pub(crate) type Parsed = (Format, Json, Vec<BufferData>, Model, Vec<Warning>);
+/// What parsing gives: the container, the JSON, the buffers, the model and the warnings, and
+/// where the key values of the model lie in the buffers (see `read_keys.rs`).
+pub(crate) type Parsed = (Format, Json, Vec<BufferData>, Model, Vec<Warning>, Located);
 
 pub(crate) fn parse(bytes: &[u8], res: &Resources) -> Result<Parsed, ErrorKind> {
     let split = container::split(bytes)?;
@@ -341,10 +343,16 @@ fn finish(
     let parents = parents(&root)?;
     let mut data = Data::new(&root, &buffers);
     data.keep_keys = keys == Keys::Keep;
+    if data.keep_keys {
+        // At most a track per channel (each parsed already).
+        data.located
+            .reserve(root.animations.iter().map(|a| a.channels.len()).sum());
+    }
     let (model, more) =
         extract::model(&root, &json, &parents, &pointers, &mut data, with_skeletons)?;
     warnings.extend(more);
-    Ok((format, json, buffers, model, warnings))
+    let located = std::mem::take(&mut data.located);
+    Ok((format, json, buffers, model, warnings, located))
 }
 
 /// [`typed`] of the whole document's `Value` (made from its text if need be).

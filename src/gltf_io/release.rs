@@ -2,6 +2,8 @@
 //! needs the model as read: to tell which tracks changed. Every comparison writing makes
 //! between a track of the model and one read gives the same answer after as before.
 
+use super::read_keys::ReadKeys;
+use crate::model::Channel::{Rotation, Scale, Translation};
 use crate::model::{Clip, Model, Track, TrackValue};
 use glam::{Quat, Vec3};
 use std::sync::Arc;
@@ -12,7 +14,8 @@ use std::sync::Arc;
 /// model read from the same animation, or at the same place in the model; against those a
 /// track read compares as before (equal to the same ones: equality of finite keys is an
 /// equivalence), and with no values it equals none of them (each has at least one).
-pub(crate) fn let_go(read: &mut Model, model: &Model) {
+/// Tracks whose values `keys` places in the buffers hold none already and stay as they are.
+pub(crate) fn let_go(read: &mut Model, keys: &ReadKeys, model: &Model) {
     // The values of every track let go: none, shared (equal to none either way).
     let (no_vec3, no_quat): (Arc<[Vec3]>, Arc<[Quat]>) = (Arc::from([]), Arc::from([]));
     for (i, clip) in read.clips.iter_mut().enumerate() {
@@ -23,13 +26,14 @@ pub(crate) fn let_go(read: &mut Model, model: &Model) {
         let candidates: Vec<&Clip> = same_source.chain(model.clips.get(i)).collect();
         for (b, tracks) in clip.tracks.iter_mut().enumerate() {
             let at = || candidates.iter().filter_map(move |c| c.tracks.get(b));
-            if let Some(t) = &mut tracks.translation {
+            let held = |channel| keys.get(i, b, channel).is_none();
+            if let Some(t) = tracks.translation.as_mut().filter(|_| held(Translation)) {
                 settle(t, at().flat_map(|m| &m.translation), &no_vec3);
             }
-            if let Some(t) = &mut tracks.rotation {
+            if let Some(t) = tracks.rotation.as_mut().filter(|_| held(Rotation)) {
                 settle(t, at().flat_map(|m| &m.rotation), &no_quat);
             }
-            if let Some(t) = &mut tracks.scale {
+            if let Some(t) = tracks.scale.as_mut().filter(|_| held(Scale)) {
                 settle(t, at().flat_map(|m| &m.scale), &no_vec3);
             }
         }

@@ -18,7 +18,7 @@ use crate::mapping::{map_skeleton, BoneMap, MapOptions, MapReport};
 use crate::model::{Model, Skeleton, SkeletonId};
 use crate::profile::Profile;
 use crate::rename::{rename, RenameError, RenameOptions, RenameReport};
-use crate::rest::{fix_rest, RestError, RestOptions, RestReport};
+use crate::rest::{fix_rest_checked, RestError, RestOptions, RestReport};
 use crate::tracks::{rejoin, strip, StripReport, TrackError, TrackOptions, UnmappedBones};
 use serde::Serialize;
 
@@ -216,8 +216,16 @@ pub fn normalize_mapped(
         true => mapped.maps,
         false => map_chosen(&model.skeletons, profile, options)?,
     };
-    // One copy: the state to measure against, and to restore if a stage refuses.
-    let original = model.clone();
+    // One copy: the state to measure against, and to restore if a stage refuses. A refusal
+    // comes from the checks each skeleton's stages make before any of them changes the model
+    // (`normalize_one`), so with one skeleton to normalize and nothing to measure there is
+    // nothing to restore: then no copy shares the model's key arrays, and the rest fix converts
+    // them where they are instead of into new ones (issue 19).
+    let staged = maps
+        .iter()
+        .filter(|(_, m)| fits(m, profile, options))
+        .count();
+    let original = (options.measure || staged > 1).then(|| model.clone());
     let mut report = NormalizeReport {
         profile: profile.name.clone(),
         skeletons: Vec::with_capacity(maps.len()),
@@ -225,9 +233,9 @@ pub fn normalize_mapped(
     let mut owed: Option<Owed> = None;
     for (k, map) in maps {
         // A skeleton is measured as its own stages left the model, before the next one's run.
-        if let Some(o) = owed.take() {
+        if let (Some(o), Some(original)) = (owed.take(), &original) {
             let joined = o.joined(model);
-            let skin = check::skin(&original, joined.as_ref().unwrap_or(model), o.k);
+            let skin = check::skin(original, joined.as_ref().unwrap_or(model), o.k);
             o.fill(&mut report, skin);
         }
         match normalize_one(model, k, map, profile, options) {
@@ -242,12 +250,14 @@ pub fn normalize_mapped(
                 report.skeletons.push(skeleton);
             }
             Err(e) => {
-                *model = original;
+                if let Some(original) = original {
+                    *model = original;
+                }
                 return Err(e);
             }
         }
     }
-    let owed = owed.map(|o| (o, original));
+    let owed = owed.zip(original);
     Ok((report, Measuring { owed }))
 }
 
@@ -398,8 +408,19 @@ fn normalize_one(
         return Ok((report, None));
     }
     let (stages, map) = (options.stages, &report.bone_map);
+    // Every stage's checks before any stage runs: a refusal leaves the model as it came. The
+    // stages do not change what the later ones check (the skeleton, the map, the options).
     if stages.rest {
-        report.rest = Some(fix_rest(model, k, map, profile, &options.rest)?);
+        crate::rest::check(model, k, map, profile, &options.rest)?;
+    }
+    if stages.strip {
+        crate::tracks::check(model, k, map, profile, &options.tracks)?;
+    }
+    if stages.rename {
+        crate::rename::check(model, k, map, profile, &options.rename)?;
+    }
+    if stages.rest {
+        report.rest = Some(fix_rest_checked(model, k, map, profile, &options.rest));
     }
     if stages.strip {
         report.tracks = Some(strip(model, k, map, profile, &options.tracks)?);

@@ -176,15 +176,15 @@ impl Names<'_> {
     }
 }
 
-/// Renames skeleton `k`'s mapped bones to their profile names (and its armature, when
-/// `options.skeleton_name` is set). On error nothing changes.
-pub fn rename(
-    model: &mut Model,
+/// Every reason [`rename`] has to refuse skeleton `k` of `model` (the first found): what it
+/// checks before it changes anything. Stages before it do not change the answer.
+pub(crate) fn check(
+    model: &Model,
     k: SkeletonId,
     map: &BoneMap,
     profile: &Profile,
     options: &RenameOptions,
-) -> Result<RenameReport, RenameError> {
+) -> Result<(), RenameError> {
     let s = model.get_skeleton(k).ok_or(RenameError::NoSkeleton(k))?;
     if !map.fits(s, profile) {
         return Err(RenameError::MapMismatch(s.name.clone()));
@@ -196,6 +196,20 @@ pub fn rename(
     {
         return Err(RenameError::EmptyName);
     }
+    Ok(())
+}
+
+/// Renames skeleton `k`'s mapped bones to their profile names (and its armature, when
+/// `options.skeleton_name` is set). On error nothing changes.
+pub fn rename(
+    model: &mut Model,
+    k: SkeletonId,
+    map: &BoneMap,
+    profile: &Profile,
+    options: &RenameOptions,
+) -> Result<RenameReport, RenameError> {
+    check(model, k, map, profile, options)?;
+    let s = model.skeleton(k);
     let mapped = (0..s.bones.len())
         .map(|b| map.profile_bone_of(BoneId(b as u32)).is_some())
         .collect();

@@ -190,11 +190,24 @@ pub fn fix_rest(
     options: &RestOptions,
 ) -> Result<RestReport, RestError> {
     check(model, skeleton, map, profile, options)?;
-    let plan = pose::plan(model, skeleton, map, profile, options);
-    Ok(convert::apply(model, skeleton, plan, options))
+    Ok(fix_rest_checked(model, skeleton, map, profile, options))
 }
 
-fn check(
+/// [`fix_rest`] once [`check`] passed with the same arguments: it cannot fail.
+pub(crate) fn fix_rest_checked(
+    model: &mut Model,
+    skeleton: SkeletonId,
+    map: &BoneMap,
+    profile: &Profile,
+    options: &RestOptions,
+) -> RestReport {
+    let plan = pose::plan(model, skeleton, map, profile, options);
+    convert::apply(model, skeleton, plan, options)
+}
+
+/// Every reason [`fix_rest`] has to refuse skeleton `k` (the first found): what it checks
+/// before it changes anything.
+pub(crate) fn check(
     model: &Model,
     k: SkeletonId,
     map: &BoneMap,

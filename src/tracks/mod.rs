@@ -171,6 +171,35 @@ pub enum TrackError {
     Tolerance(f32),
 }
 
+/// Every reason [`strip`] has to refuse skeleton `k` of `model` (the first found): what it
+/// checks before it changes anything. Stages before it (the rest fix) do not change the answer.
+pub(crate) fn check(
+    model: &Model,
+    k: SkeletonId,
+    map: &BoneMap,
+    profile: &Profile,
+    options: &TrackOptions,
+) -> Result<(), TrackError> {
+    let s = model.get_skeleton(k).ok_or(TrackError::NoSkeleton(k))?;
+    if !map.fits(s, profile) {
+        return Err(TrackError::MapMismatch(s.name.clone()));
+    }
+    if !(options.tolerance >= 0.0 && options.tolerance.is_finite()) {
+        return Err(TrackError::Tolerance(options.tolerance));
+    }
+    if let Some(name) = options
+        .position_bones
+        .iter()
+        .find(|n| profile.find(n).is_none())
+    {
+        return Err(TrackError::UnknownBone {
+            bone: name.clone(),
+            profile: profile.name.clone(),
+        });
+    }
+    Ok(())
+}
+
 /// Strips the clips of skeleton `k` as `options` say; see [`TrackOptions`]. Companion clips are
 /// appended to `model.clips`; clips left without any channel are removed. On error nothing
 /// changes.
@@ -181,17 +210,12 @@ pub fn strip(
     profile: &Profile,
     options: &TrackOptions,
 ) -> Result<StripReport, TrackError> {
+    check(model, k, map, profile, options)?;
     // The field, not `Model::get_skeleton`: the clips are changed while `s` is in use.
     let s = model
         .skeletons
         .get(k.index())
         .ok_or(TrackError::NoSkeleton(k))?;
-    if !map.fits(s, profile) {
-        return Err(TrackError::MapMismatch(s.name.clone()));
-    }
-    if !(options.tolerance >= 0.0 && options.tolerance.is_finite()) {
-        return Err(TrackError::Tolerance(options.tolerance));
-    }
     let mut keep_position = vec![false; s.bones.len()];
     for name in &options.position_bones {
         let p = profile.find(name).ok_or_else(|| TrackError::UnknownBone {

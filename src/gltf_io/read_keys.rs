@@ -1,0 +1,353 @@
+//! The key values of the model as read, kept where they lie: in the document's buffers. Writing
+//! tells which tracks changed by comparing the model with the model as read; for a track read
+//! from plain floats of an uncompressed buffer view, the model as read holds no copy of its
+//! values, only where they lie, and a track is compared with those bytes, decoded as reading
+//! decoded them. So the model's key arrays are its own: a stage that changes them (the rest fix
+//! converts every key) changes them in place rather than into new arrays, with no second copy
+//! of every key alive meanwhile (issue 19: a fresh page of memory costs more than the work done
+//! in it). Every comparison gives the answer comparing the values read would give.
+
+use super::accessor::le_floats;
+use super::buffers::BufferData;
+use crate::model::{BoneTracks, Channel, Clip, FxMap, Model, Track};
+use glam::{Quat, Vec3};
+use std::sync::Arc;
+
+/// Where the elements of one accessor of plain little-endian floats lie: buffer `buffer`, the
+/// first at byte `start` of it, one every `stride` bytes, `count` of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Location {
+    pub buffer: usize,
+    pub start: usize,
+    pub stride: usize,
+    pub count: usize,
+}
+
+/// Where each array of key values read from plain floats lies, by its address, while the model
+/// is read; each array is held here too, so that no other array takes its address meanwhile.
+#[derive(Default)]
+pub(crate) struct Located {
+    at: FxMap<usize, Location>,
+    vec3s: Vec<Arc<[Vec3]>>,
+    quats: Vec<Arc<[Quat]>>,
+}
+
+impl Located {
+    /// Room for `tracks` more arrays.
+    pub fn reserve(&mut self, tracks: usize) {
+        self.at.reserve(tracks);
+    }
+}
+
+/// The values of a track, as [`Located`] holds them.
+pub(crate) trait Hold: Sized {
+    /// Notes that `values` were read from `at`.
+    fn note(located: &mut Located, values: &Arc<[Self]>, at: Location);
+}
+
+impl Hold for Vec3 {
+    fn note(located: &mut Located, values: &Arc<[Vec3]>, at: Location) {
+        located.at.insert(values.as_ptr() as usize, at);
+        located.vec3s.push(values.clone());
+    }
+}
+
+impl Hold for Quat {
+    fn note(located: &mut Located, values: &Arc<[Quat]>, at: Location) {
+        located.at.insert(values.as_ptr() as usize, at);
+        located.quats.push(values.clone());
+    }
+}
+
+/// The tracks of the model as read whose values were set aside ([`set_aside`]), by (clip, bone,
+/// channel), with where their values lie.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ReadKeys {
+    at: FxMap<(u32, u32, Channel), Location>,
+}
+
+impl ReadKeys {
+    /// Where the values of track `channel` of bone `bone` of clip `clip` (of the model as read)
+    /// lie, when they were set aside.
+    pub fn get(&self, clip: usize, bone: usize, channel: Channel) -> Option<Location> {
+        if self.at.is_empty() {
+            return None;
+        }
+        self.at.get(&(clip as u32, bone as u32, channel)).copied()
+    }
+}
+
+/// Lets go of the values of every track of `read` (the model as read, sharing its arrays with
+/// the document's model) that `located` places in the buffers: the track keeps no values.
+/// Returns where they lie.
+pub(crate) fn set_aside(read: &mut Model, located: Located) -> ReadKeys {
+    let mut keys = ReadKeys::default();
+    let located = located.at;
+    if located.is_empty() {
+        return keys;
+    }
+    let (no_vec3, no_quat): (Arc<[Vec3]>, Arc<[Quat]>) = (Arc::from([]), Arc::from([]));
+    for (c, clip) in read.clips.iter_mut().enumerate() {
+        for (b, tracks) in clip.tracks.iter_mut().enumerate() {
+            let mut note = |channel, address: usize| match located.get(&address) {
+                Some(&at) => {
+                    keys.at.insert((c as u32, b as u32, channel), at);
+                    true
+                }
+                None => false,
+            };
+            if let Some(t) = &mut tracks.translation {
+                if note(Channel::Translation, t.values.as_ptr() as usize) {
+                    t.values = no_vec3.clone();
+                }
+            }
+            if let Some(t) = &mut tracks.rotation {
+                if note(Channel::Rotation, t.values.as_ptr() as usize) {
+                    t.values = no_quat.clone();
+                }
+            }
+            if let Some(t) = &mut tracks.scale {
+                if note(Channel::Scale, t.values.as_ptr() as usize) {
+                    t.values = no_vec3.clone();
+                }
+            }
+        }
+    }
+    keys
+}
+
+/// A value of a track, as reading makes it of little-endian floats.
+trait Element: PartialEq + Copy {
+    /// Made of the first floats of `bytes`, as reading made it (`accessor::le_floats`).
+    fn of_bytes(bytes: &[u8]) -> Self;
+}
+
+impl Element for Vec3 {
+    #[inline(always)]
+    fn of_bytes(bytes: &[u8]) -> Vec3 {
+        Vec3::from_array(le_floats(bytes))
+    }
+}
+
+impl Element for Quat {
+    #[inline(always)]
+    fn of_bytes(bytes: &[u8]) -> Quat {
+        Quat::from_array(le_floats(bytes))
+    }
+}
+
+/// The model as read, as writing compares the model with it: tracks whose values were set aside
+/// are compared with the bytes they were read from.
+#[derive(Clone, Copy)]
+pub(crate) struct AsRead<'a> {
+    pub model: &'a Model,
+    keys: &'a ReadKeys,
+    buffers: &'a [BufferData],
+}
+
+impl<'a> AsRead<'a> {
+    pub fn new(model: &'a Model, keys: &'a ReadKeys, buffers: &'a [BufferData]) -> Self {
+        AsRead {
+            model,
+            keys,
+            buffers,
+        }
+    }
+
+    /// Whether `model` equals the model as read (as `==` of the model with its values read).
+    pub fn same_model(&self, model: &Model) -> bool {
+        let Model {
+            skeletons,
+            clips,
+            other_nodes,
+            scene_turn,
+        } = model;
+        let read = self.model;
+        *skeletons == read.skeletons
+            && *other_nodes == read.other_nodes
+            && *scene_turn == read.scene_turn
+            && clips.len() == read.clips.len()
+            && clips
+                .iter()
+                .enumerate()
+                .all(|(c, clip)| self.same_clip(c, clip))
+    }
+
+    /// Whether `new` equals clip `c` of the model as read.
+    pub fn same_clip(&self, c: usize, new: &Clip) -> bool {
+        let Some(read) = self.model.clips.get(c) else {
+            return false;
+        };
+        let Clip {
+            name,
+            skeleton,
+            tracks,
+            opaque,
+            source,
+            motion_scale,
+            curves,
+        } = new;
+        *name == read.name
+            && *skeleton == read.skeleton
+            && *opaque == read.opaque
+            && *source == read.source
+            && *motion_scale == read.motion_scale
+            && *curves == read.curves
+            && tracks.len() == read.tracks.len()
+            && tracks
+                .iter()
+                .enumerate()
+                .all(|(b, t)| self.same_tracks(c, b, t))
+    }
+
+    /// Whether `new` equals the tracks of bone `b` of clip `c` of the model as read.
+    fn same_tracks(&self, c: usize, b: usize, new: &BoneTracks) -> bool {
+        let BoneTracks {
+            translation,
+            rotation,
+            scale,
+        } = new;
+        [Channel::Translation, Channel::Rotation, Channel::Scale]
+            .into_iter()
+            .all(|channel| match channel {
+                Channel::Translation => self.same_channel(c, b, channel, translation.as_ref()),
+                Channel::Rotation => self.same_channel(c, b, channel, rotation.as_ref()),
+                Channel::Scale => self.same_channel(c, b, channel, scale.as_ref()),
+            })
+    }
+
+    /// Whether `new` (the track of channel `channel`, if any) equals track `channel` of bone `b`
+    /// of clip `c` of the model as read (both none counts as equal).
+    pub fn same_channel<T: ReadTrack>(
+        &self,
+        c: usize,
+        b: usize,
+        channel: Channel,
+        new: Option<&Track<T>>,
+    ) -> bool {
+        let read = self
+            .model
+            .clips
+            .get(c)
+            .and_then(|clip| clip.tracks.get(b))
+            .map(|t| T::of(t, channel));
+        match (read, new) {
+            (None, _) => false,
+            (Some(None), None) => true,
+            (Some(Some(read)), Some(new)) => self.same_track(c, b, channel, read, new),
+            _ => false,
+        }
+    }
+
+    /// Whether `new` equals `read`, track `channel` of bone `b` of clip `c` of the model as read
+    /// (as `==` with its values read: the values first, then the times).
+    fn same_track<T: ReadTrack>(
+        &self,
+        c: usize,
+        b: usize,
+        channel: Channel,
+        read: &Track<T>,
+        new: &Track<T>,
+    ) -> bool {
+        let Some(at) = self.keys.get(c, b, channel) else {
+            return read == new;
+        };
+        read.interpolation == new.interpolation
+            && self.same_values(at, &new.values)
+            && read.times == new.times
+    }
+
+    /// Whether `values` are the elements at `at`, as reading decoded them.
+    fn same_values<T: ReadTrack>(&self, at: Location, values: &[T]) -> bool {
+        if values.len() != at.count {
+            return false;
+        }
+        let len = 4 * T::FLOATS;
+        let span = at.count.saturating_sub(1) * at.stride + len;
+        let Some(bytes) = self
+            .buffers
+            .get(at.buffer)
+            .and_then(|b| b.as_deref())
+            .and_then(|b| b.get(at.start..at.start.checked_add(span)?))
+        else {
+            return false;
+        };
+        if at.stride == len {
+            // Packed: exactly one chunk per value.
+            let elements = bytes.chunks_exact(len);
+            return elements.zip(values).all(|(e, v)| T::of_bytes(e) == *v);
+        }
+        let elements = bytes.chunks(at.stride);
+        elements.zip(values).all(|(e, v)| T::of_bytes(e) == *v)
+    }
+}
+
+/// A track value as read from a channel: translations and scales are `Vec3`, rotations `Quat`.
+#[allow(private_bounds, reason = "decoding is this module's own")]
+pub(crate) trait ReadTrack: Element + PartialEq {
+    /// Floats per element.
+    const FLOATS: usize;
+    /// The track of `channel` of `tracks`, when it holds values of this type.
+    fn of(tracks: &BoneTracks, channel: Channel) -> Option<&Track<Self>>;
+}
+
+impl ReadTrack for Vec3 {
+    const FLOATS: usize = 3;
+    fn of(tracks: &BoneTracks, channel: Channel) -> Option<&Track<Vec3>> {
+        match channel {
+            Channel::Translation => tracks.translation.as_ref(),
+            Channel::Scale => tracks.scale.as_ref(),
+            Channel::Rotation => None,
+        }
+    }
+}
+
+impl ReadTrack for Quat {
+    const FLOATS: usize = 4;
+    fn of(tracks: &BoneTracks, channel: Channel) -> Option<&Track<Quat>> {
+        match channel {
+            Channel::Rotation => tracks.rotation.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    #[test]
+    fn tracks_are_told_changed_by_the_bytes_they_were_read_from() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
+        let mut doc = crate::gltf_io::read(&path).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let write = |doc: &crate::gltf_io::Document, name: &str| {
+            let out = dir.path().join(name);
+            doc.write(&out).unwrap();
+            std::fs::read(out).unwrap()
+        };
+        let as_read = write(&doc, "a.glb");
+        // The document holds no copy of the values: the model's arrays are its own.
+        let (c, b) = (0, 1);
+        let track = doc.model.clips[c].tracks[b].rotation.as_mut().unwrap();
+        assert!(doc
+            .read_keys
+            .get(c, b, crate::model::Channel::Rotation)
+            .is_some());
+        let values = Arc::get_mut(&mut track.values).expect("not shared");
+        let key = values[0];
+        values[0] = -key;
+        assert_ne!(write(&doc, "b.glb"), as_read, "a changed key is written");
+        let track = doc.model.clips[c].tracks[b].rotation.as_mut().unwrap();
+        Arc::get_mut(&mut track.values).unwrap()[0] = key;
+        assert_eq!(
+            write(&doc, "c.glb"),
+            as_read,
+            "changed back: written as read"
+        );
+        // Letting go of the keys read changes nothing either.
+        doc.let_go_of_read_keys();
+        assert_eq!(write(&doc, "d.glb"), as_read);
+    }
+}
