@@ -192,6 +192,15 @@ impl Added {
         end: usize,
         f: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
+        if cfg!(target_endian = "little") {
+            // The floats in memory are their little-endian bytes: handed over as they are.
+            let bytes: &[u8] = match self {
+                Added::Floats(v) => bytemuck::cast_slice(v),
+                Added::Vec3s(v) => bytemuck::cast_slice(v),
+                Added::Quats(v) => bytemuck::cast_slice(v),
+            };
+            return f(&bytes[start..end]);
+        }
         match self {
             Added::Floats(v) => float_bytes(v, |x| [*x], start, end, f),
             Added::Vec3s(v) => float_bytes(v, Vec3::to_array, start, end, f),
