@@ -7,13 +7,14 @@ use super::stages::StageFlags;
 use super::{Failure, Kept};
 use skelnorm::check::cores;
 use skelnorm::gltf_io::Error;
-use skelnorm::model::{Skeleton, SkeletonId};
+use skelnorm::model::{Model, Skeleton, SkeletonId};
 use skelnorm::pipeline::{
-    map_skeletons, normalize_mapped, Mapped, NormalizeError, NormalizeOptions,
+    map_skeletons, normalize_mapped, Mapped, Measuring, NormalizeError, NormalizeOptions,
+    NormalizeReport,
 };
 use skelnorm::profile::Profile;
 use skelnorm::report::{FileReport, NormalizeRun, Report};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Everything `normalize` takes.
 #[derive(clap::Args, Debug, Clone)]
@@ -84,7 +85,7 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
     let mut doc = read?;
     // The stages do not look at the JSON: as text it takes a tenth of the memory meanwhile.
     doc.let_go_of_json();
-    let mut file = FileReport::read(&args.input, &doc.warnings);
+    let file = FileReport::read(&args.input, &doc.warnings);
     if !args.existing.proceed(&args.output)? {
         return super::skipped(file, "normalize", args.json);
     }
@@ -93,7 +94,27 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         .map(|k| super::skeleton_id(&args.input, &doc.model, k))
         .transpose()?;
     let mapped = mapped.unwrap_or_else(|| map_skeletons(&doc.model.skeletons, &profile, &options));
-    let normalized = mapped.and_then(|m| normalize_mapped(&mut doc.model, m, &profile, &options));
+    // The JSON is readied for writing beside the stages; then the skin check runs beside the
+    // write, on the other cores, then on this one too.
+    doc.change_then_write(
+        |model| mapped.and_then(|m| normalize_mapped(model, m, &profile, &options)),
+        |normalized, model, write| {
+            finish(args, file, allow_partial, start, normalized, model, write)
+        },
+    )
+}
+
+/// The rest of [`run`] once the stages ran (`normalized`): reports a refusal, or writes the
+/// model (`write`) while its skin is checked, and prints the report.
+fn finish(
+    args: &NormalizeArgs,
+    mut file: FileReport,
+    allow_partial: bool,
+    start: std::time::Instant,
+    normalized: Result<(NormalizeReport, Measuring), NormalizeError>,
+    model: &Model,
+    write: &dyn Fn(&Path) -> Result<(), Error>,
+) -> Result<i32, Failure> {
     let (report, measuring) = match normalized {
         Ok(r) => r,
         Err(e @ NormalizeError::NoFit { .. }) => {
@@ -113,9 +134,7 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         Err(e) => return Err(Failure::Refused(format!("{}: {e}", args.input.display()))),
     };
     let mut report = std::mem::ManuallyDrop::new(report);
-    doc.let_go_of_read_keys();
-    // The skin check runs beside the write, on the other cores, then on this one too.
-    measuring.run_beside(&doc.model, &mut report, cores(), || doc.write(&args.output))?;
+    measuring.run_beside(model, &mut report, cores(), || write(&args.output))?;
     file.wrote(&args.output);
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;
     let out = NormalizeRun {
