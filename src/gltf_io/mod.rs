@@ -638,7 +638,8 @@ impl Document {
     /// ```
     /// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
     /// let mut doc = skelnorm::gltf_io::read(&path).unwrap();
-    /// let out = tempfile::tempdir().unwrap().path().join("renamed.glb");
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let out = dir.path().join("renamed.glb");
     /// let done = doc.change_then_write(
     ///     |model| model.clips[0].name = "Walk".into(),
     ///     |(), model, write| {
@@ -646,7 +647,7 @@ impl Document {
     ///         write(&out)
     ///     },
     /// );
-    /// assert!(done.is_ok());
+    /// assert!(done.is_ok() && out.exists());
     /// ```
     pub fn change_then_write<C, T>(
         &mut self,
