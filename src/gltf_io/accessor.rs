@@ -117,6 +117,13 @@ fn read_component(bytes: &[u8], ct: ComponentType, normalized: bool) -> f32 {
     }
 }
 
+/// The `EXT_meshopt_compression` extension of buffer view `view`, when it is compressed.
+fn meshopt(view: &gltf::json::buffer::View) -> Option<&serde_json::Value> {
+    view.extensions
+        .as_ref()
+        .and_then(|e| e.others.get("EXT_meshopt_compression"))
+}
+
 impl<'a> Data<'a> {
     pub fn new(root: &'a Root, buffers: &'a [BufferData]) -> Self {
         Data {
@@ -139,11 +146,7 @@ impl<'a> Data<'a> {
             .buffer_views
             .get(v)
             .ok_or_else(|| invalid(at(), "does not exist"))?;
-        if let Some(ext) = view
-            .extensions
-            .as_ref()
-            .and_then(|e| e.others.get("EXT_meshopt_compression"))
-        {
+        if let Some(ext) = meshopt(view) {
             if !self.decoded.contains_key(&v) {
                 let bytes = self.decode_meshopt(ext, view.byte_length.0, &at())?;
                 self.decoded_total += bytes.len();
@@ -316,11 +319,7 @@ impl<'a> Data<'a> {
     fn uncompressed_view(&self, index: usize) -> Option<(usize, usize)> {
         let v = self.root.accessors.get(index)?.buffer_view?.value();
         let view = self.root.buffer_views.get(v)?;
-        let compressed = view
-            .extensions
-            .as_ref()
-            .is_some_and(|e| e.others.contains_key("EXT_meshopt_compression"));
-        if compressed {
+        if meshopt(view).is_some() {
             return None;
         }
         let buffer = view.buffer.value();

@@ -11,7 +11,7 @@ use super::accessor::Data;
 use super::error::{invalid, ErrorKind};
 use super::hints;
 use super::lazy::Json;
-use super::read_keys::Hold;
+use super::read_keys::ReadValue;
 use super::WithSkeletons;
 use crate::model::{
     beside, Attachment, Bone, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, NodeName,
@@ -541,7 +541,7 @@ fn interpolation(root: &Root, a: usize, s: usize) -> Result<Interpolation, Error
 
 /// Reads a sampler's key times and values (accessors of type `ty`, elements made by `make`),
 /// checking their counts and that they are finite.
-fn sampler<T: TrackValue + Hold, const N: usize>(
+fn sampler<T: TrackValue + ReadValue, const N: usize>(
     root: &Root,
     data: &mut Data,
     a: usize,
@@ -562,7 +562,7 @@ fn sampler<T: TrackValue + Hold, const N: usize>(
     let (values, (len, finite)) = if data.keep_keys {
         let (values, at) = data.elements_located(smp.output.value(), ty, make)?;
         if let Some(at) = at {
-            T::note(&mut data.located, &values, at);
+            data.located.note(&values, at);
         }
         let checked = (values.len(), T::all_finite(&values));
         (values, checked)

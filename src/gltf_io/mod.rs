@@ -508,7 +508,7 @@ impl Document {
     /// Builds the output: the patched JSON and the single binary buffer it refers to.
     /// `bin_uri` is the URI to give that buffer (`None` for GLB, whose BIN chunk needs none).
     pub fn to_parts(&self, bin_uri: Option<&str>) -> Result<(Value, Vec<u8>), Error> {
-        self.with_parts(bin_uri, (false, None), |json, bin| {
+        self.with_parts(bin_uri, false, None, |json, bin| {
             (json.into_value(), bin.to_vec())
         })
     }
@@ -518,10 +518,12 @@ impl Document {
     /// and every clip came from the file, the patch would change nothing and leave nothing
     /// unused: then only the buffer layout is redone, and the rest of the JSON is not copied.
     /// `as_read` takes that way whatever the model holds (see [`Document::write_as_read`]).
+    /// `ahead`: what was readied of the JSON for the patch, if anything (else it is made here).
     fn with_parts<R>(
         &self,
         bin_uri: Option<&str>,
-        (as_read, ahead): (bool, Option<draft::Ahead>),
+        as_read: bool,
+        ahead: Option<draft::Ahead>,
         f: impl FnOnce(layout::OutJson, &layout::Packed) -> R,
     ) -> Result<R, Error> {
         let fail = |kind| Error {
@@ -721,7 +723,7 @@ impl Document {
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         match format {
-            Format::Glb => self.with_parts(None, (as_read, ahead), |json, bin| {
+            Format::Glb => self.with_parts(None, as_read, ahead, |json, bin| {
                 // The JSON is written after room for the GLB's headers, which are then written
                 // over it: the text is not copied (nor its buffer grown many times, when its
                 // size is known).
@@ -745,7 +747,7 @@ impl Document {
                 let stem = out.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
                 let bin_name = format!("{stem}.bin");
                 let uri = percent_encoding::utf8_percent_encode(&bin_name, URI_CHARS).to_string();
-                self.with_parts(Some(&uri), (as_read, ahead), |json, bin| {
+                self.with_parts(Some(&uri), as_read, ahead, |json, bin| {
                     let mut text = Vec::with_capacity(json.size_hint());
                     serde_json::to_writer_pretty(&mut text, &json)
                         .map_err(|e| fail(ErrorKind::Write(e.to_string())))?;

@@ -6,7 +6,7 @@ use super::buffers::{array_mut, push_array, Added, OutBuffers};
 use super::error::ErrorKind;
 use super::raw_items::{Members, Slot};
 use super::read_animations::{OldItems, ReadAnimations};
-use super::read_keys::{AsRead, ReadTrack};
+use super::read_keys::{AsRead, ReadValue};
 use super::rebuilt::{AnimItem, Rebuilt};
 use crate::model::{Channel, Clip, FxMap, Model, Skeleton, Track, TrackValue, Transform};
 use glam::{Mat4, Quat, Vec3};
@@ -672,7 +672,7 @@ fn patch_clips(
 
 /// Whether `new` is a track and the one read as `channel` of bone `b` of clip `clip` of the
 /// model as read.
-fn is_read<T: ReadTrack>(
+fn is_read<T: ReadValue>(
     original: AsRead,
     clip: Option<usize>,
     b: usize,

@@ -37,25 +37,11 @@ impl Located {
     pub fn reserve(&mut self, tracks: usize) {
         self.at.reserve(tracks);
     }
-}
 
-/// The values of a track, as [`Located`] holds them.
-pub(crate) trait Hold: Sized {
     /// Notes that `values` were read from `at`.
-    fn note(located: &mut Located, values: &Arc<[Self]>, at: Location);
-}
-
-impl Hold for Vec3 {
-    fn note(located: &mut Located, values: &Arc<[Vec3]>, at: Location) {
-        located.at.insert(values.as_ptr() as usize, at);
-        located.vec3s.push(values.clone());
-    }
-}
-
-impl Hold for Quat {
-    fn note(located: &mut Located, values: &Arc<[Quat]>, at: Location) {
-        located.at.insert(values.as_ptr() as usize, at);
-        located.quats.push(values.clone());
+    pub fn note<T: ReadValue>(&mut self, values: &Arc<[T]>, at: Location) {
+        self.at.insert(values.as_ptr() as usize, at);
+        T::held(self).push(values.clone());
     }
 }
 
@@ -114,26 +100,6 @@ pub(crate) fn set_aside(read: &mut Model, located: Located) -> ReadKeys {
         }
     }
     keys
-}
-
-/// A value of a track, as reading makes it of little-endian floats.
-trait Element: PartialEq + Copy {
-    /// Made of the first floats of `bytes`, as reading made it (`accessor::le_floats`).
-    fn of_bytes(bytes: &[u8]) -> Self;
-}
-
-impl Element for Vec3 {
-    #[inline(always)]
-    fn of_bytes(bytes: &[u8]) -> Vec3 {
-        Vec3::from_array(le_floats(bytes))
-    }
-}
-
-impl Element for Quat {
-    #[inline(always)]
-    fn of_bytes(bytes: &[u8]) -> Quat {
-        Quat::from_array(le_floats(bytes))
-    }
 }
 
 /// The model as read, as writing compares the model with it: tracks whose values were set aside
@@ -207,18 +173,14 @@ impl<'a> AsRead<'a> {
             rotation,
             scale,
         } = new;
-        [Channel::Translation, Channel::Rotation, Channel::Scale]
-            .into_iter()
-            .all(|channel| match channel {
-                Channel::Translation => self.same_channel(c, b, channel, translation.as_ref()),
-                Channel::Rotation => self.same_channel(c, b, channel, rotation.as_ref()),
-                Channel::Scale => self.same_channel(c, b, channel, scale.as_ref()),
-            })
+        self.same_channel(c, b, Channel::Translation, translation.as_ref())
+            && self.same_channel(c, b, Channel::Rotation, rotation.as_ref())
+            && self.same_channel(c, b, Channel::Scale, scale.as_ref())
     }
 
     /// Whether `new` (the track of channel `channel`, if any) equals track `channel` of bone `b`
     /// of clip `c` of the model as read (both none counts as equal).
-    pub fn same_channel<T: ReadTrack>(
+    pub fn same_channel<T: ReadValue>(
         &self,
         c: usize,
         b: usize,
@@ -241,7 +203,7 @@ impl<'a> AsRead<'a> {
 
     /// Whether `new` equals `read`, track `channel` of bone `b` of clip `c` of the model as read
     /// (as `==` with its values read: the values first, then the times).
-    fn same_track<T: ReadTrack>(
+    fn same_track<T: ReadValue>(
         &self,
         c: usize,
         b: usize,
@@ -258,7 +220,7 @@ impl<'a> AsRead<'a> {
     }
 
     /// Whether `values` are the elements at `at`, as reading decoded them.
-    fn same_values<T: ReadTrack>(&self, at: Location, values: &[T]) -> bool {
+    fn same_values<T: ReadValue>(&self, at: Location, values: &[T]) -> bool {
         if values.len() != at.count {
             return false;
         }
@@ -282,17 +244,25 @@ impl<'a> AsRead<'a> {
     }
 }
 
-/// A track value as read from a channel: translations and scales are `Vec3`, rotations `Quat`.
-#[allow(private_bounds, reason = "decoding is this module's own")]
-pub(crate) trait ReadTrack: Element + PartialEq {
-    /// Floats per element.
+/// A track value as reading makes it of little-endian floats: translations and scales are
+/// `Vec3`, rotations `Quat`.
+pub(crate) trait ReadValue: PartialEq + Copy + Sized {
+    /// Floats per value.
     const FLOATS: usize;
+    /// Made of the first floats of `bytes`, as reading made it (`accessor::le_floats`).
+    fn of_bytes(bytes: &[u8]) -> Self;
     /// The track of `channel` of `tracks`, when it holds values of this type.
     fn of(tracks: &BoneTracks, channel: Channel) -> Option<&Track<Self>>;
+    /// The arrays of this type `located` holds.
+    fn held(located: &mut Located) -> &mut Vec<Arc<[Self]>>;
 }
 
-impl ReadTrack for Vec3 {
+impl ReadValue for Vec3 {
     const FLOATS: usize = 3;
+    #[inline(always)]
+    fn of_bytes(bytes: &[u8]) -> Vec3 {
+        Vec3::from_array(le_floats(bytes))
+    }
     fn of(tracks: &BoneTracks, channel: Channel) -> Option<&Track<Vec3>> {
         match channel {
             Channel::Translation => tracks.translation.as_ref(),
@@ -300,15 +270,25 @@ impl ReadTrack for Vec3 {
             Channel::Rotation => None,
         }
     }
+    fn held(located: &mut Located) -> &mut Vec<Arc<[Vec3]>> {
+        &mut located.vec3s
+    }
 }
 
-impl ReadTrack for Quat {
+impl ReadValue for Quat {
     const FLOATS: usize = 4;
+    #[inline(always)]
+    fn of_bytes(bytes: &[u8]) -> Quat {
+        Quat::from_array(le_floats(bytes))
+    }
     fn of(tracks: &BoneTracks, channel: Channel) -> Option<&Track<Quat>> {
         match channel {
             Channel::Rotation => tracks.rotation.as_ref(),
             _ => None,
         }
+    }
+    fn held(located: &mut Located) -> &mut Vec<Arc<[Quat]>> {
+        &mut located.quats
     }
 }
 
