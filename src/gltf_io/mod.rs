@@ -734,7 +734,8 @@ impl Document {
                 drop(json);
                 let bin_len = (bin.len > 0).then_some(bin.len);
                 let head = container::glb_head_over(text, bin_len);
-                write_atomic(dir, out, &mut |w| {
+                let size = head.len() + bin.len + container::pad(bin.len);
+                write_atomic(dir, out, size, &mut |w| {
                     w.write_all(&head)?;
                     bin.write_to(w)?;
                     // The BIN chunk's padding (none: the packed buffer's length is a multiple
@@ -760,10 +761,10 @@ impl Document {
                                 bin_path.display()
                             ))));
                         }
-                        write_atomic(dir, &bin_path, &mut |w| bin.write_to(w))
+                        write_atomic(dir, &bin_path, bin.len, &mut |w| bin.write_to(w))
                             .map_err(|e| fail(ErrorKind::Io(e)))?;
                     }
-                    write_atomic(dir, out, &mut |w| w.write_all(&text))
+                    write_atomic(dir, out, text.len(), &mut |w| w.write_all(&text))
                         .map_err(|e| fail(ErrorKind::Io(e)))
                 })?
             }
@@ -893,15 +894,17 @@ pub fn write_file(out: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    write_atomic(dir, out, &mut |w| w.write_all(bytes))
+    write_atomic(dir, out, bytes.len(), &mut |w| w.write_all(bytes))
 }
 
-/// Writes what `write` writes to `out` through a temporary file in `dir` (created with its
-/// parents when missing), buffered. The errors name no temporary file: their text is the cause
-/// only, for the caller to put after the user's path.
+/// Writes what `write` writes (`size` bytes) to `out` through a temporary file in `dir`
+/// (created with its parents when missing), buffered, its room on the disk reserved first
+/// ([`reserve`]). The errors name no temporary file: their text is the cause only, for the
+/// caller to put after the user's path.
 fn write_atomic(
     dir: &Path,
     out: &Path,
+    size: usize,
     write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     // tempfile's errors end in ` at path "…/.skelnorm-XXXX.tmp"`, which means nothing to the
@@ -934,15 +937,41 @@ fn write_atomic(
             builder.tempfile_in(dir).map_err(plain)?
         }
     };
+    reserve(tmp.as_file(), size);
     {
         let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
         write(&mut w).map_err(plain)?;
         w.flush().map_err(plain)?;
     }
+    // The room reserved is the room used (blocks reserved beyond the end would stay so).
+    debug_assert_eq!(
+        tmp.as_file().metadata().ok().map(|m| m.len()),
+        Some(size as u64),
+        "{} bytes written where {size} were reserved",
+        tmp.as_file().metadata().map_or(0, |m| m.len())
+    );
     // The rename replaces an existing `out` in one step. Removing it first was measured faster
     // when the same output is replaced over and over (ext4 starts writing a file that replaces
     // another by a rename, and the next replacement waits for that: 3–4 ms per 3 MB), but it
     // leaves a moment with no output, which an editor or engine watching the file would see.
     tmp.persist(out).map_err(|e| plain(e.error))?;
     Ok(())
+}
+
+/// Reserves `size` bytes of disk for `file`, empty and about to be written, without changing
+/// its length (`fallocate` with `FALLOC_FL_KEEP_SIZE`; Linux only, elsewhere nothing). Its
+/// blocks are then placed at once rather than page by page as it is written back, and
+/// renaming it over an existing output no longer makes ext4 start writing it back and wait
+/// (its `auto_da_alloc`, for files whose blocks are not placed yet): 2.7 ms of 3.5 ms for a
+/// 3 MB file here, 14 ms of 22 ms for 30 MB. The write goes on whatever this gives (a file
+/// system without `fallocate` says so; a full disk fails the write itself), and the file is
+/// still not synced: how soon it reaches the disk is the system's choice, as it is for `cp`.
+fn reserve(file: &std::fs::File, size: usize) {
+    #[cfg(target_os = "linux")]
+    if size > 0 {
+        use rustix::fs::{fallocate, FallocateFlags};
+        let _ = fallocate(file, FallocateFlags::KEEP_SIZE, 0, size as u64);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (file, size);
 }
