@@ -1,9 +1,10 @@
-//! The skin check's matrix arithmetic in four f64 lanes: products of affine matrices and the
-//! error between two, written once over [`Lanes`], an array of four f64 ([`F4`], which the
-//! compiler packs into SSE2 registers two at a time) or one AVX register ([`Wide`], used only
-//! by code compiled for AVX2). Each lane is the IEEE operation a scalar would make, in the same
-//! order whatever the lanes: no multiply and add is fused (Rust never fuses on its own, and FMA
-//! is not enabled), so both give the same numbers. Imports nothing of ours.
+//! The skin check's matrix arithmetic in four f64 lanes, four frames side by side: local
+//! matrices, their products and the error between two, written once over [`Lanes`], an array
+//! of four f64 ([`F4`], which the compiler packs into SSE2 registers two at a time) or one AVX
+//! register ([`Wide`], used only by code compiled for AVX2). Each lane is the IEEE operation a
+//! scalar would make for its frame, in the same order whatever the lanes: no multiply and add
+//! is fused (Rust never fuses on its own, and FMA is not enabled), so both give the numbers of
+//! a frame-by-frame pass. Imports nothing of ours.
 
 use glam::{DAffine3, DMat4, DVec3, DVec4};
 
@@ -28,8 +29,6 @@ pub(super) trait Lanes: Copy {
     fn sqrt(self) -> Self;
     /// Each lane `if x > y { x } else { y }`: the larger of two numbers that are not NaN.
     fn above(self, o: Self) -> Self;
-    /// The lanes, the last one replaced by `x`.
-    fn with_last(self, x: f64) -> Self;
 }
 
 impl Lanes for F4 {
@@ -97,11 +96,6 @@ impl Lanes for F4 {
             above(self[2], o[2]),
             above(self[3], o[3]),
         ]
-    }
-    #[inline(always)]
-    fn with_last(mut self, x: f64) -> Self {
-        self[3] = x;
-        self
     }
 }
 
@@ -199,32 +193,17 @@ mod wide {
             // `maxpd a, b` is `if a > b { a } else { b }` lane by lane. SAFETY: AVX.
             unsafe { Wide(_mm256_max_pd(self.0, o.0)) }
         }
-        #[inline(always)]
-        fn with_last(self, x: f64) -> Self {
-            // SAFETY: AVX (see `Wide`).
-            unsafe { Wide(_mm256_blend_pd::<0b1000>(self.0, _mm256_set1_pd(x))) }
-        }
     }
 }
 
 /// An affine 4×4 matrix by its columns x, y, z and the translation, each the upper three rows
 /// and a fourth lane of 0.
-#[derive(Clone, Copy)]
-#[repr(C, align(32))]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Affine {
     c: [F4; 4],
 }
 
 impl Affine {
-    pub(super) const IDENTITY: Affine = Affine {
-        c: [
-            [1.0, 0.0, 0.0, 0.0],
-            [0.0, 1.0, 0.0, 0.0],
-            [0.0, 0.0, 1.0, 0.0],
-            [0.0, 0.0, 0.0, 0.0],
-        ],
-    };
-
     /// `a`.
     pub(super) fn of(a: &DAffine3) -> Self {
         let col = |v: DVec3| [v.x, v.y, v.z, 0.0];
@@ -249,37 +228,15 @@ impl Affine {
         )
     }
 
-    /// The columns x, y, z and the translation.
+    /// Element (row `r`, column `c`: x, y, z or the translation).
     #[inline(always)]
-    pub(super) fn columns(&self) -> [DVec3; 4] {
-        self.c.map(|c| DVec3::new(c[0], c[1], c[2]))
+    fn at(&self, r: usize, c: usize) -> f64 {
+        self.c[c][r]
     }
 }
 
-/// The upper three rows of a 4×4 matrix, each row's four elements (columns x, y, z and w, the
-/// translation) in four lanes.
-pub(super) struct Rows<L> {
-    r: [L; 3],
-}
-
-impl<L: Lanes> Rows<L> {
-    /// `a`'s upper three rows.
-    #[inline(always)]
-    pub(super) fn of(a: &Affine) -> Self {
-        let [x, y, z, t] = a.c;
-        Rows {
-            r: [
-                L::load(&[x[0], y[0], z[0], t[0]]),
-                L::load(&[x[1], y[1], z[1], t[1]]),
-                L::load(&[x[2], y[2], z[2], t[2]]),
-            ],
-        }
-    }
-}
-
-/// A 4×4 matrix that [`affine_times`] multiplies by, by its rows: `rows[r]` holds row `r` of
-/// the columns x, y, z and w.
-#[repr(C, align(32))]
+/// A 4×4 matrix that [`times`] multiplies by, by its rows: `rows[r]` holds row `r` of the
+/// columns x, y, z and w.
 pub(super) struct Factor {
     rows: [F4; 4],
 }
@@ -294,110 +251,241 @@ impl Factor {
     }
 }
 
-/// How far `b` is from `a`, without units: the translation column's difference relative to the
-/// character's height, and each axis column's difference relative to that column's length in
-/// `a` (which is 1 unless the mesh and the skeleton use different units, as when a file scales
-/// its armature by 100: then every axis element is about 100 and an f32 rounding of it alone
-/// is 4e-6).
-/// The matrices are given by their upper three rows (see [`affine_times`]), the columns side by
-/// side, each column's length as `DVec3::length` gives it. Every number compared is at least
-/// 0: unless one is NaN, the largest is the same whatever the order and however NaN would be
-/// treated, so plain comparisons find it; with a NaN, [`matrix_error_in_order`] gives the
-/// number.
-#[inline(always)]
-pub(super) fn matrix_error<L: Lanes>(a: &Rows<L>, b: &Rows<L>, height: f64) -> f64 {
-    // No closures here nor in the other functions over `Lanes`: a closure is a function of
-    // its own, compiled without AVX, which could not inline `Wide`'s instructions.
-    let [a0, a1, a2] = a.r;
-    let [b0, b1, b2] = b.r;
-    let d = [a0.sub(b0).abs(), a1.sub(b1).abs(), a2.sub(b2).abs()];
-    let largest = d[0].above(d[1].above(d[2]));
-    let squares = a0.mul(a0).add(a1.mul(a1)).add(a2.mul(a2));
-    // Each axis column's length (at least 1e-12), the translation's by the height.
-    let lengths = squares.sqrt().above(L::splat(1e-12)).with_last(height);
-    let parts = largest.div(lengths);
-    // A sum of numbers at least 0 is NaN exactly when one of them is.
-    let sums = d[0].add(d[1]).add(d[2].add(parts)).store();
-    if ((sums[0] + sums[1]) + (sums[2] + sums[3])).is_nan() {
-        return matrix_error_in_order(a, b, height);
-    }
-    let p = parts.store();
-    above(above(p[0], p[2]), above(p[1], p[3]))
+/// The upper three rows of an affine matrix in four frames side by side: `e[4 * r + c]` holds
+/// element (row `r`, column `c`: x, y, z, the translation) of each frame, one frame per lane.
+/// Each lane's numbers are those the same operations give one frame at a time.
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+pub(super) struct Frames {
+    e: [F4; 12],
 }
 
-/// [`matrix_error`] column after column, as `DVec3::max_element` and `f64::max` take them.
-#[cold]
-fn matrix_error_in_order<L: Lanes>(a: &Rows<L>, b: &Rows<L>, height: f64) -> f64 {
-    let column = |m: &Rows<L>, c: usize| {
-        let r = m.r.map(|r| r.store()[c]);
-        DVec3::new(r[0], r[1], r[2])
+impl Frames {
+    pub(super) const IDENTITY: Frames = Frames {
+        e: [
+            [1.0; 4], [0.0; 4], [0.0; 4], [0.0; 4], //
+            [0.0; 4], [1.0; 4], [0.0; 4], [0.0; 4], //
+            [0.0; 4], [0.0; 4], [1.0; 4], [0.0; 4],
+        ],
     };
-    let mut e = (column(a, 3) - column(b, 3)).abs().max_element() / height;
-    for c in 0..3 {
-        let (ca, cb) = (column(a, c), column(b, c));
-        e = e.max((ca - cb).abs().max_element() / ca.length().max(1e-12));
+
+    /// `a` in every lane.
+    pub(super) fn splat(a: &Affine) -> Self {
+        Frames {
+            e: std::array::from_fn(|i| [a.at(i / 4, i % 4); 4]),
+        }
+    }
+
+    /// The matrix of lane `k`.
+    pub(super) fn lane(&self, k: usize) -> Affine {
+        Affine {
+            c: std::array::from_fn(|c| [self.e[c][k], self.e[4 + c][k], self.e[8 + c][k], 0.0]),
+        }
+    }
+
+    /// The elements in lanes.
+    #[inline(always)]
+    pub(super) fn load<L: Lanes>(&self) -> [L; 12] {
+        [
+            L::load(&self.e[0]),
+            L::load(&self.e[1]),
+            L::load(&self.e[2]),
+            L::load(&self.e[3]),
+            L::load(&self.e[4]),
+            L::load(&self.e[5]),
+            L::load(&self.e[6]),
+            L::load(&self.e[7]),
+            L::load(&self.e[8]),
+            L::load(&self.e[9]),
+            L::load(&self.e[10]),
+            L::load(&self.e[11]),
+        ]
+    }
+
+    /// The elements stored.
+    #[inline(always)]
+    pub(super) fn of<L: Lanes>(e: [L; 12]) -> Self {
+        let [e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11] = e;
+        Frames {
+            e: [
+                e0.store(),
+                e1.store(),
+                e2.store(),
+                e3.store(),
+                e4.store(),
+                e5.store(),
+                e6.store(),
+                e7.store(),
+                e8.store(),
+                e9.store(),
+                e10.store(),
+                e11.store(),
+            ],
+        }
+    }
+}
+
+/// The local matrices (upper three rows, as [`Frames`] orders them) of four frames' rotation
+/// (`q`: x, y, z, w, each in lanes), scale (unless every lane's is exactly 1) and translation:
+/// `DMat3::from_quat` of the rotation, its columns times the scale's elements, as
+/// `DAffine3::from_scale_rotation_translation` makes them.
+#[inline(always)]
+pub(super) fn local<L: Lanes>(q: [L; 4], scale: Option<[L; 3]>, t: [L; 3]) -> [L; 12] {
+    let [x, y, z, w] = q;
+    let (x2, y2, z2) = (x.add(x), y.add(y), z.add(z));
+    let (xx, xy, xz) = (x.mul(x2), x.mul(y2), x.mul(z2));
+    let (yy, yz, zz) = (y.mul(y2), y.mul(z2), z.mul(z2));
+    let (wx, wy, wz) = (w.mul(x2), w.mul(y2), w.mul(z2));
+    let one = L::splat(1.0);
+    // Columns x, y and z.
+    let mut m = [
+        [one.sub(yy.add(zz)), xy.add(wz), xz.sub(wy)],
+        [xy.sub(wz), one.sub(xx.add(zz)), yz.add(wx)],
+        [xz.add(wy), yz.sub(wx), one.sub(xx.add(yy))],
+    ];
+    if let Some(s) = scale {
+        // Lanes whose scale is 1 keep their numbers: `x * 1.0` is `x`.
+        let mut c = 0;
+        while c < 3 {
+            m[c] = [m[c][0].mul(s[c]), m[c][1].mul(s[c]), m[c][2].mul(s[c])];
+            c += 1;
+        }
+    }
+    [
+        m[0][0], m[1][0], m[2][0], t[0], //
+        m[0][1], m[1][1], m[2][1], t[1], //
+        m[0][2], m[1][2], m[2][2], t[2],
+    ]
+}
+
+/// `p · l` for each lane as glam multiplies affine matrices (each column
+/// `(x * v.x + y * v.y) + z * v.z`, the translation's plus `p`'s): the same numbers.
+#[inline(always)]
+pub(super) fn compose<L: Lanes>(p: &Frames, l: &[L; 12]) -> Frames {
+    let p = p.load::<L>();
+    let mut out = [L::splat(0.0); 12];
+    let mut r = 0;
+    while r < 3 {
+        let (a, b, c, t) = (p[4 * r], p[4 * r + 1], p[4 * r + 2], p[4 * r + 3]);
+        let mut k = 0;
+        while k < 4 {
+            let e = a.mul(l[k]).add(b.mul(l[4 + k])).add(c.mul(l[8 + k]));
+            out[4 * r + k] = if k == 3 { e.add(t) } else { e };
+            k += 1;
+        }
+        r += 1;
+    }
+    Frames::of(out)
+}
+
+/// `t · w` for each lane, `t` the same in all (as [`compose`] multiplies).
+#[inline(always)]
+pub(super) fn turned<L: Lanes>(t: &Affine, w: &Frames) -> Frames {
+    let w = w.load::<L>();
+    let mut out = [L::splat(0.0); 12];
+    let mut r = 0;
+    while r < 3 {
+        let a = L::splat(t.at(r, 0));
+        let b = L::splat(t.at(r, 1));
+        let c = L::splat(t.at(r, 2));
+        let mut k = 0;
+        while k < 4 {
+            let e = a.mul(w[k]).add(b.mul(w[4 + k])).add(c.mul(w[8 + k]));
+            out[4 * r + k] = if k == 3 {
+                e.add(L::splat(t.at(r, 3)))
+            } else {
+                e
+            };
+            k += 1;
+        }
+        r += 1;
+    }
+    Frames::of(out)
+}
+
+/// The upper three rows of the 4×4 product `w · m` for each lane (`w` affine), each element
+/// `((x · m0 + y · m1) + z · m2) + t · m3` over `w`'s row and `m`'s column, as the full
+/// product makes it: the same numbers, without the bottom row that [`error`] does not look at.
+#[inline(always)]
+pub(super) fn times<L: Lanes>(w: &Frames, m: &Factor) -> [L; 12] {
+    let w = w.load::<L>();
+    let mut out = [L::splat(0.0); 12];
+    let mut r = 0;
+    while r < 3 {
+        let mut k = 0;
+        while k < 4 {
+            out[4 * r + k] = w[4 * r]
+                .mul(L::splat(m.rows[0][k]))
+                .add(w[4 * r + 1].mul(L::splat(m.rows[1][k])))
+                .add(w[4 * r + 2].mul(L::splat(m.rows[2][k])))
+                .add(w[4 * r + 3].mul(L::splat(m.rows[3][k])));
+            k += 1;
+        }
+        r += 1;
+    }
+    out
+}
+
+/// How far `b` is from `a` in each lane, without units: the translation column's difference
+/// relative to the character's height, and each axis column's difference relative to that
+/// column's length in `a` (which is 1 unless the mesh and the skeleton use different units, as
+/// when a file scales its armature by 100: then every axis element is about 100 and an f32
+/// rounding of it alone is 4e-6). The matrices are given by their upper three rows (as
+/// [`Frames`] orders them), each column's length as `DVec3::length` gives it. Every number
+/// compared is at least 0: unless one is NaN, the largest is the same whatever the order and
+/// however NaN would be treated, so plain comparisons find it; a lane with a NaN is measured
+/// again column after column ([`error_in_order`]).
+#[inline(always)]
+pub(super) fn error<L: Lanes>(a: &[L; 12], b: &[L; 12], height: f64) -> F4 {
+    // No closures here nor in the other functions over `Lanes`: a closure is a function of
+    // its own, compiled without AVX, which could not inline `Wide`'s instructions.
+    let mut parts = [L::splat(0.0); 4];
+    let mut sums = L::splat(0.0);
+    let mut c = 0;
+    while c < 4 {
+        let d0 = a[c].sub(b[c]).abs();
+        let d1 = a[4 + c].sub(b[4 + c]).abs();
+        let d2 = a[8 + c].sub(b[8 + c]).abs();
+        let largest = d0.above(d1.above(d2));
+        let length = if c == 3 {
+            L::splat(height)
+        } else {
+            let squares = a[c]
+                .mul(a[c])
+                .add(a[4 + c].mul(a[4 + c]))
+                .add(a[8 + c].mul(a[8 + c]));
+            squares.sqrt().above(L::splat(1e-12))
+        };
+        parts[c] = largest.div(length);
+        // A sum of numbers at least 0 is NaN exactly when one of them is.
+        sums = sums.add(d0.add(d1).add(d2.add(parts[c])));
+        c += 1;
+    }
+    let e = parts[0]
+        .above(parts[2])
+        .above(parts[1].above(parts[3]))
+        .store();
+    let sums = sums.store();
+    if sums.iter().any(|s| s.is_nan()) {
+        return error_in_order(a, b, height, e, sums);
     }
     e
 }
 
-/// The upper three rows of the 4×4 product `a · m` (`a` affine), a row at a time: the same
-/// operations in the same order as the full product (`x * c.x + y * c.y + z * c.z + t * c.w`
-/// per column), so the same numbers, without the bottom row that [`matrix_error`] does not
-/// look at.
-#[inline(always)]
-pub(super) fn affine_times<L: Lanes>(a: &Affine, m: &Factor) -> Rows<L> {
-    let [x, y, z, t] = &a.c;
-    let p = [
-        L::load(&m.rows[0]),
-        L::load(&m.rows[1]),
-        L::load(&m.rows[2]),
-        L::load(&m.rows[3]),
-    ];
-    Rows {
-        r: [
-            row(p, x[0], y[0], z[0], t[0]),
-            row(p, x[1], y[1], z[1], t[1]),
-            row(p, x[2], y[2], z[2], t[2]),
-        ],
+/// [`error`] with each lane whose `sums` is NaN measured again column after column, as
+/// `DVec3::max_element` and `f64::max` take them; `e` the lanes as [`error`] found them.
+#[cold]
+fn error_in_order<L: Lanes>(a: &[L; 12], b: &[L; 12], height: f64, mut e: F4, sums: F4) -> F4 {
+    let a = a.map(|x| x.store());
+    let b = b.map(|x| x.store());
+    for k in (0..4).filter(|&k| sums[k].is_nan()) {
+        let column = |m: &[F4; 12], c: usize| DVec3::new(m[c][k], m[4 + c][k], m[8 + c][k]);
+        let mut x = (column(&a, 3) - column(&b, 3)).abs().max_element() / height;
+        for c in 0..3 {
+            let (ca, cb) = (column(&a, c), column(&b, c));
+            x = x.max((ca - cb).abs().max_element() / ca.length().max(1e-12));
+        }
+        e[k] = x;
     }
-}
-
-/// `((x · p[0] + y · p[1]) + z · p[2]) + t · p[3]`: a row of [`affine_times`].
-#[inline(always)]
-fn row<L: Lanes>(p: [L; 4], x: f64, y: f64, z: f64, t: f64) -> L {
-    L::splat(x)
-        .mul(p[0])
-        .add(L::splat(y).mul(p[1]))
-        .add(L::splat(z).mul(p[2]))
-        .add(L::splat(t).mul(p[3]))
-}
-
-/// `p * l` as glam multiplies affine matrices (each column `x * v.x + y * v.y + z * v.z`, the
-/// translation's plus `p`'s), a column of four lanes at a time: the same numbers. `l` by its
-/// columns x, y, z and the translation.
-#[inline(always)]
-pub(super) fn affine_mul<L: Lanes>(p: &Affine, l: [DVec3; 4]) -> Affine {
-    let [x, y, z, t] = [
-        L::load(&p.c[0]),
-        L::load(&p.c[1]),
-        L::load(&p.c[2]),
-        L::load(&p.c[3]),
-    ];
-    let [lx, ly, lz, lt] = l;
-    Affine {
-        c: [
-            column(x, y, z, lx).store(),
-            column(x, y, z, ly).store(),
-            column(x, y, z, lz).store(),
-            column(x, y, z, lt).add(t).store(),
-        ],
-    }
-}
-
-/// `(x · v.x + y · v.y) + z · v.z`: a column of [`affine_mul`] (the translation's plus `p`'s).
-#[inline(always)]
-fn column<L: Lanes>(x: L, y: L, z: L, v: DVec3) -> L {
-    x.mul(L::splat(v.x))
-        .add(y.mul(L::splat(v.y)))
-        .add(z.mul(L::splat(v.z)))
+    e
 }

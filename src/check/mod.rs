@@ -12,7 +12,7 @@ use crate::model::{
 };
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, MAX_TAIL_DEG};
 use glam::{DAffine3, DQuat, Mat4, Quat, Vec3};
-use lanes::{affine_mul, affine_times, matrix_error, Affine, Factor, Lanes, Rows, F4};
+use lanes::{compose, error, local, times, turned, Affine, Factor, Frames, Lanes, F4};
 use serde::Serialize;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -141,8 +141,8 @@ fn frames_of(clip: &Clip) -> usize {
 
 /// Frames in a run: the unit of work a thread takes.
 const RUN: usize = 32;
-/// Frames whose world matrices are made together: enough to run side by side.
-const BLOCK: usize = 8;
+/// Frames whose matrices are made together, one in each of four lanes ([`Frames`]).
+const LANES: usize = 4;
 
 /// Every frame of the pairs `of`, in runs of at most [`RUN`] frames checked apart, then merged
 /// in order (the result is the one frame-by-frame pass would give): (pair, first frame, end).
@@ -229,13 +229,12 @@ fn check_run_lanes<L: Lanes>(
     times.clear();
     times.extend((from..to).map(|f| (f as f32 / FPS).min(duration)));
     pass.sample(frame, ca, cb, times);
-    for from in (0..times.len()).step_by(BLOCK) {
-        let block = from..(from + BLOCK).min(times.len());
-        pass.world::<L>(frame, block.clone());
-        for i in block.clone() {
-            let time = times[i];
-            pass.compare::<L>(frame, i - from, |j, e| worst.see(e, (p, time, j)));
-        }
+    for from in (0..times.len()).step_by(LANES) {
+        let group = from..(from + LANES).min(times.len());
+        pass.world::<L>(frame, group.clone());
+        pass.compare::<L>(frame, group.len(), |i, j, e| {
+            worst.see(e, (p, times[from + i], j))
+        });
     }
     worst
 }
@@ -302,9 +301,10 @@ impl Buffers {
             frame: SkinFrame {
                 la: Vec::with_capacity(RUN * na),
                 lb: Vec::with_capacity(RUN * nb),
-                wa: Vec::with_capacity(BLOCK * na),
-                wb: Vec::with_capacity(BLOCK * nb),
+                wa: Vec::with_capacity(na),
+                wb: Vec::with_capacity(nb),
                 errors: Vec::with_capacity(pass.binds.len()),
+                bone_errors: Vec::with_capacity(if pass.changes.is_some() { na } else { 0 }),
             },
             times: Vec::with_capacity(RUN),
             found: Vec::with_capacity(runs),
@@ -383,17 +383,19 @@ fn binds_of(a: &Skeleton, b: &Skeleton) -> Vec<Bind> {
     binds
 }
 
-/// A run of frames' local transforms of both skeletons, and the world matrices of a block of
-/// them, frame after frame (frame `i`'s are `la[i * bones..(i + 1) * bones]`, and so on);
-/// buffers reused from run to run.
+/// A run of frames' local transforms of both skeletons, frame after frame (frame `i`'s are
+/// `la[i * bones..(i + 1) * bones]`), and the world matrices of four of them, bone after bone
+/// (one [`Frames`] each); buffers reused from run to run.
 #[derive(Default)]
 struct SkinFrame {
     la: Vec<Transform>,
     lb: Vec<Transform>,
-    wa: Vec<Affine>,
-    wb: Vec<Affine>,
-    /// The errors of one frame's joints, in the order of [`SkinPass::binds`].
-    errors: Vec<f32>,
+    wa: Vec<Frames>,
+    wb: Vec<Frames>,
+    /// The errors of the four frames' joints, in the order of [`SkinPass::binds`].
+    errors: Vec<F4>,
+    /// Without skins: the errors of the four frames' bones.
+    bone_errors: Vec<F4>,
 }
 
 /// The largest error seen and where (pair, time, joint); `seen` counts the matrices compared.
@@ -469,7 +471,9 @@ impl<'m> SkinPass<'m> {
                     .wb
                     .iter()
                     .zip(&frame.wa)
-                    .map(|(b, a)| Factor::of(&(b.to_mat4().inverse() * a.to_mat4())))
+                    .map(|(b, a)| {
+                        Factor::of(&(b.lane(0).to_mat4().inverse() * a.lane(0).to_mat4()))
+                    })
                     .collect();
                 SkinPass {
                     changes: Some(changes),
@@ -495,38 +499,45 @@ impl<'m> SkinPass<'m> {
         sample_run(self.b, cb, times, &mut frame.lb, need_b);
     }
 
-    /// The world matrices of the frames `block` of the run [`SkinPass::sample`] sampled (`a`'s
-    /// turned), frame `block.start` first.
+    /// The world matrices of the frames `group` (at most [`LANES`]) of the run
+    /// [`SkinPass::sample`] sampled (`a`'s turned), frame `group.start` in the first lane.
     #[inline(always)]
-    fn world<L: Lanes>(&self, frame: &mut SkinFrame, block: std::ops::Range<usize>) {
-        let (na, nb) = (self.a.bones.len(), self.b.bones.len());
+    fn world<L: Lanes>(&self, frame: &mut SkinFrame, group: std::ops::Range<usize>) {
         let (need_a, need_b) = self.needed();
-        let la = &frame.la[block.start * na..block.end * na];
-        world_run::<L>(self.a, la, block.len(), &mut frame.wa, need_a);
-        if let Some(turn) = self.turn {
-            frame
-                .wa
-                .iter_mut()
-                .for_each(|w| *w = affine_mul::<L>(&turn, w.columns()));
+        world_frames::<L>(self.a, &frame.la, group.clone(), &mut frame.wa, need_a);
+        if let Some(turn) = &self.turn {
+            for (b, w) in frame.wa.iter_mut().enumerate() {
+                if need_a.is_none_or(|need| need[b]) {
+                    *w = turned::<L>(turn, w);
+                }
+            }
         }
-        let lb = &frame.lb[block.start * nb..block.end * nb];
-        world_run::<L>(self.b, lb, block.len(), &mut frame.wb, need_b);
+        world_frames::<L>(self.b, &frame.lb, group, &mut frame.wb, need_b);
     }
 
-    /// Calls `see(joint, error)` for every matrix compared in frame `i` of the block
-    /// [`SkinPass::world`] made.
+    /// Calls `see(frame, joint, error)` for every matrix compared in the first `frames` frames
+    /// of the group [`SkinPass::world`] made, frame after frame (the first is 0).
     #[inline(always)]
-    fn compare<L: Lanes>(&self, frame: &mut SkinFrame, i: usize, mut see: impl FnMut(usize, f32)) {
-        let (na, nb) = (self.a.bones.len(), self.b.bones.len());
-        let SkinFrame { wa, wb, errors, .. } = frame;
-        let wa = &wa[i * na..(i + 1) * na];
-        let wb = &wb[i * nb..(i + 1) * nb];
+    fn compare<L: Lanes>(
+        &self,
+        frame: &mut SkinFrame,
+        frames: usize,
+        mut see: impl FnMut(usize, usize, f32),
+    ) {
+        let SkinFrame {
+            wa,
+            wb,
+            errors,
+            bone_errors,
+            ..
+        } = frame;
         let height = self.height;
+        bone_errors.clear();
         if let Some(change) = &self.changes {
-            for j in 0..na {
-                let ma = Rows::<L>::of(&wa[j]);
-                let mb = affine_times::<L>(&wb[j], &change[j]);
-                see(j, matrix_error(&ma, &mb, height) as f32);
+            for j in 0..wa.len() {
+                let ma = wa[j].load::<L>();
+                let mb = times::<L>(&wb[j], &change[j]);
+                bone_errors.push(error(&ma, &mb, height));
             }
         }
         errors.clear();
@@ -534,13 +545,20 @@ impl<'m> SkinPass<'m> {
             let e = match bind.same_as.and_then(|k| errors.get(k)) {
                 Some(&e) => e,
                 None => {
-                    let ma = affine_times::<L>(&wa[bind.a], &bind.ibm_a);
-                    let mb = affine_times::<L>(&wb[bind.b], &bind.ibm_b);
-                    matrix_error(&ma, &mb, height) as f32
+                    let ma = times::<L>(&wa[bind.a], &bind.ibm_a);
+                    let mb = times::<L>(&wb[bind.b], &bind.ibm_b);
+                    error(&ma, &mb, height)
                 }
             };
             errors.push(e);
-            see(bind.a, e);
+        }
+        for i in 0..frames {
+            for (j, e) in bone_errors.iter().enumerate() {
+                see(i, j, e[i] as f32);
+            }
+            for (bind, e) in self.binds.iter().zip(errors.iter()) {
+                see(i, bind.a, e[i] as f32);
+            }
         }
     }
 }
@@ -562,56 +580,108 @@ fn with_ancestors(s: &Skeleton, bones: impl Iterator<Item = usize>) -> Vec<bool>
     needed
 }
 
-/// World matrices in f64 (from the f32 values stored) of the first `frames` poses of `locals`
-/// (one per bone, frame after frame), into `world` in the same order, so that the check's own
-/// rounding does not hide or fake differences. Affine: the products of the upper 3×4 parts are
-/// those of the 4×4 matrices. Bone by bone, each over every frame: the frames' products do not
-/// wait on one another, so they run side by side; each is the product a frame-by-frame pass
-/// ([`Skeleton::accumulate_into`]) makes, in the same order.
+/// World matrices in f64 (from the f32 values stored) of the poses `group` of `locals` (one
+/// per bone, frame after frame; at most [`LANES`] frames, the last repeated in lanes beyond
+/// them), into `world`, one [`Frames`] per bone, so that the check's own rounding does not
+/// hide or fake differences. Affine: the products of the upper 3×4 parts are those of the 4×4
+/// matrices. Each lane's numbers are those a frame-by-frame pass
+/// ([`Skeleton::accumulate_into`] of `DAffine3`s) makes, in the same order.
 #[inline(always)]
-fn world_run<L: Lanes>(
+fn world_frames<L: Lanes>(
     s: &Skeleton,
     locals: &[Transform],
-    frames: usize,
-    world: &mut Vec<Affine>,
+    group: std::ops::Range<usize>,
+    world: &mut Vec<Frames>,
     needed: Option<&[bool]>,
 ) {
     let n = s.bones.len();
-    world.clear();
-    world.resize(frames * n, Affine::IDENTITY);
-    let base = Affine::of(&DAffine3::from_mat4(s.base.as_dmat4()));
+    // Bones not needed are never read (their identity is kept from group to group).
+    if world.len() != n {
+        world.clear();
+        world.resize(n, Frames::IDENTITY);
+    }
+    let base = Frames::splat(&Affine::of(&DAffine3::from_mat4(s.base.as_dmat4())));
+    let last = group.end - 1;
+    let at = [0, 1, 2, 3].map(|k| (group.start + k).min(last) * n);
     for (b, bone) in s.bones.iter().enumerate() {
         if needed.is_some_and(|need| !need[b]) {
             continue;
         }
-        let parent = bone.parent.map(|p| p.index());
-        for f in 0..frames {
-            let l = &locals[f * n + b];
-            let rotation = glam::DMat3::from_quat(l.rotation.as_dquat());
-            // As `DAffine3::from_scale_rotation_translation`; a scale of exactly 1 changes no
-            // column (`x * 1.0` is `x`).
-            let matrix3 = if l.scale == Vec3::ONE {
-                rotation
+        let l = [
+            &locals[at[0] + b],
+            &locals[at[1] + b],
+            &locals[at[2] + b],
+            &locals[at[3] + b],
+        ];
+        // No closures (see `lanes::error`).
+        let q = [
+            lanes::<L>([
+                l[0].rotation.x,
+                l[1].rotation.x,
+                l[2].rotation.x,
+                l[3].rotation.x,
+            ]),
+            lanes::<L>([
+                l[0].rotation.y,
+                l[1].rotation.y,
+                l[2].rotation.y,
+                l[3].rotation.y,
+            ]),
+            lanes::<L>([
+                l[0].rotation.z,
+                l[1].rotation.z,
+                l[2].rotation.z,
+                l[3].rotation.z,
+            ]),
+            lanes::<L>([
+                l[0].rotation.w,
+                l[1].rotation.w,
+                l[2].rotation.w,
+                l[3].rotation.w,
+            ]),
+        ];
+        let t = [
+            lanes::<L>([
+                l[0].translation.x,
+                l[1].translation.x,
+                l[2].translation.x,
+                l[3].translation.x,
+            ]),
+            lanes::<L>([
+                l[0].translation.y,
+                l[1].translation.y,
+                l[2].translation.y,
+                l[3].translation.y,
+            ]),
+            lanes::<L>([
+                l[0].translation.z,
+                l[1].translation.z,
+                l[2].translation.z,
+                l[3].translation.z,
+            ]),
+        ];
+        // A scale of exactly 1 changes no column (`x * 1.0` is `x`): skipped when all are.
+        let one = Vec3::ONE;
+        let scale =
+            if l[0].scale == one && l[1].scale == one && l[2].scale == one && l[3].scale == one {
+                None
             } else {
-                let scale = l.scale.as_dvec3();
-                glam::DMat3::from_cols(
-                    rotation.x_axis * scale.x,
-                    rotation.y_axis * scale.y,
-                    rotation.z_axis * scale.z,
-                )
+                Some([
+                    lanes::<L>([l[0].scale.x, l[1].scale.x, l[2].scale.x, l[3].scale.x]),
+                    lanes::<L>([l[0].scale.y, l[1].scale.y, l[2].scale.y, l[3].scale.y]),
+                    lanes::<L>([l[0].scale.z, l[1].scale.z, l[2].scale.z, l[3].scale.z]),
+                ])
             };
-            let local = [
-                matrix3.x_axis,
-                matrix3.y_axis,
-                matrix3.z_axis,
-                l.translation.as_dvec3(),
-            ];
-            let at = f * n;
-            // The parent's by reference: no copy of the base per frame.
-            let w = affine_mul::<L>(parent.map_or(&base, |p| &world[at + p]), local);
-            world[at + b] = w;
-        }
+        let local = local::<L>(q, scale, t);
+        let w = compose::<L>(bone.parent.map_or(&base, |p| &world[p.index()]), &local);
+        world[b] = w;
     }
+}
+
+/// Four f32 in f64 lanes.
+#[inline(always)]
+fn lanes<L: Lanes>(v: [f32; 4]) -> L {
+    L::load(&[v[0] as f64, v[1] as f64, v[2] as f64, v[3] as f64])
 }
 
 /// The local transforms of `s` posed by `clip` at each of `times` (increasing), as
