@@ -9,6 +9,7 @@ use gltf::json::accessor::{ComponentType, GenericComponentType, Type};
 use gltf::json::validation::Checked;
 use gltf::json::Root;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Most floats one accessor may hold (256 MiB of f32): more is refused, not allocated.
@@ -37,7 +38,8 @@ pub(crate) struct Data<'a> {
     root: &'a Root,
     buffers: &'a [BufferData],
     decoded: HashMap<usize, Vec<u8>>,
-    decoded_total: usize,
+    /// Bytes decompressed so far, by this reader and its siblings ([`Data::sibling`]).
+    decoded_total: Arc<AtomicUsize>,
     /// Key times by accessor, and whether they are finite and non-decreasing: samplers of one
     /// animation usually share their input.
     times: HashMap<usize, (Arc<[f32]>, bool)>,
@@ -130,9 +132,23 @@ impl<'a> Data<'a> {
             root,
             buffers,
             decoded: HashMap::new(),
-            decoded_total: 0,
+            decoded_total: Arc::new(AtomicUsize::new(0)),
             times: HashMap::new(),
             keep_keys: true,
+            located: Located::default(),
+        }
+    }
+
+    /// A reader of the same document for another thread: the same buffers, keeping keys as
+    /// this one does, with caches of its own; what either decompresses counts against one limit.
+    pub fn sibling(&self) -> Data<'a> {
+        Data {
+            root: self.root,
+            buffers: self.buffers,
+            decoded: HashMap::new(),
+            decoded_total: self.decoded_total.clone(),
+            times: HashMap::new(),
+            keep_keys: self.keep_keys,
             located: Located::default(),
         }
     }
@@ -149,7 +165,6 @@ impl<'a> Data<'a> {
         if let Some(ext) = meshopt(view) {
             if !self.decoded.contains_key(&v) {
                 let bytes = self.decode_meshopt(ext, view.byte_length.0, &at())?;
-                self.decoded_total += bytes.len();
                 self.decoded.insert(v, bytes);
             }
             return Ok(&self.decoded[&v]);
@@ -208,7 +223,13 @@ impl<'a> Data<'a> {
                 format!("meshopt byteStride {stride} must be 4..=256 and a multiple of 4"),
             ));
         }
-        if self.decoded_total + out_len as usize > MAX_DECODED {
+        // The room is taken before decoding, so that readers side by side stay within it too.
+        let taken =
+            self.decoded_total
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |total| {
+                    (total + out_len as usize <= MAX_DECODED).then_some(total + len as usize)
+                });
+        if taken.is_err() {
             return Err(invalid(at, "decompressed data would exceed 512 MiB"));
         }
         let filter_ok = match filter {

@@ -14,7 +14,7 @@ use super::lazy::Json;
 use super::read_keys::ReadValue;
 use super::WithSkeletons;
 use crate::model::{
-    beside, Attachment, Bone, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, NodeName,
+    Attachment, Bone, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, NodeName,
     OpaqueKind, OpaqueTrack, Skeleton, SkeletonId, Skin, Track, TrackValue, Transform, Warning,
     WarningCode,
 };
@@ -25,19 +25,21 @@ use gltf::json::validation::Checked;
 use gltf::json::Root;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// The skeleton and bone of each bone node, by glTF node index.
 pub(crate) type BoneOf = HashMap<usize, (SkeletonId, BoneId)>;
 
-/// The least number of keys (of all samplers) whose reading pays for a second thread that runs
-/// what a caller does with the skeletons meanwhile (see [`model`]).
+/// The least number of keys (of all samplers) whose reading pays for a second thread, which
+/// runs what a caller does with the skeletons and then reads clips too (see [`model`]).
 const KEYS_FOR_TWO_THREADS: u64 = 16_384;
 
 /// Reads the model: skeletons (with their skins, attachments and hints) first, then the clips
 /// that animate them; plus the warnings found on the way. `with_skeletons`, if given, is called
-/// once with the skeletons as soon as they are read: on a second thread while the clips are
-/// read when they have many keys (else after them), and not at all when reading fails before.
+/// once with the skeletons as soon as they are read, and not at all when reading fails before.
+/// When the clips have many keys they are read on two threads ([`clips_in_two`]), the second
+/// calling `with_skeletons` first; else `with_skeletons` is called after them.
 pub(crate) fn model(
     root: &Root,
     json: &Json,
@@ -49,17 +51,26 @@ pub(crate) fn model(
     let mut warnings = Vec::new();
     let locals = node_locals(root, &mut warnings)?;
     let (skeletons, bone_of) = skeletons(root, json, parents, &locals, data, &mut warnings)?;
-    let mut read_clips = || clips(root, json, pointers, &bone_of, &skeletons, data);
-    let clips = match with_skeletons {
-        Some(f) if sampler_keys(root) >= KEYS_FOR_TWO_THREADS => {
-            beside(read_clips, || f(&skeletons))?
-        }
-        Some(f) => {
-            let clips = read_clips();
+    let clips = if sampler_keys(root) >= KEYS_FOR_TWO_THREADS {
+        let first = || {
+            if let Some(f) = with_skeletons {
+                f(&skeletons)
+            }
+        };
+        let read = Read {
+            root,
+            json,
+            pointers,
+            bone_of: &bone_of,
+            skeletons: &skeletons,
+        };
+        clips_in_two(&read, data, first)?
+    } else {
+        let clips = clips(root, json, pointers, &bone_of, &skeletons, data);
+        if let Some(f) = with_skeletons {
             f(&skeletons);
-            clips?
         }
-        None => read_clips()?,
+        clips?
     };
     let other_nodes = root
         .nodes
@@ -606,6 +617,82 @@ fn clips(
         out.extend(animation_clips(
             root, json, pointers, bone_of, skeletons, data, a,
         )?);
+    }
+    Ok(out)
+}
+
+/// What reading an animation's clips takes beside a [`Data`]: the document and the skeletons read.
+struct Read<'r> {
+    root: &'r Root,
+    json: &'r Json,
+    pointers: &'r [(usize, usize)],
+    bone_of: &'r BoneOf,
+    skeletons: &'r [Skeleton],
+}
+
+/// [`clips`] on this thread and a second one, which runs `first` (mapping the skeletons, say)
+/// before it joins in: each takes the next animation not yet taken, reading with a [`Data`] of
+/// its own ([`Data::sibling`]). The clips, and the first error, are those of animation order,
+/// as [`clips`] gives them; a thread stops at its first error. With no second thread, all on
+/// this one, `first` last.
+fn clips_in_two(
+    read: &Read<'_>,
+    data: &mut Data,
+    first: impl FnOnce() + Send,
+) -> Result<Vec<Clip>, ErrorKind> {
+    let next = AtomicUsize::new(0);
+    let take = |data: &mut Data| {
+        let mut out = Vec::new();
+        loop {
+            let a = next.fetch_add(1, Ordering::Relaxed);
+            if a >= read.root.animations.len() {
+                break out;
+            }
+            let clips = animation_clips(
+                read.root,
+                read.json,
+                read.pointers,
+                read.bone_of,
+                read.skeletons,
+                data,
+                a,
+            );
+            let failed = clips.is_err();
+            out.push((a, clips));
+            if failed {
+                break out;
+            }
+        }
+    };
+    let mut theirs = data.sibling();
+    let mut first = Some(first);
+    let (mut found, helped) = std::thread::scope(|s| {
+        let helper = std::thread::Builder::new()
+            .name("skelnorm clips".into())
+            .spawn_scoped(s, || {
+                if let Some(f) = first.take() {
+                    f();
+                }
+                take(&mut theirs)
+            });
+        let mine = take(data);
+        match helper.map(|h| h.join()) {
+            Ok(Ok(found)) => (mine, Some(found)),
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            Err(_) => (mine, None),
+        }
+    });
+    if let Some(f) = first.take() {
+        f();
+    }
+    if let Some(more) = helped {
+        found.extend(more);
+        data.located.take_from(theirs.located);
+    }
+    found.sort_unstable_by_key(|&(a, _)| a);
+    let mut out = Vec::new();
+    for (_, clips) in found {
+        out.extend(clips?);
     }
     Ok(out)
 }

@@ -1,7 +1,5 @@
 //! Work split in two halves run side by side, for stages whose loops over many keys pay for a
-//! second thread (the rest fix's conversion and check, track stripping's look for moving bones),
-//! and two different pieces of work run side by side ([`beside`]: reading a file's clips while
-//! its skeletons are mapped).
+//! second thread (the rest fix's conversion and check, track stripping's look for moving bones).
 
 /// `work(first)` on this thread and, at the same time, `work(second)` on another one (or after
 /// it, on this one, if no thread can be started).
@@ -40,41 +38,4 @@ pub fn first_half(weights: impl IntoIterator<Item = usize>, total: usize) -> usi
         }
     }
     n
-}
-
-/// `here()` on this thread and, at the same time, `there()` on another one (or after `here`, on
-/// this one, if no thread can be started); what `here` returned, once both are done.
-pub fn beside<R>(here: impl FnOnce() -> R, there: impl FnOnce() + Send) -> R {
-    let mut there = Some(there);
-    let mine = std::thread::scope(|s| {
-        let worker = std::thread::Builder::new()
-            .name("skelnorm beside".into())
-            .spawn_scoped(s, || there.take().map(|f| f()));
-        let mine = here();
-        if let Ok(Err(panic)) = worker.map(|w| w.join()) {
-            std::panic::resume_unwind(panic);
-        }
-        mine
-    });
-    if let Some(f) = there.take() {
-        f();
-    }
-    mine
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn beside_runs_both_once_and_returns_here() {
-        let mut ran = 0;
-        let got = beside(|| 7, || ran += 1);
-        assert_eq!((got, ran), (7, 1));
-        // `there` sees what it borrows as `here` does, on another thread.
-        let data = [1, 2, 3];
-        let mut sum = 0;
-        let len = beside(|| data.len(), || sum = data.iter().sum());
-        assert_eq!((len, sum), (3, 6));
-    }
 }

@@ -20,7 +20,7 @@ mod warning;
 pub use clip::{
     BoneTracks, Channel, Clip, Curve, Interpolation, OpaqueKind, OpaqueTrack, Track, TrackValue,
 };
-pub use halves::{beside, first_half, in_two};
+pub use halves::{first_half, in_two};
 pub(crate) use hash::FxMap;
 pub use math::{angle_deg, arc, pole, turn_deg, yaw_of};
 pub use pose::{skinning_matrices, Pose};
