@@ -621,7 +621,8 @@ fn clips(
     Ok(out)
 }
 
-/// What reading an animation's clips takes beside a [`Data`]: the document and the skeletons read.
+/// What reading an animation's clips takes beside a [`Data`]: the document and the skeletons
+/// read.
 struct Read<'r> {
     root: &'r Root,
     json: &'r Json,
