@@ -93,11 +93,15 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         .skeleton
         .map(|k| super::skeleton_id(&args.input, &doc.model, k))
         .transpose()?;
-    let mapped = mapped.unwrap_or_else(|| map_skeletons(&doc.model.skeletons, &profile, &options));
-    // The JSON is readied for writing beside the stages; then the skin check runs beside the
-    // write, on the other cores, then on this one too.
+    // The JSON is readied for writing beside the stages (and the mapping, when it was not made
+    // beside the clips' read); then the skin check runs beside the write, on the other cores,
+    // then on this one too.
     doc.change_then_write(
-        |model| mapped.and_then(|m| normalize_mapped(model, m, &profile, &options)),
+        |model| {
+            let mapped =
+                mapped.unwrap_or_else(|| map_skeletons(&model.skeletons, &profile, &options));
+            mapped.and_then(|m| normalize_mapped(model, m, &profile, &options))
+        },
         |normalized, model, write| {
             finish(args, file, allow_partial, start, normalized, model, write)
         },
@@ -174,9 +178,12 @@ type Ahead = (
 );
 
 /// The input read, and what `normalize` needs beside it ([`Ahead`]): the settings resolved on a
-/// thread of their own while the file is read, the skeletons mapped while its clips are read.
-/// Settings that fail win over a file that does (as when they were resolved before the read).
+/// thread of their own while the file is read, the skeletons mapped while its clips are read on
+/// another thread (a file with many keys; with few, the skeletons are given after the clips, on
+/// this thread, and mapped later, beside the JSON readied for writing). Settings that fail win
+/// over a file that does (as when they were resolved before the read).
 fn read_and_settle(args: &NormalizeArgs) -> (Result<Kept, Error>, Result<Ahead, Failure>) {
+    let here = std::thread::current().id();
     std::thread::scope(|s| {
         let resolving = std::thread::Builder::new()
             .name("skelnorm settings".into())
@@ -193,7 +200,11 @@ fn read_and_settle(args: &NormalizeArgs) -> (Result<Kept, Error>, Result<Ahead, 
         };
         let mut ahead = None;
         let read = super::read_and(&args.input, &mut |skeletons| {
-            ahead = Some(resolved().map(|s| with_maps(args, s, skeletons)));
+            let beside = std::thread::current().id() != here;
+            ahead = Some(resolved().map(|s| match beside {
+                true => with_maps(args, s, skeletons),
+                false => (s.0, s.1, None),
+            }));
         });
         let ahead = ahead.unwrap_or_else(|| resolved().map(|(p, o)| (p, o, None)));
         (read, ahead)
