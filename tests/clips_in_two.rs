@@ -1,7 +1,8 @@
 //! Issue 19: a file whose clips have many keys is read on two threads, each taking the next
 //! animation not yet taken. Whatever thread reads an animation, the model's clips are those of
 //! animation order with the keys the file holds (checked against the `gltf` crate's own
-//! reader), and of two broken animations the error names the first, as a reading in order does.
+//! reader), of two broken animations the error names the first, as a reading in order does,
+//! and keys compressed with `EXT_meshopt_compression` read as the plain ones.
 #![allow(
     clippy::unwrap_used,
     clippy::print_stderr,
@@ -171,5 +172,96 @@ fn of_two_broken_animations_the_first_is_named() {
             text.contains(&format!("accessors[{}]: type VEC3 where VEC4", vec3[0])),
             "{broken:?}: {text}"
         );
+    }
+}
+
+/// `glb` (JSON and BIN) with every animation's key times and values compressed by
+/// `EXT_meshopt_compression` (ATTRIBUTES, no filter: lossless), the compressed bytes appended to
+/// the BIN chunk and the plain ones zeroed (the views stay, as the extension's fallback).
+fn compressed(json: &serde_json::Value, bin: &[u8]) -> (serde_json::Value, Vec<u8>) {
+    let mut json = json.clone();
+    let mut bin = bin.to_vec();
+    let mut accessors: Vec<usize> = Vec::new();
+    for animation in json["animations"].as_array().unwrap() {
+        for sampler in animation["samplers"].as_array().unwrap() {
+            accessors.push(sampler["input"].as_u64().unwrap() as usize);
+            accessors.push(sampler["output"].as_u64().unwrap() as usize);
+        }
+    }
+    accessors.sort_unstable();
+    accessors.dedup();
+    for a in accessors {
+        let accessor = &json["accessors"][a];
+        let count = accessor["count"].as_u64().unwrap() as usize;
+        let stride = match accessor["type"].as_str().unwrap() {
+            "SCALAR" => 4,
+            "VEC3" => 12,
+            "VEC4" => 16,
+            other => panic!("{other}"),
+        };
+        let v = accessor["bufferView"].as_u64().unwrap() as usize;
+        let view = &json["bufferViews"][v];
+        let at = view["byteOffset"].as_u64().unwrap_or(0) as usize;
+        let plain = &bin[at..at + count * stride];
+        let encoded = match stride {
+            4 => meshopt::encode_vertex_buffer(bytemuck_chunks::<4>(plain).as_slice()),
+            12 => meshopt::encode_vertex_buffer(bytemuck_chunks::<12>(plain).as_slice()),
+            _ => meshopt::encode_vertex_buffer(bytemuck_chunks::<16>(plain).as_slice()),
+        }
+        .unwrap();
+        // The plain bytes zeroed: only the compressed ones hold the keys.
+        bin[at..at + count * stride].fill(0);
+        while bin.len() % 4 != 0 {
+            bin.push(0);
+        }
+        let offset = bin.len();
+        bin.extend_from_slice(&encoded);
+        json["bufferViews"][v]["extensions"] = serde_json::json!({
+            "EXT_meshopt_compression": {
+                "buffer": 0, "byteOffset": offset, "byteLength": encoded.len(),
+                "byteStride": stride, "count": count, "mode": "ATTRIBUTES"
+            }
+        });
+    }
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    json["buffers"][0]["byteLength"] = serde_json::json!(bin.len());
+    let used = json
+        .as_object_mut()
+        .unwrap()
+        .entry("extensionsUsed")
+        .or_insert(serde_json::json!([]));
+    used.as_array_mut()
+        .unwrap()
+        .push(serde_json::json!("EXT_meshopt_compression"));
+    (json, bin)
+}
+
+/// `bytes` as elements of `N` bytes.
+fn bytemuck_chunks<const N: usize>(bytes: &[u8]) -> Vec<[u8; N]> {
+    bytes
+        .chunks_exact(N)
+        .map(|c| c.try_into().unwrap())
+        .collect()
+}
+
+#[test]
+fn compressed_clips_read_on_two_threads_are_the_plain_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = many_clips(dir.path());
+    let (json, bin) = chunks(&std::fs::read(&path).unwrap());
+    let (packed_json, packed_bin) = compressed(&json, &bin);
+    assert!(packed_bin.len() > bin.len());
+    let packed = dir.path().join("many_clips_meshopt.glb");
+    std::fs::write(&packed, glb(&packed_json, &packed_bin)).unwrap();
+    let plain = gltf_io::read(&path).expect("reads").model;
+    let read = gltf_io::read(&packed)
+        .expect("the compressed file reads")
+        .model;
+    assert_eq!(read.clips.len(), plain.clips.len());
+    for (a, b) in read.clips.iter().zip(&plain.clips) {
+        assert_eq!((&a.name, a.source), (&b.name, b.source));
+        assert_eq!(a.tracks, b.tracks, "clip `{}`", a.name);
     }
 }
