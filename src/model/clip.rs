@@ -268,6 +268,26 @@ impl<T: TrackValue> Track<T> {
         self.spans(times, |i, span| put(i, self.value(span)));
     }
 
+    /// Finds where each of `times` (increasing) falls on this track's keys, into `spans`, for
+    /// [`Track::sample_each_in`]: on this track, and on every track that [`Spans::fit`]s them.
+    pub fn find_spans(&self, times: &[f32], spans: &mut Spans) {
+        spans.keys = Some(keys_of(self));
+        spans.at.clear();
+        spans.at.resize(times.len(), Span::Key(0));
+        let at = &mut spans.at;
+        self.spans(times, |i, span| at[i] = span);
+    }
+
+    /// [`Track::sample_each`] at the times `spans` were found for ([`Track::find_spans`], on
+    /// this track or one they [`Spans::fit`]): the same values, bit for bit, without looking
+    /// for the keys again.
+    pub fn sample_each_in(&self, spans: &Spans, mut put: impl FnMut(usize, T)) {
+        debug_assert!(spans.fit(self));
+        for (i, &span) in spans.at.iter().enumerate() {
+            put(i, self.value(span));
+        }
+    }
+
     /// The value at `span`.
     #[inline(always)]
     fn value(&self, span: Span) -> T {
@@ -443,7 +463,35 @@ fn next_key(times: &[f32], time: f32, cursor: usize) -> usize {
     times.partition_point(|&t| t <= time)
 }
 
+/// Where each of a series of sample times falls on the keys of a track ([`Track::find_spans`]):
+/// found once, used for every track with the same key times (the same array, as the tracks of
+/// one glTF sampler input share, while it lives) and the same stepping ([`Spans::fit`]).
+#[derive(Debug, Clone, Default)]
+pub struct Spans {
+    /// The key times found on (their address and length) and whether they step.
+    keys: Option<(usize, usize, bool)>,
+    at: Vec<Span>,
+}
+
+impl Spans {
+    /// Whether these spans hold for `track`: found on the same key-time array, stepping alike.
+    pub fn fit<T>(&self, track: &Track<T>) -> bool {
+        self.keys == Some(keys_of(track))
+    }
+}
+
+/// What [`Spans`] depend on of a track: its key times (the array's address and length) and
+/// whether it steps.
+fn keys_of<T>(track: &Track<T>) -> (usize, usize, bool) {
+    (
+        track.times.as_ptr() as usize,
+        track.times.len(),
+        track.interpolation == Interpolation::Step,
+    )
+}
+
 /// Where a sample time falls on a track (see `Track::span`).
+#[derive(Clone, Copy, Debug)]
 enum Span {
     /// The value is this key's, exactly.
     Key(usize),
@@ -474,6 +522,15 @@ impl Track<Quat> {
     /// `put(i, value)` for the `i`th, the same values.
     pub fn sample_unit_each(&self, times: &[f32], mut put: impl FnMut(usize, Quat)) {
         self.spans(times, |i, span| put(i, self.unit_value(span)));
+    }
+
+    /// [`Track::sample_unit_each`] at the times `spans` were found for (see
+    /// [`Track::sample_each_in`]): the same values.
+    pub fn sample_unit_each_in(&self, spans: &Spans, mut put: impl FnMut(usize, Quat)) {
+        debug_assert!(spans.fit(self));
+        for (i, &span) in spans.at.iter().enumerate() {
+            put(i, self.unit_value(span));
+        }
     }
 
     /// The unit value at `span` (see [`Track::sample_unit`]).
@@ -835,6 +892,42 @@ mod tests {
                         seen += 1;
                     });
                     assert_eq!(seen, 3 * at.len());
+                    // Where the times fall, found once on `t`, samples `t` and a track sharing
+                    // its key times as each time does; not a track with other key times or
+                    // other stepping.
+                    let mut spans = Spans::default();
+                    t.find_spans(at, &mut spans);
+                    let w = Track {
+                        interpolation,
+                        times: t.times.clone(),
+                        values: v.values.clone(),
+                    };
+                    let mut seen = 0;
+                    t.sample_each_in(&spans, |i, q| {
+                        assert_eq!(bits(q), bits(t.sample(at[i])), "{interpolation:?} {i}");
+                        seen += 1;
+                    });
+                    t.sample_unit_each_in(&spans, |i, q| {
+                        assert_eq!(bits(q), bits(t.sample_unit(at[i])), "{interpolation:?} {i}");
+                        seen += 1;
+                    });
+                    assert!(spans.fit(&w));
+                    w.sample_each_in(&spans, |i, x| {
+                        let (x, y) = (x.to_array(), w.sample(at[i]).to_array());
+                        assert_eq!(x.map(f32::to_bits), y.map(f32::to_bits), "{i}");
+                        seen += 1;
+                    });
+                    assert_eq!(seen, 3 * at.len());
+                    assert!(!spans.fit(&v), "other key times, the same numbers");
+                    let other = match interpolation {
+                        Interpolation::Step => Interpolation::Linear,
+                        _ => Interpolation::Step,
+                    };
+                    let stepping = Track {
+                        interpolation: other,
+                        ..w.clone()
+                    };
+                    assert!(!spans.fit(&stepping), "{interpolation:?}");
                 }
             }
         }

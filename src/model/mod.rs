@@ -18,7 +18,8 @@ mod transform;
 mod warning;
 
 pub use clip::{
-    BoneTracks, Channel, Clip, Curve, Interpolation, OpaqueKind, OpaqueTrack, Track, TrackValue,
+    BoneTracks, Channel, Clip, Curve, Interpolation, OpaqueKind, OpaqueTrack, Spans, Track,
+    TrackValue,
 };
 pub use halves::{first_half, in_two};
 pub(crate) use hash::FxMap;
