@@ -9,6 +9,7 @@
     reason = "test code: a panic is how a test fails, and output goes to the test log"
 )]
 
+mod common;
 #[path = "../benches/common/many_clips.rs"]
 mod many_clips;
 
@@ -20,36 +21,6 @@ use std::path::{Path, PathBuf};
 /// above the 16,384 from which clips are read on two threads.
 fn many_clips(dir: &Path) -> PathBuf {
     many_clips::write(dir, 1_000_000)
-}
-
-/// The JSON and binary chunks of a GLB.
-fn chunks(glb: &[u8]) -> (serde_json::Value, Vec<u8>) {
-    let len = |at: usize| u32::from_le_bytes(glb[at..at + 4].try_into().unwrap()) as usize;
-    let json_len = len(12);
-    let json = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
-    let bin_at = 20 + json_len;
-    let bin = glb[bin_at + 8..bin_at + 8 + len(bin_at)].to_vec();
-    (json, bin)
-}
-
-/// A GLB of `json` and `bin`.
-fn glb(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
-    let mut text = serde_json::to_vec(json).unwrap();
-    while text.len() % 4 != 0 {
-        text.push(b' ');
-    }
-    let total = 12 + 8 + text.len() + 8 + bin.len();
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(text.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&text);
-    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(bin);
-    out
 }
 
 /// The clip of animation `a` in `model` (one skeleton: one clip per animation).
@@ -134,7 +105,7 @@ fn clips_read_on_two_threads_are_the_files_in_animation_order() {
 fn of_two_broken_animations_the_first_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let path = many_clips(dir.path());
-    let (json, bin) = chunks(&std::fs::read(&path).unwrap());
+    let (json, bin) = common::split_glb(&std::fs::read(&path).unwrap());
     let count = json["animations"].as_array().unwrap().len();
     // Accessors of another type than a rotation's: translation outputs (VEC3), one for each
     // broken animation, so that the error tells which animation was read first.
@@ -165,7 +136,7 @@ fn of_two_broken_animations_the_first_is_named() {
         let out = dir
             .path()
             .join(format!("broken_{}_{}.glb", broken.0, broken.1));
-        std::fs::write(&out, glb(&json, &bin)).unwrap();
+        std::fs::write(&out, common::join_glb(&json, &bin)).unwrap();
         let e = gltf_io::read(&out).expect_err("a rotation read from a VEC3 accessor");
         let text = e.to_string();
         assert!(
@@ -204,9 +175,9 @@ fn compressed(json: &serde_json::Value, bin: &[u8]) -> (serde_json::Value, Vec<u
         let at = view["byteOffset"].as_u64().unwrap_or(0) as usize;
         let plain = &bin[at..at + count * stride];
         let encoded = match stride {
-            4 => meshopt::encode_vertex_buffer(bytemuck_chunks::<4>(plain).as_slice()),
-            12 => meshopt::encode_vertex_buffer(bytemuck_chunks::<12>(plain).as_slice()),
-            _ => meshopt::encode_vertex_buffer(bytemuck_chunks::<16>(plain).as_slice()),
+            4 => meshopt::encode_vertex_buffer(elements::<4>(plain).as_slice()),
+            12 => meshopt::encode_vertex_buffer(elements::<12>(plain).as_slice()),
+            _ => meshopt::encode_vertex_buffer(elements::<16>(plain).as_slice()),
         }
         .unwrap();
         // The plain bytes zeroed: only the compressed ones hold the keys.
@@ -239,7 +210,7 @@ fn compressed(json: &serde_json::Value, bin: &[u8]) -> (serde_json::Value, Vec<u
 }
 
 /// `bytes` as elements of `N` bytes.
-fn bytemuck_chunks<const N: usize>(bytes: &[u8]) -> Vec<[u8; N]> {
+fn elements<const N: usize>(bytes: &[u8]) -> Vec<[u8; N]> {
     bytes
         .chunks_exact(N)
         .map(|c| c.try_into().unwrap())
@@ -250,11 +221,11 @@ fn bytemuck_chunks<const N: usize>(bytes: &[u8]) -> Vec<[u8; N]> {
 fn compressed_clips_read_on_two_threads_are_the_plain_files() {
     let dir = tempfile::tempdir().unwrap();
     let path = many_clips(dir.path());
-    let (json, bin) = chunks(&std::fs::read(&path).unwrap());
+    let (json, bin) = common::split_glb(&std::fs::read(&path).unwrap());
     let (packed_json, packed_bin) = compressed(&json, &bin);
     assert!(packed_bin.len() > bin.len());
     let packed = dir.path().join("many_clips_meshopt.glb");
-    std::fs::write(&packed, glb(&packed_json, &packed_bin)).unwrap();
+    std::fs::write(&packed, common::join_glb(&packed_json, &packed_bin)).unwrap();
     let plain = gltf_io::read(&path).expect("reads").model;
     let read = gltf_io::read(&packed)
         .expect("the compressed file reads")
