@@ -286,42 +286,25 @@ impl Frames {
     /// The elements in lanes.
     #[inline(always)]
     pub(super) fn load<L: Lanes>(&self) -> [L; 12] {
-        [
-            L::load(&self.e[0]),
-            L::load(&self.e[1]),
-            L::load(&self.e[2]),
-            L::load(&self.e[3]),
-            L::load(&self.e[4]),
-            L::load(&self.e[5]),
-            L::load(&self.e[6]),
-            L::load(&self.e[7]),
-            L::load(&self.e[8]),
-            L::load(&self.e[9]),
-            L::load(&self.e[10]),
-            L::load(&self.e[11]),
-        ]
+        let mut out = [L::splat(0.0); 12];
+        let mut i = 0;
+        while i < 12 {
+            out[i] = L::load(&self.e[i]);
+            i += 1;
+        }
+        out
     }
 
     /// The elements stored.
     #[inline(always)]
     pub(super) fn of<L: Lanes>(e: [L; 12]) -> Self {
-        let [e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11] = e;
-        Frames {
-            e: [
-                e0.store(),
-                e1.store(),
-                e2.store(),
-                e3.store(),
-                e4.store(),
-                e5.store(),
-                e6.store(),
-                e7.store(),
-                e8.store(),
-                e9.store(),
-                e10.store(),
-                e11.store(),
-            ],
+        let mut out = [[0.0; 4]; 12];
+        let mut i = 0;
+        while i < 12 {
+            out[i] = e[i].store();
+            i += 1;
         }
+        Frames { e: out }
     }
 }
 

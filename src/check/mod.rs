@@ -660,75 +660,37 @@ fn world_frames<L: Lanes>(
             &locals[at[2] + b],
             &locals[at[3] + b],
         ];
-        // No closures (see `lanes::error`).
-        let q = [
-            lanes::<L>([
-                l[0].rotation.x,
-                l[1].rotation.x,
-                l[2].rotation.x,
-                l[3].rotation.x,
-            ]),
-            lanes::<L>([
-                l[0].rotation.y,
-                l[1].rotation.y,
-                l[2].rotation.y,
-                l[3].rotation.y,
-            ]),
-            lanes::<L>([
-                l[0].rotation.z,
-                l[1].rotation.z,
-                l[2].rotation.z,
-                l[3].rotation.z,
-            ]),
-            lanes::<L>([
-                l[0].rotation.w,
-                l[1].rotation.w,
-                l[2].rotation.w,
-                l[3].rotation.w,
-            ]),
-        ];
-        let t = [
-            lanes::<L>([
-                l[0].translation.x,
-                l[1].translation.x,
-                l[2].translation.x,
-                l[3].translation.x,
-            ]),
-            lanes::<L>([
-                l[0].translation.y,
-                l[1].translation.y,
-                l[2].translation.y,
-                l[3].translation.y,
-            ]),
-            lanes::<L>([
-                l[0].translation.z,
-                l[1].translation.z,
-                l[2].translation.z,
-                l[3].translation.z,
-            ]),
-        ];
+        let q = in_lanes::<L, 4>(l.map(|l| l.rotation.to_array()));
+        let t = in_lanes::<L, 3>(l.map(|l| l.translation.to_array()));
         // A scale of exactly 1 changes no column (`x * 1.0` is `x`): skipped when all are.
-        let one = Vec3::ONE;
-        let scale =
-            if l[0].scale == one && l[1].scale == one && l[2].scale == one && l[3].scale == one {
-                None
-            } else {
-                Some([
-                    lanes::<L>([l[0].scale.x, l[1].scale.x, l[2].scale.x, l[3].scale.x]),
-                    lanes::<L>([l[0].scale.y, l[1].scale.y, l[2].scale.y, l[3].scale.y]),
-                    lanes::<L>([l[0].scale.z, l[1].scale.z, l[2].scale.z, l[3].scale.z]),
-                ])
-            };
+        // (No closure makes lanes: see `lanes::error`.)
+        let scale = if l.iter().all(|l| l.scale == Vec3::ONE) {
+            None
+        } else {
+            Some(in_lanes::<L, 3>(l.map(|l| l.scale.to_array())))
+        };
         let local = local::<L>(q, scale, t);
         let w = compose::<L>(bone.parent.map_or(&base, |p| &world[p.index()]), &local);
         world[b] = w;
     }
 }
 
-/// Four f32 in f64 lanes.
+/// Four frames' values of one part of a transform (`N` floats each) in `N` lanes of f64, one
+/// frame per lane.
 #[inline(always)]
-fn lanes<L: Lanes>(v: [f32; 4]) -> L {
-    L::load(&[v[0] as f64, v[1] as f64, v[2] as f64, v[3] as f64])
+fn in_lanes<L: Lanes, const N: usize>(v: [[f32; N]; 4]) -> [L; N] {
+    let mut out = [L::splat(0.0); N];
+    let mut c = 0;
+    while c < N {
+        out[c] = L::load(&[
+            v[0][c] as f64,
+            v[1][c] as f64,
+            v[2][c] as f64,
+            v[3][c] as f64,
+        ]);
+        c += 1;
+    }
+    out
 }
 
 /// The local transforms of `s` posed by `clip` at each of `times` (increasing), as
