@@ -51,22 +51,22 @@ pub(crate) fn model(
     let mut warnings = Vec::new();
     let locals = node_locals(root, &mut warnings)?;
     let (skeletons, bone_of) = skeletons(root, json, parents, &locals, data, &mut warnings)?;
+    let read = Read {
+        root,
+        json,
+        pointers,
+        bone_of: &bone_of,
+        skeletons: &skeletons,
+    };
     let clips = if sampler_keys(root) >= KEYS_FOR_TWO_THREADS {
         let first = || {
             if let Some(f) = with_skeletons {
                 f(&skeletons)
             }
         };
-        let read = Read {
-            root,
-            json,
-            pointers,
-            bone_of: &bone_of,
-            skeletons: &skeletons,
-        };
         clips_in_two(&read, data, first)?
     } else {
-        let clips = clips(root, json, pointers, &bone_of, &skeletons, data);
+        let clips = clips(&read, data);
         if let Some(f) = with_skeletons {
             f(&skeletons);
         }
@@ -604,19 +604,10 @@ fn sampler<T: TrackValue + ReadValue, const N: usize>(
 
 /// The clips of every animation, in animation order: one per skeleton it animates (the first
 /// also carries the channels that are not bone transforms).
-fn clips(
-    root: &Root,
-    json: &Json,
-    pointers: &[(usize, usize)],
-    bone_of: &BoneOf,
-    skeletons: &[Skeleton],
-    data: &mut Data,
-) -> Result<Vec<Clip>, ErrorKind> {
+fn clips(read: &Read<'_>, data: &mut Data) -> Result<Vec<Clip>, ErrorKind> {
     let mut out = Vec::new();
-    for a in 0..root.animations.len() {
-        out.extend(animation_clips(
-            root, json, pointers, bone_of, skeletons, data, a,
-        )?);
+    for a in 0..read.root.animations.len() {
+        out.extend(animation_clips(read, data, a)?);
     }
     Ok(out)
 }
@@ -649,15 +640,7 @@ fn clips_in_two(
             if a >= read.root.animations.len() {
                 break out;
             }
-            let clips = animation_clips(
-                read.root,
-                read.json,
-                read.pointers,
-                read.bone_of,
-                read.skeletons,
-                data,
-                a,
-            );
+            let clips = animation_clips(read, data, a);
             let failed = clips.is_err();
             out.push((a, clips));
             if failed {
@@ -700,15 +683,14 @@ fn clips_in_two(
 
 /// The clips of animation `a`: one per skeleton it animates, or one clip of skeleton 0 when it
 /// animates no bone; the first carries the opaque channels, in channel order.
-fn animation_clips(
-    root: &Root,
-    json: &Json,
-    pointers: &[(usize, usize)],
-    bone_of: &BoneOf,
-    skeletons: &[Skeleton],
-    data: &mut Data,
-    a: usize,
-) -> Result<Vec<Clip>, ErrorKind> {
+fn animation_clips(read: &Read<'_>, data: &mut Data, a: usize) -> Result<Vec<Clip>, ErrorKind> {
+    let Read {
+        root,
+        json,
+        pointers,
+        bone_of,
+        skeletons,
+    } = *read;
     let anim = &root.animations[a];
     let name = anim.name.clone().unwrap_or_else(|| format!("animation{a}"));
     // The animation's extras as the typed document holds them (their text): not the whole
