@@ -201,9 +201,12 @@ fn read_and_settle(args: &NormalizeArgs) -> (Result<Kept, Error>, Result<Ahead, 
         let mut ahead = None;
         let read = super::read_and(&args.input, &mut |skeletons| {
             let beside = std::thread::current().id() != here;
-            ahead = Some(resolved().map(|s| match beside {
-                true => with_maps(args, s, skeletons),
-                false => (s.0, s.1, None),
+            ahead = Some(resolved().map(|(profile, options)| {
+                if beside {
+                    with_maps(args, (profile, options), skeletons)
+                } else {
+                    (profile, options, None)
+                }
             }));
         });
         let ahead = ahead.unwrap_or_else(|| resolved().map(|(p, o)| (p, o, None)));
