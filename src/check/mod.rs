@@ -8,8 +8,8 @@ pub mod retarget;
 
 use crate::mapping::BoneMap;
 use crate::model::{
-    angle_deg, arc, turn_deg, BoneId, Clip, Model, Pose, Skeleton, SkeletonId, Spans, Track,
-    TrackValue, Transform,
+    angle_deg, arc, turn_deg, BoneId, Clip, Model, Pose, RunSampler, Skeleton, SkeletonId,
+    Transform,
 };
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, MAX_TAIL_DEG};
 use glam::{DAffine3, DQuat, Mat4, Quat, Vec3};
@@ -306,7 +306,7 @@ impl Buffers {
                 wb: Vec::with_capacity(nb),
                 errors: Vec::with_capacity(pass.binds.len()),
                 bone_errors: Vec::with_capacity(if pass.changes.is_some() { na } else { 0 }),
-                spans: SpanCache::default(),
+                spans: RunSampler::default(),
             },
             times: Vec::with_capacity(RUN),
             found: Vec::with_capacity(runs),
@@ -399,49 +399,7 @@ struct SkinFrame {
     /// Without skins: the errors of the four frames' bones.
     bone_errors: Vec<F4>,
     /// Where the run's times fall on the key times its tracks use.
-    spans: SpanCache,
-}
-
-/// Where one run's times fall on the key-time arrays of the tracks sampled ([`Spans`]), the last
-/// few found: the tracks of one glTF sampler input share one array, and so do the models before
-/// and after the stages.
-#[derive(Default)]
-struct SpanCache {
-    spans: Vec<Spans>,
-    /// How many of `spans` hold for this run.
-    used: usize,
-    /// The one found longest ago, once all are used.
-    oldest: usize,
-}
-
-/// How many key-time arrays a [`SpanCache`] holds at once.
-const SPAN_CACHE: usize = 8;
-
-impl SpanCache {
-    /// For a new run (new times).
-    fn clear(&mut self) {
-        (self.used, self.oldest) = (0, 0);
-    }
-
-    /// Where `times` (this run's) fall on `track`'s keys.
-    fn of<T: TrackValue>(&mut self, track: &Track<T>, times: &[f32]) -> &Spans {
-        if let Some(i) = self.spans[..self.used].iter().position(|s| s.fit(track)) {
-            return &self.spans[i];
-        }
-        let i = if self.used < SPAN_CACHE {
-            self.used += 1;
-            self.used - 1
-        } else {
-            let i = self.oldest;
-            self.oldest = (i + 1) % SPAN_CACHE;
-            i
-        };
-        if i == self.spans.len() {
-            self.spans.push(Spans::default());
-        }
-        track.find_spans(times, &mut self.spans[i]);
-        &self.spans[i]
-    }
+    spans: RunSampler,
 }
 
 /// The largest error seen and where (pair, time, joint); `seen` counts the matrices compared.
@@ -542,8 +500,8 @@ impl<'m> SkinPass<'m> {
     fn sample(&self, frame: &mut SkinFrame, ca: &Clip, cb: &Clip, times: &[f32]) {
         let (need_a, need_b) = self.needed();
         frame.spans.clear();
-        sample_run(self.a, ca, times, &mut frame.la, need_a, &mut frame.spans);
-        sample_run(self.b, cb, times, &mut frame.lb, need_b, &mut frame.spans);
+        frame.spans.sample(self.a, ca, times, &mut frame.la, need_a);
+        frame.spans.sample(self.b, cb, times, &mut frame.lb, need_b);
     }
 
     /// The world matrices of the frames `group` (at most [`LANES`]) of the run
@@ -691,42 +649,6 @@ fn in_lanes<L: Lanes, const N: usize>(v: [[f32; N]; 4]) -> [L; N] {
         c += 1;
     }
     out
-}
-
-/// The local transforms of `s` posed by `clip` at each of `times` (increasing), as
-/// [`Pose::sample_into`] over the rest gives them, frame after frame in `out` (one per bone).
-/// Track by track: each track's keys are read in order, a few per frame, in one walk
-/// ([`crate::model::Track::sample_each_in`]), rather than one key of every track per frame;
-/// where the times fall on the keys is found once for the tracks that share their key times
-/// (`spans`, this run's).
-fn sample_run(
-    s: &Skeleton,
-    clip: &Clip,
-    times: &[f32],
-    out: &mut Vec<Transform>,
-    needed: Option<&[bool]>,
-    spans: &mut SpanCache,
-) {
-    let n = s.bones.len();
-    out.clear();
-    for _ in times {
-        out.extend(s.bones.iter().map(|b| b.rest));
-    }
-    for (b, tracks) in clip.tracks.iter().enumerate().take(n) {
-        if needed.is_some_and(|need| !need[b]) {
-            continue;
-        }
-        let frame = &mut out[b..];
-        if let Some(t) = &tracks.translation {
-            t.sample_each_in(spans.of(t, times), |i, v| frame[i * n].translation = v);
-        }
-        if let Some(t) = &tracks.rotation {
-            t.sample_unit_each_in(spans.of(t, times), |i, v| frame[i * n].rotation = v);
-        }
-        if let Some(t) = &tracks.scale {
-            t.sample_each_in(spans.of(t, times), |i, v| frame[i * n].scale = v);
-        }
-    }
 }
 
 /// How closely a skeleton's rest matches the profile's T-pose, measured in the scene (see

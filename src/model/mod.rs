@@ -9,6 +9,7 @@
 //! to their source (a glTF node index) only as plain numbers so that reports can name them.
 
 mod clip;
+mod frames;
 mod halves;
 mod hash;
 mod math;
@@ -21,6 +22,7 @@ pub use clip::{
     BoneTracks, Channel, Clip, Curve, Interpolation, OpaqueKind, OpaqueTrack, Spans, Track,
     TrackValue,
 };
+pub use frames::{FrameRuns, Run, RunSampler, FRAMES_PER_RUN};
 pub use halves::{first_half, in_two};
 pub(crate) use hash::FxMap;
 pub use math::{angle_deg, arc, pole, turn_deg, yaw_of};

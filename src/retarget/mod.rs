@@ -27,7 +27,7 @@ pub use runtime::Retargeter;
 pub use treadmill::{detect_treadmill, ground_velocity};
 
 use crate::mapping::BoneMap;
-use crate::model::{BoneTracks, Clip, Interpolation, Pose, Skeleton, SkeletonId, Track};
+use crate::model::{BoneTracks, Clip, FrameRuns, Interpolation, Pose, Skeleton, SkeletonId, Track};
 use crate::profile::Profile;
 use documented::DocumentedFields;
 use glam::Quat;
@@ -353,32 +353,34 @@ fn retarget_tracks(
     let mut tp = Pose::rest(target.skeleton);
     let mut cursors = [0usize; 2];
     let mut last = None;
-    for &time in &times {
-        for (l, b) in sp.locals.iter_mut().zip(&source.skeleton.bones) {
-            *l = b.rest;
-        }
-        sp.sample_into(clip, time);
-        let dt = match last {
-            Some(t) if time > t => time - t,
-            _ => 1.0 / fps,
-        };
-        last = Some(time);
-        if let Some((curves, threshold)) = contacts {
-            let [l, r_] = [0, 1].map(|i| curves[i].track.sample_from(time, &mut cursors[i]));
-            r.set_contacts(Some([l >= threshold, r_ >= threshold]));
-        }
-        r.retarget_at(&sp, &mut tp, dt)?;
-        for (k, b) in driven.iter().enumerate() {
-            let q = tp.locals[b.index()].rotation;
-            // One hemisphere along the track, so LINEAR keys slerp the short way.
-            let q = match rotations[k].last() {
-                Some(prev) if prev.dot(q) < 0.0 => -q,
-                _ => q,
+    // The source sampled a run of frames at a time, track by track.
+    let mut runs = FrameRuns::new(source.skeleton, clip, &times);
+    while let Some(run) = runs.next_run() {
+        for (i, locals) in run.frames() {
+            let time = times[i];
+            sp.locals.copy_from_slice(locals);
+            let dt = match last {
+                Some(t) if time > t => time - t,
+                _ => 1.0 / fps,
             };
-            rotations[k].push(q);
-        }
-        for (k, b) in moved.iter().enumerate() {
-            translations[k].push(tp.locals[b.index()].translation);
+            last = Some(time);
+            if let Some((curves, threshold)) = contacts {
+                let [l, r_] = [0, 1].map(|i| curves[i].track.sample_from(time, &mut cursors[i]));
+                r.set_contacts(Some([l >= threshold, r_ >= threshold]));
+            }
+            r.retarget_at(&sp, &mut tp, dt)?;
+            for (k, b) in driven.iter().enumerate() {
+                let q = tp.locals[b.index()].rotation;
+                // One hemisphere along the track, so LINEAR keys slerp the short way.
+                let q = match rotations[k].last() {
+                    Some(prev) if prev.dot(q) < 0.0 => -q,
+                    _ => q,
+                };
+                rotations[k].push(q);
+            }
+            for (k, b) in moved.iter().enumerate() {
+                translations[k].push(tp.locals[b.index()].translation);
+            }
         }
     }
     let mut tracks = vec![BoneTracks::default(); target.skeleton.bones.len()];
