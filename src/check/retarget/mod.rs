@@ -3,10 +3,10 @@
 //! that cannot be measured (a bone one side does not map, a foot never in contact) is `None`
 //! (`null` in JSON) with a [`NotMeasured`] reason beside it, never a 0.
 
-use crate::model::{angle_deg, yaw_of, BoneId, Clip, Pose, Reflection, Skeleton};
+use crate::model::{angle_deg, yaw_of, BoneId, Clip, FrameRuns, Pose, Reflection, Skeleton};
 use crate::profile::Chain;
 use crate::retarget::{ChainPlan, Plan, RetargetOptions, Rig};
-use glam::{Quat, Vec3};
+use glam::{Mat4, Quat, Vec3};
 
 mod report;
 #[cfg(test)]
@@ -38,28 +38,31 @@ fn sample(s: &Skeleton, clip: &Clip, times: &[f32], hips: BoneId, turned: &[Bone
         .iter()
         .map(|b| rotation(&rest_world[b.index()]).inverse())
         .collect();
-    let mut pose = Pose::rest(s);
     let mut out = Sampled {
         at: Vec::with_capacity(times.len()),
         headings: Vec::with_capacity(times.len()),
         turns: Vec::with_capacity(times.len() * turned.len()),
     };
-    for &t in times {
-        for (l, b) in pose.locals.iter_mut().zip(&s.bones) {
-            *l = b.rest;
-        }
-        pose.sample_into(clip, t);
-        let world = pose.world(s);
-        out.at.push(
-            world
-                .iter()
-                .map(|m| below.transform_point3(m.w_axis.truncate()))
-                .collect(),
-        );
-        out.headings
-            .push(yaw_of(rotation(&world[hips.index()]) * rest));
-        for (b, r) in turned.iter().zip(&rest_turned) {
-            out.turns.push(rotation(&world[b.index()]) * *r);
+    // The clip sampled a run of frames at a time (as `Pose::sample_into` over the rest gives
+    // it), each frame's world matrices (as `Pose::world`) into one buffer.
+    let mut world = vec![Mat4::IDENTITY; s.bones.len()];
+    let mut runs = FrameRuns::new(s, clip, times);
+    while let Some(run) = runs.next_run() {
+        for (_, locals) in run.frames() {
+            s.accumulate_into(s.base, locals, &mut world, |parent, local| {
+                parent * local.to_mat4()
+            });
+            out.at.push(
+                world
+                    .iter()
+                    .map(|m| below.transform_point3(m.w_axis.truncate()))
+                    .collect(),
+            );
+            out.headings
+                .push(yaw_of(rotation(&world[hips.index()]) * rest));
+            for (b, r) in turned.iter().zip(&rest_turned) {
+                out.turns.push(rotation(&world[b.index()]) * *r);
+            }
         }
     }
     out
@@ -82,16 +85,40 @@ fn segments(ids: &[BoneId], tail: Option<Vec3>, at: &[Vec3]) -> Vec<Vec3> {
 /// they coincide with the end's joint (mocap rigs such as CMU's put the lower neck on the chest's
 /// joint): such an end has no direction, and the chain is measured by its other segments.
 fn tail_of(rig: &Rig, ids: &[BoneId], at: &[Vec3]) -> Option<Vec3> {
-    let end = *ids.last()?;
-    let p = ids.iter().rev().find_map(|&b| rig.map.profile_bone_of(b))?;
-    let tails = rig.map.tail_bones(rig.profile, p)?;
-    let sum: Vec3 = tails
-        .iter()
-        .map(|&t| at[rig.map.get(t).expect("mapped").index()])
-        .sum();
-    let tail = sum / tails.len() as f32;
-    let size = rig.skeleton.height().max(1e-12);
-    (tail.distance(at[end.index()]) > 1e-4 * size).then_some(tail)
+    Tail::of(rig, ids)?.at(at)
+}
+
+/// [`tail_of`] for one chain of a rig, looked up once for all its frames: the joints whose mean
+/// is the tail, the end's joint, and the skeleton's height.
+struct Tail {
+    joints: Vec<usize>,
+    end: usize,
+    size: f32,
+}
+
+impl Tail {
+    /// The tail of chain `ids` of `rig`; `None` when no bone of it is mapped or its profile bone
+    /// has no tail bones.
+    fn of(rig: &Rig, ids: &[BoneId]) -> Option<Tail> {
+        let end = ids.last()?.index();
+        let p = ids.iter().rev().find_map(|&b| rig.map.profile_bone_of(b))?;
+        let tails = rig.map.tail_bones(rig.profile, p)?;
+        Some(Tail {
+            joints: tails
+                .iter()
+                .map(|&t| rig.map.get(t).expect("mapped").index())
+                .collect(),
+            end,
+            size: rig.skeleton.height().max(1e-12),
+        })
+    }
+
+    /// The tail with joints at `at`; `None` where it coincides with the end's joint.
+    fn at(&self, at: &[Vec3]) -> Option<Vec3> {
+        let sum: Vec3 = self.joints.iter().map(|&j| at[j]).sum();
+        let tail = sum / self.joints.len() as f32;
+        (tail.distance(at[self.end]) > 1e-4 * self.size).then_some(tail)
+    }
 }
 
 /// One side of the measure: its rig, its joint positions per frame and at rest (skeleton
@@ -406,12 +433,16 @@ fn chain_check(
     // A source end with no direction of its own, where the target's has one: the source's
     // end segment is the target's rest end segment turned as the source's end bone turns.
     let by_turn = sids.last().filter(|&&e| s.turned.contains(&e)).copied();
-    let rest_end_t = tail_of(t.rig, tids, &t.rest)
+    let (tail_t, tail_s) = (Tail::of(t.rig, tids), Tail::of(s.rig, sids));
+    let rest_end_t = tail_t
+        .as_ref()
+        .and_then(|tail| tail.at(&t.rest))
         .zip(tids.last())
         .map(|(tail, e)| tail - t.rest[e.index()]);
     // Directions per frame (`turn`: the source end's turn that frame), and for the rest.
     let dirs = |at_s: &[Vec3], at_t: &[Vec3], turn: Option<Quat>| {
-        let (ts, ss) = (tail_of(t.rig, tids, at_t), tail_of(s.rig, sids, at_s));
+        let ts = tail_t.as_ref().and_then(|tail| tail.at(at_t));
+        let ss = tail_s.as_ref().and_then(|tail| tail.at(at_s));
         let (tail_t, tail_s) = if ts.is_some() && ss.is_some() {
             (ts, ss)
         } else {
