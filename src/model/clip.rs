@@ -271,7 +271,10 @@ impl<T: TrackValue> Track<T> {
     /// Finds where each of `times` (increasing) falls on this track's keys, into `spans`, for
     /// [`Track::sample_each_in`]: on this track, and on every track that [`Spans::fit`]s them.
     pub fn find_spans(&self, times: &[f32], spans: &mut Spans) {
-        spans.keys = Some(keys_of(self));
+        spans.keys = Some((
+            self.times.clone(),
+            self.interpolation == Interpolation::Step,
+        ));
         spans.at.clear();
         spans.at.resize(times.len(), Span::Key(0));
         let at = &mut spans.at;
@@ -464,30 +467,35 @@ fn next_key(times: &[f32], time: f32, cursor: usize) -> usize {
 }
 
 /// Where each of a series of sample times falls on the keys of a track ([`Track::find_spans`]):
-/// found once, used for every track with the same key times (the same array, as the tracks of
-/// one glTF sampler input share, while it lives) and the same stepping ([`Spans::fit`]).
+/// found once, used for every track with the same key times and the same stepping
+/// ([`Spans::fit`]): the same array, as the tracks of one glTF sampler input share, or a short
+/// array equal to it bit for bit, as files that give every sampler an input of its own hold
+/// (CesiumMan.glb: 19 inputs, one set of times).
 #[derive(Debug, Clone, Default)]
 pub struct Spans {
-    /// The key times found on (their address and length) and whether they step.
-    keys: Option<(usize, usize, bool)>,
+    /// The key times found on and whether they step.
+    keys: Option<(Arc<[f32]>, bool)>,
     at: Vec<Span>,
 }
 
-impl Spans {
-    /// Whether these spans hold for `track`: found on the same key-time array, stepping alike.
-    pub fn fit<T>(&self, track: &Track<T>) -> bool {
-        self.keys == Some(keys_of(track))
-    }
-}
+/// The longest key-time array [`Spans::fit`] compares value by value with the one the spans
+/// were found on (4 × 128 bytes: less than finding the spans of a run again costs).
+const COMPARED_KEYS: usize = 128;
 
-/// What [`Spans`] depend on of a track: its key times (the array's address and length) and
-/// whether it steps.
-fn keys_of<T>(track: &Track<T>) -> (usize, usize, bool) {
-    (
-        track.times.as_ptr() as usize,
-        track.times.len(),
-        track.interpolation == Interpolation::Step,
-    )
+impl Spans {
+    /// Whether these spans hold for `track`: found on its key-time array, or on one of at most
+    /// [`COMPARED_KEYS`] times equal to it bit for bit, stepping alike.
+    pub fn fit<T>(&self, track: &Track<T>) -> bool {
+        let Some((times, step)) = &self.keys else {
+            return false;
+        };
+        let same = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits());
+        *step == (track.interpolation == Interpolation::Step)
+            && (Arc::ptr_eq(times, &track.times)
+                || (times.len() == track.times.len()
+                    && times.len() <= COMPARED_KEYS
+                    && same(times, &track.times)))
+    }
 }
 
 /// Where a sample time falls on a track (see `Track::span`).
@@ -830,6 +838,26 @@ mod tests {
         }
     }
 
+    /// Spans found on a long key-time array fit that array (and its clones) only: another array
+    /// of the same numbers is compared value by value only up to `COMPARED_KEYS` keys.
+    #[test]
+    fn spans_of_long_key_times_fit_only_their_own_array() {
+        let times: Vec<f32> = (0..=COMPARED_KEYS).map(|k| k as f32 / 30.0).collect();
+        let track = |times: Arc<[f32]>| Track {
+            interpolation: Interpolation::Linear,
+            values: (0..times.len()).map(|k| Vec3::splat(k as f32)).collect(),
+            times,
+        };
+        let (a, b) = (track(times.clone().into()), track(times[..].into()));
+        let mut spans = Spans::default();
+        a.find_spans(&[0.1, 0.2, 2.0], &mut spans);
+        assert!(spans.fit(&a) && spans.fit(&track(a.times.clone())));
+        assert!(!spans.fit(&b), "another array of {} keys", times.len());
+        let short = |n: usize| track(times[..n].into());
+        short(COMPARED_KEYS).find_spans(&[0.1, 0.2, 2.0], &mut spans);
+        assert!(spans.fit(&short(COMPARED_KEYS)));
+    }
+
     /// Issue 19, round 9: sampling a series of times in one walk gives what `sample` and
     /// `sample_unit` give at each, bit for bit: every interpolation, keys with repeated times,
     /// a single key, frames on the keys, between them and outside them, and times out of order.
@@ -918,7 +946,20 @@ mod tests {
                         seen += 1;
                     });
                     assert_eq!(seen, 3 * at.len());
-                    assert!(!spans.fit(&v), "other key times, the same numbers");
+                    // Another array of the same numbers (a file whose samplers each have an
+                    // input of their own): the spans fit it and sample it as each time does;
+                    // other numbers do not fit.
+                    assert!(spans.fit(&v), "another array, the same numbers");
+                    v.sample_each_in(&spans, |i, x| {
+                        let (x, y) = (x.to_array(), v.sample(at[i]).to_array());
+                        assert_eq!(x.map(f32::to_bits), y.map(f32::to_bits), "{i}");
+                    });
+                    let shifted = Track {
+                        interpolation,
+                        times: key_times.iter().map(|t| t + 0.01).collect(),
+                        values: v.values.clone(),
+                    };
+                    assert!(!spans.fit(&shifted), "other numbers");
                     let other = match interpolation {
                         Interpolation::Step => Interpolation::Linear,
                         _ => Interpolation::Step,

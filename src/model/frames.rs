@@ -183,11 +183,13 @@ mod tests {
 
     /// A skeleton of `parents.len()` bones (bone `i`'s parent the `parents[i]`th of the ones
     /// before it, or a root) and a clip on it: bone `i` animated as `animated[i]` says (no
-    /// track, or one on key-time array `k` of `arrays` with interpolation `how`).
+    /// track, or one on key-time array `k` of `arrays` with interpolation `how`). The tracks on
+    /// one of `arrays` share it, or (`own`) each have a copy of their own.
     fn rig_and_clip(
         parents: &[Option<usize>],
         animated: &[(bool, bool, usize, u8)],
         arrays: &[Vec<f32>],
+        own: bool,
     ) -> (Skeleton, Clip) {
         let bones = parents
             .iter()
@@ -219,7 +221,8 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(b, &(moves, turns, k, how))| {
-                let times = arrays[k % arrays.len()].clone();
+                let times = &arrays[k % arrays.len()];
+                let times: Arc<[f32]> = if own { times[..].into() } else { times.clone() };
                 let interpolation = match how % 3 {
                     0 => Interpolation::Linear,
                     1 => Interpolation::Step,
@@ -281,7 +284,8 @@ mod tests {
 
         /// Every frame of a run is the pose `Pose::sample` gives at its time, bit for bit: over
         /// any hierarchy, bones with and without tracks, key-time arrays shared by many tracks
-        /// or not, every interpolation, and runs of any length (across `FRAMES_PER_RUN`).
+        /// or copied for each, every interpolation, and runs of any length (across
+        /// `FRAMES_PER_RUN`).
         #[test]
         fn runs_sample_what_each_pose_samples(
             parents in proptest::collection::vec(proptest::option::of(0usize..64), 1..20),
@@ -290,9 +294,10 @@ mod tests {
             frames in 0usize..100,
             fps in 5.0f32..60.0,
             start in -0.5f32..0.5,
+            own in any::<bool>(),
         ) {
             let arrays: Vec<Vec<f32>> = arrays.iter().map(|g| key_times(g)).collect();
-            let (skeleton, clip) = rig_and_clip(&parents, &animated[..parents.len()], &arrays);
+            let (skeleton, clip) = rig_and_clip(&parents, &animated[..parents.len()], &arrays, own);
             let times: Vec<f32> = (0..frames).map(|f| start + f as f32 / fps).collect();
             let mut runs = FrameRuns::new(&skeleton, &clip, &times);
             let mut seen = 0;
@@ -317,7 +322,7 @@ mod tests {
     fn unneeded_bones_keep_their_rest_and_clear_forgets_the_times() {
         let arrays = vec![key_times(&[1, 2, 3, 1, 4]), key_times(&[2, 2, 2])];
         let animated = [(true, true, 0, 0), (true, true, 1, 1), (false, true, 0, 2)];
-        let (skeleton, clip) = rig_and_clip(&[None, Some(0), Some(1)], &animated, &arrays);
+        let (skeleton, clip) = rig_and_clip(&[None, Some(0), Some(1)], &animated, &arrays, false);
         let mut sampler = RunSampler::default();
         let mut out = Vec::new();
         let first: Vec<f32> = (0..10).map(|f| f as f32 * 0.05).collect();

@@ -347,9 +347,10 @@ fn retarget_tracks(
     let (driven, moved) = r.recorded();
     let (driven, moved) = (driven.to_vec(), moved.to_vec());
     let frames = times.len();
-    let mut rotations: Vec<Vec<Quat>> = vec![Vec::with_capacity(frames); driven.len()];
-    let mut translations: Vec<Vec<glam::Vec3>> = vec![Vec::with_capacity(frames); moved.len()];
-    let mut sp = Pose::rest(source.skeleton);
+    // Frame after frame, the driven bones' rotations and the moved bones' translations, one
+    // array each; each bone's track is made from them once the clip is done.
+    let mut rotations: Vec<Quat> = Vec::with_capacity(frames * driven.len());
+    let mut translations: Vec<glam::Vec3> = Vec::with_capacity(frames * moved.len());
     let mut tp = Pose::rest(target.skeleton);
     let mut cursors = [0usize; 2];
     let mut last = None;
@@ -358,7 +359,6 @@ fn retarget_tracks(
     while let Some(run) = runs.next_run() {
         for (i, locals) in run.frames() {
             let time = times[i];
-            sp.locals.copy_from_slice(locals);
             let dt = match last {
                 Some(t) if time > t => time - t,
                 _ => 1.0 / fps,
@@ -368,35 +368,39 @@ fn retarget_tracks(
                 let [l, r_] = [0, 1].map(|i| curves[i].track.sample_from(time, &mut cursors[i]));
                 r.set_contacts(Some([l >= threshold, r_ >= threshold]));
             }
-            r.retarget_at(&sp, &mut tp, dt)?;
-            for (k, b) in driven.iter().enumerate() {
-                let q = tp.locals[b.index()].rotation;
-                // One hemisphere along the track, so LINEAR keys slerp the short way.
-                let q = match rotations[k].last() {
-                    Some(prev) if prev.dot(q) < 0.0 => -q,
-                    _ => q,
-                };
-                rotations[k].push(q);
-            }
-            for (k, b) in moved.iter().enumerate() {
-                translations[k].push(tp.locals[b.index()].translation);
-            }
+            r.retarget_locals(locals, &mut tp, dt)?;
+            rotations.extend(driven.iter().map(|b| tp.locals[b.index()].rotation));
+            translations.extend(moved.iter().map(|b| tp.locals[b.index()].translation));
         }
     }
     let mut tracks = vec![BoneTracks::default(); target.skeleton.bones.len()];
     let times: std::sync::Arc<[f32]> = times.into();
-    for (b, values) in driven.iter().zip(rotations) {
+    let (nd, nm) = (driven.len(), moved.len());
+    for (k, b) in driven.iter().enumerate() {
+        // One hemisphere along the track, so LINEAR keys slerp the short way.
+        let mut prev: Option<Quat> = None;
+        let values = (0..frames)
+            .map(|f| {
+                let q = rotations[f * nd + k];
+                let q = match prev {
+                    Some(p) if p.dot(q) < 0.0 => -q,
+                    _ => q,
+                };
+                prev = Some(q);
+                q
+            })
+            .collect();
         tracks[b.index()].rotation = Some(Track {
             interpolation: Interpolation::Linear,
             times: times.clone(),
-            values: values.into(),
+            values,
         });
     }
-    for (b, values) in moved.iter().zip(translations) {
+    for (k, b) in moved.iter().enumerate() {
         tracks[b.index()].translation = Some(Track {
             interpolation: Interpolation::Linear,
             times: times.clone(),
-            values: values.into(),
+            values: (0..frames).map(|f| translations[f * nm + k]).collect(),
         });
     }
     Ok(tracks)

@@ -344,16 +344,27 @@ impl Retargeter {
         target: &mut Pose,
         dt: f32,
     ) -> Result<(), RetargetError> {
+        self.retarget_locals(&source.locals, target, dt)
+    }
+
+    /// [`Self::retarget_at`] from the source's local transforms (one per bone), wherever they
+    /// are kept: offline retargeting passes the frames it sampled as they lie.
+    pub(crate) fn retarget_locals(
+        &mut self,
+        source: &[Transform],
+        target: &mut Pose,
+        dt: f32,
+    ) -> Result<(), RetargetError> {
         if !(dt > 0.0 && dt.is_finite()) {
             return Err(RetargetError::BadOption(format!(
                 "time step {dt}: must be above 0"
             )));
         }
         let (ns, nt) = (self.source.bones.len(), self.target_parents.len());
-        if source.locals.len() != ns {
+        if source.len() != ns {
             return Err(RetargetError::PoseSize {
                 side: "source",
-                got: source.locals.len(),
+                got: source.len(),
                 want: ns,
             });
         }
@@ -609,13 +620,13 @@ impl Retargeter {
 
     /// Source globals (skeleton space: rotations of every bone, positions where needed) and
     /// each bone's change from its rest.
-    fn source_pass(&mut self, source: &Pose) {
+    fn source_pass(&mut self, source: &[Transform]) {
         let (needs_position, rest_inv, delta) = (
             &self.source_needs_position,
             &self.source_rest_inv,
             &mut self.source_delta,
         );
-        let locals = source.locals.iter().enumerate();
+        let locals = source.iter().enumerate();
         self.source.accumulate_into(
             Global::ROOT,
             locals,
