@@ -306,7 +306,7 @@ impl Buffers {
                 wb: Vec::with_capacity(nb),
                 errors: Vec::with_capacity(pass.binds.len()),
                 bone_errors: Vec::with_capacity(if pass.changes.is_some() { na } else { 0 }),
-                spans: RunSampler::default(),
+                sampler: RunSampler::default(),
             },
             times: Vec::with_capacity(RUN),
             found: Vec::with_capacity(runs),
@@ -398,8 +398,9 @@ struct SkinFrame {
     errors: Vec<F4>,
     /// Without skins: the errors of the four frames' bones.
     bone_errors: Vec<F4>,
-    /// Where the run's times fall on the key times its tracks use.
-    spans: RunSampler,
+    /// Samples the run's frames (and keeps where its times fall on the key times its tracks
+    /// use).
+    sampler: RunSampler,
 }
 
 /// The largest error seen and where (pair, time, joint); `seen` counts the matrices compared.
@@ -499,9 +500,12 @@ impl<'m> SkinPass<'m> {
     /// Samples both clips at every time of `times` (increasing) into `frame`'s locals.
     fn sample(&self, frame: &mut SkinFrame, ca: &Clip, cb: &Clip, times: &[f32]) {
         let (need_a, need_b) = self.needed();
-        frame.spans.clear();
-        frame.spans.sample(self.a, ca, times, &mut frame.la, need_a);
-        frame.spans.sample(self.b, cb, times, &mut frame.lb, need_b);
+        frame
+            .sampler
+            .sample(self.a, ca, times, &mut frame.la, need_a);
+        frame
+            .sampler
+            .sample(self.b, cb, times, &mut frame.lb, need_b);
     }
 
     /// The world matrices of the frames `group` (at most [`LANES`]) of the run

@@ -14,10 +14,12 @@ const KEPT: usize = 8;
 pub const FRAMES_PER_RUN: usize = 32;
 
 /// Samples clips over a run of times, keeping where the run's times fall on the last few
-/// key-time arrays its tracks use ([`Spans`]). [`RunSampler::clear`] before a run of other
-/// times.
+/// key-time arrays its tracks use ([`Spans`]), for as long as it is asked for the same times:
+/// at other times it finds them again.
 #[derive(Debug, Default)]
 pub struct RunSampler {
+    /// The times `spans` were found for, the last run's.
+    times: Vec<f32>,
     spans: Vec<Spans>,
     /// How many of `spans` hold for this run.
     used: usize,
@@ -26,16 +28,10 @@ pub struct RunSampler {
 }
 
 impl RunSampler {
-    /// Forgets where the last run's times fell: the next [`RunSampler::sample`] is at other
-    /// times.
-    pub fn clear(&mut self) {
-        (self.used, self.oldest) = (0, 0);
-    }
-
-    /// Samples `clip` playing on `skeleton` at each of `times` (increasing, the run's, the same
-    /// since the last [`RunSampler::clear`]) into `out`: one pose after another, each
-    /// `skeleton.bones.len()` locals, channels without a track at the rest. Bones that `needed`
-    /// (when given, one flag per bone) does not flag keep their rest. The values are those
+    /// Samples `clip` playing on `skeleton` (valid for it, [`Clip::validate`]) at each of
+    /// `times` (increasing) into `out`: one pose after another, each `skeleton.bones.len()`
+    /// locals, channels without a track at the rest. Bones that `needed` (when given, one flag
+    /// per bone) flags `false` keep their rest. The values are those
     /// [`Pose::sample_into`](super::Pose::sample_into) gives over the rest at each time, bit
     /// for bit.
     pub fn sample(
@@ -46,13 +42,21 @@ impl RunSampler {
         out: &mut Vec<Transform>,
         needed: Option<&[bool]>,
     ) {
+        let same = |a: &[f32], b: &[f32]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+        };
+        if !same(&self.times, times) {
+            (self.used, self.oldest) = (0, 0);
+            self.times.clear();
+            self.times.extend_from_slice(times);
+        }
         let n = skeleton.bones.len();
         out.clear();
         for _ in times {
             out.extend(skeleton.bones.iter().map(|b| b.rest));
         }
         for (b, tracks) in clip.tracks.iter().enumerate().take(n) {
-            if needed.is_some_and(|need| !need[b]) {
+            if needed.is_some_and(|need| need.get(b) == Some(&false)) {
                 continue;
             }
             let frame = &mut out[b..];
@@ -90,7 +94,7 @@ impl RunSampler {
 }
 
 /// A clip's poses at a series of times, [`FRAMES_PER_RUN`] at a time, for passes that take one
-/// frame after another (retargeting, mirroring, writing BVH, measuring):
+/// frame after another (retargeting a clip and measuring the result, say):
 ///
 /// ```
 /// # use skelnorm::model::{Clip, FrameRuns, Skeleton};
@@ -135,7 +139,6 @@ impl<'a> FrameRuns<'a> {
         }
         let end = (first + FRAMES_PER_RUN).min(self.times.len());
         self.at = end;
-        self.sampler.clear();
         let times = &self.times[first..end];
         self.sampler
             .sample(self.skeleton, self.clip, times, &mut self.poses, None);
@@ -159,9 +162,9 @@ pub struct Run<'r> {
 
 impl<'r> Run<'r> {
     /// Each frame of the run: its place in the times and its pose (one local per bone).
-    pub fn frames(&self) -> impl Iterator<Item = (usize, &'r [Transform])> + '_ {
-        let (n, poses) = (self.bones, self.poses);
-        (0..self.frames).map(move |k| (self.first + k, &poses[k * n..(k + 1) * n]))
+    pub fn frames(&self) -> impl Iterator<Item = (usize, &'r [Transform])> {
+        let (first, n, poses) = (self.first, self.bones, self.poses);
+        (0..self.frames).map(move |k| (first + k, &poses[k * n..(k + 1) * n]))
     }
 }
 
@@ -317,9 +320,9 @@ mod tests {
     }
 
     /// Bones that `needed` leaves out keep their rest; the others are sampled; and the spans
-    /// found for one run are not used for a run at other times once cleared.
+    /// found for one run are not used for a run at other times, longer or shorter.
     #[test]
-    fn unneeded_bones_keep_their_rest_and_clear_forgets_the_times() {
+    fn unneeded_bones_keep_their_rest_and_other_times_are_found_again() {
         let arrays = vec![key_times(&[1, 2, 3, 1, 4]), key_times(&[2, 2, 2])];
         let animated = [(true, true, 0, 0), (true, true, 1, 1), (false, true, 0, 2)];
         let (skeleton, clip) = rig_and_clip(&[None, Some(0), Some(1)], &animated, &arrays, false);
@@ -335,14 +338,16 @@ mod tests {
             assert_eq!(bits(&frame[1]), bits(&skeleton.bones[1].rest));
             assert_eq!(bits(&frame[2]), bits(&pose.locals[2]));
         }
-        sampler.clear();
         let later: Vec<f32> = (0..7).map(|f| 0.3 + f as f32 * 0.11).collect();
-        sampler.sample(&skeleton, &clip, &later, &mut out, None);
-        assert_eq!(out.len(), 7 * 3);
-        for (i, &t) in later.iter().enumerate() {
-            let pose = Pose::sample(&skeleton, &clip, t);
-            for (a, b) in out[i * 3..(i + 1) * 3].iter().zip(&pose.locals) {
-                assert_eq!(bits(a), bits(b), "{i}");
+        let longer: Vec<f32> = (0..12).map(|f| 0.3 + f as f32 * 0.11).collect();
+        for times in [&later, &longer, &first] {
+            sampler.sample(&skeleton, &clip, times, &mut out, None);
+            assert_eq!(out.len(), times.len() * 3);
+            for (i, &t) in times.iter().enumerate() {
+                let pose = Pose::sample(&skeleton, &clip, t);
+                for (a, b) in out[i * 3..(i + 1) * 3].iter().zip(&pose.locals) {
+                    assert_eq!(bits(a), bits(b), "{i}");
+                }
             }
         }
     }

@@ -258,7 +258,10 @@ pub struct Retargeted {
 
 /// Retargets `clip` (of `source`) onto `target` (skeleton `target_index` in its model),
 /// sampling at `options.fps`. A clip with a motion scale (`extras.skelnorm.motion_scale`) has
-/// its root and hips translations scaled back by the source's hips height first.
+/// its root and hips translations scaled back by the source's hips height first. The clip
+/// must be valid for the source ([`Clip::validate`], as every reader leaves it): the source is
+/// sampled a run of frames at a time ([`crate::model::FrameRuns`]), which reads keys out of
+/// order differently from sampling each frame on its own.
 pub fn retarget_clip(
     source: &Rig,
     clip: &Clip,
