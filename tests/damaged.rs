@@ -302,6 +302,30 @@ fn corpus() -> Vec<(&'static str, Vec<u8>, &'static str)> {
         }),
         "target.node: index out of range",
     ));
+    // A meshopt view on a fallback buffer that holds no data is bounded by no buffer: its
+    // length is what would be allocated for it (this one aborted the process before).
+    v.push((
+        "meshopt view longer than the decompression limit",
+        with_json(|j| {
+            let a = j["animations"][0]["samplers"][0]["input"].as_u64().unwrap() as usize;
+            let count = j["accessors"][a]["count"].clone();
+            let view = j["accessors"][a]["bufferView"].as_u64().unwrap() as usize;
+            let fallback = j["buffers"].as_array().unwrap().len();
+            j["buffers"].as_array_mut().unwrap().push(json!({
+                "byteLength": 1u64 << 40,
+                "extensions": {"EXT_meshopt_compression": {"fallback": true}}
+            }));
+            j["bufferViews"][view] = json!({
+                "buffer": fallback, "byteOffset": 0, "byteLength": 1u64 << 40,
+                "extensions": {"EXT_meshopt_compression": {
+                    "buffer": 0, "byteOffset": 0, "byteLength": 64, "byteStride": 4,
+                    "count": count, "mode": "ATTRIBUTES"
+                }}
+            });
+            j["extensionsUsed"] = json!(["EXT_meshopt_compression"]);
+        }),
+        "decompressed data would exceed 512 MiB",
+    ));
     v.push((
         "text that is not json",
         b"{ this is not json".to_vec(),

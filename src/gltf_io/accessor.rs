@@ -212,24 +212,28 @@ impl<'a> Data<'a> {
                 format!("meshopt mode `{mode}` is not used for skins or animations"),
             ));
         }
-        let out_len = stride
+        // The decoder writes count × byteStride bytes, within the view.
+        stride
             .checked_mul(count)
-            .filter(|&n| n <= len && n as usize <= MAX_DECODED);
-        let out_len =
-            out_len.ok_or_else(|| invalid(at, "meshopt count × byteStride exceeds byteLength"))?;
+            .filter(|&n| n <= len && n as usize <= MAX_DECODED)
+            .ok_or_else(|| invalid(at, "meshopt count × byteStride exceeds byteLength"))?;
         if stride == 0 || stride > 256 || stride % 4 != 0 {
             return Err(invalid(
                 at,
                 format!("meshopt byteStride {stride} must be 4..=256 and a multiple of 4"),
             ));
         }
-        // The room is taken before decoding, so that readers side by side stay within it too.
-        let taken =
+        // The room is the view's whole length, which is what is allocated (a fallback buffer
+        // without data bounds no view), and it is taken before decoding, so that readers side
+        // by side stay within it too.
+        let room = usize::try_from(len).ok().filter(|&n| n <= MAX_DECODED);
+        let taken = room.map(|room| {
             self.decoded_total
                 .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |total| {
-                    (total + out_len as usize <= MAX_DECODED).then_some(total + len as usize)
-                });
-        if taken.is_err() {
+                    (total + room <= MAX_DECODED).then_some(total + room)
+                })
+        });
+        if !matches!(taken, Some(Ok(_))) {
             return Err(invalid(at, "decompressed data would exceed 512 MiB"));
         }
         let filter_ok = match filter {
