@@ -489,13 +489,15 @@ impl Spans {
         let Some((times, step)) = &self.keys else {
             return false;
         };
-        let same = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits());
         *step == (track.interpolation == Interpolation::Step)
             && (Arc::ptr_eq(times, &track.times)
-                || (times.len() == track.times.len()
-                    && times.len() <= COMPARED_KEYS
-                    && same(times, &track.times)))
+                || (times.len() <= COMPARED_KEYS && same_times(times, &track.times)))
     }
+}
+
+/// Whether `a` and `b` hold the same times, bit for bit.
+pub(super) fn same_times(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
 /// Where a sample time falls on a track (see `Track::span`).

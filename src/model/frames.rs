@@ -5,6 +5,7 @@
 //! one array, and so do a model and its copy before a stage changed it). The values are those
 //! [`Pose::sample_into`](super::Pose::sample_into) gives over the rest, bit for bit.
 
+use super::clip::same_times;
 use super::{Clip, Skeleton, Spans, Track, TrackValue, Transform};
 
 /// How many key-time arrays a [`RunSampler`] keeps where a run's times fall on, at once.
@@ -42,10 +43,7 @@ impl RunSampler {
         out: &mut Vec<Transform>,
         needed: Option<&[bool]>,
     ) {
-        let same = |a: &[f32], b: &[f32]| {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
-        };
-        if !same(&self.times, times) {
+        if !same_times(&self.times, times) {
             (self.used, self.oldest) = (0, 0);
             self.times.clear();
             self.times.extend_from_slice(times);
