@@ -262,12 +262,11 @@ fn run_all<T>(
         let helpers: Vec<_> = (1..threads)
             .filter_map(|_| {
                 let mut buffers = Buffers::new(pass, runs.len());
-                std::thread::Builder::new()
-                    .spawn_scoped(s, move || {
-                        work(&mut buffers);
-                        buffers.found
-                    })
-                    .ok()
+                crate::model::spawn_apart(s, "skelnorm check", move || {
+                    work(&mut buffers);
+                    buffers.found
+                })
+                .ok()
             })
             .collect();
         let out = beside();

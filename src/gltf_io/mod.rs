@@ -673,9 +673,11 @@ impl Document {
         let model = &mut self.model;
         let (changed, ahead) = match worth {
             Some(json) => std::thread::scope(|s| {
-                let ahead = s.spawn(|| draft::Ahead::of(json));
+                let ahead =
+                    crate::model::spawn_apart(s, "skelnorm json", || draft::Ahead::of(json));
                 let changed = change(model);
-                (changed, ahead.join().ok().flatten())
+                let ahead = ahead.ok().and_then(|a| a.join().ok().flatten());
+                (changed, ahead)
             }),
             None => (change(model), None),
         };

@@ -10,9 +10,7 @@ pub fn in_two<P: Send, R: Send + Default>(
 ) -> (R, R) {
     let mut second = Some(second);
     let (mine, theirs) = std::thread::scope(|s| {
-        let worker = std::thread::Builder::new()
-            .name("skelnorm half".into())
-            .spawn_scoped(s, || second.take().map(&work));
+        let worker = super::spawn_apart(s, "skelnorm half", || second.take().map(&work));
         let mine = work(first);
         let theirs = match worker.map(|w| w.join()) {
             Ok(Ok(theirs)) => theirs,
