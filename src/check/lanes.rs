@@ -127,11 +127,11 @@ mod wide {
     #[target_feature(enable = "avx2")]
     pub(in crate::check) fn check_run_wide(
         pass: &SkinPass<'_>,
-        pairs: &[(&Clip, &Clip)],
+        clips: (&Clip, &Clip),
         run: (usize, usize, usize),
         buffers: &mut Buffers,
     ) -> Worst {
-        check_run_lanes::<Wide>(pass, pairs, run, buffers)
+        check_run_lanes::<Wide>(pass, clips, run, buffers)
     }
 
     /// Four f64 lanes in one AVX register. Private to this module, whose only use of it is

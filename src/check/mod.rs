@@ -8,8 +8,8 @@ pub mod retarget;
 
 use crate::mapping::BoneMap;
 use crate::model::{
-    angle_deg, arc, turn_deg, BoneId, Clip, Model, Pose, RunSampler, Skeleton, SkeletonId,
-    Transform,
+    angle_deg, arc, is_hollow, refill, turn_deg, BoneId, Clip, Model, Pose, RunSampler, Skeleton,
+    SkeletonId, Transform, ValuesAgain,
 };
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, MAX_TAIL_DEG};
 use glam::{DAffine3, DQuat, Mat4, Quat, Vec3};
@@ -46,9 +46,25 @@ pub struct SkinCheck {
 /// ([`Model::scene_turn`]), `before` is turned with it. Runs on every core ([`cores`]);
 /// [`skin_beside`] runs beside other work.
 pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
+    skin_again(before, after, k, None)
+}
+
+/// [`skin`] where `before` may be a copy of the model as read that let go of the key values
+/// `again` can read again ([`crate::model::hollow`]): each clip is taken back whole
+/// ([`crate::model::refill`]) by each thread that checks it, one clip at a time. The result is
+/// [`skin`]'s of the model as read; a clip that cannot be taken back whole counts as an
+/// infinite error at its first frame.
+pub fn skin_again(
+    before: &Model,
+    after: &Model,
+    k: SkeletonId,
+    again: Option<&dyn ValuesAgain>,
+) -> SkinCheck {
     let at = pair_clips(before, after, k);
     let pairs = clips_of(&before.clips, after, &at);
-    let pass = SkinPass::new(before, after, k, pairs.first().copied());
+    let first = first_whole(&pairs, &at, again);
+    let mut pass = SkinPass::new(before, after, k, first_pair(&pairs, first.as_ref()));
+    pass.again = again.map(|a| (a, at.iter().map(|&(a, _)| a).collect()));
     let runs = runs_of(&pairs, 0..pairs.len());
     let (found, ()) = run_all(&pass, &pairs, &runs, cores(), || ());
     result(&pass, &pairs, &runs, found)
@@ -72,12 +88,16 @@ pub fn skin_beside<T>(
     after: &Model,
     k: SkeletonId,
     threads: usize,
+    again: Option<&dyn ValuesAgain>,
     beside: impl FnOnce() -> T,
 ) -> (SkinCheck, T) {
     let at = pair_clips(&before, after, k);
     let mut clips = std::mem::take(&mut before.clips);
     let pairs = clips_of(&clips, after, &at);
-    let pass = SkinPass::new(&before, after, k, pairs.first().copied());
+    let first = first_whole(&pairs, &at, again);
+    let mut pass = SkinPass::new(&before, after, k, first_pair(&pairs, first.as_ref()));
+    drop(first);
+    pass.again = again.map(|a| (a, at.iter().map(|&(a, _)| a).collect()));
     let runs = runs_of(&pairs, 0..pairs.len());
     let split = beside_from(&runs);
     let (mut found, ()) = run_all(&pass, &pairs, &runs[..split], threads, || ());
@@ -133,6 +153,33 @@ fn clips_of<'m>(
     at.iter()
         .map(|&(a, b)| (&before[a], &after.clips[b]))
         .collect()
+}
+
+/// The first pair's clip of the model as read taken back whole when it let go of values that
+/// `again` reads again (see [`skin_again`]).
+fn first_whole(
+    pairs: &[(&Clip, &Clip)],
+    at: &[(usize, usize)],
+    again: Option<&dyn ValuesAgain>,
+) -> Option<Clip> {
+    let (&(ca, _), &(a, _)) = (pairs.first()?, at.first()?);
+    again
+        .filter(|_| is_hollow(ca))
+        .and_then(|g| refill(ca, a, g))
+}
+
+/// The first pair of `pairs`, its clip of the model as read replaced by `whole` when given;
+/// none when that clip let go of values and was not taken back whole (its runs then count as
+/// infinite errors: see [`check_run`]).
+fn first_pair<'c>(
+    pairs: &[(&'c Clip, &'c Clip)],
+    whole: Option<&'c Clip>,
+) -> Option<(&'c Clip, &'c Clip)> {
+    let &(ca, cb) = pairs.first()?;
+    match whole {
+        Some(w) => Some((w, cb)),
+        None => (!is_hollow(ca)).then_some((ca, cb)),
+    }
 }
 
 /// Frames a clip is checked at: [`FPS`] per second, both ends included.
@@ -195,12 +242,39 @@ fn check_run(
     run: (usize, usize, usize),
     buffers: &mut Buffers,
 ) -> Worst {
+    let p = run.0;
+    let whole = match pass.whole(pairs, p, buffers.whole.take()) {
+        Ok(whole) => whole,
+        Err(()) => {
+            // Not taken back whole: no frame of it is compared, and the check says so (as a
+            // NaN error counts: infinite, at the run's first frame).
+            return Worst {
+                max: f32::INFINITY,
+                at: Some((p, run.1 as f32 / FPS, 0)),
+                seen: 0,
+                nan: true,
+            };
+        }
+    };
+    let clips = (whole.as_ref().map_or(pairs[p].0, |(_, c)| c), pairs[p].1);
+    let worst = check_run_of(pass, clips, run, buffers);
+    buffers.whole = whole;
+    worst
+}
+
+/// [`check_run`] of run `run` of the clips `clips`, on AVX2 where the CPU has it.
+fn check_run_of(
+    pass: &SkinPass<'_>,
+    clips: (&Clip, &Clip),
+    run: (usize, usize, usize),
+    buffers: &mut Buffers,
+) -> Worst {
     #[cfg(target_arch = "x86_64")]
     if pass.wide {
         // SAFETY: `wide` is set only when the CPU has AVX2 (`has_avx2`).
-        return unsafe { lanes::check_run_wide(pass, pairs, run, buffers) };
+        return unsafe { lanes::check_run_wide(pass, clips, run, buffers) };
     }
-    check_run_lanes::<F4>(pass, pairs, run, buffers)
+    check_run_lanes::<F4>(pass, clips, run, buffers)
 }
 
 /// Whether the CPU runs AVX2 instructions.
@@ -219,12 +293,11 @@ fn has_avx2() -> bool {
 #[inline(always)]
 fn check_run_lanes<L: Lanes>(
     pass: &SkinPass<'_>,
-    pairs: &[(&Clip, &Clip)],
+    (ca, cb): (&Clip, &Clip),
     (p, from, to): (usize, usize, usize),
     buffers: &mut Buffers,
 ) -> Worst {
     let Buffers { frame, times, .. } = buffers;
-    let (ca, cb) = pairs[p];
     let mut worst = Worst::default();
     let duration = ca.duration();
     times.clear();
@@ -291,6 +364,9 @@ struct Buffers {
     frame: SkinFrame,
     times: Vec<f32>,
     found: Vec<(usize, Worst)>,
+    /// The clip of the model as read this thread took back whole last (see [`skin_again`]),
+    /// with its pair's place.
+    whole: Option<(usize, Clip)>,
 }
 
 impl Buffers {
@@ -309,6 +385,7 @@ impl Buffers {
             },
             times: Vec::with_capacity(RUN),
             found: Vec::with_capacity(runs),
+            whole: None,
         }
     }
 }
@@ -330,6 +407,9 @@ struct SkinPass<'m> {
     changes: Option<Vec<Factor>>,
     /// Whether runs are checked by the instance compiled for AVX2 (the CPU has it).
     wide: bool,
+    /// Where `a`'s clips let go of key values: what reads them again, and each pair's clip's
+    /// place in the model as read (see [`skin_again`]).
+    again: Option<(&'m dyn ValuesAgain, Vec<usize>)>,
 }
 
 /// One skin joint compared: its bone in `a` and in `b`, and its inverse bind matrices there
@@ -434,6 +514,30 @@ impl Worst {
 }
 
 impl<'m> SkinPass<'m> {
+    /// The clip of the model as read of pair `p` taken back whole, if it let go of values (see
+    /// [`skin_again`]): `cached` (what this thread took back last) when that is it, else taken
+    /// back now; none when the pair's clip is whole; an error when it cannot be taken back.
+    fn whole(
+        &self,
+        pairs: &[(&Clip, &Clip)],
+        p: usize,
+        cached: Option<(usize, Clip)>,
+    ) -> Result<Option<(usize, Clip)>, ()> {
+        let Some((again, places)) = &self.again else {
+            return Ok(None);
+        };
+        if !is_hollow(pairs[p].0) {
+            return Ok(None);
+        }
+        if let Some(c) = cached.filter(|(q, _)| *q == p) {
+            return Ok(Some(c));
+        }
+        let place = places.get(p).copied().ok_or(())?;
+        refill(pairs[p].0, place, *again)
+            .map(|c| Some((p, c)))
+            .ok_or(())
+    }
+
     /// Sets up the comparison of skeleton `k` of `before` and `after`, the constant changes of
     /// a skeleton without skins taken from the first frame of the `first` pair of clips.
     fn new(
@@ -464,6 +568,7 @@ impl<'m> SkinPass<'m> {
             needed,
             changes: None,
             wide: has_avx2(),
+            again: None,
         };
         // Without a skin, each bone's frame may change by a constant: the first frame fixes it.
         match (a.skins.is_empty(), first) {

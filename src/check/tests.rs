@@ -275,7 +275,7 @@ fn beside_other_work_gives_the_numbers_of_skin() {
     for (before, after) in cases {
         let alone = skin(before, after, k);
         for threads in [1, 2, 3] {
-            let (check, done) = skin_beside(before.clone(), after, k, threads, || "written");
+            let (check, done) = skin_beside(before.clone(), after, k, threads, None, || "written");
             assert_eq!(done, "written");
             assert_eq!(
                 (check.max_error.to_bits(), &check.worst, check.matrices),
@@ -327,7 +327,7 @@ fn four_lanes_in_one_register_give_the_numbers_of_two() {
         let mut buffers = Buffers::new(&pass, runs.len());
         let mut worst = 0.0f32;
         for &run in &runs {
-            let two = check_run_lanes::<F4>(&pass, &pairs, run, &mut buffers);
+            let two = check_run_lanes::<F4>(&pass, pairs[run.0], run, &mut buffers);
             let four = check_run(&pass, &pairs, run, &mut buffers);
             assert_eq!(
                 (four.max.to_bits(), four.at, four.seen, four.nan),

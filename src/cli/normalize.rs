@@ -9,7 +9,7 @@ use skelnorm::check::cores;
 use skelnorm::gltf_io::Error;
 use skelnorm::model::{spawn_apart, Model, Skeleton, SkeletonId};
 use skelnorm::pipeline::{
-    map_skeletons, normalize_mapped, Mapped, Measuring, NormalizeError, NormalizeOptions,
+    map_skeletons, normalize_mapped_again, Mapped, Measuring, NormalizeError, NormalizeOptions,
     NormalizeReport,
 };
 use skelnorm::profile::Profile;
@@ -93,6 +93,9 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         .skeleton
         .map(|k| super::skeleton_id(&args.input, &doc.model, k))
         .transpose()?;
+    // The key values the skin check compares with are read again from the file's bytes, clip
+    // by clip, rather than kept in a copy of the model (`normalize_mapped_again`).
+    let again = doc.values_again();
     // The JSON is readied for writing beside the stages (and the mapping, when it was not made
     // beside the clips' read); then the skin check runs beside the write, on the other cores,
     // then on this one too.
@@ -100,7 +103,7 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         |model| {
             let mapped =
                 mapped.unwrap_or_else(|| map_skeletons(&model.skeletons, &profile, &options));
-            mapped.and_then(|m| normalize_mapped(model, m, &profile, &options))
+            mapped.and_then(|m| normalize_mapped_again(model, m, &profile, &options, again))
         },
         |normalized, model, write| {
             finish(args, file, allow_partial, start, normalized, model, write)

@@ -691,6 +691,18 @@ impl Document {
         })
     }
 
+    /// The key values of its model as read that can be read again from the bytes they were read
+    /// from (see [`crate::model::ValuesAgain`]), when there are any: a copy of the model taken
+    /// before any change can let go of them ([`crate::model::hollow`]) and take them back clip
+    /// by clip ([`crate::model::refill`]). The buffers are shared, not copied.
+    pub fn values_again(&self) -> Option<std::sync::Arc<dyn crate::model::ValuesAgain>> {
+        if self.read_keys.is_empty() {
+            return None;
+        }
+        let again = read_keys::ReadAgain::new(self.read_keys.clone(), self.buffers.clone());
+        Some(std::sync::Arc::new(again))
+    }
+
     /// Writes the document as it was read, in `out`'s container, as [`Document::write`] writes
     /// an unchanged document: the JSON and buffers as read, only the buffer layout redone.
     /// Changes to `model` are not written; it works on a document read only to be looked at

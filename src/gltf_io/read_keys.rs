@@ -60,6 +60,11 @@ pub(crate) struct ReadKeys {
 }
 
 impl ReadKeys {
+    /// Whether no track's values were set aside.
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+
     /// Where the values of track `channel` of bone `bone` of clip `clip` (of the model as read)
     /// lie, when they were set aside.
     pub fn get(&self, clip: usize, bone: usize, channel: Channel) -> Option<Location> {
@@ -248,6 +253,70 @@ impl<'a> AsRead<'a> {
         }
         let elements = bytes.chunks(at.stride);
         elements.zip(values).all(|(e, v)| T::of_bytes(e) == *v)
+    }
+}
+
+/// The key values of the model as read that lie in a document's buffers, to be read again
+/// (`model::ValuesAgain`): where they lie, and the buffers (shared, not copied). Places are
+/// those of the model as read (before any stage changed it).
+#[derive(Debug)]
+pub(crate) struct ReadAgain {
+    keys: ReadKeys,
+    buffers: Vec<BufferData>,
+}
+
+impl ReadAgain {
+    pub fn new(keys: ReadKeys, buffers: Vec<BufferData>) -> ReadAgain {
+        ReadAgain { keys, buffers }
+    }
+
+    /// The bytes of the values at `at`, of `floats` floats each, when the buffers hold them.
+    fn bytes(&self, at: Location, floats: usize) -> Option<&[u8]> {
+        let span = at.count.saturating_sub(1) * at.stride + 4 * floats;
+        let buffer = self.buffers.get(at.buffer)?.as_deref()?;
+        buffer.get(at.start..at.start.checked_add(span)?)
+    }
+
+    /// The values at `at`, decoded as reading decoded them (see [`AsRead::same_values`]).
+    fn read<T: ReadValue>(&self, at: Location) -> Option<Arc<[T]>> {
+        let len = 4 * T::FLOATS;
+        let bytes = self.bytes(at, T::FLOATS)?;
+        Some(if at.stride == len {
+            bytes
+                .chunks_exact(len)
+                .take(at.count)
+                .map(T::of_bytes)
+                .collect()
+        } else {
+            bytes
+                .chunks(at.stride)
+                .take(at.count)
+                .map(T::of_bytes)
+                .collect()
+        })
+    }
+}
+
+impl crate::model::ValuesAgain for ReadAgain {
+    fn has(&self, clip: usize, bone: usize, channel: Channel) -> bool {
+        let floats = match channel {
+            Channel::Rotation => 4,
+            Channel::Translation | Channel::Scale => 3,
+        };
+        self.keys
+            .get(clip, bone, channel)
+            .is_some_and(|at| self.bytes(at, floats).is_some())
+    }
+
+    fn vec3s(&self, clip: usize, bone: usize, channel: Channel) -> Option<Arc<[Vec3]>> {
+        match channel {
+            Channel::Rotation => None,
+            _ => self.read(self.keys.get(clip, bone, channel)?),
+        }
+    }
+
+    fn quats(&self, clip: usize, bone: usize) -> Option<Arc<[Quat]>> {
+        self.read(self.keys.get(clip, bone, Channel::Rotation)?)
     }
 }
 

@@ -8,6 +8,7 @@
 //! This module knows nothing of glTF or files and imports nothing else of this crate. Bones refer
 //! to their source (a glTF node index) only as plain numbers so that reports can name them.
 
+mod again;
 mod apart;
 mod clip;
 mod frames;
@@ -19,6 +20,7 @@ mod reflect;
 mod transform;
 mod warning;
 
+pub use again::{hollow, is_hollow, refill, ValuesAgain};
 pub use apart::spawn_apart;
 pub use clip::{
     BoneTracks, Channel, Clip, Curve, Interpolation, OpaqueKind, OpaqueTrack, Spans, Track,

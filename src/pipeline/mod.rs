@@ -15,7 +15,7 @@ pub use retarget::{
 
 use crate::check::{self, RestCheck, SkinCheck};
 use crate::mapping::{map_skeleton, BoneMap, MapOptions, MapReport};
-use crate::model::{Model, Skeleton, SkeletonId};
+use crate::model::{hollow, Model, Skeleton, SkeletonId, ValuesAgain};
 use crate::profile::Profile;
 use crate::rename::{rename, RenameError, RenameOptions, RenameReport};
 use crate::rest::{fix_rest_checked, RestError, RestOptions, RestReport};
@@ -207,6 +207,23 @@ pub fn normalize_mapped(
     profile: &Profile,
     options: &NormalizeOptions,
 ) -> Result<(NormalizeReport, Measuring), NormalizeError> {
+    normalize_mapped_again(model, mapped, profile, options, None)
+}
+
+/// [`normalize_mapped`] of a model as read (`model`, unchanged since) whose key values its
+/// reader can read again (`again`, as [`crate::gltf_io::Document::values_again`] gives them):
+/// the copy kept to measure against lets go of those values and takes them back clip by clip
+/// while measuring ([`Measuring::run_beside`]), so the model's keys are converted where they
+/// are, as with nothing to measure, and no second copy of them is alive meanwhile. It lets go
+/// of them when one skeleton is normalized and measured (with more, the copy is also what the
+/// model is restored from if a stage refuses); the report is the same either way.
+pub fn normalize_mapped_again(
+    model: &mut Model,
+    mapped: Mapped,
+    profile: &Profile,
+    options: &NormalizeOptions,
+    again: Option<std::sync::Arc<dyn ValuesAgain>>,
+) -> Result<(NormalizeReport, Measuring), NormalizeError> {
     let same = mapped
         .bones
         .iter()
@@ -225,7 +242,14 @@ pub fn normalize_mapped(
         .iter()
         .filter(|(_, m)| fits(m, profile, options))
         .count();
-    let original = (options.measure || staged > 1).then(|| model.clone());
+    let mut original = (options.measure || staged > 1).then(|| model.clone());
+    // With one skeleton staged, the copy is only measured against: it need not hold the values
+    // `again` can read again, and the model's arrays are then its own.
+    let again = again.filter(|_| staged == 1);
+    let hollowed = match (&mut original, &again) {
+        (Some(copy), Some(a)) => hollow(copy, a.as_ref()) > 0,
+        _ => false,
+    };
     let mut report = NormalizeReport {
         profile: profile.name.clone(),
         skeletons: Vec::with_capacity(maps.len()),
@@ -235,7 +259,9 @@ pub fn normalize_mapped(
         // A skeleton is measured as its own stages left the model, before the next one's run.
         if let (Some(o), Some(original)) = (owed.take(), &original) {
             let joined = o.joined(model);
-            let skin = check::skin(original, joined.as_ref().unwrap_or(model), o.k);
+            let after = joined.as_ref().unwrap_or(model);
+            let skin =
+                check::skin_again(original, after, o.k, again.as_deref().filter(|_| hollowed));
             o.fill(&mut report, skin);
         }
         match normalize_one(model, k, map, profile, options) {
@@ -250,7 +276,9 @@ pub fn normalize_mapped(
                 report.skeletons.push(skeleton);
             }
             Err(e) => {
-                if let Some(original) = original {
+                // A hollow copy is no model to restore; with one skeleton staged the stages
+                // refused before changing anything.
+                if let Some(original) = original.filter(|_| !hollowed) {
                     *model = original;
                 }
                 return Err(e);
@@ -258,13 +286,17 @@ pub fn normalize_mapped(
         }
     }
     let owed = owed.zip(original);
-    Ok((report, Measuring { owed }))
+    let again = again.filter(|_| hollowed);
+    Ok((report, Measuring { owed, again }))
 }
 
 /// The skin check [`normalize_measuring_later`] left to run: the model as it was read, and
 /// what is owed (nothing when `measure` is off or no skeleton was normalized).
 pub struct Measuring {
     owed: Option<(Owed, Model)>,
+    /// What the model as read let go of and takes back clip by clip (see
+    /// [`normalize_mapped_again`]).
+    again: Option<std::sync::Arc<dyn ValuesAgain>>,
 }
 
 impl Measuring {
@@ -284,7 +316,8 @@ impl Measuring {
         };
         let joined = owed.joined(after);
         let after = joined.as_ref().unwrap_or(after);
-        let (skin, out) = check::skin_beside(original, after, owed.k, threads, beside);
+        let again = self.again.as_deref();
+        let (skin, out) = check::skin_beside(original, after, owed.k, threads, again, beside);
         owed.fill(report, skin);
         out
     }

@@ -114,3 +114,98 @@ fn with_nothing_to_measure_keys_are_converted_where_they_are() {
         assert_eq!(b, a);
     }
 }
+
+/// What a copy of the model as read holds to measure against does not change what is measured:
+/// a copy that let go of the key values its reader reads again ([`normalize_mapped_again`])
+/// measures as a whole copy does, on one thread and on two, and the model comes out the same.
+#[test]
+fn values_read_again_measure_as_a_whole_copy() {
+    let profile = Profile::humanoid();
+    let options = NormalizeOptions {
+        measure: true,
+        ..Default::default()
+    };
+    let json = |r: &NormalizeReport| serde_json::to_value(r).unwrap();
+    for name in [
+        "mixamo.glb",
+        "vrm0.vrm",
+        "ue_zup.glb",
+        "blender.glb",
+        "mixamo_meshopt.glb",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(name);
+        let doc = crate::gltf_io::read(&path).unwrap();
+        for threads in [1, 2] {
+            let mut whole = doc.model.clone();
+            let mapped = map_skeletons(&whole.skeletons, profile, &options).unwrap();
+            let (mut want, measuring) =
+                normalize_mapped(&mut whole, mapped, profile, &options).unwrap();
+            measuring.run_beside(&whole, &mut want, threads, || ());
+            let mut hollowed = doc.model.clone();
+            let mapped = map_skeletons(&hollowed.skeletons, profile, &options).unwrap();
+            let again = doc.values_again();
+            let (mut got, measuring) =
+                normalize_mapped_again(&mut hollowed, mapped, profile, &options, again).unwrap();
+            assert_eq!(
+                measuring.again.is_some(),
+                name != "mixamo_meshopt.glb",
+                "{name}: compressed keys are not read again"
+            );
+            measuring.run_beside(&hollowed, &mut got, threads, || ());
+            assert_eq!((&hollowed, json(&got)), (&whole, json(&want)), "{name}");
+            let skin = &got.skeletons[0].measured.as_ref().unwrap().skin;
+            assert!(
+                skin.matrices > 0 && skin.max_error < 1e-5,
+                "{name}: {skin:?}"
+            );
+        }
+    }
+}
+
+/// Values that cannot be read again after all make the check say so (an infinite error at the
+/// clip's first frame) rather than compare a clip that holds no values, or panic.
+#[test]
+fn values_that_cannot_be_read_again_are_an_infinite_error() {
+    #[derive(Debug)]
+    struct Lost;
+    impl ValuesAgain for Lost {
+        fn has(&self, _: usize, _: usize, _: crate::model::Channel) -> bool {
+            true
+        }
+        fn vec3s(
+            &self,
+            _: usize,
+            _: usize,
+            _: crate::model::Channel,
+        ) -> Option<std::sync::Arc<[glam::Vec3]>> {
+            None
+        }
+        fn quats(&self, _: usize, _: usize) -> Option<std::sync::Arc<[glam::Quat]>> {
+            None
+        }
+    }
+    let model = fixture("mixamo.glb");
+    let mut hollowed = model.clone();
+    assert!(hollow(&mut hollowed, &Lost) > 0);
+    let skin = check::skin_again(&hollowed, &model, SkeletonId(0), Some(&Lost));
+    assert_eq!(
+        (skin.max_error, skin.matrices),
+        (f32::INFINITY, 0),
+        "{skin:?}"
+    );
+    let worst = skin.worst.as_deref().unwrap();
+    let named = |c: &crate::model::Clip| worst.starts_with(&format!("clip `{}`", c.name));
+    assert!(model.clips.iter().any(named), "{skin:?}");
+    // Read again as read, the same copy measures as the model itself.
+    let doc =
+        crate::gltf_io::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb"))
+            .unwrap();
+    let again = doc.values_again().unwrap();
+    let mut hollowed = doc.model.clone();
+    assert!(hollow(&mut hollowed, again.as_ref()) > 0);
+    let same = check::skin_again(&hollowed, &doc.model, SkeletonId(0), Some(again.as_ref()));
+    assert_eq!(same, check::skin(&doc.model, &doc.model, SkeletonId(0)));
+    assert_eq!(same.max_error, 0.0);
+}
