@@ -211,7 +211,7 @@ pub fn normalize_mapped(
 }
 
 /// [`normalize_mapped`] of a model as read (`model`, unchanged since) whose key values its
-/// reader can read again (`again`, as [`crate::gltf_io::Document::values_again`] gives them):
+/// reader can read again (`again`, as the glTF reader's `Document::values_again` gives them):
 /// the copy kept to measure against lets go of those values and takes them back clip by clip
 /// while measuring ([`Measuring::run_beside`]), so the model's keys are converted where they
 /// are, as with nothing to measure, and no second copy of them is alive meanwhile. It lets go
