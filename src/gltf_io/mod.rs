@@ -696,10 +696,11 @@ impl Document {
     /// before any change can let go of them ([`crate::model::hollow`]) and take them back clip
     /// by clip ([`crate::model::refill`]). The buffers are shared, not copied.
     pub fn values_again(&self) -> Option<std::sync::Arc<dyn crate::model::ValuesAgain>> {
-        if self.read_keys.is_empty() {
-            return None;
-        }
-        let again = read_keys::ReadAgain::new(self.read_keys.clone(), self.buffers.clone());
+        let read = self
+            .original
+            .as_ref()
+            .filter(|_| !self.read_keys.is_empty())?;
+        let again = read_keys::ReadAgain::new(self.read_keys.clone(), self.buffers.clone(), read);
         Some(std::sync::Arc::new(again))
     }
 

@@ -263,11 +263,36 @@ impl<'a> AsRead<'a> {
 pub(crate) struct ReadAgain {
     keys: ReadKeys,
     buffers: Vec<BufferData>,
+    /// The key times of each track whose values lie in the buffers, as the model as read holds
+    /// them: a track is read again only at its own place.
+    times: FxMap<(u32, u32, Channel), Arc<[f32]>>,
 }
 
 impl ReadAgain {
-    pub fn new(keys: ReadKeys, buffers: Vec<BufferData>) -> ReadAgain {
-        ReadAgain { keys, buffers }
+    /// What reads again the values `keys` places in `buffers`, of the tracks of `read` (the
+    /// model as read, its values set aside or not: its key times are what count).
+    pub fn new(keys: ReadKeys, buffers: Vec<BufferData>, read: &Model) -> ReadAgain {
+        let mut times = FxMap::default();
+        times.reserve(keys.at.len());
+        for &(c, b, channel) in keys.at.keys() {
+            let tracks = read
+                .clips
+                .get(c as usize)
+                .and_then(|clip| clip.tracks.get(b as usize));
+            let held = tracks.and_then(|t| match channel {
+                Channel::Translation => t.translation.as_ref().map(|t| &t.times),
+                Channel::Rotation => t.rotation.as_ref().map(|t| &t.times),
+                Channel::Scale => t.scale.as_ref().map(|t| &t.times),
+            });
+            if let Some(held) = held {
+                times.insert((c, b, channel), held.clone());
+            }
+        }
+        ReadAgain {
+            keys,
+            buffers,
+            times,
+        }
     }
 
     /// The bytes of the values at `at`, of `floats` floats each, when the buffers hold them.
@@ -298,14 +323,19 @@ impl ReadAgain {
 }
 
 impl crate::model::ValuesAgain for ReadAgain {
-    fn has(&self, clip: usize, bone: usize, channel: Channel) -> bool {
+    fn has(&self, clip: usize, bone: usize, channel: Channel, times: &Arc<[f32]>) -> bool {
         let floats = match channel {
             Channel::Rotation => 4,
             Channel::Translation | Channel::Scale => 3,
         };
-        self.keys
-            .get(clip, bone, channel)
-            .is_some_and(|at| self.bytes(at, floats).is_some())
+        let place = (clip as u32, bone as u32, channel);
+        self.times
+            .get(&place)
+            .is_some_and(|t| Arc::ptr_eq(t, times))
+            && self
+                .keys
+                .get(clip, bone, channel)
+                .is_some_and(|at| self.bytes(at, floats).is_some())
     }
 
     fn vec3s(&self, clip: usize, bone: usize, channel: Channel) -> Option<Arc<[Vec3]>> {
@@ -442,5 +472,99 @@ mod tests {
             assert_eq!(bytes(&out), bytes("plain.glb"));
             assert_eq!(bytes("again.glb"), bytes("plain.glb"));
         }
+    }
+
+    /// Values read again from a strided accessor (padding after each element) and a packed
+    /// one, each only for the track holding the very key times read there.
+    #[test]
+    fn values_are_read_again_from_strided_and_packed_floats_at_their_own_place() {
+        use super::{Location, ReadAgain, ReadKeys};
+        use crate::model::{
+            BoneTracks, Channel, Clip, Interpolation, Model, SkeletonId, Track, ValuesAgain,
+        };
+        use glam::{Quat, Vec3};
+        let moves = [
+            Vec3::new(1.0, -2.0, 3.5),
+            Vec3::X,
+            Vec3::new(0.25, 0.0, -1.0),
+        ];
+        let turns = [Quat::from_rotation_y(0.5), Quat::from_rotation_x(-1.0)];
+        // Three translations 20 bytes apart from byte 4, then two rotations packed.
+        let mut bytes = vec![0xAAu8; 4];
+        for m in moves {
+            bytes.extend(m.to_array().iter().flat_map(|f| f.to_le_bytes()));
+            bytes.extend([0x55u8; 8]);
+        }
+        let packed = bytes.len();
+        for q in turns {
+            bytes.extend(q.to_array().iter().flat_map(|f| f.to_le_bytes()));
+        }
+        let buffers = vec![Some(super::super::buffers::Buffer::part(
+            Arc::new(bytes.clone()),
+            0..bytes.len(),
+        ))];
+        let mut keys = ReadKeys::default();
+        let (strided, at_packed) = (
+            Location {
+                buffer: 0,
+                start: 4,
+                stride: 20,
+                count: 3,
+            },
+            Location {
+                buffer: 0,
+                start: packed,
+                stride: 16,
+                count: 2,
+            },
+        );
+        keys.at.insert((0, 1, Channel::Translation), strided);
+        keys.at.insert((0, 1, Channel::Rotation), at_packed);
+        let track = |n: usize| Track::<Vec3> {
+            interpolation: Interpolation::Linear,
+            times: (0..n).map(|i| i as f32).collect(),
+            values: Arc::from([]),
+        };
+        let rotation = Track::<Quat> {
+            interpolation: Interpolation::Linear,
+            times: Arc::from([0.0, 1.0]),
+            values: Arc::from([]),
+        };
+        let bone = BoneTracks {
+            translation: Some(track(3)),
+            rotation: Some(rotation),
+            scale: None,
+        };
+        let read = Model {
+            clips: vec![Clip {
+                name: "walk".into(),
+                skeleton: SkeletonId(0),
+                tracks: vec![BoneTracks::default(), bone],
+                opaque: Vec::new(),
+                source: None,
+                motion_scale: None,
+                curves: Vec::new(),
+            }],
+            ..Model::default()
+        };
+        let again = ReadAgain::new(keys, buffers, &read);
+        let held = &read.clips[0].tracks[1];
+        let (t_times, r_times) = (
+            &held.translation.as_ref().unwrap().times,
+            &held.rotation.as_ref().unwrap().times,
+        );
+        assert!(again.has(0, 1, Channel::Translation, t_times));
+        assert!(again.has(0, 1, Channel::Rotation, r_times));
+        assert_eq!(
+            again.vec3s(0, 1, Channel::Translation).as_deref(),
+            Some(&moves[..])
+        );
+        assert_eq!(again.quats(0, 1).as_deref(), Some(&turns[..]));
+        // Equal times that are not the ones read there, or another place: not read again.
+        let copy: Arc<[f32]> = Arc::from(&t_times[..]);
+        assert!(!again.has(0, 1, Channel::Translation, &copy));
+        assert!(!again.has(0, 0, Channel::Translation, t_times));
+        assert!(!again.has(0, 1, Channel::Scale, t_times));
+        assert_eq!(again.vec3s(0, 1, Channel::Rotation), None);
     }
 }

@@ -15,8 +15,11 @@ use std::sync::Arc;
 /// in that model). Values it [`has`](ValuesAgain::has) are read again exactly as they were read,
 /// bit for bit, every time.
 pub trait ValuesAgain: Send + Sync + std::fmt::Debug {
-    /// Whether the values of track `channel` of bone `bone` of clip `clip` can be read again.
-    fn has(&self, clip: usize, bone: usize, channel: Channel) -> bool;
+    /// Whether the values of track `channel` of bone `bone` of clip `clip` can be read again,
+    /// that track holding the key times `times`: the very array the model as read holds there
+    /// (not equal numbers elsewhere), so that a model whose clips moved or changed since it
+    /// was read lets go of nothing it could not get back.
+    fn has(&self, clip: usize, bone: usize, channel: Channel, times: &Arc<[f32]>) -> bool;
     /// The values of a translation or scale track that [`ValuesAgain::has`], read again.
     fn vec3s(&self, clip: usize, bone: usize, channel: Channel) -> Option<Arc<[Vec3]>>;
     /// The values of a rotation track that [`ValuesAgain::has`], read again.
@@ -31,23 +34,23 @@ pub fn hollow(model: &mut Model, again: &dyn ValuesAgain) -> usize {
     let mut hollowed = 0;
     for (c, clip) in model.clips.iter_mut().enumerate() {
         for (b, tracks) in clip.tracks.iter_mut().enumerate() {
-            let mut let_go = |channel| {
-                let has = again.has(c, b, channel);
+            let mut let_go = |channel, times: &Arc<[f32]>| {
+                let has = !times.is_empty() && again.has(c, b, channel, times);
                 hollowed += usize::from(has);
                 has
             };
             if let Some(t) = tracks.translation.as_mut() {
-                if !t.times.is_empty() && let_go(Channel::Translation) {
+                if let_go(Channel::Translation, &t.times) {
                     t.values = no_vec3.clone();
                 }
             }
             if let Some(t) = tracks.rotation.as_mut() {
-                if !t.times.is_empty() && let_go(Channel::Rotation) {
+                if let_go(Channel::Rotation, &t.times) {
                     t.values = no_quat.clone();
                 }
             }
             if let Some(t) = tracks.scale.as_mut() {
-                if !t.times.is_empty() && let_go(Channel::Scale) {
+                if let_go(Channel::Scale, &t.times) {
                     t.values = no_vec3.clone();
                 }
             }
@@ -116,7 +119,7 @@ mod tests {
     }
 
     impl ValuesAgain for Kept {
-        fn has(&self, clip: usize, bone: usize, channel: Channel) -> bool {
+        fn has(&self, clip: usize, bone: usize, channel: Channel, _: &Arc<[f32]>) -> bool {
             match channel {
                 Channel::Rotation => self.quats.iter().any(|(k, _)| *k == (clip, bone, channel)),
                 _ => self.vec3s.iter().any(|(k, _)| *k == (clip, bone, channel)),

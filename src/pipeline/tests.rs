@@ -1,6 +1,7 @@
 //! The pipeline from bone maps made ahead ([`map_skeletons`], [`normalize_mapped`]: issue 20).
 
 use super::*;
+use crate::model::Channel;
 use std::path::Path;
 
 fn fixture(name: &str) -> Model {
@@ -171,15 +172,10 @@ fn values_that_cannot_be_read_again_are_an_infinite_error() {
     #[derive(Debug)]
     struct Lost;
     impl ValuesAgain for Lost {
-        fn has(&self, _: usize, _: usize, _: crate::model::Channel) -> bool {
+        fn has(&self, _: usize, _: usize, _: Channel, _: &std::sync::Arc<[f32]>) -> bool {
             true
         }
-        fn vec3s(
-            &self,
-            _: usize,
-            _: usize,
-            _: crate::model::Channel,
-        ) -> Option<std::sync::Arc<[glam::Vec3]>> {
+        fn vec3s(&self, _: usize, _: usize, _: Channel) -> Option<std::sync::Arc<[glam::Vec3]>> {
             None
         }
         fn quats(&self, _: usize, _: usize) -> Option<std::sync::Arc<[glam::Quat]>> {
@@ -208,4 +204,106 @@ fn values_that_cannot_be_read_again_are_an_infinite_error() {
     let same = check::skin_again(&hollowed, &doc.model, SkeletonId(0), Some(again.as_ref()));
     assert_eq!(same, check::skin(&doc.model, &doc.model, SkeletonId(0)));
     assert_eq!(same.max_error, 0.0);
+}
+
+/// Values read again by their place in the model as read, which is not the place of a clip
+/// among the skeleton's pairs: a second skeleton (one that does not fit, so one is staged) whose
+/// clips come first. Measured in the loop (the skeleton before another) and beside.
+#[test]
+fn values_read_again_by_their_place_in_the_model_as_read() {
+    /// Reads again from a whole copy, by place.
+    #[derive(Debug)]
+    struct ByPlace(Model);
+    impl ByPlace {
+        fn tracks(&self, c: usize, b: usize) -> Option<&crate::model::BoneTracks> {
+            self.0.clips.get(c)?.tracks.get(b)
+        }
+    }
+    impl ValuesAgain for ByPlace {
+        fn has(&self, c: usize, b: usize, channel: Channel, times: &std::sync::Arc<[f32]>) -> bool {
+            use Channel::*;
+            let same = |read: &std::sync::Arc<[f32]>| std::sync::Arc::ptr_eq(read, times);
+            self.tracks(c, b).is_some_and(|t| match channel {
+                Translation => t.translation.as_ref().is_some_and(|t| same(&t.times)),
+                Rotation => t.rotation.as_ref().is_some_and(|t| same(&t.times)),
+                Scale => t.scale.as_ref().is_some_and(|t| same(&t.times)),
+            })
+        }
+        fn vec3s(
+            &self,
+            c: usize,
+            b: usize,
+            channel: Channel,
+        ) -> Option<std::sync::Arc<[glam::Vec3]>> {
+            let t = self.tracks(c, b)?;
+            let track = match channel {
+                Channel::Translation => t.translation.as_ref(),
+                Channel::Scale => t.scale.as_ref(),
+                Channel::Rotation => None,
+            }?;
+            Some(std::sync::Arc::from(&track.values[..]))
+        }
+        fn quats(&self, c: usize, b: usize) -> Option<std::sync::Arc<[glam::Quat]>> {
+            let t = self.tracks(c, b)?.rotation.as_ref()?;
+            Some(std::sync::Arc::from(&t.values[..]))
+        }
+    }
+    let profile = Profile::humanoid();
+    let json = |r: &NormalizeReport| serde_json::to_value(r).unwrap();
+    let mut model = fixture("mixamo.glb");
+    let quad = fixture("quadruped.glb");
+    model.skeletons.push(quad.skeletons[0].clone());
+    for (i, clip) in quad.clips.iter().enumerate() {
+        let mut clip = clip.clone();
+        clip.skeleton = SkeletonId(1);
+        model.clips.insert(i, clip);
+    }
+    for skeleton in [None, Some(SkeletonId(0))] {
+        let options = NormalizeOptions {
+            measure: true,
+            skeleton,
+            ..Default::default()
+        };
+        for threads in [1, 2] {
+            let mut whole = model.clone();
+            let mapped = map_skeletons(&whole.skeletons, profile, &options).unwrap();
+            let (mut want, measuring) =
+                normalize_mapped(&mut whole, mapped, profile, &options).unwrap();
+            measuring.run_beside(&whole, &mut want, threads, || ());
+            let mut hollowed = model.clone();
+            let mapped = map_skeletons(&hollowed.skeletons, profile, &options).unwrap();
+            let again: std::sync::Arc<dyn ValuesAgain> =
+                std::sync::Arc::new(ByPlace(model.clone()));
+            let (mut got, measuring) =
+                normalize_mapped_again(&mut hollowed, mapped, profile, &options, Some(again))
+                    .unwrap();
+            assert!(measuring.again.is_some());
+            measuring.run_beside(&hollowed, &mut got, threads, || ());
+            assert_eq!(
+                (&hollowed, json(&got)),
+                (&whole, json(&want)),
+                "{skeleton:?}"
+            );
+            let skin = &got.skeletons[0].measured.as_ref().unwrap().skin;
+            assert!(skin.matrices > 0 && skin.max_error < 1e-5, "{skin:?}");
+        }
+    }
+}
+
+/// A refusal with the copy hollow leaves the model as it came: the hollow copy is not restored.
+#[test]
+fn a_refusal_with_values_read_again_leaves_the_model_as_it_came() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
+    let doc = crate::gltf_io::read(&path).unwrap();
+    let profile = Profile::humanoid();
+    let mut options = NormalizeOptions {
+        measure: true,
+        ..Default::default()
+    };
+    options.rename.skeleton_name = Some(" ".into());
+    let mut m = doc.model.clone();
+    let mapped = map_skeletons(&m.skeletons, profile, &options).unwrap();
+    let result = normalize_mapped_again(&mut m, mapped, profile, &options, doc.values_again());
+    assert!(matches!(result, Err(NormalizeError::Rename(_))));
+    assert_eq!(m, doc.model);
 }
