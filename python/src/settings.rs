@@ -11,7 +11,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
 use skelnorm::check::cores;
 use skelnorm::gltf_io;
-use skelnorm::pipeline::{normalize_measuring_later, NormalizeError};
+use skelnorm::pipeline::{map_skeletons, normalize_mapped_again, NormalizeError};
 use skelnorm::report::{FileReport, Report};
 use skelnorm::settings::{Resolved, Settings};
 use std::path::PathBuf;
@@ -170,16 +170,20 @@ pub fn normalize<'py>(
         None => None,
     };
     let allow_partial = options.allow_partial;
-    let (mut report, measuring) = normalize_measuring_later(&mut doc.model, &profile, &options)
-        .map_err(|e| {
-            let hint = match e {
-                NormalizeError::NoFit { .. } if !allow_partial => {
-                    " (use normalize={\"allow_partial\": True} to normalize what is mapped)"
-                }
-                _ => "",
-            };
-            value_error(format!("{}: {e}{hint}", src.display()))
-        })?;
+    // The skin check reads the keys as read again from the file's bytes, clip by clip, rather
+    // than keeping a copy of them (as `skelnorm normalize` does).
+    let again = doc.values_again();
+    let normalized = map_skeletons(&doc.model.skeletons, &profile, &options)
+        .and_then(|m| normalize_mapped_again(&mut doc.model, m, &profile, &options, again));
+    let (mut report, measuring) = normalized.map_err(|e| {
+        let hint = match e {
+            NormalizeError::NoFit { .. } if !allow_partial => {
+                " (use normalize={\"allow_partial\": True} to normalize what is mapped)"
+            }
+            _ => "",
+        };
+        value_error(format!("{}: {e}{hint}", src.display()))
+    })?;
     // The skin check runs beside the write.
     measuring
         .run_beside(&doc.model, &mut report, cores(), || doc.write(&dst))
