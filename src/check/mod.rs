@@ -62,9 +62,7 @@ pub fn skin_again(
 ) -> SkinCheck {
     let at = pair_clips(before, after, k);
     let pairs = clips_of(&before.clips, after, &at);
-    let first = first_whole(&pairs, &at, again);
-    let mut pass = SkinPass::new(before, after, k, first_pair(&pairs, first.as_ref()));
-    pass.again = again.map(|a| (a, at.iter().map(|&(a, _)| a).collect()));
+    let pass = SkinPass::over(before, after, k, &pairs, &at, again);
     let runs = runs_of(&pairs, 0..pairs.len());
     let (found, ()) = run_all(&pass, &pairs, &runs, cores(), || ());
     result(&pass, &pairs, &runs, found)
@@ -94,10 +92,7 @@ pub fn skin_beside<T>(
     let at = pair_clips(&before, after, k);
     let mut clips = std::mem::take(&mut before.clips);
     let pairs = clips_of(&clips, after, &at);
-    let first = first_whole(&pairs, &at, again);
-    let mut pass = SkinPass::new(&before, after, k, first_pair(&pairs, first.as_ref()));
-    drop(first);
-    pass.again = again.map(|a| (a, at.iter().map(|&(a, _)| a).collect()));
+    let pass = SkinPass::over(&before, after, k, &pairs, &at, again);
     let runs = runs_of(&pairs, 0..pairs.len());
     let split = beside_from(&runs);
     let (mut found, ()) = run_all(&pass, &pairs, &runs[..split], threads, || ());
@@ -153,33 +148,6 @@ fn clips_of<'m>(
     at.iter()
         .map(|&(a, b)| (&before[a], &after.clips[b]))
         .collect()
-}
-
-/// The first pair's clip of the model as read taken back whole when it let go of values that
-/// `again` reads again (see [`skin_again`]).
-fn first_whole(
-    pairs: &[(&Clip, &Clip)],
-    at: &[(usize, usize)],
-    again: Option<&dyn ValuesAgain>,
-) -> Option<Clip> {
-    let (&(ca, _), &(a, _)) = (pairs.first()?, at.first()?);
-    again
-        .filter(|_| is_hollow(ca))
-        .and_then(|g| refill(ca, a, g))
-}
-
-/// The first pair of `pairs`, its clip of the model as read replaced by `whole` when given;
-/// none when that clip let go of values and was not taken back whole (its runs then count as
-/// infinite errors: see [`check_run`]).
-fn first_pair<'c>(
-    pairs: &[(&'c Clip, &'c Clip)],
-    whole: Option<&'c Clip>,
-) -> Option<(&'c Clip, &'c Clip)> {
-    let &(ca, cb) = pairs.first()?;
-    match whole {
-        Some(w) => Some((w, cb)),
-        None => (!is_hollow(ca)).then_some((ca, cb)),
-    }
 }
 
 /// Frames a clip is checked at: [`FPS`] per second, both ends included.
@@ -514,6 +482,33 @@ impl Worst {
 }
 
 impl<'m> SkinPass<'m> {
+    /// [`SkinPass::new`] for the clips `pairs` (paired at `at`), with what reads again the values
+    /// `before`'s clips let go of (see [`skin_again`]). The first pair's clip is taken back
+    /// whole for the constant changes of a skeleton without skins; when it cannot be, there is
+    /// no first pair (its runs count as infinite errors: see [`check_run`]).
+    fn over(
+        before: &'m Model,
+        after: &'m Model,
+        k: SkeletonId,
+        pairs: &[(&Clip, &Clip)],
+        at: &[(usize, usize)],
+        again: Option<&'m dyn ValuesAgain>,
+    ) -> Self {
+        let whole;
+        let first = match pairs.first() {
+            Some(&(ca, cb)) if is_hollow(ca) => {
+                whole = again
+                    .zip(at.first())
+                    .and_then(|(g, &(a, _))| refill(ca, a, g));
+                whole.as_ref().map(|w| (w, cb))
+            }
+            first => first.copied(),
+        };
+        let mut pass = SkinPass::new(before, after, k, first);
+        pass.again = again.map(|g| (g, at.iter().map(|&(a, _)| a).collect()));
+        pass
+    }
+
     /// The clip of the model as read of pair `p` taken back whole, if it let go of values (see
     /// [`skin_again`]): `cached` (what this thread took back last) when that is it, else taken
     /// back now; none when the pair's clip is whole; an error when it cannot be taken back.

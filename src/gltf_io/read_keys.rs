@@ -237,13 +237,7 @@ impl<'a> AsRead<'a> {
             return false;
         }
         let len = 4 * T::FLOATS;
-        let span = at.count.saturating_sub(1) * at.stride + len;
-        let Some(bytes) = self
-            .buffers
-            .get(at.buffer)
-            .and_then(|b| b.as_deref())
-            .and_then(|b| b.get(at.start..at.start.checked_add(span)?))
-        else {
+        let Some(bytes) = located(self.buffers, at, T::FLOATS) else {
             return false;
         };
         if at.stride == len {
@@ -254,6 +248,14 @@ impl<'a> AsRead<'a> {
         let elements = bytes.chunks(at.stride);
         elements.zip(values).all(|(e, v)| T::of_bytes(e) == *v)
     }
+}
+
+/// The bytes of the values at `at` in `buffers`, of `floats` floats each (the last one may end
+/// the buffer: no padding after it), when the buffers hold them.
+fn located(buffers: &[BufferData], at: Location, floats: usize) -> Option<&[u8]> {
+    let span = at.count.saturating_sub(1) * at.stride + 4 * floats;
+    let buffer = buffers.get(at.buffer)?.as_deref()?;
+    buffer.get(at.start..at.start.checked_add(span)?)
 }
 
 /// The key values of the model as read that lie in a document's buffers, to be read again
@@ -295,17 +297,10 @@ impl ReadAgain {
         }
     }
 
-    /// The bytes of the values at `at`, of `floats` floats each, when the buffers hold them.
-    fn bytes(&self, at: Location, floats: usize) -> Option<&[u8]> {
-        let span = at.count.saturating_sub(1) * at.stride + 4 * floats;
-        let buffer = self.buffers.get(at.buffer)?.as_deref()?;
-        buffer.get(at.start..at.start.checked_add(span)?)
-    }
-
     /// The values at `at`, decoded as reading decoded them (see [`AsRead::same_values`]).
     fn read<T: ReadValue>(&self, at: Location) -> Option<Arc<[T]>> {
         let len = 4 * T::FLOATS;
-        let bytes = self.bytes(at, T::FLOATS)?;
+        let bytes = located(&self.buffers, at, T::FLOATS)?;
         Some(if at.stride == len {
             bytes
                 .chunks_exact(len)
@@ -335,7 +330,7 @@ impl crate::model::ValuesAgain for ReadAgain {
             && self
                 .keys
                 .get(clip, bone, channel)
-                .is_some_and(|at| self.bytes(at, floats).is_some())
+                .is_some_and(|at| located(&self.buffers, at, floats).is_some())
     }
 
     fn vec3s(&self, clip: usize, bone: usize, channel: Channel) -> Option<Arc<[Vec3]>> {

@@ -62,8 +62,7 @@ pub fn hollow(model: &mut Model, again: &dyn ValuesAgain) -> usize {
 /// Whether `clip` has a track [`hollow`] let go of (times but no values).
 pub fn is_hollow(clip: &Clip) -> bool {
     fn empty<T>(t: &Option<Track<T>>) -> bool {
-        t.as_ref()
-            .is_some_and(|t| t.values.is_empty() && !t.times.is_empty())
+        t.as_ref().is_some_and(needs)
     }
     clip.tracks
         .iter()

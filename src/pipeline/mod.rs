@@ -244,12 +244,12 @@ pub fn normalize_mapped_again(
         .count();
     let mut original = (options.measure || staged > 1).then(|| model.clone());
     // With one skeleton staged, the copy is only measured against: it need not hold the values
-    // `again` can read again, and the model's arrays are then its own.
-    let again = again.filter(|_| staged == 1);
-    let hollowed = match (&mut original, &again) {
-        (Some(copy), Some(a)) => hollow(copy, a.as_ref()) > 0,
-        _ => false,
-    };
+    // `again` can read again, and the model's arrays are then its own. `again` is kept only
+    // when the copy let go of some.
+    let again = again
+        .filter(|_| staged == 1)
+        .zip(original.as_mut())
+        .and_then(|(a, copy)| (hollow(copy, a.as_ref()) > 0).then_some(a));
     let mut report = NormalizeReport {
         profile: profile.name.clone(),
         skeletons: Vec::with_capacity(maps.len()),
@@ -260,8 +260,7 @@ pub fn normalize_mapped_again(
         if let (Some(o), Some(original)) = (owed.take(), &original) {
             let joined = o.joined(model);
             let after = joined.as_ref().unwrap_or(model);
-            let skin =
-                check::skin_again(original, after, o.k, again.as_deref().filter(|_| hollowed));
+            let skin = check::skin_again(original, after, o.k, again.as_deref());
             o.fill(&mut report, skin);
         }
         match normalize_one(model, k, map, profile, options) {
@@ -278,7 +277,7 @@ pub fn normalize_mapped_again(
             Err(e) => {
                 // A hollow copy is no model to restore; with one skeleton staged the stages
                 // refused before changing anything.
-                if let Some(original) = original.filter(|_| !hollowed) {
+                if let Some(original) = original.filter(|_| again.is_none()) {
                     *model = original;
                 }
                 return Err(e);
@@ -286,7 +285,6 @@ pub fn normalize_mapped_again(
         }
     }
     let owed = owed.zip(original);
-    let again = again.filter(|_| hollowed);
     Ok((report, Measuring { owed, again }))
 }
 
