@@ -51,6 +51,7 @@ pub fn read(text: &str, options: &BvhOptions) -> Result<Bvh, BvhError> {
         clips: Vec::new(),
         other_nodes: Vec::new(),
         scene_turn: glam::Quat::IDENTITY,
+        view_turn: glam::Quat::IDENTITY,
     };
     if raw.frames() > 0 {
         model.clips.push(clip);

@@ -791,6 +791,13 @@ pub fn rest(s: &Skeleton, map: &BoneMap, profile: &Profile) -> RestCheck {
     rest_in(s, map, profile, scene_frame(s))
 }
 
+/// [`rest`] of skeleton `k` of `model` as the file's clients show it: under the model's view
+/// turn (VRM 0.x clients turn the scene 180°), so a normalized VRM 0.x rest faces +Z there.
+pub fn rest_as_shown(model: &Model, k: SkeletonId, map: &BoneMap, profile: &Profile) -> RestCheck {
+    let s = model.skeleton(k);
+    rest_in(s, map, profile, model.view_turn * scene_frame(s))
+}
+
 /// [`rest`] judged in another space: the rest below the base turned by `frame` (the frame the
 /// rest fix reports it made the rest in, the rest report's `frame`: the skeleton's own
 /// space when the scene kept its transform).

@@ -90,9 +90,20 @@ pub(crate) fn model(
             clips,
             other_nodes,
             scene_turn: glam::Quat::IDENTITY,
+            view_turn: view_turn(json),
         },
         warnings,
     ))
+}
+
+/// The turn VRM 0.x clients give the scene on load (180° about +Y: the convention faces −Z),
+/// else identity. Exactly (0, 1, 0, 0), so turning by it only flips signs.
+fn view_turn(json: &Json) -> Quat {
+    if json.pointer("/extensions/VRM").is_some() {
+        Quat::from_xyzw(0.0, 1.0, 0.0, 0.0)
+    } else {
+        Quat::IDENTITY
+    }
 }
 
 /// The keys of every animation sampler, as their input accessors count them (not yet checked).

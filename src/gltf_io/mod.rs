@@ -25,6 +25,7 @@ mod read_keys;
 mod rebuilt;
 mod release;
 mod scan;
+mod vrm_data;
 
 pub use buffers::Resources;
 pub use container::Format;

@@ -19,7 +19,7 @@ fn fail(msg: impl Into<String>) -> ErrorKind {
 }
 
 /// An f32 as a JSON number with its shortest decimal form (0.1, not 0.10000000149011612).
-fn num(x: f32) -> Value {
+pub(crate) fn num(x: f32) -> Value {
     let x = if x == 0.0 { 0.0 } else { x }; // no "-0.0"
     x.to_string()
         .parse::<f64>()
@@ -75,6 +75,12 @@ pub(crate) fn apply(
         )?;
     }
     turn_scene_roots(json, &roots, turn)?;
+    super::vrm_data::apply(
+        json,
+        original,
+        model,
+        if turned { turn } else { Quat::IDENTITY },
+    )?;
     patch_clips(json, read, adds, read_model, model)
 }
 

@@ -139,11 +139,13 @@ impl<'a> AsRead<'a> {
             clips,
             other_nodes,
             scene_turn,
+            view_turn,
         } = model;
         let read = self.model;
         *skeletons == read.skeletons
             && *other_nodes == read.other_nodes
             && *scene_turn == read.scene_turn
+            && *view_turn == read.view_turn
             && clips.len() == read.clips.len()
             && clips
                 .iter()

@@ -185,6 +185,11 @@ pub struct Model {
     /// hanging from the scene) by it. Bones and attachments already include it. The rest fix
     /// sets it when it turns a character to face +Z.
     pub scene_turn: Quat,
+    /// The turn the file's clients give the whole scene when they load it: 180° about +Y for a
+    /// convention whose characters face −Z (VRM 0.x: three-vrm's `rotateVRM0`, UniVRM, the Godot
+    /// VRM add-on), identity otherwise. The rest fix makes the character face +Z, T-posed, as
+    /// those clients show it, so in the file it faces the other way. Readers set it; stages keep it.
+    pub view_turn: Quat,
 }
 
 /// The name of a glTF node that is not a bone.

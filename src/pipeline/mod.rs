@@ -461,7 +461,7 @@ fn normalize_one(
     }
     let rest = options.measure.then(|| match &report.rest {
         Some(r) => check::rest_in(model.skeleton(k), map, profile, r.frame),
-        None => check::rest(model.skeleton(k), map, profile),
+        None => check::rest_as_shown(model, k, map, profile),
     });
     Ok((report, rest))
 }

@@ -29,6 +29,7 @@ fn model_of(skeletons: Vec<Skeleton>, other: &[(u32, &str)]) -> Model {
             })
             .collect(),
         scene_turn: Default::default(),
+        view_turn: Default::default(),
     }
 }
 

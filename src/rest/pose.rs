@@ -171,7 +171,8 @@ struct Facing {
     /// Maps the old space of the roots' parent into the new one: the folded base, turned.
     top: Sim,
     /// The part of the base that stays above the skeleton, as a similarity (identity when it
-    /// is folded in or is not one): the space the new rest is judged in is `space · top`.
+    /// is folded in or is not one), under the model's view turn: the space the new rest is
+    /// judged in is `space · top`.
     space: Sim,
     /// The skeleton's new base transform.
     new_base: Mat4,
@@ -197,11 +198,14 @@ fn fold_and_face(
 ) -> Facing {
     let s = model.skeleton(k);
     let (top0, keep, base, can_turn) = fold(model, k, options, warnings);
-    let space = if keep.abs_diff_eq(Mat4::IDENTITY, 1e-7) {
+    let kept = if keep.abs_diff_eq(Mat4::IDENTITY, 1e-7) {
         Sim::IDENTITY
     } else {
         Sim::from_mat4(&keep).unwrap_or(Sim::IDENTITY)
     };
+    // The character is judged as the file's clients show it: under the turn they give the
+    // scene on load (VRM 0.x: 180°), so it faces +Z there and −Z in the file.
+    let space = Sim::rotation(model.view_turn).mul(kept);
     let turn = if options.fix_facing && can_turn {
         let world = s.accumulate(space.mul(top0), original.iter().copied(), Sim::mul);
         facing_turn(s, &world, map, profile, warnings)

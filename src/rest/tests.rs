@@ -92,6 +92,7 @@ proptest! {
             skeletons: vec![s],
             other_nodes: Vec::new(),
             scene_turn: Default::default(),
+            view_turn: Default::default(),
         };
         let before = model.clone();
         let report = fix_rest(&mut model, SkeletonId(0), &map, Profile::humanoid(), &RestOptions::default()).unwrap();
@@ -191,6 +192,7 @@ fn clips_validated_on_two_threads_give_the_problems_of_one_in_order() {
         skeletons: vec![s],
         other_nodes: Vec::new(),
         scene_turn: Default::default(),
+        view_turn: Default::default(),
     };
     assert_eq!(
         validate_clips(&model, SkeletonId(0), &model.skeletons[0]),

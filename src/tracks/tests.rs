@@ -95,6 +95,7 @@ fn model_of(s: Skeleton, clips: Vec<Clip>) -> Model {
         clips,
         other_nodes: Vec::new(),
         scene_turn: Default::default(),
+        view_turn: Default::default(),
     }
 }
 
