@@ -36,14 +36,15 @@ impl Axes {
 }
 
 /// The change of a node's space: what a point given in it becomes, and how a length scales.
+/// Linear: the bone's joint stays where it was in the (turned) scene, so its origin maps to its
+/// origin.
 struct Change {
     linear: Mat3,
-    shift: Vec3,
 }
 
 impl Change {
     fn point(&self, p: Vec3) -> Vec3 {
-        self.linear * p + self.shift
+        self.linear * p
     }
     fn direction(&self, d: Vec3) -> Vec3 {
         (self.linear * d).normalize_or(d)
@@ -57,7 +58,7 @@ impl Change {
 /// (normalizing a normalized file), which must leave the data as it was.
 const CHANGE_NOISE: f32 = 1e-5;
 
-/// Per bone node whose space changed: `W'⁻¹ · T · W` (as a linear part and a shift).
+/// Per bone node whose space changed: the linear part of `W'⁻¹ · T · W`.
 fn changes(original: &Model, model: &Model, turn: Quat) -> HashMap<u64, Change> {
     let t = Mat4::from_quat(turn);
     let mut out = HashMap::new();
@@ -65,15 +66,9 @@ fn changes(original: &Model, model: &Model, turn: Quat) -> HashMap<u64, Change> 
         let (w, w2) = (old.rest_world(), new.rest_world());
         for ((b, w), w2) in old.bones.iter().zip(&w).zip(&w2) {
             let Some(node) = b.node else { continue };
-            let m = w2.inverse() * t * *w;
-            if !m.abs_diff_eq(Mat4::IDENTITY, CHANGE_NOISE) && m.is_finite() {
-                out.insert(
-                    u64::from(node),
-                    Change {
-                        linear: Mat3::from_mat4(m),
-                        shift: m.w_axis.truncate(),
-                    },
-                );
+            let m = Mat3::from_mat4(w2.inverse() * t * *w);
+            if !m.abs_diff_eq(Mat3::IDENTITY, CHANGE_NOISE) && m.is_finite() {
+                out.insert(u64::from(node), Change { linear: m });
             }
         }
     }
@@ -111,25 +106,33 @@ fn set_vec3(slot: &mut Value, v: Vec3, axes: Axes) {
     }
 }
 
-fn point(obj: &mut Map<String, Value>, key: &str, c: &Change, axes: Axes) {
+/// Rewrites the vector at `key` as `f` maps it, unless it stays what it was (a zero offset, a
+/// direction along the turn's axis): the file keeps its own numbers then.
+fn map_vec3(obj: &mut Map<String, Value>, key: &str, axes: Axes, f: impl Fn(Vec3) -> Vec3) {
     if let Some(slot) = obj.get_mut(key) {
         if let Some(v) = vec3_of(slot, axes) {
-            set_vec3(slot, c.point(v), axes);
+            let new = f(v);
+            if !new.abs_diff_eq(v, 1e-7 * v.length().max(1e-3)) {
+                set_vec3(slot, new, axes);
+            }
         }
     }
 }
 
+fn point(obj: &mut Map<String, Value>, key: &str, c: &Change, axes: Axes) {
+    map_vec3(obj, key, axes, |v| c.point(v));
+}
+
 fn direction(obj: &mut Map<String, Value>, key: &str, c: &Change, axes: Axes) {
-    if let Some(slot) = obj.get_mut(key) {
-        if let Some(v) = vec3_of(slot, axes) {
-            set_vec3(slot, c.direction(v), axes);
-        }
-    }
+    map_vec3(obj, key, axes, |v| c.direction(v));
 }
 
 fn length(obj: &mut Map<String, Value>, key: &str, c: &Change) {
     if let Some(r) = obj.get(key).and_then(Value::as_f64) {
-        obj.insert(key.into(), super::patch::num(c.length(r as f32)));
+        let new = c.length(r as f32);
+        if (new - r as f32).abs() > 1e-7 * new.abs() {
+            obj.insert(key.into(), super::patch::num(new));
+        }
     }
 }
 
@@ -165,7 +168,6 @@ pub(crate) fn apply(
     let changes = changes(original, model, turn);
     let scene = Change {
         linear: Mat3::from_quat(turn),
-        shift: Vec3::ZERO,
     };
     if let Some(vrm) = ext.get_mut("VRM").and_then(Value::as_object_mut) {
         vrm0(vrm, &changes, &scene);

@@ -186,12 +186,17 @@ pub enum RetargetRunError {
 /// Normalizes `source` (in place) and `target`, then retargets the source's clips onto the
 /// target (see [`retarget_onto`]) and leaves in `target` what `job.output` asks for: by default
 /// the target as it came plus the new clips in its own rests. On error the target is unchanged.
+///
+/// The source is normalized as the target's clients show a scene (it takes the target's
+/// [`Model::view_turn`]): onto a VRM 0.x character, whose file faces −Z, a clip that faces +Z
+/// in its own file is turned to face −Z with it, so both play facing +Z in a VRM 0.x client.
 pub fn retarget(
     source: &mut Model,
     target: &mut Model,
     profile: &Profile,
     job: &RetargetJob,
 ) -> Result<RetargetReport, RetargetRunError> {
+    source.view_turn = target.view_turn;
     let s = normalize(source, profile, &job.source).map_err(RetargetRunError::Source)?;
     let mut normalized = target.clone();
     let t = normalize(&mut normalized, profile, &job.target).map_err(RetargetRunError::Target)?;
@@ -238,7 +243,9 @@ pub fn carry_clips_back(
 
 /// Retargets the clips of an already normalized `source` onto an already normalized `target`:
 /// one plan for the pair, every chosen clip retargeted with it, named by `job.naming`, added to
-/// `target`. Checks everything first: on error the target is unchanged.
+/// `target`. Checks everything first: on error the target is unchanged. Both sides must have
+/// been normalized under the same [`Model::view_turn`] (as [`retarget`] does), so that they face
+/// +Z in one space.
 pub fn retarget_onto(
     source: (&Model, &Side),
     target: (&mut Model, &Side),

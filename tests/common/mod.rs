@@ -345,6 +345,29 @@ fn run_module(script: &Path, args: &[&Path]) -> serde_json::Value {
     })
 }
 
+/// `tests/tools/three_vrm.mjs`: three-vrm 3.5.5's view of `input` and `output` (loaded as its
+/// examples load a VRM), with each VRMA of `anims` played on both; its JSON line (the script's
+/// header tells it), or `None` (with a message) when three-vrm is not installed. With `clip`,
+/// `output` is a retarget of `anims` onto `input` (the script's `--clip`).
+pub fn three_vrm(
+    input: &Path,
+    output: &Path,
+    anims: &[&Path],
+    clip: bool,
+) -> Option<serde_json::Value> {
+    let modules = tools_dir().join("node_modules/@pixiv");
+    if !modules.join("three-vrm").is_dir() || !modules.join("three-vrm-animation").is_dir() {
+        skip_tool("three-vrm check: @pixiv/three-vrm or @pixiv/three-vrm-animation missing");
+        return None;
+    }
+    let mut args = vec![input, output];
+    args.extend_from_slice(anims);
+    if clip {
+        args.push(Path::new("--clip"));
+    }
+    Some(run_module(&root().join("tests/tools/three_vrm.mjs"), &args))
+}
+
 /// Inputs the three.js checks cannot load in Node (no meshopt or Draco decoder is set, and Node
 /// lacks `ProgressEvent` for data URIs).
 pub fn three_skips(input: &Path) -> bool {

@@ -13,7 +13,10 @@
 //
 // Usage (an ES module: run it from a folder whose node_modules has three, @pixiv/three-vrm and
 // @pixiv/three-vrm-animation, or copy it next to one):
-//   node three_vrm.mjs IN.vrm OUT.vrm [ANIM.vrma ...]
+//   node three_vrm.mjs IN.vrm OUT.vrm [ANIM.vrma ...] [--clip]
+// With --clip, OUT is a retarget of each ANIM onto IN: OUT's last glTF animation, played on its raw
+// bones with an AnimationMixer (no vrm.update, which would drive them from the normalized bones),
+// is compared with ANIM played by three-vrm-animation on IN at the same times ("clip" in "vrma").
 import fs from 'fs';
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
@@ -39,6 +42,7 @@ const loadVrm = async (path) => {
   if (!vrm) throw new Error(`${path}: three-vrm found no VRM`);
   VRMUtils.rotateVRM0(vrm);
   vrm.scene.updateMatrixWorld(true);
+  vrm.animations = gltf.animations;
   return vrm;
 };
 
@@ -101,9 +105,10 @@ const posed = (vrm, height) => {
   return measure(vrm, height);
 };
 
-const played = (vrm, anim, height) => {
+// `anim` played with three-vrm-animation, or (`raw`) a glTF clip of the file on its raw bones
+const played = (vrm, anim, height, raw = null) => {
   restPose(vrm);
-  const clip = createVRMAnimationClip(anim, vrm);
+  const clip = raw ?? createVRMAnimationClip(anim, vrm);
   const mixer = new THREE.AnimationMixer(vrm.scene);
   mixer.clipAction(clip).play();
   const n = Math.max(2, Math.min(24, Math.round(clip.duration * 30) + 1));
@@ -111,7 +116,7 @@ const played = (vrm, anim, height) => {
   for (let k = 0; k < n; k++) {
     const t = (clip.duration * k) / (n - 1);
     mixer.setTime(t);
-    vrm.update(0);
+    if (!raw) vrm.update(0);
     frames.push([t, measure(vrm, height)]);
   }
   mixer.stopAllAction();
@@ -130,7 +135,9 @@ const worst = (a, b, where) => {
   return w;
 };
 
-const [inPath, outPath, ...anims] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const clipToo = args.includes('--clip');
+const [inPath, outPath, ...anims] = args.filter((a) => a !== '--clip');
 const A = await loadVrm(inPath), B = await loadVrm(outPath);
 const result = {
   in: inPath,
@@ -156,6 +163,18 @@ for (const path of anims) {
     const e = worst(m, fb[i][1], { what: path, t: +t.toFixed(3) });
     if (e.error > w.error) w = e;
   });
-  result.vrma.push({ path, frames: fa.length, max: w.error, where: w.where });
+  const entry = { path, frames: fa.length, max: w.error, where: w.where };
+  if (clipToo) {
+    const clip = B.animations[B.animations.length - 1];
+    if (!clip) throw new Error(`${outPath}: no glTF animation to compare with ${path}`);
+    const fc = played(B, null, hb, clip);
+    let c = { error: 0, where: null };
+    fc.forEach(([t, m], i) => {
+      const e = worst(fa[Math.min(i, fa.length - 1)][1], m, { what: clip.name, t: +t.toFixed(3) });
+      if (e.error > c.error) c = e;
+    });
+    entry.clip = { name: clip.name, duration: [fa.length ? fa[fa.length - 1][0] : 0, clip.duration], max: c.error, where: c.where };
+  }
+  result.vrma.push(entry);
 }
 console.log(JSON.stringify(result));
