@@ -154,7 +154,9 @@ fn retargets_onto_vrms_face_and_pose_in_three_vrm_as_their_targets_do() {
             ));
             let mut args = vec![
                 "retarget",
+                "--source",
                 vrma.to_str().unwrap(),
+                "--target",
                 target.to_str().unwrap(),
                 "-o",
                 out.to_str().unwrap(),
