@@ -143,17 +143,21 @@ fn a_vrm_player_poses_the_character_as_skelnorm_does() {
     assert_eq!(seen.len(), pairs.len());
     let mut versions = std::collections::BTreeSet::new();
     for (pair, r) in pairs.iter().zip(seen) {
-        let (error, moves) = (
+        let (error, moves, hips) = (
             r["max_error"].as_f64().unwrap(),
             r["max_motion"].as_f64().unwrap(),
+            r["hips_error"].as_f64().unwrap(),
         );
         eprintln!(
-            "{pair} (VRM {}): within {error:.2e} of the hips height (at {}), moves {moves:.2}",
+            "{pair} (VRM {}): within {error:.2e} of the hips height (at {}), hips within \
+             {hips:.2e}, moves {moves:.2}",
             r["meta_version"], r["where"]
         );
         assert_eq!(r["bones"].as_array().unwrap().len(), 7, "{pair}: {r}");
         assert!(moves > MOVES, "{pair}: the clip barely moves: {r}");
         assert!(error < WITHIN, "{pair}: {r}");
+        // The hips themselves go where the keyed raw bones take them (the translation track).
+        assert!(hips < WITHIN, "{pair}: {r}");
         versions.insert(r["meta_version"].as_str().unwrap().to_string());
     }
     // The fixture is VRM 0.x; the real assets add VRM 1.0.
