@@ -263,6 +263,9 @@ fn an_animation_only_file_is_no_vrm() {
         out.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(2), "a usage error");
-    assert!(String::from_utf8_lossy(&o.stderr).contains("no VRM character"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no VRM character"), "{err}");
+    // It names the VRM animation to write instead.
+    assert!(err.contains("clips.vrma"), "{err}");
     assert!(!out.exists());
 }

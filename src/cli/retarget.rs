@@ -28,7 +28,8 @@ pub struct RetargetArgs {
     pub target: PathBuf,
     /// The output: the target as it came (its names, rests and scene) with the retargeted
     /// clips added in its own rests; or, ending in .bvh, the target's skeleton with the one
-    /// retargeted clip.
+    /// retargeted clip; or, ending in .vrma, the one retargeted clip as a VRM animation for a
+    /// VRM target.
     #[arg(short = 'o', long, value_name = "OUT")]
     pub output: PathBuf,
     /// Write the target normalized (profile names, T-pose rests, facing +Z) with the new
@@ -36,7 +37,8 @@ pub struct RetargetArgs {
     #[arg(long, conflicts_with = "animation_only")]
     pub normalized: bool,
     /// Write only the target's skeleton (its nodes and rests, no meshes) and the new clips:
-    /// an animation-only file.
+    /// an animation-only file. Onto a VRM character, write it as a VRM animation: OUT ends in
+    /// .vrma (implied by such an OUT).
     #[arg(long)]
     pub animation_only: bool,
     /// Retarget only this source clip (repeatable); all of them by default.
@@ -340,13 +342,27 @@ fn parse_pin(text: &str) -> Result<PinOp, String> {
 /// source has no clips).
 pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
     let bvh = super::convert::is_bvh(&args.output);
-    let vrm = args
-        .output
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("vrm") || e.eq_ignore_ascii_case("vrma"));
-    if args.animation_only && vrm {
+    let ext = |e: &str| {
+        args.output
+            .extension()
+            .is_some_and(|x| x.eq_ignore_ascii_case(e))
+    };
+    // A .vrma is a VRM animation: the new clip only, for the VRM target (--animation-only is
+    // implied). A .vrm holds a VRM character, which an animation-only file has not.
+    let vrma = ext("vrma");
+    if args.animation_only && ext("vrm") {
+        let mut named = args.output.clone();
+        named.set_extension("vrma");
         return Err(Failure::Usage(format!(
-            "{}: an animation-only file holds no VRM character: write .glb or .gltf",
+            "{}: an animation-only file holds no VRM character: write {} (a VRM animation, \
+             which VRM players play on the character) or .glb/.gltf (its skeleton and clips)",
+            args.output.display(),
+            named.display()
+        )));
+    }
+    if vrma && args.normalized {
+        return Err(Failure::Usage(format!(
+            "{}: a VRM animation plays on the VRM character as it came: drop --normalized",
             args.output.display()
         )));
     }
@@ -386,7 +402,7 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
             suffix: args.suffix.clone(),
             on_clash: OnClash::Refuse,
         },
-        output: super::retarget_output(args.normalized, args.animation_only),
+        output: super::retarget_output(args.normalized, args.animation_only || vrma),
         ..resolved.retarget_job()
     };
     (job.source.skeleton, job.target.skeleton) = (source_skeleton, target_skeleton);
@@ -414,6 +430,8 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
             Some(&clip.clip),
             &args.bvh,
         )?;
+    } else if vrma {
+        write_vrma(args, &target.model, &report)?;
     } else if job.output == RetargetOutput::AnimationOnly {
         gltf_io::animation_only(&target.model, &args.output)?.write(&args.output)?;
     } else {
@@ -440,6 +458,36 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
         text.write_text(w)
     })?;
     Ok(super::EXIT_OK)
+}
+
+/// Writes the one retargeted clip of `report`, in `target` (the VRM character as it came), as a
+/// VRM animation at the output: a usage error when several clips were retargeted (a VRMA holds
+/// one) or the target declares no VRM humanoid.
+fn write_vrma(
+    args: &RetargetArgs,
+    target: &skelnorm::model::Model,
+    report: &skelnorm::pipeline::RetargetReport,
+) -> Result<(), Failure> {
+    let [new] = report.clips.as_slice() else {
+        return Err(Failure::Usage(format!(
+            "{}: {} clips were retargeted and a VRM animation holds one; choose it with --clip",
+            args.output.display(),
+            report.clips.len()
+        )));
+    };
+    let clip = target
+        .clips
+        .iter()
+        .find(|c| c.name == new.clip)
+        .expect("the retargeted clip is in the target");
+    match gltf_io::vrm_animation(target, clip, &args.output) {
+        Ok(doc) => Ok(doc.write(&args.output)?),
+        Err(gltf_io::VrmaError::File(e)) => Err(e.into()),
+        Err(e) => Err(Failure::Usage(format!(
+            "{}: {e}; write .glb or .gltf for its skeleton and clips",
+            args.target.display()
+        ))),
+    }
 }
 
 /// The failure of a refused retarget, naming the file concerned: exit 3 when a side or the pair

@@ -252,6 +252,24 @@ impl Builder {
         )
     }
 
+    /// Declares the top-level extension `name` (in `extensionsUsed`) with its object `value`.
+    pub fn extension(&mut self, name: &str, value: Value) {
+        let used = self
+            .root
+            .entry("extensionsUsed")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Some(list) = used.as_array_mut() {
+            if !list.iter().any(|n| n == name) {
+                list.push(json!(name));
+            }
+        }
+        let all = self
+            .root
+            .entry("extensions")
+            .or_insert_with(|| Value::Object(Map::new()));
+        all[name] = value;
+    }
+
     /// The document as GLB bytes.
     pub fn finish(mut self) -> Vec<u8> {
         while self.bin.len() % 4 != 0 {

@@ -26,11 +26,13 @@ mod rebuilt;
 mod release;
 mod scan;
 mod vrm_data;
+mod vrma;
 
 pub use buffers::Resources;
 pub use container::Format;
 pub use error::{Error, ErrorKind};
 pub use input::Input;
+pub use vrma::{vrm1_bone_id, VrmaError};
 
 use read::Keys;
 
@@ -340,6 +342,23 @@ fn folder_of(path: &Path) -> PathBuf {
 pub fn animation_only(model: &crate::model::Model, path: &Path) -> Result<Document, Error> {
     let glb = build::from_model(model, &format!("skelnorm {}", env!("CARGO_PKG_VERSION")));
     read_bytes(&glb, path, &Resources::None)
+}
+
+/// A document holding a VRM animation (`VRMC_vrm_animation` 1.0) of `clip`, a clip of a VRM
+/// character's skeleton in its own rests, to be written at `path` (a `.vrma`): the humanoid
+/// bones' rotations as a VRM player applies them to the normalized bones, and the hips'
+/// translation, in VRM 1.0's convention whatever the character's VRM version (see `vrma.rs`).
+pub fn vrm_animation(
+    model: &crate::model::Model,
+    clip: &crate::model::Clip,
+    path: &Path,
+) -> Result<Document, VrmaError> {
+    let glb = vrma::vrma_bytes(
+        model,
+        clip,
+        &format!("skelnorm {}", env!("CARGO_PKG_VERSION")),
+    )?;
+    Ok(read_bytes(&glb, path, &Resources::None)?)
 }
 
 /// Parses a document from bytes; `path` only names it in errors. External URIs resolve through

@@ -72,7 +72,9 @@ pub enum RetargetOutput {
     Normalized,
     /// As [`RetargetOutput::Original`], but only the new clips: with the target's skeleton
     /// (its nodes and rests, no meshes), written as an animation-only file, the way engines
-    /// import animation.
+    /// import animation; or, for a VRM target, a clip of it written as a VRM animation (the
+    /// `.vrma` writer), which needs the clip in the target's own rests, as this output leaves
+    /// it.
     AnimationOnly,
 }
 
