@@ -167,6 +167,10 @@ pub struct Plan {
     pub source_leg_length: Option<f32>,
     /// The same for the target.
     pub target_leg_length: Option<f32>,
+    /// The turn about +Y (quarter turns, degrees) the source's motion takes so that it faces as
+    /// the target does at rest: 0 between two normalized skeletons of one convention, 180 from a
+    /// character facing +Z onto a normalized VRM 0.x one (which faces −Z in its file).
+    pub source_turn_deg: f32,
     /// Chains left at rest, paired by a close name, without IK, or read around detached bones.
     pub warnings: Vec<Warning>,
     #[serde(skip)]
@@ -205,7 +209,11 @@ pub struct Plan {
     pub(crate) drivers: Vec<Driver>,
     #[serde(skip)]
     pub(crate) limbs: Vec<IkLimb>,
-    /// Global rest rotations and positions (skeleton space, retarget pose applied).
+    /// What the source's roots hang from: its skeleton space turned by the source turn.
+    #[serde(skip)]
+    pub(crate) source_space: Global,
+    /// Global rest rotations and positions (skeleton space, retarget pose applied; the source's
+    /// under [`Plan::source_space`]).
     #[serde(skip)]
     pub(crate) source_rest: Vec<(Quat, Vec3)>,
     #[serde(skip)]
@@ -302,6 +310,7 @@ type RestFrames = Vec<(Quat, Vec3)>;
 fn rest_globals(
     rig: &Rig,
     offsets: &std::collections::BTreeMap<String, [f32; 3]>,
+    root: Global,
 ) -> Result<(Vec<Quat>, RestFrames), RetargetError> {
     let s = rig.skeleton;
     let mut local: Vec<Quat> = s.bones.iter().map(|b| b.rest.rotation).collect();
@@ -324,7 +333,7 @@ fn rest_globals(
         }
     }
     let global = s.accumulate(
-        Global::ROOT,
+        root,
         s.bones.iter().zip(&local),
         |parent, (b, &rotation)| {
             let mut g = parent.child(&Transform { rotation, ..b.rest });
@@ -633,8 +642,24 @@ pub(crate) fn build(
             )));
         }
     }
-    let (_, source_rest) = rest_globals(source, &options.pose.source)?;
-    let (target_local_rest, target_rest) = rest_globals(target, &options.pose.target)?;
+    let (target_local_rest, target_rest) =
+        rest_globals(target, &options.pose.target, Global::ROOT)?;
+    let (_, source_rest) = rest_globals(source, &options.pose.source, Global::ROOT)?;
+    // Seen as the target faces (a VRM 0.x character faces −Z in its file): the source turned
+    // about +Y by the quarter turns between their facings.
+    let source_turn = match (facing(source, &source_rest), facing(target, &target_rest)) {
+        (Some(s), Some(t)) => quarter_turn(t - s),
+        _ => Quat::IDENTITY,
+    };
+    let source_space = Global {
+        rot: source_turn,
+        ..Global::ROOT
+    };
+    let source_rest = if source_turn == Quat::IDENTITY {
+        source_rest
+    } else {
+        rest_globals(source, &options.pose.source, source_space)?.1
+    };
     let hips = |rig: &Rig| {
         rig.profile
             .find("Hips")
@@ -689,6 +714,8 @@ pub(crate) fn build(
         target_rest,
         target_local_rest,
         pins: Vec::new(),
+        source_turn_deg: turn_deg(source_turn),
+        source_space,
     };
     if options.root_motion {
         let ok = plan
@@ -760,6 +787,43 @@ fn pins(plan: &Plan, target: &Rig, options: &RetargetOptions) -> Result<Vec<Pin>
 
 /// The legs' rest lengths (thigh to shin to foot joints), averaged over the sides both rigs map
 /// whole: (source, target).
+/// The way a skeleton faces at rest, in quarter turns about +Y from +Z: its left (the left
+/// upper leg's joint, else the upper arm's or shoulder's, less the right one's) is +X turned the
+/// same way. `None` when neither pair is mapped or the pair stands on the vertical.
+fn facing(rig: &Rig, rest: &[(Quat, Vec3)]) -> Option<i32> {
+    ["UpperLeg", "UpperArm", "Shoulder"].iter().find_map(|b| {
+        let at = |side: &str| {
+            let p = rig.profile.find(&format!("{side}{b}"))?;
+            Some(rest[rig.map.get(p)?.index()].1)
+        };
+        let left = at("Left")? - at("Right")?;
+        // The turn about +Y that takes +X to `left` takes +Z to the facing.
+        let yaw = (-left.z).atan2(left.x);
+        (left.x.hypot(left.z) > 1e-6 * left.length().max(1e-12))
+            .then(|| (yaw / std::f32::consts::FRAC_PI_2).round() as i32)
+    })
+}
+
+/// `k` quarter turns about +Y; half turns exactly (0, 1, 0, 0).
+fn quarter_turn(k: i32) -> Quat {
+    match k.rem_euclid(4) {
+        0 => Quat::IDENTITY,
+        2 => Quat::from_xyzw(0.0, 1.0, 0.0, 0.0),
+        k => Quat::from_rotation_y(k as f32 * std::f32::consts::FRAC_PI_2),
+    }
+}
+
+/// The angle of a turn about +Y, degrees in (−180, 180].
+fn turn_deg(q: Quat) -> f32 {
+    let (axis, angle) = q.to_axis_angle();
+    let deg = angle.to_degrees() * axis.y.signum();
+    if deg <= -180.0 + 1e-3 {
+        deg + 360.0
+    } else {
+        deg
+    }
+}
+
 fn leg_lengths(
     source: (&Rig, &[(Quat, Vec3)]),
     target: (&Rig, &[(Quat, Vec3)]),

@@ -628,7 +628,7 @@ impl Retargeter {
         );
         let locals = source.iter().enumerate();
         self.source.accumulate_into(
-            Global::ROOT,
+            self.plan.source_space,
             locals,
             &mut self.source_global,
             |parent, (i, l)| {
