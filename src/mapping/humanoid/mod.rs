@@ -137,17 +137,7 @@ impl<'a> Ctx<'a> {
             .map(|s| s.iter().copied().fold(0.0, f32::max))
             .collect();
         let n = sk.bones.len();
-        let skinned = sk.bones.iter().any(|b| b.is_joint);
-        let mut cand = vec![false; n];
-        for i in (0..n).rev() {
-            let bone = &sk.bones[i];
-            let named_out = info[i].helper || info[i].end;
-            let has_cand_child = children[i].iter().any(|c| cand[c.index()]);
-            // End sites (nodes below the last joint) are never mapped; weightless tip joints are
-            // dropped per finger (see `hands`).
-            let end_site = skinned && !bone.is_joint && !has_cand_child;
-            cand[i] = !named_out && !end_site;
-        }
+        let cand = super::mappable(sk, &info, &children);
         let mut cand_below = cand.clone();
         for i in (0..n).rev() {
             if let (true, Some(p)) = (cand_below[i], sk.bones[i].parent) {
