@@ -211,6 +211,46 @@ mod tests {
     }
 
     #[test]
+    fn names_other_conventions_share_do_not_bind() {
+        // The CMU BVH (`../shared/assets/bvh/cmu_131_03_maxfriendly.bvh`, its real names and
+        // parents): `LeftShoulder` is the upper arm below `LeftCollar`, and with `Hips`, `Chest`,
+        // `Neck` and `Head` its exact names hold 2 of the 15 required bones (`Hips`, `Head`).
+        let p = Profile::humanoid();
+        let mut owned: Vec<(String, String)> = Vec::new();
+        let mut bones = vec![
+            ("Hips", None),
+            ("lowerback", Some("Hips")),
+            ("Chest", Some("lowerback")),
+            ("Chest2", Some("Chest")),
+            ("lowerneck", Some("Chest2")),
+            ("Neck", Some("lowerneck")),
+            ("Head", Some("Neck")),
+        ];
+        for side in ["Left", "Right"] {
+            let n = |part: &str| format!("{side}{part}");
+            for (bone, parent) in [
+                (n("Collar"), "Chest2".to_string()),
+                (n("Shoulder"), n("Collar")),
+                (n("Elbow"), n("Shoulder")),
+                (n("Wrist"), n("Elbow")),
+                (n("Hip"), "Hips".to_string()),
+                (n("Knee"), n("Hip")),
+                (n("Ankle"), n("Knee")),
+            ] {
+                owned.push((bone, parent));
+            }
+        }
+        bones.extend(owned.iter().map(|(b, p)| (b.as_str(), Some(p.as_str()))));
+        let sk = tree(&bones);
+        assert!(kept_names(&sk)
+            .iter()
+            .any(|(role, bone)| role == "LeftShoulder" && bone == "LeftShoulder"));
+        let mut fixed = vec![None; p.bones.len()];
+        apply(&sk, p, &mut fixed, &vec![false; p.bones.len()]);
+        assert!(fixed.iter().all(Option::is_none));
+    }
+
+    #[test]
     fn center_names_alone_do_not_bind() {
         let p = Profile::humanoid();
         let sk = tree(&[

@@ -208,6 +208,22 @@ fn a_normalized_ik_layout_maps_to_itself() {
     // feet, which hang from the root. The feet used to be lost (32 of 34 bones mapped again).
     let sk = rig(Names::Normalized, &[], 1.0);
     assert_eq!(mapped(&sk), expected(Names::Normalized));
+    // The same warnings as the first time: the feet and upper legs are an IK layout, no bone is
+    // out of order.
+    let map = map_skeleton(&sk, Profile::humanoid(), &MapOptions::default());
+    let codes = |c: WarningCode| -> Vec<String> {
+        let mut v: Vec<String> = map
+            .warnings
+            .iter()
+            .filter(|w| w.code == c)
+            .flat_map(|w| w.bones.clone())
+            .collect();
+        v.sort();
+        v
+    };
+    let ik = ["LeftFoot", "LeftUpperLeg", "RightFoot", "RightUpperLeg"];
+    assert_eq!(codes(WarningCode::IkLayout), ik);
+    assert!(codes(WarningCode::ParentOrder).is_empty());
     // With the shins crossed as well.
     let sk = rig(Names::Normalized, &CROSSED_SHINS, 1.0);
     assert_eq!(mapped(&sk), expected(Names::Normalized));
