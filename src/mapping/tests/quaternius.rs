@@ -131,9 +131,11 @@ fn rig(names: Names, moved: &[(&str, [f32; 3])], x: f32) -> Skeleton {
     };
     for (n, _, parent, _) in RIG {
         let end = n.ends_with("_end");
-        let up = (!parent.is_empty())
-            .then(|| at(parent))
-            .unwrap_or(Vec3::ZERO);
+        let up = if parent.is_empty() {
+            Vec3::ZERO
+        } else {
+            at(parent)
+        };
         sk.bones.push(Bone {
             name: name(n),
             parent: (!parent.is_empty()).then(|| sk.find(&name(parent)).expect("parents first")),
