@@ -27,7 +27,7 @@
 //! Sides are never judged by geometry here: a bone named `LeftUpperLeg` is the left upper leg
 //! even where its rest lies across the middle.
 
-use super::names::{Lexicon, NameInfo};
+use super::names::NameInfo;
 use super::{Mapped, Origin};
 use crate::model::{BoneId, Skeleton};
 use crate::profile::{Profile, ProfileBoneId, Side};
@@ -35,13 +35,15 @@ use std::collections::HashMap;
 
 /// Fills `fixed` with the profile bones that bones carrying their exact names keep (see the
 /// module's rule); slots already fixed or forced empty, and bones already fixed, are left alone.
+/// `info` is every bone's name as the profile reads it.
 pub(super) fn apply(
     skeleton: &Skeleton,
     profile: &Profile,
+    info: &[NameInfo],
     fixed: &mut [Option<Mapped>],
     forced_empty: &[bool],
 ) {
-    let kept = kept(skeleton, profile, fixed, forced_empty);
+    let kept = kept(skeleton, profile, info, fixed, forced_empty);
     let sides = |s: Side| kept.iter().any(|(id, _)| profile.bone(*id).side == s);
     let required = profile
         .ids()
@@ -71,16 +73,11 @@ pub(super) fn apply(
 fn kept(
     skeleton: &Skeleton,
     profile: &Profile,
+    info: &[NameInfo],
     fixed: &[Option<Mapped>],
     forced_empty: &[bool],
 ) -> Vec<(ProfileBoneId, BoneId)> {
-    let lexicon = Lexicon::new(profile);
-    let info: Vec<NameInfo> = skeleton
-        .bones
-        .iter()
-        .map(|b| lexicon.analyze(&b.name))
-        .collect();
-    let mappable = super::mappable(skeleton, &info, &skeleton.children());
+    let mappable = super::mappable(skeleton, info, &skeleton.children());
     let mut count: HashMap<&str, usize> = HashMap::new();
     for b in &skeleton.bones {
         *count.entry(b.name.as_str()).or_default() += 1;
@@ -156,11 +153,17 @@ mod tests {
         sk
     }
 
+    /// Every bone's name as the humanoid profile reads it.
+    fn read(sk: &Skeleton) -> Vec<NameInfo> {
+        let lexicon = crate::mapping::names::Lexicon::new(Profile::humanoid());
+        sk.bones.iter().map(|b| lexicon.analyze(&b.name)).collect()
+    }
+
     fn kept_names(sk: &Skeleton) -> Vec<(String, String)> {
         let p = Profile::humanoid();
         let fixed = vec![None; p.bones.len()];
         let empty = vec![false; p.bones.len()];
-        kept(sk, p, &fixed, &empty)
+        kept(sk, p, &read(sk), &fixed, &empty)
             .into_iter()
             .map(|(id, b)| (p.bone(id).name.clone(), sk.bones[b.index()].name.clone()))
             .collect()
@@ -246,7 +249,7 @@ mod tests {
             .iter()
             .any(|(role, bone)| role == "LeftShoulder" && bone == "LeftShoulder"));
         let mut fixed = vec![None; p.bones.len()];
-        apply(&sk, p, &mut fixed, &vec![false; p.bones.len()]);
+        apply(&sk, p, &read(&sk), &mut fixed, &vec![false; p.bones.len()]);
         assert!(fixed.iter().all(Option::is_none));
     }
 
@@ -259,7 +262,7 @@ mod tests {
             ("Chest", Some("Spine")),
         ]);
         let mut fixed = vec![None; p.bones.len()];
-        apply(&sk, p, &mut fixed, &vec![false; p.bones.len()]);
+        apply(&sk, p, &read(&sk), &mut fixed, &vec![false; p.bones.len()]);
         assert!(fixed.iter().all(Option::is_none));
     }
 }

@@ -200,11 +200,22 @@ pub fn map_skeleton(skeleton: &Skeleton, profile: &Profile, options: &MapOptions
             );
         }
     }
-    exact::apply(skeleton, profile, &mut fixed, &forced_empty);
+    let lexicon = names::Lexicon::new(profile);
+    let info: Vec<names::NameInfo> = skeleton
+        .bones
+        .iter()
+        .map(|b| lexicon.analyze(&b.name))
+        .collect();
+    exact::apply(skeleton, profile, &info, &mut fixed, &forced_empty);
     let mut entries = match profile.mapper {
-        MapperKind::Humanoid if humanoid::fits(profile) => {
-            humanoid::map(skeleton, profile, &fixed, &forced_empty, &mut warnings)
-        }
+        MapperKind::Humanoid if humanoid::fits(profile) => humanoid::map(
+            skeleton,
+            profile,
+            (&lexicon, info),
+            &fixed,
+            &forced_empty,
+            &mut warnings,
+        ),
         _ => generic::map(skeleton, profile, &fixed, &forced_empty),
     };
     for (i, f) in fixed.into_iter().enumerate() {
