@@ -3,9 +3,8 @@
 //! [`map_skeleton`] combines, in order of precedence: a bone-map file's entries
 //! ([`BoneMapFile`]), the humanoid map a VRM/VRMA file declares, bones that carry the profile's
 //! own names where the hierarchy agrees (a normalized skeleton maps to itself), and the
-//! auto-mapper, which
-//! scores candidates on names, hierarchy, rest-pose geometry and skin data and then picks one
-//! consistent assignment for the whole skeleton. The result is deterministic, and every mapped
+//! auto-mapper, which scores candidates on names, hierarchy, rest-pose geometry and skin data
+//! and then picks one consistent assignment for the whole skeleton. The result is deterministic, and every mapped
 //! bone carries a confidence and a short reason. [`Symmetry`] pairs a mapped skeleton's bones left
 //! with right for mirroring. This module imports `model` and `profile`.
 
