@@ -1,12 +1,14 @@
 //! Mapping a skeleton's bones to a profile's bones.
 //!
 //! [`map_skeleton`] combines, in order of precedence: a bone-map file's entries
-//! ([`BoneMapFile`]), the humanoid map a VRM/VRMA file declares, and the auto-mapper, which
-//! scores candidates on names, hierarchy, rest-pose geometry and skin data and then picks one
-//! consistent assignment for the whole skeleton. The result is deterministic, and every mapped
+//! ([`BoneMapFile`]), the humanoid map a VRM/VRMA file declares, bones that carry the profile's
+//! own names where the hierarchy agrees (a normalized skeleton maps to itself), and the
+//! auto-mapper, which scores candidates on names, hierarchy, rest-pose geometry and skin data
+//! and then picks one consistent assignment for the whole skeleton. The result is deterministic, and every mapped
 //! bone carries a confidence and a short reason. [`Symmetry`] pairs a mapped skeleton's bones left
 //! with right for mirroring. This module imports `model` and `profile`.
 
+mod exact;
 mod file;
 mod generic;
 mod humanoid;
@@ -197,10 +199,22 @@ pub fn map_skeleton(skeleton: &Skeleton, profile: &Profile, options: &MapOptions
             );
         }
     }
+    let lexicon = names::Lexicon::new(profile);
+    let info: Vec<names::NameInfo> = skeleton
+        .bones
+        .iter()
+        .map(|b| lexicon.analyze(&b.name))
+        .collect();
+    exact::apply(skeleton, profile, &info, &mut fixed, &forced_empty);
     let mut entries = match profile.mapper {
-        MapperKind::Humanoid if humanoid::fits(profile) => {
-            humanoid::map(skeleton, profile, &fixed, &forced_empty, &mut warnings)
-        }
+        MapperKind::Humanoid if humanoid::fits(profile) => humanoid::map(
+            skeleton,
+            profile,
+            (&lexicon, info),
+            &fixed,
+            &forced_empty,
+            &mut warnings,
+        ),
         _ => generic::map(skeleton, profile, &fixed, &forced_empty),
     };
     for (i, f) in fixed.into_iter().enumerate() {
@@ -267,6 +281,26 @@ fn check(map: &mut BoneMap, skeleton: &Skeleton, profile: &Profile) {
             up = profile.bone(p).parent;
         }
     }
+}
+
+/// Which bones a mapper may map at all: not named as helpers or ends, and no end site (a node
+/// that is no skin joint, in a skinned skeleton, with no such bone among its children).
+/// Weightless tip joints are dropped per finger by the humanoid mapper.
+pub(crate) fn mappable(
+    skeleton: &Skeleton,
+    info: &[names::NameInfo],
+    children: &[Vec<BoneId>],
+) -> Vec<bool> {
+    let n = skeleton.bones.len();
+    let skinned = skeleton.bones.iter().any(|b| b.is_joint);
+    let mut out = vec![false; n];
+    for i in (0..n).rev() {
+        let named_out = info[i].helper || info[i].end;
+        let has_child = children[i].iter().any(|c| out[c.index()]);
+        let end_site = skinned && !skeleton.bones[i].is_joint && !has_child;
+        out[i] = !named_out && !end_site;
+    }
+    out
 }
 
 /// Whether `a` is a proper ancestor of `b`.

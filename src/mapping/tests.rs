@@ -1,5 +1,7 @@
 use super::*;
 
+mod quaternius;
+
 /// A chain rig (pelvis → spine → head, say) that only names can tell apart.
 fn chain(names: &[&str]) -> Skeleton {
     let mut sk = crate::model::tests::chain(names.len());

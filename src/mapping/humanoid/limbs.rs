@@ -430,7 +430,14 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
             .map(|b| (ctx.pos[b.index()] - hips).dot(facing.left))
             .sum::<f32>()
     };
-    let left_first = lat(trunk.legs[0]) >= lat(trunk.legs[1]);
+    // Names that state opposite sides decide, as they decided the facing; geometry otherwise.
+    // (The facing takes its left from the lowest bones; the sum over a whole leg can lie the
+    // other way when a leg's lowest bone crosses the middle, and the legs then swapped.)
+    let named = trunk.legs.map(|l| ctx.named_side(&ctx.subtree(l)));
+    let left_first = match named {
+        [Some(a), Some(b)] if a != b => a == Side::Left,
+        _ => lat(trunk.legs[0]) >= lat(trunk.legs[1]),
+    };
     let sides = if left_first {
         [Side::Left, Side::Right]
     } else {
@@ -583,7 +590,11 @@ fn off_chain_foot(
             let d = ctx.pos[b.index()].distance(tail);
             let name = ctx.ns(&role, b);
             let near = if exact { d <= 0.03 * h } else { d <= 0.08 * h };
-            (near || (name >= 0.7 && d <= 0.15 * h)).then(|| (name + 1.0 - d / (0.15 * h), b))
+            // A foot fixed there (a bone-map file, a VRM map, the profile's own name) counts
+            // wherever the shin ends.
+            let fixed = ctx.fixed_term(&role, b);
+            (near || (name >= 0.7 && d <= 0.15 * h) || fixed > 0.0)
+                .then(|| (name + 1.0 - d / (0.15 * h) + fixed, b))
         })
         .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))?;
     let foot = best.1;

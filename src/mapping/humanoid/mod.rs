@@ -120,6 +120,7 @@ impl<'a> Ctx<'a> {
     fn new(
         sk: &'a Skeleton,
         profile: &'a Profile,
+        (lexicon, info): (&Lexicon, Vec<NameInfo>),
         fixed: &'a [Option<Mapped>],
         forced_empty: &'a [bool],
     ) -> Self {
@@ -129,25 +130,13 @@ impl<'a> Ctx<'a> {
             .map(|m| m.w_axis.truncate())
             .collect();
         let children = sk.children();
-        let lexicon = Lexicon::new(profile);
-        let info: Vec<NameInfo> = sk.bones.iter().map(|b| lexicon.analyze(&b.name)).collect();
         let names: Vec<Vec<f32>> = info.iter().map(|i| lexicon.scores(i)).collect();
         let tops = names
             .iter()
             .map(|s| s.iter().copied().fold(0.0, f32::max))
             .collect();
         let n = sk.bones.len();
-        let skinned = sk.bones.iter().any(|b| b.is_joint);
-        let mut cand = vec![false; n];
-        for i in (0..n).rev() {
-            let bone = &sk.bones[i];
-            let named_out = info[i].helper || info[i].end;
-            let has_cand_child = children[i].iter().any(|c| cand[c.index()]);
-            // End sites (nodes below the last joint) are never mapped; weightless tip joints are
-            // dropped per finger (see `hands`).
-            let end_site = skinned && !bone.is_joint && !has_cand_child;
-            cand[i] = !named_out && !end_site;
-        }
+        let cand = super::mappable(sk, &info, &children);
         let mut cand_below = cand.clone();
         for i in (0..n).rev() {
             if let (true, Some(p)) = (cand_below[i], sk.bones[i].parent) {
@@ -306,9 +295,11 @@ pub(super) struct Trunk {
     pub legless: bool,
 }
 
+/// Maps `sk`; `names` is the profile's lexicon and every bone's name read with it.
 pub(super) fn map(
     sk: &Skeleton,
     profile: &Profile,
+    names: (&Lexicon, Vec<NameInfo>),
     fixed: &[Option<Mapped>],
     forced_empty: &[bool],
     warnings: &mut Vec<Warning>,
@@ -317,7 +308,7 @@ pub(super) fn map(
     if sk.bones.is_empty() {
         return out;
     }
-    let mut ctx = Ctx::new(sk, profile, fixed, forced_empty);
+    let mut ctx = Ctx::new(sk, profile, names, fixed, forced_empty);
     ctx.main = (0..sk.bones.len() as u32)
         .map(|b| limbs::main_children(&ctx, BoneId(b)))
         .collect();
