@@ -525,6 +525,11 @@ fn process(
     let mut doc = crate::io::read(file, &job.read).map_err(|e| FileError::Gltf(e.kind))?;
     let before = doc.model.clone();
     report.add_reader_warnings(&doc.warnings);
+    if let Some(t) = target {
+        // As `pipeline::retarget`: a source is normalized as the target's clients show a scene
+        // (a VRM 0.x target faces −Z in its file), so both face one way.
+        doc.model.view_turn = t.doc.model.view_turn;
+    }
     // A file retargeted onto `--retarget-to` is a source: the source's bone map applies.
     let options = match target {
         Some(_) => std::borrow::Cow::Owned(NormalizeOptions {

@@ -239,6 +239,12 @@ impl Plan {
         (self.source_hips, self.target_hips)
     }
 
+    /// The turn about +Y the source is seen under ([`Plan::source_turn_deg`]): its skeleton
+    /// space turned so that it faces as the target does.
+    pub fn source_turn(&self) -> Quat {
+        self.source_space.rot
+    }
+
     /// Target bones whose translation the retarget sets (the hips, and the root with root
     /// motion).
     pub fn translated_bones(&self) -> &[BoneId] {

@@ -136,6 +136,21 @@ struct Posed<'a> {
 }
 
 impl<'a> Posed<'a> {
+    /// The same poses seen with the whole skeleton turned by `q` about its origin (the plan's
+    /// source turn: the source faced the other way).
+    fn seen_by(mut self, q: Quat) -> Posed<'a> {
+        if q == Quat::IDENTITY {
+            return self;
+        }
+        for p in self.frames.iter_mut().flatten().chain(&mut self.rest) {
+            *p = q * *p;
+        }
+        for r in self.headings.iter_mut().chain(&mut self.turns) {
+            *r = (q * *r * q.inverse()).normalize();
+        }
+        self
+    }
+
     fn new(
         rig: &'a Rig<'a>,
         clip: &Clip,
@@ -195,7 +210,7 @@ pub fn retarget(
     let (sh, th) = plan.hips();
     let turned = ends_by_turn(s, t, plan);
     let (s, t) = (
-        Posed::new(s, sclip, &times, sh, turned),
+        Posed::new(s, sclip, &times, sh, turned).seen_by(plan.source_turn()),
         Posed::new(t, tclip, &times, th, Vec::new()),
     );
     let chains: Vec<ChainCheck> = plan
@@ -238,7 +253,7 @@ impl<'t> Ground<'t> {
         options: &RetargetOptions,
         times: &'t [f32],
     ) -> Option<Ground<'t>> {
-        let g = plan.clip_treadmill(source.0, source.1, options)?;
+        let g = plan.source_turn() * plan.clip_treadmill(source.0, source.1, options)?;
         let r = plan.hips_ratio * options.horizontal_scale;
         Some(Ground {
             source: g,
@@ -286,7 +301,7 @@ pub fn ops_check(
     let duration = sclip.duration().max(tclip.duration());
     let times = sample_times(duration, options);
     let (sh, th) = plan.hips();
-    let s = Posed::new(s, sclip, &times, sh, Vec::new());
+    let s = Posed::new(s, sclip, &times, sh, Vec::new()).seen_by(plan.source_turn());
     let with = Posed::new(t, tclip, &times, th, Vec::new());
     let bare = Posed::new(t, without, &times, th, Vec::new());
     let floor = options
@@ -642,7 +657,7 @@ pub fn effector_errors(
 ) -> Vec<(String, Result<Vec<f32>, NotMeasured>)> {
     let (sh, th) = plan.hips();
     let (s, t) = (
-        Posed::new(source.0, source.1, times, sh, Vec::new()),
+        Posed::new(source.0, source.1, times, sh, Vec::new()).seen_by(plan.source_turn()),
         Posed::new(target.0, target.1, times, th, Vec::new()),
     );
     EFFECTORS

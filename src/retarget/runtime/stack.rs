@@ -96,7 +96,8 @@ impl Retargeter {
         let yaw = yaw_of(self.source_delta[self.plan.source_hips.index()]);
         // The treadmill's move this frame, on the source and (scaled as travel is) the target.
         let ground = self.treadmill.map(|g| {
-            let s = g * dt;
+            // Given in the source's skeleton space; its poses are seen turned as the target faces.
+            let s = self.plan.source_turn() * g * dt;
             let t = self.scale_position(s);
             (s, Vec3::new(t.x, 0.0, t.z))
         });
