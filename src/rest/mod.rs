@@ -17,6 +17,7 @@
 //!
 //! Pure over the model; imports `model`, `profile` and `mapping`.
 
+mod aim;
 mod convert;
 mod copies;
 mod lanes;
@@ -24,6 +25,7 @@ mod pose;
 mod restore;
 mod sim;
 
+pub(crate) use aim::{aimed_tails, MIN_TAIL};
 pub use restore::{carry_back, KeyMap, RestoreError};
 
 use crate::mapping::BoneMap;
@@ -161,7 +163,8 @@ pub struct RestReport {
     /// Whether the whole scene took that turn (true), or only the skeleton, inside a node that
     /// keeps the opposite turn (false).
     pub scene_turned: bool,
-    /// Rotation tracks added (one key holding the old rest) so clips keep their pose.
+    /// Rotation and translation tracks added (one key holding the old rest) so clips keep
+    /// their pose.
     pub complemented_tracks: usize,
     /// Hips height the root and hips translation keys were divided by, metres.
     #[serde(skip_serializing_if = "Option::is_none")]
