@@ -11,7 +11,7 @@ use super::copies;
 use super::lanes;
 use super::pose::Plan;
 use super::restore::KeyMap;
-use super::sim::Sim;
+use super::sim::{scale_axes, Sim};
 use super::{RestOptions, RestReport};
 use crate::model::{
     in_two, BoneId, BoneTracks, Clip, Interpolation, Model, SkeletonId, Track, Transform, Warning,
@@ -255,7 +255,7 @@ fn key_maps(a: Wide, f: Wide) -> (Move, Turn, Grow) {
             f: f.r,
             before,
         },
-        Grow(a.s * f.s),
+        Grow(a.s * f.s, scale_axes(f.r)),
     )
 }
 
@@ -365,15 +365,23 @@ impl Convert<Quat> for Turn {
     }
 }
 
-/// A scale key times the two scales. Uniform, or on a bone that keeps its axes: exact either
-/// way.
+/// A scale key times the two scales, its axes taken in the order a quarter turn of the bone's
+/// frame puts them ([`scale_axes`]). Uniform, or on a bone whose frame turns by quarter turns
+/// only: exact either way.
 #[derive(Clone, Copy)]
-struct Grow(f64);
+struct Grow(f64, [usize; 3]);
+
+impl Grow {
+    fn of(&self, v: Vec3) -> Vec3 {
+        let [x, y, z] = self.1;
+        (Vec3::new(v[x], v[y], v[z]).as_dvec3() * self.0).as_vec3()
+    }
+}
 
 impl Convert<Vec3> for Grow {
     #[inline]
     fn key(&mut self, v: Vec3, _: bool, _: bool) -> Vec3 {
-        (v.as_dvec3() * self.0).as_vec3()
+        self.of(v)
     }
 }
 
@@ -382,7 +390,7 @@ pub(super) fn convert_rest(rest: &Transform, a: Wide, f: Wide) -> Transform {
     Transform {
         translation: a.vector(rest.translation, true),
         rotation: (a.r * rest.rotation.as_dquat() * f.r).normalize().as_quat(),
-        scale: (rest.scale.as_dvec3() * (a.s * f.s)).as_vec3(),
+        scale: Grow(a.s * f.s, scale_axes(f.r)).of(rest.scale),
     }
 }
 

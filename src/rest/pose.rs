@@ -2,7 +2,7 @@
 //! silhouette-fixed rest, and each bone's change of frame `F_i` (old frame → new frame).
 
 use super::aim;
-use super::sim::{twist_between, Sim};
+use super::sim::{nearest_quarter_turn, twist_between, Sim};
 use super::{BaseFold, BoneRest, RestOptions};
 use crate::mapping::BoneMap;
 use crate::model::{
@@ -101,7 +101,6 @@ pub(super) fn plan(
     let mut warnings = Vec::new();
     let original: Vec<Sim> = s.bones.iter().map(|b| Sim::approx(&b.rest)).collect();
     let locked = locked_bones(model, k);
-    warn_locked(s, &locked, &mut warnings);
     let facing = fold_and_face(model, k, map, profile, options, &original, &mut warnings);
     // Geometry is judged in the scene: under the part of the base that stays above the
     // skeleton (an animated armature node) as well as the part folded in.
@@ -114,6 +113,7 @@ pub(super) fn plan(
     );
     let fixed = silhouette_pass(&shape, top, &original, options, &mut warnings);
     let frames = change_of_frames(&shape, &fixed, &locked, options);
+    warn_locked(s, &locked, &frames.uneven, &mut warnings);
     let rests = s
         .bones
         .iter()
@@ -159,24 +159,42 @@ pub(super) fn plan(
     }
 }
 
-/// Warns about the bones that keep their axes because their scale is not uniform.
-fn warn_locked(s: &Skeleton, locked: &[bool], warnings: &mut Vec<Warning>) {
-    let names: Vec<&str> = locked
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| **l)
-        .map(|(i, _)| s.bones[i].name.as_str())
-        .collect();
-    if !names.is_empty() {
-        warnings.push(warn(
-            WarningCode::NonUniformScale,
-            None,
-            format!(
-                "bones with a non-uniform scale keep their axes (no frame turn can keep them exact): {}",
-                names.join(", ")
-            ),
-        ));
+/// Warns about the bones whose scale is not uniform: unmapped ones keep their axes, mapped ones
+/// (`uneven`: index, frame and +Y errors in degrees) turn by quarter turns only, which keeps
+/// their skin exact but may leave their frame off the profile's.
+fn warn_locked(
+    s: &Skeleton,
+    locked: &[bool],
+    uneven: &[(usize, f32, f32)],
+    warnings: &mut Vec<Warning>,
+) {
+    if !locked.contains(&true) {
+        return;
     }
+    let bones: Vec<String> = (0..locked.len())
+        .filter(|&i| locked[i])
+        .map(|i| s.bones[i].name.clone())
+        .collect();
+    let measured: Vec<String> = uneven
+        .iter()
+        .map(|&(i, frame, tail)| {
+            format!(
+                "{}: frame {frame:.2}° from the profile's, +Y {tail:.2}° from its tail",
+                s.bones[i].name
+            )
+        })
+        .collect();
+    let mut message = format!(
+        "bones with a non-uniform scale turn their axes by quarter turns only (no other turn keeps them exact): {}",
+        bones.join(", ")
+    );
+    if !measured.is_empty() {
+        message += &format!("; mapped ones: {}", measured.join("; "));
+    }
+    warnings.push(Warning {
+        bones,
+        ..warn(WarningCode::NonUniformScale, None, message)
+    });
 }
 
 /// Step 1: what becomes of the nodes above the skeleton, and the facing turn.
@@ -359,10 +377,14 @@ struct Frames {
     /// The change of frame `F_i`.
     frames: Vec<Sim>,
     bones: Vec<BoneRest>,
+    /// Mapped bones with a non-uniform scale: index, how far their frame (turned by quarter
+    /// turns only) lies from the one wanted, and their +Y from their tail, degrees.
+    uneven: Vec<(usize, f32, f32)>,
 }
 
 /// Step 3: mapped bones take the profile's global rest rotation (turned the least so that +Y
-/// points at the tail), unmapped and locked bones keep theirs; every frame drops its scale.
+/// points at the tail), unmapped bones keep theirs, and locked ones (non-uniform scale) take
+/// the quarter turn of theirs nearest it; every frame drops its scale.
 fn change_of_frames(
     shape: &Shape,
     fixed: &Silhouette,
@@ -374,6 +396,7 @@ fn change_of_frames(
     let mut targets = Vec::with_capacity(s.bones.len());
     let mut frames = Vec::with_capacity(s.bones.len());
     let mut bones = Vec::with_capacity(s.bones.len());
+    let mut uneven = Vec::new();
     for (i, w) in fixed.world.iter().enumerate() {
         let pk = map.profile_bone_of(BoneId(i as u32));
         let r = match pk {
@@ -399,15 +422,23 @@ fn change_of_frames(
             r: r.normalize(),
             s: 1.0,
         };
-        // Unmapped and locked bones keep their axes exactly (no rounding noise).
-        let keep = locked[i] || snapped || !(pk.is_some() && options.overwrite_axes);
+        // Unmapped bones keep their axes exactly (no rounding noise); locked ones turn by
+        // quarter turns only, which keep their scale a scale along their axes.
+        let keep = snapped || !(pk.is_some() && options.overwrite_axes);
+        let turn = (w.r.conjugate() * x.r).normalize();
+        let turn = if locked[i] && !keep {
+            let quarter = nearest_quarter_turn(turn);
+            let missed = turn_deg(quarter.conjugate() * turn);
+            let tail = shape.tail(i, pk.expect("mapped"), w, &fixed.locals);
+            let off_tail = tail.map_or(0.0, |(d, _)| angle_deg((w.r * quarter) * Vec3::Y, d));
+            uneven.push((i, missed, off_tail));
+            quarter
+        } else {
+            turn
+        };
         let f = Sim {
             t: Vec3::ZERO,
-            r: if keep {
-                Quat::IDENTITY
-            } else {
-                (w.r.conjugate() * x.r).normalize()
-            },
+            r: if keep { Quat::IDENTITY } else { turn },
             // A world scale within rounding of 1 is 1: normalizing a normalized rig then keeps
             // its bones exactly (any F keeps the skin; this one changes nothing).
             s: if (w.s - 1.0).abs() <= SCALE_NOISE {
@@ -429,6 +460,7 @@ fn change_of_frames(
         targets,
         frames,
         bones,
+        uneven,
     }
 }
 
