@@ -831,13 +831,24 @@ pub fn rest_in(s: &Skeleton, map: &BoneMap, profile: &Profile, frame: Quat) -> R
             }
             Some(sum / tails.len() as f32 - pos(b))
         };
-        let Some((tails, d)) = aimed_tails(map, profile, pk, offset, min_tail) else {
+        let Some(aim) = aimed_tails(map, profile, pk, offset, min_tail) else {
             let deg = rotation_angle(frame, frames[pk.index()]);
             if deg > out.max_frame_deg {
                 out.max_frame_deg = deg;
             }
             continue;
         };
+        let (tails, d) = (aim.tails, aim.offset);
+        // Branches of which some hang elsewhere (shoulders below the upper chest) are no tail
+        // the rest fix points at; the next joint of a chain is, wherever it hangs.
+        let elsewhere = tails
+            .iter()
+            .any(|&t| map.get(t).is_some_and(|j| !s.is_ancestor(b, j)));
+        if elsewhere && tails.len() > 1 {
+            let deg = rotation_angle(frame, frames[pk.index()]);
+            out.max_frame_deg = out.max_frame_deg.max(deg);
+            continue;
+        }
         let e = reference_tail(&reference, pk, &tails);
         let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
         let tail = angle_deg(frame * Vec3::Y, d);
@@ -849,6 +860,10 @@ pub fn rest_in(s: &Skeleton, map: &BoneMap, profile: &Profile, frame: Quat) -> R
         if tail > out.max_tail_deg {
             out.max_tail_deg = tail;
             out.worst_tail = Some(format!("{name} ({})", bone.name));
+        }
+        if aim.further {
+            // A tail on the joint: the bone points at what lies beyond, but is not turned.
+            continue;
         }
         if angle_deg(d, e) > MAX_TAIL_DEG && profile.body_bone(pk) {
             // The rest fix does not turn such a bone (see `profile::MAX_TAIL_DEG`), but its +Y

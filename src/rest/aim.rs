@@ -13,22 +13,38 @@ pub(crate) const MIN_TAIL: f32 = 1e-4;
 /// How many steps down the chain a tail lying on the joint may be looked for.
 const MAX_STEPS: usize = 4;
 
-/// The tail bones of profile bone `pk` and the offset `offset` gives for them, from the profile's
-/// tail bones on, taking the next mapped joints of the chain while the offset is shorter than
-/// `min_len`. `offset` returns where the mean joint of some profile bones lies relative to `pk`'s
-/// joint (`None` when it cannot tell). `None` when `pk` has no tail or every tail lies on it.
+/// What a bone points at.
+pub(crate) struct Aim {
+    /// The profile bones whose mean joint it points at.
+    pub tails: Vec<ProfileBoneId>,
+    /// Where that mean joint lies from the bone's joint.
+    pub offset: Vec3,
+    /// Whether they are further down the chain than the profile's tail bones, which lie on the
+    /// bone's joint: the bone then points at them, but the silhouette fix does not turn it
+    /// (the joints it would aim at move with the turns of the bones between).
+    pub further: bool,
+}
+
+/// What profile bone `pk` points at: its tail bones, or while their mean joint lies closer than
+/// `min_len` to `pk`'s, the next mapped joints of the chain. `offset` returns where the mean
+/// joint of some profile bones lies relative to `pk`'s joint (`None` when it cannot tell).
+/// `None` when `pk` has no tail or every tail lies on it.
 pub(crate) fn aimed_tails(
     map: &BoneMap,
     profile: &Profile,
     pk: ProfileBoneId,
     offset: impl Fn(&[ProfileBoneId]) -> Option<Vec3>,
     min_len: f32,
-) -> Option<(Vec<ProfileBoneId>, Vec3)> {
+) -> Option<Aim> {
     let mut tails = map.tail_bones(profile, pk)?;
-    for _ in 0..MAX_STEPS {
+    for step in 0..MAX_STEPS {
         let v = offset(&tails)?;
         if v.length() > min_len {
-            return Some((tails, v));
+            return Some(Aim {
+                tails,
+                offset: v,
+                further: step > 0,
+            });
         }
         let mut next = Vec::new();
         for &t in &tails {

@@ -407,7 +407,7 @@ fn change_of_frames(
                 // whose tail is not where the profile's frame points (a forearm pointing at its
                 // fingers when there is no hand bone).
                 match shape.tail(i, pk, w, &fixed.locals) {
-                    Some((d, _)) => arc(p * Vec3::Y, d) * p,
+                    Some((d, ..)) => arc(p * Vec3::Y, d) * p,
                     None => p,
                 }
             }
@@ -430,7 +430,7 @@ fn change_of_frames(
             let quarter = nearest_quarter_turn(turn);
             let missed = turn_deg(quarter.conjugate() * turn);
             let tail = shape.tail(i, pk.expect("mapped"), w, &fixed.locals);
-            let off_tail = tail.map_or(0.0, |(d, _)| angle_deg((w.r * quarter) * Vec3::Y, d));
+            let off_tail = tail.map_or(0.0, |(d, ..)| angle_deg((w.r * quarter) * Vec3::Y, d));
             uneven.push((i, missed, off_tail));
             quarter
         } else {
@@ -597,6 +597,11 @@ impl<'a> Shape<'a> {
             let (Some(i), Some(tails)) = (map.get(pk), map.tail_bones(profile, pk)) else {
                 continue;
             };
+            // Only the next joint of a chain (a shin's foot), not one of several branches (an
+            // upper chest's shoulders hanging from a bone below it).
+            if tails.len() != 1 {
+                continue;
+            }
             for j in tails.iter().filter_map(|&t| map.get(t)) {
                 let free = j != i && !s.is_ancestor(i, j) && !s.is_ancestor(j, i);
                 if free && carried[j.index()].is_none() {
@@ -653,15 +658,21 @@ impl<'a> Shape<'a> {
     }
 
     /// Where bone `i` (mapped to `pk`, world transform `w`) points and where the profile's bone
-    /// points, both global and unit length, or `None` when it has no tail (or only tails on
-    /// its joint, see [`aim::aimed_tails`]).
-    fn tail(&self, i: usize, pk: ProfileBoneId, w: &Sim, locals: &[Sim]) -> Option<(Vec3, Vec3)> {
+    /// points, both global and unit length, and whether that is further down the chain (see
+    /// [`aim::Aim`]), or `None` when it has no tail (or only tails on its joint).
+    fn tail(
+        &self,
+        i: usize,
+        pk: ProfileBoneId,
+        w: &Sim,
+        locals: &[Sim],
+    ) -> Option<(Vec3, Vec3, bool)> {
         let offset =
             |bones: &[ProfileBoneId]| self.mean_relative(i, bones, locals).map(|v| w.r * v * w.s);
-        let (bones, v) = aim::aimed_tails(self.map, self.profile, pk, offset, self.min_tail)?;
-        let e = reference_tail(&self.reference, pk, &bones).normalize_or_zero();
-        let d = v.normalize_or_zero();
-        (d != Vec3::ZERO && e != Vec3::ZERO).then_some((d, e))
+        let aim = aim::aimed_tails(self.map, self.profile, pk, offset, self.min_tail)?;
+        let e = reference_tail(&self.reference, pk, &aim.tails).normalize_or_zero();
+        let d = aim.offset.normalize_or_zero();
+        (d != Vec3::ZERO && e != Vec3::ZERO).then_some((d, e, aim.further))
     }
 
     /// The angle between a body bone's tail `d` and the profile's direction `e` when it lies
@@ -685,7 +696,7 @@ impl<'a> Shape<'a> {
     ) -> Option<Quat> {
         let bone = self.profile.bone(pk);
         let name = &self.s.bones[i].name;
-        let Some((d, e)) = self.tail(i, pk, w, locals) else {
+        let Some((d, e, further)) = self.tail(i, pk, w, locals) else {
             let has_tail = bone.tail != Tail::End && self.profile.children(pk).next().is_some();
             // What the bone points at is mapped but hangs elsewhere, and carrying it along
             // would make a loop.
@@ -707,6 +718,12 @@ impl<'a> Shape<'a> {
             }
             return None;
         };
+        if further {
+            // Its own tail lies on its joint (Godette's spine on her pelvis, a BVH's neck and
+            // collars on the upper chest): it points at what lies beyond, which the turns of
+            // the bones between still move.
+            return None;
+        }
         if let Some(angle) = self.reversed(pk, d, e) {
             warnings.push(warn(
                 WarningCode::TailReversed,
