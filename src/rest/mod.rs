@@ -8,9 +8,11 @@
 //!    keeps the opposite turn;
 //! 2. silhouette: rotate mapped bones about their joints so they point where the profile's
 //!    bones point (with a second line fixing the roll of hands and hips; feet keep their pitch),
-//!    after giving every changed bone a one-key track of its old rest where a clip lacked one;
-//! 3. overwrite axes: mapped bones take the profile's global rest rotation, unmapped bones keep
-//!    their global rotation, joints stay where they are;
+//!    carrying along the next joint of a chain that hangs elsewhere (an IK layout's foot), after
+//!    giving every changed bone a one-key track of its old rest where a clip lacked one;
+//! 3. overwrite axes: mapped bones take the profile's global rest rotation (+Y at their tail;
+//!    bones with a non-uniform scale by quarter turns only), unmapped bones keep their global
+//!    rotation, joints stay where they are;
 //! 4. convert every key exactly (all interpolations, tangents included);
 //! 5. fix inverse bind matrices and attached nodes;
 //! 6. optionally divide root and hips translation keys by the hips height.
