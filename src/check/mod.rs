@@ -12,6 +12,7 @@ use crate::model::{
     SkeletonId, Transform, ValuesAgain,
 };
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, MAX_TAIL_DEG};
+use crate::rest::{aimed_tails, MIN_TAIL};
 use glam::{DAffine3, DQuat, Mat4, Quat, Vec3};
 use lanes::{compose, error, local, times, turned, Affine, Factor, Frames, Lanes, F4};
 use serde::Serialize;
@@ -773,8 +774,9 @@ pub struct RestCheck {
     /// profile's frame is turned the least so that +Y points at the bone's tail (which is no
     /// turn at all for an exact T-pose), degrees.
     pub max_frame_deg: f32,
-    /// The root or hips when its tail lies more than 90° from the profile's direction (not
-    /// measured for direction and tail; the rest fix leaves it as it is).
+    /// The root or hips when its tail lies more than 90° from the profile's direction (its
+    /// direction is not measured: the silhouette fix does not turn the body; its +Y and frame
+    /// are).
     pub reversed_tails: Vec<String>,
     /// Whether the character faces +Z (its left-side bones lie at +X of its right-side ones).
     pub faces_plus_z: bool,
@@ -807,6 +809,11 @@ pub fn rest_in(s: &Skeleton, map: &BoneMap, profile: &Profile, frame: Quat) -> R
     let rot = |b: BoneId| rotation(&world[b.index()]);
     let reference = profile.reference_positions();
     let frames = profile.reference_rotations();
+    let (lo, hi) = (0..s.bones.len()).fold((Vec3::MAX, Vec3::MIN), |(lo, hi), i| {
+        let p = pos(BoneId(i as u32));
+        (lo.min(p), hi.max(p))
+    });
+    let min_tail = MIN_TAIL * (hi - lo).max(Vec3::ZERO).length();
     let mut out = RestCheck {
         max_direction_deg: 0.0,
         worst_direction: None,
@@ -824,25 +831,51 @@ pub fn rest_in(s: &Skeleton, map: &BoneMap, profile: &Profile, frame: Quat) -> R
         let bone = profile.bone(pk);
         let name = &s.bones[b.index()].name;
         let frame = rot(b);
-        let Some(tails) = map.attached_tail_bones(s, profile, pk) else {
+        let offset = |tails: &[ProfileBoneId]| {
+            let mut sum = Vec3::ZERO;
+            for &t in tails {
+                sum += pos(map.get(t)?);
+            }
+            Some(sum / tails.len() as f32 - pos(b))
+        };
+        let Some(aim) = aimed_tails(map, profile, pk, offset, min_tail) else {
             let deg = rotation_angle(frame, frames[pk.index()]);
             if deg > out.max_frame_deg {
                 out.max_frame_deg = deg;
             }
             continue;
         };
-        let tail_at = tails
+        let (tails, d) = (aim.tails, aim.offset);
+        // Branches of which some hang elsewhere (shoulders below the upper chest) are no tail
+        // the rest fix points at; the next joint of a chain is, wherever it hangs.
+        let elsewhere = tails
             .iter()
-            .map(|&t| pos(map.get(t).expect("tail bones are mapped")));
-        let d = tail_at.sum::<Vec3>() / tails.len() as f32 - pos(b);
+            .any(|&t| map.get(t).is_some_and(|j| !s.is_ancestor(b, j)));
+        if elsewhere && tails.len() > 1 {
+            let deg = rotation_angle(frame, frames[pk.index()]);
+            out.max_frame_deg = out.max_frame_deg.max(deg);
+            continue;
+        }
         let e = reference_tail(&reference, pk, &tails);
         let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
-        if (angle_deg(d, e) > MAX_TAIL_DEG && profile.body_bone(pk)) || d.length_squared() < 1e-20 {
-            // The rest fix does not turn such a bone (see `profile::MAX_TAIL_DEG`).
+        let tail = angle_deg(frame * Vec3::Y, d);
+        // The profile's frame turned the least so that +Y points at the tail (feet keep their
+        // pitch; a tail of fallback bones may lie off the frame's +Y).
+        let wanted = arc(frames[pk.index()] * Vec3::Y, d.normalize()) * frames[pk.index()];
+        let framed = rotation_angle(frame, wanted);
+        out.max_frame_deg = out.max_frame_deg.max(framed);
+        if tail > out.max_tail_deg {
+            out.max_tail_deg = tail;
+            out.worst_tail = Some(format!("{name} ({})", bone.name));
+        }
+        if aim.further {
+            // A tail on the joint: the bone points at what lies beyond, but is not turned.
+            continue;
+        }
+        if angle_deg(d, e) > MAX_TAIL_DEG && profile.body_bone(pk) {
+            // The rest fix does not turn such a bone (see `profile::MAX_TAIL_DEG`), but its +Y
+            // points at its tail.
             out.reversed_tails.push(format!("{name} ({})", bone.name));
-            out.max_frame_deg = out
-                .max_frame_deg
-                .max(rotation_angle(frame, frames[pk.index()]));
             continue;
         }
         let direction = if bone.keep_pitch {
@@ -850,25 +883,10 @@ pub fn rest_in(s: &Skeleton, map: &BoneMap, profile: &Profile, frame: Quat) -> R
         } else {
             angle_deg(d, e)
         };
-        let tail = angle_deg(frame * Vec3::Y, d);
-        // The profile's frame turned the least so that +Y points at the tail (feet keep their
-        // pitch; a tail of fallback bones may lie off the frame's +Y).
-        let wanted = arc(frames[pk.index()] * Vec3::Y, d.normalize()) * frames[pk.index()];
-        let framed = rotation_angle(frame, wanted);
-        for (v, max, worst) in [
-            (
-                direction,
-                &mut out.max_direction_deg,
-                &mut out.worst_direction,
-            ),
-            (tail, &mut out.max_tail_deg, &mut out.worst_tail),
-        ] {
-            if v > *max {
-                *max = v;
-                *worst = Some(format!("{name} ({})", bone.name));
-            }
+        if direction > out.max_direction_deg {
+            out.max_direction_deg = direction;
+            out.worst_direction = Some(format!("{name} ({})", bone.name));
         }
-        out.max_frame_deg = out.max_frame_deg.max(framed);
         let roll = bone.roll.iter().find_map(|&(from, to)| {
             let v = pos(map.get(to)?) - pos(map.get(from)?);
             let w = reference[to.index()] - reference[from.index()];

@@ -50,10 +50,12 @@ pub enum WarningCode {
     /// Rest fix: a mapped bone has no tail target, so the silhouette fix skipped it.
     NoTail,
     /// Rest fix: the root's or hips' tail lies more than 90° from the profile's direction (a
-    /// spine starting below the hips joint), so the silhouette fix skipped it.
+    /// spine starting below the hips joint), so the silhouette fix skipped it (its +Y still
+    /// points at the tail).
     TailReversed,
-    /// Rest fix: bones with a non-uniform rest scale or scale keys keep their axes (the
-    /// silhouette fix still turns them), because no change of frame keeps such bones exact.
+    /// Rest fix: bones with a non-uniform rest scale or scale keys turn their axes by quarter
+    /// turns only (the silhouette fix still turns them), because no other change of frame
+    /// keeps such bones exact; names them and how far mapped ones stay off the profile's frame.
     NonUniformScale,
     /// Rest fix: motion scale was asked for but the hips height is about 0.
     NoMotionScale,

@@ -182,11 +182,7 @@ fn rest_text(w: &mut dyn Write, r: &RestReport) -> std::io::Result<()> {
         writeln!(
             w,
             "  {} added to keep clips' poses",
-            count(
-                r.complemented_tracks,
-                "one-key rotation track",
-                "one-key rotation tracks"
-            )
+            count(r.complemented_tracks, "one-key track", "one-key tracks")
         )?;
     }
     if let Some(h) = r.motion_scale {

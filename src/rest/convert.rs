@@ -11,7 +11,7 @@ use super::copies;
 use super::lanes;
 use super::pose::Plan;
 use super::restore::KeyMap;
-use super::sim::Sim;
+use super::sim::{scale_axes, Sim};
 use super::{RestOptions, RestReport};
 use crate::model::{
     in_two, BoneId, BoneTracks, Clip, Interpolation, Model, SkeletonId, Track, Transform, Warning,
@@ -61,7 +61,7 @@ pub(super) fn apply(
         if clip.skeleton != k {
             continue;
         }
-        complemented += complement(clip, &plan.changed);
+        complemented += complement(clip, &plan.changed, &plan.moved);
         for (b, tracks) in clip.tracks.iter_mut().enumerate() {
             keys += copies::take(tracks, c, b, &mut taken);
         }
@@ -88,6 +88,7 @@ pub(super) fn apply(
         // A bone the silhouette fix left alone, whose frame and parent's frame stay, keeps its
         // stored rest exactly (the plan's copy went through a renormalizing conversion).
         let untouched = plan.bones.get(i).is_some_and(|b| b.silhouette_deg == 0.0)
+            && plan.moved[i].is_none()
             && outer[i].is_identity()
             && frames[i].is_identity();
         if !untouched {
@@ -124,21 +125,31 @@ pub(super) fn apply(
 }
 
 /// Gives bones whose rest rotation changed (`changed`: their old rest) a one-key rotation track
-/// where `clip` had none: "no track" must keep meaning the old rest, which is about to change.
+/// where `clip` had none, and bones whose rest translation changed (`moved`) a one-key
+/// translation track: "no track" must keep meaning the old rest, which is about to change.
 /// Returns how many tracks it added.
-fn complement(clip: &mut Clip, changed: &[Option<Quat>]) -> usize {
+fn complement(clip: &mut Clip, changed: &[Option<Quat>], moved: &[Option<Vec3>]) -> usize {
     let mut complemented = 0;
-    for (tracks, old) in clip.tracks.iter_mut().zip(changed) {
+    for ((tracks, old), at) in clip.tracks.iter_mut().zip(changed).zip(moved) {
         if let (Some(old), None) = (old, &tracks.rotation) {
-            tracks.rotation = Some(Track {
-                interpolation: Interpolation::Linear,
-                times: vec![0.0].into(),
-                values: vec![*old].into(),
-            });
+            tracks.rotation = Some(one_key(*old));
+            complemented += 1;
+        }
+        if let (Some(at), None) = (at, &tracks.translation) {
+            tracks.translation = Some(one_key(*at));
             complemented += 1;
         }
     }
     complemented
+}
+
+/// A LINEAR track of one key at time 0.
+fn one_key<T>(value: T) -> Track<T> {
+    Track {
+        interpolation: Interpolation::Linear,
+        times: vec![0.0].into(),
+        values: vec![value].into(),
+    }
 }
 
 /// Below this many keys, one thread converts them all: a second one costs more to start than it
@@ -244,7 +255,7 @@ fn key_maps(a: Wide, f: Wide) -> (Move, Turn, Grow) {
             f: f.r,
             before,
         },
-        Grow(a.s * f.s),
+        Grow(a.s * f.s, scale_axes(f.r)),
     )
 }
 
@@ -354,15 +365,23 @@ impl Convert<Quat> for Turn {
     }
 }
 
-/// A scale key times the two scales. Uniform, or on a bone that keeps its axes: exact either
-/// way.
+/// A scale key times the two scales, its axes taken in the order a quarter turn of the bone's
+/// frame puts them ([`scale_axes`]). Uniform, or on a bone whose frame turns by quarter turns
+/// only: exact either way.
 #[derive(Clone, Copy)]
-struct Grow(f64);
+struct Grow(f64, [usize; 3]);
+
+impl Grow {
+    fn of(&self, v: Vec3) -> Vec3 {
+        let [x, y, z] = self.1;
+        (Vec3::new(v[x], v[y], v[z]).as_dvec3() * self.0).as_vec3()
+    }
+}
 
 impl Convert<Vec3> for Grow {
     #[inline]
     fn key(&mut self, v: Vec3, _: bool, _: bool) -> Vec3 {
-        (v.as_dvec3() * self.0).as_vec3()
+        self.of(v)
     }
 }
 
@@ -371,7 +390,7 @@ pub(super) fn convert_rest(rest: &Transform, a: Wide, f: Wide) -> Transform {
     Transform {
         translation: a.vector(rest.translation, true),
         rotation: (a.r * rest.rotation.as_dquat() * f.r).normalize().as_quat(),
-        scale: (rest.scale.as_dvec3() * (a.s * f.s)).as_vec3(),
+        scale: Grow(a.s * f.s, scale_axes(f.r)).of(rest.scale),
     }
 }
 

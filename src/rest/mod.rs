@@ -8,15 +8,18 @@
 //!    keeps the opposite turn;
 //! 2. silhouette: rotate mapped bones about their joints so they point where the profile's
 //!    bones point (with a second line fixing the roll of hands and hips; feet keep their pitch),
-//!    after giving every changed bone a one-key track of its old rest where a clip lacked one;
-//! 3. overwrite axes: mapped bones take the profile's global rest rotation, unmapped bones keep
-//!    their global rotation, joints stay where they are;
+//!    carrying along the next joint of a chain that hangs elsewhere (an IK layout's foot), after
+//!    giving every changed bone a one-key track of its old rest where a clip lacked one;
+//! 3. overwrite axes: mapped bones take the profile's global rest rotation (+Y at their tail;
+//!    bones with a non-uniform scale by quarter turns only), unmapped bones keep their global
+//!    rotation, joints stay where they are;
 //! 4. convert every key exactly (all interpolations, tangents included);
 //! 5. fix inverse bind matrices and attached nodes;
 //! 6. optionally divide root and hips translation keys by the hips height.
 //!
 //! Pure over the model; imports `model`, `profile` and `mapping`.
 
+mod aim;
 mod convert;
 mod copies;
 mod lanes;
@@ -24,6 +27,7 @@ mod pose;
 mod restore;
 mod sim;
 
+pub(crate) use aim::{aimed_tails, MIN_TAIL};
 pub use restore::{carry_back, KeyMap, RestoreError};
 
 use crate::mapping::BoneMap;
@@ -161,7 +165,8 @@ pub struct RestReport {
     /// Whether the whole scene took that turn (true), or only the skeleton, inside a node that
     /// keeps the opposite turn (false).
     pub scene_turned: bool,
-    /// Rotation tracks added (one key holding the old rest) so clips keep their pose.
+    /// Rotation and translation tracks added (one key holding the old rest) so clips keep
+    /// their pose.
     pub complemented_tracks: usize,
     /// Hips height the root and hips translation keys were divided by, metres.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -1,7 +1,8 @@
 //! Steps 1–3 of the rest fix, computed without changing anything: the new base and facing, the
 //! silhouette-fixed rest, and each bone's change of frame `F_i` (old frame → new frame).
 
-use super::sim::{twist_between, Sim};
+use super::aim;
+use super::sim::{nearest_quarter_turn, twist_between, Sim};
 use super::{BaseFold, BoneRest, RestOptions};
 use crate::mapping::BoneMap;
 use crate::model::{
@@ -10,6 +11,8 @@ use crate::model::{
 };
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, Tail, MAX_TAIL_DEG};
 use glam::{Mat4, Quat, Vec3};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// The silhouette fix leaves turns smaller than this alone, degrees (rounding noise, and what
 /// makes normalizing a normalized file change nothing).
@@ -65,6 +68,9 @@ pub(super) struct Plan {
     pub frames: Vec<Sim>,
     /// The old rest rotation of bones whose local rest rotation the silhouette fix changed.
     pub changed: Vec<Option<Quat>>,
+    /// The old rest translation of bones the silhouette fix moved (a foot of an IK layout,
+    /// carried along by its shin).
+    pub moved: Vec<Option<Vec3>>,
     /// Hips height in the new rest (metres), and the bones whose translations motion scale
     /// divides.
     pub hips_height: Option<f32>,
@@ -95,25 +101,26 @@ pub(super) fn plan(
     let mut warnings = Vec::new();
     let original: Vec<Sim> = s.bones.iter().map(|b| Sim::approx(&b.rest)).collect();
     let locked = locked_bones(model, k);
-    warn_locked(s, &locked, &mut warnings);
     let facing = fold_and_face(model, k, map, profile, options, &original, &mut warnings);
-    let shape = Shape::new(s, map, profile);
     // Geometry is judged in the scene: under the part of the base that stays above the
     // skeleton (an animated armature node) as well as the part folded in.
-    let fixed = silhouette_pass(
-        &shape,
-        facing.space.mul(facing.top),
-        &original,
-        options,
-        &mut warnings,
+    let top = facing.space.mul(facing.top);
+    let shape = Shape::new(
+        s,
+        map,
+        profile,
+        &s.accumulate(top, original.iter().copied(), Sim::mul),
     );
+    let fixed = silhouette_pass(&shape, top, &original, options, &mut warnings);
     let frames = change_of_frames(&shape, &fixed, &locked, options);
+    warn_locked(s, &locked, &frames.uneven, &mut warnings);
     let rests = s
         .bones
         .iter()
         .zip(&fixed.locals)
         .map(|(b, l)| Transform {
             rotation: l.r,
+            translation: l.t,
             ..b.rest
         })
         .collect();
@@ -121,6 +128,11 @@ pub(super) fn plan(
         .iter()
         .zip(&fixed.locals)
         .map(|(o, n)| (o.r != n.r).then_some(o.r))
+        .collect();
+    let moved = original
+        .iter()
+        .zip(&fixed.locals)
+        .map(|(o, n)| (o.t != n.t).then_some(o.t))
         .collect();
     let hips = profile.scale_base.and_then(|h| map.get(h));
     let motion_bones = [profile.root, profile.scale_base]
@@ -138,6 +150,7 @@ pub(super) fn plan(
         rests,
         frames: frames.frames,
         changed,
+        moved,
         // In the units of the roots' parent space, whose keys motion scale divides.
         hips_height: hips.map(|h| frames.targets[h.index()].t.y / facing.space.s),
         motion_bones,
@@ -146,24 +159,42 @@ pub(super) fn plan(
     }
 }
 
-/// Warns about the bones that keep their axes because their scale is not uniform.
-fn warn_locked(s: &Skeleton, locked: &[bool], warnings: &mut Vec<Warning>) {
-    let names: Vec<&str> = locked
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| **l)
-        .map(|(i, _)| s.bones[i].name.as_str())
-        .collect();
-    if !names.is_empty() {
-        warnings.push(warn(
-            WarningCode::NonUniformScale,
-            None,
-            format!(
-                "bones with a non-uniform scale keep their axes (no frame turn can keep them exact): {}",
-                names.join(", ")
-            ),
-        ));
+/// Warns about the bones whose scale is not uniform: unmapped ones keep their axes, mapped ones
+/// (`uneven`: index, frame and +Y errors in degrees) turn by quarter turns only, which keeps
+/// their skin exact but may leave their frame off the profile's.
+fn warn_locked(
+    s: &Skeleton,
+    locked: &[bool],
+    uneven: &[(usize, f32, f32)],
+    warnings: &mut Vec<Warning>,
+) {
+    if !locked.contains(&true) {
+        return;
     }
+    let bones: Vec<String> = (0..locked.len())
+        .filter(|&i| locked[i])
+        .map(|i| s.bones[i].name.clone())
+        .collect();
+    let measured: Vec<String> = uneven
+        .iter()
+        .map(|&(i, frame, tail)| {
+            format!(
+                "{}: frame {frame:.2}° from the profile's, +Y {tail:.2}° from its tail",
+                s.bones[i].name
+            )
+        })
+        .collect();
+    let mut message = format!(
+        "bones with a non-uniform scale turn their axes by quarter turns only (no other turn keeps them exact): {}",
+        bones.join(", ")
+    );
+    if !measured.is_empty() {
+        message += &format!("; mapped ones: {}", measured.join("; "));
+    }
+    warnings.push(Warning {
+        bones,
+        ..warn(WarningCode::NonUniformScale, None, message)
+    });
 }
 
 /// Step 1: what becomes of the nodes above the skeleton, and the facing turn.
@@ -279,7 +310,8 @@ struct Silhouette {
 }
 
 /// Step 2: turns mapped bones at rest, parents first, so they point where the profile's bones
-/// point; each bone's turn is found after its parent's turns are applied.
+/// point; each bone's turn is found after its parent's turns are applied. A bone carried by
+/// another (an IK layout's foot, carried by its shin) first moves to where that bone carries it.
 fn silhouette_pass(
     shape: &Shape,
     top: Sim,
@@ -289,20 +321,31 @@ fn silhouette_pass(
 ) -> Silhouette {
     let mut locals = original.to_vec();
     let mut turned = vec![0.0f32; original.len()];
-    let world = shape.s.accumulate(top, 0..original.len(), |parent, i| {
-        let world = parent.mul(locals[i]);
-        let Some(q) = silhouette_turn(shape, i, &world, &locals, options, warnings) else {
-            return world;
-        };
-        let angle = turn_deg(q);
-        if angle > options.silhouette_threshold_deg.max(MIN_TURN_DEG) {
-            let turn_local = parent.r.conjugate() * q * parent.r;
-            locals[i].r = (turn_local * locals[i].r).normalize();
-            turned[i] = angle;
-            return parent.mul(locals[i]);
+    // Whether a bone's world rest differs from its original one.
+    let mut moved = vec![false; original.len()];
+    let mut world = vec![Sim::IDENTITY; original.len()];
+    for &i in &shape.order {
+        let parent = shape.s.parent_world(BoneId(i as u32), top, &world);
+        let parent_moved = shape.s.bones[i].parent.is_some_and(|p| moved[p.index()]);
+        let mut carried = false;
+        if let Some((c, at)) = shape.carried[i] {
+            if moved[c] || parent_moved {
+                locals[i].t = parent.inverse().point(world[c].point(at));
+                carried = true;
+            }
         }
-        world
-    });
+        world[i] = parent.mul(locals[i]);
+        if let Some(q) = silhouette_turn(shape, i, &world[i], &locals, options, warnings) {
+            let angle = turn_deg(q);
+            if angle > options.silhouette_threshold_deg.max(MIN_TURN_DEG) {
+                let turn_local = parent.r.conjugate() * q * parent.r;
+                locals[i].r = (turn_local * locals[i].r).normalize();
+                turned[i] = angle;
+                world[i] = parent.mul(locals[i]);
+            }
+        }
+        moved[i] = parent_moved || carried || turned[i] > 0.0;
+    }
     Silhouette {
         world,
         locals,
@@ -338,10 +381,14 @@ struct Frames {
     /// The change of frame `F_i`.
     frames: Vec<Sim>,
     bones: Vec<BoneRest>,
+    /// Mapped bones with a non-uniform scale: index, how far their frame (turned by quarter
+    /// turns only) lies from the one wanted, and their +Y from their tail, degrees.
+    uneven: Vec<(usize, f32, f32)>,
 }
 
 /// Step 3: mapped bones take the profile's global rest rotation (turned the least so that +Y
-/// points at the tail), unmapped and locked bones keep theirs; every frame drops its scale.
+/// points at the tail), unmapped bones keep theirs, and locked ones (non-uniform scale) take
+/// the quarter turn of theirs nearest it; every frame drops its scale.
 fn change_of_frames(
     shape: &Shape,
     fixed: &Silhouette,
@@ -353,6 +400,7 @@ fn change_of_frames(
     let mut targets = Vec::with_capacity(s.bones.len());
     let mut frames = Vec::with_capacity(s.bones.len());
     let mut bones = Vec::with_capacity(s.bones.len());
+    let mut uneven = Vec::new();
     for (i, w) in fixed.world.iter().enumerate() {
         let pk = map.profile_bone_of(BoneId(i as u32));
         let r = match pk {
@@ -362,9 +410,9 @@ fn change_of_frames(
                 // after an exact silhouette fix, except for feet that keep their pitch and bones
                 // whose tail is not where the profile's frame points (a forearm pointing at its
                 // fingers when there is no hand bone).
-                match shape.tail(i, pk, w.r, &fixed.locals) {
-                    Ok((d, _)) => arc(p * Vec3::Y, d) * p,
-                    Err(_) => p,
+                match shape.tail(i, pk, w, &fixed.locals) {
+                    Some((d, ..)) => arc(p * Vec3::Y, d) * p,
+                    None => p,
                 }
             }
             _ => w.r,
@@ -378,15 +426,23 @@ fn change_of_frames(
             r: r.normalize(),
             s: 1.0,
         };
-        // Unmapped and locked bones keep their axes exactly (no rounding noise).
-        let keep = locked[i] || snapped || !(pk.is_some() && options.overwrite_axes);
+        // Unmapped bones keep their axes exactly (no rounding noise); locked ones turn by
+        // quarter turns only, which keep their scale a scale along their axes.
+        let keep = snapped || !(pk.is_some() && options.overwrite_axes);
+        let turn = (w.r.conjugate() * x.r).normalize();
+        let turn = if locked[i] && !keep {
+            let quarter = nearest_quarter_turn(turn);
+            let missed = turn_deg(quarter.conjugate() * turn);
+            let tail = shape.tail(i, pk.expect("mapped"), w, &fixed.locals);
+            let off_tail = tail.map_or(0.0, |(d, ..)| angle_deg((w.r * quarter) * Vec3::Y, d));
+            uneven.push((i, missed, off_tail));
+            quarter
+        } else {
+            turn
+        };
         let f = Sim {
             t: Vec3::ZERO,
-            r: if keep {
-                Quat::IDENTITY
-            } else {
-                (w.r.conjugate() * x.r).normalize()
-            },
+            r: if keep { Quat::IDENTITY } else { turn },
             // A world scale within rounding of 1 is 1: normalizing a normalized rig then keeps
             // its bones exactly (any F keeps the skin; this one changes nothing).
             s: if (w.s - 1.0).abs() <= SCALE_NOISE {
@@ -408,6 +464,7 @@ fn change_of_frames(
         targets,
         frames,
         bones,
+        uneven,
     }
 }
 
@@ -526,21 +583,67 @@ struct Shape<'a> {
     map: &'a BoneMap,
     profile: &'a Profile,
     reference: Vec<Vec3>,
+    /// Per bone, the mapped bone that carries it and its joint in that bone's frame at the
+    /// original rest: a mapped bone that some mapped bone points at but that hangs elsewhere in
+    /// the hierarchy (an IK layout's foot, on the root or an IK control, carried by its shin).
+    carried: Vec<Option<(usize, Vec3)>>,
+    /// The order the silhouette pass visits bones in: parents and carriers first.
+    order: Vec<usize>,
+    /// Tails shorter than this lie on their bone's joint (see [`aim::MIN_TAIL`]).
+    min_tail: f32,
 }
 
 impl<'a> Shape<'a> {
-    fn new(s: &'a Skeleton, map: &'a BoneMap, profile: &'a Profile) -> Self {
+    /// The shape of `s` mapped by `map`, with `world` its original world rests.
+    fn new(s: &'a Skeleton, map: &'a BoneMap, profile: &'a Profile, world: &[Sim]) -> Self {
+        let mut carried = vec![None; s.bones.len()];
+        for pk in profile.ids() {
+            let (Some(i), Some(tails)) = (map.get(pk), map.tail_bones(profile, pk)) else {
+                continue;
+            };
+            // Only the next joint of a chain (a shin's foot), not one of several branches (an
+            // upper chest's shoulders hanging from a bone below it).
+            if tails.len() != 1 {
+                continue;
+            }
+            for j in tails.iter().filter_map(|&t| map.get(t)) {
+                let free = j != i && !s.is_ancestor(i, j) && !s.is_ancestor(j, i);
+                if free && carried[j.index()].is_none() {
+                    let at = world[i.index()].inverse().point(world[j.index()].t);
+                    carried[j.index()] = Some((i.index(), at));
+                }
+            }
+        }
+        let order = visit_order(s, &carried).unwrap_or_else(|| {
+            // Carriers that would have to come after what they carry: carry nothing.
+            carried.iter_mut().for_each(|c| *c = None);
+            (0..s.bones.len()).collect()
+        });
+        let (lo, hi) = world.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), w| {
+            (lo.min(w.t), hi.max(w.t))
+        });
         Shape {
             s,
             map,
             profile,
             reference: profile.reference_positions(),
+            carried,
+            order,
+            min_tail: aim::MIN_TAIL * (hi - lo).max(Vec3::ZERO).length(),
         }
     }
 
-    /// Position of bone `j`'s joint in bone `i`'s frame (j at or below i), from `locals`.
+    /// Position of bone `j`'s joint in bone `i`'s frame, from `locals`: through the hierarchy
+    /// when `j` hangs at or below `i`, else through the bone that carries `j`.
     fn relative(&self, i: usize, j: BoneId, locals: &[Sim]) -> Option<Vec3> {
-        let mut p = Vec3::ZERO;
+        self.up_to(i, j, Vec3::ZERO, locals).or_else(|| {
+            let (c, at) = self.carried[j.index()]?;
+            self.up_to(i, BoneId(c as u32), at, locals)
+        })
+    }
+
+    /// Point `p` of bone `j`'s frame in the frame of `i` (at or above `j`), from `locals`.
+    fn up_to(&self, i: usize, j: BoneId, mut p: Vec3, locals: &[Sim]) -> Option<Vec3> {
         let mut at = j;
         while at.index() != i {
             p = locals[at.index()].point(p);
@@ -558,29 +661,29 @@ impl<'a> Shape<'a> {
         Some(sum / bones.len() as f32)
     }
 
-    /// Where bone `i` (mapped to `pk`, world rotation `r`) points and where the profile's bone
-    /// points, both global and unit length: `Err(None)` when it has no tail (or one of zero
-    /// length), `Err(Some(angle))` when the bone carries the body and its tail lies more than
-    /// [`MAX_TAIL_DEG`] away from the profile's direction.
+    /// Where bone `i` (mapped to `pk`, world transform `w`) points and where the profile's bone
+    /// points, both global and unit length, and whether that is further down the chain (see
+    /// [`aim::Aim`]), or `None` when it has no tail (or only tails on its joint).
     fn tail(
         &self,
         i: usize,
         pk: ProfileBoneId,
-        r: Quat,
+        w: &Sim,
         locals: &[Sim],
-    ) -> Result<(Vec3, Vec3), Option<f32>> {
-        let bones = self.map.tail_bones(self.profile, pk).ok_or(None)?;
-        let local = self.mean_relative(i, &bones, locals).ok_or(None)?;
-        let e = reference_tail(&self.reference, pk, &bones).normalize_or_zero();
-        let d = (r * local).normalize_or_zero();
-        if d == Vec3::ZERO || e == Vec3::ZERO {
-            return Err(None);
-        }
+    ) -> Option<(Vec3, Vec3, bool)> {
+        let offset =
+            |bones: &[ProfileBoneId]| self.mean_relative(i, bones, locals).map(|v| w.r * v * w.s);
+        let aim = aim::aimed_tails(self.map, self.profile, pk, offset, self.min_tail)?;
+        let e = reference_tail(&self.reference, pk, &aim.tails).normalize_or_zero();
+        let d = aim.offset.normalize_or_zero();
+        (d != Vec3::ZERO && e != Vec3::ZERO).then_some((d, e, aim.further))
+    }
+
+    /// The angle between a body bone's tail `d` and the profile's direction `e` when it lies
+    /// more than [`MAX_TAIL_DEG`] away: the silhouette fix does not turn such a bone.
+    fn reversed(&self, pk: ProfileBoneId, d: Vec3, e: Vec3) -> Option<f32> {
         let angle = angle_deg(d, e);
-        if angle > MAX_TAIL_DEG && self.profile.body_bone(pk) {
-            return Err(Some(angle));
-        }
-        Ok((d, e))
+        (angle > MAX_TAIL_DEG && self.profile.body_bone(pk)).then_some(angle)
     }
 
     /// The global rotation that makes bone `i` (mapped to `pk`, world transform `w`) point where
@@ -597,42 +700,45 @@ impl<'a> Shape<'a> {
     ) -> Option<Quat> {
         let bone = self.profile.bone(pk);
         let name = &self.s.bones[i].name;
-        let (d, e) = match self.tail(i, pk, w.r, locals) {
-            Ok(de) => de,
-            Err(Some(angle)) => {
+        let Some((d, e, further)) = self.tail(i, pk, w, locals) else {
+            let has_tail = bone.tail != Tail::End && self.profile.children(pk).next().is_some();
+            // What the bone points at is mapped but hangs elsewhere, and carrying it along
+            // would make a loop.
+            let elsewhere = self.map.tail_bones(self.profile, pk).is_some();
+            let why = if elsewhere {
+                "what it points at hangs elsewhere in the hierarchy, where this bone cannot carry it"
+            } else {
+                "nothing mapped below it to point at"
+            };
+            if has_tail {
                 warnings.push(warn(
-                    WarningCode::TailReversed,
+                    WarningCode::NoTail,
                     Some(name),
                     format!(
-                        "`{name}` ({}): what it points at lies {angle:.0}° from the profile's direction, so the silhouette fix left it as it was",
+                        "`{name}` ({}): {why}, so the silhouette fix left it as it was",
                         bone.name
                     ),
                 ));
-                return None;
             }
-            Err(None) => {
-                let has_tail = bone.tail != Tail::End && self.profile.children(pk).next().is_some();
-                // An IK layout: what the bone points at is mapped but hangs elsewhere (a foot
-                // on the root), so turning the bone would not carry it along.
-                let elsewhere = self.map.tail_bones(self.profile, pk).is_some();
-                let why = if elsewhere {
-                    "what it points at hangs elsewhere in the hierarchy (an IK layout)"
-                } else {
-                    "nothing mapped below it to point at"
-                };
-                if has_tail {
-                    warnings.push(warn(
-                        WarningCode::NoTail,
-                        Some(name),
-                        format!(
-                            "`{name}` ({}): {why}, so the silhouette fix left it as it was",
-                            bone.name
-                        ),
-                    ));
-                }
-                return None;
-            }
+            return None;
         };
+        if further {
+            // Its own tail lies on its joint (Godette's spine on her pelvis, a BVH's neck and
+            // collars on the upper chest): it points at what lies beyond, which the turns of
+            // the bones between still move.
+            return None;
+        }
+        if let Some(angle) = self.reversed(pk, d, e) {
+            warnings.push(warn(
+                WarningCode::TailReversed,
+                Some(name),
+                format!(
+                    "`{name}` ({}): what it points at lies {angle:.0}° from the profile's direction, so the silhouette fix left the body standing as it was (its +Y still points at it)",
+                    bone.name
+                ),
+            ));
+            return None;
+        }
         if bone.keep_pitch && !options.flatten_feet {
             return Some(twist_between(Vec3::Y, d, e));
         }
@@ -645,4 +751,36 @@ impl<'a> Shape<'a> {
         });
         Some(roll.unwrap_or(Quat::IDENTITY) * arc)
     }
+}
+
+/// Bone indices with every bone after its parent and after the bone that carries it (in bone
+/// order where that allows), or `None` when carriers make a loop.
+fn visit_order(s: &Skeleton, carried: &[Option<(usize, Vec3)>]) -> Option<Vec<usize>> {
+    let n = s.bones.len();
+    let mut after: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut waits = vec![0usize; n];
+    for (i, b) in s.bones.iter().enumerate() {
+        for before in b
+            .parent
+            .map(BoneId::index)
+            .into_iter()
+            .chain(carried[i].map(|c| c.0))
+        {
+            after[before].push(i);
+            waits[i] += 1;
+        }
+    }
+    let mut ready: BinaryHeap<Reverse<usize>> =
+        (0..n).filter(|&i| waits[i] == 0).map(Reverse).collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(Reverse(i)) = ready.pop() {
+        order.push(i);
+        for &j in &after[i] {
+            waits[j] -= 1;
+            if waits[j] == 0 {
+                ready.push(Reverse(j));
+            }
+        }
+    }
+    (order.len() == n).then_some(order)
 }

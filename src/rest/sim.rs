@@ -2,7 +2,7 @@
 //! change of frame the rest fix makes, because it keeps TRS keys exact.
 
 use crate::model::Transform;
-use glam::{Mat4, Quat, Vec3};
+use glam::{Mat3, Mat4, Quat, Vec3};
 
 /// Largest relative difference between scale axes still treated as uniform.
 pub(crate) const UNIFORM_TOLERANCE: f32 = 1e-3;
@@ -104,9 +104,66 @@ pub(crate) fn twist_between(axis: Vec3, from: Vec3, to: Vec3) -> Quat {
     Quat::from_axis_angle(axis, angle)
 }
 
+/// The 24 rotations that map the coordinate axes onto coordinate axes (quarter turns).
+fn quarter_turns() -> impl Iterator<Item = Quat> {
+    let axes = [
+        Vec3::X,
+        Vec3::Y,
+        Vec3::Z,
+        Vec3::NEG_X,
+        Vec3::NEG_Y,
+        Vec3::NEG_Z,
+    ];
+    axes.into_iter().flat_map(move |x| {
+        axes.into_iter()
+            .filter(move |y| x.dot(*y) == 0.0)
+            .map(move |y| Quat::from_mat3(&Mat3::from_cols(x, y, x.cross(y))))
+    })
+}
+
+/// The quarter-turn rotation nearest `q`: a change of frame that keeps a non-uniform scale a
+/// scale along the bone's axes (its axes only swap places), so keys stay exact.
+pub(crate) fn nearest_quarter_turn(q: Quat) -> Quat {
+    quarter_turns()
+        .max_by(|a, b| a.dot(q).abs().total_cmp(&b.dot(q).abs()))
+        .unwrap_or(Quat::IDENTITY)
+}
+
+/// For a quarter-turn rotation `q` (within rounding), which old scale axis each new axis takes:
+/// a scale `k` becomes `q⁻¹ · diag(k) · q = diag(k[p[0]], k[p[1]], k[p[2]])`. The identity
+/// permutation for any other rotation.
+pub(crate) fn scale_axes(q: glam::DQuat) -> [usize; 3] {
+    let m = glam::DMat3::from_quat(q);
+    let mut p = [0, 1, 2];
+    for (a, slot) in p.iter_mut().enumerate() {
+        let col = m.col(a).abs();
+        match (0..3).find(|&b| col[b] > 1.0 - 1e-6) {
+            Some(b) => *slot = b,
+            None => return [0, 1, 2],
+        }
+    }
+    p
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quarter_turns_keep_a_scale_on_the_axes() {
+        assert_eq!(quarter_turns().count(), 24);
+        let q = Quat::from_rotation_y(0.3) * Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+        let g = nearest_quarter_turn(q);
+        let z = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+        assert!(g.dot(z).abs() > 1.0 - 1e-6, "{g} {z}");
+        // diag(k) · g = g · diag(k permuted): the scale stays a scale along the new axes.
+        let k = Vec3::new(1.0, 2.0, 3.0);
+        let p = scale_axes(g.as_dquat());
+        let left = Mat3::from_diagonal(k) * Mat3::from_quat(g);
+        let right = Mat3::from_quat(g) * Mat3::from_diagonal(Vec3::new(k[p[0]], k[p[1]], k[p[2]]));
+        assert!(left.abs_diff_eq(right, 1e-5), "{left} {right}");
+        assert_eq!(scale_axes(Quat::from_rotation_x(0.4).as_dquat()), [0, 1, 2]);
+    }
 
     #[test]
     fn composes_and_inverts() {
