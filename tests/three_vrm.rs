@@ -169,3 +169,78 @@ fn retargets_onto_vrms_face_and_pose_in_three_vrm_as_their_targets_do() {
         }
     }
 }
+
+/// VRM 0.x data in a bone's space stays where it was (issue 40): spring-bone colliders on the
+/// head, upper chest and hands (VRoid's collider bones, `J_Bip_*`, offsets stored with z negated
+/// as UniVRM writes them) and the first-person (look-at) offset on the head, on the VRM 0.x
+/// fixture, whose bones take new axes when normalized. three-vrm places each halfway through the
+/// file's first clip within 1e-4 of the hips height of where it placed the input's.
+#[test]
+fn spring_colliders_and_the_look_at_origin_stay_where_they_were() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut json, bin) =
+        common::split_glb(&std::fs::read(common::root().join("fixtures/vrm0.vrm")).unwrap());
+    let node = |name: &str| {
+        json["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|n| n["name"] == name)
+            .unwrap_or_else(|| panic!("vrm0.vrm has no node {name}"))
+    };
+    let group = |name: &str, offset: [f64; 3], radius: f64| {
+        serde_json::json!({
+            "node": node(name),
+            "colliders": [{"offset": {"x": offset[0], "y": offset[1], "z": offset[2]}, "radius": radius}]
+        })
+    };
+    let groups = serde_json::json!([
+        group("J_Bip_C_Head", [0.0, 0.08, -0.01], 0.09),
+        group("J_Bip_C_UpperChest", [0.0, 0.05, -0.03], 0.1),
+        group("J_Bip_L_Hand", [0.06, 0.0, 0.01], 0.04),
+        group("J_Bip_R_Hand", [-0.06, 0.0, 0.01], 0.04),
+    ]);
+    let head = node("J_Bip_C_Head");
+    let vrm = &mut json["extensions"]["VRM"];
+    vrm["secondaryAnimation"] = serde_json::json!({"boneGroups": [], "colliderGroups": groups});
+    // three-vrm makes a look-at only beside an expression manager (UniVRM always writes one).
+    vrm["blendShapeMaster"] = serde_json::json!({"blendShapeGroups": []});
+    vrm["firstPerson"] = serde_json::json!({
+        "firstPersonBone": head,
+        "firstPersonBoneOffset": {"x": 0.0, "y": 0.06, "z": -0.02},
+        "lookAtTypeName": "Bone"
+    });
+    let input = dir.path().join("colliders.vrm");
+    std::fs::write(&input, common::join_glb(&json, &bin)).unwrap();
+    let out = dir.path().join("colliders.normalized.vrm");
+    run(&[
+        "normalize",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    // The bones took new axes, so the offsets were rewritten (else this test shows nothing).
+    let (written, _) = common::split_glb(&std::fs::read(&out).unwrap());
+    assert_ne!(
+        written["extensions"]["VRM"]["secondaryAnimation"]["colliderGroups"][0]["colliders"][0]
+            ["offset"],
+        json["extensions"]["VRM"]["secondaryAnimation"]["colliderGroups"][0]["colliders"][0]
+            ["offset"],
+        "the head's collider offset was kept as it was, though the head took new axes"
+    );
+    let Some(v) = check(&input, &out, None, false) else {
+        return;
+    };
+    let placed = v["attached"].as_array().unwrap();
+    assert_eq!(
+        placed.len(),
+        5,
+        "4 colliders and the look-at origin: {placed:?}"
+    );
+    let e = v["attached_max"].as_f64().unwrap();
+    assert!(
+        e <= 1e-4,
+        "three-vrm places {} {e} hips heights from the input's",
+        v["attached_where"]
+    );
+}

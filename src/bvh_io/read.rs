@@ -52,6 +52,7 @@ pub fn read(text: &str, options: &BvhOptions) -> Result<Bvh, BvhError> {
         other_nodes: Vec::new(),
         scene_turn: glam::Quat::IDENTITY,
         view_turn: glam::Quat::IDENTITY,
+        points: Vec::new(),
     };
     if raw.frames() > 0 {
         model.clips.push(clip);

@@ -72,6 +72,7 @@ pub(crate) fn model(
         }
         clips?
     };
+    let vrm_points = super::vrm_data::points(json.pointer("/extensions"), &bone_of);
     let other_nodes = root
         .nodes
         .iter()
@@ -91,6 +92,7 @@ pub(crate) fn model(
             other_nodes,
             scene_turn: glam::Quat::IDENTITY,
             view_turn: view_turn(json),
+            points: vrm_points,
         },
         warnings,
     ))

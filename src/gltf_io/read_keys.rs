@@ -140,12 +140,14 @@ impl<'a> AsRead<'a> {
             other_nodes,
             scene_turn,
             view_turn,
+            points,
         } = model;
         let read = self.model;
         *skeletons == read.skeletons
             && *other_nodes == read.other_nodes
             && *scene_turn == read.scene_turn
             && *view_turn == read.view_turn
+            && *points == read.points
             && clips.len() == read.clips.len()
             && clips
                 .iter()

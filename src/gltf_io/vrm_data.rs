@@ -5,29 +5,33 @@
 //! `lookAt.offsetFromHeadBone`, VRM 0.x `firstPerson.firstPersonBoneOffset`) and gravity
 //! directions. The humanoid map names nodes, which never change, so it needs nothing.
 //!
-//! A point `o` given in bone `i`'s space stands at `W_i · o` in the scene as read; the same point
-//! of the written file, whose scene turned by `T`, is `o' = W'_i⁻¹ · T · W_i · o` (joints do not
-//! move, so this only turns, and scales where units were folded in). VRM 0.x stores such points
-//! with z negated (Unity's left-handed axes), as three-vrm reads them.
+//! Reading makes each value fixed in a bone's space a [`BonePoint`] of the model (a point, a
+//! length or a direction), which the stages move with its bone as they move attachments;
+//! writing puts back the values that changed, found again in the same order. Gravity is a
+//! scene direction: it turns with the scene. VRM 0.x stores points with z negated (Unity's
+//! left-handed axes), as three-vrm reads them; where a look-at origin is missing, three-vrm's
+//! default is taken (and written once it moves).
 
 use super::error::ErrorKind;
-use crate::model::Model;
-use glam::{Mat3, Mat4, Quat, Vec3};
+use crate::model::{BoneId, BonePoint, Model, SkeletonId, Transform};
+use glam::{Mat3, Quat, Vec3};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
 /// The look-at origin three-vrm takes when a file gives none, in the head bone's space.
 const LOOK_AT_DEFAULT: [f32; 3] = [0.0, 0.06, 0.0];
 
-/// How a point or direction is stored: glTF's axes, or VRM 0.x's (z negated).
-#[derive(Clone, Copy)]
+/// How a point or direction is stored: glTF's axes as an array, or VRM 0.x's (z negated) as an
+/// `{x, y, z}` object.
+#[derive(Clone, Copy, PartialEq)]
 enum Axes {
     Gltf,
     Vrm0,
 }
 
 impl Axes {
-    fn to_gltf(self, v: Vec3) -> Vec3 {
+    /// Between the file's axes and glTF's (the z flip is its own inverse).
+    fn flip(self, v: Vec3) -> Vec3 {
         match self {
             Axes::Gltf => v,
             Axes::Vrm0 => Vec3::new(v.x, v.y, -v.z),
@@ -35,250 +39,351 @@ impl Axes {
     }
 }
 
-/// The change of a node's space: what a point given in it becomes, and how a length scales.
-/// Linear: the bone's joint stays where it was in the (turned) scene, so its origin maps to its
-/// origin.
-struct Change {
-    linear: Mat3,
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Point(Axes),
+    Length,
+    Direction(Axes),
 }
 
-impl Change {
-    fn point(&self, p: Vec3) -> Vec3 {
-        self.linear * p
-    }
-    fn direction(&self, d: Vec3) -> Vec3 {
-        (self.linear * d).normalize_or(d)
-    }
-    fn length(&self, r: f32) -> f32 {
-        r * self.linear.determinant().abs().cbrt()
+/// One value fixed in a node's space, by its path below `extensions`.
+struct Slot {
+    node: u64,
+    path: Vec<Key>,
+    kind: Kind,
+    /// What a reader takes when the value is missing (only look-at origins have one).
+    default: Option<Vec3>,
+}
+
+#[derive(Clone)]
+enum Key {
+    Field(&'static str),
+    Index(usize),
+}
+
+fn get<'a>(v: &'a Value, path: &[Key]) -> Option<&'a Value> {
+    path.iter().try_fold(v, |v, k| match k {
+        Key::Field(f) => v.get(*f),
+        Key::Index(i) => v.get(*i),
+    })
+}
+
+/// The object holding the last key of `path`, and that key.
+fn parent_mut<'a>(
+    v: &'a mut Value,
+    path: &[Key],
+) -> Option<(&'a mut Map<String, Value>, &'static str)> {
+    let (last, up) = path.split_last()?;
+    let holder = up.iter().try_fold(v, |v, k| match k {
+        Key::Field(f) => v.get_mut(*f),
+        Key::Index(i) => v.get_mut(*i),
+    })?;
+    match last {
+        Key::Field(f) => Some((holder.as_object_mut()?, *f)),
+        Key::Index(_) => None,
     }
 }
 
-/// Below this (per matrix element) a bone's space did not change: rounding of an unchanged rest
-/// (normalizing a normalized file), which must leave the data as it was.
-const CHANGE_NOISE: f32 = 1e-5;
+fn array_of(v: Option<&Value>) -> &[Value] {
+    v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
 
-/// Per bone node whose space changed: the linear part of `W'⁻¹ · T · W`.
-fn changes(original: &Model, model: &Model, turn: Quat) -> HashMap<u64, Change> {
-    let t = Mat4::from_quat(turn);
-    let mut out = HashMap::new();
-    for (old, new) in original.skeletons.iter().zip(&model.skeletons) {
-        let (w, w2) = (old.rest_world(), new.rest_world());
-        for ((b, w), w2) in old.bones.iter().zip(&w).zip(&w2) {
-            let Some(node) = b.node else { continue };
-            let m = Mat3::from_mat4(w2.inverse() * t * *w);
-            if !m.abs_diff_eq(Mat3::IDENTITY, CHANGE_NOISE) && m.is_finite() {
-                out.insert(u64::from(node), Change { linear: m });
+fn f(k: &'static str) -> Key {
+    Key::Field(k)
+}
+
+/// Every slot of the file's VRM extensions (`ext`: the document's `extensions`), in one order.
+fn slots(ext: &Value) -> Vec<Slot> {
+    let mut out = Vec::new();
+    let node_of = |v: &Value, key: &str| v.get(key).and_then(Value::as_u64);
+    if let Some(vrm) = ext.get("VRM") {
+        let head = array_of(vrm.pointer("/humanoid/humanBones"))
+            .iter()
+            .find(|b| b.get("bone").and_then(Value::as_str) == Some("head"))
+            .and_then(|b| node_of(b, "node"));
+        if let Some(first) = vrm.get("firstPerson") {
+            if let Some(node) = node_of(first, "firstPersonBone").or(head) {
+                out.push(Slot {
+                    node,
+                    path: vec![f("VRM"), f("firstPerson"), f("firstPersonBoneOffset")],
+                    kind: Kind::Point(Axes::Vrm0),
+                    default: Some(Vec3::from(LOOK_AT_DEFAULT)),
+                });
             }
+        }
+        for (g, group) in array_of(vrm.pointer("/secondaryAnimation/colliderGroups"))
+            .iter()
+            .enumerate()
+        {
+            let Some(node) = node_of(group, "node") else {
+                continue;
+            };
+            for (c, _) in array_of(group.get("colliders")).iter().enumerate() {
+                let at = |k| {
+                    vec![
+                        f("VRM"),
+                        f("secondaryAnimation"),
+                        f("colliderGroups"),
+                        Key::Index(g),
+                        f("colliders"),
+                        Key::Index(c),
+                        f(k),
+                    ]
+                };
+                out.push(slot(node, at("offset"), Kind::Point(Axes::Vrm0)));
+                out.push(slot(node, at("radius"), Kind::Length));
+            }
+        }
+    }
+    if let Some(vrm) = ext.get("VRMC_vrm") {
+        let head = vrm
+            .pointer("/humanoid/humanBones/head/node")
+            .and_then(Value::as_u64);
+        if let (Some(node), Some(_)) = (head, vrm.get("lookAt")) {
+            out.push(Slot {
+                node,
+                path: vec![f("VRMC_vrm"), f("lookAt"), f("offsetFromHeadBone")],
+                kind: Kind::Point(Axes::Gltf),
+                default: Some(Vec3::from(LOOK_AT_DEFAULT)),
+            });
+        }
+    }
+    if let Some(spring) = ext.get("VRMC_springBone") {
+        for (i, collider) in array_of(spring.get("colliders")).iter().enumerate() {
+            let Some(node) = node_of(collider, "node") else {
+                continue;
+            };
+            let base = vec![f("VRMC_springBone"), f("colliders"), Key::Index(i)];
+            shape_slots(
+                &mut out,
+                node,
+                collider.get("shape"),
+                [base.clone(), vec![f("shape")]].concat(),
+            );
+            let extended = collider.pointer("/extensions/VRMC_springBone_extended_collider/shape");
+            let path = [
+                base,
+                vec![
+                    f("extensions"),
+                    f("VRMC_springBone_extended_collider"),
+                    f("shape"),
+                ],
+            ]
+            .concat();
+            shape_slots(&mut out, node, extended, path);
         }
     }
     out
 }
 
+fn slot(node: u64, path: Vec<Key>, kind: Kind) -> Slot {
+    Slot {
+        node,
+        path,
+        kind,
+        default: None,
+    }
+}
+
+/// A VRM 1.0 collider shape (sphere, capsule, plane), in its node's space.
+fn shape_slots(out: &mut Vec<Slot>, node: u64, shape: Option<&Value>, path: Vec<Key>) {
+    for kind in ["sphere", "capsule", "plane"] {
+        if shape.and_then(|s| s.get(kind)).is_none() {
+            continue;
+        }
+        let at = |k| [path.clone(), vec![f(kind), f(k)]].concat();
+        out.push(slot(node, at("offset"), Kind::Point(Axes::Gltf)));
+        match kind {
+            "capsule" => {
+                out.push(slot(node, at("radius"), Kind::Length));
+                out.push(slot(node, at("tail"), Kind::Point(Axes::Gltf)));
+            }
+            "plane" => out.push(slot(node, at("normal"), Kind::Direction(Axes::Gltf))),
+            _ => out.push(slot(node, at("radius"), Kind::Length)),
+        }
+    }
+}
+
 fn vec3_of(v: &Value, axes: Axes) -> Option<Vec3> {
-    let v = match v {
-        Value::Array(a) if a.len() == 3 => Vec3::new(
+    let v = match (v, axes) {
+        (Value::Array(a), Axes::Gltf) if a.len() == 3 => Vec3::new(
             a[0].as_f64()? as f32,
             a[1].as_f64()? as f32,
             a[2].as_f64()? as f32,
         ),
-        Value::Object(o) => {
+        (Value::Object(o), Axes::Vrm0) => {
             let c = |k: &str| o.get(k).and_then(Value::as_f64).unwrap_or(0.0) as f32;
             Vec3::new(c("x"), c("y"), c("z"))
         }
         _ => return None,
     };
-    Some(axes.to_gltf(v))
+    Some(axes.flip(v)).filter(|v| v.is_finite())
 }
 
-/// Writes `v` (glTF axes) back in the shape and axes `slot` had.
-fn set_vec3(slot: &mut Value, v: Vec3, axes: Axes) {
-    let v = axes.to_gltf(v); // the z flip is its own inverse
-    let n = |x: f32| super::patch::num(x);
-    match slot {
-        Value::Array(a) => *a = vec![n(v.x), n(v.y), n(v.z)],
-        Value::Object(o) => {
-            o.insert("x".into(), n(v.x));
-            o.insert("y".into(), n(v.y));
-            o.insert("z".into(), n(v.z));
-        }
-        _ => {}
+fn json_of(v: Vec3, axes: Axes) -> Value {
+    let v = axes.flip(v);
+    let n = super::patch::num;
+    match axes {
+        Axes::Gltf => Value::Array(vec![n(v.x), n(v.y), n(v.z)]),
+        Axes::Vrm0 => serde_json::json!({ "x": n(v.x), "y": n(v.y), "z": n(v.z) }),
     }
 }
 
-/// Rewrites the vector at `key` as `f` maps it, unless it stays what it was (a zero offset, a
-/// direction along the turn's axis): the file keeps its own numbers then.
-fn map_vec3(obj: &mut Map<String, Value>, key: &str, axes: Axes, f: impl Fn(Vec3) -> Vec3) {
-    if let Some(slot) = obj.get_mut(key) {
-        if let Some(v) = vec3_of(slot, axes) {
-            let new = f(v);
-            if !new.abs_diff_eq(v, 1e-7 * v.length().max(1e-3)) {
-                set_vec3(slot, new, axes);
+/// The slot's value as a frame in its node's space, or `None` when it cannot be read.
+fn read(ext: &Value, s: &Slot) -> Option<Transform> {
+    let v = get(ext, &s.path[..]);
+    Some(match s.kind {
+        Kind::Point(axes) => Transform::from_translation(match v {
+            Some(v) => vec3_of(v, axes)?,
+            None => s.default?,
+        }),
+        Kind::Length => {
+            let r = v?.as_f64()? as f32;
+            if !(r.is_finite() && r >= 0.0) {
+                return None;
+            }
+            Transform {
+                scale: Vec3::splat(r),
+                ..Transform::IDENTITY
             }
         }
-    }
-}
-
-fn point(obj: &mut Map<String, Value>, key: &str, c: &Change, axes: Axes) {
-    map_vec3(obj, key, axes, |v| c.point(v));
-}
-
-fn direction(obj: &mut Map<String, Value>, key: &str, c: &Change, axes: Axes) {
-    map_vec3(obj, key, axes, |v| c.direction(v));
-}
-
-fn length(obj: &mut Map<String, Value>, key: &str, c: &Change) {
-    if let Some(r) = obj.get(key).and_then(Value::as_f64) {
-        let new = c.length(r as f32);
-        if (new - r as f32).abs() > 1e-7 * new.abs() {
-            obj.insert(key.into(), super::patch::num(new));
+        Kind::Direction(axes) => {
+            let d = vec3_of(v?, axes)?.try_normalize()?;
+            Transform {
+                rotation: Quat::from_rotation_arc(Vec3::Y, d),
+                ..Transform::IDENTITY
+            }
         }
+    })
+}
+
+/// The model's bone frames of the VRM data in `ext` (the document's `extensions`), for the
+/// nodes that are bones (`bone_of`: by node index).
+pub(crate) fn points(
+    ext: Option<&Value>,
+    bone_of: &HashMap<usize, (SkeletonId, BoneId)>,
+) -> Vec<BonePoint> {
+    let Some(ext) = ext else {
+        return Vec::new();
+    };
+    slots(ext)
+        .iter()
+        .filter_map(|s| {
+            let &(skeleton, bone) = bone_of.get(&usize::try_from(s.node).ok()?)?;
+            Some(BonePoint {
+                skeleton,
+                bone,
+                transform: read(ext, s)?,
+            })
+        })
+        .collect()
+}
+
+/// The value of a frame as its slot stores it, in glTF axes (a length as x).
+fn value(kind: Kind, t: &Transform) -> Vec3 {
+    match kind {
+        Kind::Point(_) => t.translation,
+        Kind::Length => Vec3::splat(t.scale.x),
+        Kind::Direction(_) => t.rotation * Vec3::Y,
     }
 }
 
-fn node_of(obj: &Map<String, Value>, key: &str) -> Option<u64> {
-    obj.get(key).and_then(Value::as_u64)
-}
-
-fn objects(v: Option<&mut Value>) -> impl Iterator<Item = &mut Map<String, Value>> {
-    v.and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_object_mut)
-}
-
-/// Keeps the VRM data of `json` where it was, given the model as read (`original`), the model
-/// written and the scene's turn between them. Leaves everything else alone; a file without VRM
-/// data is not touched.
+/// Puts the VRM data of `json` where the model moved it: each bone frame of `model` that differs
+/// from `original`'s (the model as read) is written back to its slot; gravity directions turn
+/// with the scene (`turn`). Leaves everything else alone, and a file without VRM data untouched.
 pub(crate) fn apply(
     json: &mut Value,
     original: &Model,
     model: &Model,
     turn: Quat,
 ) -> Result<(), ErrorKind> {
-    let Some(ext) = json.get_mut("extensions").and_then(Value::as_object_mut) else {
+    let Some(ext) = json.get_mut("extensions") else {
         return Ok(());
     };
     if !["VRM", "VRMC_vrm", "VRMC_springBone"]
         .iter()
-        .any(|k| ext.contains_key(*k))
+        .any(|k| ext.get(*k).is_some())
     {
         return Ok(());
     }
-    let changes = changes(original, model, turn);
-    let scene = Change {
-        linear: Mat3::from_quat(turn),
-    };
-    if let Some(vrm) = ext.get_mut("VRM").and_then(Value::as_object_mut) {
-        vrm0(vrm, &changes, &scene);
-    }
-    if let Some(vrm) = ext.get_mut("VRMC_vrm").and_then(Value::as_object_mut) {
-        let head = vrm
-            .get("humanoid")
-            .and_then(|h| h.pointer("/humanBones/head/node"))
-            .and_then(Value::as_u64);
-        if let (Some(c), Some(look)) = (
-            head.and_then(|h| changes.get(&h)),
-            vrm.get_mut("lookAt").and_then(Value::as_object_mut),
-        ) {
-            look.entry("offsetFromHeadBone")
-                .or_insert_with(|| serde_json::json!(LOOK_AT_DEFAULT));
-            point(look, "offsetFromHeadBone", c, Axes::Gltf);
-        }
-    }
-    if let Some(spring) = ext
-        .get_mut("VRMC_springBone")
-        .and_then(Value::as_object_mut)
-    {
-        for collider in objects(spring.get_mut("colliders")) {
-            let Some(c) = node_of(collider, "node").and_then(|n| changes.get(&n)) else {
+    let bones: HashMap<usize, (SkeletonId, BoneId)> = original
+        .skeletons
+        .iter()
+        .enumerate()
+        .flat_map(|(k, s)| {
+            s.bones.iter().enumerate().filter_map(move |(i, b)| {
+                Some((b.node? as usize, (SkeletonId(k as u32), BoneId(i as u32))))
+            })
+        })
+        .collect();
+    let found: Vec<Slot> = slots(ext)
+        .into_iter()
+        .filter(|s| {
+            usize::try_from(s.node).is_ok_and(|n| bones.contains_key(&n)) && read(ext, s).is_some()
+        })
+        .collect();
+    if found.len() == original.points.len() && found.len() == model.points.len() {
+        for ((s, old), new) in found.iter().zip(&original.points).zip(&model.points) {
+            let (was, now) = (value(s.kind, &old.transform), value(s.kind, &new.transform));
+            if now.abs_diff_eq(was, 1e-7 * was.length().max(1e-3)) || !now.is_finite() {
+                continue;
+            }
+            let Some((holder, key)) = parent_mut(ext, &s.path) else {
                 continue;
             };
-            if let Some(shape) = collider.get_mut("shape").and_then(Value::as_object_mut) {
-                vrm1_shape(shape, c);
-            }
-            let extended = collider
-                .get_mut("extensions")
-                .and_then(|e| e.get_mut("VRMC_springBone_extended_collider"))
-                .and_then(|e| e.get_mut("shape"))
-                .and_then(Value::as_object_mut);
-            if let Some(shape) = extended {
-                vrm1_shape(shape, c);
-            }
+            let written = match s.kind {
+                Kind::Point(axes) | Kind::Direction(axes) => json_of(now, axes),
+                Kind::Length => super::patch::num(now.x),
+            };
+            holder.insert(key.to_string(), written);
         }
-        let springs = if scene.linear == Mat3::IDENTITY {
-            None
-        } else {
-            spring.get_mut("springs")
-        };
-        for spring in objects(springs) {
-            for joint in objects(spring.get_mut("joints")) {
-                direction(joint, "gravityDir", &scene, Axes::Gltf);
-            }
-        }
+    }
+    if !turn.abs_diff_eq(Quat::IDENTITY, 1e-7) {
+        turn_gravity(ext, Mat3::from_quat(turn));
     }
     Ok(())
 }
 
-/// A VRM 1.0 collider shape (sphere, capsule, plane), in its node's space.
-fn vrm1_shape(shape: &mut Map<String, Value>, c: &Change) {
-    for (kind, shape) in shape.iter_mut() {
-        let Some(s) = shape.as_object_mut() else {
-            continue;
+/// Gravity directions are the scene's: they turn with it (VRM 0.x's `{x, y, z}` as three-vrm
+/// reads them, as they are).
+fn turn_gravity(ext: &mut Value, turn: Mat3) {
+    let turned = |v: &mut Value| {
+        let shape = if v.is_array() { Axes::Gltf } else { Axes::Vrm0 };
+        let read = match &*v {
+            Value::Object(o) => {
+                let c = |k: &str| o.get(k).and_then(Value::as_f64).unwrap_or(0.0) as f32;
+                Some(Vec3::new(c("x"), c("y"), c("z")))
+            }
+            v => vec3_of(v, Axes::Gltf),
         };
-        point(s, "offset", c, Axes::Gltf);
-        length(s, "radius", c);
-        if kind == "capsule" {
-            point(s, "tail", c, Axes::Gltf);
+        if let Some(g) = read {
+            // The object form is taken as it is (no z flip): write it back the same way.
+            let g = turn * g;
+            *v = match shape {
+                Axes::Gltf => json_of(g, Axes::Gltf),
+                Axes::Vrm0 => json_of(Axes::Vrm0.flip(g), Axes::Vrm0),
+            };
         }
-        if kind == "plane" {
-            direction(s, "normal", c, Axes::Gltf);
-        }
-    }
-}
-
-/// VRM 0.x: colliders and the first-person bone offset (z negated), gravity directions (as
-/// three-vrm reads them: as they are).
-fn vrm0(vrm: &mut Map<String, Value>, changes: &HashMap<u64, Change>, scene: &Change) {
-    let head = vrm
-        .get("humanoid")
-        .and_then(|h| h.get("humanBones"))
-        .and_then(Value::as_array)
-        .and_then(|bones| {
-            bones
-                .iter()
-                .find(|b| b.get("bone").and_then(Value::as_str) == Some("head"))
-        })
-        .and_then(|b| b.get("node"))
-        .and_then(Value::as_u64);
-    if let Some(first) = vrm.get_mut("firstPerson").and_then(Value::as_object_mut) {
-        let bone = node_of(first, "firstPersonBone").or(head);
-        if let Some(c) = bone.and_then(|n| changes.get(&n)) {
-            first.entry("firstPersonBoneOffset").or_insert_with(|| {
-                let [x, y, z] = LOOK_AT_DEFAULT;
-                serde_json::json!({ "x": x, "y": y, "z": z })
-            });
-            point(first, "firstPersonBoneOffset", c, Axes::Vrm0);
-        }
-    }
-    let Some(secondary) = vrm
-        .get_mut("secondaryAnimation")
-        .and_then(Value::as_object_mut)
-    else {
-        return;
     };
-    for group in objects(secondary.get_mut("colliderGroups")) {
-        let Some(c) = node_of(group, "node").and_then(|n| changes.get(&n)) else {
-            continue;
-        };
-        for collider in objects(group.get_mut("colliders")) {
-            point(collider, "offset", c, Axes::Vrm0);
-            length(collider, "radius", c);
+    if let Some(groups) = ext
+        .pointer_mut("/VRM/secondaryAnimation/boneGroups")
+        .and_then(Value::as_array_mut)
+    {
+        for g in groups.iter_mut().filter_map(|g| g.get_mut("gravityDir")) {
+            turned(g);
         }
     }
-    if scene.linear != Mat3::IDENTITY {
-        for group in objects(secondary.get_mut("boneGroups")) {
-            direction(group, "gravityDir", scene, Axes::Gltf);
+    if let Some(springs) = ext
+        .pointer_mut("/VRMC_springBone/springs")
+        .and_then(Value::as_array_mut)
+    {
+        for joint in springs
+            .iter_mut()
+            .filter_map(|s| s.get_mut("joints").and_then(Value::as_array_mut))
+            .flatten()
+            .filter_map(|j| j.get_mut("gravityDir"))
+        {
+            turned(joint);
         }
     }
 }
@@ -286,109 +391,129 @@ fn vrm0(vrm: &mut Map<String, Value>, changes: &HashMap<u64, Change>, scene: &Ch
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Bone, BoneId, Skeleton, Transform};
+    use crate::model::{Bone, Skeleton};
     use serde_json::json;
 
-    fn bone(name: &str, parent: Option<u32>, node: u32, rest: Transform) -> Bone {
-        Bone {
-            name: name.into(),
-            parent: parent.map(BoneId),
-            rest,
-            is_joint: true,
-            weighted: None,
-            node: Some(node),
-        }
-    }
-
-    /// A hips at 1 m and a head 0.5 m above it, with the head's rest rotation `head`.
-    fn model(head: Quat, turn: Quat) -> Model {
-        let hips = Transform {
-            translation: Vec3::Y,
-            rotation: turn,
-            ..Transform::IDENTITY
-        };
-        let head = Transform {
-            translation: Vec3::new(0.0, 0.5, 0.0),
-            rotation: head,
-            ..Transform::IDENTITY
-        };
-        Model {
-            skeletons: vec![Skeleton {
-                name: "s".into(),
-                bones: vec![bone("hips", None, 0, hips), bone("head", Some(0), 1, head)],
-                skins: Vec::new(),
-                attachments: Vec::new(),
-                base: Mat4::IDENTITY,
-                base_nodes: Vec::new(),
-                declared: None,
-            }],
-            scene_turn: turn,
-            ..Model::default()
-        }
-    }
-
-    fn vec3(v: &Value) -> Vec3 {
-        vec3_of(v, Axes::Gltf).unwrap()
-    }
-
-    #[test]
-    fn colliders_and_look_at_stay_where_they_were_in_the_scene() {
-        let before = model(Quat::IDENTITY, Quat::IDENTITY);
-        let turn = Quat::from_xyzw(0.0, 1.0, 0.0, 0.0);
-        let after = model(Quat::from_rotation_x(0.7), turn);
-        let mut json = json!({
+    fn document() -> Value {
+        json!({
             "extensions": {
                 "VRMC_vrm": {"humanoid": {"humanBones": {"head": {"node": 1}}}, "lookAt": {}},
                 "VRMC_springBone": {
-                    "colliders": [{"node": 1, "shape": {"capsule": {"offset": [0.1, 0.2, 0.3], "radius": 0.05, "tail": [0.0, 0.1, 0.0]}}}],
+                    "colliders": [{"node": 1, "shape": {"capsule": {"offset": [0.1, 0.2, 0.3], "radius": 0.05, "tail": [0.0, 0.1, 0.0]}}},
+                                  {"node": 7, "shape": {"sphere": {"offset": [0.5, 0.5, 0.5], "radius": 0.5}}}],
                     "springs": [{"joints": [{"node": 1, "gravityDir": [1.0, 0.0, 0.0]}]}]
                 },
                 "VRM": {
                     "humanoid": {"humanBones": [{"bone": "head", "node": 1}]},
-                    "firstPerson": {"firstPersonBone": 1, "firstPersonBoneOffset": {"x": 0.0, "y": 0.1, "z": 0.2}},
-                    "secondaryAnimation": {"colliderGroups": [{"node": 1, "colliders": [{"offset": {"x": 0.1, "y": 0.0, "z": 0.3}, "radius": 0.1}]}]}
+                    "firstPerson": {"firstPersonBone": 1, "firstPersonBoneOffset": {"x": 0, "y": 0.1, "z": 0.2}},
+                    "secondaryAnimation": {"colliderGroups": [{"node": 1, "colliders": [{"offset": {"x": 0.1, "y": 0, "z": 0.3}, "radius": 0.1}]}]}
                 }
             }
-        });
-        apply(&mut json, &before, &after, turn).unwrap();
-        let (w, w2) = (
-            before.skeletons[0].rest_world()[1],
-            after.skeletons[0].rest_world()[1],
-        );
-        let same = |old: Vec3, new: Vec3| {
-            let (a, b) = (
-                Mat4::from_quat(turn).transform_point3(w.transform_point3(old)),
-                w2.transform_point3(new),
-            );
-            assert!(a.abs_diff_eq(b, 1e-6), "{a} vs {b}");
+        })
+    }
+
+    /// Nodes 0 and 1 are bones 0 and 1 of skeleton 0; node 7 is no bone.
+    fn model(points: Vec<BonePoint>) -> Model {
+        let bone = |node: u32| Bone {
+            name: format!("b{node}"),
+            parent: None,
+            rest: Transform::IDENTITY,
+            is_joint: true,
+            weighted: None,
+            node: Some(node),
         };
-        let capsule = &json["extensions"]["VRMC_springBone"]["colliders"][0]["shape"]["capsule"];
-        same(Vec3::new(0.1, 0.2, 0.3), vec3(&capsule["offset"]));
-        same(Vec3::new(0.0, 0.1, 0.0), vec3(&capsule["tail"]));
-        assert_eq!(capsule["radius"], json!(0.05));
-        // no offset given: three-vrm's default, kept where it was
-        let look = &json["extensions"]["VRMC_vrm"]["lookAt"]["offsetFromHeadBone"];
-        same(Vec3::from(LOOK_AT_DEFAULT), vec3(look));
-        // gravity is a scene direction: it turns with the scene
-        let g =
-            vec3(&json["extensions"]["VRMC_springBone"]["springs"][0]["joints"][0]["gravityDir"]);
-        assert!(g.abs_diff_eq(-Vec3::X, 1e-6), "{g}");
-        // VRM 0.x stores z negated
-        let vrm0 = &json["extensions"]["VRM"];
-        let first = vec3_of(&vrm0["firstPerson"]["firstPersonBoneOffset"], Axes::Vrm0).unwrap();
-        same(Vec3::new(0.0, 0.1, -0.2), first);
-        let c = &vrm0["secondaryAnimation"]["colliderGroups"][0]["colliders"][0]["offset"];
-        same(Vec3::new(0.1, 0.0, -0.3), vec3_of(c, Axes::Vrm0).unwrap());
+        Model {
+            skeletons: vec![Skeleton {
+                name: "s".into(),
+                bones: vec![bone(0), bone(1)],
+                skins: Vec::new(),
+                attachments: Vec::new(),
+                base: glam::Mat4::IDENTITY,
+                base_nodes: Vec::new(),
+                declared: None,
+            }],
+            points,
+            ..Model::default()
+        }
+    }
+
+    fn read_points(json: &Value) -> Vec<BonePoint> {
+        let bone_of = HashMap::from([
+            (0, (SkeletonId(0), BoneId(0))),
+            (1, (SkeletonId(0), BoneId(1))),
+        ]);
+        points(json.get("extensions"), &bone_of)
     }
 
     #[test]
-    fn nothing_changes_when_no_bone_frame_changed() {
-        let m = model(Quat::from_rotation_x(0.3), Quat::IDENTITY);
-        let mut json = json!({"extensions": {"VRMC_springBone": {
-            "colliders": [{"node": 1, "shape": {"sphere": {"offset": [0.123456789, 0.2, 0.3], "radius": 0.05}}}],
-            "springs": [{"joints": [{"node": 1, "gravityDir": [0.0, -0.5, 0.0]}]}]}}});
+    fn bone_frames_are_read_in_gltf_axes_and_written_back_where_they_moved() {
+        let mut json = document();
+        let read = read_points(&json);
+        // VRM 0.x first person, collider offset and radius; the look-at origin (three-vrm's
+        // default); the capsule's offset, radius and tail; the sphere on node 7 is no bone's
+        assert_eq!(read.len(), 7);
+        assert_eq!(read[0].transform.translation, Vec3::new(0.0, 0.1, -0.2));
+        assert_eq!(read[3].transform.translation, Vec3::new(0.0, 0.06, 0.0));
+        // every point turned half about +Y and lengths doubled, as a bone's new frame would
+        let turn = Quat::from_xyzw(0.0, 1.0, 0.0, 0.0);
+        let mut moved: Vec<BonePoint> = read
+            .iter()
+            .map(|p| BonePoint {
+                transform: Transform {
+                    translation: turn * p.transform.translation,
+                    scale: p.transform.scale * 2.0,
+                    ..p.transform
+                },
+                ..*p
+            })
+            .collect();
+        // the look-at origin lies on the turn's axis: moved off it, the missing value is written
+        moved[3].transform.translation.z = 0.01;
+        apply(&mut json, &model(read.clone()), &model(moved), turn).unwrap();
+        let e = &json["extensions"];
+        assert_eq!(
+            e["VRMC_vrm"]["lookAt"]["offsetFromHeadBone"],
+            json!([0.0, 0.06, 0.01])
+        );
+        assert_eq!(
+            e["VRM"]["firstPerson"]["firstPersonBoneOffset"],
+            json!({"x": 0.0, "y": 0.1, "z": -0.2}),
+            "stored (0, 0.1, 0.2) is (0, 0.1, -0.2) in glTF, turned (0, 0.1, 0.2), stored z negated"
+        );
+        let capsule = &e["VRMC_springBone"]["colliders"][0]["shape"]["capsule"];
+        assert_eq!(capsule["offset"], json!([-0.1, 0.2, -0.3]));
+        assert_eq!(capsule["radius"], json!(0.1));
+        assert_eq!(
+            capsule["tail"],
+            json!([0.0, 0.1, 0.0]),
+            "on the axis: kept as written"
+        );
+        let sphere = &e["VRMC_springBone"]["colliders"][1]["shape"]["sphere"];
+        assert_eq!(
+            sphere["offset"],
+            json!([0.5, 0.5, 0.5]),
+            "no bone's: untouched"
+        );
+        let c = &e["VRM"]["secondaryAnimation"]["colliderGroups"][0]["colliders"][0];
+        assert_eq!(c["offset"], json!({"x": -0.1, "y": 0.0, "z": -0.3}));
+        assert_eq!(c["radius"], json!(0.2));
+        // gravity is the scene's: it turned with it
+        let g = &e["VRMC_springBone"]["springs"][0]["joints"][0]["gravityDir"];
+        assert_eq!(g, &json!([-1.0, 0.0, 0.0]));
+    }
+
+    #[test]
+    fn nothing_changes_when_no_frame_moved() {
+        let mut json = document();
         let before = json.clone();
-        apply(&mut json, &m, &m, Quat::IDENTITY).unwrap();
+        let read = read_points(&json);
+        apply(
+            &mut json,
+            &model(read.clone()),
+            &model(read),
+            Quat::IDENTITY,
+        )
+        .unwrap();
         assert_eq!(json, before);
     }
 }

@@ -190,6 +190,22 @@ pub struct Model {
     /// VRM add-on), identity otherwise. The rest fix makes the character face +Z, T-posed, as
     /// those clients show it, so in the file it faces the other way. Readers set it; stages keep it.
     pub view_turn: Quat,
+    /// Frames the file fixes in bones' spaces without a node of their own (VRM spring-bone
+    /// colliders, the look-at origin), in the order the reader found them: they follow their
+    /// bone as an [`Attachment`] does, and writers put them back where they came from.
+    pub points: Vec<BonePoint>,
+}
+
+/// A frame fixed in a bone's space: a point (its translation), a length (its uniform scale) or
+/// a direction (its rotation applied to +Y), whatever the file means by it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BonePoint {
+    /// The skeleton of the bone.
+    pub skeleton: SkeletonId,
+    /// The bone whose space it is in.
+    pub bone: BoneId,
+    /// The frame, local to the bone.
+    pub transform: Transform,
 }
 
 /// The name of a glTF node that is not a bone.

@@ -30,6 +30,7 @@ fn model_of(skeletons: Vec<Skeleton>, other: &[(u32, &str)]) -> Model {
             .collect(),
         scene_turn: Default::default(),
         view_turn: Default::default(),
+        points: Vec::new(),
     }
 }
 

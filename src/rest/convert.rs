@@ -104,6 +104,10 @@ pub(super) fn apply(
     for att in &mut skeleton.attachments {
         att.transform = convert_rest(&att.transform, inverse[att.parent.index()], Wide::IDENTITY);
     }
+    // Frames fixed in bones' spaces (VRM colliders, the look-at origin) follow as attachments do.
+    for p in model.points.iter_mut().filter(|p| p.skeleton == k) {
+        p.transform = convert_rest(&p.transform, inverse[p.bone.index()], Wide::IDENTITY);
+    }
     if let Some(turn) = plan.scene_turn {
         model.scene_turn = (turn * model.scene_turn).normalize();
     }

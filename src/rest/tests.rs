@@ -93,6 +93,7 @@ proptest! {
             other_nodes: Vec::new(),
             scene_turn: Default::default(),
             view_turn: Default::default(),
+            points: Vec::new(),
         };
         let before = model.clone();
         let report = fix_rest(&mut model, SkeletonId(0), &map, Profile::humanoid(), &RestOptions::default()).unwrap();
@@ -193,6 +194,7 @@ fn clips_validated_on_two_threads_give_the_problems_of_one_in_order() {
         other_nodes: Vec::new(),
         scene_turn: Default::default(),
         view_turn: Default::default(),
+        points: Vec::new(),
     };
     assert_eq!(
         validate_clips(&model, SkeletonId(0), &model.skeletons[0]),

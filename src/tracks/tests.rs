@@ -96,6 +96,7 @@ fn model_of(s: Skeleton, clips: Vec<Clip>) -> Model {
         other_nodes: Vec::new(),
         scene_turn: Default::default(),
         view_turn: Default::default(),
+        points: Vec::new(),
     }
 }
 

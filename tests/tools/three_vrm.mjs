@@ -9,7 +9,8 @@
 //   (VRMAnimationLoaderPlugin, createVRMAnimationClip, an AnimationMixer and vrm.update, as its
 //   example does) at up to 24 times;
 // where the hands, feet, head, forearms (lower arms) and upper legs stand relative to the hips, in
-// units of the hips' rest height. Prints one JSON line with the largest difference of each.
+// units of the hips' rest height; and the spring-bone colliders' centres and the look-at origin
+// halfway through the file's first glTF clip (at rest without one). Prints one JSON line with the largest difference of each.
 //
 // Usage (an ES module: run it from a folder whose node_modules has three, @pixiv/three-vrm and
 // @pixiv/three-vrm-animation, or copy it next to one):
@@ -149,6 +150,41 @@ const result = {
 const heightOf = (vrm) => { restPose(vrm); return world(vrm, 'hips').y; };
 const ha = heightOf(A), hb = heightOf(B);
 result.hips_height = [ha, hb];
+// Where the spring-bone colliders' centres and the look-at origin stand at rest, relative to the
+// hips (in hips heights): three-vrm hangs each collider under its node, its shape's offset in the
+// node's space, and takes the look-at origin in the head bone's space.
+// Played from the file's first glTF clip on the raw bones where it has one (a normalized rest
+// moves the limbs by design; every animated frame must look the same), else at rest.
+const attached = (vrm, height) => {
+  restPose(vrm);
+  const clip = vrm.animations[0];
+  let mixer = null;
+  if (clip) {
+    mixer = new THREE.AnimationMixer(vrm.scene);
+    mixer.clipAction(clip).play();
+    mixer.setTime(clip.duration / 2);
+    vrm.scene.updateMatrixWorld(true);
+  }
+  const hips = world(vrm, 'hips');
+  const out = {};
+  let k = 0;
+  vrm.scene.traverse((o) => {
+    if (o.shape && o.shape.offset && o.parent) {
+      const at = o.shape.offset.clone().applyMatrix4(o.matrixWorld);
+      out[`collider ${k++}`] = at.sub(hips).divideScalar(height);
+    }
+  });
+  if (vrm.lookAt) out['look-at origin'] = vrm.lookAt.getLookAtWorldPosition(new THREE.Vector3()).sub(hips).divideScalar(height);
+  if (mixer) {
+    mixer.stopAllAction();
+    mixer.uncacheRoot(vrm.scene);
+  }
+  return out;
+};
+const att = worst(attached(A, ha), attached(B, hb), { what: A.animations[0] ? `${A.animations[0].name} halfway` : 'at rest' });
+result.attached = Object.keys(attached(A, ha));
+result.attached_max = att.error;
+result.attached_where = att.where;
 const pose = worst(posed(A, ha), posed(B, hb), { what: 'test pose' });
 result.pose_max = pose.error;
 result.pose_where = pose.where;
