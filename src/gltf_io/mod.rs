@@ -7,6 +7,7 @@
 //! materials, textures, extensions (VRM), extras and node indices. Imports only `model`.
 
 mod accessor;
+mod bake;
 mod buffers;
 pub mod build;
 mod container;
@@ -548,6 +549,7 @@ impl Document {
             original.same_model(&self.model) && self.model.clips.iter().all(|c| c.source.is_some())
         });
         if let (false, Some(original)) = (unchanged, original) {
+            let baked = self.baked().map_err(fail)?;
             // Held as text: only the members the patch changes are parsed, and the accessors
             // and buffer views are held as their text (when they can be).
             let ahead = ahead.or_else(|| self.lazy.as_ref().and_then(draft::Ahead::of));
@@ -558,7 +560,8 @@ impl Document {
             }) = ahead
             {
                 let mut adds = patch::Additions::new(buffers);
-                patch::apply(&mut draft.json, &mut read, &mut adds, original, &self.model)
+                let json = &mut draft.json;
+                patch::apply(json, &mut read, &mut adds, original, &self.model, &baked)
                     .map_err(fail)?;
                 let (buffers, added) = adds.into_parts(&mut draft.json);
                 let bin = draft.finish(&used_before, added, &buffers, bin_uri);
@@ -571,7 +574,15 @@ impl Document {
             let used_before = layout::Usage::of(&mut json);
             let mut read = take_animations(&mut json);
             let mut adds = patch::Additions::new(buffers);
-            patch::apply(&mut json, &mut read, &mut adds, original, &self.model).map_err(fail)?;
+            patch::apply(
+                &mut json,
+                &mut read,
+                &mut adds,
+                original,
+                &self.model,
+                &baked,
+            )
+            .map_err(fail)?;
             let buffers = adds.into_json(&mut json);
             layout::collect_garbage(&mut json, &used_before);
             let bin = layout::pack(&mut json, &buffers, bin_uri);
@@ -609,6 +620,20 @@ impl Document {
             },
         };
         Ok(f(json, &bin))
+    }
+
+    /// The new vertex data of the skins whose vertices move into a new bind ([`bake::bake`]),
+    /// read from the document as read; none when no skin moves.
+    fn baked(&self) -> Result<bake::Baked, ErrorKind> {
+        if !bake::any(&self.model) {
+            return Ok(bake::Baked::default());
+        }
+        let (root, _) = read::typed(self.json())?;
+        bake::bake(
+            &root,
+            &mut accessor::Data::new(&root, &self.buffers),
+            &self.model,
+        )
     }
 
     /// Lets go of the key values read that the model no longer holds (the rest fix's new
