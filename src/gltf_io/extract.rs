@@ -140,6 +140,7 @@ fn skeletons(
             source: Some(k as u32),
             bake: Vec::new(),
             fixed_vertices: None,
+            meshless: false,
         });
     }
     attach(root, parents, locals, &bone_of, &mut skeletons);

@@ -27,6 +27,7 @@ mod rebuilt;
 mod release;
 mod scan;
 
+pub use bake::{BindMeasure, Displacement};
 pub use buffers::Resources;
 pub use container::Format;
 pub use error::{Error, ErrorKind};
@@ -620,6 +621,17 @@ impl Document {
             },
         };
         Ok(f(json, &bin))
+    }
+
+    /// What measures how far rebinding moves the vertices of this document's skinned meshes from
+    /// the exact skin ([`BindMeasure::measure`], given the model as the stages left it): the
+    /// mesh data as read, its buffers shared.
+    pub fn bind_measure(&self) -> Result<BindMeasure, Error> {
+        let (root, _) = read::typed(self.json()).map_err(|kind| Error {
+            file: self.path.clone(),
+            kind,
+        })?;
+        Ok(BindMeasure::new(&self.path, root, self.buffers.clone()))
     }
 
     /// The new vertex data of the skins whose vertices move into a new bind ([`bake::bake`]),

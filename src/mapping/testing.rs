@@ -44,6 +44,7 @@ pub(crate) fn rig(noise: &[Quat], base: Mat4) -> Skeleton {
         source: Some(0),
         bake: Vec::new(),
         fixed_vertices: None,
+        meshless: false,
     });
     s
 }

@@ -20,9 +20,10 @@
 //! transform is taken from the output's own rest, so an output gives the identity and
 //! normalizing it again changes nothing.
 //!
-//! Rebinding makes the rest the bind: `B_j = C_j` per joint, which linear blend skinning bakes
-//! into the vertices (exact for a vertex on one joint, not for one shared by joints whose `C_j`
-//! differ); the written inverse bind matrices are then `G_j⁻¹`.
+//! Rebinding makes the rest the bind: `B_j = R_j · IBM_j` per joint, with `R_j` the joint's rest
+//! `G_j` without its scale (Blender's importer drops the binds' scales), which linear blend
+//! skinning bakes into the vertices (exact for a vertex on one joint, not for one shared by
+//! joints whose `B_j` differ); the written inverse bind matrices are then `R_j⁻¹`.
 
 use super::{Skeleton, Warning, WarningCode};
 use glam::{DMat4, DVec3, Mat4};
@@ -40,8 +41,8 @@ pub struct SkinBind {
     pub skin: String,
     /// Whether its vertices move into a new bind when the file is written.
     pub moved: bool,
-    /// Whether the new bind is the rest (`--rebind`), rather than the old bind in the
-    /// skeleton's space.
+    /// Whether the new bind is the rest (`--rebind`, or a skin no mesh uses), rather than the
+    /// old bind in the skeleton's space.
     pub rebind: bool,
     /// The scale of the root-most joint's bind transform (0.01 for a centimetre mesh under a
     /// 0.01-scaled armature whose inverse bind matrices leave that scale out).
@@ -50,6 +51,13 @@ pub struct SkinBind {
     pub rotation_deg: f32,
     /// Its translation, relative to the skeleton's height.
     pub offset: f32,
+    /// With `rebind`: the largest distance of a vertex from where the exact skin puts it,
+    /// without animation and at any frame (30 per second) of any clip, relative to the
+    /// skeleton's height (linear blend skinning into a new bind is exact only for vertices on
+    /// one joint). Measured by the writer's side (`gltf_io::BindMeasure`); absent when not
+    /// measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub displacement: Option<f32>,
 }
 
 /// What [`fold_bind`] did: per skin, and what it could not do.
@@ -108,9 +116,21 @@ pub fn fold_bind(s: &mut Skeleton, rebind: bool) -> BindFold {
             scale: scale.x as f32,
             rotation_deg: rotation.angle_between(glam::DQuat::IDENTITY).to_degrees() as f32,
             offset: (translation.length() / height) as f32,
+            displacement: None,
         };
+        // A skin no mesh uses places nothing: its bind may as well be the rest.
+        let rebind = rebind || skin.meshless;
+        report.rebind = rebind;
         let bake: Vec<DMat4> = match rebind {
-            true => binds,
+            // Blender builds edit bones from the binds' rotations and translations alone: a
+            // joint's new bind is its rest without scale (exact for vertices on one joint; the
+            // scale stays in the rest).
+            true => skin
+                .joints
+                .iter()
+                .zip(&skin.inverse_bind_matrices)
+                .map(|(j, ibm)| rigid(&world[j.index()]) * ibm.as_dmat4())
+                .collect(),
             false => vec![m; skin.joints.len()],
         };
         if bake.iter().all(|b| is_identity(b, height)) {
@@ -131,6 +151,12 @@ pub fn fold_bind(s: &mut Skeleton, rebind: bool) -> BindFold {
         out.skins.push(report);
     }
     out
+}
+
+/// `m` without its scale: its rotation, then its translation.
+fn rigid(m: &DMat4) -> DMat4 {
+    let (_, r, t) = m.to_scale_rotation_translation();
+    DMat4::from_rotation_translation(r, t)
 }
 
 /// Whether `m` is the identity within [`BIND_TOLERANCE`] (its translation relative to
@@ -187,6 +213,7 @@ mod tests {
             source: Some(0),
             bake: Vec::new(),
             fixed_vertices: None,
+            meshless: false,
         });
         s
     }

@@ -148,6 +148,9 @@ pub struct Skin {
     /// mesh also drawn without this skin), naming the mesh; `None` when they can, or when no
     /// mesh uses the skin.
     pub fixed_vertices: Option<String>,
+    /// Whether no mesh uses this skin (as read): its bind then places nothing, and
+    /// [`fold_bind`] makes it the rest.
+    pub meshless: bool,
 }
 
 /// A node that is not a bone but hangs from one (a mesh, a prop, a camera): it follows the bone.

@@ -660,3 +660,58 @@ pub fn retarget_stage(
     let r: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     file_stage(&r, "retarget")
 }
+
+/// Every edit bone's head after Blender's import of each file of a jobs file (`{"files":
+/// [path, ...]}`) with the glTF importer's defaults, in one process, from
+/// `tests/tools/blender_binds.py` (its docstring tells the JSON); or `None` when Blender is
+/// missing.
+pub fn blender_binds(jobs: &Path) -> Option<serde_json::Value> {
+    let python = blender()?;
+    let json = jobs.with_extension("binds.json");
+    let out = Command::new(python)
+        .arg(root().join("tests/tools/blender_binds.py"))
+        .arg(jobs)
+        .arg(&json)
+        .output()
+        .expect("run blender_binds.py");
+    assert!(
+        out.status.success(),
+        "blender_binds.py failed on {}: {}",
+        jobs.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&json).expect("blender_binds.py wrote its JSON");
+    Some(serde_json::from_str(&text).expect("blender_binds.py JSON"))
+}
+
+/// The glTF rest of each file of a jobs file as three.js shows it (mesh bounds, bone positions),
+/// from `tests/tools/three_rest.mjs`; or `None` (with a message) when three.js is not installed.
+pub fn three_rest(jobs: &Path) -> Option<serde_json::Value> {
+    if !tools_dir().join("node_modules/three").is_dir() {
+        skip_tool("three.js rest: three missing");
+        return None;
+    }
+    Some(run_module(
+        &root().join("tests/tools/three_rest.mjs"),
+        &[jobs],
+    ))
+}
+
+/// `tests/tools/three_vertices.mjs`: the largest distance between the skinned vertices of
+/// `input` and `output` as three.js places them, without animation and over every clip (each on
+/// fresh scenes with `per_clip`), relative to the input's size, with a whole-scene quarter turn
+/// factored out; or `None` (with a message) when three.js is not installed.
+pub fn three_vertices(input: &Path, output: &Path, per_clip: bool) -> Option<f64> {
+    if !tools_dir().join("node_modules/three").is_dir() {
+        skip_tool("three.js vertex check: three missing");
+        return None;
+    }
+    let script = root().join("tests/tools/three_vertices.mjs");
+    let flag = Path::new("--per-clip");
+    let args: Vec<&Path> = match per_clip {
+        true => vec![input, output, flag],
+        false => vec![input, output],
+    };
+    let v = run_module(&script, &args);
+    v["max_rel_error"].as_f64()
+}
