@@ -9,9 +9,10 @@
 // without clips) as the one that fits best, reported as `scene_turn_deg` and factored out.
 //
 // Usage: node three_vertices.mjs IN OUT [--per-clip]
-// --per-clip loads fresh scenes for every clip, so bones a clip leaves alone stand at their rest
-// (without it, clips play one after another on the same scenes, each from the rest pose as
-// three_check.mjs does). Prints one JSON line: {in, out, meshes: [a, b], clips, compared (vertex
+// --per-clip loads fresh scenes for every clip, so bones a clip leaves alone stand at their rest,
+// and compares nothing without clips (without it, clips play one after another on the same
+// scenes, each from the rest pose as three_check.mjs does, and the rest is compared without
+// clips). Prints one JSON line: {in, out, meshes: [a, b], clips, compared (vertex
 // positions), scene_turn_deg, max_rel_error (largest distance relative to the input's size),
 // where}.
 import fs from 'fs';
@@ -57,7 +58,8 @@ let A = await load(inPath), B = await load(outPath);
 let restA = saveRest(A), restB = saveRest(B);
 const box = new THREE.Box3().setFromObject(A.scene); const size = new THREE.Vector3(); box.getSize(size);
 const height = Math.max(size.x, size.y, size.z, 1e-9);
-const clips = A.animations.length ? A.animations.map((c) => c.name) : [null];
+// Without clips: the rest (as three_check.mjs), or, per clip, nothing.
+const clips = A.animations.length ? A.animations.map((c) => c.name) : perClip ? [] : [null];
 let worst = 0, where = null, compared = 0, T = null, turnDeg = 0;
 for (const name of clips) {
   if (perClip && name !== clips[0]) { A = await load(inPath); B = await load(outPath); restA = saveRest(A); restB = saveRest(B); }
