@@ -14,14 +14,15 @@
 // scenes, each from the rest pose as three_check.mjs does, and the rest is compared without
 // clips). Prints one JSON line: {in, out, meshes: [a, b], clips, compared (vertex
 // positions), scene_turn_deg, max_rel_error (largest distance relative to the input's size),
-// where}.
+// where}. meshopt-compressed files load (three.js's MeshoptDecoder); Draco ones do not.
 import fs from 'fs';
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 globalThis.self ??= globalThis;
 globalThis.createImageBitmap ??= async () => ({ width: 1, height: 1, close() {} });
 const quiet = console.warn; console.warn = () => {};
-const load = async (p) => { const b = fs.readFileSync(p); return new GLTFLoader().parseAsync(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength), ''); };
+const load = async (p) => { const b = fs.readFileSync(p); return new GLTFLoader().setMeshoptDecoder(MeshoptDecoder).parseAsync(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength), ''); };
 const [inPath, outPath, flag] = process.argv.slice(2);
 const perClip = flag === '--per-clip';
 const skinned = (g) => { const s = []; g.scene.traverse((o) => { if (o.isSkinnedMesh) s.push(o); }); return s; };
