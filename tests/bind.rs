@@ -307,3 +307,83 @@ fn rebind_outputs_rebind_to_themselves() {
     }
     assert!(checked > 0, "nothing normalized");
 }
+
+/// The warnings of a normalize report (file level).
+fn warnings(dir: &Path, input: &Path, name: &str) -> Vec<Value> {
+    let out = dir.join(format!("{name}.glb"));
+    let report = out.with_extension("report.json");
+    let run = common::skelnorm(&[
+        "normalize",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    v["files"][0]["warnings"].as_array().unwrap().clone()
+}
+
+/// The inverse bind matrices of skin 0 of the file at `path`.
+fn ibms(path: &Path) -> Vec<glam::Mat4> {
+    let doc = skelnorm::gltf_io::read(path).unwrap();
+    doc.model.skeletons[0].skins[0]
+        .inverse_bind_matrices
+        .clone()
+}
+
+#[test]
+fn draco_and_shared_meshes_keep_their_bind_with_a_warning_naming_the_mesh() {
+    let dir = tempfile::tempdir().unwrap();
+    // A Draco-compressed mesh: its vertices cannot be rewritten.
+    let draco = common::root().join("fixtures/blender_draco.glb");
+    let w = warnings(dir.path(), &draco, "draco");
+    let kept: Vec<&Value> = w.iter().filter(|w| w["code"] == "bind_kept").collect();
+    assert_eq!(kept.len(), 1, "{w:?}");
+    let message = kept[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("meshes[0]") && message.contains("Draco"),
+        "{message}"
+    );
+    // The same character uncompressed moves its vertices, without a warning.
+    let fixture = common::root().join("fixtures/blender.glb");
+    assert!(warnings(dir.path(), &fixture, "plain")
+        .iter()
+        .all(|w| w["code"] != "bind_kept"));
+    // The same character with its mesh also drawn by a node without the skin.
+    let (mut json, bin) = common::split_glb(&std::fs::read(&fixture).unwrap());
+    let mesh = json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n.get("skin").is_some())
+        .unwrap()["mesh"]
+        .clone();
+    let nodes = json["nodes"].as_array_mut().unwrap();
+    nodes.push(json!({ "name": "statue", "mesh": mesh, "translation": [2.0, 0.0, 0.0] }));
+    let statue = nodes.len() - 1;
+    json["scenes"][0]["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!(statue));
+    let shared = dir.path().join("shared_in.glb");
+    std::fs::write(&shared, common::join_glb(&json, &bin)).unwrap();
+    let w = warnings(dir.path(), &shared, "shared");
+    let kept: Vec<&Value> = w.iter().filter(|w| w["code"] == "bind_kept").collect();
+    assert_eq!(kept.len(), 1, "{w:?}");
+    let message = kept[0]["message"].as_str().unwrap();
+    assert!(message.contains(&format!("nodes[{statue}]")), "{message}");
+    // Kept: the written matrices are the model's (the statue's mesh is not moved), and the
+    // file without the statue moves its vertices.
+    let moved = ibms(&dir.path().join("plain.glb"));
+    let kept = ibms(&dir.path().join("shared.glb"));
+    assert!(moved
+        .iter()
+        .zip(&kept)
+        .any(|(a, b)| !a.abs_diff_eq(*b, 1e-4)));
+}

@@ -530,3 +530,41 @@ fn worst(model: &Model, k: crate::model::SkeletonId, skin: &Skin, shared: &[Shar
     }
     largest
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Quat;
+
+    #[test]
+    fn positions_normals_tangents_and_deltas_transform_as_their_kinds() {
+        // A 0.01 scale, a quarter turn about X, an offset; then a mirror.
+        let m = Mat4::from_scale_rotation_translation(
+            Vec3::splat(0.01),
+            Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
+            Vec3::new(1.0, 2.0, 3.0),
+        );
+        let mut p = vec![0.0, 100.0, 0.0];
+        transform(&mut p, Kind::Position, |_| m);
+        assert!(
+            Vec3::from_slice(&p).abs_diff_eq(Vec3::new(1.0, 2.0, 4.0), 1e-5),
+            "{p:?}"
+        );
+        let mut n = vec![0.0, 1.0, 0.0];
+        transform(&mut n, Kind::Normal, |_| m);
+        assert!(Vec3::from_slice(&n).abs_diff_eq(Vec3::Z, 1e-6), "{n:?}");
+        let mut t = vec![1.0, 0.0, 0.0, -1.0];
+        transform(&mut t, Kind::Tangent, |_| m);
+        assert_eq!(t, vec![1.0, 0.0, 0.0, -1.0]);
+        let mut d = vec![0.0, 100.0, 0.0];
+        transform(&mut d, Kind::PositionDelta, |_| m);
+        assert!(Vec3::from_slice(&d).abs_diff_eq(Vec3::Z, 1e-5), "{d:?}");
+        let mirror = Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0));
+        let mut t = vec![1.0, 0.0, 0.0, 1.0];
+        transform(&mut t, Kind::Tangent, |_| mirror);
+        assert_eq!(t, vec![-1.0, 0.0, 0.0, -1.0]);
+        let mut zero = vec![0.0; 3];
+        transform(&mut zero, Kind::Normal, |_| m);
+        assert_eq!(zero, vec![0.0; 3]);
+    }
+}
