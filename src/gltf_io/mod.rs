@@ -627,11 +627,32 @@ impl Document {
     /// the exact skin ([`BindMeasure::measure`], given the model as the stages left it): the
     /// mesh data as read, its buffers shared.
     pub fn bind_measure(&self) -> Result<BindMeasure, Error> {
-        let (root, _) = read::typed(self.json()).map_err(|kind| Error {
+        let root = self.mesh_root().map_err(|kind| Error {
             file: self.path.clone(),
             kind,
         })?;
         Ok(BindMeasure::new(&self.path, root, self.buffers.clone()))
+    }
+
+    /// The document as read, typed, with only what skinned mesh data needs (nodes, meshes,
+    /// skins, accessors, buffer views, buffers): the animations, most of a big file's JSON,
+    /// are not parsed.
+    fn mesh_root(&self) -> Result<gltf::json::Root, ErrorKind> {
+        let mut part = serde_json::Map::new();
+        for key in [
+            "asset",
+            "nodes",
+            "meshes",
+            "skins",
+            "accessors",
+            "bufferViews",
+            "buffers",
+        ] {
+            if let Some(v) = self.json_member_owned(key) {
+                part.insert(key.to_string(), v);
+            }
+        }
+        Ok(read::typed(&Value::Object(part))?.0)
     }
 
     /// The new vertex data of the skins whose vertices move into a new bind ([`bake::bake`]),
@@ -640,7 +661,7 @@ impl Document {
         if !bake::any(&self.model) {
             return Ok(bake::Baked::default());
         }
-        let (root, _) = read::typed(self.json())?;
+        let root = self.mesh_root()?;
         bake::bake(
             &root,
             &mut accessor::Data::new(&root, &self.buffers),
