@@ -16,7 +16,8 @@
 //!
 //! Then what three.js shows: every default output's skinned vertices, at every frame of every
 //! clip (`tests/tools/three_vertices.mjs`), within 1e-5 of the size of the input's (the fold is
-//! exact); with `--rebind` the report states each moved skin's largest vertex displacement.
+//! exact); with `--rebind` the report states each moved skin's largest vertex displacement, and
+//! the Khronos validator finds no message code more often than in the input.
 //! And normalizing a `--rebind` output again with `--rebind` gives the same bytes.
 //!
 //! Skips with a message when `../shared/assets`, Blender or three.js is absent.
@@ -257,6 +258,22 @@ fn default_outputs_skin_exactly_and_rebind_reports_its_displacement() {
                     problems.push(format!(
                         "{}: three.js places vertices {e:.2e} of the size from the input's",
                         n.what
+                    ));
+                }
+            }
+        }
+        // No validator message code more often than in the input (as tests/scene.rs holds the
+        // default outputs to).
+        if let (Some(before), Some(after)) = (
+            common::validator_codes(&n.reference),
+            common::validator_codes(&n.rebind),
+        ) {
+            for (code, k) in &after {
+                if k > before.get(code).unwrap_or(&0) {
+                    problems.push(format!(
+                        "{} --rebind: validator {code} {k} times, input {:?}",
+                        n.what,
+                        before.get(code)
                     ));
                 }
             }
