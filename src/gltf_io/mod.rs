@@ -8,6 +8,7 @@
 
 mod accessor;
 mod bake;
+mod bind_measure;
 mod buffers;
 pub mod build;
 mod container;
@@ -27,7 +28,7 @@ mod rebuilt;
 mod release;
 mod scan;
 
-pub use bake::{BindMeasure, Displacement};
+pub use bind_measure::{BindMeasure, Displacement};
 pub use buffers::Resources;
 pub use container::Format;
 pub use error::{Error, ErrorKind};
