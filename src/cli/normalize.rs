@@ -6,7 +6,7 @@ use super::map::MapArgs;
 use super::stages::StageFlags;
 use super::{Failure, Kept};
 use skelnorm::check::cores;
-use skelnorm::gltf_io::Error;
+use skelnorm::gltf_io::{Displacement, Error};
 use skelnorm::model::{spawn_apart, Model, Skeleton, SkeletonId};
 use skelnorm::pipeline::{
     map_skeletons, normalize_mapped_again, Mapped, Measuring, NormalizeError, NormalizeOptions,
@@ -93,6 +93,11 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         .skeleton
         .map(|k| super::skeleton_id(&args.input, &doc.model, k))
         .transpose()?;
+    // Rebinding moves vertices off the exact skin: measured from the mesh data as read.
+    let bind_measure = match options.rest.rebind {
+        true => Some(doc.bind_measure()?),
+        false => None,
+    };
     // The key values the skin check compares with are read again from the file's bytes, clip
     // by clip, rather than kept in a copy of the model (`normalize_mapped_again`).
     let again = doc.values_again();
@@ -106,9 +111,24 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
             mapped.and_then(|m| normalize_mapped_again(model, m, &profile, &options, again))
         },
         |normalized, model, write| {
+            let mut normalized = normalized;
+            if let (Ok((report, _)), Some(m)) = (&mut normalized, &bind_measure) {
+                put_displacements(report, &m.measure(model)?);
+            }
             finish(args, file, allow_partial, start, normalized, model, write)
         },
     )
+}
+
+/// Puts the displacements a rebind measured into the rest reports of their skeletons' skins.
+fn put_displacements(report: &mut NormalizeReport, found: &[Displacement]) {
+    for d in found {
+        let skeleton = report.skeletons.iter_mut().find(|s| s.index == d.skeleton);
+        let rest = skeleton.and_then(|s| s.rest.as_mut());
+        if let Some(bind) = rest.and_then(|r| r.bind.get_mut(d.skin)) {
+            bind.displacement = Some(d.max);
+        }
+    }
 }
 
 /// The rest of [`run`] once the stages ran (`normalized`): reports a refusal, or writes the

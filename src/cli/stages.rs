@@ -40,6 +40,11 @@ pub struct RestArgs {
     /// Divide root and hips translation keys by the hips height (recorded in the clip).
     #[arg(long)]
     pub motion_scale: bool,
+    /// Make the bind pose the new T-pose: skinned vertices are baked into it (linear blend
+    /// skinning; the report gives the largest displacement) and the inverse bind matrices come
+    /// from the new rest.
+    #[arg(long)]
+    pub rebind: bool,
 }
 
 impl RestArgs {
@@ -62,6 +67,7 @@ impl RestArgs {
         o.flatten_feet |= self.flatten_feet;
         o.overwrite_axes &= !self.no_overwrite_axes;
         o.motion_scale |= self.motion_scale;
+        o.rebind |= self.rebind;
         Ok(())
     }
 }

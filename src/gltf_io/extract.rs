@@ -151,10 +151,14 @@ fn skeletons(
             joints,
             inverse_bind_matrices,
             source: Some(k as u32),
+            bake: Vec::new(),
+            fixed_vertices: None,
+            meshless: false,
         });
     }
     attach(root, parents, locals, &bone_of, &mut skeletons);
     hints::weights(root, json, &bone_of, &mut skeletons, data, warnings);
+    super::bake::mark_fixed(root, json, &mut skeletons);
     hints::declared(json, &bone_of, &mut skeletons);
     Ok((skeletons, bone_of))
 }

@@ -7,6 +7,8 @@
 //! materials, textures, extensions (VRM), extras and node indices. Imports only `model`.
 
 mod accessor;
+mod bake;
+mod bind_measure;
 mod buffers;
 pub mod build;
 mod container;
@@ -28,6 +30,7 @@ mod scan;
 mod vrm_data;
 mod vrma;
 
+pub use bind_measure::{BindMeasure, Displacement};
 pub use buffers::Resources;
 pub use container::Format;
 pub use error::{Error, ErrorKind};
@@ -568,6 +571,7 @@ impl Document {
             original.same_model(&self.model) && self.model.clips.iter().all(|c| c.source.is_some())
         });
         if let (false, Some(original)) = (unchanged, original) {
+            let baked = self.baked().map_err(fail)?;
             // Held as text: only the members the patch changes are parsed, and the accessors
             // and buffer views are held as their text (when they can be).
             let ahead = ahead.or_else(|| self.lazy.as_ref().and_then(draft::Ahead::of));
@@ -578,7 +582,8 @@ impl Document {
             }) = ahead
             {
                 let mut adds = patch::Additions::new(buffers);
-                patch::apply(&mut draft.json, &mut read, &mut adds, original, &self.model)
+                let json = &mut draft.json;
+                patch::apply(json, &mut read, &mut adds, original, &self.model, &baked)
                     .map_err(fail)?;
                 let (buffers, added) = adds.into_parts(&mut draft.json);
                 let bin = draft.finish(&used_before, added, &buffers, bin_uri);
@@ -591,7 +596,15 @@ impl Document {
             let used_before = layout::Usage::of(&mut json);
             let mut read = take_animations(&mut json);
             let mut adds = patch::Additions::new(buffers);
-            patch::apply(&mut json, &mut read, &mut adds, original, &self.model).map_err(fail)?;
+            patch::apply(
+                &mut json,
+                &mut read,
+                &mut adds,
+                original,
+                &self.model,
+                &baked,
+            )
+            .map_err(fail)?;
             let buffers = adds.into_json(&mut json);
             layout::collect_garbage(&mut json, &used_before);
             let bin = layout::pack(&mut json, &buffers, bin_uri);
@@ -629,6 +642,52 @@ impl Document {
             },
         };
         Ok(f(json, &bin))
+    }
+
+    /// What measures how far rebinding moves the vertices of this document's skinned meshes from
+    /// the exact skin ([`BindMeasure::measure`], given the model as the stages left it): the
+    /// mesh data as read, its buffers shared.
+    pub fn bind_measure(&self) -> Result<BindMeasure, Error> {
+        let root = self.mesh_root().map_err(|kind| Error {
+            file: self.path.clone(),
+            kind,
+        })?;
+        Ok(BindMeasure::new(&self.path, root, self.buffers.clone()))
+    }
+
+    /// The document as read, typed, with only what skinned mesh data needs (nodes, meshes,
+    /// skins, accessors, buffer views, buffers): the animations, most of a big file's JSON,
+    /// are not parsed.
+    fn mesh_root(&self) -> Result<gltf::json::Root, ErrorKind> {
+        let mut part = serde_json::Map::new();
+        for key in [
+            "asset",
+            "nodes",
+            "meshes",
+            "skins",
+            "accessors",
+            "bufferViews",
+            "buffers",
+        ] {
+            if let Some(v) = self.json_member_owned(key) {
+                part.insert(key.to_string(), v);
+            }
+        }
+        Ok(read::typed(&Value::Object(part))?.0)
+    }
+
+    /// The new vertex data of the skins whose vertices move into a new bind ([`bake::bake`]),
+    /// read from the document as read; none when no skin moves.
+    fn baked(&self) -> Result<bake::Baked, ErrorKind> {
+        if !bake::any(&self.model) {
+            return Ok(bake::Baked::default());
+        }
+        let root = self.mesh_root()?;
+        bake::bake(
+            &root,
+            &mut accessor::Data::new(&root, &self.buffers),
+            &self.model,
+        )
     }
 
     /// Lets go of the key values read that the model no longer holds (the rest fix's new

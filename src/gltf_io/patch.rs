@@ -2,6 +2,7 @@
 //! touched (node transforms and names, inverse bind matrices, animations). New data goes into new
 //! accessors; `layout` later drops the ones left unused and packs the buffers.
 
+use super::bake::Baked;
 use super::buffers::{array_mut, push_array, Added, OutBuffers};
 use super::error::ErrorKind;
 use super::raw_items::{Members, Slot};
@@ -41,6 +42,7 @@ pub(crate) fn apply(
     adds: &mut Additions,
     read_model: AsRead,
     model: &Model,
+    baked: &Baked,
 ) -> Result<(), ErrorKind> {
     let original = read_model.model;
     if model.skeletons.len() != original.skeletons.len() {
@@ -81,7 +83,35 @@ pub(crate) fn apply(
         model,
         if turned { turn } else { Quat::IDENTITY },
     )?;
+    put_baked(json, adds, baked)?;
     patch_clips(json, read, adds, read_model, model)
+}
+
+/// The buffer view target of vertex attributes.
+const ARRAY_BUFFER: u64 = 34962;
+
+/// Adds the new vertex data of skins moved into a new bind and points their primitives at it.
+fn put_baked(json: &mut Value, adds: &mut Additions, baked: &Baked) -> Result<(), ErrorKind> {
+    let added: Vec<usize> = baked
+        .data
+        .iter()
+        .map(|d| {
+            let bounds = d.bounds.then_some(&d.floats[..]);
+            let at = add_accessor(json, adds, Added::Floats(d.floats.clone()), d.ty, bounds);
+            // Vertex data: its view says so (the validator hints at a view without a target).
+            if let Some(view) = adds.views.last_mut() {
+                view.push(("target", Slot::Num(ARRAY_BUFFER)));
+            }
+            at
+        })
+        .collect();
+    for (slot, i) in &baked.uses {
+        let at = json
+            .pointer_mut(slot)
+            .ok_or_else(|| fail(format!("{slot} does not exist")))?;
+        *at = added[*i].into();
+    }
+    Ok(())
 }
 
 fn node_mut<'a>(
@@ -183,9 +213,18 @@ fn patch_skeleton(
             let nodes = Value::Array(nodes?);
             skin_mut(json, k)?.insert("joints".into(), nodes);
         }
-        if s.inverse_bind_matrices != o.inverse_bind_matrices {
-            let flat: Vec<f32> = s
-                .inverse_bind_matrices
+        if s.inverse_bind_matrices != o.inverse_bind_matrices || !s.bake.is_empty() {
+            // Moved into a new bind, the vertices are `B · v`: the file's matrices `IBM · B⁻¹`.
+            let written: Vec<Mat4> = match s.bake.len() == s.inverse_bind_matrices.len() {
+                true => s
+                    .inverse_bind_matrices
+                    .iter()
+                    .zip(&s.bake)
+                    .map(|(m, b)| (m.as_dmat4() * b.as_dmat4().inverse()).as_mat4())
+                    .collect(),
+                false => s.inverse_bind_matrices.clone(),
+            };
+            let flat: Vec<f32> = written
                 .iter()
                 .flat_map(|m| {
                     let mut c = m.to_cols_array();

@@ -42,6 +42,9 @@ pub(crate) fn rig(noise: &[Quat], base: Mat4) -> Skeleton {
         joints: (0..s.bones.len() as u32).map(BoneId).collect(),
         inverse_bind_matrices: world.iter().map(|m| m.inverse()).collect(),
         source: Some(0),
+        bake: Vec::new(),
+        fixed_vertices: None,
+        meshless: false,
     });
     s
 }

@@ -10,6 +10,7 @@
 
 mod again;
 mod apart;
+mod bind;
 mod clip;
 mod frames;
 mod halves;
@@ -22,6 +23,7 @@ mod warning;
 
 pub use again::{hollow, is_hollow, refill, ValuesAgain};
 pub use apart::spawn_apart;
+pub use bind::{blend, fold_bind, BindFold, SkinBind};
 pub use clip::{
     BoneTracks, Channel, Clip, Curve, Interpolation, OpaqueKind, OpaqueTrack, Spans, Track,
     TrackValue,
@@ -135,6 +137,20 @@ pub struct Skin {
     pub inverse_bind_matrices: Vec<Mat4>,
     /// Index of the glTF skin this was read from, if any.
     pub source: Option<u32>,
+    /// Per joint, the matrix `B_j` that moves the vertices this skin deforms into a new bind
+    /// when the file is written: a vertex `v` weighted `w_j` becomes `Σ w_j · B_j · v` (normals,
+    /// tangents and morph target deltas by the linear parts), and joint j's inverse bind matrix
+    /// is written as `IBM_j · B_j⁻¹`, so every joint's skinning matrix `J · IBM` here keeps
+    /// describing the same skin. Empty (the vertices stay as read) unless a stage sets it
+    /// ([`fold_bind`]).
+    pub bake: Vec<Mat4>,
+    /// Why the vertices this skin deforms cannot be rewritten (a Draco-compressed primitive, a
+    /// mesh also drawn without this skin), naming the mesh; `None` when they can, or when no
+    /// mesh uses the skin.
+    pub fixed_vertices: Option<String>,
+    /// Whether no mesh uses this skin (as read): its bind then places nothing, and
+    /// [`fold_bind`] makes it the rest.
+    pub meshless: bool,
 }
 
 /// A node that is not a bone but hangs from one (a mesh, a prop, a camera): it follows the bone.

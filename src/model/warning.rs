@@ -101,6 +101,9 @@ pub enum WarningCode {
     BvhUnitUnknown,
     /// Reading BVH: a joint name was used twice: the later joint took a suffixed name.
     BvhRenamed,
+    /// Rest fix: a skin keeps its bind because its vertices cannot be rewritten (a compressed
+    /// or shared mesh): clients that build the rest from the inverse bind matrices show it apart.
+    BindKept,
 }
 
 impl WarningCode {
@@ -137,6 +140,7 @@ impl WarningCode {
             WarningCode::FbxNote => "fbx_note",
             WarningCode::BvhUnitUnknown => "bvh_unit_unknown",
             WarningCode::BvhRenamed => "bvh_renamed",
+            WarningCode::BindKept => "bind_kept",
         }
     }
 }

@@ -124,6 +124,7 @@ pub(super) fn apply(
         complemented_tracks: complemented,
         motion_scale: motion,
         bones: plan.bones,
+        bind: Vec::new(),
         warnings,
     }
 }

@@ -15,7 +15,9 @@
 //!    rotation, joints stay where they are;
 //! 4. convert every key exactly (all interpolations, tangents included);
 //! 5. fix inverse bind matrices and attached nodes;
-//! 6. optionally divide root and hips translation keys by the hips height.
+//! 6. optionally divide root and hips translation keys by the hips height;
+//! 7. move each skin's bind into the skeleton's space, or with `rebind` into the new rest
+//!    ([`crate::model::fold_bind`]), for the writer to bake into the vertices.
 //!
 //! Pure over the model; imports `model`, `profile` and `mapping`.
 
@@ -31,7 +33,9 @@ pub(crate) use aim::{aimed_tails, MIN_TAIL};
 pub use restore::{carry_back, KeyMap, RestoreError};
 
 use crate::mapping::BoneMap;
-use crate::model::{first_half, in_two, Clip, Model, Problem, Skeleton, SkeletonId, Warning};
+use crate::model::{
+    first_half, fold_bind, in_two, Clip, Model, Problem, Skeleton, SkeletonId, SkinBind, Warning,
+};
 use crate::profile::Profile;
 use serde::{Deserialize, Serialize};
 
@@ -79,6 +83,13 @@ pub struct RestOptions {
     /// the clip (`extras.skelnorm.motion_scale`), so root motion is proportional to leg length.
     /// This changes how the clip plays on this skeleton alone. Default: false.
     pub motion_scale: bool,
+    /// Make the bind pose the new rest: the vertices of every skinned mesh are baked into the
+    /// T-pose by linear blend skinning and the inverse bind matrices come from the new rest, so
+    /// clients that build the rest from the inverse bind matrices (Blender) show the T-pose.
+    /// Not exact where a vertex has several joints (the report gives the largest vertex
+    /// displacement). Off, the mesh keeps its bind shape, moved exactly into the skeleton's
+    /// space (upright, in metres, facing +Z). Default: false.
+    pub rebind: bool,
 }
 
 impl Default for RestOptions {
@@ -93,6 +104,7 @@ impl Default for RestOptions {
             flatten_feet: false,
             overwrite_axes: true,
             motion_scale: false,
+            rebind: false,
         }
     }
 }
@@ -175,6 +187,8 @@ pub struct RestReport {
     pub bones: Vec<BoneRest>,
     /// What the fix skipped or limited (base not folded, no facing, no tail, …), with the bone or clip.
     pub warnings: Vec<Warning>,
+    /// Per skin, the bind its mesh moves into when written (step 7).
+    pub bind: Vec<SkinBind>,
     /// How keys were converted, to convert clips back ([`carry_back`]).
     #[serde(skip)]
     pub keys: KeyMap,
@@ -207,7 +221,11 @@ pub(crate) fn fix_rest_checked(
     options: &RestOptions,
 ) -> RestReport {
     let plan = pose::plan(model, skeleton, map, profile, options);
-    convert::apply(model, skeleton, plan, options)
+    let mut report = convert::apply(model, skeleton, plan, options);
+    let bind = fold_bind(model.skeleton_mut(skeleton), options.rebind);
+    report.bind = bind.skins;
+    report.warnings.extend(bind.warnings);
+    report
 }
 
 /// Every reason [`fix_rest`] has to refuse skeleton `k` (the first found): what it checks

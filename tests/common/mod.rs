@@ -309,18 +309,14 @@ fn tools_dir() -> PathBuf {
         .unwrap_or_else(|| root().join(".tools"))
 }
 
-/// three.js's largest skinning-matrix difference between playing `input` and `output`, relative
-/// to the model's size, or `None` (with a message) when three.js is not installed.
+/// three.js's largest difference between playing `input` and `output`, relative to the model's
+/// size, or `None` (with a message) when three.js is not installed: where three.js places every
+/// skinned vertex (`tests/tools/three_vertices.mjs`, clips played one after another as the shared
+/// `../shared/tools/three_check.mjs` plays them). The shared check compares skinning matrices
+/// (`J · IBM`), which an output whose vertices moved into a new bind (issue 40: `B · v` with
+/// `IBM · B⁻¹`) changes by design while every vertex stays where it was.
 pub fn three_check(input: &Path, output: &Path) -> Option<f64> {
-    let tools = tools_dir();
-    let script = root().join("../shared/tools/three_check.mjs");
-    if !tools.join("node_modules/three").is_dir() || !script.is_file() {
-        skip_tool("three.js check: three or three_check.mjs missing");
-        return None;
-    }
-    // An ES module resolves `three` from its own folder: run a copy beside node_modules.
-    let v = run_module(&script, &[input, output]);
-    v["max_rel_error"].as_f64()
+    three_vertices(input, output, false)
 }
 
 /// Runs a Node ES module on `args` from a copy beside `.tools/node_modules` (so it resolves
@@ -375,19 +371,14 @@ pub fn three_skips(input: &Path) -> bool {
     name.contains("meshopt") || name.contains("draco") || name.ends_with(".gltf")
 }
 
-/// `tests/tools/three_per_clip.mjs`: every clip played on freshly loaded scenes; returns the
-/// shared check's measure and the unit-free one, or `None` when three.js is not installed.
+/// Every clip played on freshly loaded scenes (`tests/tools/three_vertices.mjs --per-clip`):
+/// the largest distance of a skinned vertex three.js places from the input's, relative to the
+/// model's size, twice (it is unit-free as it is; `tests/tools/three_per_clip.mjs` compared
+/// skinning matrices raw and unit-free, which a new bind changes by design, see [`three_check`]),
+/// or `None` when three.js is not installed.
 pub fn three_per_clip(input: &Path, output: &Path) -> Option<(f64, f64)> {
-    let tools = tools_dir();
-    if !tools.join("node_modules/three").is_dir() {
-        skip_tool("three.js per-clip check: three missing");
-        return None;
-    }
-    let v = run_module(
-        &root().join("tests/tools/three_per_clip.mjs"),
-        &[input, output],
-    );
-    Some((v["raw"].as_f64()?, v["unit_free"].as_f64()?))
+    let e = three_vertices(input, output, true)?;
+    Some((e, e))
 }
 
 /// `tests/tools/three_joints.mjs` on a jobs file (its header tells the JSON in and out): given
@@ -682,4 +673,76 @@ pub fn retarget_stage(
     );
     let r: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     file_stage(&r, "retarget")
+}
+
+/// Every edit bone's head after Blender's import of each file of a jobs file (`{"files":
+/// [path, ...]}`) with the glTF importer's defaults, in one process, from
+/// `tests/tools/blender_binds.py` (its docstring tells the JSON); or `None` when Blender is
+/// missing.
+pub fn blender_binds(jobs: &Path) -> Option<serde_json::Value> {
+    let python = blender()?;
+    let json = jobs.with_extension("binds.json");
+    let out = Command::new(python)
+        .arg(root().join("tests/tools/blender_binds.py"))
+        .arg(jobs)
+        .arg(&json)
+        .output()
+        .expect("run blender_binds.py");
+    assert!(
+        out.status.success(),
+        "blender_binds.py failed on {}: {}",
+        jobs.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&json).expect("blender_binds.py wrote its JSON");
+    Some(serde_json::from_str(&text).expect("blender_binds.py JSON"))
+}
+
+/// The glTF rest of each file of a jobs file as three.js shows it (mesh bounds, bone positions),
+/// from `tests/tools/three_rest.mjs`; or `None` (with a message) when three.js is not installed.
+pub fn three_rest(jobs: &Path) -> Option<serde_json::Value> {
+    if !tools_dir().join("node_modules/three").is_dir() {
+        skip_tool("three.js rest: three missing");
+        return None;
+    }
+    Some(run_module(
+        &root().join("tests/tools/three_rest.mjs"),
+        &[jobs],
+    ))
+}
+
+/// `tests/tools/three_vertices.mjs`: the largest distance between the skinned vertices of
+/// `input` and `output` as three.js places them, without animation and over every clip (each on
+/// fresh scenes with `per_clip`), relative to the input's size, with a whole-scene quarter turn
+/// factored out; or `None` (with a message) when three.js is not installed.
+pub fn three_vertices(input: &Path, output: &Path, per_clip: bool) -> Option<f64> {
+    if !tools_dir().join("node_modules/three").is_dir() {
+        skip_tool("three.js vertex check: three missing");
+        return None;
+    }
+    let script = root().join("tests/tools/three_vertices.mjs");
+    let flag = Path::new("--per-clip");
+    let args: Vec<&Path> = match per_clip {
+        true => vec![input, output, flag],
+        false => vec![input, output],
+    };
+    let v = run_module(&script, &args);
+    v["max_rel_error"].as_f64()
+}
+
+/// Undoes in `output` (a file as read back) the move of its skins' vertices into a new bind that
+/// writing `written` (the model written, its skins' `bake` set) made: each inverse bind matrix
+/// written as `IBM · B⁻¹` becomes `IBM` again (within an f32 rounding), so the skinning matrices
+/// compare with the input's as the model's did.
+pub fn unbake(written: &skelnorm::model::Model, output: &mut skelnorm::model::Model) {
+    for (w, o) in written.skeletons.iter().zip(&mut output.skeletons) {
+        for (ws, os) in w.skins.iter().zip(&mut o.skins) {
+            if ws.bake.len() != os.inverse_bind_matrices.len() {
+                continue;
+            }
+            for (ibm, b) in os.inverse_bind_matrices.iter_mut().zip(&ws.bake) {
+                *ibm = (ibm.as_dmat4() * b.as_dmat4()).as_mat4();
+            }
+        }
+    }
 }
