@@ -45,6 +45,10 @@ pub struct RestArgs {
     /// from the new rest.
     #[arg(long)]
     pub rebind: bool,
+    /// Keep every skin's bind as the file had it (vertex data untouched): each joint's skinning
+    /// matrix stays the same, and Blender shows the original bind as the rest.
+    #[arg(long, conflicts_with = "rebind")]
+    pub keep_bind: bool,
 }
 
 impl RestArgs {
@@ -68,6 +72,7 @@ impl RestArgs {
         o.overwrite_axes &= !self.no_overwrite_axes;
         o.motion_scale |= self.motion_scale;
         o.rebind |= self.rebind;
+        o.keep_bind |= self.keep_bind;
         Ok(())
     }
 }

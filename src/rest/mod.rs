@@ -90,6 +90,12 @@ pub struct RestOptions {
     /// displacement). Off, the mesh keeps its bind shape, moved exactly into the skeleton's
     /// space (upright, in metres, facing +Z). Default: false.
     pub rebind: bool,
+    /// Leave every skin's bind as the file had it: vertex data untouched, inverse bind
+    /// matrices changed only by the bones' change of frame, so each joint's skinning matrix
+    /// (`J · IBM`) stays the same at every frame. Clients that build their rest from the binds
+    /// (Blender) then show the original bind (its units, axes and facing). Excludes `rebind`.
+    /// Default: false.
+    pub keep_bind: bool,
 }
 
 impl Default for RestOptions {
@@ -105,6 +111,7 @@ impl Default for RestOptions {
             overwrite_axes: true,
             motion_scale: false,
             rebind: false,
+            keep_bind: false,
         }
     }
 }
@@ -140,6 +147,11 @@ pub enum RestError {
     /// An option names a bone the profile does not have.
     #[error("silhouette_skip: the profile has no bone `{0}`")]
     UnknownBone(String),
+    /// `rebind` and `keep_bind` were both asked for.
+    #[error(
+        "rebind and keep_bind exclude each other: the bind is either made the new rest or kept"
+    )]
+    BindOptions,
 }
 
 /// What the rest fix did to one bone.
@@ -222,9 +234,11 @@ pub(crate) fn fix_rest_checked(
 ) -> RestReport {
     let plan = pose::plan(model, skeleton, map, profile, options);
     let mut report = convert::apply(model, skeleton, plan, options);
-    let bind = fold_bind(model.skeleton_mut(skeleton), options.rebind);
-    report.bind = bind.skins;
-    report.warnings.extend(bind.warnings);
+    if !options.keep_bind {
+        let bind = fold_bind(model.skeleton_mut(skeleton), options.rebind);
+        report.bind = bind.skins;
+        report.warnings.extend(bind.warnings);
+    }
     report
 }
 
@@ -261,6 +275,9 @@ pub(crate) fn check(
         .find(|n| profile.find(n).is_none())
     {
         return Err(RestError::UnknownBone(n.clone()));
+    }
+    if options.rebind && options.keep_bind {
+        return Err(RestError::BindOptions);
     }
     Ok(())
 }

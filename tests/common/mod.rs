@@ -319,6 +319,20 @@ pub fn three_check(input: &Path, output: &Path) -> Option<f64> {
     three_vertices(input, output, false)
 }
 
+/// The shared `../shared/tools/three_check.mjs` as it is: three.js's largest skinning-matrix
+/// (`J · IBM`) difference between playing `input` and `output`, relative to the model's size,
+/// with the whole-scene quarter turn it factored out (degrees); `None` (with a message) when
+/// three.js is not installed. It holds for outputs whose binds were kept (`--keep-bind`).
+pub fn shared_three_check(input: &Path, output: &Path) -> Option<(f64, f64)> {
+    let script = root().join("../shared/tools/three_check.mjs");
+    if !tools_dir().join("node_modules/three").is_dir() || !script.is_file() {
+        skip_tool("three.js check: three or ../shared/tools/three_check.mjs missing");
+        return None;
+    }
+    let v = run_module(&script, &[input, output]);
+    Some((v["max_rel_error"].as_f64()?, v["scene_turn_deg"].as_f64()?))
+}
+
 /// Runs a Node ES module on `args` from a copy beside `.tools/node_modules` (so it resolves
 /// `three`), and parses the one JSON line it prints.
 fn run_module(script: &Path, args: &[&Path]) -> serde_json::Value {
