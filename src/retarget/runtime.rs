@@ -8,10 +8,12 @@ use super::{RetargetError, RetargetOptions, Rig};
 
 mod mirror;
 mod stack;
+mod tilt;
 
 use crate::model::{yaw_of, BoneId, Pose, Reflection, Skeleton, Transform};
 use glam::{Quat, Vec3};
 use stack::{FilterState, PlantState};
+use tilt::LegReach;
 
 /// Retargets poses of one skeleton onto another, frame by frame.
 ///
@@ -106,6 +108,18 @@ pub struct Retargeter {
     /// Per IK limb, how far the IK pass's goal is from where it put the end this frame (a
     /// leg's goal beyond its reach in a lunge); zero when it reached it or did not solve it.
     ik_miss: Vec<Vec3>,
+    /// Target bones below the hips, in bone order (parents first), which the hips' tilt for
+    /// the legs' reach turns ([`Self::hips_tilt`]), each with whether it keeps its global
+    /// rotation (a driven bone that does not carry a leg).
+    below_hips: Vec<(u32, bool)>,
+    /// Per IK limb, the hips' tilt's view of it this frame.
+    tilt_legs: Vec<LegReach>,
+    /// How far the source's legs' upper joints are from its pelvis at rest, scaled as its
+    /// motion is, over the target's (the legs' mean; 1 without legs): the hips' tilt turns the
+    /// target's hip joints no less than the source's turn, scaled.
+    hips_width_ratio: f32,
+    /// Per target bone, its global rotation before the hips' tilt.
+    tilt_rot: Vec<Quat>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -145,6 +159,54 @@ fn steps(ops: &[Op]) -> Vec<Step> {
             // Mirroring runs after everything, the final placement included.
             Op::Root(_) | Op::Fk(_) | Op::Ik(_) | Op::Mirror(_) => continue,
         });
+    }
+    out
+}
+
+/// How far the source's legs' upper joints are from its pelvis at rest, scaled as the retarget
+/// scales its motion, over how far the target's are (the legs' means); 1 without legs.
+fn hips_width_ratio(plan: &Plan, options: &RetargetOptions) -> f32 {
+    let (sp, tp) = plan.pelvis_bones();
+    let mean = |rest: &[(Quat, Vec3)], bones: &[BoneId]| {
+        bones.iter().map(|b| rest[b.index()].1).sum::<Vec3>() / bones.len() as f32
+    };
+    let (ps, pt) = (mean(&plan.source_rest, &sp), mean(&plan.target_rest, &tp));
+    let (mut ws, mut wt, mut n) = (0.0, 0.0, 0.0);
+    for limb in plan.limbs.iter().filter(|l| l.leg) {
+        let s = plan.source_rest[limb.source[0].index()].1 - ps;
+        let r = plan.hips_ratio;
+        let h = options.horizontal_scale;
+        ws += Vec3::new(s.x * r * h, s.y * r * options.vertical_scale, s.z * r * h).length();
+        wt += (plan.target_rest[limb.target[0].index()].1 - pt).length();
+        n += 1.0;
+    }
+    if n == 0.0 || wt <= 1e-9 * ws.max(1.0) {
+        1.0
+    } else {
+        ws / wt
+    }
+}
+
+/// The bones below the target's hips, in bone order, each with whether the hips' tilt leaves its
+/// global rotation as the passes set it: a bone the retarget drives, unless it carries a leg
+/// (one between the hips and a thigh turns with the hips, so that the thighs' joints do).
+fn below_hips(s: &Skeleton, plan: &Plan) -> Vec<(u32, bool)> {
+    let mut under = vec![false; s.bones.len()];
+    under[plan.target_hips.index()] = true;
+    let mut carries = vec![false; s.bones.len()];
+    for limb in plan.limbs.iter().filter(|l| l.leg) {
+        let mut at = s.bones[limb.target[0].index()].parent;
+        while let Some(b) = at.filter(|&b| b != plan.target_hips) {
+            carries[b.index()] = true;
+            at = s.bones[b.index()].parent;
+        }
+    }
+    let mut out = Vec::new();
+    for (i, b) in s.bones.iter().enumerate() {
+        if b.parent.is_some_and(|p| under[p.index()]) {
+            under[i] = true;
+            out.push((i as u32, plan.drivers[i] != Driver::Rest && !carries[i]));
+        }
     }
     out
 }
@@ -256,6 +318,10 @@ impl Retargeter {
             target_global: vec![Global::ROOT; nt],
             end_shift: vec![Vec3::ZERO; plan.limbs.len()],
             ik_miss: vec![Vec3::ZERO; plan.limbs.len()],
+            below_hips: below_hips(target.skeleton, &plan),
+            tilt_legs: vec![LegReach::default(); plan.limbs.len()],
+            hips_width_ratio: hips_width_ratio(&plan, options),
+            tilt_rot: vec![Quat::IDENTITY; nt],
             plan,
         })
     }
@@ -384,6 +450,7 @@ impl Retargeter {
         self.follow_pass(target, true);
         self.positions(target);
         self.ik_miss.fill(Vec3::ZERO);
+        self.hips_tilt(target);
         for k in 0..self.plan.limbs.len() {
             if self.plan.limbs[k].solve {
                 self.ik_pass(k, target);
@@ -451,10 +518,22 @@ impl Retargeter {
         g
     }
 
-    /// Puts limb `k`'s end where the source's normalized reach, scaled to the target's limb,
-    /// says (blended toward the source's scaled position), bending the two bones above it. The
-    /// end keeps the global rotation the FK pass gave it.
+    /// Puts limb `k`'s end at its goal ([`Self::ik_goal`]), bending the two bones above it; a
+    /// leg's goal out of reach keeps its horizontal place where [`Self::standing_height`] says.
+    /// The end keeps the global rotation the FK pass gave it.
     fn ik_pass(&mut self, k: usize, target: &mut Pose) {
+        let mut goal = self.ik_goal(k);
+        if self.plan.limbs[k].leg {
+            goal.y = self.standing_height(k, goal);
+        }
+        self.reach(k, target, goal);
+        self.ik_miss[k] = goal - self.end_pos(k);
+    }
+
+    /// Where the IK pass wants limb `k`'s end: where the source's normalized reach, scaled to the
+    /// target's limb, says (blended toward the source's scaled position), blended from the end's
+    /// FK place by the IK pass's alpha.
+    fn ik_goal(&self, k: usize) -> Vec3 {
         let limb = &self.plan.limbs[k];
         let ([tu, _, _], [su, _, se]) = (limb.target, limb.source);
         let (ratio, blend) = (limb.length_ratio, limb.blend);
@@ -479,11 +558,7 @@ impl Retargeter {
         if self.core.ik < 1.0 {
             goal = self.end_pos(k).lerp(goal, self.core.ik);
         }
-        if limb.leg {
-            goal.y = self.standing_height(k, goal);
-        }
-        self.reach(k, target, goal);
-        self.ik_miss[k] = goal - self.end_pos(k);
+        goal
     }
 
     /// The height leg `k`'s IK pass puts its foot at for `goal`: a goal out of the leg's reach

@@ -772,3 +772,100 @@ fn pelvis_motion_moves_the_hips_toward_a_foot_out_of_reach() {
     assert!(across(short[hips].1, off[hips].1) <= 0.01 * h * (1.0 + 1e-4));
     assert!(off_goal(&short) > 1e-3 * h);
 }
+
+/// The hips' tilt for the legs' reach: onto hips three times as wide, the source's hips rolled
+/// (and turned) with straight legs put the raised hip's foot, measured from the pelvis, beyond
+/// the target's reach (its hip joint rises three times as far). The target's hips tilt back
+/// about the source's own axis, keeping their heading, by just enough that the leg reaches:
+/// both feet land where the source's say (from the pelvis), the pelvis stays where the root
+/// pass put it and the spine keeps its turn. The same pose onto a rig as wide, or narrower,
+/// tilts nothing (a miss there is not the hips' width).
+#[test]
+fn wide_hips_tilt_back_so_that_a_straight_leg_reaches() {
+    let profile = Profile::humanoid();
+    let (ss, sm) = sized(1.0);
+    let (wide, wm) = long_legged(1.0, 3.0, 0.0);
+    let height = wide.stature();
+    let mut sp = Pose::rest(&ss);
+    let [hips, spine] = ["Hips", "Spine"].map(|n| ss.find(n).unwrap().index());
+    let (yaw, roll) = (Quat::from_rotation_y(0.8), Quat::from_rotation_z(0.25));
+    sp.locals[hips].rotation = yaw * roll * sp.locals[hips].rotation;
+    sp.locals[hips].translation += Vec3::new(0.05, -0.02, 0.1);
+    let run = |ts: &Skeleton, tm: &BoneMap| {
+        let mut r = Retargeter::new(
+            &Rig {
+                skeleton: &ss,
+                map: &sm,
+                profile,
+            },
+            &Rig {
+                skeleton: ts,
+                map: tm,
+                profile,
+            },
+            &RetargetOptions::default(),
+        )
+        .unwrap();
+        let mut tp = Pose::rest(ts);
+        r.retarget(&sp, &mut tp).unwrap();
+        (globals(ts, &tp), r.plan().hips_ratio)
+    };
+    let change = |s: &Skeleton, g: &[(Quat, Vec3)], i: usize| {
+        g[i].0 * globals(s, &Pose::rest(s))[i].0.inverse()
+    };
+    let gs = globals(&ss, &sp);
+    let source_turn = change(&ss, &gs, hips);
+    // Onto the source's own rig, or narrower hips: the hips turn as the source's.
+    let (same, _) = run(&ss, &sm);
+    assert!(angle(change(&ss, &same, hips), source_turn) < 1e-6);
+    let (narrow, nm) = long_legged(1.0, 0.5, 0.0);
+    let (g, _) = run(&narrow, &nm);
+    assert!(angle(change(&narrow, &g, hips), source_turn) < 1e-6);
+    let (gt, k) = run(&wide, &wm);
+    let (rs, rt) = (
+        globals(&ss, &Pose::rest(&ss)),
+        globals(&wide, &Pose::rest(&wide)),
+    );
+    // The pelvis moves as the source's, scaled.
+    let pelvis_moved = pelvis(&wide, &gt) - pelvis(&wide, &rt);
+    let source_moved = pelvis(&ss, &gs) - pelvis(&ss, &rs);
+    assert!((pelvis_moved - source_moved * k).length() < 1e-5 * height);
+    // Heading kept; tilted about the source's axis, by less than the source's tilt.
+    let turn = change(&wide, &gt, hips);
+    let heading = crate::model::yaw_of(turn);
+    assert!(angle(heading, yaw) < 1e-4, "heading {heading}");
+    let (axis, tilt) = (turn * heading.inverse()).to_axis_angle();
+    // The source's tilt, `yaw * roll`, is a roll about +Z turned with the heading.
+    assert!(axis.abs_diff_eq(yaw * Vec3::Z, 1e-3), "tilt axis {axis}");
+    assert!(tilt > 0.05 && tilt < 0.25 - 0.05, "tilted {tilt} of 0.25");
+    assert!(angle(change(&wide, &gt, spine), change(&ss, &gs, spine)) < 1e-4);
+    let mut straight = 0;
+    for [thigh, foot] in [["LeftUpperLeg", "LeftFoot"], ["RightUpperLeg", "RightFoot"]] {
+        let [thigh, foot] = [thigh, foot].map(|n| wide.find(n).unwrap().index());
+        // From the pelvis, as `check::retarget` measures: where the source says, scaled.
+        let below = |g: &[(Quat, Vec3)], s: &Skeleton| g[foot].1 - pelvis(s, g);
+        let moved_s = below(&gs, &ss) - yaw * below(&rs, &ss);
+        let moved_t = below(&gt, &wide) - yaw * below(&rt, &wide);
+        assert!(
+            (moved_t - moved_s * k).length() < 1e-4 * height,
+            "foot {foot}: {moved_t} not {}",
+            moved_s * k
+        );
+        // With the source's whole tilt, this leg could not have reached its foot.
+        let length = rt[thigh].1.distance(rt[foot].1);
+        let full_hip = pelvis(&wide, &gt) + source_turn * (rt[thigh].1 - pelvis(&wide, &rt));
+        let reached = gt[foot].1.distance(gt[thigh].1);
+        if gt[foot].1.distance(full_hip) > length + 0.01 * height {
+            // Tilted back just enough: this leg is straight.
+            assert!(
+                (reached - length).abs() < 1e-4 * height,
+                "{reached} of {length}"
+            );
+            straight += 1;
+        }
+    }
+    assert_eq!(
+        straight, 1,
+        "one leg was out of reach with the source's tilt"
+    );
+}
