@@ -6,13 +6,12 @@
 mod lanes;
 pub mod retarget;
 
-use crate::mapping::BoneMap;
+use crate::mapping::{aimed_tails, BoneMap, MIN_TAIL};
 use crate::model::{
     angle_deg, arc, is_hollow, refill, turn_deg, BoneId, Clip, Model, Pose, RunSampler, Skeleton,
     SkeletonId, Transform, ValuesAgain,
 };
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, MAX_TAIL_DEG};
-use crate::rest::{aimed_tails, MIN_TAIL};
 use glam::{DAffine3, DQuat, Mat4, Quat, Vec3};
 use lanes::{compose, error, local, times, turned, Affine, Factor, Frames, Lanes, F4};
 use serde::Serialize;

@@ -8,6 +8,7 @@
 //! bone carries a confidence and a short reason. [`Symmetry`] pairs a mapped skeleton's bones left
 //! with right for mirroring. This module imports `model` and `profile`.
 
+mod aim;
 mod exact;
 mod file;
 mod generic;
@@ -17,6 +18,7 @@ mod report;
 mod symmetry;
 mod vrm;
 
+pub(crate) use aim::{aimed_tails, MIN_TAIL};
 pub use file::{BoneMapFile, BoneMapFileError};
 pub use report::{MapReport, MappedReport};
 pub use symmetry::{MirrorAxis, Symmetry};

@@ -21,7 +21,6 @@
 //!
 //! Pure over the model; imports `model`, `profile` and `mapping`.
 
-mod aim;
 mod convert;
 mod copies;
 mod lanes;
@@ -29,7 +28,6 @@ mod pose;
 mod restore;
 mod sim;
 
-pub(crate) use aim::{aimed_tails, MIN_TAIL};
 pub use restore::{carry_back, KeyMap, RestoreError};
 
 use crate::mapping::BoneMap;

@@ -1,7 +1,6 @@
 //! Steps 1–3 of the rest fix, computed without changing anything: the new base and facing, the
 //! silhouette-fixed rest, and each bone's change of frame `F_i` (old frame → new frame).
 
-use super::aim;
 use super::sim::{nearest_quarter_turn, twist_between, Sim};
 use super::{BaseFold, BoneRest, RestOptions};
 use crate::mapping::BoneMap;
@@ -589,7 +588,7 @@ struct Shape<'a> {
     carried: Vec<Option<(usize, Vec3)>>,
     /// The order the silhouette pass visits bones in: parents and carriers first.
     order: Vec<usize>,
-    /// Tails shorter than this lie on their bone's joint (see [`aim::MIN_TAIL`]).
+    /// Tails shorter than this lie on their bone's joint (see [`crate::mapping::MIN_TAIL`]).
     min_tail: f32,
 }
 
@@ -629,7 +628,7 @@ impl<'a> Shape<'a> {
             reference: profile.reference_positions(),
             carried,
             order,
-            min_tail: aim::MIN_TAIL * (hi - lo).max(Vec3::ZERO).length(),
+            min_tail: crate::mapping::MIN_TAIL * (hi - lo).max(Vec3::ZERO).length(),
         }
     }
 
@@ -663,7 +662,7 @@ impl<'a> Shape<'a> {
 
     /// Where bone `i` (mapped to `pk`, world transform `w`) points and where the profile's bone
     /// points, both global and unit length, and whether that is further down the chain (see
-    /// [`aim::Aim`]), or `None` when it has no tail (or only tails on its joint).
+    /// [`crate::mapping::aimed_tails`]), or `None` when it has no tail (or only tails on its joint).
     fn tail(
         &self,
         i: usize,
@@ -673,7 +672,7 @@ impl<'a> Shape<'a> {
     ) -> Option<(Vec3, Vec3, bool)> {
         let offset =
             |bones: &[ProfileBoneId]| self.mean_relative(i, bones, locals).map(|v| w.r * v * w.s);
-        let aim = aim::aimed_tails(self.map, self.profile, pk, offset, self.min_tail)?;
+        let aim = crate::mapping::aimed_tails(self.map, self.profile, pk, offset, self.min_tail)?;
         let e = reference_tail(&self.reference, pk, &aim.tails).normalize_or_zero();
         let d = aim.offset.normalize_or_zero();
         (d != Vec3::ZERO && e != Vec3::ZERO).then_some((d, e, aim.further))

@@ -2,7 +2,7 @@
 //! checks: the profile's tail bones, or, where their joints lie on the bone's own joint (a
 //! Blender pelvis whose spine starts at the pelvis's head), the next mapped joints down the chain.
 
-use crate::mapping::BoneMap;
+use super::BoneMap;
 use crate::profile::{Profile, ProfileBoneId};
 use glam::Vec3;
 
