@@ -6,7 +6,7 @@
 mod lanes;
 pub mod retarget;
 
-use crate::mapping::{aimed_tails, BoneMap, MIN_TAIL};
+use crate::mapping::BoneMap;
 use crate::model::{
     angle_deg, arc, is_hollow, refill, turn_deg, BoneId, Clip, Model, Pose, RunSampler, Skeleton,
     SkeletonId, Transform, ValuesAgain,
@@ -812,7 +812,7 @@ pub fn rest_in(s: &Skeleton, map: &BoneMap, profile: &Profile, frame: Quat) -> R
         let p = pos(BoneId(i as u32));
         (lo.min(p), hi.max(p))
     });
-    let min_tail = MIN_TAIL * (hi - lo).max(Vec3::ZERO).length();
+    let min_tail = BoneMap::MIN_TAIL * (hi - lo).max(Vec3::ZERO).length();
     let mut out = RestCheck {
         max_direction_deg: 0.0,
         worst_direction: None,
@@ -837,7 +837,7 @@ pub fn rest_in(s: &Skeleton, map: &BoneMap, profile: &Profile, frame: Quat) -> R
             }
             Some(sum / tails.len() as f32 - pos(b))
         };
-        let Some(aim) = aimed_tails(map, profile, pk, offset, min_tail) else {
+        let Some(aim) = map.aimed_tails(profile, pk, offset, min_tail) else {
             let deg = rotation_angle(frame, frames[pk.index()]);
             if deg > out.max_frame_deg {
                 out.max_frame_deg = deg;

@@ -6,10 +6,6 @@ use super::BoneMap;
 use crate::profile::{Profile, ProfileBoneId};
 use glam::Vec3;
 
-/// A tail shorter than this fraction of the skeleton's size lies on the bone's joint: its
-/// direction is rounding noise (Godette's spine starts 8e-8 m from its pelvis, 6e-8 of its size).
-pub(crate) const MIN_TAIL: f32 = 1e-4;
-
 /// How many steps down the chain a tail lying on the joint may be looked for.
 const MAX_STEPS: usize = 4;
 
@@ -29,7 +25,25 @@ pub(crate) struct Aim {
 /// `min_len` to `pk`'s, the next mapped joints of the chain. `offset` returns where the mean
 /// joint of some profile bones lies relative to `pk`'s joint (`None` when it cannot tell).
 /// `None` when `pk` has no tail or every tail lies on it.
-pub(crate) fn aimed_tails(
+impl BoneMap {
+    /// A tail shorter than this fraction of the skeleton's size lies on the bone's joint: its
+    /// direction is rounding noise (Godette's spine starts 8e-8 m from its pelvis, 6e-8 of its
+    /// size).
+    pub(crate) const MIN_TAIL: f32 = 1e-4;
+
+    /// What profile bone `pk` points at (see [`aimed_tails`]).
+    pub(crate) fn aimed_tails(
+        &self,
+        profile: &Profile,
+        pk: ProfileBoneId,
+        offset: impl Fn(&[ProfileBoneId]) -> Option<Vec3>,
+        min_len: f32,
+    ) -> Option<Aim> {
+        aimed_tails(self, profile, pk, offset, min_len)
+    }
+}
+
+fn aimed_tails(
     map: &BoneMap,
     profile: &Profile,
     pk: ProfileBoneId,

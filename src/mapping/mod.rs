@@ -18,7 +18,6 @@ mod report;
 mod symmetry;
 mod vrm;
 
-pub(crate) use aim::{aimed_tails, MIN_TAIL};
 pub use file::{BoneMapFile, BoneMapFileError};
 pub use report::{MapReport, MappedReport};
 pub use symmetry::{MirrorAxis, Symmetry};

@@ -588,7 +588,7 @@ struct Shape<'a> {
     carried: Vec<Option<(usize, Vec3)>>,
     /// The order the silhouette pass visits bones in: parents and carriers first.
     order: Vec<usize>,
-    /// Tails shorter than this lie on their bone's joint (see [`crate::mapping::MIN_TAIL`]).
+    /// Tails shorter than this lie on their bone's joint (see [`BoneMap::MIN_TAIL`]).
     min_tail: f32,
 }
 
@@ -628,7 +628,7 @@ impl<'a> Shape<'a> {
             reference: profile.reference_positions(),
             carried,
             order,
-            min_tail: crate::mapping::MIN_TAIL * (hi - lo).max(Vec3::ZERO).length(),
+            min_tail: BoneMap::MIN_TAIL * (hi - lo).max(Vec3::ZERO).length(),
         }
     }
 
@@ -662,7 +662,7 @@ impl<'a> Shape<'a> {
 
     /// Where bone `i` (mapped to `pk`, world transform `w`) points and where the profile's bone
     /// points, both global and unit length, and whether that is further down the chain (see
-    /// [`crate::mapping::aimed_tails`]), or `None` when it has no tail (or only tails on its joint).
+    /// [`BoneMap::aimed_tails`]), or `None` when it has no tail (or only tails on its joint).
     fn tail(
         &self,
         i: usize,
@@ -672,7 +672,9 @@ impl<'a> Shape<'a> {
     ) -> Option<(Vec3, Vec3, bool)> {
         let offset =
             |bones: &[ProfileBoneId]| self.mean_relative(i, bones, locals).map(|v| w.r * v * w.s);
-        let aim = crate::mapping::aimed_tails(self.map, self.profile, pk, offset, self.min_tail)?;
+        let aim = self
+            .map
+            .aimed_tails(self.profile, pk, offset, self.min_tail)?;
         let e = reference_tail(&self.reference, pk, &aim.tails).normalize_or_zero();
         let d = aim.offset.normalize_or_zero();
         (d != Vec3::ZERO && e != Vec3::ZERO).then_some((d, e, aim.further))
