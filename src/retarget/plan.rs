@@ -653,10 +653,11 @@ pub(crate) fn build(
     let (_, source_rest) = rest_globals(source, &options.pose.source, Global::ROOT)?;
     // Seen as the target faces (a VRM 0.x character faces −Z in its file): the source turned
     // about +Y by the quarter turns between their facings.
-    let source_turn = match (facing(source, &source_rest), facing(target, &target_rest)) {
-        (Some(s), Some(t)) => quarter_turn(t - s),
-        _ => Quat::IDENTITY,
+    let quarters = match (facing(source, &source_rest), facing(target, &target_rest)) {
+        (Some(s), Some(t)) => (t - s).rem_euclid(4),
+        _ => 0,
     };
+    let source_turn = quarter_turn(quarters);
     let source_space = Global {
         rot: source_turn,
         ..Global::ROOT
@@ -720,7 +721,7 @@ pub(crate) fn build(
         target_rest,
         target_local_rest,
         pins: Vec::new(),
-        source_turn_deg: turn_deg(source_turn),
+        source_turn_deg: [0.0, 90.0, 180.0, -90.0][quarters as usize],
         source_space,
     };
     if options.root_motion {
@@ -810,23 +811,12 @@ fn facing(rig: &Rig, rest: &[(Quat, Vec3)]) -> Option<i32> {
     })
 }
 
-/// `k` quarter turns about +Y; half turns exactly (0, 1, 0, 0).
+/// `k` (0 to 3) quarter turns about +Y; half turns exactly (0, 1, 0, 0).
 fn quarter_turn(k: i32) -> Quat {
-    match k.rem_euclid(4) {
+    match k {
         0 => Quat::IDENTITY,
         2 => Quat::from_xyzw(0.0, 1.0, 0.0, 0.0),
         k => Quat::from_rotation_y(k as f32 * std::f32::consts::FRAC_PI_2),
-    }
-}
-
-/// The angle of a turn about +Y, degrees in (−180, 180].
-fn turn_deg(q: Quat) -> f32 {
-    let (axis, angle) = q.to_axis_angle();
-    let deg = angle.to_degrees() * axis.y.signum();
-    if deg <= -180.0 + 1e-3 {
-        deg + 360.0
-    } else {
-        deg
     }
 }
 
