@@ -35,6 +35,8 @@ pub struct Settings {
     pub rename: RenameOptions,
     /// Retargeting (`skelnorm retarget`): root, FK and IK passes, chains, retarget pose.
     pub retarget: RetargetOptions,
+    /// The clips retargeting adds: what happens when a name is taken.
+    pub clips: ClipSettings,
     /// The folder of the file these settings were read from: relative paths in them (profile,
     /// bone map) start there. `None` for settings not read from a file (relative to the
     /// working directory).
@@ -44,6 +46,18 @@ pub struct Settings {
     /// settings not read from a file.
     #[serde(skip)]
     pub file: Option<PathBuf>,
+}
+
+/// The clips retargeting adds to a target.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, DocumentedFields)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClipSettings {
+    /// When a new clip's name is a clip of the target's, or another new clip's, ignoring case
+    /// (engines and DCCs that look clips up without case would merge or overwrite them):
+    /// `rename` keeps the target's clip and names the new one `NAME (retargeted)`, `replace`
+    /// drops the target's clip, `refuse` changes nothing and exits 2. The report names each
+    /// clash.
+    pub on_clash: crate::pipeline::OnClash,
 }
 
 /// How bones are mapped.
@@ -171,6 +185,7 @@ impl Settings {
             source_map,
             target_map,
             retarget: self.retarget.clone(),
+            on_clash: self.clips.on_clash,
         })
     }
 
@@ -414,6 +429,8 @@ pub struct Resolved {
     pub target_map: MapOptions,
     /// Options of retargeting.
     pub retarget: RetargetOptions,
+    /// When a retargeted clip's name is taken.
+    pub on_clash: crate::pipeline::OnClash,
 }
 
 impl Resolved {
@@ -432,6 +449,10 @@ impl Resolved {
             target: side(&self.target_map),
             retarget: self.retarget.clone(),
             measure: self.normalize.measure,
+            naming: crate::pipeline::ClipNaming {
+                on_clash: self.on_clash,
+                ..Default::default()
+            },
             ..RetargetJob::default()
         }
     }
@@ -460,6 +481,7 @@ fn field_docs(section: &str, field: &str) -> Option<&'static str> {
         "tracks" => TrackOptions::get_field_docs(field).ok(),
         "rename" => RenameOptions::get_field_docs(field).ok(),
         "retarget" => RetargetOptions::get_field_docs(field).ok(),
+        "clips" => ClipSettings::get_field_docs(field).ok(),
         _ => None,
     }
 }

@@ -149,8 +149,36 @@ fn options_errors_and_names() {
         let refs: Vec<&str> = a.iter().map(String::as_str).collect();
         retarget(&refs)
     };
-    // The target already has `walk`: the names must be made different.
-    let (code, _, err) = call(&["--clip", "walk"]);
+    // The target already has `walk`: by default the target's clip stays and the new one is
+    // renamed, and the report says which clip it clashed with.
+    let (code, r, err) = call(&["--clip", "walk"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(r["clips"][0]["clip"], "walk (retargeted)");
+    assert_eq!(r["clips"][0]["clashed_with"], "walk");
+    let doc = skelnorm::gltf_io::read(&out).unwrap();
+    let names: Vec<&str> = doc.model.clips.iter().map(|c| c.name.as_str()).collect();
+    assert!(
+        names.contains(&"walk") && names.contains(&"walk (retargeted)"),
+        "{names:?}"
+    );
+    // Replaced on request: one `walk`, the new one.
+    let (code, r, err) = call(&["--clip", "walk", "--on-clash", "replace"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        (&r["clips"][0]["clip"], &r["clips"][0]["replaced"]),
+        (&"walk".into(), &"walk".into())
+    );
+    let doc = skelnorm::gltf_io::read(&out).unwrap();
+    assert_eq!(
+        doc.model
+            .clips
+            .iter()
+            .filter(|c| c.name.eq_ignore_ascii_case("walk"))
+            .count(),
+        1
+    );
+    // Refused on request: the names must be made different.
+    let (code, _, err) = call(&["--clip", "walk", "--on-clash", "refuse"]);
     assert_eq!(code, Some(2));
     assert!(
         err.contains("already has a clip `walk`") && err.contains("--suffix"),

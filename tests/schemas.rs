@@ -192,10 +192,19 @@ fn retarget_reports_carry_the_plan_the_clips_and_both_files() {
     let (src, tgt) = (fixture("mixamo.glb"), fixture("long_legs.glb"));
     let out = s(&dir.path().join("out.glb"));
     let report_file = dir.path().join("report.json");
-    // The target has a `walk` already: a usage failure, reported.
+    // The target has a `walk` already: refused on request, a usage failure, reported.
     let r = check(
         &[
-            "retarget", "--source", &src, "--target", &tgt, "-o", &out, "--json",
+            "retarget",
+            "--source",
+            &src,
+            "--target",
+            &tgt,
+            "-o",
+            &out,
+            "--json",
+            "--on-clash",
+            "refuse",
         ],
         2,
         "retarget",
@@ -222,6 +231,17 @@ fn retarget_reports_carry_the_plan_the_clips_and_both_files() {
         0,
         "retarget",
     );
+    // By default the new `walk` is renamed, and the report (valid against the schema) names the
+    // target's clip it clashed with.
+    let renamed = check(
+        &[
+            "retarget", "--source", &src, "--target", &tgt, "-o", &out, "--json",
+        ],
+        0,
+        "retarget",
+    );
+    let clip = &renamed["files"][0]["retarget"]["clips"][0];
+    assert_eq!(clip["clashed_with"], "walk", "{clip}");
     let f = &r["files"][0];
     assert_eq!(f["input"], src.as_str());
     assert_eq!(f["target"], tgt.as_str());

@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use skelnorm::mapping::map_skeleton;
 use skelnorm::model::{self, Pose, SkeletonId};
-use skelnorm::pipeline::{self, ClipNaming, OnClash, RetargetJob, RetargetOutput};
+use skelnorm::pipeline::{self, ClipNaming, RetargetJob, RetargetOutput};
 use skelnorm::retarget::Rig;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -419,7 +419,7 @@ pub fn retarget<'py>(
         naming: ClipNaming {
             prefix: prefix.to_string(),
             suffix: suffix.to_string(),
-            on_clash: OnClash::Refuse,
+            on_clash: resolved.on_clash,
         },
         output,
         ..resolved.retarget_job()

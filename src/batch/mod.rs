@@ -10,8 +10,8 @@ mod preview;
 
 use crate::gltf_io::{self, Document};
 use crate::pipeline::{
-    carry_clips_back, normalize, normalize_measuring_later, retarget_onto, ClipNaming,
-    NormalizeOptions, NormalizeReport, OnClash, RetargetJob, RetargetOutput, RetargetRunError,
+    carry_clips_back, drop_replaced, normalize, normalize_measuring_later, retarget_onto,
+    ClipNaming, NormalizeOptions, NormalizeReport, RetargetJob, RetargetOutput, RetargetRunError,
     Side,
 };
 use crate::report::{FailureKind, FileReport, Report, Status};
@@ -674,7 +674,7 @@ fn retarget_to(
     let job = RetargetJob {
         retarget: resolved.retarget.clone(),
         naming: ClipNaming {
-            on_clash: OnClash::Rename,
+            on_clash: resolved.on_clash,
             ..ClipNaming::default()
         },
         measure: resolved.normalize.measure,
@@ -698,6 +698,7 @@ fn retarget_to(
         &job,
     );
     if output == RetargetOutput::Normalized {
+        drop_replaced(&mut out.model.clips, before, &r);
         return Ok(out);
     }
     let clips = carry_clips_back(&out.model, before, &target.side, &target.original.model)
@@ -709,6 +710,8 @@ fn retarget_to(
         return gltf_io::animation_only(&original.model, &original.path)
             .map_err(|e| FileError::Gltf(e.kind));
     }
+    let own = original.model.clips.len();
+    drop_replaced(&mut original.model.clips, own, &r);
     original.model.clips.extend(clips);
     Ok(original)
 }

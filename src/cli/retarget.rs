@@ -17,6 +17,27 @@ use skelnorm::settings::{load_pose, Settings};
 use std::path::PathBuf;
 
 /// Everything `retarget` takes.
+/// `--on-clash`: [`OnClash`] on the command line.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnClashArg {
+    /// Keep the target's clip; the new one becomes `NAME (retargeted)`.
+    Rename,
+    /// Drop the target's clip; the new one keeps the name.
+    Replace,
+    /// Change nothing and exit 2.
+    Refuse,
+}
+
+impl From<OnClashArg> for OnClash {
+    fn from(a: OnClashArg) -> OnClash {
+        match a {
+            OnClashArg::Rename => OnClash::Rename,
+            OnClashArg::Replace => OnClash::Replace,
+            OnClashArg::Refuse => OnClash::Refuse,
+        }
+    }
+}
+
 #[derive(clap::Args, Debug, Clone)]
 pub struct RetargetArgs {
     /// The file whose clips are retargeted (a character, or clips only: VRMA, a file without
@@ -50,6 +71,11 @@ pub struct RetargetArgs {
     /// Put this after each new clip's name.
     #[arg(long, value_name = "TEXT", default_value = "")]
     pub suffix: String,
+    /// When a new clip's name is a clip of the target's (or another new clip's), ignoring
+    /// case: keep the target's and rename the new one `NAME (retargeted)` (the default), replace
+    /// the target's, or refuse (exit 2). Settings key `clips.on_clash`.
+    #[arg(long, value_enum, value_name = "POLICY")]
+    pub on_clash: Option<OnClashArg>,
     /// A settings file (RON; its `retarget`, `map` and normalize sections apply).
     #[arg(long, value_name = "SETTINGS")]
     pub settings: Option<PathBuf>,
@@ -165,6 +191,9 @@ impl RetargetArgs {
             settings.map.target_bone_map = Some(super::flag_path(p, from_file));
         }
         settings.normalize.check &= !self.no_check;
+        if let Some(c) = self.on_clash {
+            settings.clips.on_clash = c.into();
+        }
         let o = &mut settings.retarget;
         o.root &= !self.no_root;
         o.fk &= !self.no_fk;
@@ -400,7 +429,7 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
         naming: ClipNaming {
             prefix: args.prefix.clone(),
             suffix: args.suffix.clone(),
-            on_clash: OnClash::Refuse,
+            on_clash: resolved.on_clash,
         },
         output: super::retarget_output(args.normalized, args.animation_only || vrma),
         ..resolved.retarget_job()
@@ -503,7 +532,8 @@ fn refused(args: &RetargetArgs, e: RetargetRunError) -> Result<i32, Failure> {
         RetargetRunError::Source(e) => normalizing(&args.source, e),
         RetargetRunError::Target(e) => normalizing(&args.target, e),
         RetargetRunError::ClipTaken(clip) => Failure::Usage(format!(
-            "{tgt}: already has a clip `{clip}`; use --prefix or --suffix to name the new clips"
+            "{tgt}: already has a clip `{clip}` (names are compared ignoring case); use --prefix \
+             or --suffix to name the new clips, or --on-clash rename or replace"
         )),
         e @ RetargetRunError::NoClip { .. } => Failure::Usage(format!("{src}: {e}")),
         e @ RetargetRunError::NoClips => Failure::Nothing(format!("{src}: {e}")),

@@ -9,8 +9,8 @@ mod retarget;
 
 pub use mirror::{mirror, MirrorJob, MirrorRunError, MirrorRunReport};
 pub use retarget::{
-    carry_clips_back, effector_series, retarget, retarget_onto, ClipNaming, OnClash, RetargetJob,
-    RetargetOutput, RetargetReport, RetargetRunError, RetargetedClip, Side,
+    carry_clips_back, drop_replaced, effector_series, retarget, retarget_onto, ClipNaming, OnClash,
+    RetargetJob, RetargetOutput, RetargetReport, RetargetRunError, RetargetedClip, Side,
 };
 
 use crate::check::{self, RestCheck, SkinCheck};

@@ -12,17 +12,27 @@ use crate::profile::Profile;
 use crate::rest::{carry_back, KeyMap, RestoreError};
 use crate::retarget::{retarget_clip_with, Plan, RetargetError, RetargetOptions, Retargeter, Rig};
 use crate::tracks::COMPANION_SUFFIX;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-/// What to do when a new clip's name is already a clip of the target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// What to do when a new clip's name is already a clip of the target, or another new clip's.
+/// Names are compared ignoring case (Unicode lower case): engines and DCCs that look clips up
+/// without case would merge `walk` into `Walk` or overwrite it.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum OnClash {
+    /// Keep the target's clip and name the new one `NAME (retargeted)` (then
+    /// `NAME (retargeted 2)`, … until no clip has that name, ignoring case); the report names the
+    /// clip it would have clashed with ([`RetargetedClip::clashed_with`]).
+    #[default]
+    Rename,
+    /// Replace the target's clip: it is dropped and the new one keeps its name
+    /// ([`RetargetedClip::replaced`]).
+    Replace,
     /// Refuse the whole retarget ([`RetargetRunError::ClipTaken`]), changing nothing: the user
     /// chooses a prefix or suffix.
-    #[default]
     Refuse,
-    /// Append ` (retargeted)` (then a number, until the name is free).
-    Rename,
 }
 
 /// How the new clips are named: `prefix` + source clip name + `suffix`, then `on_clash`.
@@ -36,29 +46,82 @@ pub struct ClipNaming {
     pub on_clash: OnClash,
 }
 
+/// A new clip's name, and the target clip it clashed with: kept (the new one renamed), or
+/// replaced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct NewName {
+    pub name: String,
+    pub clashed_with: Option<String>,
+    pub replaced: Option<String>,
+}
+
+/// Whether two clip names are the same ignoring case.
+fn same_name(a: &str, b: &str) -> bool {
+    a == b || a.to_lowercase() == b.to_lowercase()
+}
+
 impl ClipNaming {
-    /// The new names of `clips`, none of them in `taken` nor twice; `Err` with the first name
-    /// taken when the policy refuses.
-    fn names(&self, clips: &[&str], taken: &[&str]) -> Result<Vec<String>, String> {
-        let mut out: Vec<String> = Vec::with_capacity(clips.len());
+    /// The new names of `clips`: none the same as another ignoring case, nor as a clip of
+    /// `taken` (the target's), unless that one is replaced; `Err` with the first name taken
+    /// when the policy refuses.
+    pub(super) fn names(&self, clips: &[&str], taken: &[&str]) -> Result<Vec<NewName>, String> {
+        let mut out: Vec<NewName> = Vec::with_capacity(clips.len());
         for clip in clips {
             let name = format!("{}{clip}{}", self.prefix, self.suffix);
-            let used = |n: &str| taken.contains(&n) || out.iter().any(|o| o == n);
-            if !used(&name) {
-                out.push(name);
+            let theirs = |n: &str| {
+                taken
+                    .iter()
+                    .find(|t| same_name(t, n))
+                    .map(|t| t.to_string())
+            };
+            let ours = |n: &str, out: &[NewName]| out.iter().any(|o| same_name(&o.name, n));
+            let clash = theirs(&name);
+            if !ours(&name, &out) && clash.is_none() {
+                out.push(NewName {
+                    name,
+                    clashed_with: None,
+                    replaced: None,
+                });
                 continue;
             }
             if self.on_clash == OnClash::Refuse {
-                return Err(name);
+                return Err(clash.unwrap_or(name));
+            }
+            if self.on_clash == OnClash::Replace && !ours(&name, &out) {
+                out.push(NewName {
+                    name,
+                    clashed_with: clash.clone(),
+                    replaced: clash,
+                });
+                continue;
             }
             let free = std::iter::once(format!("{name} (retargeted)"))
                 .chain((2..).map(|k| format!("{name} (retargeted {k})")))
-                .find(|n| !used(n))
+                .find(|n| !ours(n, &out) && theirs(n).is_none())
                 .expect("an unbounded sequence of names has a free one");
-            out.push(free);
+            out.push(NewName {
+                name: free,
+                clashed_with: clash,
+                replaced: None,
+            });
         }
         Ok(out)
     }
+}
+
+/// Drops from `clips` (up to index `before`: the clips the model had before the new ones were
+/// added) the clips that new clips replaced ([`OnClash::Replace`], [`RetargetedClip::replaced`]).
+pub fn drop_replaced(clips: &mut Vec<Clip>, before: usize, report: &RetargetReport) {
+    let replaced: Vec<&str> = report
+        .clips
+        .iter()
+        .filter_map(|c| c.replaced.as_deref())
+        .collect();
+    let mut i = 0;
+    clips.retain(|c| {
+        i += 1;
+        i > before || !replaced.contains(&c.name.as_str())
+    });
 }
 
 /// What [`retarget`] leaves in the target model.
@@ -134,6 +197,14 @@ pub struct RetargetedClip {
     pub source_clip: String,
     /// The new clip in the target.
     pub clip: String,
+    /// The target's own clip whose name the new one would have had (the same ignoring case):
+    /// kept, the new clip renamed ([`OnClash::Rename`]), or replaced. (A new clip renamed
+    /// because another new clip has its name has none.)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clashed_with: Option<String>,
+    /// The target's own clip the new one replaced ([`OnClash::Replace`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced: Option<String>,
     /// Keys per track.
     pub frames: usize,
     /// The measures against the source clip, when asked for.
@@ -209,6 +280,7 @@ pub fn retarget(
     let before = normalized.clips.len();
     let report = retarget_onto((source, &s), (&mut normalized, &t), profile, job)?;
     if job.output == RetargetOutput::Normalized {
+        drop_replaced(&mut normalized.clips, before, &report);
         *target = normalized;
         return Ok(report);
     }
@@ -216,6 +288,8 @@ pub fn retarget(
     if job.output == RetargetOutput::AnimationOnly {
         target.clips.clear();
     }
+    let own = target.clips.len();
+    drop_replaced(&mut target.clips, own, &report);
     target.clips.extend(new);
     Ok(report)
 }
@@ -292,9 +366,9 @@ pub fn retarget_onto(
     };
     let mut new_clips = Vec::with_capacity(clips.len());
     let mut reports = Vec::with_capacity(clips.len());
-    for (clip, name) in clips.iter().zip(new_names) {
+    for (clip, named) in clips.iter().zip(new_names) {
         let mut new = retarget_clip_with(&mut r, &s_rig, clip, &t_rig, t.index, &job.retarget)?;
-        new.name = name;
+        new.name = named.name;
         let plain = match &mut unmirrored {
             Some(u) => Some(retarget_clip_with(
                 u,
@@ -332,6 +406,8 @@ pub fn retarget_onto(
         reports.push(RetargetedClip {
             source_clip: clip.name.clone(),
             clip: new.name.clone(),
+            clashed_with: named.clashed_with,
+            replaced: named.replaced,
             frames: new
                 .tracks
                 .iter()

@@ -307,3 +307,111 @@ fn a_refusal_with_values_read_again_leaves_the_model_as_it_came() {
     assert!(matches!(result, Err(NormalizeError::Rename(_))));
     assert_eq!(m, doc.model);
 }
+
+#[test]
+fn new_clip_names_never_equal_another_ignoring_case() {
+    use super::retarget::{ClipNaming, OnClash};
+    let names = |on_clash, clips: &[&str], taken: &[&str]| {
+        let naming = ClipNaming {
+            on_clash,
+            ..ClipNaming::default()
+        };
+        naming.names(clips, taken)
+    };
+    // Onto a target with `Idle`, `Run` and `Walk` (as Soldier has), and new clips also
+    // clashing among themselves.
+    let taken = ["Idle", "Run", "Walk", "walk (retargeted)"];
+    let clips = ["idle", "run", "WALK", "jump", "Jump"];
+    let renamed = names(OnClash::Rename, &clips, &taken).unwrap();
+    let got: Vec<(&str, Option<&str>)> = renamed
+        .iter()
+        .map(|n| (n.name.as_str(), n.clashed_with.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("idle (retargeted)", Some("Idle")),
+            ("run (retargeted)", Some("Run")),
+            ("WALK (retargeted 2)", Some("Walk")),
+            ("jump", None),
+            ("Jump (retargeted)", None),
+        ]
+    );
+    assert!(renamed.iter().all(|n| n.replaced.is_none()));
+    let all: Vec<String> = taken
+        .iter()
+        .map(|t| t.to_lowercase())
+        .chain(renamed.iter().map(|n| n.name.to_lowercase()))
+        .collect();
+    let unique: std::collections::BTreeSet<&String> = all.iter().collect();
+    assert_eq!(unique.len(), all.len(), "{all:?}");
+    let replaced = names(OnClash::Replace, &clips, &taken).unwrap();
+    let got: Vec<(&str, Option<&str>)> = replaced
+        .iter()
+        .map(|n| (n.name.as_str(), n.replaced.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("idle", Some("Idle")),
+            ("run", Some("Run")),
+            ("WALK", Some("Walk")),
+            ("jump", None),
+            // Another new clip is not replaced: it is renamed.
+            ("Jump (retargeted)", None),
+        ]
+    );
+    assert_eq!(
+        names(OnClash::Refuse, &clips, &taken),
+        Err("Idle".to_string())
+    );
+    assert_eq!(
+        names(OnClash::Refuse, &["jump", "JUMP"], &taken),
+        Err("JUMP".to_string())
+    );
+}
+
+#[test]
+fn a_retarget_replaces_or_keeps_the_targets_clip_as_asked() {
+    use super::retarget::{retarget, OnClash, RetargetJob, RetargetOutput};
+    let profile = Profile::humanoid();
+    for (on_clash, output) in [
+        (OnClash::Rename, RetargetOutput::Original),
+        (OnClash::Replace, RetargetOutput::Original),
+        (OnClash::Replace, RetargetOutput::Normalized),
+    ] {
+        let mut source = fixture("mixamo.glb");
+        let mut target = fixture("mixamo.glb");
+        let own = target.clips.len();
+        let first = target.clips[0].name.clone();
+        // The source's clip differs from the target's only by case.
+        source.clips.truncate(1);
+        source.clips[0].name = first.to_uppercase();
+        let mut job = RetargetJob {
+            output,
+            ..RetargetJob::default()
+        };
+        job.naming.on_clash = on_clash;
+        let report = retarget(&mut source, &mut target, &profile, &job).unwrap();
+        let [new] = report.clips.as_slice() else {
+            panic!("{:?}", report.clips)
+        };
+        let names: Vec<String> = target.clips.iter().map(|c| c.name.to_lowercase()).collect();
+        let unique: std::collections::BTreeSet<&String> = names.iter().collect();
+        assert_eq!(unique.len(), names.len(), "{on_clash:?}: {names:?}");
+        assert_eq!(new.clashed_with.as_deref(), Some(first.as_str()));
+        match on_clash {
+            OnClash::Replace => {
+                assert_eq!(new.replaced.as_deref(), Some(first.as_str()));
+                assert_eq!(new.clip, first.to_uppercase());
+                assert_eq!(target.clips.len(), own, "{output:?}");
+                assert!(!target.clips.iter().any(|c| c.name == first));
+            }
+            _ => {
+                assert_eq!(new.clip, format!("{} (retargeted)", first.to_uppercase()));
+                assert_eq!(target.clips.len(), own + 1);
+                assert!(target.clips.iter().any(|c| c.name == first));
+            }
+        }
+    }
+}

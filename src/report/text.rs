@@ -328,6 +328,11 @@ impl RetargetRun<'_> {
                 c.clip,
                 count(c.frames, "frame", "frames")
             )?;
+            match (&c.replaced, &c.clashed_with) {
+                (Some(old), _) => write!(w, " (replaced the target's `{old}`)")?,
+                (None, Some(kept)) => write!(w, " (the target's `{kept}` kept)")?,
+                (None, None) => {}
+            }
             if let Some(m) = &c.measured {
                 write!(w, "; {}", retarget_measures(m))?;
             }

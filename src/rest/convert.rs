@@ -342,7 +342,7 @@ struct Turn {
 impl Turn {
     /// Whether a key of a track (`cubic`: a cubic spline) is made unit length.
     fn unit(&self, cubic: bool) -> bool {
-        !cubic && !(self.a == DQuat::IDENTITY && self.f == DQuat::IDENTITY)
+        !cubic && (self.a != DQuat::IDENTITY || self.f != DQuat::IDENTITY)
     }
 }
 
