@@ -238,11 +238,11 @@ pub fn humanoid(parts: Parts) -> Vec<Joint> {
     v
 }
 
-/// Marks unweighted joints: IK or control bones (`ik_`), the root and a body bone; end
-/// nodes (`_end`) are no joints at all.
+/// Marks unweighted joints: IK or control bones (`ik_`) and the root (Quaternius's `Body`
+/// carries weights); end nodes (`_end`) are no joints at all.
 fn mark_unweighted(v: &mut [Joint]) {
     for joint in v.iter_mut() {
-        if joint.id.starts_with("ik_") || joint.id == "root" || joint.id == "body" {
+        if joint.id.starts_with("ik_") || joint.id == "root" {
             joint.weighted = false;
         }
         if joint
@@ -262,7 +262,8 @@ fn mark_unweighted(v: &mut [Joint]) {
 /// Quaternius): `Bone` (the root) holds each `Foot.L` and `PoleTarget.L`, and `Body`, which
 /// holds `Hips` and both `UpperLeg.L` → `LowerLeg.L` (the shin ends at the foot's joint, but
 /// the foot does not hang from it). Positions are the FBX's bone heads (Blender Z-up, forward
-/// −Y) turned Y-up facing +Z and scaled by 0.34 to metres; the right side mirrors the left.
+/// −Y) turned Y-up facing +Z and scaled by 0.34 to metres; the right side mirrors the left's
+/// places (the FBX's right arm is up to 0.08 of its units shorter).
 /// The leaf `_end` bones are end nodes, as in Quaternius's glTF exports (RobotExpressive's
 /// `LowerLeg.L_end` marks where the shin ends, at the foot's joint).
 pub fn quaternius_ik() -> Vec<Joint> {
@@ -323,10 +324,12 @@ pub fn quaternius_ik() -> Vec<Joint> {
             Some(&s("middle2")),
             p([2.594, 0.085, 3.731]),
         );
+        // As in the FBX, the right thumb hangs from `MiddleHand.R`, the left from `Palm.L`.
+        let thumb_on = if side == "L" { "hand" } else { "middle1" };
         j(
             &mut v,
             &s("thumb1"),
-            Some(&s("hand")),
+            Some(&s(thumb_on)),
             p([2.103, -0.044, 3.788]),
         );
         j(
@@ -512,6 +515,10 @@ pub fn kaykit() -> Vec<Joint> {
         j(&mut v, &s("ik_hand"), Some("root"), [0.713 * x, 1.107, 0.0]);
     }
     mark_unweighted(&mut v);
+    // No vertex uses the weapon sockets `handslot.l/r`.
+    for joint in v.iter_mut().filter(|j| j.id.starts_with("handslot")) {
+        joint.weighted = false;
+    }
     v
 }
 
