@@ -153,15 +153,19 @@ fn ik_layout_legs_t_pose_in_the_world_with_the_skin_kept() {
 /// skinning matrix while playing each clip, on the IK-layout rigs with clips normalized with
 /// `--keep-bind` (the default moves the vertices into a new bind, which changes those matrices by
 /// design: `tests/bind.rs` compares the vertices instead; a rig without clips is compared at its
-/// rest, which the T-pose changes by design). The fixtures hold issue 40's 1e-5 of the size.
-/// RobotExpressive does not yet: three.js puts its finger joints' matrices 9.8e-5 from the input's
-/// (`Ring2.R` in `Death`; 5e-5 to 1e-4 with or without the silhouette, axes or node fold, 0 with
-/// `--no-rest`; main before issue 40 gave 1.36e-4 at `LowerLeg.L`) where the crate's own check
-/// and three.js's vertices agree within 1.2e-6: it is held to not get worse than that while the
-/// cause is found.
+/// rest, which the T-pose changes by design). Issue 40 asks for 1e-5 of the size, which the
+/// fixtures hold.
+///
+/// RobotExpressive cannot reach it in this measure (see the next test): its hand meshes are
+/// scaled 100× (linear elements of ~100, compared absolutely), and its finger bones' rest scales
+/// carry f32 noise, up to 4e-7 apart across axes, which no TRS node can carry once its frame turns
+/// by other than quarter turns. three.js puts the output's finger joints 5.5e-5 from the input's
+/// (`Thumb2.R` in `Wave`; 9.8e-5 before keys were made unit length in f64 and turned scales took
+/// their nearest diagonal, 1.36e-4 before issue 40) where the crate's own check and three.js's
+/// vertices agree within 1.2e-6: it is held there.
 #[test]
 fn the_shared_three_check_holds_with_the_bind_kept() {
-    const ROBOT_BEFORE_ISSUE_40: f64 = 1.36e-4;
+    const ROBOT_FLOOR: f64 = 6e-5;
     let dir = tempfile::tempdir().unwrap();
     for path in ik_rigs() {
         let has_clips =
@@ -188,36 +192,87 @@ fn the_shared_three_check_holds_with_the_bind_kept() {
         let file = path.display().to_string();
         eprintln!("{file}: shared three.js check {e:e} (scene turned {turn}°)");
         if file.ends_with("RobotExpressive.glb") {
-            assert!(
-                e <= ROBOT_BEFORE_ISSUE_40,
-                "{file}: three_check.mjs {e}, worse than before"
-            );
+            assert!(e <= ROBOT_FLOOR, "{file}: three_check.mjs {e}");
         } else {
             assert!(e <= 1e-5, "{file}: three_check.mjs {e}");
         }
     }
 }
 
+/// Why RobotExpressive is held to its floor above: its own f32 noise is worth more than 1e-5 in
+/// the shared check. The input with only its noisy rest scales (every axis within 1e-4 of 1, not
+/// all equal) made uniform, and nothing else changed, is 4e-5 or more from the input at the
+/// finger joints, as three.js plays it. (The legs, whose scales are 1.6e-5 apart, are left out:
+/// the rest fix turns their frames by quarter turns only, which keeps such scales exact.)
 #[test]
-fn the_quaternius_fixture_needs_its_legs_turned() {
-    // The control for the test above: the fixture's legs stand 12° apart, and its feet hang
-    // from the root, where turning the shins alone would not carry them.
-    let path = common::root().join("fixtures/quaternius_ik.glb");
-    let input = gltf_io::read(&path).unwrap();
-    let (out, report) = normalized(&input);
-    let s = input.model.skeleton(SkeletonId(0));
-    let map = &report.bone_map;
-    let (shin, foot) = (bone(map, "LeftLowerLeg"), bone(map, "LeftFoot"));
-    assert!(!s.is_ancestor(shin, foot), "the foot hangs elsewhere");
-    assert!(legs_off_vertical(s, map) > 10.0);
-    // The foot moved with its shin at rest; clips keep it where it stood.
-    let moved = out.model.skeleton(SkeletonId(0)).bones[foot.index()]
-        .rest
-        .translation;
-    assert!(moved.distance(s.bones[foot.index()].rest.translation) > 0.01);
-    for clip in &out.model.clips {
-        let t = clip.tracks[foot.index()].translation.as_ref();
-        assert!(t.is_some(), "`{}` keeps the foot's old place", clip.name);
+fn robot_expressive_scale_noise_alone_exceeds_the_goal() {
+    let Some(path) = common::asset("threejs/RobotExpressive.glb") else {
+        return;
+    };
+    let (mut json, bin) = common::split_glb(&std::fs::read(&path).unwrap());
+    let mut evened = Vec::new();
+    for node in json["nodes"].as_array_mut().unwrap() {
+        let name = node["name"].as_str().unwrap_or("").to_string();
+        let Some(scale) = node.get_mut("scale").and_then(|s| s.as_array_mut()) else {
+            continue;
+        };
+        let k: Vec<f64> = scale.iter().map(|v| v.as_f64().unwrap()).collect();
+        let (lo, hi) = k
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(l, h), v| (l.min(*v), h.max(*v)));
+        let noise = hi > lo && k.iter().all(|v| (v - 1.0).abs() < 1e-4);
+        if noise && !name.contains("Leg") {
+            let mean = k.iter().sum::<f64>() / 3.0;
+            *scale = vec![mean.into(); 3];
+            evened.push(name);
+        }
+    }
+    assert!(evened.iter().any(|n| n.starts_with("Ring")), "{evened:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let even = dir.path().join("even.glb");
+    std::fs::write(&even, common::join_glb(&json, &bin)).unwrap();
+    let Some((e, turn)) = common::shared_three_check(&path, &even) else {
+        return;
+    };
+    eprintln!("RobotExpressive with its noisy scales made uniform: {e:e} (turned {turn}°)");
+    assert!(e > 4e-5, "{e}");
+}
+
+#[test]
+fn the_control_rigs_need_their_legs_turned() {
+    // The control for the tests above: the fixture's legs stand 12° apart and RobotExpressive's
+    // 22° off straight down, and their feet hang from the root (Quaternius's IK layout), where
+    // turning the shins alone would not carry them.
+    let mut rigs = vec![common::root().join("fixtures/quaternius_ik.glb")];
+    rigs.extend(common::asset("threejs/RobotExpressive.glb"));
+    for path in rigs {
+        let file = path.display().to_string();
+        let input = gltf_io::read(&path).unwrap();
+        let (out, report) = normalized(&input);
+        let s = input.model.skeleton(SkeletonId(0));
+        let map = &report.bone_map;
+        let (shin, foot) = (bone(map, "LeftLowerLeg"), bone(map, "LeftFoot"));
+        assert!(
+            !s.is_ancestor(shin, foot),
+            "{file}: the foot hangs elsewhere"
+        );
+        assert!(legs_off_vertical(s, map) > 10.0, "{file}");
+        // The foot moved with its shin at rest; clips keep it where it stood.
+        let moved = out.model.skeleton(SkeletonId(0)).bones[foot.index()]
+            .rest
+            .translation;
+        assert!(
+            moved.distance(s.bones[foot.index()].rest.translation) > 0.01,
+            "{file}"
+        );
+        for clip in &out.model.clips {
+            let t = clip.tracks[foot.index()].translation.as_ref();
+            assert!(
+                t.is_some(),
+                "{file}: `{}` keeps the foot's old place",
+                clip.name
+            );
+        }
     }
 }
 

@@ -1,5 +1,5 @@
-"""The README's Python example runs as written (from the repository's folder, with
-../shared/assets beside it), and prints what its comments say."""
+"""The Python examples of the README and of docs/python.md run as written (from the repository's
+folder, with ../shared/assets beside it), and print what their comments say."""
 
 import contextlib
 import io
@@ -9,21 +9,28 @@ import pytest
 
 from conftest import CMU_BVH, ROOT
 
+# (file, the heading its example follows, whether it reads the CMU BVH, the files it writes)
+EXAMPLES = [
+    ("README.md", "\n### Python\n", False, ["mixamo_normalized.glb", "vrm0_walk.vrm"]),
+    ("docs/python.md", "\n## Example\n", True, ["vrm0_cmu.vrm", "cmu_normalized.glb", "vrm0_normalized.vrm"]),
+]
 
-def test_readme_python_example_runs(tmp_path, monkeypatch):
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("\n## Python\n") :]
+
+@pytest.mark.parametrize("name, heading, needs_cmu, outputs", EXAMPLES, ids=[e[0] for e in EXAMPLES])
+def test_python_example_runs(tmp_path, monkeypatch, name, heading, needs_cmu, outputs):
+    text = (ROOT / name).read_text()
+    section = text[text.index(heading) :]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
-    if not CMU_BVH.exists():
+    if needs_cmu and not CMU_BVH.exists():
         pytest.skip(f"{CMU_BVH} is absent")
-    # Inputs where the README says, outputs in a temporary folder.
+    # Inputs where the example says, outputs in a temporary folder.
     code = code.replace('"../shared/', f'"{ROOT.parent}/shared/').replace('"fixtures/', f'"{ROOT}/fixtures/')
     monkeypatch.chdir(tmp_path)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code, "README.md", "exec"), {})
-    for name in ["vrm0_cmu.vrm", "cmu_normalized.glb", "vrm0_normalized.vrm"]:
-        assert (tmp_path / name).stat().st_size > 0, name
+        exec(compile(code, name, "exec"), {})
+    for output in outputs:
+        assert (tmp_path / output).stat().st_size > 0, output
     # Each commented print says what it prints (the arrays' repr up to the comment's text).
     printed = out.getvalue().splitlines()
     prints = [line for line in code.splitlines() if line.startswith("print(")]

@@ -260,7 +260,7 @@ fn key_maps(a: Wide, f: Wide) -> (Move, Turn, Grow) {
             f: f.r,
             before,
         },
-        Grow(a.s * f.s, scale_axes(f.r)),
+        Grow(a.s * f.s, ScaleAxes::of_turn(f.r)),
     )
 }
 
@@ -327,12 +327,30 @@ impl Convert<Vec3> for Move {
 }
 
 /// A rotation key to `a · key · f`, flipped when it lies in the other hemisphere from the one
-/// before it (as flipped), except in cubic splines.
+/// before it (as flipped), except in cubic splines. Keys of other tracks than cubic splines are
+/// unit quaternions, and are made unit again before they are rounded to f32 (a key read 1e-7
+/// off unit length, kept so, scales and shears what three.js makes of it by as much, the other
+/// way in each new frame); a cubic spline's values and tangents are scaled together or not at
+/// all. `a` and `f` both the identity leave every key as it is, bit for bit (a second run).
 #[derive(Clone, Copy)]
 struct Turn {
     a: DQuat,
     f: DQuat,
     before: Quat,
+}
+
+impl Turn {
+    /// Whether a key of a track (`cubic`: a cubic spline) is made unit length.
+    fn unit(&self, cubic: bool) -> bool {
+        !cubic && !(self.a == DQuat::IDENTITY && self.f == DQuat::IDENTITY)
+    }
+}
+
+/// `a · q · f` in f64, made unit length first if `unit`, rounded once.
+#[inline(always)]
+pub(super) fn turned(a: DQuat, q: Quat, f: DQuat, unit: bool) -> Quat {
+    let r = a * q.as_dquat() * f;
+    (if unit { r.normalize() } else { r }).as_quat()
 }
 
 impl Turn {
@@ -352,7 +370,7 @@ impl Turn {
 impl Convert<Quat> for Turn {
     #[inline]
     fn key(&mut self, q: Quat, cubic: bool, _: bool) -> Quat {
-        let q = (self.a * q.as_dquat() * self.f).as_quat();
+        let q = turned(self.a, q, self.f, self.unit(cubic));
         self.follow(q, cubic)
     }
 
@@ -360,9 +378,10 @@ impl Convert<Quat> for Turn {
     /// in order.
     fn keys(&mut self, values: &mut [Quat], cubic: bool) {
         let (blocks, rest) = values.split_at_mut(lanes::in_blocks(values));
-        lanes::turn_blocks(self.a, self.f, blocks);
+        let unit = self.unit(cubic);
+        lanes::turn_blocks(self.a, self.f, unit, blocks);
         for q in rest {
-            *q = (self.a * q.as_dquat() * self.f).as_quat();
+            *q = turned(self.a, *q, self.f, unit);
         }
         for q in values {
             *q = self.follow(*q, cubic);
@@ -370,17 +389,58 @@ impl Convert<Quat> for Turn {
     }
 }
 
-/// A scale key times the two scales, its axes taken in the order a quarter turn of the bone's
-/// frame puts them ([`scale_axes`]). Uniform, or on a bone whose frame turns by quarter turns
-/// only: exact either way.
+/// A scale key times the two scales, along the bone's new axes ([`ScaleAxes`]). Uniform, or on
+/// a bone whose frame turns by quarter turns only: exact either way.
 #[derive(Clone, Copy)]
-struct Grow(f64, [usize; 3]);
+struct Grow(f64, ScaleAxes);
 
 impl Grow {
     fn of(&self, v: Vec3) -> Vec3 {
-        let [x, y, z] = self.1;
-        (Vec3::new(v[x], v[y], v[z]).as_dvec3() * self.0).as_vec3()
+        (self.1.of(v.as_dvec3()) * self.0).as_vec3()
     }
+}
+
+/// How a scale along a bone's old axes becomes one along its new axes, the old frame turned by
+/// `f`: `f⁻¹ · diag(k) · f`, which is a scale again when `f` turns by quarter turns (the axes
+/// swap places, [`scale_axes`]). For any other turn of a non-uniform `k` it is not (it shears),
+/// and the scale taken is its diagonal, `Σᵢ f_ij² kᵢ`: the nearest scale, which is what f32
+/// noise in a DCC's rest scales (1e-7 apart) costs least with.
+#[derive(Clone, Copy)]
+enum ScaleAxes {
+    Swapped([usize; 3]),
+    Mixed(glam::DMat3),
+}
+
+impl ScaleAxes {
+    fn of_turn(f: DQuat) -> ScaleAxes {
+        match scale_axes(f) {
+            [0, 1, 2] if !is_quarter_turn(f) => ScaleAxes::Mixed(glam::DMat3::from_quat(f)),
+            p => ScaleAxes::Swapped(p),
+        }
+    }
+
+    fn of(&self, k: DVec3) -> DVec3 {
+        match self {
+            ScaleAxes::Swapped([x, y, z]) => DVec3::new(k[*x], k[*y], k[*z]),
+            ScaleAxes::Mixed(m) => {
+                let w = |j: usize| {
+                    let c = m.col(j);
+                    c.x * c.x * k.x + c.y * c.y * k.y + c.z * c.z * k.z
+                };
+                if k.x == k.y && k.y == k.z {
+                    k
+                } else {
+                    DVec3::new(w(0), w(1), w(2))
+                }
+            }
+        }
+    }
+}
+
+/// Whether `f` keeps every axis on an axis (within rounding): the identity or a quarter turn.
+fn is_quarter_turn(f: DQuat) -> bool {
+    let m = glam::DMat3::from_quat(f);
+    (0..3).all(|a| m.col(a).abs().max_element() > 1.0 - 1e-6)
 }
 
 impl Convert<Vec3> for Grow {
@@ -395,7 +455,7 @@ pub(super) fn convert_rest(rest: &Transform, a: Wide, f: Wide) -> Transform {
     Transform {
         translation: a.vector(rest.translation, true),
         rotation: (a.r * rest.rotation.as_dquat() * f.r).normalize().as_quat(),
-        scale: Grow(a.s * f.s, scale_axes(f.r)).of(rest.scale),
+        scale: Grow(a.s * f.s, ScaleAxes::of_turn(f.r)).of(rest.scale),
     }
 }
 

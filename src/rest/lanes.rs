@@ -16,27 +16,27 @@ pub(super) fn in_blocks<T>(keys: &[T]) -> usize {
 /// [`turn`] over every whole block of `keys` (see [`in_blocks`]). With AVX (told at run time)
 /// the compiler packs four keys into each operation instead of two: the same operations on each
 /// key, so the same bits either way.
-pub(super) fn turn_blocks(a: DQuat, f: DQuat, keys: &mut [Quat]) {
+pub(super) fn turn_blocks(a: DQuat, f: DQuat, unit: bool, keys: &mut [Quat]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx") {
         // SAFETY: this CPU runs AVX instructions, as just asked.
-        unsafe { turn_blocks_avx(a, f, keys) };
+        unsafe { turn_blocks_avx(a, f, unit, keys) };
         return;
     }
-    turn_blocks_here(a, f, keys);
+    turn_blocks_here(a, f, unit, keys);
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-fn turn_blocks_avx(a: DQuat, f: DQuat, keys: &mut [Quat]) {
-    turn_blocks_here(a, f, keys);
+fn turn_blocks_avx(a: DQuat, f: DQuat, unit: bool, keys: &mut [Quat]) {
+    turn_blocks_here(a, f, unit, keys);
 }
 
 #[inline(always)]
-fn turn_blocks_here(a: DQuat, f: DQuat, keys: &mut [Quat]) {
+fn turn_blocks_here(a: DQuat, f: DQuat, unit: bool, keys: &mut [Quat]) {
     for block in keys.chunks_exact_mut(BLOCK) {
         if let Ok(block) = block.try_into() {
-            turn(a, f, block);
+            turn(a, f, unit, block);
         }
     }
 }
@@ -68,11 +68,11 @@ fn place_blocks_here(t: DVec3, r: DQuat, s: f64, keys: &mut [Vec3]) {
     }
 }
 
-/// `(a · q · f).as_quat()` for each of `BLOCK` keys `q`, in place: the product of
+/// [`super::convert::turned`]`(a, q, f, unit)` for each of `BLOCK` keys `q`, in place: the product of
 /// [`super::convert`]'s `Turn`. The keys are laid out component by component first, so the
 /// compiler computes two keys per instruction.
 #[inline(always)]
-fn turn(a: DQuat, f: DQuat, keys: &mut [Quat; BLOCK]) {
+fn turn(a: DQuat, f: DQuat, unit: bool, keys: &mut [Quat; BLOCK]) {
     let (mut x, mut y, mut z, mut w) = ([0.0f64; BLOCK], [0.0; BLOCK], [0.0; BLOCK], [0.0; BLOCK]);
     for (i, q) in keys.iter().enumerate() {
         let q = q.as_dquat();
@@ -80,6 +80,7 @@ fn turn(a: DQuat, f: DQuat, keys: &mut [Quat; BLOCK]) {
     }
     for i in 0..BLOCK {
         let r = a * DQuat::from_xyzw(x[i], y[i], z[i], w[i]) * f;
+        let r = if unit { r.normalize() } else { r };
         (x[i], y[i], z[i], w[i]) = (r.x, r.y, r.z, r.w);
     }
     for (i, q) in keys.iter_mut().enumerate() {
@@ -152,16 +153,16 @@ mod tests {
         for (a, f) in maps {
             for i in 0..n {
                 let read: [Quat; 2 * BLOCK] = std::array::from_fn(|j| q(i + 11 * j));
-                let (mut turned, mut here) = (read, read);
-                turn_blocks(a, f, &mut turned);
-                turn_blocks_here(a, f, &mut here);
-                assert_eq!(turned, here);
-                for (q, got) in read.iter().zip(turned) {
-                    let one = (a * q.as_dquat() * f).as_quat();
-                    assert_eq!(
-                        one.to_array().map(f32::to_bits),
-                        got.to_array().map(f32::to_bits)
-                    );
+                let bits = |q: &Quat| q.to_array().map(f32::to_bits);
+                for unit in [false, true] {
+                    let (mut turned, mut here) = (read, read);
+                    turn_blocks(a, f, unit, &mut turned);
+                    turn_blocks_here(a, f, unit, &mut here);
+                    assert_eq!(turned.map(|q| bits(&q)), here.map(|q| bits(&q)));
+                    for (q, got) in read.iter().zip(turned) {
+                        let one = super::super::convert::turned(a, *q, f, unit);
+                        assert_eq!(bits(&one), bits(&got));
+                    }
                 }
                 let read: [Vec3; 2 * BLOCK] = std::array::from_fn(|j| v(i + 13 * j));
                 for s in [1.0, 0.01, 3.7] {
