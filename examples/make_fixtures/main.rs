@@ -19,7 +19,7 @@ mod planted;
 mod rig;
 
 use glam::{Mat4, Quat, Vec3};
-use rig::{Frames, Joint, Parts, Style};
+use rig::{Frames, Joint, Layout, Parts, Style};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::f32::consts::{PI, TAU};
@@ -31,7 +31,7 @@ fn styles() -> Vec<Style> {
             ends: true,
             ..Parts::default()
         },
-        quadruped: false,
+        layout: Layout::Humanoid,
         names: names::godot,
         frames: Frames::YAlong,
         hips_x_deg: 0.0,
@@ -42,6 +42,7 @@ fn styles() -> Vec<Style> {
         faces_minus_z: false,
         vrm0: false,
         leg_scale: 1.0,
+        leg_spread_deg: 0.0,
         retarget_clips: false,
         key_every_bone: false,
     };
@@ -139,10 +140,29 @@ fn styles() -> Vec<Style> {
             retarget_clips: true,
             ..base
         },
+        // IK layouts of real rigs (see `rig::quaternius_ik` and `rig::kaykit`): Quaternius's
+        // feet hang from the root, not from the shins (legs spread 12° so the rest fix has
+        // them to turn), KayKit's IK controls hang from the root beside the legs.
+        Style {
+            name: "quaternius_ik.glb",
+            layout: Layout::QuaterniusIk,
+            names: names::quaternius,
+            parts: Parts::default(),
+            z_up: true,
+            leg_spread_deg: 12.0,
+            ..base
+        },
+        Style {
+            name: "kaykit.glb",
+            layout: Layout::KayKit,
+            names: names::kaykit,
+            parts: Parts::default(),
+            ..base
+        },
         Style {
             name: "quadruped.glb",
             names: names::plain,
-            quadruped: true,
+            layout: Layout::Quadruped,
             ..base
         },
     ]
@@ -227,6 +247,8 @@ fn tail(joints: &[Joint], i: usize) -> Option<usize> {
         (Some("lower_arm"), Some(s)) => format!("hand.{s}"),
         (Some("upper_leg"), Some(s)) => format!("lower_leg.{s}"),
         (Some("lower_leg"), Some(s)) => format!("foot.{s}"),
+        (Some("root"), _) if index_of(joints, "body").is_some() => "body".into(),
+        (Some("chest"), None) if index_of(joints, "neck").is_none() => "head".into(),
         (Some("pelvis"), _) => "spine1".into(),
         (Some("chest"), None)
             if index_of(joints, "neck").is_some() && index_of(joints, "upper_chest").is_none() =>
@@ -235,8 +257,10 @@ fn tail(joints: &[Joint], i: usize) -> Option<usize> {
         }
         _ => String::new(),
     };
+    // A shin points at its foot even where the foot hangs elsewhere (an IK layout).
+    let anywhere = id.starts_with("lower_leg");
     index_of(joints, &preferred)
-        .filter(|&c| joints[c].parent.as_deref() == Some(id.as_str()))
+        .filter(|&c| anywhere || joints[c].parent.as_deref() == Some(id.as_str()))
         .or_else(|| {
             joints
                 .iter()
@@ -245,11 +269,15 @@ fn tail(joints: &[Joint], i: usize) -> Option<usize> {
 }
 
 fn lay_out(style: &Style) -> Laid {
-    let mut joints = if style.quadruped {
-        rig::quadruped()
-    } else {
-        rig::humanoid(style.parts)
+    let mut joints = match style.layout {
+        Layout::Humanoid => rig::humanoid(style.parts),
+        Layout::Quadruped => rig::quadruped(),
+        Layout::QuaterniusIk => rig::quaternius_ik(),
+        Layout::KayKit => rig::kaykit(),
     };
+    if style.leg_spread_deg != 0.0 {
+        rig::spread_legs(&mut joints, style.leg_spread_deg);
+    }
     if style.leg_scale != 1.0 {
         rig::scale_legs(&mut joints, style.leg_scale);
     }

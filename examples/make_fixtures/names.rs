@@ -273,3 +273,67 @@ pub fn vrm_bone(id: &str) -> Option<String> {
 pub fn plain(id: &str) -> String {
     id.to_string()
 }
+
+/// Quaternius (`quaternius_Male_Casual.fbx`, RobotExpressive.glb): `Bone`, `Body`, `Hips`,
+/// `Abdomen`, `Torso`, `Palm.L`, `MiddleHand.L`, `Fingers.L`, `PoleTarget.L`, …
+pub fn quaternius(id: &str) -> String {
+    let (base, side) = split(id);
+    let s = side.map(|s| format!(".{s}")).unwrap_or_default();
+    if let Some(of) = base.strip_suffix("_end") {
+        let of = match of {
+            "middle" => "middle2",
+            "thumb" => "thumb2",
+            b => b,
+        };
+        return format!("{}_end", quaternius(&format!("{of}{s}")));
+    }
+    let name = match base {
+        "root" => "Bone",
+        "body" => "Body",
+        "hips" => "Hips",
+        "spine" => "Abdomen",
+        "chest" => "Torso",
+        "neck" => "Neck",
+        "head" => "Head",
+        "shoulder" => "Shoulder",
+        "upper_arm" => "UpperArm",
+        "lower_arm" => "LowerArm",
+        "hand" => "Palm",
+        "middle1" => "MiddleHand",
+        "middle2" => "Fingers",
+        "thumb1" => "Thumb1",
+        "thumb2" => "Thumb2",
+        "upper_leg" => "UpperLeg",
+        "lower_leg" => "LowerLeg",
+        "foot" => "Foot",
+        "ik_pole" => "PoleTarget",
+        b => panic!("no Quaternius bone {b}"),
+    };
+    format!("{name}{s}")
+}
+
+/// KayKit (`Knight.glb`): lowercase `.l`/`.r` deform bones and its IK controls
+/// (`kneeIK.l`, `control-toe-roll.l`, `IK-foot.l`, …).
+pub fn kaykit(id: &str) -> String {
+    let (base, side) = split(id);
+    let s = side
+        .map(|s| format!(".{}", s.to_lowercase()))
+        .unwrap_or_default();
+    let name = match base {
+        "upper_arm" => "upperarm",
+        "lower_arm" => "lowerarm",
+        "upper_leg" => "upperleg",
+        "lower_leg" => "lowerleg",
+        "ik_knee" => "kneeIK",
+        "ik_toe_roll" => "control-toe-roll",
+        "ik_heel_roll" => "control-heel-roll",
+        "ik_foot_roll" => "control-foot-roll",
+        "ik_heel" => "heelIK",
+        "ik_foot" => "IK-foot",
+        "ik_toe" => "IK-toe",
+        "ik_elbow" => "elbowIK",
+        "ik_hand" => "handIK",
+        b => b,
+    };
+    format!("{name}{s}")
+}

@@ -238,6 +238,318 @@ pub fn humanoid(parts: Parts) -> Vec<Joint> {
     v
 }
 
+/// Marks unweighted joints: IK or control bones (`ik_`) and the root (Quaternius's `Body`
+/// carries weights); end nodes (`_end`) are no joints at all.
+fn mark_unweighted(v: &mut [Joint]) {
+    for joint in v.iter_mut() {
+        if joint.id.starts_with("ik_") || joint.id == "root" {
+            joint.weighted = false;
+        }
+        if joint
+            .id
+            .split('.')
+            .next()
+            .is_some_and(|b| b.ends_with("_end"))
+        {
+            joint.weighted = false;
+            joint.in_skin = false;
+        }
+    }
+}
+
+/// Quaternius's IK layout, joint for joint as in `quaternius_Male_Casual.fbx` (Quaternius,
+/// CC0; `../shared/assets/fbx`; the same layout as three.js's RobotExpressive.glb, also by
+/// Quaternius): `Bone` (the root) holds each `Foot.L` and `PoleTarget.L`, and `Body`, which
+/// holds `Hips` and both `UpperLeg.L` → `LowerLeg.L` (the shin ends at the foot's joint, but
+/// the foot does not hang from it). Positions are the FBX's bone heads (Blender Z-up, forward
+/// −Y) turned Y-up facing +Z and scaled by 0.34 to metres; the right side mirrors the left's
+/// places (the FBX's right arm is up to 0.08 of its units shorter).
+/// The leaf `_end` bones are end nodes, as in Quaternius's glTF exports (RobotExpressive's
+/// `LowerLeg.L_end` marks where the shin ends, at the foot's joint).
+pub fn quaternius_ik() -> Vec<Joint> {
+    let mut v = Vec::new();
+    // (x, y, z) in the FBX → (x, z, −y) · 0.34.
+    let at = |p: [f32; 3]| [p[0] * 0.34, p[2] * 0.34, -p[1] * 0.34];
+    j(&mut v, "root", None, [0.0, 0.0, 0.0]);
+    j(&mut v, "body", Some("root"), at([0.0, -0.212, 2.121]));
+    j(&mut v, "hips", Some("body"), at([0.0, -0.099, 1.959]));
+    j(&mut v, "spine", Some("hips"), at([0.0, -0.022, 2.344]));
+    j(&mut v, "chest", Some("spine"), at([0.0, -0.018, 3.115]));
+    j(&mut v, "neck", Some("chest"), at([0.0, 0.135, 4.055]));
+    j(&mut v, "head", Some("neck"), at([0.0, 0.135, 4.25]));
+    j(&mut v, "head_end", Some("head"), at([0.0, 0.135, 4.766]));
+    for (side, x) in [("L", 1.0f32), ("R", -1.0)] {
+        let s = |id: &str| format!("{id}.{side}");
+        let p = |q: [f32; 3]| at([q[0] * x, q[1], q[2]]);
+        j(
+            &mut v,
+            &s("shoulder"),
+            Some("chest"),
+            p([0.246, 0.029, 3.597]),
+        );
+        j(
+            &mut v,
+            &s("upper_arm"),
+            Some(&s("shoulder")),
+            p([0.467, 0.029, 3.823]),
+        );
+        j(
+            &mut v,
+            &s("lower_arm"),
+            Some(&s("upper_arm")),
+            p([1.205, 0.085, 3.763]),
+        );
+        // Palm.L → MiddleHand.L → Fingers.L, and Thumb1.L → Thumb2.L.
+        j(
+            &mut v,
+            &s("hand"),
+            Some(&s("lower_arm")),
+            p([2.026, 0.085, 3.806]),
+        );
+        j(
+            &mut v,
+            &s("middle1"),
+            Some(&s("hand")),
+            p([2.226, 0.085, 3.779]),
+        );
+        j(
+            &mut v,
+            &s("middle2"),
+            Some(&s("middle1")),
+            p([2.435, 0.085, 3.766]),
+        );
+        j(
+            &mut v,
+            &s("middle_end"),
+            Some(&s("middle2")),
+            p([2.594, 0.085, 3.731]),
+        );
+        // As in the FBX, the right thumb hangs from `MiddleHand.R`, the left from `Palm.L`.
+        let thumb_on = if side == "L" { "hand" } else { "middle1" };
+        j(
+            &mut v,
+            &s("thumb1"),
+            Some(&s(thumb_on)),
+            p([2.103, -0.044, 3.788]),
+        );
+        j(
+            &mut v,
+            &s("thumb2"),
+            Some(&s("thumb1")),
+            p([2.209, -0.159, 3.791]),
+        );
+        j(
+            &mut v,
+            &s("thumb_end"),
+            Some(&s("thumb2")),
+            p([2.387, -0.201, 3.765]),
+        );
+        j(
+            &mut v,
+            &s("upper_leg"),
+            Some("body"),
+            p([0.302, -0.03, 2.155]),
+        );
+        j(
+            &mut v,
+            &s("lower_leg"),
+            Some(&s("upper_leg")),
+            p([0.302, -0.153, 1.336]),
+        );
+        j(
+            &mut v,
+            &s("lower_leg_end"),
+            Some(&s("lower_leg")),
+            p([0.302, 0.039, 0.054]),
+        );
+        j(&mut v, &s("foot"), Some("root"), p([0.305, 0.039, 0.054]));
+        j(
+            &mut v,
+            &s("foot_end"),
+            Some(&s("foot")),
+            p([0.305, -0.287, 0.044]),
+        );
+        j(
+            &mut v,
+            &s("ik_pole"),
+            Some("root"),
+            p([0.297, -1.804, 1.095]),
+        );
+        j(
+            &mut v,
+            &s("ik_pole_end"),
+            Some(&s("ik_pole")),
+            p([0.297, -1.804, 1.404]),
+        );
+    }
+    mark_unweighted(&mut v);
+    v
+}
+
+/// KayKit's character rig, joint for joint as in `Knight.glb` of KayKit's Adventurers pack (Kay
+/// Lousberg, CC0; mirrored in github.com/Floindil/KayKitAdventure, assets/adventurers): the
+/// deform bones `root` → `hips` → `spine` → `chest` → `upperarm.l` → `lowerarm.l` → `wrist.l`
+/// → `hand.l` → `handslot.l` (no neck, no shoulders, no fingers; the knees bent 12°), and the
+/// controls on `root`: `kneeIK.l`, `control-toe-roll.l` → `control-heel-roll.l` →
+/// (`control-foot-roll.l` → `heelIK.l`, `IK-foot.l`) and `IK-toe.l`, `elbowIK.l`, `handIK.l`.
+/// Positions are the glTF's world rest joints (metres, Y-up, facing +Z).
+pub fn kaykit() -> Vec<Joint> {
+    let mut v = Vec::new();
+    j(&mut v, "root", None, [0.0, 0.0, 0.0]);
+    j(&mut v, "hips", Some("root"), [0.0, 0.406, 0.0]);
+    j(&mut v, "spine", Some("hips"), [0.0, 0.598, 0.0]);
+    j(&mut v, "chest", Some("spine"), [0.0, 0.973, 0.0]);
+    j(&mut v, "head", Some("chest"), [0.0, 1.241, 0.0]);
+    for (side, x) in [("L", 1.0f32), ("R", -1.0)] {
+        let s = |id: &str| format!("{id}.{side}");
+        let p = |q: [f32; 3]| [q[0] * x, q[1], q[2]];
+        j(
+            &mut v,
+            &s("upper_arm"),
+            Some("chest"),
+            p([0.212, 1.107, 0.0]),
+        );
+        j(
+            &mut v,
+            &s("lower_arm"),
+            Some(&s("upper_arm")),
+            p([0.454, 1.107, -0.014]),
+        );
+        j(
+            &mut v,
+            &s("wrist"),
+            Some(&s("lower_arm")),
+            p([0.713, 1.107, 0.0]),
+        );
+        j(
+            &mut v,
+            &s("hand"),
+            Some(&s("wrist")),
+            p([0.787, 1.107, 0.0]),
+        );
+        j(
+            &mut v,
+            &s("handslot"),
+            Some(&s("hand")),
+            p([0.883, 1.049, 0.0]),
+        );
+        j(
+            &mut v,
+            &s("upper_leg"),
+            Some("hips"),
+            p([0.171, 0.519, 0.0]),
+        );
+        j(
+            &mut v,
+            &s("lower_leg"),
+            Some(&s("upper_leg")),
+            p([0.171, 0.292, 0.008]),
+        );
+        j(
+            &mut v,
+            &s("foot"),
+            Some(&s("lower_leg")),
+            p([0.171, 0.145, -0.019]),
+        );
+        j(
+            &mut v,
+            &s("toes"),
+            Some(&s("foot")),
+            p([0.171, 0.026, 0.096]),
+        );
+    }
+    for (side, x) in [("L", 1.0f32), ("R", -1.0)] {
+        let s = |id: &str| format!("{id}.{side}");
+        let p = |q: [f32; 3]| [q[0] * x, q[1], q[2]];
+        j(
+            &mut v,
+            &s("ik_knee"),
+            Some("root"),
+            p([0.171, 0.292, 0.576]),
+        );
+        j(
+            &mut v,
+            &s("ik_toe_roll"),
+            Some("root"),
+            p([0.171, 0.026, 0.246]),
+        );
+        j(
+            &mut v,
+            &s("ik_heel_roll"),
+            Some(&s("ik_toe_roll")),
+            p([0.171, 0.026, -0.117]),
+        );
+        j(
+            &mut v,
+            &s("ik_foot_roll"),
+            Some(&s("ik_heel_roll")),
+            p([0.171, 0.026, 0.096]),
+        );
+        j(
+            &mut v,
+            &s("ik_heel"),
+            Some(&s("ik_foot_roll")),
+            p([0.171, 0.145, -0.019]),
+        );
+        j(
+            &mut v,
+            &s("ik_foot"),
+            Some(&s("ik_foot_roll")),
+            p([0.171, 0.145, -0.019]),
+        );
+        j(
+            &mut v,
+            &s("ik_toe"),
+            Some(&s("ik_heel_roll")),
+            p([0.171, 0.026, -0.117]),
+        );
+    }
+    for (side, x) in [("L", 1.0f32), ("R", -1.0)] {
+        let s = |id: &str| format!("{id}.{side}");
+        j(
+            &mut v,
+            &s("ik_elbow"),
+            Some("root"),
+            [0.454 * x, 1.107, -0.589],
+        );
+        j(&mut v, &s("ik_hand"), Some("root"), [0.713 * x, 1.107, 0.0]);
+    }
+    mark_unweighted(&mut v);
+    // No vertex uses the weapon sockets `handslot.l/r`.
+    for joint in v.iter_mut().filter(|j| j.id.starts_with("handslot")) {
+        joint.weighted = false;
+    }
+    v
+}
+
+/// Spreads the legs: every joint of a leg (from the upper leg down) turned `deg` degrees
+/// outward about its side's upper-leg joint, as characters that stand with their feet apart.
+pub fn spread_legs(joints: &mut [Joint], deg: f32) {
+    for side in ["L", "R"] {
+        let pivot_id = format!("upper_leg.{side}");
+        let Some(pivot) = joints.iter().find(|j| j.id == pivot_id).map(|j| j.pos) else {
+            continue;
+        };
+        let angle = if side == "L" { deg } else { -deg };
+        let rot = Quat::from_rotation_z(angle.to_radians());
+        for jt in joints.iter_mut() {
+            let (base, s) = jt.id.split_once('.').unwrap_or((&jt.id, ""));
+            let leg = [
+                "upper_leg",
+                "lower_leg",
+                "lower_leg_end",
+                "foot",
+                "foot_end",
+                "toes",
+                "toes_end",
+            ];
+            if s == side && leg.contains(&base) {
+                jt.pos = pivot + rot * (jt.pos - pivot);
+            }
+        }
+    }
+}
+
 /// A four-legged animal along +Z: a humanoid mapper must refuse it.
 pub fn quadruped() -> Vec<Joint> {
     let mut v = Vec::new();
@@ -266,6 +578,19 @@ pub fn quadruped() -> Vec<Joint> {
     v
 }
 
+/// Which joints a rig has and where they hang.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Layout {
+    /// [`humanoid`] with the style's parts.
+    Humanoid,
+    /// [`quadruped`].
+    Quadruped,
+    /// [`quaternius_ik`].
+    QuaterniusIk,
+    /// [`kaykit`].
+    KayKit,
+}
+
 /// How a bone's rest frame relates to the bone.
 #[derive(Clone, Copy, PartialEq)]
 pub enum Frames {
@@ -281,7 +606,7 @@ pub enum Frames {
 pub struct Style {
     pub name: &'static str,
     pub parts: Parts,
-    pub quadruped: bool,
+    pub layout: Layout,
     pub names: fn(&str) -> String,
     pub frames: Frames,
     /// Extra local rotation of the hips about X, degrees (Blender's −90°).
@@ -293,6 +618,8 @@ pub struct Style {
     pub z_up: bool,
     pub faces_minus_z: bool,
     pub vrm0: bool,
+    /// Legs turned this many degrees outward about the upper-leg joints ([`spread_legs`]).
+    pub leg_spread_deg: f32,
     /// Legs (from the upper-leg joints down) this many times as long; the body above stands
     /// higher by the difference.
     pub leg_scale: f32,

@@ -443,7 +443,6 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
     } else {
         [Side::Right, Side::Left]
     };
-    let drop = (hips.y - ctx.ground).max(1e-6);
     let forward = facing.left.cross(Vec3::Y).normalize_or_zero();
     // How far forward of each bone its subtree reaches (bones come parents first).
     let mut ahead = vec![0.0f32; ctx.sk.bones.len()];
@@ -460,10 +459,30 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
             .map(|r| format!("{p}{r}"))
             .collect();
         let role_ids: Vec<_> = roles.iter().map(|r| ctx.pid(r)).collect();
+        // Heights run from the top of the leg: the hips, or the leg's first joint where that
+        // stands higher (KayKit's `upperleg.l` sits above its `hips`).
+        let top = hips.y.max(ctx.pos[leg.index()].y);
+        let drop = (top - ctx.ground).max(1e-6);
+        // The ankle stands above the back of the foot. A joint that lies forward of the joint
+        // above it, at the front of all that joint reaches, by a step that runs more forward
+        // than down and with nothing ahead of itself, is the ball of that joint's foot: the
+        // toes, not the ankle (the knee-high ankles of chibi rigs such as KayKit's are nearer
+        // the knee than the floor, their toes at the floor).
+        let ball_of_foot = |path: &[BoneId], i: usize| {
+            let (b, p) = (path[i], (i > 0).then(|| path[i - 1]));
+            p.is_some_and(|p| {
+                let step = ctx.pos[b.index()] - ctx.pos[p.index()];
+                let ahead_of_parent = step.dot(forward);
+                ahead_of_parent > 0.0
+                    && ahead_of_parent >= 0.5 * step.length()
+                    && ahead_of_parent >= 0.8 * ahead[p.index()]
+                    && ahead[b.index()] <= 0.2 * ahead_of_parent
+            })
+        };
         let table = |j: usize, path: &[BoneId], i: usize| {
             let b = path[i];
             let at = ctx.pos[b.index()];
-            let t = (hips.y - at.y) / drop;
+            let t = (top - at.y) / drop;
             let geo = match j {
                 0 => {
                     let wide = (at - hips).dot(facing.left).abs() >= 0.02 * ctx.height;
@@ -475,7 +494,7 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
                         - if long { 0.0 } else { 1.0 }
                 }
                 1 => gauss(t, 0.5, 0.2),
-                2 => gauss(t, 0.92, 0.12),
+                2 => gauss(t, 0.92, 0.12) - if ball_of_foot(path, i) { 1.5 } else { 0.0 },
                 _ if t < 0.85 => -2.0,
                 _ => {
                     // Toes lie forward of the bone above them (a heel bone does not), and are
@@ -484,8 +503,7 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
                     let prev = (i > 0).then(|| path[i - 1]);
                     let behind = prev.is_some_and(|p| (at - ctx.pos[p.index()]).dot(forward) < 0.0);
                     let phalanx = prev.is_some_and(|p| {
-                        ctx.ns(&roles[3], p) >= 0.7
-                            || (hips.y - ctx.pos[p.index()].y) / drop >= 0.95
+                        ctx.ns(&roles[3], p) >= 0.7 || (top - ctx.pos[p.index()].y) / drop >= 0.95
                     });
                     let nub = ctx.weightless_tip(b);
                     gauss(t, 1.0, 0.1)
@@ -699,6 +717,18 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
         .map(|b| ctx.pos[b.index()].distance(base))
         .fold(1e-6f32, f32::max);
     let fans = |b: BoneId| ctx.fans[b.index()];
+    // A bone named palm that alone continues the arm and out of which fingers fan is the wrist
+    // itself, not a metacarpal (a metacarpal carries one finger, beside others): Quaternius's
+    // `Palm.L` holds `MiddleHand.L` and `Thumb1.L`.
+    let wrist_palm = |b: BoneId| {
+        wrist_fans(ctx, b) >= 2
+            && ctx.sk.bones[b.index()].parent.is_some_and(|p| {
+                ctx.children[p.index()]
+                    .iter()
+                    .filter(|c| ctx.cand_below[c.index()])
+                    .eq([&b])
+            })
+    };
     let table = |j: usize, path: &[BoneId], i: usize| {
         let b = path[i];
         let r = ctx.pos[b.index()].distance(base) / reach;
@@ -716,7 +746,7 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
                     |k: usize| ctx.pos[path[k].index()].distance(ctx.pos[path[k - 1].index()]);
                 let longest = (1..i).map(seg).fold(0.0f32, f32::max);
                 let short_leaf = i > 1 && seg(i) < 0.45 * longest;
-                let bonus = match fans(b) {
+                let bonus = match wrist_fans(ctx, b) {
                     0 if hand_above || short_leaf || ctx.weightless_tip(b) => -1.0,
                     0 => 0.8,
                     1 => 0.0,
@@ -728,7 +758,7 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
         // A palm bone (a metacarpal, or anything below a bone that fans out into three or more
         // branches) is inside the hand: never the hand or an arm bone.
         let below_fan = path[..i].iter().any(|p| fans(*p) >= 3);
-        let inside_hand = j > 0 && (ctx.info[b.index()].palm || below_fan);
+        let inside_hand = j > 0 && ((ctx.info[b.index()].palm && !wrist_palm(b)) || below_fan);
         // A bone named for a finger is never an arm bone (half-body avatars hang the hands, and
         // so the fingers, straight from the spine).
         if inside_hand || super::hands::finger_word(ctx, b).is_some() {
@@ -793,6 +823,43 @@ pub(super) fn arm(ctx: &Ctx, arm: &Arm) -> (Part, Option<BoneId>) {
         _ => None,
     };
     (part, hand_root)
+}
+
+/// Whether a finger-like branch of `b` starts behind `b`'s joint, back toward the joint above
+/// (by over a quarter of the bone that leads to `b`): fingers start ahead of the wrist, so
+/// `b` is no wrist but a bone inside the hand (Quaternius's right thumb hangs from
+/// `MiddleHand.R` but starts between it and `Palm.R`).
+fn branch_behind(ctx: &Ctx, b: BoneId) -> bool {
+    let Some(p) = ctx.sk.bones[b.index()].parent else {
+        return false;
+    };
+    let at = ctx.pos[b.index()];
+    let lead = at - ctx.pos[p.index()];
+    let len = lead.length();
+    len > 0.005 * ctx.height
+        && ctx.children[b.index()]
+            .iter()
+            .filter(|c| ctx.cand_below[c.index()])
+            .any(|c| (ctx.pos[c.index()] - at).dot(lead / len) < -0.25 * len)
+}
+
+/// How many fingers fan out of `b` as a wrist: its [`fan_count`], but 1 when a branch starts
+/// behind it ([`branch_behind`]: it is inside the hand), and its only child's count when
+/// that child is such a bone inside the hand (then `b` is the wrist).
+fn wrist_fans(ctx: &Ctx, b: BoneId) -> usize {
+    let fans = ctx.fans[b.index()];
+    if fans >= 2 && branch_behind(ctx, b) {
+        return 1;
+    }
+    let kids: Vec<BoneId> = ctx.children[b.index()]
+        .iter()
+        .copied()
+        .filter(|c| ctx.cand_below[c.index()])
+        .collect();
+    match kids[..] {
+        [c] if ctx.fans[c.index()] >= 2 && branch_behind(ctx, c) => ctx.fans[c.index()],
+        _ => fans,
+    }
 }
 
 /// The direction a set of points spreads along, from `from` (unit, or zero when degenerate).
