@@ -392,7 +392,7 @@ fn a_retarget_replaces_or_keeps_the_targets_clip_as_asked() {
             ..RetargetJob::default()
         };
         job.naming.on_clash = on_clash;
-        let report = retarget(&mut source, &mut target, &profile, &job).unwrap();
+        let report = retarget(&mut source, &mut target, profile, &job).unwrap();
         let [new] = report.clips.as_slice() else {
             panic!("{:?}", report.clips)
         };
