@@ -201,7 +201,42 @@ fn damaged_fbx_files_give_one_clear_error() {
                 "{what}: one line naming the file: {err}"
             );
         }
+        // A file cut short says so, whatever ufbx stopped at (a DEFLATE stream, a node).
+        if what.starts_with("cut at") && data.len() > 27 {
+            assert!(
+                err.to_ascii_lowercase().contains("truncated")
+                    && err.contains(&format!("the file has {} bytes", data.len())),
+                "{what}: {err}"
+            );
+        }
         assert!(!out.exists(), "{what}: no output");
+    }
+}
+
+/// Every shared binary FBX cut short, wherever ufbx stops reading it ("Bad DEFLATE data",
+/// "Failed to load", "Empty file"), says it is truncated, with the size it has and the size its
+/// records claim.
+#[test]
+fn cut_fbx_files_say_they_are_truncated() {
+    let dir = tempfile::tempdir().unwrap();
+    for (src, _) in present() {
+        let bytes = std::fs::read(&src).unwrap();
+        if !bytes.starts_with(b"Kaydara FBX Binary") {
+            continue;
+        }
+        for percent in [30, 60, 90, 99] {
+            let n = bytes.len() * percent / 100;
+            let input = dir.path().join("cut.fbx");
+            std::fs::write(&input, &bytes[..n]).unwrap();
+            let (code, _, err) = run(&["inspect", input.to_str().unwrap()]);
+            let what = format!("{} cut at {percent}%", src.display());
+            assert_eq!(code, Some(1), "{what}: {err}");
+            assert!(
+                err.to_ascii_lowercase().contains("truncated")
+                    && err.contains(&format!("the file has {n} bytes, its records run to byte")),
+                "{what}: {err}"
+            );
+        }
     }
 }
 

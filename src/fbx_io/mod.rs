@@ -112,6 +112,44 @@ fn transform(t: &ufbx::Transform) -> Transform {
     }
 }
 
+/// Where the top-level records of a binary FBX file say they end (each record's header gives
+/// the offset of its end; the list ends with an empty record), read from the record headers
+/// alone: past the file's length when the file was cut short. `None` for an ASCII file or one
+/// too damaged to tell.
+fn binary_records_end(bytes: &[u8]) -> Option<usize> {
+    const MAGIC: &[u8] = b"Kaydara FBX Binary  \0";
+    if !bytes.starts_with(MAGIC) {
+        return None;
+    }
+    let word = |at: usize, wide: bool| -> Option<usize> {
+        let end = at.checked_add(if wide { 8 } else { 4 })?;
+        let b = bytes.get(at..end)?;
+        Some(match wide {
+            true => usize::try_from(u64::from_le_bytes(b.try_into().ok()?)).ok()?,
+            false => u32::from_le_bytes(b.try_into().ok()?) as usize,
+        })
+    };
+    let version = word(23, false)?;
+    let wide = version >= 7500;
+    // End offset, property count, property list length, then a one-byte name length.
+    let header = if wide { 25 } else { 13 };
+    let mut at = 27;
+    loop {
+        if at + header > bytes.len() {
+            // Cut inside a record header: its end is at least past the file.
+            return Some(at + header);
+        }
+        let end = word(at, wide)?;
+        if end == 0 {
+            return Some(at + header);
+        }
+        if end <= at || end > bytes.len() {
+            return (end > at).then_some(end);
+        }
+        at = end;
+    }
+}
+
 fn load_options() -> ufbx::LoadOpts<'static> {
     ufbx::LoadOpts {
         target_axes: ufbx::CoordinateAxes::right_handed_y_up(),
@@ -131,11 +169,22 @@ pub fn to_glb(bytes: &[u8], path: &Path) -> Result<(Vec<u8>, FbxInfo), FbxError>
     let scene = ufbx::load_memory(bytes, load_options()).map_err(|e| {
         let info = e.info();
         let what = e.description.as_ref();
-        FbxError(if info.is_empty() {
+        let mut message = if info.is_empty() {
             format!("invalid FBX: {what}")
         } else {
             format!("invalid FBX: {what} ({info})")
-        })
+        };
+        // ufbx names what failed where it stopped (a DEFLATE stream, a node): say when that is
+        // because the file ends before its records do.
+        if let Some(end) = binary_records_end(bytes).filter(|&end| end > bytes.len()) {
+            let said = what.to_ascii_lowercase().contains("truncated");
+            message.push_str(&format!(
+                " ({}the file has {} bytes, its records run to byte {end})",
+                if said { "" } else { "truncated: " },
+                bytes.len()
+            ));
+        }
+        FbxError(message)
     })?;
     let meta = &scene.metadata;
     let settings = &scene.settings;
