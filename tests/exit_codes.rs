@@ -349,6 +349,36 @@ fn row_3_not_a_humanoid() {
     expect(0, &["map", &q, "--allow-partial"]);
 }
 
+/// A file with no skeleton at all is refused (3) with a reason, and no hint that
+/// `--allow-partial` would help (it would not).
+#[test]
+fn row_3_a_file_with_no_skeleton_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let lamp = dir.path().join("lamp.gltf");
+    std::fs::write(
+        &lamp,
+        r#"{"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],"nodes":[{"name":"lamp"}]}"#,
+    )
+    .unwrap();
+    let (lamp, mx, o) = (
+        s(&lamp),
+        fixture("mixamo.glb"),
+        s(&dir.path().join("o.glb")),
+    );
+    for args in [
+        v(&["normalize", &lamp, "-o", &o]),
+        v(&["normalize", &lamp, "-o", &o, "--allow-partial"]),
+        v(&["retarget", "--source", &lamp, "--target", &mx, "-o", &o]),
+    ] {
+        let err = stderr(&expect(3, &args));
+        assert!(
+            err.contains("lamp.gltf: has no skeleton to normalize")
+                && !err.contains("--allow-partial"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 /// A VRMA whose hips rest on the floor (height 0) cannot scale root motion: the input is
 /// refused (3), not a usage error.
 #[test]

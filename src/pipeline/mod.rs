@@ -132,6 +132,10 @@ pub enum NormalizeError {
     /// `skeleton` names a skeleton the model does not have.
     #[error("there is no skeleton {0} (the file has {1})")]
     NoSkeleton(SkeletonId, usize),
+    /// The model has no skeleton at all (no skin, and no node tree the reader took for bones):
+    /// nothing to map, with or without `allow_partial`.
+    #[error("has no skeleton to normalize (no skin, and no tree of nodes that could be bones)")]
+    NoSkeletons,
     /// No skeleton fits the profile; lists what each lacks.
     #[error("no skeleton fits the `{profile}` profile: {}", missing.join("; "))]
     NoFit {
@@ -356,6 +360,9 @@ fn map_chosen(
     options: &NormalizeOptions,
 ) -> Result<Vec<(SkeletonId, BoneMap)>, NormalizeError> {
     let count = skeletons.len();
+    if count == 0 {
+        return Err(NormalizeError::NoSkeletons);
+    }
     let chosen: Vec<SkeletonId> = match options.skeleton {
         Some(k) if k.index() >= count => return Err(NormalizeError::NoSkeleton(k, count)),
         Some(k) => vec![k],
