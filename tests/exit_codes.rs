@@ -104,6 +104,27 @@ fn help_shows_the_table() {
     }
 }
 
+/// Every help text that says which files a command reads names all six formats.
+#[test]
+fn help_texts_name_every_format_read() {
+    for args in [
+        vec!["--help"],
+        vec!["normalize", "--help"],
+        vec!["batch", "--help"],
+        vec!["validate", "--help"],
+        vec!["inspect", "--help"],
+    ] {
+        let out = expect(0, &args);
+        let text = String::from_utf8_lossy(&out.stdout).to_lowercase();
+        for format in ["gltf", "glb", "vrm", "vrma", "fbx", "bvh"] {
+            assert!(
+                text.contains(format),
+                "{args:?} does not name {format}:\n{text}"
+            );
+        }
+    }
+}
+
 #[test]
 fn row_1_a_missing_input() {
     let dir = tempfile::tempdir().unwrap();

@@ -92,7 +92,8 @@ pub struct BatchArgs {
 /// Everything `validate` takes.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ValidateArgs {
-    /// Files or folders to check.
+    /// Files or folders to check (.gltf, .glb, .vrm, .vrma, .fbx and .bvh files; folders are
+    /// searched for them).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Count warnings as failures (exit 3).

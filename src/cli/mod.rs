@@ -48,7 +48,7 @@ Existing outputs: every command that writes files takes --existing overwrite|ski
 #[command(
     name = "skelnorm",
     version,
-    about = "Normalize humanoid skeletons in glTF/GLB/VRM files so clips can be shared across characters",
+    about = "Normalize humanoid skeletons in glTF/GLB, VRM/VRMA, FBX and BVH files so clips can be shared across characters",
     after_help = EXIT_CODES_HELP
 )]
 struct Cli {
@@ -147,8 +147,8 @@ enum Command {
     /// length ratio, and leg IK puts the feet where the source's go, scaled. Writes the target with the new
     /// clips and reports the measures per clip.
     Retarget(retarget::RetargetArgs),
-    /// Normalize (or, with --retarget-to, retarget) every .gltf, .glb, .vrm and .vrma file under
-    /// a folder, in parallel, mirroring the tree into the output folder. A `skelnorm.ron` in a
+    /// Normalize (or, with --retarget-to, retarget) every .gltf, .glb, .vrm, .vrma, .fbx and
+    /// .bvh file under a folder, in parallel, mirroring the tree into the output folder. A `skelnorm.ron` in a
     /// folder sets the options for it and below (the nearest wins); flags win over all. Exit 1
     /// if some input could not be read or written, 3 if some was refused (each is reported), 4
     /// if the folder holds no supported file.

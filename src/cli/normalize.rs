@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 /// Everything `normalize` takes.
 #[derive(clap::Args, Debug, Clone)]
 pub struct NormalizeArgs {
-    /// The input (.gltf, .glb, .vrm, .vrma); never modified.
+    /// The input (.gltf, .glb, .vrm, .vrma, .fbx, .bvh); never modified. FBX and BVH inputs
+    /// are written as glTF.
     pub input: PathBuf,
     /// The output file; its extension picks the container.
     #[arg(short = 'o', long, value_name = "OUT")]
