@@ -240,6 +240,46 @@ fn cut_fbx_files_say_they_are_truncated() {
     }
 }
 
+/// What the reader noticed (`fbx_note`) is in normalize's and retarget's text summaries, as in
+/// `inspect` and the JSON report.
+#[test]
+fn reader_notes_show_in_the_text_summaries() {
+    let Some(src) = common::asset("fbx/ufbx_blender_293_barbarian_7400_binary.fbx") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.glb");
+    let (src, out) = (src.to_str().unwrap(), out.to_str().unwrap());
+    let (_, inspected, _) = run(&["inspect", src]);
+    let notes: Vec<&str> = inspected
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("warning: fbx_note: "))
+        .collect();
+    assert!(!notes.is_empty(), "{inspected}");
+    let mixamo = common::root().join("fixtures/mixamo.glb");
+    for args in [
+        vec!["normalize", src, "-o", out],
+        vec![
+            "retarget",
+            "--source",
+            mixamo.to_str().unwrap(),
+            "--target",
+            src,
+            "-o",
+            out,
+        ],
+    ] {
+        let (code, text, err) = run(&args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        for note in &notes {
+            assert!(
+                text.contains(&format!("warning [fbx_note]: {note}")),
+                "{args:?}: no `{note}` in\n{text}"
+            );
+        }
+    }
+}
+
 /// A file's format is told by its content: an FBX named `.glb` still reads as FBX.
 #[test]
 fn the_format_comes_from_the_content() {

@@ -165,12 +165,14 @@ fn finish(
     measuring.run_beside(model, &mut report, cores(), || write(&args.output))?;
     file.wrote(&args.output);
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;
+    let reader = file.warnings.clone();
     let out = NormalizeRun {
         file: args.input.display().to_string(),
         output: args.output.display().to_string(),
         size_before: file.size_before,
         size_after: file.size_after,
         report: &report,
+        reader: &reader,
     };
     let json = || {
         file.set_normalize(&report);

@@ -471,12 +471,14 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
     file.add_reader_warnings(&target.warnings);
     file.wrote(&args.output);
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;
+    let reader = file.warnings.clone();
     let text = RetargetRun {
         source: args.source.display().to_string(),
         target: args.target.display().to_string(),
         output: args.output.display().to_string(),
         retarget: &report,
         size_after: file.size_after,
+        reader: &reader,
     };
     let json = || {
         file.set_retarget(&report);

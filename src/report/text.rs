@@ -26,6 +26,9 @@ pub struct NormalizeRun<'a> {
     pub size_after: u64,
     /// What normalizing did.
     pub report: &'a NormalizeReport,
+    /// What the reader noticed in the input (an FBX file's left-out textures, a VRM's
+    /// extensions, …), shown before the skeletons.
+    pub reader: &'a [crate::model::Warning],
 }
 
 /// What `mirror` did to one file: its report with the paths, as the text summary shows it.
@@ -89,6 +92,8 @@ pub struct RetargetRun<'a> {
     pub retarget: &'a RetargetReport,
     /// Bytes on disk of the output.
     pub size_after: u64,
+    /// What the readers noticed in the source and the target, shown first.
+    pub reader: &'a [crate::model::Warning],
 }
 
 impl NormalizeRun<'_> {
@@ -97,6 +102,9 @@ impl NormalizeRun<'_> {
         let out = self;
         writeln!(w, "{} → {}", out.file, out.output)?;
         writeln!(w, "size: {} → {} bytes", out.size_before, out.size_after)?;
+        for warn in out.reader {
+            writeln!(w, "warning [{}]: {}", warn.code.as_str(), warn.message)?;
+        }
         for s in &out.report.skeletons {
             let total = s.mapping.bones.len() + s.mapping.unmapped_profile.len();
             write!(
@@ -306,6 +314,9 @@ impl RetargetRun<'_> {
     pub fn write_text(&self, w: &mut dyn Write) -> std::io::Result<()> {
         let r = self;
         writeln!(w, "{} → {} → {}", r.source, r.target, r.output)?;
+        for warn in r.reader {
+            writeln!(w, "warning [{}]: {}", warn.code.as_str(), warn.message)?;
+        }
         let plan = &r.retarget.plan;
         let (what, a, b) = plan.compared_lengths();
         writeln!(
