@@ -139,7 +139,11 @@ fn a_library_of_500_files_in_parallel_and_in_shards() {
     assert_eq!(common::file_bytes(&lib), before, "inputs are never touched");
     let r = report(&json);
     assert_eq!(r["summary"]["files"], total);
-    assert_eq!(r["summary"]["failed"], bad.len());
+    // The quadruped is refused (not a humanoid), the damaged files failed.
+    let refused = bad.values().filter(|why| **why == "not a humanoid").count();
+    assert_eq!(refused, 1);
+    assert_eq!(r["summary"]["failed"], bad.len() - refused);
+    assert_eq!(r["summary"]["refused"], refused);
     let files: BTreeMap<String, &serde_json::Value> = r["files"]
         .as_array()
         .unwrap()
@@ -166,7 +170,12 @@ fn a_library_of_500_files_in_parallel_and_in_shards() {
     }
     for (rel, why) in &bad {
         let f = files[rel];
-        assert_eq!(f["status"], "failed", "{rel}");
+        let status = if *why == "not a humanoid" {
+            "refused"
+        } else {
+            "failed"
+        };
+        assert_eq!(f["status"], status, "{rel}");
         let error = f["error"].as_str().unwrap();
         eprintln!("{rel} ({why}): {error}");
         assert!(error.len() > 10, "{rel}: {error}");
@@ -251,7 +260,8 @@ fn a_library_of_500_files_in_parallel_and_in_shards() {
     args.extend(["-o", merged.to_str().unwrap()]);
     assert!(skelnorm(&args).status.success());
     assert_eq!(report(&merged)["summary"]["files"], total);
-    assert_eq!(report(&merged)["summary"]["failed"], bad.len());
+    assert_eq!(report(&merged)["summary"]["failed"], bad.len() - refused);
+    assert_eq!(report(&merged)["summary"]["refused"], refused);
 
     // Issue 17: the HTML report of 500 files stays small (previews within a budget per file;
     // benches/report_html.rs times opening it).
@@ -265,8 +275,12 @@ fn a_library_of_500_files_in_parallel_and_in_shards() {
             "summary files"
         );
         assert!(
-            dom.contains(&format!("id=\"n-failed\">{}<", bad.len())),
+            dom.contains(&format!("id=\"n-failed\">{}<", bad.len() - refused)),
             "summary failed"
+        );
+        assert!(
+            dom.contains(&format!("id=\"n-refused\">{refused}<")),
+            "summary refused"
         );
         assert_eq!(
             dom.matches("<section class=\"file").count(),

@@ -467,7 +467,7 @@ fn row_4_nothing_to_do() {
             "{err}"
         );
         assert!(
-            err.contains("2 files: 0 ok, 0 with warnings, 0 failed, 2 skipped"),
+            err.contains("2 files: 0 ok, 0 with warnings, 0 refused, 0 failed, 2 skipped"),
             "{err}"
         );
     }
@@ -722,7 +722,7 @@ fn messages_suggest_plural_and_say_no_clips() {
     let err = stderr(&run);
     let line = err.lines().last().unwrap_or_default();
     assert!(
-        line.starts_with("1 file: 1 ok, 0 with warnings, 0 failed, 0 skipped in "),
+        line.starts_with("1 file: 1 ok, 0 with warnings, 0 refused, 0 failed, 0 skipped in "),
         "{err}"
     );
     let secs = line.rsplit(" in ").next().unwrap().trim_end_matches(" s");

@@ -72,9 +72,10 @@ fn library(root: &Path) {
 fn severity(status: &str) -> u8 {
     match status {
         "failed" => 0,
-        "warnings" => 1,
-        "ok" => 2,
-        _ => 3,
+        "refused" => 1,
+        "warnings" => 2,
+        "ok" => 3,
+        _ => 4,
     }
 }
 
@@ -185,7 +186,7 @@ fn the_report_of_a_batch_in_chromium() {
         .iter()
         .map(|f| f["status"].as_str().unwrap())
         .collect();
-    for s in ["failed", "warnings", "ok", "skipped"] {
+    for s in ["failed", "refused", "warnings", "ok", "skipped"] {
         assert!(statuses.contains(s), "a {s} file in the library");
     }
     // Every normalized file with clips has previews: two figures sampled alike, foot charts.

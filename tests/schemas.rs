@@ -42,7 +42,7 @@ fn the_schema_rejects_reports_of_another_shape() {
     let v = jsonschema::validator_for(&published()).unwrap();
     let good = serde_json::json!({
         "schema": "skelnorm/1", "command": "validate", "inputs": [],
-        "summary": {"files": 0, "ok": 0, "warnings": 0, "failed": 0, "skipped": 0,
+        "summary": {"files": 0, "ok": 0, "warnings": 0, "failed": 0, "refused": 0, "skipped": 0,
                     "warning_count": 0, "codes": {}, "total_ms": 0.0, "wall_ms": 0.0},
         "files": []
     });
@@ -104,7 +104,7 @@ fn check_report(report: &Value, shown: &str, command: &str) {
     let n = |k: &str| s[k].as_u64().unwrap() as usize;
     assert_eq!(n("files"), files.len(), "{shown}: files");
     assert_eq!(
-        n("ok") + n("warnings") + n("failed") + n("skipped"),
+        n("ok") + n("warnings") + n("refused") + n("failed") + n("skipped"),
         files.len(),
         "{shown}: statuses add up"
     );
@@ -127,6 +127,7 @@ fn check_report(report: &Value, shown: &str, command: &str) {
             "ok" => assert!(!has, "{shown}: `ok` with warnings: {f}"),
             "warnings" => assert!(has, "{shown}: `warnings` without any"),
             "failed" => assert!(f["error"].is_string() && f["failure"].is_string()),
+            "refused" => assert!(f["error"].is_string() && f["failure"] == "refused"),
             _ => {}
         }
     }
@@ -160,7 +161,7 @@ fn every_single_file_command_prints_a_valid_report() {
         assert!(code == 0 || code == 3, "map {input}: exit {code}");
         let r = check(&["map", &input, "--json"], code, "map");
         if code == 3 {
-            assert_eq!(r["files"][0]["status"], "failed", "map {input}");
+            assert_eq!(r["files"][0]["status"], "refused", "map {input}");
         } else {
             assert!(r["files"][0]["map"].is_array(), "map {input}");
         }
@@ -355,7 +356,12 @@ fn batch_validate_and_merge_print_valid_reports() {
     // The quadruped fixture is refused (exit 3), the others pass.
     let r = check(&["validate", &fixtures, "--json", "-q"], 3, "validate");
     assert!(r["summary"]["files"].as_u64().unwrap() >= 10);
-    assert_eq!(r["summary"]["failed"], 1, "{}", r["summary"]);
+    assert_eq!(
+        (&r["summary"]["refused"], &r["summary"]["failed"]),
+        (&1.into(), &0.into()),
+        "{}",
+        r["summary"]
+    );
     if let Some(assets) = common::assets() {
         let shared = s(&common::root().join("../shared/assets"));
         let out = common::skelnorm(&["validate", &shared, "--json", "-q"]);
@@ -434,7 +440,7 @@ fn batch_validate_and_merge_print_valid_reports() {
     );
     assert!(r["summary"]["files"].as_u64().unwrap() >= 10);
     assert_eq!(
-        r["summary"]["failed"], 1,
+        r["summary"]["refused"], 1,
         "the quadruped, in one shard or the other"
     );
     // A report of another version is refused.

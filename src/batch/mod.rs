@@ -543,7 +543,7 @@ fn process(
             Ok(r) => r,
             Err(e) => {
                 // Not a fit (or refused): still picture what was mapped, so the report shows why.
-                report.status = Status::Failed;
+                report.status = Status::Refused;
                 report.failure = Some(FailureKind::Refused);
                 report.error = Some(e.to_string());
                 report.output = None;

@@ -182,15 +182,16 @@ fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// The one-line summary of a run (`506 files: 480 ok, 20 with warnings, 6 failed, 12 skipped in
-/// 3.2 s`); the time only when `seconds` is given.
+/// The one-line summary of a run (`506 files: 480 ok, 20 with warnings, 4 refused, 2 failed, 12
+/// skipped in 3.2 s`); the time only when `seconds` is given.
 fn summary_line(s: &Summary, seconds: Option<f64>) -> String {
     let time = seconds.map(|t| format!(" in {t:.1} s")).unwrap_or_default();
     format!(
-        "{}: {} ok, {} with warnings, {} failed, {} skipped{time}",
+        "{}: {} ok, {} with warnings, {} refused, {} failed, {} skipped{time}",
         count(s.files, "file", "files"),
         s.ok,
         s.warnings,
+        s.refused,
         s.failed,
         s.skipped
     )
@@ -199,11 +200,12 @@ fn summary_line(s: &Summary, seconds: Option<f64>) -> String {
 /// The exit code of a run: 1 when some file could not be read or written, else 3 when some was
 /// refused (or, when `strict`, has warnings), else 0.
 fn run_code(report: &Report, strict: bool) -> i32 {
+    // (A report merged from older runs holds refusals as failed files of kind `refused`.)
     let failed = |kind: FailureKind| {
-        report
-            .files
-            .iter()
-            .any(|f| f.status == Status::Failed && f.failure.unwrap_or(FailureKind::File) == kind)
+        report.files.iter().any(|f| {
+            matches!(f.status, Status::Failed | Status::Refused)
+                && f.failure.unwrap_or(FailureKind::File) == kind
+        })
     };
     if failed(FailureKind::File) {
         super::EXIT_FILE
@@ -239,7 +241,7 @@ fn write_reports(report: &Report, json: Option<&Path>, html: Option<&Path>) -> R
 
 fn one_line(f: &FileReport) -> Option<String> {
     match f.status {
-        Status::Failed => Some(format!(
+        Status::Failed | Status::Refused => Some(format!(
             "skelnorm: {}: {}",
             f.input,
             f.error.as_deref().unwrap_or("failed")
@@ -364,7 +366,7 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
     let bar = progress_bar(job.files.len(), args.run.quiet);
     let mut report = batch::run(&job, &|f| {
         bar.inc(1);
-        if f.status == Status::Failed {
+        if matches!(f.status, Status::Failed | Status::Refused) {
             bar.suspend(|| eprintln!("{}", one_line(f).unwrap_or_default()));
         }
     })
@@ -412,7 +414,8 @@ pub fn run_validate(args: &ValidateArgs) -> Result<i32, Failure> {
     let report = batch::run(&job, &|_| bar.inc(1)).map_err(|e| Failure::Usage(e.to_string()))?;
     bar.finish_and_clear();
     for f in &report.files {
-        if let Some(line) = one_line(f).filter(|_| f.status == Status::Failed || args.strict) {
+        let failed = matches!(f.status, Status::Failed | Status::Refused);
+        if let Some(line) = one_line(f).filter(|_| failed || args.strict) {
             eprintln!("{line}");
         }
     }

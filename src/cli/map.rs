@@ -108,7 +108,7 @@ pub fn run(
     f.settle();
     if let Some(why) = &refusal {
         (f.status, f.failure, f.error) = (
-            Status::Failed,
+            Status::Refused,
             Some(FailureKind::Refused),
             Some(why.clone()),
         );

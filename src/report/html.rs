@@ -26,17 +26,19 @@ fn status_name(s: Status) -> &'static str {
         Status::Ok => "ok",
         Status::Warnings => "warnings",
         Status::Failed => "failed",
+        Status::Refused => "refused",
         Status::Skipped => "skipped",
     }
 }
 
-/// Where a status's cards go: failed first, then warnings, ok, skipped.
+/// Where a status's cards go: failed first, then refused, warnings, ok, skipped.
 fn severity(s: Status) -> u8 {
     match s {
         Status::Failed => 0,
-        Status::Warnings => 1,
-        Status::Ok => 2,
-        Status::Skipped => 3,
+        Status::Refused => 1,
+        Status::Warnings => 2,
+        Status::Ok => 3,
+        Status::Skipped => 4,
     }
 }
 
@@ -73,14 +75,15 @@ pub fn render_html(report: &Report) -> String {
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>skelnorm report</title>\
          <script>{ERRORS}</script><style>{STYLE}</style></head><body><h1>skelnorm {} report</h1>\
          <p>{}</p><table class=\"summary\" id=\"summary\"><tr><th>files</th><th>ok</th><th>warnings</th>\
-         <th>failed</th><th>skipped</th><th>total time</th><th>wall time</th></tr><tr>\
-         <td id=\"n-files\">{}</td><td id=\"n-ok\">{}</td><td id=\"n-warnings\">{}</td><td id=\"n-failed\">{}</td>\
-         <td id=\"n-skipped\">{}</td><td>{:.1} s</td><td>{:.1} s</td></tr></table>",
+         <th>refused</th><th>failed</th><th>skipped</th><th>total time</th><th>wall time</th></tr><tr>\
+         <td id=\"n-files\">{}</td><td id=\"n-ok\">{}</td><td id=\"n-warnings\">{}</td><td id=\"n-refused\">{}</td>\
+         <td id=\"n-failed\">{}</td><td id=\"n-skipped\">{}</td><td>{:.1} s</td><td>{:.1} s</td></tr></table>",
         esc(&report.command),
         esc(&report.inputs.join(", ")),
         s.files,
         s.ok,
         s.warnings,
+        s.refused,
         s.failed,
         s.skipped,
         s.total_ms / 1000.0,
@@ -89,7 +92,8 @@ pub fn render_html(report: &Report) -> String {
     code_table(&mut out, &report.files);
     out.push_str(
         "<div id=\"controls\"><label>Show <select id=\"filter\"><option value=\"all\">all</option>\
-         <option value=\"failed\">failed</option><option value=\"warnings\">warnings</option>\
+         <option value=\"failed\">failed</option><option value=\"refused\">refused</option>\
+         <option value=\"warnings\">warnings</option>\
          <option value=\"ok\">ok</option><option value=\"skipped\">skipped</option></select></label>\
          <label>Search <input id=\"q\" type=\"search\" placeholder=\"path or text\" size=\"30\"></label>\
          <span id=\"shown\"></span><a href=\"#\" id=\"clear\">clear filters</a></div>",

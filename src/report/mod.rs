@@ -72,10 +72,25 @@ pub enum Status {
     Ok,
     /// Processed, with warnings.
     Warnings,
-    /// Could not be processed (unreadable, not a humanoid, a stage refused it, …).
+    /// Could not be processed: unreadable, unwritable, or the command was used wrongly for it.
     Failed,
+    /// Read, but refused as the profile or a stage asks: not a humanoid (no skeleton fits: a
+    /// hand rig, a quadruped), or a stage refused it. An expected outcome for a library that
+    /// mixes kinds of files, told apart from files that failed.
+    Refused,
     /// Left alone (its output exists and `--existing skip`).
     Skipped,
+}
+
+impl Status {
+    /// The status of a file that did not go through: [`Status::Refused`] for an input that was
+    /// refused, [`Status::Failed`] otherwise.
+    pub fn of_failure(kind: FailureKind) -> Status {
+        match kind {
+            FailureKind::Refused => Status::Refused,
+            _ => Status::Failed,
+        }
+    }
 }
 
 /// Why a file failed, for the exit code: a file that could not be read or written, or an input
@@ -305,10 +320,10 @@ impl FileReport {
         }
     }
 
-    /// A failed file.
+    /// A file that failed, or (`kind` [`FailureKind::Refused`]) was refused.
     pub fn failed(input: String, kind: FailureKind, error: String, time_ms: f64) -> FileReport {
         FileReport {
-            status: Status::Failed,
+            status: Status::of_failure(kind),
             error: Some(error),
             failure: Some(kind),
             time_ms,
@@ -428,6 +443,9 @@ pub struct Summary {
     pub warnings: usize,
     /// Files that could not be processed ([`Status::Failed`]).
     pub failed: usize,
+    /// Files read but refused ([`Status::Refused`]): not a humanoid, or a stage refused them.
+    #[serde(default)]
+    pub refused: usize,
     /// Files left alone because their output existed ([`Status::Skipped`]).
     pub skipped: usize,
     /// Warnings of every file (`files[].warnings`), all together.
@@ -504,6 +522,7 @@ impl Report {
             ok: count(Status::Ok),
             warnings: count(Status::Warnings),
             failed: count(Status::Failed),
+            refused: count(Status::Refused),
             skipped: count(Status::Skipped),
             warning_count: self.files.iter().map(|f| f.warnings.len()).sum(),
             codes,
