@@ -1,22 +1,17 @@
 //! The skin check's matrix arithmetic in four f64 lanes, four frames side by side: local
-//! matrices, their products and the error between two, written once over [`Lanes`], an array
-//! of four f64 ([`F4`], which the compiler packs into SSE2 registers two at a time) or one AVX
-//! register ([`Wide`], used only by code compiled for AVX2). Each lane is the IEEE operation a
-//! scalar would make for its frame, in the same order whatever the lanes: no multiply and add
-//! is fused (Rust never fuses on its own, and FMA is not enabled), so both give the numbers of
-//! a frame-by-frame pass. Imports nothing of ours.
+//! matrices, their products and the error between two, over arrays of four f64 ([`F4`], which
+//! the compiler packs into SSE2 registers two at a time). Each lane is the IEEE operation a
+//! scalar would make for its frame, in the same order: no multiply and add is fused (Rust never
+//! fuses on its own), so the numbers are those of a frame-by-frame pass. Imports nothing of
+//! ours.
 
 use glam::{DAffine3, DMat4, DVec3, DVec4};
 
 /// Four f64 lanes in memory.
 pub(super) type F4 = [f64; 4];
 
-/// Four f64 lanes, lane by lane each the IEEE operation of one scalar.
+/// Operations on four f64 lanes, lane by lane each the IEEE operation of one scalar.
 pub(super) trait Lanes: Copy {
-    /// The lanes of `a`.
-    fn load(a: &F4) -> Self;
-    /// The lanes in memory.
-    fn store(self) -> F4;
     /// `x` in every lane.
     fn splat(x: f64) -> Self;
     fn add(self, o: Self) -> Self;
@@ -32,14 +27,6 @@ pub(super) trait Lanes: Copy {
 }
 
 impl Lanes for F4 {
-    #[inline(always)]
-    fn load(a: &F4) -> Self {
-        *a
-    }
-    #[inline(always)]
-    fn store(self) -> F4 {
-        self
-    }
     #[inline(always)]
     fn splat(x: f64) -> Self {
         [x; 4]
@@ -109,93 +96,6 @@ pub(super) fn above(x: f64, y: f64) -> f64 {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-pub(super) use wide::check_run_wide;
-
-#[cfg(target_arch = "x86_64")]
-mod wide {
-    use super::super::{check_run_lanes, Buffers, SkinPass, Worst};
-    use super::{Lanes, F4};
-    use crate::model::Clip;
-    use std::arch::x86_64::*;
-
-    /// [`check_run_lanes`] compiled for AVX2 (without FMA: no multiply and add is fused), over
-    /// [`Wide`] lanes.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2 (`is_x86_feature_detected!("avx2")`).
-    #[target_feature(enable = "avx2")]
-    pub(in crate::check) fn check_run_wide(
-        pass: &SkinPass<'_>,
-        clips: (&Clip, &Clip),
-        run: (usize, usize, usize),
-        buffers: &mut Buffers,
-    ) -> Worst {
-        check_run_lanes::<Wide>(pass, clips, run, buffers)
-    }
-
-    /// Four f64 lanes in one AVX register. Private to this module, whose only use of it is
-    /// [`check_run_wide`], which runs only where the CPU has AVX2: so every `Wide` is made, and
-    /// every AVX instruction below runs, on such a CPU.
-    #[derive(Clone, Copy)]
-    struct Wide(__m256d);
-
-    impl Lanes for Wide {
-        #[inline(always)]
-        fn load(a: &F4) -> Self {
-            // SAFETY: AVX (see `Wide`); `a` is four f64, read unaligned.
-            unsafe { Wide(_mm256_loadu_pd(a.as_ptr())) }
-        }
-        #[inline(always)]
-        fn store(self) -> F4 {
-            let mut out = [0.0; 4];
-            // SAFETY: AVX (see `Wide`); `out` holds four f64, written unaligned.
-            unsafe { _mm256_storeu_pd(out.as_mut_ptr(), self.0) };
-            out
-        }
-        #[inline(always)]
-        fn splat(x: f64) -> Self {
-            // SAFETY: AVX (see `Wide`).
-            unsafe { Wide(_mm256_set1_pd(x)) }
-        }
-        #[inline(always)]
-        fn add(self, o: Self) -> Self {
-            // SAFETY: AVX (see `Wide`).
-            unsafe { Wide(_mm256_add_pd(self.0, o.0)) }
-        }
-        #[inline(always)]
-        fn sub(self, o: Self) -> Self {
-            // SAFETY: AVX (see `Wide`).
-            unsafe { Wide(_mm256_sub_pd(self.0, o.0)) }
-        }
-        #[inline(always)]
-        fn mul(self, o: Self) -> Self {
-            // SAFETY: AVX (see `Wide`).
-            unsafe { Wide(_mm256_mul_pd(self.0, o.0)) }
-        }
-        #[inline(always)]
-        fn div(self, o: Self) -> Self {
-            // SAFETY: AVX (see `Wide`).
-            unsafe { Wide(_mm256_div_pd(self.0, o.0)) }
-        }
-        #[inline(always)]
-        fn abs(self) -> Self {
-            // Clears the sign bit, as `f64::abs`. SAFETY: AVX (see `Wide`).
-            unsafe { Wide(_mm256_andnot_pd(_mm256_set1_pd(-0.0), self.0)) }
-        }
-        #[inline(always)]
-        fn sqrt(self) -> Self {
-            // SAFETY: AVX (see `Wide`).
-            unsafe { Wide(_mm256_sqrt_pd(self.0)) }
-        }
-        #[inline(always)]
-        fn above(self, o: Self) -> Self {
-            // `maxpd a, b` is `if a > b { a } else { b }` lane by lane. SAFETY: AVX.
-            unsafe { Wide(_mm256_max_pd(self.0, o.0)) }
-        }
-    }
-}
-
 /// An affine 4×4 matrix by its columns x, y, z and the translation, each the upper three rows
 /// and a fourth lane of 0.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -257,7 +157,7 @@ impl Factor {
 #[derive(Clone, Copy)]
 #[repr(C, align(32))]
 pub(super) struct Frames {
-    e: [F4; 12],
+    pub(super) e: [F4; 12],
 }
 
 impl Frames {
@@ -282,30 +182,6 @@ impl Frames {
             c: std::array::from_fn(|c| [self.e[c][k], self.e[4 + c][k], self.e[8 + c][k], 0.0]),
         }
     }
-
-    /// The elements in lanes.
-    #[inline(always)]
-    pub(super) fn load<L: Lanes>(&self) -> [L; 12] {
-        let mut out = [L::splat(0.0); 12];
-        let mut i = 0;
-        while i < 12 {
-            out[i] = L::load(&self.e[i]);
-            i += 1;
-        }
-        out
-    }
-
-    /// The elements stored.
-    #[inline(always)]
-    pub(super) fn of<L: Lanes>(e: [L; 12]) -> Self {
-        let mut out = [[0.0; 4]; 12];
-        let mut i = 0;
-        while i < 12 {
-            out[i] = e[i].store();
-            i += 1;
-        }
-        Frames { e: out }
-    }
 }
 
 /// The local matrices (upper three rows, as [`Frames`] orders them) of four frames' rotation
@@ -313,13 +189,13 @@ impl Frames {
 /// `DMat3::from_quat` of the rotation, its columns times the scale's elements, as
 /// `DAffine3::from_scale_rotation_translation` makes them.
 #[inline(always)]
-pub(super) fn local<L: Lanes>(q: [L; 4], scale: Option<[L; 3]>, t: [L; 3]) -> [L; 12] {
+pub(super) fn local(q: [F4; 4], scale: Option<[F4; 3]>, t: [F4; 3]) -> [F4; 12] {
     let [x, y, z, w] = q;
     let (x2, y2, z2) = (x.add(x), y.add(y), z.add(z));
     let (xx, xy, xz) = (x.mul(x2), x.mul(y2), x.mul(z2));
     let (yy, yz, zz) = (y.mul(y2), y.mul(z2), z.mul(z2));
     let (wx, wy, wz) = (w.mul(x2), w.mul(y2), w.mul(z2));
-    let one = L::splat(1.0);
+    let one = F4::splat(1.0);
     // Columns x, y and z.
     let mut m = [
         [one.sub(yy.add(zz)), xy.add(wz), xz.sub(wy)],
@@ -344,9 +220,9 @@ pub(super) fn local<L: Lanes>(q: [L; 4], scale: Option<[L; 3]>, t: [L; 3]) -> [L
 /// `p · l` for each lane as glam multiplies affine matrices (each column
 /// `(x * v.x + y * v.y) + z * v.z`, the translation's plus `p`'s): the same numbers.
 #[inline(always)]
-pub(super) fn compose<L: Lanes>(p: &Frames, l: &[L; 12]) -> Frames {
-    let p = p.load::<L>();
-    let mut out = [L::splat(0.0); 12];
+pub(super) fn compose(p: &Frames, l: &[F4; 12]) -> Frames {
+    let p = p.e;
+    let mut out = [F4::splat(0.0); 12];
     let mut r = 0;
     while r < 3 {
         let (a, b, c, t) = (p[4 * r], p[4 * r + 1], p[4 * r + 2], p[4 * r + 3]);
@@ -358,24 +234,24 @@ pub(super) fn compose<L: Lanes>(p: &Frames, l: &[L; 12]) -> Frames {
         }
         r += 1;
     }
-    Frames::of(out)
+    Frames { e: out }
 }
 
 /// `t · w` for each lane, `t` the same in all (as [`compose`] multiplies).
 #[inline(always)]
-pub(super) fn turned<L: Lanes>(t: &Affine, w: &Frames) -> Frames {
-    let w = w.load::<L>();
-    let mut out = [L::splat(0.0); 12];
+pub(super) fn turned(t: &Affine, w: &Frames) -> Frames {
+    let w = w.e;
+    let mut out = [F4::splat(0.0); 12];
     let mut r = 0;
     while r < 3 {
-        let a = L::splat(t.at(r, 0));
-        let b = L::splat(t.at(r, 1));
-        let c = L::splat(t.at(r, 2));
+        let a = F4::splat(t.at(r, 0));
+        let b = F4::splat(t.at(r, 1));
+        let c = F4::splat(t.at(r, 2));
         let mut k = 0;
         while k < 4 {
             let e = a.mul(w[k]).add(b.mul(w[4 + k])).add(c.mul(w[8 + k]));
             out[4 * r + k] = if k == 3 {
-                e.add(L::splat(t.at(r, 3)))
+                e.add(F4::splat(t.at(r, 3)))
             } else {
                 e
             };
@@ -383,25 +259,25 @@ pub(super) fn turned<L: Lanes>(t: &Affine, w: &Frames) -> Frames {
         }
         r += 1;
     }
-    Frames::of(out)
+    Frames { e: out }
 }
 
 /// The upper three rows of the 4×4 product `w · m` for each lane (`w` affine), each element
 /// `((x · m0 + y · m1) + z · m2) + t · m3` over `w`'s row and `m`'s column, as the full
 /// product makes it: the same numbers, without the bottom row that [`error`] does not look at.
 #[inline(always)]
-pub(super) fn times<L: Lanes>(w: &Frames, m: &Factor) -> [L; 12] {
-    let w = w.load::<L>();
-    let mut out = [L::splat(0.0); 12];
+pub(super) fn times(w: &Frames, m: &Factor) -> [F4; 12] {
+    let w = w.e;
+    let mut out = [F4::splat(0.0); 12];
     let mut r = 0;
     while r < 3 {
         let mut k = 0;
         while k < 4 {
             out[4 * r + k] = w[4 * r]
-                .mul(L::splat(m.rows[0][k]))
-                .add(w[4 * r + 1].mul(L::splat(m.rows[1][k])))
-                .add(w[4 * r + 2].mul(L::splat(m.rows[2][k])))
-                .add(w[4 * r + 3].mul(L::splat(m.rows[3][k])));
+                .mul(F4::splat(m.rows[0][k]))
+                .add(w[4 * r + 1].mul(F4::splat(m.rows[1][k])))
+                .add(w[4 * r + 2].mul(F4::splat(m.rows[2][k])))
+                .add(w[4 * r + 3].mul(F4::splat(m.rows[3][k])));
             k += 1;
         }
         r += 1;
@@ -419,11 +295,9 @@ pub(super) fn times<L: Lanes>(w: &Frames, m: &Factor) -> [L; 12] {
 /// however NaN would be treated, so plain comparisons find it; a lane with a NaN is measured
 /// again column after column ([`error_in_order`]).
 #[inline(always)]
-pub(super) fn error<L: Lanes>(a: &[L; 12], b: &[L; 12], height: f64) -> F4 {
-    // No closures here nor in the other functions over `Lanes`: a closure is a function of
-    // its own, compiled without AVX, which could not inline `Wide`'s instructions.
-    let mut parts = [L::splat(0.0); 4];
-    let mut sums = L::splat(0.0);
+pub(super) fn error(a: &[F4; 12], b: &[F4; 12], height: f64) -> F4 {
+    let mut parts = [F4::splat(0.0); 4];
+    let mut sums = F4::splat(0.0);
     let mut c = 0;
     while c < 4 {
         let d0 = a[c].sub(b[c]).abs();
@@ -431,24 +305,20 @@ pub(super) fn error<L: Lanes>(a: &[L; 12], b: &[L; 12], height: f64) -> F4 {
         let d2 = a[8 + c].sub(b[8 + c]).abs();
         let largest = d0.above(d1.above(d2));
         let length = if c == 3 {
-            L::splat(height)
+            F4::splat(height)
         } else {
             let squares = a[c]
                 .mul(a[c])
                 .add(a[4 + c].mul(a[4 + c]))
                 .add(a[8 + c].mul(a[8 + c]));
-            squares.sqrt().above(L::splat(1e-12))
+            squares.sqrt().above(F4::splat(1e-12))
         };
         parts[c] = largest.div(length);
         // A sum of numbers at least 0 is NaN exactly when one of them is.
         sums = sums.add(d0.add(d1).add(d2.add(parts[c])));
         c += 1;
     }
-    let e = parts[0]
-        .above(parts[2])
-        .above(parts[1].above(parts[3]))
-        .store();
-    let sums = sums.store();
+    let e = parts[0].above(parts[2]).above(parts[1].above(parts[3]));
     if sums.iter().any(|s| s.is_nan()) {
         return error_in_order(a, b, height, e, sums);
     }
@@ -458,14 +328,12 @@ pub(super) fn error<L: Lanes>(a: &[L; 12], b: &[L; 12], height: f64) -> F4 {
 /// [`error`] with each lane whose `sums` is NaN measured again column after column, as
 /// `DVec3::max_element` and `f64::max` take them; `e` the lanes as [`error`] found them.
 #[cold]
-fn error_in_order<L: Lanes>(a: &[L; 12], b: &[L; 12], height: f64, mut e: F4, sums: F4) -> F4 {
-    let a = a.map(|x| x.store());
-    let b = b.map(|x| x.store());
+fn error_in_order(a: &[F4; 12], b: &[F4; 12], height: f64, mut e: F4, sums: F4) -> F4 {
     for k in (0..4).filter(|&k| sums[k].is_nan()) {
         let column = |m: &[F4; 12], c: usize| DVec3::new(m[c][k], m[4 + c][k], m[8 + c][k]);
-        let mut x = (column(&a, 3) - column(&b, 3)).abs().max_element() / height;
+        let mut x = (column(a, 3) - column(b, 3)).abs().max_element() / height;
         for c in 0..3 {
-            let (ca, cb) = (column(&a, c), column(&b, c));
+            let (ca, cb) = (column(a, c), column(b, c));
             x = x.max((ca - cb).abs().max_element() / ca.length().max(1e-12));
         }
         e[k] = x;

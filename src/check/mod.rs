@@ -201,9 +201,7 @@ fn result(
     out
 }
 
-/// Checks run `(p, from, to)` of `pairs`: the errors of its frames, seen in order. Four f64
-/// lanes in one register where the CPU has AVX2 ([`SkinPass::wide`]), in two otherwise: the
-/// same operations in the same order either way, so the same numbers.
+/// Checks run `(p, from, to)` of `pairs`: the errors of its frames, seen in order.
 fn check_run(
     pass: &SkinPass<'_>,
     pairs: &[(&Clip, &Clip)],
@@ -230,36 +228,8 @@ fn check_run(
     worst
 }
 
-/// [`check_run`] of run `run` of the clips `clips`, on AVX2 where the CPU has it.
+/// [`check_run`] of run `run` of the clips `clips`.
 fn check_run_of(
-    pass: &SkinPass<'_>,
-    clips: (&Clip, &Clip),
-    run: (usize, usize, usize),
-    buffers: &mut Buffers,
-) -> Worst {
-    #[cfg(target_arch = "x86_64")]
-    if pass.wide {
-        // SAFETY: `wide` is set only when the CPU has AVX2 (`has_avx2`).
-        return unsafe { lanes::check_run_wide(pass, clips, run, buffers) };
-    }
-    check_run_lanes::<F4>(pass, clips, run, buffers)
-}
-
-/// Whether the CPU runs AVX2 instructions.
-fn has_avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
-/// [`check_run`] as any CPU runs it; inlined into each instance.
-#[inline(always)]
-fn check_run_lanes<L: Lanes>(
     pass: &SkinPass<'_>,
     (ca, cb): (&Clip, &Clip),
     (p, from, to): (usize, usize, usize),
@@ -273,8 +243,8 @@ fn check_run_lanes<L: Lanes>(
     pass.sample(frame, ca, cb, times);
     for from in (0..times.len()).step_by(LANES) {
         let group = from..(from + LANES).min(times.len());
-        pass.world::<L>(frame, group.clone());
-        pass.compare::<L>(frame, group.len(), |i, j, e| {
+        pass.world(frame, group.clone());
+        pass.compare(frame, group.len(), |i, j, e| {
             worst.see(e, (p, times[from + i], j))
         });
     }
@@ -373,8 +343,6 @@ struct SkinPass<'m> {
     needed: Option<(Vec<bool>, Vec<bool>)>,
     /// Skeletons without skins: each bone's constant change, from the first frame.
     changes: Option<Vec<Factor>>,
-    /// Whether runs are checked by the instance compiled for AVX2 (the CPU has it).
-    wide: bool,
     /// Where `a`'s clips let go of key values: what reads them again, and each pair's clip's
     /// place in the model as read (see [`skin_again`]).
     again: Option<(&'m dyn ValuesAgain, Vec<usize>)>,
@@ -562,7 +530,6 @@ impl<'m> SkinPass<'m> {
             binds,
             needed,
             changes: None,
-            wide: has_avx2(),
             again: None,
         };
         // Without a skin, each bone's frame may change by a constant: the first frame fixes it.
@@ -570,7 +537,7 @@ impl<'m> SkinPass<'m> {
             (true, Some((ca, cb))) => {
                 let mut frame = SkinFrame::default();
                 pass.sample(&mut frame, ca, cb, &[0.0]);
-                pass.world::<F4>(&mut frame, 0..1);
+                pass.world(&mut frame, 0..1);
                 let changes = frame
                     .wb
                     .iter()
@@ -610,23 +577,23 @@ impl<'m> SkinPass<'m> {
     /// The world matrices of the frames `group` (at most [`LANES`]) of the run
     /// [`SkinPass::sample`] sampled (`a`'s turned), frame `group.start` in the first lane.
     #[inline(always)]
-    fn world<L: Lanes>(&self, frame: &mut SkinFrame, group: std::ops::Range<usize>) {
+    fn world(&self, frame: &mut SkinFrame, group: std::ops::Range<usize>) {
         let (need_a, need_b) = self.needed();
-        world_frames::<L>(self.a, &frame.la, group.clone(), &mut frame.wa, need_a);
+        world_frames(self.a, &frame.la, group.clone(), &mut frame.wa, need_a);
         if let Some(turn) = &self.turn {
             for (b, w) in frame.wa.iter_mut().enumerate() {
                 if need_a.is_none_or(|need| need[b]) {
-                    *w = turned::<L>(turn, w);
+                    *w = turned(turn, w);
                 }
             }
         }
-        world_frames::<L>(self.b, &frame.lb, group, &mut frame.wb, need_b);
+        world_frames(self.b, &frame.lb, group, &mut frame.wb, need_b);
     }
 
     /// Calls `see(frame, joint, error)` for every matrix compared in the first `frames` frames
     /// of the group [`SkinPass::world`] made, frame after frame (the first is 0).
     #[inline(always)]
-    fn compare<L: Lanes>(
+    fn compare(
         &self,
         frame: &mut SkinFrame,
         frames: usize,
@@ -643,8 +610,8 @@ impl<'m> SkinPass<'m> {
         bone_errors.clear();
         if let Some(change) = &self.changes {
             for j in 0..wa.len() {
-                let ma = wa[j].load::<L>();
-                let mb = times::<L>(&wb[j], &change[j]);
+                let ma = wa[j].e;
+                let mb = times(&wb[j], &change[j]);
                 bone_errors.push(error(&ma, &mb, height));
             }
         }
@@ -653,8 +620,8 @@ impl<'m> SkinPass<'m> {
             let e = match bind.same_as.and_then(|k| errors.get(k)) {
                 Some(&e) => e,
                 None => {
-                    let ma = times::<L>(&wa[bind.a], &bind.ibm_a);
-                    let mb = times::<L>(&wb[bind.b], &bind.ibm_b);
+                    let ma = times(&wa[bind.a], &bind.ibm_a);
+                    let mb = times(&wb[bind.b], &bind.ibm_b);
                     error(&ma, &mb, height)
                 }
             };
@@ -695,7 +662,7 @@ fn with_ancestors(s: &Skeleton, bones: impl Iterator<Item = usize>) -> Vec<bool>
 /// matrices. Each lane's numbers are those a frame-by-frame pass
 /// ([`Skeleton::accumulate_into`] of `DAffine3`s) makes, in the same order.
 #[inline(always)]
-fn world_frames<L: Lanes>(
+fn world_frames(
     s: &Skeleton,
     locals: &[Transform],
     group: std::ops::Range<usize>,
@@ -721,17 +688,16 @@ fn world_frames<L: Lanes>(
             &locals[at[2] + b],
             &locals[at[3] + b],
         ];
-        let q = in_lanes::<L, 4>(l.map(|l| l.rotation.to_array()));
-        let t = in_lanes::<L, 3>(l.map(|l| l.translation.to_array()));
+        let q = in_lanes::<4>(l.map(|l| l.rotation.to_array()));
+        let t = in_lanes::<3>(l.map(|l| l.translation.to_array()));
         // A scale of exactly 1 changes no column (`x * 1.0` is `x`): skipped when all are.
-        // (No closure makes lanes: see `lanes::error`.)
         let scale = if l.iter().all(|l| l.scale == Vec3::ONE) {
             None
         } else {
-            Some(in_lanes::<L, 3>(l.map(|l| l.scale.to_array())))
+            Some(in_lanes::<3>(l.map(|l| l.scale.to_array())))
         };
-        let local = local::<L>(q, scale, t);
-        let w = compose::<L>(bone.parent.map_or(&base, |p| &world[p.index()]), &local);
+        let local = local(q, scale, t);
+        let w = compose(bone.parent.map_or(&base, |p| &world[p.index()]), &local);
         world[b] = w;
     }
 }
@@ -739,16 +705,16 @@ fn world_frames<L: Lanes>(
 /// Four frames' values of one part of a transform (`N` floats each) in `N` lanes of f64, one
 /// frame per lane.
 #[inline(always)]
-fn in_lanes<L: Lanes, const N: usize>(v: [[f32; N]; 4]) -> [L; N] {
-    let mut out = [L::splat(0.0); N];
+fn in_lanes<const N: usize>(v: [[f32; N]; 4]) -> [F4; N] {
+    let mut out = [F4::splat(0.0); N];
     let mut c = 0;
     while c < N {
-        out[c] = L::load(&[
+        out[c] = [
             v[0][c] as f64,
             v[1][c] as f64,
             v[2][c] as f64,
             v[3][c] as f64,
-        ]);
+        ];
         c += 1;
     }
     out

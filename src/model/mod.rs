@@ -14,7 +14,6 @@ mod bind;
 mod clip;
 mod frames;
 mod halves;
-mod hash;
 mod math;
 mod pose;
 mod reflect;
@@ -30,7 +29,11 @@ pub use clip::{
 };
 pub use frames::{FrameRuns, Run, RunSampler, FRAMES_PER_RUN};
 pub use halves::{first_half, in_two};
-pub(crate) use hash::FxMap;
+/// A `HashMap` with rustc's FxHash, several times cheaper than the default SipHash on the
+/// crate's own small keys (indices, the bits of numbers, a profile's words). For maps only
+/// looked up in, never walked (what comes out must not depend on their order), and whose
+/// stored keys no input chooses to collide.
+pub(crate) type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 pub use math::{angle_deg, arc, pole, turn_deg, yaw_of};
 pub use pose::{skinning_matrices, Pose};
 pub use reflect::Reflection;

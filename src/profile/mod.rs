@@ -6,7 +6,6 @@
 //! the whole file and reports every problem, naming the bone. This module imports only `model`.
 
 mod file;
-mod plain;
 mod prefixes;
 mod sides;
 mod spec;
