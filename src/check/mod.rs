@@ -273,11 +273,13 @@ fn run_all<T>(
         let helpers: Vec<_> = (1..threads)
             .filter_map(|_| {
                 let mut buffers = Buffers::new(pass, runs.len());
-                crate::model::spawn_apart(s, "skelnorm check", move || {
-                    work(&mut buffers);
-                    buffers.found
-                })
-                .ok()
+                std::thread::Builder::new()
+                    .name("skelnorm check".into())
+                    .spawn_scoped(s, move || {
+                        work(&mut buffers);
+                        buffers.found
+                    })
+                    .ok()
             })
             .collect();
         let out = beside();

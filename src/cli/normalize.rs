@@ -7,7 +7,7 @@ use super::stages::StageFlags;
 use super::{Failure, Kept};
 use skelnorm::check::cores;
 use skelnorm::gltf_io::{Displacement, Error};
-use skelnorm::model::{spawn_apart, Model, Skeleton, SkeletonId};
+use skelnorm::model::{Model, Skeleton, SkeletonId};
 use skelnorm::pipeline::{
     map_skeletons, normalize_mapped_again, Mapped, Measuring, NormalizeError, NormalizeOptions,
     NormalizeReport,
@@ -211,7 +211,9 @@ type Ahead = (
 fn read_and_settle(args: &NormalizeArgs) -> (Result<Kept, Error>, Result<Ahead, Failure>) {
     let here = std::thread::current().id();
     std::thread::scope(|s| {
-        let resolving = spawn_apart(s, "skelnorm settings", || settings(args));
+        let resolving = std::thread::Builder::new()
+            .name("skelnorm settings".into())
+            .spawn_scoped(s, || settings(args));
         let resolving = std::sync::Mutex::new(resolving.ok());
         // The settings resolved there, or here when no thread could be started.
         let resolved = || {

@@ -668,12 +668,14 @@ fn clips_in_two(
     let mut theirs = data.sibling();
     let mut first = Some(first);
     let (mut found, helped) = std::thread::scope(|s| {
-        let helper = crate::model::spawn_apart(s, "skelnorm clips", || {
-            if let Some(f) = first.take() {
-                f();
-            }
-            take(&mut theirs)
-        });
+        let helper = std::thread::Builder::new()
+            .name("skelnorm clips".into())
+            .spawn_scoped(s, || {
+                if let Some(f) = first.take() {
+                    f();
+                }
+                take(&mut theirs)
+            });
         let mine = take(data);
         match helper.map(|h| h.join()) {
             Ok(Ok(found)) => (mine, Some(found)),

@@ -112,11 +112,13 @@ fn split_beside_read(
     let splitting = AtomicBool::new(false);
     let claim = || !splitting.swap(true, Ordering::AcqRel);
     std::thread::scope(|s| {
-        let reader = crate::model::spawn_apart(s, "skelnorm-read", || {
-            let got = read_full(file, rest);
-            let text = (got.is_ok() && claim()).then(|| read::parse_text(json));
-            (got, text)
-        });
+        let reader = std::thread::Builder::new()
+            .name("skelnorm-read".into())
+            .spawn_scoped(s, || {
+                let got = read_full(file, rest);
+                let text = (got.is_ok() && claim()).then(|| read::parse_text(json));
+                (got, text)
+            });
         match reader {
             Ok(reader) => {
                 let pretyped = read::typed_text(json);

@@ -752,8 +752,9 @@ impl Document {
         let model = &mut self.model;
         let (changed, ahead) = match worth {
             Some(json) => std::thread::scope(|s| {
-                let ahead =
-                    crate::model::spawn_apart(s, "skelnorm json", || draft::Ahead::of(json));
+                let ahead = std::thread::Builder::new()
+                    .name("skelnorm json".into())
+                    .spawn_scoped(s, || draft::Ahead::of(json));
                 let changed = change(model);
                 let ahead = ahead.ok().and_then(|a| a.join().ok().flatten());
                 (changed, ahead)

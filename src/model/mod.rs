@@ -9,7 +9,6 @@
 //! to their source (a glTF node index) only as plain numbers so that reports can name them.
 
 mod again;
-mod apart;
 mod bind;
 mod clip;
 mod frames;
@@ -21,7 +20,6 @@ mod transform;
 mod warning;
 
 pub use again::{hollow, is_hollow, refill, ValuesAgain};
-pub use apart::spawn_apart;
 pub use bind::{blend, fold_bind, BindFold, SkinBind};
 pub use clip::{
     BoneTracks, Channel, Clip, Curve, Interpolation, OpaqueKind, OpaqueTrack, Spans, Track,
