@@ -12,7 +12,7 @@ mod again;
 mod bind;
 mod clip;
 mod frames;
-mod halves;
+mod parallel;
 mod math;
 mod pose;
 mod reflect;
@@ -26,7 +26,7 @@ pub use clip::{
     TrackValue,
 };
 pub use frames::{FrameRuns, Run, RunSampler, FRAMES_PER_RUN};
-pub use halves::{first_half, in_two};
+pub use parallel::{first_half, in_two};
 /// A `HashMap` with rustc's FxHash, several times cheaper than the default SipHash on the
 /// crate's own small keys (indices, the bits of numbers, a profile's words). For maps only
 /// looked up in, never walked (what comes out must not depend on their order), and whose
