@@ -64,3 +64,34 @@ fn inspect_json_reports_the_glance() {
     assert_eq!(v["skeletons"][0]["naming"], "Mixamo");
     assert_eq!(v["clips"].as_array().unwrap().len(), 3);
 }
+
+/// Run by the test below (ignored otherwise): an outside check asked for twice with no outside
+/// tools installed.
+#[test]
+#[ignore = "run by plain_cargo_test_says_once_which_outside_checks_did_not_run"]
+fn an_outside_check_without_its_tool() {
+    let f = common::root().join("fixtures/mixamo.glb");
+    assert!(common::three_check(&f, &f).is_none());
+    assert!(common::three_check(&f, &f).is_none());
+}
+
+/// A plain `cargo test` (output captured, no outside tools) still says which outside checks did
+/// not run: once per test binary, past libtest's capture.
+#[test]
+fn plain_cargo_test_says_once_which_outside_checks_did_not_run() {
+    let exe = std::env::current_exe().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(exe)
+        .args(["--ignored", "--exact", "an_outside_check_without_its_tool"])
+        .env("SKELNORM_TOOLS", empty.path())
+        .env_remove("SKELNORM_REQUIRE_TOOLS")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(
+        err.matches("skipped: three.js vertex check").count(),
+        1,
+        "stderr: {err}"
+    );
+}

@@ -90,9 +90,9 @@ fn ik_rigs() -> Vec<PathBuf> {
         "quaternius/ModularMen_Casual.glb",
         "fbx/quaternius_Male_Casual.fbx",
     ] {
-        match common::asset(a) {
-            Some(p) => v.push(p),
-            None => eprintln!("skipping {a}: ../shared/assets is absent"),
+        // (A missing asset says so itself: `common::asset`.)
+        if let Some(p) = common::asset(a) {
+            v.push(p);
         }
     }
     v
@@ -285,7 +285,6 @@ fn non_uniform_scale_keeps_the_skin_and_names_what_it_costs() {
         ("threejs/RobotExpressive.glb", None),
     ] {
         let Some(path) = common::asset(asset) else {
-            eprintln!("skipping {asset}: ../shared/assets is absent");
             continue;
         };
         let input = io::read(&path, &ReadOptions::default()).unwrap();

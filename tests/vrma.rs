@@ -87,7 +87,7 @@ fn three_vrma(jobs: &serde_json::Value, dir: &Path) -> Option<serde_json::Value>
         if std::env::var_os("SKELNORM_REQUIRE_TOOLS").is_some() {
             panic!("required tool missing: {what}");
         }
-        eprintln!("skipping {what}");
+        common::say_once(&format!("skipped: {what}"));
         return None;
     }
     let file = dir.join("jobs.json");

@@ -300,7 +300,25 @@ fn skip_tool(what: &str) {
     if std::env::var_os("SKELNORM_REQUIRE_TOOLS").is_some() {
         panic!("required tool missing: {what}");
     }
-    eprintln!("skipping {what}");
+    say_once(&format!(
+        "skipped: {what} (the outside checks of docs/development.md; .ci/run installs them)"
+    ));
+}
+
+/// Writes `line` on stderr past libtest's capture (which takes only the print macros' output),
+/// once per test binary: a plain `cargo test` shows which outside checks did not run, once each,
+/// among the test results.
+pub fn say_once(line: &str) {
+    static SAID: std::sync::Mutex<std::collections::BTreeSet<String>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let first = SAID
+        .lock()
+        .map(|mut said| said.insert(line.to_string()))
+        .unwrap_or(true);
+    if first {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+    }
 }
 
 fn tools_dir() -> PathBuf {
@@ -457,17 +475,15 @@ pub fn blender() -> Option<PathBuf> {
     });
     if found.is_none() {
         let line = format!(
-            "skipped: Blender (bpy) not installed ({}) in {}",
+            "skipped: the Blender comparisons: Blender (bpy) not installed ({})",
             python.display(),
-            test_name()
         );
         if std::env::var_os("SKELNORM_REQUIRE_TOOLS").is_some()
             && std::env::var_os("SKELNORM_BLENDER_OPTIONAL").is_none()
         {
-            panic!("required tool missing: {line}");
+            panic!("required tool missing: {line} in {}", test_name());
         }
-        use std::io::Write;
-        let _ = writeln!(std::io::stderr().lock(), "{line}");
+        say_once(&line);
     }
     found.clone()
 }
