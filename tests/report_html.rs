@@ -237,7 +237,8 @@ fn the_report_of_a_batch_in_chromium() {
     let (q, status) = ("npc", "warnings");
     let Some(seen) = common::chromium_drive(
         &html,
-        &json!({"code": code, "q": q, "status": status, "preview_q": "hero_walk"}),
+        &json!({"code": code, "q": q, "status": status, "preview_q": "hero_walk",
+                "sort": ["time", "path", "warnings", "grown", "status"]}),
     ) else {
         return;
     };
@@ -270,6 +271,42 @@ fn the_report_of_a_batch_in_chromium() {
         .collect();
     let expected: Vec<(String, String)> = expected.into_iter().map(|(_, i, s)| (i, s)).collect();
     assert_eq!(order, expected, "cards in severity order");
+
+    // Sorted by each column: a stable sort of the severity order by its key.
+    let by_path: std::collections::HashMap<&str, &Value> = files
+        .iter()
+        .map(|f| (f["input"].as_str().unwrap(), f))
+        .collect();
+    let key = |by: &str, input: &str| -> i64 {
+        let f = by_path[input];
+        let n = |k: &str| f[k].as_f64().unwrap_or(0.0);
+        match by {
+            "time" => -((n("time_ms") * 1000.0).round() as i64),
+            "warnings" => -(f["warnings"].as_array().map_or(0, Vec::len) as i64),
+            "grown" if n("size_after") > 0.0 => -((n("size_after") - n("size_before")) as i64),
+            _ => 0,
+        }
+    };
+    let written: Vec<String> = expected.iter().map(|(i, _)| i.clone()).collect();
+    for by in ["time", "path", "warnings", "grown", "status"] {
+        let mut want = written.clone();
+        match by {
+            "path" => want.sort(),
+            "status" => {}
+            _ => want.sort_by_key(|i| key(by, i)),
+        }
+        let got: Vec<String> = seen["sorted"][by]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(got, want, "sorted by {by}");
+    }
+    assert_eq!(seen["sort_url"], "", "the written order leaves no hash");
+    let mut slowest = written.clone();
+    slowest.sort_by_key(|i| key("time", i));
+    assert_eq!(seen["sort_hash"], json!(slowest), "#sort=time");
 
     // Clicking a code shows the files with it; clicking it again, all.
     let everything = inputs(files.iter());

@@ -95,6 +95,10 @@ pub fn render_html(report: &Report) -> String {
          <option value=\"failed\">failed</option><option value=\"refused\">refused</option>\
          <option value=\"warnings\">warnings</option>\
          <option value=\"ok\">ok</option><option value=\"skipped\">skipped</option></select></label>\
+         <label>Sort by <select id=\"sort\"><option value=\"status\">status</option>\
+         <option value=\"path\">path</option><option value=\"time\">time (slowest first)</option>\
+         <option value=\"warnings\">warnings (most first)</option>\
+         <option value=\"grown\">size change (most grown first)</option></select></label>\
          <label>Search <input id=\"q\" type=\"search\" placeholder=\"path or text\" size=\"30\"></label>\
          <span id=\"shown\"></span><a href=\"#\" id=\"clear\">clear filters</a></div>",
     );
@@ -149,11 +153,18 @@ fn file_section(out: &mut String, f: &FileReport) {
     let mut codes: Vec<&str> = f.warnings.iter().map(|w| warning_code(w)).collect();
     codes.sort_unstable();
     codes.dedup();
+    // What the cards can be sorted by (`report.js`): path, time, warnings, growth in bytes.
+    let grown = f.size_after as i64 - f.size_before as i64;
     let _ = write!(
         out,
-        "<section class=\"file {status}\" data-status=\"{status}\" data-codes=\"{}\"><h2>{}</h2>\
+        "<section class=\"file {status}\" data-status=\"{status}\" data-codes=\"{}\" \
+         data-path=\"{}\" data-ms=\"{:.3}\" data-warnings=\"{}\" data-grown=\"{}\"><h2>{}</h2>\
          <p class=\"meta\"><span class=\"status\">{status}</span>",
         esc(&codes.join(" ")),
+        esc(&f.input),
+        f.time_ms,
+        f.warnings.len(),
+        if f.size_after > 0 { grown } else { 0 },
         esc(&f.input)
     );
     if let Some(o) = &f.output {

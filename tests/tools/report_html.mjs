@@ -1,7 +1,8 @@
 // Drives an HTML report in headless Chromium over the DevTools protocol on a pipe (no
 // puppeteer, no websocket): opens it, reads the cards' order, clicks a warning code, types in
-// the search box, picks a status, opens a URL hash, takes two screenshots of a preview at
-// different times, and collects script errors and network requests. Prints one JSON line.
+// the search box, picks a status, sorts the cards each way asked, opens a URL hash, takes two
+// screenshots of a preview at different times, and collects script errors and network
+// requests. Prints one JSON line.
 //
 //   node tests/tools/report_html.mjs CHROMIUM REPORT.html '{"code":"no_tail","q":"fox","status":"warnings","preview_q":"mixamo"}'
 //
@@ -119,6 +120,19 @@ async function main() {
         s.value = ${JSON.stringify(plan.status)}; s.dispatchEvent(new Event('change')); return ${VISIBLE}; })()`);
     }
     out.cleared = await evaluate(`document.getElementById('clear').click(); ${VISIBLE}`);
+  }
+  if (plan.sort) {
+    // Every card's path, in the order shown, for each order asked for; then opened with one in
+    // the hash.
+    const ORDER = "[...document.querySelectorAll('section.file')].map(s => s.querySelector('h2').textContent)";
+    out.sorted = {};
+    for (const by of plan.sort) {
+      out.sorted[by] = await evaluate(`(() => { const s = document.getElementById('sort');
+        s.value = ${JSON.stringify(by)}; s.dispatchEvent(new Event('change')); return ${ORDER}; })()`);
+    }
+    out.sort_url = await evaluate('location.hash');
+    await open('#sort=' + encodeURIComponent(plan.sort[0]));
+    out.sort_hash = await evaluate(ORDER);
   }
   if (plan.code && plan.q) {
     await open('#code=' + encodeURIComponent(plan.code) + '&q=' + encodeURIComponent(plan.q));

@@ -1,11 +1,35 @@
-// The report's filters (status, warning code, search; kept in the URL hash, as in
-// `report.html#status=warnings&code=no_tail&q=fox`) and its animated previews.
+// The report's filters (status, warning code, search) and the cards' order (status, path, time,
+// warnings, size change), kept in the URL hash, as in
+// `report.html#status=warnings&code=no_tail&q=fox&sort=time`; and its animated previews.
 (function () {
   'use strict';
   var cards = [].slice.call(document.querySelectorAll('section.file'));
   var select = document.getElementById('filter');
   var search = document.getElementById('q');
-  var S = { status: 'all', code: '', q: '' };
+  var sorter = document.getElementById('sort');
+  var S = { status: 'all', code: '', q: '', sort: 'status' };
+  // The cards' order as written (by status, then path) and the other orders, each a comparison
+  // of two cards; ties keep the written order.
+  cards.forEach(function (c, i) { c._at = i; });
+  var num = function (c, k) { return +c.dataset[k] || 0; };
+  var ORDERS = {
+    status: function (a, b) { return a._at - b._at; },
+    path: function (a, b) { return a.dataset.path < b.dataset.path ? -1 : a.dataset.path > b.dataset.path ? 1 : a._at - b._at; },
+    time: function (a, b) { return num(b, 'ms') - num(a, 'ms') || a._at - b._at; },
+    warnings: function (a, b) { return num(b, 'warnings') - num(a, 'warnings') || a._at - b._at; },
+    grown: function (a, b) { return num(b, 'grown') - num(a, 'grown') || a._at - b._at; }
+  };
+  var sorted = 'status', shownOrder = cards.slice();
+  function sort() {
+    var by = ORDERS[S.sort] ? S.sort : 'status';
+    if (by === sorted || !cards.length) return;
+    // The cards stand together: each goes, in the new order, before what follows the last.
+    var last = shownOrder[shownOrder.length - 1];
+    var parent = last.parentNode, after = last.nextSibling;
+    shownOrder = cards.slice().sort(ORDERS[by]);
+    shownOrder.forEach(function (c) { parent.insertBefore(c, after); });
+    sorted = by;
+  }
 
   function text(c) {
     if (c._text === undefined) {
@@ -19,13 +43,15 @@
   }
   function readHash() {
     var h = new URLSearchParams(location.hash.replace(/^#/, ''));
-    S = { status: h.get('status') || 'all', code: h.get('code') || '', q: h.get('q') || '' };
+    S = { status: h.get('status') || 'all', code: h.get('code') || '', q: h.get('q') || '',
+      sort: h.get('sort') || 'status' };
   }
   function writeHash() {
     var h = new URLSearchParams();
     if (S.status !== 'all') h.set('status', S.status);
     if (S.code) h.set('code', S.code);
     if (S.q) h.set('q', S.q);
+    if (S.sort !== 'status') h.set('sort', S.sort);
     var s = h.toString();
     try {
       history.replaceState(null, '', s ? '#' + s : location.pathname + location.search);
@@ -34,6 +60,8 @@
   function apply() {
     if (select.value !== S.status) select.value = S.status;
     if (search.value !== S.q) search.value = S.q;
+    if (sorter.value !== S.sort) sorter.value = S.sort;
+    sort();
     var needle = S.q.toLowerCase();
     var shown = 0;
     cards.forEach(function (c) {
@@ -56,6 +84,7 @@
   }
   select.addEventListener('change', function () { set({ status: select.value }); });
   search.addEventListener('input', function () { set({ q: search.value }); });
+  sorter.addEventListener('change', function () { set({ sort: sorter.value }); });
   [].forEach.call(document.querySelectorAll('#codes tr[data-code]'), function (r) {
     r.addEventListener('click', function (e) {
       e.preventDefault();
