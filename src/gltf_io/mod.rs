@@ -17,6 +17,7 @@ mod error;
 mod extract;
 mod hints;
 mod input;
+mod json_text;
 mod layout;
 mod lazy;
 mod patch;
@@ -26,7 +27,6 @@ mod read_animations;
 mod read_keys;
 mod rebuilt;
 mod release;
-mod scan;
 mod vrm_data;
 mod vrma;
 
