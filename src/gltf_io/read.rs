@@ -88,14 +88,9 @@ pub(crate) fn early(
     range: std::ops::Range<usize>,
 ) -> Early {
     let typed = match &json {
-        Ok(Text::Value(json)) if !buffers::embeds_images(json.get("images")) => {
-            Some(match pretyped {
-                Some(root) if pointer_channels(json).is_empty() && types_as_text(text) => {
-                    Ok((root, Vec::new()))
-                }
-                _ => typed(json),
-            })
-        }
+        // A text [`lazy::split`] did not take: typed from its `Value` (as a `Value` parse
+        // reads it).
+        Ok(Text::Value(json)) if !buffers::embeds_images(json.get("images")) => Some(typed(json)),
         Ok(Text::Members(m)) => {
             let images = m.value_of(text, "images");
             let plain = !buffers::embeds_images(images.as_ref())
@@ -107,13 +102,6 @@ pub(crate) fn early(
         _ => None,
     };
     Early { range, json, typed }
-}
-
-/// Whether a JSON text that parses into a `Value` types as that `Value` does: not when it may
-/// hold serde_json's raw-value key (a `Value` parse takes an object whose first key it is as a
-/// raw value, the typed document as a plain member), spelled plainly or with escapes.
-fn types_as_text(text: &[u8]) -> bool {
-    !text.contains(&b'\\') && memchr::memmem::find(text, lazy::RAW_TOKEN.as_bytes()).is_none()
 }
 
 /// Whether the text of a document's `animations` may hold a channel that [`pointer_channels`]
@@ -739,23 +727,6 @@ mod tests {
         )
         .is_some());
         assert!(maybe_pointer_channels(Some(anims[6].as_bytes())));
-    }
-
-    #[test]
-    fn a_text_that_may_hold_the_raw_value_key_is_typed_from_its_value() {
-        let node = r#"{"$serde_json::private::RawValue":"{\"name\":\"q\"}"}"#;
-        let text = format!(r#"{{"asset":{{"version":"2.0"}},"nodes":[{node}]}}"#);
-        assert!(!types_as_text(text.as_bytes()));
-        // Typed from the text, the node has no name; from the `Value`, it is named `q`.
-        let from_text = typed_text(text.as_bytes()).expect("types");
-        let (from_value, _) = typed(&parse_json(text.as_bytes()).expect("parses")).expect("types");
-        assert_ne!(from_text.nodes[0].name, from_value.nodes[0].name);
-        assert!(types_as_text(
-            br#"{"asset":{"version":"2.0"},"nodes":[{"name":"q"}]}"#
-        ));
-        assert!(!types_as_text(
-            br#"{"asset":{"version":"2.0"},"nodes":[{"name":"\u0071"}]}"#
-        ));
     }
 
     #[test]
