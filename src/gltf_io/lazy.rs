@@ -717,7 +717,10 @@ mod tests {
             // Deeper than serde_json's limit (128) counted from the document (a member alone
             // may go one deeper).
             &format!("{{\"deep\":{}1{}}}", "[".repeat(127), "]".repeat(127)),
-            &format!("{{\"deep\":[{}]}}", "{\"a\":".repeat(126) + "1" + &"}".repeat(126)),
+            &format!(
+                "{{\"deep\":[{}]}}",
+                "{\"a\":".repeat(126) + "1" + &"}".repeat(126)
+            ),
         ];
         for text in refused {
             assert!(split(text.as_bytes()).is_none(), "split: {text}");
