@@ -5,27 +5,28 @@
 //! serializing its `Value` writes. The big arrays (accessors, buffer views, animations) that
 //! only the typed document reads are never built as `Value`s.
 //!
-//! The text is checked first by one pass of serde_json's own deserializer that accepts what a
-//! `Value` parse accepts and nothing else (the same parser, visiting the same tokens, with the
-//! same depth limit) and that builds no tree (it keeps the top-level keys, and an object's keys
-//! only to find one given twice): any text it does not take (a syntax error, a number out of
-//! range, a key it cannot place) is parsed into a `Value` as before, so errors are unchanged.
+//! The top-level members are found by serde_json's [`RawValue`] (each member's text, borrowed),
+//! and each is checked by a pass of serde_json's own deserializer that accepts what a `Value`
+//! parse accepts and nothing else (the same parser, visiting the same tokens, with the depth
+//! limit counted from the document) and that builds no tree (it keeps an object's keys only to
+//! find one given twice): any text it does not take (a syntax error, a number out of range) is
+//! parsed into a `Value` as before, so errors are unchanged. A key is a key: serde_json's
+//! `Value` parse, with the `raw_value` feature on, takes an object whose first key is its own
+//! private raw-value marker as the value its string holds; the members held as text, typed or
+//! transcoded, keep such a key as written (a text that holds one is no glTF file).
 
 use super::buffers::Buffer;
 use serde::de::{self, DeserializeSeed, Deserializer as _, MapAccess, SeqAccess, Visitor};
 use serde::ser::{self, SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::cell::Cell;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt;
 use std::ops::Range;
 use std::sync::OnceLock;
-
-/// The key serde_json's `Value` parse treats as a raw value's wrapper, not as a key (with its
-/// `raw_value` feature, which the `gltf` crate turns on): a text holding it is parsed as before.
-pub(crate) const RAW_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// Where the top-level members of a checked JSON text lie in it.
 #[derive(Debug, Clone)]
@@ -57,33 +58,17 @@ impl Members {
 }
 
 /// Checks `text` and finds its top-level members: `None` when a `Value` parse would refuse it
-/// or give anything but an object, or when a member cannot be placed (a key written with
-/// escapes), for the caller to parse it into a `Value` as before.
+/// or give anything but an object, for the caller to parse it into a `Value` as before.
 pub(crate) fn split(text: &[u8]) -> Option<Members> {
     let mut de = serde_json::Deserializer::from_slice(text);
-    let found = de.deserialize_any(Top { text }).ok()?;
+    let found = de.deserialize_map(Top { text }).ok()?;
     de.end().ok()?;
-    let found = found?;
     let mut list: Vec<Member> = Vec::with_capacity(found.len());
-    let mut at: HashMap<String, usize> = HashMap::new();
-    for (i, (key, key_at, plain)) in found.iter().enumerate() {
-        let start = value_start(text, key_at.end)?;
-        let end = match found.get(i + 1) {
-            Some((_, next, _)) => member_end(text, next.start)?,
-            None => last_end(text)?,
-        };
-        let member = Member {
-            key: key.clone(),
-            range: start..end,
-            plain: *plain,
-        };
+    for member in found {
         // A key given twice keeps its first place and takes its last value (as a `Value` map).
-        match at.get(key) {
-            Some(&j) => list[j] = member,
-            None => {
-                at.insert(key.clone(), list.len());
-                list.push(member);
-            }
+        match list.iter_mut().find(|m| m.key == member.key) {
+            Some(first) => *first = member,
+            None => list.push(member),
         }
     }
     Some(Members { list })
@@ -102,77 +87,40 @@ pub(crate) fn skip_space(text: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Going back from `i` over JSON whitespace, `byte` and JSON whitespace again: where that
-/// leaves off, or `None` when `byte` is not there.
-fn back_over(text: &[u8], mut i: usize, byte: u8) -> Option<usize> {
-    let back = |mut i: usize| {
-        while i > 0 && is_space(text[i - 1]) {
-            i -= 1;
-        }
-        i
-    };
-    i = back(i);
-    (i > 0 && text[i - 1] == byte).then_some(())?;
-    Some(back(i - 1))
-}
-
-/// Where a member's value starts, its key's closing quote at `quote`.
-fn value_start(text: &[u8], quote: usize) -> Option<usize> {
-    let colon = skip_space(text, quote + 1);
-    (text.get(colon) == Some(&b':')).then(|| skip_space(text, colon + 1))
-}
-
-/// Where a member's value ends, the next key's opening quote at `quote`.
-fn member_end(text: &[u8], quote: usize) -> Option<usize> {
-    back_over(text, quote, b',')
-}
-
-/// Where the last member's value ends: before the closing brace.
-fn last_end(text: &[u8]) -> Option<usize> {
-    back_over(text, text.len(), b'}')
-}
-
-/// The top-level object: its keys, where their quotes are in the text (the opening quote at
-/// `start`, the closing one at `end`) and whether each value is plain; `None` inside when a key
-/// had escapes (it is not borrowed from the text, so its place is not known).
+/// The top-level object of `text`: its members, each checked ([`Check`]).
 struct Top<'t> {
     text: &'t [u8],
 }
 
-type Found = Option<Vec<(String, Range<usize>, bool)>>;
-
 impl<'de> Visitor<'de> for Top<'_> {
-    type Value = Found;
+    type Value = Vec<Member>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Found, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<Member>, A::Error> {
         let base = self.text.as_ptr() as usize;
-        let mut keys = Vec::new();
         let mut found = Vec::new();
-        let mut placed = true;
-        while let Some(key) = map.next_key_seed(Key)? {
-            if key == RAW_TOKEN {
-                return Err(de::Error::custom("a raw value's key"));
-            }
-            if let Cow::Borrowed(k) = key {
-                let start = (k.as_ptr() as usize).wrapping_sub(base).wrapping_sub(1);
-                found.push((k.to_string(), start..start + 1 + k.len(), true));
-            } else {
-                placed = false;
-            }
+        let mut keys = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let raw: &RawValue = map.next_value()?;
             let mut twice = false;
-            map.next_value_seed(Check {
+            let mut de = serde_json::Deserializer::from_str(raw.get());
+            let check = Check {
                 keys: &mut keys,
                 twice: &mut twice,
-            })?;
-            if let Some(last) = found.last_mut().filter(|_| placed) {
-                last.2 = !twice;
-            }
+                depth: 1,
+            };
+            check.deserialize(&mut de).map_err(de::Error::custom)?;
+            let start = raw.get().as_ptr() as usize - base;
+            found.push(Member {
+                key,
+                range: start..start + raw.get().len(),
+                plain: !twice,
+            });
         }
-        Ok(placed.then_some(found))
+        Ok(found)
     }
 }
 
@@ -205,10 +153,12 @@ impl<'de> Visitor<'de> for Key {
 
 /// Visits one value as a `Value` parse does (`deserialize_any`, keys as strings), building
 /// nothing; sets `twice` when an object in it gives a key twice. `keys` holds the keys of the
-/// objects being visited, innermost last.
+/// objects being visited, innermost last; `depth` is how deep in the document the value lies
+/// (a top-level member's is 1).
 struct Check<'s, 'de> {
     keys: &'s mut Vec<Cow<'de, str>>,
     twice: &'s mut bool,
+    depth: usize,
 }
 
 impl<'de> DeserializeSeed<'de> for Check<'_, 'de> {
@@ -221,6 +171,21 @@ impl<'de> DeserializeSeed<'de> for Check<'_, 'de> {
 
 /// Beyond this many keys, an object's keys are told apart by a hash set, not one by one.
 const FEW_KEYS: usize = 32;
+
+/// The most arrays and objects serde_json's parser holds open at once (its recursion limit),
+/// the document's own object included.
+const MAX_DEPTH: usize = 127;
+
+impl Check<'_, '_> {
+    /// The depth of the values inside an array or object here, or the error serde_json's
+    /// parser of the whole document stops with.
+    fn deeper<E: de::Error>(&self) -> Result<usize, E> {
+        match self.depth < MAX_DEPTH {
+            true => Ok(self.depth + 1),
+            false => Err(E::custom("recursion limit exceeded")),
+        }
+    }
+}
 
 impl<'de> Visitor<'de> for Check<'_, 'de> {
     type Value = ();
@@ -252,10 +217,12 @@ impl<'de> Visitor<'de> for Check<'_, 'de> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let depth = self.deeper()?;
         while seq
             .next_element_seed(Check {
                 keys: &mut *self.keys,
                 twice: &mut *self.twice,
+                depth,
             })?
             .is_some()
         {}
@@ -263,12 +230,10 @@ impl<'de> Visitor<'de> for Check<'_, 'de> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let depth = self.deeper()?;
         let base = self.keys.len();
         let mut many: Option<HashSet<Cow<'de, str>>> = None;
         while let Some(key) = map.next_key_seed(Key)? {
-            if key == RAW_TOKEN {
-                return Err(de::Error::custom("a raw value's key"));
-            }
             let again = match &mut many {
                 Some(set) => !set.insert(key),
                 None if self.keys[base..].contains(&key) => true,
@@ -284,6 +249,7 @@ impl<'de> Visitor<'de> for Check<'_, 'de> {
             map.next_value_seed(Check {
                 keys: &mut *self.keys,
                 twice: &mut *self.twice,
+                depth,
             })?;
         }
         self.keys.truncate(base);
@@ -712,6 +678,8 @@ mod tests {
             r#"{"a":{"x":1,"y":2,"x":3},"b":[{"k":1,"k":[2]}]}"#,
             // Escaped keys inside members, and an escaped key that is a top-level one's name.
             r#"{"a":{"\u0078":1,"x":2},"b":{"\n":1}}"#,
+            // A top-level key written with escapes, given twice (once plainly).
+            r#"{"\u0061":1,"b":2,"a":3}"#,
             // Many keys in one object (told apart by a set), one given twice.
             &format!(
                 "{{\"m\":{{{},\"k3\":0}}}}",
@@ -746,13 +714,13 @@ mod tests {
             r#"{"a":01}"#,
             r#"{"a":NaN}"#,
             r#"{"a":[1 2]}"#,
-            // Deeper than serde_json's limit (128) counted from the document.
-            &format!("{{\"deep\":{}1{}}}", "[".repeat(128), "]".repeat(128)),
-            // The key serde_json reads as a raw value's wrapper.
-            r#"{"$serde_json::private::RawValue":"1"}"#,
-            r#"{"a":{"$serde_json::private::RawValue":"1"}}"#,
-            // A top-level key written with escapes: its place is not known.
-            r#"{"\u0061":1}"#,
+            // Deeper than serde_json's limit (128) counted from the document (a member alone
+            // may go one deeper).
+            &format!("{{\"deep\":{}1{}}}", "[".repeat(127), "]".repeat(127)),
+            &format!(
+                "{{\"deep\":[{}]}}",
+                "{\"a\":".repeat(126) + "1" + &"}".repeat(126)
+            ),
         ];
         for text in refused {
             assert!(split(text.as_bytes()).is_none(), "split: {text}");

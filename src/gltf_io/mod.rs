@@ -17,6 +17,7 @@ mod error;
 mod extract;
 mod hints;
 mod input;
+mod json_text;
 mod layout;
 mod lazy;
 mod patch;
@@ -26,7 +27,6 @@ mod read_animations;
 mod read_keys;
 mod rebuilt;
 mod release;
-mod scan;
 mod vrm_data;
 mod vrma;
 
@@ -130,12 +130,8 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
     std::fs::read(path).map_err(|e| fail(ErrorKind::Io(e)))
 }
 
-/// [`read_input`] of a file to be parsed as glTF when it is one: a multi-MB GLB's JSON chunk is
-/// checked and held as its text, split into its top-level members, rather than parsed into one
-/// `serde_json::Value` (see [`Document::json`]), while a second thread reads the rest of the
-/// file, and parsing the [`Input`] later
-/// ([`read_owned_beside`] and its siblings) uses what was parsed. The same bytes, errors and
-/// document as [`read_input`] then parsing.
+/// [`read_input`] of a file to be parsed as glTF ([`read_owned_beside`] and its siblings): the
+/// same bytes and errors.
 ///
 /// ```
 /// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
@@ -145,13 +141,11 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
 /// assert_eq!(doc.model, skelnorm::gltf_io::read(&path).unwrap().model);
 /// ```
 pub fn read_input_early(path: &Path) -> Result<Input, Error> {
-    input::read_early(path)
+    read_input(path).map(Input::from)
 }
 
 /// [`read_input_early`] of a file whose document is only looked at or written again as read
-/// ([`read_owned_for_viewing`], [`read_owned_to_copy`]): the same (both hold the JSON as its
-/// text since every document does until it is written changed: issue 19). The same bytes,
-/// errors and document.
+/// ([`read_owned_for_viewing`], [`read_owned_to_copy`]): the same.
 ///
 /// ```
 /// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
@@ -161,7 +155,7 @@ pub fn read_input_early(path: &Path) -> Result<Input, Error> {
 /// assert_eq!(doc.json(), skelnorm::gltf_io::read(&path).unwrap().json());
 /// ```
 pub fn read_input_early_to_copy(path: &Path) -> Result<Input, Error> {
-    input::read_early(path)
+    read_input(path).map(Input::from)
 }
 
 /// Parses the bytes of the file at `path`, whose external URIs resolve in its folder (never
@@ -258,11 +252,11 @@ fn read_owned(
     keep_original: bool,
     with_skeletons: Option<WithSkeletons>,
 ) -> Result<Document, Error> {
-    let Input { bytes, early } = input;
+    let Input { bytes } = input;
     let res = Resources::Folder(folder_of(path));
     // Held as its text split into members (when it can be) even for a document to be written
     // changed: the stages do not look at it, and writing parses it once (issue 19).
-    let parsed = read::parse_owned(bytes, early, &res, keys, with_skeletons);
+    let parsed = read::parse_owned(bytes, &res, keys, with_skeletons);
     document(path, parsed, keep_original)
 }
 

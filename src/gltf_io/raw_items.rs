@@ -6,9 +6,9 @@
 //! is set: the many a write drops (a file's animation data, replaced) are never split. Items a
 //! patch adds are `Value`s or members at the end.
 
+use super::json_text;
 use super::layout::ViewRef;
 use super::lazy::{LazyJson, Transcode};
-use super::scan;
 use serde_json::Value;
 
 /// The items of a top-level array of a document held as text, as the text of each item's
@@ -104,7 +104,7 @@ impl<'t> RawItems<'t> {
         if text.contains(&b'\\') {
             return None;
         }
-        let items = scan::items(text)?
+        let items = json_text::items(text)?
             .into_iter()
             .map(|item| match item.first() {
                 Some(b'{') => RawItem::Whole(item),
@@ -120,8 +120,14 @@ impl<'t> RawItem<'t> {
     /// none when it is no object.
     fn split(&mut self) -> Option<&mut dyn ViewRef> {
         if let RawItem::Whole(text) = *self {
-            *self = match scan::members_as(text, |k, v| (k, Slot::Text(v))) {
-                Some(members) => RawItem::Object(members),
+            let members = json_text::members(text);
+            *self = match members {
+                Some(members) => RawItem::Object(
+                    members
+                        .into_iter()
+                        .map(|(k, v)| (k, Slot::Text(v)))
+                        .collect(),
+                ),
                 None => RawItem::New(super::lazy::parse_checked(text)),
             };
         }
@@ -138,7 +144,7 @@ impl<'t> RawItem<'t> {
 impl ViewRef for RawItem<'_> {
     fn num(&self, key: &str) -> Option<u64> {
         match self {
-            RawItem::Whole(text) => scan::member(text, key).and_then(scan::as_u64),
+            RawItem::Whole(text) => json_text::member(text, key).and_then(json_text::as_u64),
             RawItem::Object(members) => members.num(key),
             RawItem::New(value) => value.num(key),
             RawItem::Other(_) => None,
@@ -165,7 +171,7 @@ impl ViewRef for Members<'_> {
     fn num(&self, key: &str) -> Option<u64> {
         match &self.iter().find(|(k, _)| *k == key)?.1 {
             Slot::Num(n) => Some(*n),
-            Slot::Text(text) => scan::as_u64(text),
+            Slot::Text(text) => json_text::as_u64(text),
             Slot::Value(v) => v.as_u64(),
         }
     }

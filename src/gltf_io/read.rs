@@ -24,7 +24,7 @@ pub(crate) fn parse(bytes: &[u8], res: &Resources) -> Result<Parsed, ErrorKind> 
     let split = container::split(bytes)?;
     let json = Json::whole(parse_json(split.json)?);
     let bin = split.bin.map(|b| Buffer::from(b.to_vec()));
-    finish(split.format, json, bin, res, Keys::Keep, None, None)
+    finish(split.format, json, bin, res, Keys::Keep, None)
 }
 
 /// Whether parsing keeps the key values of the tracks it reads and checks.
@@ -44,76 +44,17 @@ pub(crate) enum Text {
     Members(Members),
 }
 
-/// A GLB's JSON chunk parsed while the rest of its file was read (see `input.rs`): the range of
-/// the file's bytes it was parsed from, what parsing gave and, when the JSON parsed and no image
-/// is to be embedded (which changes the JSON), its typed document (`None` also when typing it
-/// from its text failed: it is typed from its `Value` then).
-#[derive(Debug)]
-pub(crate) struct Early {
-    range: std::ops::Range<usize>,
-    json: Result<Text, ErrorKind>,
-    typed: Option<Typed>,
-}
-
 /// What [`typed`] gives.
 type Typed = Result<(Root, Vec<(usize, usize)>), ErrorKind>;
 
-/// Parses and types the JSON text `text`, bytes `range` of a file, as [`parse_owned`] would:
-/// split into members rather than parsed into a `Value` when it can be.
-pub(crate) fn parse_early(text: &[u8], range: std::ops::Range<usize>) -> Early {
-    let json = parse_text(text);
-    let pretyped = matches!(json, Ok(Text::Members(_)))
-        .then(|| typed_text(text))
-        .flatten();
-    early(json, text, pretyped, range)
-}
-
-/// The typed document of JSON text, deserialized straight from the text (on the thread that
-/// reads the rest of a file, while the `Value` is parsed: issue 19), or `None` when that fails.
+/// The typed document of JSON text, deserialized straight from the text (not from its `Value`,
+/// which a document held as text does not build: issue 19), or `None` when that fails.
 /// When it succeeds and the text's `Value` has no channel without a target node, it is the
 /// document [`typed`] makes from that `Value`: both deserialize the same tokens in the same
 /// order (`tests` compares them on every fixture and asset). A failure is never reported from here: the
 /// `Value` is typed again and its error is the one the user sees, as before.
 pub(crate) fn typed_text(text: &[u8]) -> Option<Root> {
     serde_json::from_slice(text).ok()
-}
-
-/// What was parsed early of a JSON chunk `text`, bytes `range` of a file: its `Value` or
-/// members (or why it did not parse) and, from [`typed_text`] of the same text, `pretyped`, used
-/// in place of typing the `Value` when that gives the same document.
-pub(crate) fn early(
-    json: Result<Text, ErrorKind>,
-    text: &[u8],
-    pretyped: Option<Root>,
-    range: std::ops::Range<usize>,
-) -> Early {
-    let typed = match &json {
-        Ok(Text::Value(json)) if !buffers::embeds_images(json.get("images")) => {
-            Some(match pretyped {
-                Some(root) if pointer_channels(json).is_empty() && types_as_text(text) => {
-                    Ok((root, Vec::new()))
-                }
-                _ => typed(json),
-            })
-        }
-        Ok(Text::Members(m)) => {
-            let images = m.value_of(text, "images");
-            let plain = !buffers::embeds_images(images.as_ref())
-                && !maybe_pointer_channels(m.text_of(text, "animations"));
-            pretyped
-                .filter(|_| plain)
-                .map(|root| Ok((root, Vec::new())))
-        }
-        _ => None,
-    };
-    Early { range, json, typed }
-}
-
-/// Whether a JSON text that parses into a `Value` types as that `Value` does: not when it may
-/// hold serde_json's raw-value key (a `Value` parse takes an object whose first key it is as a
-/// raw value, the typed document as a plain member), spelled plainly or with escapes.
-fn types_as_text(text: &[u8]) -> bool {
-    !text.contains(&b'\\') && memchr::memmem::find(text, lazy::RAW_TOKEN.as_bytes()).is_none()
 }
 
 /// Whether the text of a document's `animations` may hold a channel that [`pointer_channels`]
@@ -254,14 +195,12 @@ mod pointers {
 }
 
 /// [`parse`] of bytes it may keep: a GLB's binary chunk becomes the first buffer where it lies
-/// in `bytes`, not a copy of it. `early` is what was parsed of them while they were read: used
-/// when it is the JSON chunk the container holds, else parsed again. The JSON is held as its
+/// in `bytes`, not a copy of it. The JSON is held as its
 /// text split into members (`lazy.rs`) when it can be: the stages do not look at it, and a
 /// document written changed parses it once, to patch it. `with_skeletons` is called with the
 /// skeletons as soon as they are read (see `extract::model`).
 pub(crate) fn parse_owned(
     bytes: Vec<u8>,
-    early: Option<Early>,
     res: &Resources,
     keys: Keys,
     with_skeletons: Option<WithSkeletons>,
@@ -273,10 +212,7 @@ pub(crate) fn parse_owned(
         start..start + part.len()
     };
     let json_range = range_of(parts.json);
-    let (text, typed) = match early {
-        Some(e) if e.range == json_range => (e.json?, Some(e.typed)),
-        _ => (parse_text(parts.json)?, None),
-    };
+    let text = parse_text(parts.json)?;
     let format = parts.format;
     let bin = parts.bin.map(range_of);
     let bytes = Arc::new(bytes);
@@ -285,7 +221,7 @@ pub(crate) fn parse_owned(
         Text::Value(value) => Json::whole(value),
         Text::Members(m) => Json::lazy(LazyJson::new(Buffer::part(bytes, json_range), m)),
     };
-    finish(format, json, bin, res, keys, typed, with_skeletons)
+    finish(format, json, bin, res, keys, with_skeletons)
 }
 
 /// The JSON text `text` split into members (when it can be) or parsed into a `Value`, with the
@@ -307,22 +243,20 @@ pub(crate) fn parse_json(text: &[u8]) -> Result<Value, ErrorKind> {
     Ok(json)
 }
 
-/// Reads the document's buffers, checks and types it and reads its model. `typed` is what was
-/// typed early: `Some(None)` when typing it from its text was tried and failed.
+/// Reads the document's buffers, checks and types it and reads its model.
 fn finish(
     format: Format,
     mut json: Json,
     bin: Option<Buffer>,
     res: &Resources,
     keys: Keys,
-    typed: Option<Option<Typed>>,
     with_skeletons: Option<WithSkeletons>,
 ) -> Result<Parsed, ErrorKind> {
     let mut buffers = buffers::load_buffers(json.get("buffers"), bin, res)?;
     if buffers::embeds_images(json.get("images")) {
         buffers::embed_images(json.whole_mut(), &mut buffers, res)?;
     }
-    // The typed document made early is that of this JSON: no image was to be embedded.
+    // Held as text: typed from it, when that gives what typing its `Value` gives.
     let from_text = |json: &Json| {
         let lazy = json.as_lazy()?;
         if maybe_pointer_channels(lazy.text_of("animations")) {
@@ -330,13 +264,9 @@ fn finish(
         }
         typed_text(lazy.text()).map(|root| (root, Vec::new()))
     };
-    let (root, pointers) = match typed {
-        Some(Some(typed)) => typed?,
-        Some(None) => typed_whole(&mut json)?,
-        None => match from_text(&json) {
-            Some(typed) => typed,
-            None => typed_whole(&mut json)?,
-        },
+    let (root, pointers) = match from_text(&json) {
+        Some(typed) => typed,
+        None => typed_whole(&mut json)?,
     };
     let mut warnings = Vec::new();
     check_structure(&root, &json, &buffers, &mut warnings)?;
@@ -739,23 +669,6 @@ mod tests {
         )
         .is_some());
         assert!(maybe_pointer_channels(Some(anims[6].as_bytes())));
-    }
-
-    #[test]
-    fn a_text_that_may_hold_the_raw_value_key_is_typed_from_its_value() {
-        let node = r#"{"$serde_json::private::RawValue":"{\"name\":\"q\"}"}"#;
-        let text = format!(r#"{{"asset":{{"version":"2.0"}},"nodes":[{node}]}}"#);
-        assert!(!types_as_text(text.as_bytes()));
-        // Typed from the text, the node has no name; from the `Value`, it is named `q`.
-        let from_text = typed_text(text.as_bytes()).expect("types");
-        let (from_value, _) = typed(&parse_json(text.as_bytes()).expect("parses")).expect("types");
-        assert_ne!(from_text.nodes[0].name, from_value.nodes[0].name);
-        assert!(types_as_text(
-            br#"{"asset":{"version":"2.0"},"nodes":[{"name":"q"}]}"#
-        ));
-        assert!(!types_as_text(
-            br#"{"asset":{"version":"2.0"},"nodes":[{"name":"\u0071"}]}"#
-        ));
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! The animations of a document as read, which a patch takes one by one (issue 19): kept as
 //! read (parsed then), rebuilt (their channels and samplers parsed one by one, only those kept),
 //! or removed (never parsed). Held parsed, or as their text when the document is (`draft.rs`;
-//! then the text has no escapes and is split by `scan.rs`, once: [`AnimText`]).
+//! then the text has no escapes and is split by `json_text.rs`, once: [`AnimText`]).
 
+use super::json_text;
 use super::layout::member;
 use super::lazy::parse_checked as parse;
-use super::scan;
 use crate::model::Channel;
 use serde_json::Value;
 
@@ -28,40 +28,30 @@ pub(crate) struct AnimText<'t> {
 }
 
 impl<'t> AnimText<'t> {
-    /// The animations of the array `text` (with no key given twice), each split as it is
-    /// found (its text scanned once); none when `text` is no array.
+    /// The animations of the array `text` (with no key given twice), each split; none when
+    /// `text` is no array.
     pub(crate) fn all_of(text: &'t [u8]) -> Option<Vec<AnimText<'t>>> {
-        let mut anims = Vec::new();
-        scan::items_with(text, |i| {
-            let (anim, end) = AnimText::at(text, i);
-            anims.push(anim);
-            end
-        })?;
-        Some(anims)
+        Some(
+            json_text::items(text)?
+                .into_iter()
+                .map(AnimText::of)
+                .collect(),
+        )
     }
 
-    /// The animation starting at `i` of `text`, split, and where it ends.
-    fn at(text: &'t [u8], i: usize) -> (AnimText<'t>, usize) {
-        match scan::object_at(text, i, ["channels", "samplers"]) {
-            Some((members, [channels, samplers], end)) => {
-                let anim = AnimText {
-                    text: &text[i..end],
-                    members: Some(members),
-                    channels: channels.unwrap_or_default(),
-                    samplers: samplers.unwrap_or_default(),
-                };
-                (anim, end)
-            }
-            None => {
-                let end = scan::value_end(text, i);
-                let anim = AnimText {
-                    text: &text[i..end],
-                    members: None,
-                    channels: Vec::new(),
-                    samplers: Vec::new(),
-                };
-                (anim, end)
-            }
+    /// The animation whose text is `text`, split.
+    fn of(text: &'t [u8]) -> AnimText<'t> {
+        let members = json_text::members(text);
+        let items = |key| {
+            let (_, part) = members.iter().flatten().find(|(k, _)| *k == key)?;
+            json_text::items(part)
+        };
+        let (channels, samplers) = (items("channels"), items("samplers"));
+        AnimText {
+            channels: channels.unwrap_or_default(),
+            samplers: samplers.unwrap_or_default(),
+            text,
+            members,
         }
     }
 }
@@ -120,9 +110,9 @@ impl<'t> ReadAnimations<'t> {
 /// `input` and `output`).
 pub(crate) fn mark_accessors(anims: &[AnimText], used: &mut [bool]) {
     for sampler in anims.iter().flat_map(|anim| &anim.samplers) {
-        for i in scan::fields(sampler, ["input", "output"]) {
+        for i in json_text::fields(sampler, ["input", "output"]) {
             if let Some(slot) = i
-                .and_then(scan::as_u64)
+                .and_then(json_text::as_u64)
                 .and_then(|i| used.get_mut(i as usize))
             {
                 *slot = true;
@@ -171,12 +161,12 @@ impl OldItems<'_> {
                 )
             }
             OldItems::Text(t) => {
-                let target = scan::member(t.get(i)?, "target")?;
-                let [node, path] = scan::fields(target, ["node", "path"]);
+                let target = json_text::member(t.get(i)?, "target")?;
+                let [node, path] = json_text::fields(target, ["node", "path"]);
                 let path = path?;
                 // A string without escapes: its text between the quotes.
                 let path = (path.first() == Some(&b'"')).then(|| &path[1..path.len() - 1])?;
-                (scan::as_u64(node?)?, std::str::from_utf8(path).ok()?)
+                (json_text::as_u64(node?)?, std::str::from_utf8(path).ok()?)
             }
         };
         Some((node, Channel::from_gltf_path(path)?))
