@@ -952,22 +952,10 @@ pub fn stored_size(path: &Path) -> u64 {
         .sum::<u64>()
 }
 
-/// Whether two paths name the same existing file (through links: on Unix the same device and
-/// inode, told by two `stat` calls rather than by resolving every folder of both paths).
+/// Whether two paths name the same existing file, through links (the `same-file` crate: on Unix
+/// the same device and inode). `false` when either does not exist.
 pub fn same_file(a: &Path, b: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        match (std::fs::metadata(a), std::fs::metadata(b)) {
-            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
-            _ => false,
-        }
-    }
-    #[cfg(not(unix))]
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
+    same_file::is_same_file(a, b).unwrap_or(false)
 }
 
 /// Writes `bytes` to `out` the way every output is written: a temporary file (mode 0644) in the
