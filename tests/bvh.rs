@@ -315,12 +315,77 @@ fn rigs_round_trip_in_every_rotation_order() {
     );
 }
 
+/// A uniform scale on a bone (a unit scale on a root bone, as an FBX file in centimetres reads:
+/// `convert mixamo.fbx out.bvh`) is folded into the translations below it: the joints land where
+/// they were. The rig's base scale moved onto its root bones, and a bone scaled within the chain
+/// with its children's translations scaled back, write the same motion as the rig.
 #[test]
-fn scale_cannot_be_written() {
+fn uniform_bone_scales_fold_into_the_translations_below() {
+    let (s, c) = rig();
+    let times = key_times(&c);
+    // The base's 0.01 on the root bones instead: their translations (rest and keys) in the
+    // base's units.
+    let (mut on_roots, mut c_roots) = (s.clone(), c.clone());
+    on_roots.base =
+        Mat4::from_rotation_translation(Quat::from_rotation_x(-1.2), Vec3::new(1.0, 0.0, 2.0));
+    for (i, b) in on_roots.bones.iter_mut().enumerate() {
+        if b.parent.is_none() {
+            b.rest.scale = Vec3::splat(0.01);
+            b.rest.translation *= 0.01;
+            if let Some(t) = &mut c_roots.tracks[i].translation {
+                t.values = t.values.iter().map(|v| *v * 0.01).collect();
+            }
+        }
+    }
+    // And `left leg` scaled 2× with `left knee` half as far from it.
+    on_roots.bones[2].rest.scale = Vec3::splat(2.0);
+    on_roots.bones[3].rest.translation *= 0.5;
+    let want = round_trip_error(&s, &c, &BvhWriteOptions::default(), &times);
+    let err = round_trip_error(&on_roots, &c_roots, &BvhWriteOptions::default(), &times);
+    eprintln!("bone scales folded: {err:.2e} of the height (base scale: {want:.2e})");
+    assert!(err < 1e-4, "{err}");
+    let a = bvh_io::write(&s, &c, &BvhWriteOptions::default()).unwrap();
+    let b = bvh_io::write(&on_roots, &c_roots, &BvhWriteOptions::default()).unwrap();
+    let offsets = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.trim_start().starts_with("OFFSET"))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(offsets(&a).len(), offsets(&b).len());
+    // A scale track that holds the rest's scale is a scale too.
+    let mut held = c_roots.clone();
+    held.tracks[2].scale = Some(Track {
+        interpolation: Interpolation::Linear,
+        times: vec![0.0, 0.5].into(),
+        values: vec![Vec3::splat(2.0); 2].into(),
+    });
+    assert!(bvh_io::write(&on_roots, &held, &BvhWriteOptions::default()).is_ok());
+}
+
+/// What BVH cannot express is refused, naming the bone: a non-uniform scale, a scale keyed to
+/// change, a non-uniform base.
+#[test]
+fn scales_bvh_cannot_express_are_refused() {
     let (mut s, c) = rig();
-    s.bones[3].rest.scale = Vec3::splat(2.0);
+    s.bones[3].rest.scale = Vec3::new(1.0, 2.0, 1.0);
     let e = bvh_io::write(&s, &c, &BvhWriteOptions::default()).unwrap_err();
-    assert!(e.to_string().contains("`left knee` is scaled"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("bone `left knee` has a non-uniform scale, which BVH cannot express"),
+        "{e}"
+    );
+    let (s, mut c) = rig();
+    c.tracks[3].scale = Some(Track {
+        interpolation: Interpolation::Linear,
+        times: vec![0.0, 0.5].into(),
+        values: vec![Vec3::ONE, Vec3::splat(1.5)].into(),
+    });
+    let e = bvh_io::write(&s, &c, &BvhWriteOptions::default()).unwrap_err();
+    assert!(
+        e.to_string().contains("bone `left knee` has a keyed scale"),
+        "{e}"
+    );
     let (mut s, c) = rig();
     s.base = Mat4::from_scale(Vec3::new(1.0, 2.0, 1.0));
     assert!(bvh_io::write(&s, &c, &BvhWriteOptions::default()).is_err());

@@ -27,24 +27,35 @@ const SCALE_TOLERANCE: f32 = 1e-4;
 /// - Frames at `options.fps` (default: the clip's uniform key rate, else 30 fps), angles unwrapped
 ///   frame to frame so they do not jump by 360°.
 ///
-/// Errors: an invalid skeleton or clip, bone scale other than 1 (rest or track) or a non-uniform
-/// base scale (BVH cannot express scale), a bad fps or scale option.
+/// Bones' uniform scales (a unit scale on a root bone) are folded into the translations below
+/// them, as the base's is.
+///
+/// Errors: an invalid skeleton or clip, a bone scale that is not uniform or changes in the clip,
+/// or a non-uniform base scale (BVH cannot express scale), a bad fps or scale option.
 pub fn write(
     skeleton: &Skeleton,
     clip: &Clip,
     options: &BvhWriteOptions,
 ) -> Result<String, BvhError> {
     let (base, base_scale, frame_time, frames) = checked(skeleton, clip, options)?;
+    let scales = bone_scales(skeleton, clip).map_err(BvhError::Write)?;
     let layout = Layout::new(skeleton, clip);
     let mut rest_world: Vec<Quat> = Vec::with_capacity(skeleton.bones.len());
     for b in &skeleton.bones {
         let parent = b.parent.map_or(base.rotation, |p| rest_world[p.index()]);
         rest_world.push((parent * b.rest.rotation).normalize());
     }
+    // The uniform scale every bone's translation is taken in: the base's and its ancestors'.
+    let parent_scale = skeleton.accumulate(base_scale, scales.iter().copied(), |p, s| p * s);
+    let parent_scale = skeleton
+        .bones
+        .iter()
+        .map(|b| b.parent.map_or(base_scale, |p| parent_scale[p.index()]))
+        .collect();
     let placed = Placed {
         skeleton,
         base,
-        base_scale,
+        parent_scale,
         rest_world,
     };
     let unit = f64::from(options.scale);
@@ -104,9 +115,6 @@ fn checked(
     let Some((base, base_scale)) = split_base(skeleton) else {
         return fail("the skeleton's base transform has shear or a non-uniform scale".into());
     };
-    if let Some(bone) = scaled_bone(skeleton, clip) {
-        return fail(format!("bone `{bone}` is scaled: BVH cannot express scale"));
-    }
     let frame_time = match options.fps {
         Some(fps) if fps.is_finite() && fps > 0.0 => 1.0 / f64::from(fps),
         Some(fps) => return fail(format!("fps {fps} is not a positive number")),
@@ -141,16 +149,37 @@ fn split_base(skeleton: &Skeleton) -> Option<(Transform, f32)> {
     ))
 }
 
-/// The first bone whose rest or scale track is not 1.
-fn scaled_bone(skeleton: &Skeleton, clip: &Clip) -> Option<String> {
-    let off = |s: Vec3| (s - Vec3::ONE).abs().max_element() > SCALE_TOLERANCE;
-    skeleton.bones.iter().zip(&clip.tracks).find_map(|(b, t)| {
-        let track = t
-            .scale
-            .as_ref()
-            .is_some_and(|s| s.values.iter().any(|v| off(*v)));
-        (off(b.rest.scale) || track).then(|| b.name.clone())
-    })
+/// Each bone's scale, folded into the translations below it (a unit scale on a root bone, as
+/// FBX files in centimetres read): uniform, and the same in the clip as at rest. An error names
+/// the first bone whose scale is not (non-uniform, or keyed to change), which BVH, whose joints
+/// only move and turn, cannot express.
+fn bone_scales(skeleton: &Skeleton, clip: &Clip) -> Result<Vec<f32>, String> {
+    let uniform = |s: Vec3| {
+        (s.x - s.y).abs() <= SCALE_TOLERANCE * s.x.abs()
+            && (s.x - s.z).abs() <= SCALE_TOLERANCE * s.x.abs()
+            && s.x > 0.0
+    };
+    let same = |a: Vec3, b: Vec3| (a - b).abs().max_element() <= SCALE_TOLERANCE * a.x.abs();
+    skeleton
+        .bones
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let rest = b.rest.scale;
+            let keys = clip.tracks.get(i).and_then(|t| t.scale.as_ref());
+            let held = keys.is_none_or(|k| k.values.iter().all(|v| same(rest, *v)));
+            if uniform(rest) && held {
+                Ok(rest.x)
+            } else {
+                Err(format!(
+                    "bone `{}` has a {} scale, which BVH cannot express (its joints only move \
+                     and turn)",
+                    b.name,
+                    if held { "non-uniform" } else { "keyed" }
+                ))
+            }
+        })
+        .collect()
 }
 
 /// The key interval shared by every track when all are keyed uniformly at one rate.
@@ -177,24 +206,26 @@ fn uniform_interval(clip: &Clip) -> Option<f64> {
     dt
 }
 
-/// A skeleton with its base split into a rigid part and a uniform scale, and each bone's world
-/// rest rotation (base included).
+/// A skeleton with its base split into a rigid part and a uniform scale, the uniform scale each
+/// bone's translation is taken in (the base's times its ancestors'), and each bone's world rest
+/// rotation (base included).
 struct Placed<'a> {
     skeleton: &'a Skeleton,
     base: Transform,
-    base_scale: f32,
+    parent_scale: Vec<f32>,
     rest_world: Vec<Quat>,
 }
 
 impl Placed<'_> {
-    /// A bone's local transform as written, in world units: translations times the base scale,
+    /// A bone's local transform as written, in world units: translations times the scale they
+    /// are taken in (the base's and the bone's ancestors'),
     /// the rigid part of the base folded into roots, and expressed against a rest whose
     /// rotations are all identity (BVH's): the offset in its parent's world-aligned rest axes,
     /// the rotation as the change from the bone's world rest rotation (`P · L · W⁻¹`, with `P`
     /// the parent's world rest rotation and `W` the bone's), so that joint positions are the
     /// same at every frame and the rest pose keeps its shape.
     fn local(&self, l: Transform, bone: BoneId) -> Transform {
-        let translation = l.translation * self.base_scale;
+        let translation = l.translation * self.parent_scale[bone.index()];
         let b = &self.skeleton.bones[bone.index()];
         let own = self.rest_world[bone.index()].inverse();
         match b.parent {
