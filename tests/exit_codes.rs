@@ -400,41 +400,72 @@ fn row_3_a_file_with_no_skeleton_says_so() {
     }
 }
 
-/// A VRMA whose hips rest on the floor (height 0) cannot scale root motion: the input is
-/// refused (3), not a usage error.
+/// A VRMA whose hips rest on the floor (height 0), its feet below it (a clip-only rig, issue 43),
+/// retargets as the same clip standing would: the rest is stood on its feet, and the report
+/// says so (`source_stood`). (Before issue 43 it was refused with exit 3.)
 #[test]
-fn row_3_a_vrma_with_its_hips_on_the_floor() {
+fn a_vrma_with_its_hips_on_the_floor_retargets_as_standing() {
     let Some(vrma) = common::asset("vrm/test.vrma") else {
-        eprintln!("skipped: ../shared/assets/vrm/test.vrma is absent");
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let (mut json, bin) = common::split_glb(&std::fs::read(vrma).unwrap());
+    let (mut json, bin) = common::split_glb(&std::fs::read(&vrma).unwrap());
     let hips = json["extensions"]["VRMC_vrm_animation"]["humanoid"]["humanBones"]["hips"]["node"]
         .as_u64()
         .unwrap() as usize;
     json["nodes"][hips]["translation"] = serde_json::json!([0.0, 0.0, 0.0]);
     let floored = dir.path().join("floored.vrma");
     std::fs::write(&floored, common::join_glb(&json, &bin)).unwrap();
-    let out = s(&dir.path().join("o.glb"));
-    let o = expect(
-        3,
-        &[
-            "retarget",
-            "--source",
-            &s(&floored),
-            "--target",
-            &fixture("mixamo.glb"),
-            "-o",
-            &out,
-        ],
-    );
+    let run = |src: &Path, out: &str| {
+        let out = s(&dir.path().join(out));
+        let o = expect(
+            0,
+            &[
+                "retarget",
+                "--source",
+                &s(src),
+                "--target",
+                &fixture("mixamo.glb"),
+                "-o",
+                &out,
+                "--json",
+            ],
+        );
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        (skelnorm::gltf_io::read(Path::new(&out)).unwrap(), report)
+    };
+    let (stood, report) = run(&floored, "floored.glb");
+    let (standing, plain) = run(&vrma, "standing.glb");
+    let codes = |r: &serde_json::Value| r["files"][0]["warnings"].to_string();
     assert!(
-        stderr(&o).contains("hips height") && stderr(&o).contains("floored.vrma"),
+        codes(&report).contains("source_stood"),
         "{}",
-        stderr(&o)
+        codes(&report)
     );
-    assert!(!Path::new(&out).exists(), "a refused input wrote an output");
+    assert!(!codes(&plain).contains("source_stood"), "{}", codes(&plain));
+    // Every joint of the new clip where the standing source puts it.
+    let (a, b) = (&stood.model, &standing.model);
+    let clip = |m: &skelnorm::model::Model| {
+        m.clips
+            .iter()
+            .find(|c| c.name == "animation0")
+            .unwrap()
+            .clone()
+    };
+    let (ca, cb) = (clip(a), clip(b));
+    let k = &a.skeletons[0];
+    let height = k.height();
+    let mut worst = 0.0f32;
+    for i in 0..=20 {
+        let t = ca.duration() * i as f32 / 20.0;
+        let wa = skelnorm::model::Pose::sample(k, &ca, t).world(k);
+        let wb = skelnorm::model::Pose::sample(&b.skeletons[0], &cb, t).world(&b.skeletons[0]);
+        for (x, y) in wa.iter().zip(&wb) {
+            worst = worst.max(x.w_axis.truncate().distance(y.w_axis.truncate()) / height);
+        }
+    }
+    eprintln!("floored test.vrma against test.vrma, retargeted: {worst:.2e} of the height");
+    assert!(worst < 1e-4, "{worst}");
 }
 
 #[test]

@@ -104,6 +104,10 @@ pub enum WarningCode {
     /// Rest fix: a skin keeps its bind because its vertices cannot be rewritten (a compressed
     /// or shared mesh): clients that build the rest from the inverse bind matrices show it apart.
     BindKept,
+    /// Retargeting: the source's hips rest on the floor, its feet below it (a clip-only file):
+    /// its rest was stood on its feet, the hips raised, so that the clip's moves read from
+    /// standing.
+    SourceStood,
 }
 
 impl WarningCode {
@@ -141,6 +145,7 @@ impl WarningCode {
             WarningCode::BvhUnitUnknown => "bvh_unit_unknown",
             WarningCode::BvhRenamed => "bvh_renamed",
             WarningCode::BindKept => "bind_kept",
+            WarningCode::SourceStood => "source_stood",
         }
     }
 }

@@ -10,7 +10,9 @@ use crate::mapping::BoneMap;
 use crate::model::{Clip, Model, SkeletonId};
 use crate::profile::Profile;
 use crate::rest::{carry_back, KeyMap, RestoreError};
-use crate::retarget::{retarget_clip_with, Plan, RetargetError, RetargetOptions, Retargeter, Rig};
+use crate::retarget::{
+    retarget_clip_with, stood_on_feet, Plan, RetargetError, RetargetOptions, Retargeter, Rig,
+};
 use crate::tracks::COMPANION_SUFFIX;
 use serde::{Deserialize, Serialize};
 
@@ -340,8 +342,11 @@ pub fn retarget_onto(
         .naming
         .names(&names, &taken)
         .map_err(RetargetRunError::ClipTaken)?;
+    // A source whose rest lies on the floor, its feet below it, stands on its feet for the
+    // retarget (the model itself is left as it is).
+    let stood = stood_on_feet(source.skeleton(s.index), &s.map, profile);
     let s_rig = Rig {
-        skeleton: source.skeleton(s.index),
+        skeleton: stood.as_ref().map_or(source.skeleton(s.index), |(k, _)| k),
         map: &s.map,
         profile,
     };
@@ -417,10 +422,12 @@ pub fn retarget_onto(
         });
         new_clips.push(new);
     }
+    let mut plan = r.plan().clone();
+    plan.warnings.extend(stood.as_ref().map(|(_, w)| w.clone()));
     let report = RetargetReport {
         source_skeleton: s_rig.skeleton.name.clone(),
         target_skeleton: t_rig.skeleton.name.clone(),
-        plan: r.plan().clone(),
+        plan,
         clips: reports,
     };
     target.clips.extend(new_clips);

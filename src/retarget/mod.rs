@@ -14,6 +14,7 @@ mod ik;
 pub mod ops;
 mod plan;
 mod runtime;
+mod stand;
 #[cfg(test)]
 mod tests;
 mod treadmill;
@@ -24,6 +25,7 @@ pub use ops::{
 };
 pub use plan::{ChainPlan, Plan, ScaleBasis};
 pub use runtime::Retargeter;
+pub use stand::stood_on_feet;
 pub use treadmill::{detect_treadmill, ground_velocity};
 
 use crate::mapping::BoneMap;
@@ -188,10 +190,12 @@ pub enum RetargetError {
     /// A side has no mapped hips.
     #[error("skeleton `{0}` has no mapped hips bone")]
     NoHips(String),
-    /// The source hips are (almost) on the floor at rest: its rest does not stand.
+    /// The source has no legs to scale the motion by, and its hips are (almost) on the floor
+    /// at rest.
     #[error(
-        "the source hips height is {height} (skeleton `{skeleton}`): too close to 0 to scale the root motion by; \
-         is the source normalized, and are its hips above its feet?"
+        "the source hips height is {height} (skeleton `{skeleton}`) and it has no legs mapped: \
+         nothing to scale the root motion by; is the source normalized, and are its hips above \
+         its feet?"
     )]
     HipsHeight {
         /// The source skeleton.

@@ -678,16 +678,17 @@ pub(crate) fn build(
     let target_hips_height = target_rest[target_hips.index()].1.y;
     let source_size = source.skeleton.height().max(1e-12);
     let legs = leg_lengths((source, &source_rest), (target, &target_rest));
-    // Hips on the floor at rest: the rest does not stand (a clip's hips keys would all read as
-    // a rise from it), whatever the legs say.
-    if source_hips_height.abs() < 1e-3 * source_size || !source_hips_height.is_finite() {
-        return Err(RetargetError::HipsHeight {
-            skeleton: source.skeleton.name.clone(),
-            height: source_hips_height,
-        });
-    }
+    // The motion is scaled by the legs' lengths; without legs, by the hips' heights, which a
+    // source whose hips rest on the floor (a clip-only rig: the pipeline stands one whose feet
+    // hang below the floor on them first, `stood_on_feet`) cannot give.
     let (scale_basis, hips_ratio) = match legs {
         Some((ls, lt)) if ls > 1e-3 * source_size && lt.is_finite() => (ScaleBasis::Legs, lt / ls),
+        _ if source_hips_height.abs() < 1e-3 * source_size || !source_hips_height.is_finite() => {
+            return Err(RetargetError::HipsHeight {
+                skeleton: source.skeleton.name.clone(),
+                height: source_hips_height,
+            });
+        }
         _ => (
             ScaleBasis::HipsHeight,
             target_hips_height / source_hips_height,

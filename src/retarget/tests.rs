@@ -439,16 +439,32 @@ fn bad_input_is_refused_with_the_reason() {
         map: &m,
         profile,
     };
-    // Hips on the floor at rest: the rest does not stand, legs or not.
+    // Hips on the floor at rest: the legs give the scale (a clip-only rig, issue 43)...
     let mut flat = s.clone();
     let h = flat.find("Hips").unwrap().index();
     let root = flat.find("Root").unwrap().index();
     flat.bones[root].rest = Transform::default();
     flat.bones[h].rest.translation = Vec3::ZERO;
+    let flat_rig = Rig {
+        skeleton: &flat,
+        map: &m,
+        profile,
+    };
+    let r = Retargeter::new(&flat_rig, &rig, &RetargetOptions::default()).unwrap();
+    assert_eq!(r.plan().scale_basis, ScaleBasis::Legs);
+    // ... without legs there is nothing to scale by.
+    let mut legless = m.clone();
+    for side in ["Left", "Right"] {
+        for b in ["UpperLeg", "LowerLeg", "Foot", "Toes"] {
+            if let Some(p) = profile.find(&format!("{side}{b}")) {
+                legless.entries[p.index()] = None;
+            }
+        }
+    }
     let err = Retargeter::new(
         &Rig {
             skeleton: &flat,
-            map: &m,
+            map: &legless,
             profile,
         },
         &rig,
