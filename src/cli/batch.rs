@@ -497,13 +497,14 @@ mod tests {
             files: 506,
             ok: 480,
             warnings: 20,
-            failed: 6,
+            refused: 4,
+            failed: 2,
             skipped: 12,
             ..Summary::default()
         };
         assert_eq!(
             summary_line(&s, Some(3.21)),
-            "506 files: 480 ok, 20 with warnings, 6 failed, 12 skipped in 3.2 s"
+            "506 files: 480 ok, 20 with warnings, 4 refused, 2 failed, 12 skipped in 3.2 s"
         );
         let one = Summary {
             files: 1,
@@ -512,7 +513,7 @@ mod tests {
         };
         assert_eq!(
             summary_line(&one, None),
-            "1 file: 1 ok, 0 with warnings, 0 failed, 0 skipped"
+            "1 file: 1 ok, 0 with warnings, 0 refused, 0 failed, 0 skipped"
         );
     }
 }
