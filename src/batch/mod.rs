@@ -24,18 +24,7 @@ use std::time::Instant;
 /// The name of a folder's settings file.
 pub const SETTINGS_FILE: &str = "skelnorm.ron";
 
-/// What to do when an output already exists. One default for every command that writes files:
-/// overwrite, as an import hook that re-runs on every import expects (and Godot's reimport does).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Existing {
-    /// Leave it, and report the input as skipped.
-    Skip,
-    /// Replace it.
-    #[default]
-    Overwrite,
-    /// Report the input as failed.
-    Error,
-}
+pub use crate::jobs::Existing;
 
 /// How output names are made from input names: `replace` each FROM by TO in the file's stem,
 /// then `prefix` + stem + `suffix`; the extension stays (a batch run sets it first where the

@@ -117,7 +117,7 @@ fn with_nothing_to_measure_keys_are_converted_where_they_are() {
 }
 
 /// What a copy of the model as read holds to measure against does not change what is measured:
-/// a copy that let go of the key values its reader reads again ([`normalize_mapped_again`])
+/// a copy that let go of the key values its reader reads again ([`normalize_mapped_rereading`])
 /// measures as a whole copy does, on one thread and on two, and the model comes out the same.
 #[test]
 fn values_read_again_measure_as_a_whole_copy() {
@@ -148,9 +148,10 @@ fn values_read_again_measure_as_a_whole_copy() {
             let mapped = map_skeletons(&hollowed.skeletons, profile, &options).unwrap();
             let again = doc.values_again();
             let (mut got, measuring) =
-                normalize_mapped_again(&mut hollowed, mapped, profile, &options, again).unwrap();
+                normalize_mapped_rereading(&mut hollowed, mapped, profile, &options, again)
+                    .unwrap();
             assert_eq!(
-                measuring.again.is_some(),
+                measuring.rereading.is_some(),
                 name != "mixamo_meshopt.glb",
                 "{name}: compressed keys are not read again"
             );
@@ -275,9 +276,9 @@ fn values_read_again_by_their_place_in_the_model_as_read() {
             let again: std::sync::Arc<dyn ValuesAgain> =
                 std::sync::Arc::new(ByPlace(model.clone()));
             let (mut got, measuring) =
-                normalize_mapped_again(&mut hollowed, mapped, profile, &options, Some(again))
+                normalize_mapped_rereading(&mut hollowed, mapped, profile, &options, Some(again))
                     .unwrap();
-            assert!(measuring.again.is_some());
+            assert!(measuring.rereading.is_some());
             measuring.run_beside(&hollowed, &mut got, threads, || ());
             assert_eq!(
                 (&hollowed, json(&got)),
@@ -303,7 +304,7 @@ fn a_refusal_with_values_read_again_leaves_the_model_as_it_came() {
     options.rename.skeleton_name = Some(" ".into());
     let mut m = doc.model.clone();
     let mapped = map_skeletons(&m.skeletons, profile, &options).unwrap();
-    let result = normalize_mapped_again(&mut m, mapped, profile, &options, doc.values_again());
+    let result = normalize_mapped_rereading(&mut m, mapped, profile, &options, doc.values_again());
     assert!(matches!(result, Err(NormalizeError::Rename(_))));
     assert_eq!(m, doc.model);
 }
