@@ -22,7 +22,10 @@ mod retarget;
 pub use convert::{convert_file, is_bvh, write_bvh_clip, BvhClip, ConvertFile, Converted};
 pub use inspect::{inspect_file, map_file, BoneMaps, Inspected, MapFile};
 pub use mirror::{mirror_file, MirrorFile, Mirrored};
-pub use normalize::{normalize_file, NormalizeFile, Normalized};
+pub use normalize::{
+    normalize_document, normalize_file, Destination, DocumentError, DocumentNormalized,
+    NormalizeDocument, NormalizeFile, Normalized,
+};
 pub use retarget::{retarget_files, RetargetFiles, Retargeted};
 
 use crate::gltf_io;
@@ -168,3 +171,6 @@ pub fn skeleton_id(file: &Path, model: &Model, k: usize) -> Result<SkeletonId, J
 fn read(path: &Path, options: &ReadOptions) -> Result<gltf_io::Document, JobError> {
     Ok(crate::io::read(path, options)?)
 }
+
+#[cfg(test)]
+mod tests;

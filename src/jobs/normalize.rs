@@ -3,7 +3,7 @@
 
 use super::{JobError, Outcome};
 use crate::check::cores;
-use crate::gltf_io::{Displacement, Error};
+use crate::gltf_io::{Displacement, Document, Error};
 use crate::io::ReadOptions;
 use crate::model::Model;
 use crate::pipeline::{
@@ -76,55 +76,145 @@ pub fn normalize_file(
         .skeleton
         .map(|k| super::skeleton_id(job.input, &doc.model, k))
         .transpose()?;
-    // Rebinding moves vertices off the exact skin: measured from the mesh data as read.
-    let bind_measure = match options.rest.rebind {
-        true => Some(doc.bind_measure()?),
-        false => None,
+    let to = NormalizeDocument {
+        destination: Destination::File(job.output),
+        threads: cores(),
+        keep_before: false,
     };
-    let rereading = doc.values_again();
-    doc.change_then_write(
-        |model| {
-            map_skeletons(&model.skeletons, profile, &options)
-                .and_then(|m| normalize_mapped_rereading(model, m, profile, &options, rereading))
-        },
-        |normalized, model, write| {
-            let (mut report, measuring) = refusal(job.input, &options, normalized)?;
-            if let Some(m) = &bind_measure {
-                put_displacements(&mut report, &m.measure(model)?);
-            }
-            write_measured(job.output, model, &mut report, measuring, write)?;
-            let mut file = file;
-            file.wrote(job.output);
-            Ok(Outcome::Written(Normalized { file, report }))
-        },
-    )
+    let report = match normalize_document(&mut doc, &to, profile, &options) {
+        Ok(done) => done.report,
+        Err(DocumentError::File(e)) => return Err(e.into()),
+        Err(DocumentError::Refused { error, .. }) => {
+            return Err(refusal(job.input, &options, error))
+        }
+    };
+    let mut file = file;
+    file.wrote(job.output);
+    Ok(Outcome::Written(Normalized { file, report }))
 }
 
-/// The pipeline's result, or its refusal as a job error naming `input`.
-fn refusal(
-    input: &Path,
+/// Where [`normalize_document`] puts the normalized model.
+#[derive(Debug, Clone, Copy)]
+pub enum Destination<'a> {
+    /// Writes it to this file (its folder must exist).
+    File(&'a Path),
+    /// Builds what writing it would write, and writes nothing (`validate`).
+    Check,
+    /// Leaves it in the document (say, to retarget onto it).
+    Keep,
+}
+
+/// How [`normalize_document`] runs.
+#[derive(Debug, Clone, Copy)]
+pub struct NormalizeDocument<'a> {
+    /// Where the normalized model goes.
+    pub destination: Destination<'a>,
+    /// The threads the skin check may use in all ([`cores`]: every core).
+    pub threads: usize,
+    /// Return a copy of the model as read (to picture before and after).
+    pub keep_before: bool,
+}
+
+/// What [`normalize_document`] did.
+#[derive(Debug)]
+pub struct DocumentNormalized {
+    /// What every stage did, with the measured invariants.
+    pub report: NormalizeReport,
+    /// The model as read, when asked for.
+    pub before: Option<Model>,
+}
+
+/// Why [`normalize_document`] failed.
+#[derive(Debug)]
+pub enum DocumentError {
+    /// The pipeline refused the model (the document is unchanged).
+    Refused {
+        /// Why.
+        error: NormalizeError,
+        /// The model as read, when asked for.
+        before: Option<Model>,
+    },
+    /// The output could not be built or written.
+    File(Error),
+}
+
+/// Normalizes a document read (its model, with `profile` and `options`) and puts it where `to`
+/// says; what `normalize` and `batch` share. The skin is measured beside the write, against key
+/// values read again from the file's bytes clip by clip rather than kept in a copy
+/// (`Document::values_again`); a file written has what writing needs of its JSON readied beside
+/// the stages (`Document::change_then_write`). A rebind's vertex displacements go in the rest
+/// reports.
+pub fn normalize_document(
+    doc: &mut Document,
+    to: &NormalizeDocument,
+    profile: &Profile,
     options: &NormalizeOptions,
-    normalized: Result<(NormalizeReport, Measuring), NormalizeError>,
-) -> Result<(NormalizeReport, Measuring), JobError> {
-    normalized.map_err(|e| match e {
+) -> Result<DocumentNormalized, DocumentError> {
+    // Rebinding moves vertices off the exact skin: measured from the mesh data as read.
+    let bind_measure = match options.rest.rebind {
+        true => Some(doc.bind_measure().map_err(DocumentError::File)?),
+        false => None,
+    };
+    let before = to.keep_before.then(|| doc.model.clone());
+    let rereading = doc.values_again();
+    let stages = |model: &mut Model| {
+        map_skeletons(&model.skeletons, profile, options)
+            .and_then(|m| normalize_mapped_rereading(model, m, profile, options, rereading))
+    };
+    let finish = |normalized: Result<(NormalizeReport, Measuring), NormalizeError>,
+                  model: &Model,
+                  write: &dyn Fn() -> Result<(), Error>| {
+        let (mut report, measuring) = match normalized {
+            Ok(r) => r,
+            Err(error) => {
+                return Err(DocumentError::Refused {
+                    error,
+                    before: None,
+                })
+            }
+        };
+        if let Some(m) = &bind_measure {
+            let found = m.measure(model).map_err(DocumentError::File)?;
+            put_displacements(&mut report, &found);
+        }
+        measuring
+            .run_beside(model, &mut report, to.threads, write)
+            .map_err(DocumentError::File)?;
+        Ok(report)
+    };
+    let done = match to.destination {
+        Destination::File(out) => doc.change_then_write(stages, |normalized, model, write| {
+            finish(normalized, model, &|| write(out))
+        }),
+        Destination::Check | Destination::Keep => {
+            let normalized = stages(&mut doc.model);
+            let done = finish(normalized, &doc.model, &|| Ok(()));
+            match (done, to.destination) {
+                (Ok(report), Destination::Check) => doc
+                    .to_parts(None)
+                    .map(|_| report)
+                    .map_err(DocumentError::File),
+                (done, _) => done,
+            }
+        }
+    };
+    match done {
+        Ok(report) => Ok(DocumentNormalized { report, before }),
+        Err(DocumentError::Refused { error, .. }) => Err(DocumentError::Refused { error, before }),
+        Err(e) => Err(e),
+    }
+}
+
+/// The pipeline's refusal as a job error naming `input`.
+fn refusal(input: &Path, options: &NormalizeOptions, e: NormalizeError) -> JobError {
+    match e {
         NormalizeError::NoFit { .. } => JobError::Refused {
             message: format!("{}: {e}", input.display()),
             hint: (!options.allow_partial).then_some(super::Hint::AllowPartial),
         },
         NormalizeError::NoSkeleton(..) => JobError::Usage(format!("{}: {e}", input.display())),
         e => JobError::refused(format!("{}: {e}", input.display())),
-    })
-}
-
-/// Writes the normalized model (`write`, to `output`) while its skin is measured into `report`.
-fn write_measured(
-    output: &Path,
-    model: &Model,
-    report: &mut NormalizeReport,
-    measuring: Measuring,
-    write: &dyn Fn(&Path) -> Result<(), Error>,
-) -> Result<(), Error> {
-    measuring.run_beside(model, report, cores(), || write(output))
+    }
 }
 
 /// Puts the displacements a rebind measured into the rest reports of their skeletons' skins.
