@@ -1,5 +1,6 @@
-//! `skelnorm mirror`: mirror clips left ↔ right across the character's sagittal plane and write
-//! the file with the mirrored clips (replacing the originals, or beside them with `--suffix`).
+//! `skelnorm mirror`: its flags; [`skelnorm::jobs::mirror_file`] mirrors clips left ↔ right across
+//! the character's sagittal plane and writes the file with the mirrored clips (replacing the
+//! originals, or beside them with `--suffix`); this prints the report.
 
 use super::map::MapArgs;
 use super::Failure;

@@ -1,5 +1,7 @@
-//! Command-line front end: clap argument structs, then one function per subcommand. The only
-//! code that prints. Library errors become `skelnorm: <file>: <problem>` on stderr.
+//! Command-line front end: clap argument structs, then one function per subcommand that resolves
+//! the flags and settings into options, calls one library job ([`skelnorm::jobs`]) and prints
+//! what it returns. The only code that prints; it reads and writes no file itself (the jobs do).
+//! Library errors become `skelnorm: <file>: <problem>` on stderr, with the exit code of their row.
 
 mod batch;
 mod batch_output;

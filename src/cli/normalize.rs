@@ -1,6 +1,7 @@
-//! `skelnorm normalize`: map → rest fix → strip tracks → rename, write the result, print a
-//! summary, optionally write a JSON report with the mapping, the per-bone changes, the removed
-//! tracks, the renamed bones, the file sizes and the measured invariants.
+//! `skelnorm normalize`: its flags, resolved over the settings file into the pipeline's options;
+//! [`skelnorm::jobs::normalize_file`] maps → fixes the rest → strips tracks → renames and writes
+//! the result; this prints a summary, or the JSON report (the mapping, the per-bone changes, the
+//! removed tracks, the renamed bones, the file sizes and the measured invariants).
 
 use super::map::MapArgs;
 use super::stages::StageFlags;

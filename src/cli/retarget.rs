@@ -1,5 +1,6 @@
-//! `skelnorm retarget`: normalize source and target in memory, retarget the source's clips
-//! onto the target by chains, add them to the target file, report the measures per clip.
+//! `skelnorm retarget`: its flags, resolved into a retarget job; [`skelnorm::jobs::retarget_files`]
+//! normalizes source and target in memory, retargets the source's clips onto the target by chains
+//! and writes the target with them; this prints the measures per clip.
 
 use super::map::MapArgs;
 use super::retarget_flags::{parse_contacts, parse_pin, parse_stride, parse_treadmill};

@@ -167,35 +167,7 @@ pub fn read_beside(bytes: &[u8], path: &Path) -> Result<Document, Error> {
 /// [`read_beside`] of bytes the document may keep: a GLB's binary chunk becomes its first buffer
 /// without being copied (as [`read`] does).
 pub fn read_owned_beside(bytes: impl Into<Input>, path: &Path) -> Result<Document, Error> {
-    read_owned(bytes.into(), path, Keys::Keep, true, None)
-}
-
-/// What reading does with a file's skeletons as soon as they are read, before its clips are
-/// (say, map them): see [`read_owned_and`].
-pub type WithSkeletons<'a> = &'a mut (dyn FnMut(&[crate::model::Skeleton]) + Send);
-
-/// [`read_owned_beside`], calling `with_skeletons` once with the model's skeletons as soon as
-/// they are read: on a second thread while the clips are read when they have many keys (else
-/// after them), and not at all when reading fails before the skeletons are read. The same
-/// document and errors.
-///
-/// ```
-/// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
-/// let mut bones = None;
-/// let doc = skelnorm::gltf_io::read_owned_and(std::fs::read(&path).unwrap(), &path, &mut |s| {
-///     bones = Some(s.iter().map(|s| s.bones.len()).collect::<Vec<_>>())
-/// })
-/// .unwrap();
-/// let each: Vec<usize> = doc.model.skeletons.iter().map(|s| s.bones.len()).collect();
-/// assert_eq!(bones, Some(each));
-/// assert_eq!(doc.model, skelnorm::gltf_io::read(&path).unwrap().model);
-/// ```
-pub fn read_owned_and(
-    bytes: impl Into<Input>,
-    path: &Path,
-    with_skeletons: WithSkeletons,
-) -> Result<Document, Error> {
-    read_owned(bytes.into(), path, Keys::Keep, true, Some(with_skeletons))
+    read_owned(bytes.into(), path, Keys::Keep, true)
 }
 
 /// [`read_owned_beside`] for a document that is only looked at, never written: it keeps no copy
@@ -217,7 +189,7 @@ pub fn read_owned_and(
 /// assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
 /// ```
 pub fn read_owned_for_viewing(bytes: impl Into<Input>, path: &Path) -> Result<Document, Error> {
-    read_owned(bytes.into(), path, Keys::Keep, false, None)
+    read_owned(bytes.into(), path, Keys::Keep, false)
 }
 
 /// [`read_owned_beside`] for a document that is only written again as read (what `convert`
@@ -239,24 +211,23 @@ pub fn read_owned_for_viewing(bytes: impl Into<Input>, path: &Path) -> Result<Do
 /// assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
 /// ```
 pub fn read_owned_to_copy(bytes: impl Into<Input>, path: &Path) -> Result<AsRead, Error> {
-    read_owned(bytes.into(), path, Keys::LetGo, false, None).map(|doc| AsRead { doc })
+    read_owned(bytes.into(), path, Keys::LetGo, false).map(|doc| AsRead { doc })
 }
 
 /// The bytes of the file at `path`, parsed with their URIs resolved beside it: `keys` kept or let
 /// go after their check, and a copy of the model as read kept (`keep_original`, what writing
-/// needs to tell what changed) or not; `with_skeletons` called as [`read_owned_and`] says.
+/// needs to tell what changed) or not.
 fn read_owned(
     input: Input,
     path: &Path,
     keys: Keys,
     keep_original: bool,
-    with_skeletons: Option<WithSkeletons>,
 ) -> Result<Document, Error> {
     let Input { bytes } = input;
     let res = Resources::Folder(folder_of(path));
     // Held as its text split into members (when it can be) even for a document to be written
     // changed: the stages do not look at it, and writing parses it once (issue 19).
-    let parsed = read::parse_owned(bytes, &res, keys, with_skeletons);
+    let parsed = read::parse_owned(bytes, &res, keys);
     document(path, parsed, keep_original)
 }
 
