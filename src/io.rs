@@ -75,7 +75,7 @@ pub fn read_for_viewing(path: &Path, options: &ReadOptions) -> Result<Document, 
 /// [`read`] for a document that is only written again as read (`convert`): a glTF file's
 /// tracks are read and checked but keep no key values (see [`gltf_io::read_owned_to_copy`]);
 /// FBX and BVH files are converted as [`read`] converts them.
-pub fn read_to_copy(path: &Path, options: &ReadOptions) -> Result<gltf_io::AsRead, Error> {
+pub fn read_to_copy(path: &Path, options: &ReadOptions) -> Result<gltf_io::DocumentToCopy, Error> {
     let input = gltf_io::read_input_early_to_copy(path)?;
     read_with(input, path, options, gltf_io::read_owned_to_copy)
 }

@@ -210,8 +210,8 @@ pub fn read_owned_for_viewing(bytes: impl Into<Input>, path: &Path) -> Result<Do
 /// full.write_as_read(&b).unwrap();
 /// assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
 /// ```
-pub fn read_owned_to_copy(bytes: impl Into<Input>, path: &Path) -> Result<AsRead, Error> {
-    read_owned(bytes.into(), path, Keys::LetGo, false).map(|doc| AsRead { doc })
+pub fn read_owned_to_copy(bytes: impl Into<Input>, path: &Path) -> Result<DocumentToCopy, Error> {
+    read_owned(bytes.into(), path, Keys::LetGo, false).map(|doc| DocumentToCopy { doc })
 }
 
 /// The bytes of the file at `path`, parsed with their URIs resolved beside it: `keys` kept or let
@@ -235,17 +235,17 @@ fn read_owned(
 /// says of it: from [`read_owned_to_copy`] (its tracks hold no key values, so its model is not
 /// handed out) or from any [`Document`].
 #[derive(Debug, Clone)]
-pub struct AsRead {
+pub struct DocumentToCopy {
     doc: Document,
 }
 
-impl From<Document> for AsRead {
-    fn from(doc: Document) -> AsRead {
-        AsRead { doc }
+impl From<Document> for DocumentToCopy {
+    fn from(doc: Document) -> DocumentToCopy {
+        DocumentToCopy { doc }
     }
 }
 
-impl AsRead {
+impl DocumentToCopy {
     /// Writes the document as read to `out` (see [`Document::write_as_read`]).
     pub fn write(&self, out: &Path) -> Result<(), Error> {
         self.doc.write_as_read(out)

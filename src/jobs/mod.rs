@@ -9,7 +9,7 @@
 //! ([`Outcome::Skipped`]) or refused, as [`Existing`] says.
 //!
 //! Imports the readers and writers (`gltf_io`, `io`, `bvh_io`), the [`pipeline`], the stages it
-//! names, `settings` and `report`; `batch` and the binary import it.
+//! names and `report`; `batch`, the binary and the Python package call it.
 //!
 //! [`pipeline`]: crate::pipeline
 
