@@ -549,7 +549,7 @@ fn process(
         Ok(DocumentNormalized { report, before }) => (report, before.unwrap_or_default()),
         Err(DocumentError::Refused { error, before }) => {
             // Not a fit (or refused): still picture what was mapped, so the report shows why.
-            let before = before.unwrap_or_default();
+            let before = before.map(|b| *b).unwrap_or_default();
             report.status = Status::Refused;
             report.failure = Some(FailureKind::Refused);
             report.error = Some(error.to_string());

@@ -122,7 +122,7 @@ pub fn run(args: &ConvertArgs) -> Result<i32, Failure> {
     };
     let mut file = match convert_file(&job)? {
         Outcome::Written(Converted { file }) => file,
-        Outcome::Skipped(file) => return super::skipped(file, "convert", output, args.json),
+        Outcome::Skipped(file) => return super::skipped(*file, "convert", output, args.json),
     };
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;
     if args.json {

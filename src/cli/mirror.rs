@@ -98,7 +98,7 @@ pub fn run(args: &MirrorArgs) -> Result<i32, Failure> {
     };
     let Mirrored { mut file, report } = match mirror_file(&file, &profile, &job)? {
         Outcome::Written(done) => done,
-        Outcome::Skipped(file) => return super::skipped(file, "mirror", &args.output, args.json),
+        Outcome::Skipped(file) => return super::skipped(*file, "mirror", &args.output, args.json),
     };
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;
     let text = MirrorRun {

@@ -84,7 +84,7 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
     let Normalized { mut file, report } = match normalize_file(&job, &profile, &options)? {
         Outcome::Written(done) => done,
         Outcome::Skipped(file) => {
-            return super::skipped(file, "normalize", &args.output, args.json)
+            return super::skipped(*file, "normalize", &args.output, args.json)
         }
     };
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;

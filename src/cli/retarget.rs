@@ -250,7 +250,9 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
     };
     let Retargeted { mut file, report } = match retarget_files(&files, &resolved.profile, job)? {
         Outcome::Written(done) => done,
-        Outcome::Skipped(file) => return super::skipped(file, "retarget", &args.output, args.json),
+        Outcome::Skipped(file) => {
+            return super::skipped(*file, "retarget", &args.output, args.json)
+        }
     };
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;
     let reader = file.warnings.clone();

@@ -52,7 +52,7 @@ pub fn convert_file(job: &ConvertFile) -> Result<Outcome<Converted>, JobError> {
         let doc = crate::io::read_for_viewing(job.input, job.read)?;
         let mut file = FileReport::read(job.input, &doc.warnings);
         if !super::proceed(output, job.existing)? {
-            return Ok(Outcome::Skipped(file));
+            return Ok(Outcome::Skipped(Box::new(file)));
         }
         let clip = write_bvh_clip(&BvhClip {
             input: job.input,
@@ -68,7 +68,7 @@ pub fn convert_file(job: &ConvertFile) -> Result<Outcome<Converted>, JobError> {
         let doc = crate::io::read_to_copy(job.input, job.read)?;
         let mut file = FileReport::read(job.input, doc.warnings());
         if !super::proceed(output, job.existing)? {
-            return Ok(Outcome::Skipped(file));
+            return Ok(Outcome::Skipped(Box::new(file)));
         }
         doc.write(output)?;
         file.wrote(output);

@@ -58,7 +58,7 @@ pub fn mirror_file(
     let mut doc = super::read(file.input, file.read)?;
     let mut report_file = FileReport::read(file.input, &doc.warnings);
     if !super::proceed(file.output, file.existing)? {
-        return Ok(Outcome::Skipped(report_file));
+        return Ok(Outcome::Skipped(Box::new(report_file)));
     }
     let input = file.input.display();
     let report = mirror(&mut doc.model, profile, job).map_err(|e| match e {

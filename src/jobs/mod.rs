@@ -54,7 +54,7 @@ pub enum Outcome<T> {
     /// The output was written.
     Written(T),
     /// The output exists and was left as it is.
-    Skipped(FileReport),
+    Skipped(Box<FileReport>),
 }
 
 /// What a caller can add to a refusal to say how to get past it.

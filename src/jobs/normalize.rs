@@ -69,7 +69,7 @@ pub fn normalize_file(
     doc.let_go_of_json();
     let file = FileReport::read(job.input, &doc.warnings);
     if !super::proceed(job.output, job.existing)? {
-        return Ok(Outcome::Skipped(file));
+        return Ok(Outcome::Skipped(Box::new(file)));
     }
     let mut options = options.clone();
     options.skeleton = job
@@ -132,7 +132,7 @@ pub enum DocumentError {
         /// Why.
         error: NormalizeError,
         /// The model as read, when asked for.
-        before: Option<Model>,
+        before: Option<Box<Model>>,
     },
     /// The output could not be built or written.
     File(Error),
@@ -200,7 +200,10 @@ pub fn normalize_document(
     };
     match done {
         Ok(report) => Ok(DocumentNormalized { report, before }),
-        Err(DocumentError::Refused { error, .. }) => Err(DocumentError::Refused { error, before }),
+        Err(DocumentError::Refused { error, .. }) => Err(DocumentError::Refused {
+            error,
+            before: before.map(Box::new),
+        }),
         Err(e) => Err(e),
     }
 }

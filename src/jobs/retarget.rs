@@ -63,7 +63,7 @@ pub fn retarget_files(
     if !super::proceed(output, files.existing)? {
         let mut file = FileReport::new(files.source.display().to_string());
         file.target = Some(files.target.display().to_string());
-        return Ok(Outcome::Skipped(file));
+        return Ok(Outcome::Skipped(Box::new(file)));
     }
     job.source.skeleton = files
         .source_skeleton
