@@ -737,16 +737,17 @@ impl Document {
     }
 
     /// The key values of its model as read that can be read again from the bytes they were read
-    /// from (see [`crate::model::ValuesAgain`]), when there are any: a copy of the model taken
-    /// before any change can let go of them ([`crate::model::hollow`]) and take them back clip
-    /// by clip ([`crate::model::refill`]). The buffers are shared, not copied.
-    pub fn values_again(&self) -> Option<std::sync::Arc<dyn crate::model::ValuesAgain>> {
+    /// from (see [`crate::model::RereadableKeys`]), when there are any: a copy of the model taken
+    /// before any change can let go of them ([`crate::model::drop_rereadable`]) and take them back
+    /// clip by clip ([`crate::model::reread_clip`]). The buffers are shared, not copied.
+    pub fn rereadable_keys(&self) -> Option<std::sync::Arc<dyn crate::model::RereadableKeys>> {
         let read = self
             .original
             .as_ref()
             .filter(|_| !self.read_keys.is_empty())?;
-        let again = read_keys::ReadAgain::new(self.read_keys.clone(), self.buffers.clone(), read);
-        Some(std::sync::Arc::new(again))
+        let rereading =
+            read_keys::KeyRereader::new(self.read_keys.clone(), self.buffers.clone(), read);
+        Some(std::sync::Arc::new(rereading))
     }
 
     /// Writes the document as it was read, in `out`'s container, as [`Document::write`] writes

@@ -56,7 +56,7 @@ pub struct Normalized {
 ///
 /// Speed: what writing needs of the JSON as read is readied beside the stages
 /// (`Document::change_then_write`), the key values the skin check compares with are read again
-/// from the file's bytes clip by clip rather than kept in a copy (`Document::values_again`),
+/// from the file's bytes clip by clip rather than kept in a copy (`Document::rereadable_keys`),
 /// and the skin check runs beside the write.
 pub fn normalize_file(
     job: &NormalizeFile,
@@ -141,7 +141,7 @@ pub enum DocumentError {
 /// Normalizes a document read (its model, with `profile` and `options`) and puts it where `to`
 /// says; what `normalize` and `batch` share. The skin is measured beside the write, against key
 /// values read again from the file's bytes clip by clip rather than kept in a copy
-/// (`Document::values_again`); a file written has what writing needs of its JSON readied beside
+/// (`Document::rereadable_keys`); a file written has what writing needs of its JSON readied beside
 /// the stages (`Document::change_then_write`). A rebind's vertex displacements go in the rest
 /// reports.
 pub fn normalize_document(
@@ -156,7 +156,7 @@ pub fn normalize_document(
         false => None,
     };
     let before = to.keep_before.then(|| doc.model.clone());
-    let rereading = doc.values_again();
+    let rereading = doc.rereadable_keys();
     let stages = |model: &mut Model| {
         map_skeletons(&model.skeletons, profile, options)
             .and_then(|m| normalize_mapped_rereading(model, m, profile, options, rereading))

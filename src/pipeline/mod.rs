@@ -15,7 +15,7 @@ pub use retarget::{
 
 use crate::check::{self, RestCheck, SkinCheck};
 use crate::mapping::{map_skeleton, BoneMap, MapOptions, MapReport};
-use crate::model::{hollow, Model, Skeleton, SkeletonId, ValuesAgain};
+use crate::model::{drop_rereadable, Model, RereadableKeys, Skeleton, SkeletonId};
 use crate::profile::Profile;
 use crate::rename::{rename, RenameError, RenameOptions, RenameReport};
 use crate::rest::{fix_rest_checked, RestError, RestOptions, RestReport};
@@ -215,9 +215,9 @@ pub fn normalize_mapped(
 }
 
 /// [`normalize_mapped`] of a model as read (`model`, unchanged since) whose key values its
-/// reader can read again (`rereading`, as the glTF reader's `Document::values_again` gives them):
-/// the copy kept to measure against lets go of those values and takes them back clip by clip
-/// while measuring ([`Measuring::run_beside`]), so the model's keys are converted where they
+/// reader can read again (`rereading`, as the glTF reader's `Document::rereadable_keys` gives
+/// them): the copy kept to measure against lets go of those values and takes them back clip by
+/// clip while measuring ([`Measuring::run_beside`]), so the model's keys are converted where they
 /// are, as with nothing to measure, and no second copy of them is alive meanwhile. It lets go
 /// of them when one skeleton is normalized and measured (with more, the copy is also what the
 /// model is restored from if a stage refuses); the report is the same either way.
@@ -226,7 +226,7 @@ pub fn normalize_mapped_rereading(
     mapped: Mapped,
     profile: &Profile,
     options: &NormalizeOptions,
-    rereading: Option<std::sync::Arc<dyn ValuesAgain>>,
+    rereading: Option<std::sync::Arc<dyn RereadableKeys>>,
 ) -> Result<(NormalizeReport, Measuring), NormalizeError> {
     let same = mapped
         .bones
@@ -253,7 +253,7 @@ pub fn normalize_mapped_rereading(
     let rereading = rereading
         .filter(|_| staged == 1)
         .zip(original.as_mut())
-        .and_then(|(a, copy)| (hollow(copy, a.as_ref()) > 0).then_some(a));
+        .and_then(|(a, copy)| (drop_rereadable(copy, a.as_ref()) > 0).then_some(a));
     let mut report = NormalizeReport {
         profile: profile.name.clone(),
         skeletons: Vec::with_capacity(maps.len()),
@@ -264,7 +264,7 @@ pub fn normalize_mapped_rereading(
         if let (Some(o), Some(original)) = (due.take(), &original) {
             let joined = o.joined(model);
             let after = joined.as_ref().unwrap_or(model);
-            let skin = check::skin_again(original, after, o.k, rereading.as_deref());
+            let skin = check::skin_rereading(original, after, o.k, rereading.as_deref());
             o.fill(&mut report, skin);
         }
         match normalize_one(model, k, map, profile, options) {
@@ -279,8 +279,8 @@ pub fn normalize_mapped_rereading(
                 report.skeletons.push(skeleton);
             }
             Err(e) => {
-                // A hollow copy is no model to restore; with one skeleton staged the stages
-                // refused before changing anything.
+                // A copy whose keys were dropped is no model to restore; with one skeleton
+                // staged the stages refused before changing anything.
                 if let Some(original) = original.filter(|_| rereading.is_none()) {
                     *model = original;
                 }
@@ -298,7 +298,7 @@ pub struct Measuring {
     due: Option<(SkinCheckDue, Model)>,
     /// What the model as read let go of and takes back clip by clip (see
     /// [`normalize_mapped_rereading`]).
-    rereading: Option<std::sync::Arc<dyn ValuesAgain>>,
+    rereading: Option<std::sync::Arc<dyn RereadableKeys>>,
 }
 
 impl Measuring {
