@@ -506,12 +506,12 @@ impl Document {
     /// and every clip came from the file, the patch would change nothing and leave nothing
     /// unused: then only the buffer layout is redone, and the rest of the JSON is not copied.
     /// `as_read` takes that way whatever the model holds (see [`Document::write_as_read`]).
-    /// `ahead`: what was readied of the JSON for the patch, if anything (else it is made here).
+    /// `readied`: what was readied of the JSON for the patch, if anything (else it is made here).
     fn with_parts<R>(
         &self,
         bin_uri: Option<&str>,
         as_read: bool,
-        ahead: Option<draft::Ahead>,
+        readied: Option<draft::ReadiedJson>,
         f: impl FnOnce(layout::OutJson, &layout::Packed) -> R,
     ) -> Result<R, Error> {
         let fail = |kind| Error {
@@ -539,12 +539,12 @@ impl Document {
             let baked = self.baked().map_err(fail)?;
             // Held as text: only the members the patch changes are parsed, and the accessors
             // and buffer views are held as their text (when they can be).
-            let ahead = ahead.or_else(|| self.lazy.as_ref().and_then(draft::Ahead::of));
-            if let Some(draft::Ahead {
+            let readied = readied.or_else(|| self.lazy.as_ref().and_then(draft::ReadiedJson::of));
+            if let Some(draft::ReadiedJson {
                 mut draft,
                 used_before,
                 mut read,
-            }) = ahead
+            }) = readied
             {
                 let mut adds = patch::Additions::new(buffers);
                 let json = &mut draft.json;
@@ -715,24 +715,24 @@ impl Document {
         // Readying a small document takes less than starting a thread.
         let worth = lazy.filter(|l| l.text().len() >= least);
         let model = &mut self.model;
-        let (changed, ahead) = match worth {
+        let (changed, readied) = match worth {
             Some(json) => std::thread::scope(|s| {
-                let ahead = std::thread::Builder::new()
+                let readied = std::thread::Builder::new()
                     .name("skelnorm json".into())
-                    .spawn_scoped(s, || draft::Ahead::of(json));
+                    .spawn_scoped(s, || draft::ReadiedJson::of(json));
                 let changed = change(model);
-                let ahead = ahead.ok().and_then(|a| a.join().ok().flatten());
-                (changed, ahead)
+                let readied = readied.ok().and_then(|a| a.join().ok().flatten());
+                (changed, readied)
             }),
             None => (change(model), None),
         };
         if let Some(original) = &mut self.original {
             release::let_go(original, &self.read_keys, &self.model);
         }
-        let ahead = std::cell::Cell::new(ahead);
+        let readied = std::cell::Cell::new(readied);
         let this = &*self;
         then(changed, &this.model, &|out| {
-            this.write_to(out, false, ahead.take())
+            this.write_to(out, false, readied.take())
         })
     }
 
@@ -763,7 +763,7 @@ impl Document {
         &self,
         out: &Path,
         as_read: bool,
-        ahead: Option<draft::Ahead>,
+        readied: Option<draft::ReadiedJson>,
     ) -> Result<(), Error> {
         let fail = |kind| Error {
             file: out.to_path_buf(),
@@ -784,7 +784,7 @@ impl Document {
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         match format {
-            Format::Glb => self.with_parts(None, as_read, ahead, |json, bin| {
+            Format::Glb => self.with_parts(None, as_read, readied, |json, bin| {
                 // The JSON is written after room for the GLB's headers, which are then written
                 // over it: the text is not copied (nor its buffer grown many times, when its
                 // size is known).
@@ -809,7 +809,7 @@ impl Document {
                 let stem = out.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
                 let bin_name = format!("{stem}.bin");
                 let uri = percent_encoding::utf8_percent_encode(&bin_name, URI_CHARS).to_string();
-                self.with_parts(Some(&uri), as_read, ahead, |json, bin| {
+                self.with_parts(Some(&uri), as_read, readied, |json, bin| {
                     let mut text = Vec::with_capacity(json.size_hint());
                     serde_json::to_writer_pretty(&mut text, &json)
                         .map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
