@@ -11,7 +11,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
 use skelnorm::gltf_io;
-use skelnorm::jobs::{normalize_file, Existing, Hint, JobError, NormalizeFile, Normalized, Outcome};
+use skelnorm::jobs::{
+    normalize_file, Existing, Hint, JobError, NormalizeFile, Normalized, Outcome,
+};
 use skelnorm::report::Report;
 use skelnorm::settings::{Resolved, Settings};
 use std::path::PathBuf;
