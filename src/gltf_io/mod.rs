@@ -520,7 +520,7 @@ impl Document {
         };
         let original = match (&self.original, as_read) {
             (_, true) => None,
-            (Some(original), false) => Some(read_keys::AsRead::new(
+            (Some(original), false) => Some(read_keys::ModelAsRead::new(
                 original,
                 &self.read_keys,
                 &self.buffers,

@@ -117,15 +117,15 @@ pub(crate) fn set_aside(read: &mut Model, located: Located) -> ReadKeys {
 /// The model as read, as writing compares the model with it: tracks whose values were set aside
 /// are compared with the bytes they were read from.
 #[derive(Clone, Copy)]
-pub(crate) struct AsRead<'a> {
+pub(crate) struct ModelAsRead<'a> {
     pub model: &'a Model,
     keys: &'a ReadKeys,
     buffers: &'a [BufferData],
 }
 
-impl<'a> AsRead<'a> {
+impl<'a> ModelAsRead<'a> {
     pub fn new(model: &'a Model, keys: &'a ReadKeys, buffers: &'a [BufferData]) -> Self {
-        AsRead {
+        ModelAsRead {
             model,
             keys,
             buffers,
@@ -301,7 +301,7 @@ impl KeyRereader {
         }
     }
 
-    /// The values at `at`, decoded as reading decoded them (see [`AsRead::same_values`]).
+    /// The values at `at`, decoded as reading decoded them (see [`ModelAsRead::same_values`]).
     fn read<T: ReadValue>(&self, at: Location) -> Option<Arc<[T]>> {
         let len = 4 * T::FLOATS;
         let bytes = located(&self.buffers, at, T::FLOATS)?;
