@@ -65,27 +65,6 @@ pub fn read(path: &Path, options: &ReadOptions) -> Result<Document, Error> {
     read_with(input, path, options, gltf_io::read_owned_beside)
 }
 
-/// [`read`], calling `with_skeletons` once with the model's skeletons as soon as they are read,
-/// before the clips are (see [`gltf_io::read_owned_and`]): a glTF file's clips are read
-/// meanwhile when they have many keys; an FBX or BVH file's skeletons are given once the file is
-/// read and converted. Not called when reading fails before the skeletons are read.
-pub fn read_and(
-    path: &Path,
-    options: &ReadOptions,
-    with_skeletons: gltf_io::WithSkeletons,
-) -> Result<Document, Error> {
-    let input = gltf_io::read_input_early(path)?;
-    let mut gltf = false;
-    let doc = read_with(input, path, options, |input, path| {
-        gltf = true;
-        gltf_io::read_owned_and(input, path, &mut *with_skeletons)
-    })?;
-    if !gltf {
-        with_skeletons(&doc.model.skeletons);
-    }
-    Ok(doc)
-}
-
 /// [`read`] for a document that is only looked at (`inspect`): a glTF file's document keeps no
 /// copy of its model as read and cannot be written (see [`gltf_io::read_owned_for_viewing`]).
 pub fn read_for_viewing(path: &Path, options: &ReadOptions) -> Result<Document, Error> {
@@ -96,7 +75,7 @@ pub fn read_for_viewing(path: &Path, options: &ReadOptions) -> Result<Document, 
 /// [`read`] for a document that is only written again as read (`convert`): a glTF file's
 /// tracks are read and checked but keep no key values (see [`gltf_io::read_owned_to_copy`]);
 /// FBX and BVH files are converted as [`read`] converts them.
-pub fn read_to_copy(path: &Path, options: &ReadOptions) -> Result<gltf_io::AsRead, Error> {
+pub fn read_to_copy(path: &Path, options: &ReadOptions) -> Result<gltf_io::DocumentToCopy, Error> {
     let input = gltf_io::read_input_early_to_copy(path)?;
     read_with(input, path, options, gltf_io::read_owned_to_copy)
 }

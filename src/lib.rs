@@ -22,6 +22,7 @@ pub mod fbx_io;
 pub mod gltf_io;
 pub mod inspect;
 pub mod io;
+pub mod jobs;
 pub mod mapping;
 pub mod mirror;
 pub mod model;

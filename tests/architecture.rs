@@ -88,9 +88,17 @@ fn modules_import_only_to_their_left() {
             ],
         ),
         (
+            "jobs",
+            &[
+                "model", "gltf_io", "bvh_io", "io", "profile", "mapping", "inspect", "mirror",
+                "retarget", "check", "pipeline", "report",
+            ],
+        ),
+        (
             "batch",
             &[
-                "gltf_io", "io", "pipeline", "settings", "report", "mapping", "profile", "model",
+                "gltf_io", "io", "jobs", "pipeline", "settings", "report", "mapping", "profile",
+                "model",
             ],
         ),
     ];
@@ -201,5 +209,34 @@ fn stages_import_only_each_others_types_and_entry_points() {
                 "`{stage}` imports helpers {helpers:?} from `{other}`: move shared code to `model` or `profile`"
             );
         }
+    }
+}
+
+/// Issue 44: the command line only parses, calls one library job, and prints. It reads and writes
+/// no file through `gltf_io` (the jobs do), and each of its files stays short.
+#[test]
+fn the_command_line_only_parses_calls_and_prints() {
+    let cli = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli");
+    for entry in std::fs::read_dir(&cli).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let name = path.display();
+        assert!(
+            !text.contains("gltf_io"),
+            "{name} uses gltf_io: call a `jobs` function"
+        );
+        assert!(
+            ![
+                "thread::scope",
+                "thread::spawn",
+                "spawn_scoped",
+                "ManuallyDrop"
+            ]
+            .iter()
+            .any(|t| text.contains(t)),
+            "{name} starts threads or keeps memory: that belongs in the library"
+        );
+        let lines = text.lines().count();
+        assert!(lines <= 300, "{name} has {lines} lines (300 at most)");
     }
 }

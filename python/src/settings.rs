@@ -4,15 +4,17 @@
 //! the keywords win over it field by field. The library's `Settings` type parses them (serde,
 //! unknown keys refused) and `Settings::resolve` checks them, as for the CLI.
 
-use crate::asset::{check_output, read, Asset};
-use crate::errors::{file_error, io_error, value_error};
+use crate::asset::{check_output, read_options, Asset};
+use crate::errors::{file_error, folder_error, io_error, value_error};
+use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
-use skelnorm::check::cores;
 use skelnorm::gltf_io;
-use skelnorm::pipeline::{map_skeletons, normalize_mapped_again, NormalizeError};
-use skelnorm::report::{FileReport, Report};
+use skelnorm::jobs::{
+    normalize_file, Existing, Hint, JobError, NormalizeFile, Normalized, Outcome,
+};
+use skelnorm::report::Report;
 use skelnorm::settings::{Resolved, Settings};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -156,43 +158,40 @@ pub fn normalize<'py>(
     check_output(&dst)?;
     let settings = from_kwargs(settings)?;
     let resolved = resolve(&settings)?;
-    let (profile, mut options) = (resolved.profile, resolved.normalize);
-    let mut doc = read(&src, bvh_scale)?;
-    options.skeleton = match skeleton {
-        Some(k) if k < doc.model.skeletons.len() => Some(skelnorm::model::SkeletonId(k as u32)),
-        Some(k) => {
-            return Err(value_error(format!(
-                "{}: there is no skeleton {k} (the file has {})",
-                src.display(),
-                doc.model.skeletons.len()
-            )))
-        }
-        None => None,
+    let job = NormalizeFile {
+        input: &src,
+        output: &dst,
+        read: &read_options(bvh_scale)?,
+        existing: Existing::Overwrite,
+        skeleton,
     };
-    let allow_partial = options.allow_partial;
-    // The skin check reads the keys as read again from the file's bytes, clip by clip, rather
-    // than keeping a copy of them (as `skelnorm normalize` does).
-    let again = doc.values_again();
-    let normalized = map_skeletons(&doc.model.skeletons, &profile, &options)
-        .and_then(|m| normalize_mapped_again(&mut doc.model, m, &profile, &options, again));
-    let (mut report, measuring) = normalized.map_err(|e| {
-        let hint = match e {
-            NormalizeError::NoFit { .. } if !allow_partial => {
-                " (use normalize={\"allow_partial\": True} to normalize what is mapped)"
-            }
-            _ => "",
-        };
-        value_error(format!("{}: {e}{hint}", src.display()))
-    })?;
-    // The skin check runs beside the write.
-    measuring
-        .run_beside(&doc.model, &mut report, cores(), || doc.write(&dst))
-        .map_err(file_error)?;
-    let mut file = FileReport::read(&src, &doc.warnings);
-    file.wrote(&dst);
+    // The library's job, as `skelnorm normalize` runs it.
+    let done = normalize_file(&job, &resolved.profile, &resolved.normalize)
+        .map_err(|e| job_error(e, &src))?;
+    let Outcome::Written(Normalized { mut file, report }) = done else {
+        return Err(value_error("the output was left as it is"));
+    };
     file.set_normalize(&report);
     file.settle();
     to_dict(py, &Report::single("normalize", file))
+}
+
+/// A job's failure as a Python exception: OSError (or a subclass) for a file that cannot be read
+/// or written, ValueError for the rest, with the keyword that gets past a refusal named.
+fn job_error(e: JobError, src: &std::path::Path) -> PyErr {
+    match e {
+        JobError::File(e) if src.is_dir() && e.file == src => folder_error(e.to_string()),
+        JobError::File(e) => file_error(e),
+        JobError::Output(m) => PyOSError::new_err(m),
+        e @ JobError::Exists(_) => PyOSError::new_err(e.to_string()),
+        JobError::Refused {
+            message,
+            hint: Some(Hint::AllowPartial),
+        } => value_error(format!(
+            "{message} (use normalize={{\"allow_partial\": True}} to normalize what is mapped)"
+        )),
+        e => value_error(e.to_string()),
+    }
 }
 
 /// An asset from a document in memory (written for `path`).

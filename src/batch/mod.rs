@@ -2,17 +2,20 @@
 //! `skelnorm.ron` above a file), name outputs by rules, leave existing outputs alone or not,
 //! process a stable shard of the files, in parallel, and give one report entry per file. A bad
 //! file is reported and the run goes on. Inputs are only read; outputs are written atomically.
-//! Imports `gltf_io`, `pipeline`, `settings`, `retarget`, `check`, `mapping`, `profile`,
-//! `model` and `report`; prints nothing (progress goes to a callback).
+//! Each file is normalized by [`jobs::normalize_document`](crate::jobs::normalize_document), as
+//! `skelnorm normalize` normalizes one. Imports `gltf_io`, `io`, `jobs`, `pipeline`, `settings`,
+//! `mapping`, `profile`, `model` and `report`; prints nothing (progress goes to a callback).
 
 mod picture;
 mod preview;
 
 use crate::gltf_io::{self, Document};
+use crate::jobs::{
+    normalize_document, Destination, DocumentError, DocumentNormalized, NormalizeDocument,
+};
 use crate::pipeline::{
-    carry_clips_back, drop_replaced, normalize, normalize_measuring_later, retarget_onto,
-    ClipNaming, NormalizeOptions, NormalizeReport, RetargetJob, RetargetOutput, RetargetRunError,
-    Side,
+    carry_clips_back, drop_replaced, normalize, retarget_onto, ClipNaming, NormalizeOptions,
+    NormalizeReport, RetargetJob, RetargetOutput, RetargetRunError, Side,
 };
 use crate::report::{FailureKind, FileReport, Report, Status};
 use crate::settings::{ResolveError, Resolved, Settings};
@@ -24,18 +27,7 @@ use std::time::Instant;
 /// The name of a folder's settings file.
 pub const SETTINGS_FILE: &str = "skelnorm.ron";
 
-/// What to do when an output already exists. One default for every command that writes files:
-/// overwrite, as an import hook that re-runs on every import expects (and Godot's reimport does).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Existing {
-    /// Leave it, and report the input as skipped.
-    Skip,
-    /// Replace it.
-    #[default]
-    Overwrite,
-    /// Report the input as failed.
-    Error,
-}
+pub use crate::jobs::Existing;
 
 /// How output names are made from input names: `replace` each FROM by TO in the file's stem,
 /// then `prefix` + stem + `suffix`; the extension stays (a batch run sets it first where the
@@ -523,7 +515,6 @@ fn process(
         }
     }
     let mut doc = crate::io::read(file, &job.read).map_err(|e| FileError::Gltf(e.kind))?;
-    let before = doc.model.clone();
     report.add_reader_warnings(&doc.warnings);
     if let Some(t) = target {
         // As `pipeline::retarget`: a source is normalized as the target's clients show a scene
@@ -538,51 +529,56 @@ fn process(
         }),
         None => std::borrow::Cow::Borrowed(&resolved.normalize),
     };
-    let (mut normalized, measuring) =
-        match normalize_measuring_later(&mut doc.model, &resolved.profile, &options) {
-            Ok(r) => r,
-            Err(e) => {
-                // Not a fit (or refused): still picture what was mapped, so the report shows why.
-                report.status = Status::Refused;
-                report.failure = Some(FailureKind::Refused);
-                report.error = Some(e.to_string());
-                report.output = None;
-                report.pictures = picture::unfit(&before, &resolved.profile, &options.map);
-                return Ok(report);
-            }
-        };
+    let out = out_path.as_deref();
+    // Retargeting's warnings follow normalizing's: a source is measured before it is retargeted.
+    let destination = match (target, out) {
+        (Some(_), _) => Destination::Keep,
+        (None, Some(out)) => {
+            make_folder(out)?;
+            Destination::File(out)
+        }
+        (None, None) => Destination::Check,
+    };
+    let to = NormalizeDocument {
+        destination,
+        threads: check_threads(job),
+        keep_before: true,
+    };
+    let (normalized, before) = match normalize_document(&mut doc, &to, &resolved.profile, &options)
+    {
+        Ok(DocumentNormalized { report, before }) => (report, before.unwrap_or_default()),
+        Err(DocumentError::Refused { error, before }) => {
+            // Not a fit (or refused): still picture what was mapped, so the report shows why.
+            let before = before.map(|b| *b).unwrap_or_default();
+            report.status = Status::Refused;
+            report.failure = Some(FailureKind::Refused);
+            report.error = Some(error.to_string());
+            report.output = None;
+            report.pictures = picture::unfit(&before, &resolved.profile, &options.map);
+            return Ok(report);
+        }
+        // Validate builds the output only: its failure is the file's, as a read's is.
+        Err(DocumentError::File(e)) if out.is_none() => return Err(FileError::Gltf(e.kind)),
+        Err(DocumentError::File(e)) => return Err(FileError::Write(e)),
+    };
     report.pictures = picture::pictures(&before, &doc.model, &normalized, &resolved.profile);
     if target.is_none() {
         report.previews =
             preview::normalize_previews(&before, &doc.model, &normalized, &resolved.profile);
     }
     drop(before); // the model as read: what pictures and previews compare with
-    let threads = check_threads(job);
-    let out = out_path.as_deref();
-    match target {
-        Some(target) => {
-            // Retargeting's warnings follow normalizing's: measure first.
-            measuring.run_beside(&doc.model, &mut normalized, threads, || ());
-            report.set_normalize(&normalized);
-            let mut written = retarget_to(
-                target,
-                &doc,
-                &normalized,
-                resolved,
-                job.retarget_output,
-                &mut report,
-            )?;
-            prepare(&mut written, out)?;
-            put(&written, out)?;
-        }
-        None => {
-            prepare(&mut doc, out)?;
-            // The skin check runs beside the write.
-            let done =
-                measuring.run_beside(&doc.model, &mut normalized, threads, || put(&doc, out));
-            report.set_normalize(&normalized);
-            done?;
-        }
+    report.set_normalize(&normalized);
+    if let Some(target) = target {
+        let mut written = retarget_to(
+            target,
+            &doc,
+            &normalized,
+            resolved,
+            job.retarget_output,
+            &mut report,
+        )?;
+        prepare(&mut written, out)?;
+        put(&written, out)?;
     }
     if let Some(out) = out {
         report.size_after = gltf_io::stored_size(out);
@@ -603,15 +599,21 @@ fn check_threads(job: &Job) -> usize {
 /// (validate).
 fn prepare(doc: &mut Document, out: Option<&Path>) -> Result<(), FileError> {
     if let Some(out) = out {
-        if let Some(dir) = out.parent() {
-            std::fs::create_dir_all(dir).map_err(|source| FileError::Folder {
-                dir: dir.to_path_buf(),
-                source,
-            })?;
-        }
+        make_folder(out)?;
         doc.let_go_of_read_keys();
     }
     Ok(())
+}
+
+/// Makes the folder `out` goes in.
+fn make_folder(out: &Path) -> Result<(), FileError> {
+    match out.parent() {
+        Some(dir) => std::fs::create_dir_all(dir).map_err(|source| FileError::Folder {
+            dir: dir.to_path_buf(),
+            source,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Writes `doc` to `out`; without `out` (validate), checks that the output at least builds.

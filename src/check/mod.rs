@@ -8,8 +8,8 @@ pub mod retarget;
 
 use crate::mapping::BoneMap;
 use crate::model::{
-    angle_deg, arc, is_hollow, refill, turn_deg, BoneId, Clip, Model, Pose, RunSampler, Skeleton,
-    SkeletonId, Transform, ValuesAgain,
+    angle_deg, arc, has_dropped_keys, reread_clip, turn_deg, BoneId, Clip, Model, Pose,
+    RereadableKeys, RunSampler, Skeleton, SkeletonId, Transform,
 };
 use crate::profile::{reference_tail, Profile, ProfileBoneId, Side, MAX_TAIL_DEG};
 use glam::{DAffine3, DQuat, Mat4, Quat, Vec3};
@@ -46,23 +46,23 @@ pub struct SkinCheck {
 /// ([`Model::scene_turn`]), `before` is turned with it. Runs on every core ([`cores`]);
 /// [`skin_beside`] runs beside other work.
 pub fn skin(before: &Model, after: &Model, k: SkeletonId) -> SkinCheck {
-    skin_again(before, after, k, None)
+    skin_rereading(before, after, k, None)
 }
 
 /// [`skin`] where `before` may be a copy of the model as read that let go of the key values
-/// `again` can read again ([`crate::model::hollow`]): each clip is taken back whole
-/// ([`crate::model::refill`]) by each thread that checks it, one clip at a time. The result is
+/// `rereading` can read again ([`crate::model::drop_rereadable`]): each clip is taken back whole
+/// ([`crate::model::reread_clip`]) by each thread that checks it, one clip at a time. The result is
 /// [`skin`]'s of the model as read; a clip that cannot be taken back whole counts as an
 /// infinite error at its first frame.
-pub fn skin_again(
+pub fn skin_rereading(
     before: &Model,
     after: &Model,
     k: SkeletonId,
-    again: Option<&dyn ValuesAgain>,
+    rereading: Option<&dyn RereadableKeys>,
 ) -> SkinCheck {
     let at = pair_clips(before, after, k);
     let pairs = clips_of(&before.clips, after, &at);
-    let pass = SkinPass::over(before, after, k, &pairs, &at, again);
+    let pass = SkinPass::over(before, after, k, &pairs, &at, rereading);
     let runs = runs_of(&pairs, 0..pairs.len());
     let (found, ()) = run_all(&pass, &pairs, &runs, cores(), || ());
     result(&pass, &pairs, &runs, found)
@@ -86,13 +86,13 @@ pub fn skin_beside<T>(
     after: &Model,
     k: SkeletonId,
     threads: usize,
-    again: Option<&dyn ValuesAgain>,
+    rereading: Option<&dyn RereadableKeys>,
     beside: impl FnOnce() -> T,
 ) -> (SkinCheck, T) {
     let at = pair_clips(&before, after, k);
     let mut clips = std::mem::take(&mut before.clips);
     let pairs = clips_of(&clips, after, &at);
-    let pass = SkinPass::over(&before, after, k, &pairs, &at, again);
+    let pass = SkinPass::over(&before, after, k, &pairs, &at, rereading);
     let runs = runs_of(&pairs, 0..pairs.len());
     let split = beside_from(&runs);
     let (mut found, ()) = run_all(&pass, &pairs, &runs[..split], threads, || ());
@@ -304,7 +304,7 @@ struct Buffers {
     frame: SkinFrame,
     times: Vec<f32>,
     found: Vec<(usize, Worst)>,
-    /// The clip of the model as read this thread took back whole last (see [`skin_again`]),
+    /// The clip of the model as read this thread took back whole last (see [`skin_rereading`]),
     /// with its pair's place.
     whole: Option<(usize, Clip)>,
 }
@@ -346,8 +346,8 @@ struct SkinPass<'m> {
     /// Skeletons without skins: each bone's constant change, from the first frame.
     changes: Option<Vec<Factor>>,
     /// Where `a`'s clips let go of key values: what reads them again, and each pair's clip's
-    /// place in the model as read (see [`skin_again`]).
-    again: Option<(&'m dyn ValuesAgain, Vec<usize>)>,
+    /// place in the model as read (see [`skin_rereading`]).
+    rereading: Option<(&'m dyn RereadableKeys, Vec<usize>)>,
 }
 
 /// One skin joint compared: its bone in `a` and in `b`, and its inverse bind matrices there
@@ -453,7 +453,7 @@ impl Worst {
 
 impl<'m> SkinPass<'m> {
     /// [`SkinPass::new`] for the clips `pairs` (paired at `at`), with what reads again the values
-    /// `before`'s clips let go of (see [`skin_again`]). The first pair's clip is taken back
+    /// `before`'s clips let go of (see [`skin_rereading`]). The first pair's clip is taken back
     /// whole for the constant changes of a skeleton without skins; when it cannot be, there is
     /// no first pair (its runs count as infinite errors: see [`check_run`]).
     fn over(
@@ -462,25 +462,25 @@ impl<'m> SkinPass<'m> {
         k: SkeletonId,
         pairs: &[(&Clip, &Clip)],
         at: &[(usize, usize)],
-        again: Option<&'m dyn ValuesAgain>,
+        rereading: Option<&'m dyn RereadableKeys>,
     ) -> Self {
         let whole;
         let first = match pairs.first() {
-            Some(&(ca, cb)) if is_hollow(ca) => {
-                whole = again
+            Some(&(ca, cb)) if has_dropped_keys(ca) => {
+                whole = rereading
                     .zip(at.first())
-                    .and_then(|(g, &(a, _))| refill(ca, a, g));
+                    .and_then(|(g, &(a, _))| reread_clip(ca, a, g));
                 whole.as_ref().map(|w| (w, cb))
             }
             first => first.copied(),
         };
         let mut pass = SkinPass::new(before, after, k, first);
-        pass.again = again.map(|g| (g, at.iter().map(|&(a, _)| a).collect()));
+        pass.rereading = rereading.map(|g| (g, at.iter().map(|&(a, _)| a).collect()));
         pass
     }
 
     /// The clip of the model as read of pair `p` taken back whole, if it let go of values (see
-    /// [`skin_again`]): `cached` (what this thread took back last) when that is it, else taken
+    /// [`skin_rereading`]): `cached` (what this thread took back last) when that is it, else taken
     /// back now; none when the pair's clip is whole; an error when it cannot be taken back.
     fn whole(
         &self,
@@ -488,17 +488,17 @@ impl<'m> SkinPass<'m> {
         p: usize,
         cached: Option<(usize, Clip)>,
     ) -> Result<Option<(usize, Clip)>, ()> {
-        let Some((again, places)) = &self.again else {
+        let Some((rereading, places)) = &self.rereading else {
             return Ok(None);
         };
-        if !is_hollow(pairs[p].0) {
+        if !has_dropped_keys(pairs[p].0) {
             return Ok(None);
         }
         if let Some(c) = cached.filter(|(q, _)| *q == p) {
             return Ok(Some(c));
         }
         let place = places.get(p).copied().ok_or(())?;
-        refill(pairs[p].0, place, *again)
+        reread_clip(pairs[p].0, place, *rereading)
             .map(|c| Some((p, c)))
             .ok_or(())
     }
@@ -532,7 +532,7 @@ impl<'m> SkinPass<'m> {
             binds,
             needed,
             changes: None,
-            again: None,
+            rereading: None,
         };
         // Without a skin, each bone's frame may change by a constant: the first frame fixes it.
         match (a.skins.is_empty(), first) {

@@ -1,11 +1,10 @@
 //! `skelnorm convert`: any input (glTF, GLB, VRM, VRMA, FBX, BVH) to glTF or GLB, or one clip to
-//! BVH; and the BVH writing `retarget -o out.bvh` shares.
+//! BVH; and the BVH output flags `mirror` and `retarget` share.
 
 use super::Failure;
-use skelnorm::bvh_io::{self, BvhWriteOptions, RotationOrder};
-use skelnorm::gltf_io;
-use skelnorm::model::Model;
-use skelnorm::report::{ConvertReport, FileReport, Report};
+use skelnorm::bvh_io::{BvhWriteOptions, RotationOrder};
+use skelnorm::jobs::{convert_file, ConvertFile, Converted, Outcome};
+use skelnorm::report::Report;
 use std::path::{Path, PathBuf};
 
 /// What `--bvh-order` takes: the rotation channels' order in the BVH written.
@@ -51,7 +50,8 @@ pub enum UnitArg {
 }
 
 impl BvhOutArgs {
-    fn options(&self) -> BvhWriteOptions {
+    /// The BVH writer's options the flags give.
+    pub fn options(&self) -> BvhWriteOptions {
         BvhWriteOptions {
             order: match self.bvh_order {
                 OrderArg::Xyz => RotationOrder::Xyz,
@@ -98,13 +98,6 @@ pub struct ConvertArgs {
     pub json: bool,
 }
 
-/// Whether `path` names a BVH output.
-pub fn is_bvh(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("bvh"))
-}
-
 impl ConvertArgs {
     /// The output, given as the second argument or with `-o` (clap requires exactly one).
     fn output(&self) -> &Path {
@@ -119,107 +112,21 @@ impl ConvertArgs {
 pub fn run(args: &ConvertArgs) -> Result<i32, Failure> {
     let start = std::time::Instant::now();
     let output = args.output();
-    if !is_bvh(output) {
-        super::check_output(output)?;
-    }
-    super::check_not_input(&args.input, output)?;
-    // Converting to glTF changes nothing in the model: read it only to write it again as read
-    // (its keys checked, not kept); a BVH output samples one clip of the model.
-    let (mut file, converted, skeletons, clips) = if is_bvh(output) {
-        let doc = super::read_for_viewing(&args.input)?;
-        let mut file = FileReport::read(&args.input, &doc.warnings);
-        if !args.existing.proceed(output)? {
-            return super::skipped(file, "convert", args.json);
-        }
-        let clip = write_bvh(
-            &args.input,
-            &doc.model,
-            output,
-            args.clip.as_deref(),
-            &args.bvh,
-        )?;
-        file.wrote(output);
-        let skeletons = doc.model.skeletons.len();
-        (file, doc.converted.clone(), skeletons, vec![clip])
-    } else {
-        let doc = super::read_to_copy(&args.input)?;
-        let mut file = FileReport::read(&args.input, doc.warnings());
-        if !args.existing.proceed(output)? {
-            return super::skipped(file, "convert", args.json);
-        }
-        doc.write(output)?;
-        file.wrote(output);
-        let clips = doc.clip_names().map(str::to_string).collect();
-        (file, doc.converted().cloned(), doc.skeletons(), clips)
+    let job = ConvertFile {
+        input: &args.input,
+        output,
+        read: &super::read_options(),
+        existing: args.existing.existing.into(),
+        clip: args.clip.as_deref(),
+        bvh: &args.bvh.options(),
     };
-    file.convert = Some(ConvertReport {
-        from: extension(&args.input),
-        to: extension(output),
-        converted,
-        skeletons,
-        clips,
-    });
+    let mut file = match convert_file(&job)? {
+        Outcome::Written(Converted { file }) => file,
+        Outcome::Skipped(file) => return super::skipped(*file, "convert", output, args.json),
+    };
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;
-    file.settle();
     if args.json {
         super::print_json(&Report::single("convert", file))?;
     }
     Ok(super::EXIT_OK)
-}
-
-/// A path's extension in lower case (`glb`, `fbx`, ...), naming its format in reports.
-fn extension(path: &Path) -> String {
-    path.extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default()
-}
-
-/// Writes one clip of `model` (read from `input`) as BVH: the clip named `clip`, or the only
-/// one; its skeleton with it.
-pub fn write_bvh(
-    input: &Path,
-    model: &Model,
-    output: &Path,
-    clip: Option<&str>,
-    args: &BvhOutArgs,
-) -> Result<String, Failure> {
-    let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
-    let chosen = match clip {
-        Some(name) => model.clips.iter().find(|c| c.name == name).ok_or_else(|| {
-            Failure::Usage(format!(
-                "{}: no clip `{name}` (it has: {})",
-                input.display(),
-                names.join(", ")
-            ))
-        })?,
-        None => match model.clips.as_slice() {
-            [only] => only,
-            [] => {
-                return Err(Failure::Nothing(format!(
-                    "{}: has no clip to write as BVH",
-                    input.display()
-                )))
-            }
-            _ => {
-                return Err(Failure::Usage(format!(
-                    "{}: has {} clips and a BVH file holds one; choose it with --clip (it has: {})",
-                    input.display(),
-                    names.len(),
-                    names.join(", ")
-                )))
-            }
-        },
-    };
-    if gltf_io::same_file(input, output) {
-        return Err(Failure::Usage(format!(
-            "{}: the output is the input file; inputs are never overwritten",
-            output.display()
-        )));
-    }
-    let skeleton = model.skeleton(chosen.skeleton);
-    let text = bvh_io::write(skeleton, chosen, &args.options())
-        .map_err(|e| anyhow::anyhow!("{}: cannot write BVH: {e}", output.display()))?;
-    gltf_io::write_file(output, text.as_bytes())
-        .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", output.display()))?;
-    Ok(chosen.name.clone())
 }

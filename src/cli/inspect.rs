@@ -1,41 +1,36 @@
 //! `skelnorm inspect`: text or JSON view of a file's skeletons and clips.
 
 use super::Failure;
-use skelnorm::inspect::inspect;
+use skelnorm::jobs::{inspect_file, Inspected};
 use skelnorm::model::Warning;
-use skelnorm::report::{FileReport, InspectReport, Report};
+use skelnorm::report::{InspectReport, Report};
 use std::io::Write;
 use std::path::Path;
 
 pub fn run(file: &Path, json: bool) -> Result<(), Failure> {
     let start = std::time::Instant::now();
-    // What `inspect` shows needs no key values: they are checked as every command checks them
-    // (the same errors and warnings), then let go, as `convert` does.
-    let doc = super::read_to_copy(file)?;
-    let extensions_used = doc
-        .json_member("extensionsUsed")
-        .and_then(|e| e.as_array())
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.as_str().map(str::to_string))
-        .collect();
-    let inspection = inspect(doc.model_without_values());
+    let Inspected {
+        file: mut report,
+        format,
+        converted,
+        extensions_used,
+        inspection,
+    } = inspect_file(file, &super::read_options())?;
     let out = InspectReport {
-        format: doc.format(),
-        converted: doc.converted(),
+        format,
+        converted: converted.as_ref(),
         extensions_used,
         inspection: &inspection,
     };
     if json {
-        let mut f = FileReport::read(file, doc.warnings());
-        f.set_inspect(&out);
-        f.time_ms = start.elapsed().as_secs_f64() * 1e3;
-        f.settle();
-        return super::print_json(&Report::single("inspect", f));
+        report.set_inspect(&out);
+        report.time_ms = start.elapsed().as_secs_f64() * 1e3;
+        report.settle();
+        return super::print_json(&Report::single("inspect", report));
     }
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
-    print_text(&mut w, file, doc.warnings(), &out)?;
+    print_text(&mut w, file, &report.warnings, &out)?;
     w.flush()?;
     Ok(())
 }

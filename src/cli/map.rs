@@ -3,10 +3,9 @@
 
 use super::Failure;
 use anyhow::Context;
-use skelnorm::gltf_io;
-use skelnorm::mapping::{map_skeleton, BoneMapFile, MapReport};
-use skelnorm::model::SkeletonId;
-use skelnorm::report::{map_text, FailureKind, FileReport, Report, Status};
+use skelnorm::jobs::{map_file, BoneMaps, MapFile};
+use skelnorm::mapping::MapReport;
+use skelnorm::report::{map_text, Report};
 use skelnorm::settings::Settings;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -54,77 +53,31 @@ pub fn run(
         .resolve_map()
         .map_err(|e| Failure::Usage(e.to_string()))?;
     let start = std::time::Instant::now();
-    let doc = super::read(file)?;
-    let model = &doc.model;
-    let chosen: Vec<SkeletonId> = match skeleton {
-        Some(k) => vec![super::skeleton_id(file, model, k)?],
-        None => model.skeleton_ids().collect(),
+    let job = MapFile {
+        input: file,
+        read: &super::read_options(),
+        skeleton,
+        allow_partial,
+        bone_map_file: output.is_some(),
     };
-    if chosen.is_empty() {
-        return Err(Failure::Refused(format!(
-            "{}: has no skeleton to map",
-            file.display()
-        )));
-    }
-    if output.is_some() && chosen.len() != 1 {
-        return Err(Failure::Usage(format!(
-            "{}: has {} skeletons; choose one with --skeleton to write a bone map",
-            file.display(),
-            chosen.len()
-        )));
-    }
-    let maps: Vec<_> = chosen
-        .iter()
-        .map(|&k| map_skeleton(model.skeleton(k), &profile, &options))
-        .collect();
-    let reports: Vec<MapReport> = chosen
-        .iter()
-        .zip(&maps)
-        .map(|(&k, m)| m.report(model.skeleton(k), &profile))
-        .collect();
-    let partial: Vec<String> = reports
-        .iter()
-        .filter(|r| !r.missing_required.is_empty())
-        .map(|r| {
-            format!(
-                "skeleton `{}` lacks {}",
-                r.skeleton,
-                r.missing_required.join(", ")
-            )
-        })
-        .collect();
-    let refusal = (!partial.is_empty() && !allow_partial).then(|| {
-        format!(
-            "{}: not a {} skeleton: {} (use --allow-partial to accept a partial map)",
-            file.display(),
-            profile.name,
-            partial.join("; ")
-        )
-    });
-    let mut f = FileReport::new(file.display().to_string());
-    f.add_reader_warnings(&doc.warnings);
-    f.set_map(&reports);
-    f.time_ms = start.elapsed().as_secs_f64() * 1e3;
-    f.settle();
-    if let Some(why) = &refusal {
-        (f.status, f.failure, f.error) = (
-            Status::Refused,
-            Some(FailureKind::Refused),
-            Some(why.clone()),
-        );
-    }
-    print(file, &reports, &Report::single("map", f), json)?;
+    let BoneMaps {
+        file: mut report,
+        reports,
+        refusal,
+        bone_map_file,
+    } = map_file(&job, &profile, &options)?;
+    report.time_ms = start.elapsed().as_secs_f64() * 1e3;
+    print(file, &reports, &Report::single("map", report), json)?;
     if let Some(why) = refusal {
         eprintln!("skelnorm: {why}");
         return Ok(super::EXIT_REFUSED);
     }
-    if let (Some((out, existing)), [k]) = (output, chosen.as_slice()) {
-        super::check_not_input(file, out)?;
+    if let (Some((out, existing)), Some(text)) = (output, bone_map_file) {
+        skelnorm::jobs::check_not_input(file, out)?;
         if !existing.proceed(out)? {
             return Ok(super::EXIT_OK);
         }
-        let text = BoneMapFile::write_ron(&maps[0], model.skeleton(*k), &profile);
-        gltf_io::write_file(out, text.as_bytes())
+        skelnorm::jobs::write_file(out, text.as_bytes())
             .with_context(|| format!("{}: cannot write the bone map", out.display()))?;
     }
     Ok(super::EXIT_OK)

@@ -1,11 +1,13 @@
-//! `skelnorm mirror`: mirror clips left ↔ right across the character's sagittal plane and write
-//! the file with the mirrored clips (replacing the originals, or beside them with `--suffix`).
+//! `skelnorm mirror`: its flags; [`skelnorm::jobs::mirror_file`] mirrors clips left ↔ right across
+//! the character's sagittal plane and writes the file with the mirrored clips (replacing the
+//! originals, or beside them with `--suffix`); this prints the report.
 
 use super::map::MapArgs;
 use super::Failure;
-use skelnorm::mirror::{MirrorAxis, MirrorError, MirrorOptions};
-use skelnorm::pipeline::{mirror, MirrorJob, MirrorRunError};
-use skelnorm::report::{FileReport, MirrorRun, Report};
+use skelnorm::jobs::{mirror_file, MirrorFile, Mirrored, Outcome};
+use skelnorm::mirror::{MirrorAxis, MirrorOptions};
+use skelnorm::pipeline::MirrorJob;
+use skelnorm::report::{MirrorRun, Report};
 use skelnorm::settings::Settings;
 use std::path::PathBuf;
 
@@ -76,56 +78,28 @@ impl MirrorArgs {
 /// name taken, 3 when a skeleton has no left/right pair to find the plane from, 4 when the file
 /// has no clips).
 pub fn run(args: &MirrorArgs) -> Result<i32, Failure> {
-    let bvh = super::convert::is_bvh(&args.output);
-    if !bvh {
-        super::check_output(&args.output)?;
-    }
-    super::check_not_input(&args.input, &args.output)?;
+    let file = MirrorFile {
+        input: &args.input,
+        output: &args.output,
+        read: &super::read_options(),
+        existing: args.existing.existing.into(),
+        bvh: &args.bvh.options(),
+    };
+    file.check()?;
     let mut settings = Settings::default();
     args.map.apply(&mut settings);
     let (profile, map) = settings
         .resolve_map()
         .map_err(|e| Failure::Usage(e.to_string()))?;
     let start = std::time::Instant::now();
-    let mut doc = super::read(&args.input)?;
-    let mut file = FileReport::read(&args.input, &doc.warnings);
-    if !args.existing.proceed(&args.output)? {
-        return super::skipped(file, "mirror", args.json);
-    }
     let job = MirrorJob {
         map,
         mirror: args.options(),
     };
-    let input = args.input.display();
-    let report = mirror(&mut doc.model, &profile, &job).map_err(|e| match e {
-        MirrorRunError::NoClips => Failure::Nothing(format!("{input}: {e}")),
-        MirrorRunError::NoClip { .. }
-        | MirrorRunError::Mirror(MirrorError::ClipTaken(_) | MirrorError::BadOption(_)) => {
-            Failure::Usage(format!("{input}: {e}"))
-        }
-        MirrorRunError::Mirror(MirrorError::NoPlane { .. }) => {
-            Failure::Refused(format!("{input}: {e} with --axis"))
-        }
-        e => Failure::Refused(format!("{input}: {e}")),
-    })?;
-    if bvh {
-        let outputs: Vec<&str> = report
-            .skeletons
-            .iter()
-            .flat_map(|s| s.clips.iter().map(|c| c.output.as_str()))
-            .collect();
-        let [clip] = outputs.as_slice() else {
-            return Err(Failure::Usage(format!(
-                "{}: {} clips were mirrored and a BVH file holds one; choose it with --clip",
-                args.output.display(),
-                outputs.len()
-            )));
-        };
-        super::convert::write_bvh(&args.input, &doc.model, &args.output, Some(clip), &args.bvh)?;
-    } else {
-        doc.write(&args.output)?;
-    }
-    file.wrote(&args.output);
+    let Mirrored { mut file, report } = match mirror_file(&file, &profile, &job)? {
+        Outcome::Written(done) => done,
+        Outcome::Skipped(file) => return super::skipped(*file, "mirror", &args.output, args.json),
+    };
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;
     let text = MirrorRun {
         file: args.input.display().to_string(),

@@ -195,3 +195,44 @@ impl StageFlags {
         Ok(())
     }
 }
+
+/// The settings file given (a usage error naming the file when it cannot be read or parsed), or
+/// the defaults.
+pub fn load_settings(
+    path: Option<&std::path::Path>,
+) -> Result<skelnorm::settings::Settings, Failure> {
+    match path {
+        Some(p) => skelnorm::settings::Settings::load(p).map_err(|e| Failure::Usage(e.to_string())),
+        None => Ok(skelnorm::settings::Settings::default()),
+    }
+}
+
+/// A path given as a flag, as text for a [`Settings`](skelnorm::settings::Settings) field: made
+/// absolute when the settings came from a file (whose relative paths start at its folder, while a
+/// flag's start at the working directory).
+pub fn flag_path(path: &std::path::Path, settings_from_file: bool) -> String {
+    let path = if settings_from_file && path.is_relative() {
+        std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+    } else {
+        path.to_path_buf()
+    };
+    path.to_string_lossy().into_owned()
+}
+
+/// The message of a failure, for errors that carry text.
+pub fn usage_text(f: Failure) -> String {
+    match f {
+        Failure::Usage(m) => m,
+        Failure::Input(e) => format!("{e:#}"),
+        Failure::Refused(m) | Failure::Nothing(m) => m,
+    }
+}
+
+/// Settings resolved into options; a usage error naming the file or value when they do not.
+pub fn resolve(
+    settings: &skelnorm::settings::Settings,
+) -> Result<skelnorm::settings::Resolved, Failure> {
+    settings
+        .resolve()
+        .map_err(|e| Failure::Usage(e.to_string()))
+}

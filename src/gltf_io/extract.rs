@@ -12,7 +12,6 @@ use super::error::{invalid, ErrorKind};
 use super::hints;
 use super::lazy::Json;
 use super::read_keys::ReadValue;
-use super::WithSkeletons;
 use crate::model::{
     Attachment, Bone, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, NodeName,
     OpaqueKind, OpaqueTrack, Skeleton, SkeletonId, Skin, Track, TrackValue, Transform, Warning,
@@ -36,17 +35,14 @@ pub(crate) type BoneOf = HashMap<usize, (SkeletonId, BoneId)>;
 const KEYS_FOR_TWO_THREADS: u64 = 16_384;
 
 /// Reads the model: skeletons (with their skins, attachments and hints) first, then the clips
-/// that animate them; plus the warnings found on the way. `with_skeletons`, if given, is called
-/// once with the skeletons as soon as they are read, and not at all when reading fails before.
-/// When the clips have many keys they are read on two threads ([`clips_in_two`]), the second
-/// calling `with_skeletons` first; else `with_skeletons` is called after them.
+/// that animate them; plus the warnings found on the way. When the clips have many keys they are
+/// read on two threads ([`clips_in_two`]).
 pub(crate) fn model(
     root: &Root,
     json: &Json,
     parents: &[Option<usize>],
     pointers: &[(usize, usize)],
     data: &mut Data,
-    with_skeletons: Option<WithSkeletons>,
 ) -> Result<(Model, Vec<Warning>), ErrorKind> {
     let mut warnings = Vec::new();
     let locals = node_locals(root, &mut warnings)?;
@@ -59,18 +55,9 @@ pub(crate) fn model(
         skeletons: &skeletons,
     };
     let clips = if sampler_keys(root) >= KEYS_FOR_TWO_THREADS {
-        let first = || {
-            if let Some(f) = with_skeletons {
-                f(&skeletons)
-            }
-        };
-        clips_in_two(&read, data, first)?
+        clips_in_two(&read, data)?
     } else {
-        let clips = clips(&read, data);
-        if let Some(f) = with_skeletons {
-            f(&skeletons);
-        }
-        clips?
+        clips(&read, data)?
     };
     let vrm_points = super::vrm_data::points(json.pointer("/extensions"), &bone_of);
     let other_nodes = root
@@ -639,16 +626,11 @@ struct Read<'r> {
     skeletons: &'r [Skeleton],
 }
 
-/// [`clips`] on this thread and a second one, which runs `first` (mapping the skeletons, say)
-/// before it joins in: each takes the next animation not yet taken, reading with a [`Data`] of
-/// its own ([`Data::sibling`]). The clips, and the first error, are those of animation order,
-/// as [`clips`] gives them; a thread stops at its first error. With no second thread, all on
-/// this one, `first` last.
-fn clips_in_two(
-    read: &Read<'_>,
-    data: &mut Data,
-    first: impl FnOnce() + Send,
-) -> Result<Vec<Clip>, ErrorKind> {
+/// [`clips`] on this thread and a second one: each takes the next animation not yet taken,
+/// reading with a [`Data`] of its own ([`Data::sibling`]). The clips, and the first error, are
+/// those of animation order, as [`clips`] gives them; a thread stops at its first error. With no
+/// second thread, all on this one.
+fn clips_in_two(read: &Read<'_>, data: &mut Data) -> Result<Vec<Clip>, ErrorKind> {
     let next = AtomicUsize::new(0);
     let take = |data: &mut Data| {
         let mut out = Vec::new();
@@ -666,16 +648,10 @@ fn clips_in_two(
         }
     };
     let mut theirs = data.sibling();
-    let mut first = Some(first);
     let (mut found, helped) = std::thread::scope(|s| {
         let helper = std::thread::Builder::new()
             .name("skelnorm clips".into())
-            .spawn_scoped(s, || {
-                if let Some(f) = first.take() {
-                    f();
-                }
-                take(&mut theirs)
-            });
+            .spawn_scoped(s, || take(&mut theirs));
         let mine = take(data);
         match helper.map(|h| h.join()) {
             Ok(Ok(found)) => (mine, Some(found)),
@@ -683,9 +659,6 @@ fn clips_in_two(
             Err(_) => (mine, None),
         }
     });
-    if let Some(f) = first.take() {
-        f();
-    }
     if let Some(more) = helped {
         found.extend(more);
         data.located.take_from(theirs.located);

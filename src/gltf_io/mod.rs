@@ -167,35 +167,7 @@ pub fn read_beside(bytes: &[u8], path: &Path) -> Result<Document, Error> {
 /// [`read_beside`] of bytes the document may keep: a GLB's binary chunk becomes its first buffer
 /// without being copied (as [`read`] does).
 pub fn read_owned_beside(bytes: impl Into<Input>, path: &Path) -> Result<Document, Error> {
-    read_owned(bytes.into(), path, Keys::Keep, true, None)
-}
-
-/// What reading does with a file's skeletons as soon as they are read, before its clips are
-/// (say, map them): see [`read_owned_and`].
-pub type WithSkeletons<'a> = &'a mut (dyn FnMut(&[crate::model::Skeleton]) + Send);
-
-/// [`read_owned_beside`], calling `with_skeletons` once with the model's skeletons as soon as
-/// they are read: on a second thread while the clips are read when they have many keys (else
-/// after them), and not at all when reading fails before the skeletons are read. The same
-/// document and errors.
-///
-/// ```
-/// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
-/// let mut bones = None;
-/// let doc = skelnorm::gltf_io::read_owned_and(std::fs::read(&path).unwrap(), &path, &mut |s| {
-///     bones = Some(s.iter().map(|s| s.bones.len()).collect::<Vec<_>>())
-/// })
-/// .unwrap();
-/// let each: Vec<usize> = doc.model.skeletons.iter().map(|s| s.bones.len()).collect();
-/// assert_eq!(bones, Some(each));
-/// assert_eq!(doc.model, skelnorm::gltf_io::read(&path).unwrap().model);
-/// ```
-pub fn read_owned_and(
-    bytes: impl Into<Input>,
-    path: &Path,
-    with_skeletons: WithSkeletons,
-) -> Result<Document, Error> {
-    read_owned(bytes.into(), path, Keys::Keep, true, Some(with_skeletons))
+    read_owned(bytes.into(), path, Keys::Keep, true)
 }
 
 /// [`read_owned_beside`] for a document that is only looked at, never written: it keeps no copy
@@ -217,7 +189,7 @@ pub fn read_owned_and(
 /// assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
 /// ```
 pub fn read_owned_for_viewing(bytes: impl Into<Input>, path: &Path) -> Result<Document, Error> {
-    read_owned(bytes.into(), path, Keys::Keep, false, None)
+    read_owned(bytes.into(), path, Keys::Keep, false)
 }
 
 /// [`read_owned_beside`] for a document that is only written again as read (what `convert`
@@ -238,25 +210,24 @@ pub fn read_owned_for_viewing(bytes: impl Into<Input>, path: &Path) -> Result<Do
 /// full.write_as_read(&b).unwrap();
 /// assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
 /// ```
-pub fn read_owned_to_copy(bytes: impl Into<Input>, path: &Path) -> Result<AsRead, Error> {
-    read_owned(bytes.into(), path, Keys::LetGo, false, None).map(|doc| AsRead { doc })
+pub fn read_owned_to_copy(bytes: impl Into<Input>, path: &Path) -> Result<DocumentToCopy, Error> {
+    read_owned(bytes.into(), path, Keys::LetGo, false).map(|doc| DocumentToCopy { doc })
 }
 
 /// The bytes of the file at `path`, parsed with their URIs resolved beside it: `keys` kept or let
 /// go after their check, and a copy of the model as read kept (`keep_original`, what writing
-/// needs to tell what changed) or not; `with_skeletons` called as [`read_owned_and`] says.
+/// needs to tell what changed) or not.
 fn read_owned(
     input: Input,
     path: &Path,
     keys: Keys,
     keep_original: bool,
-    with_skeletons: Option<WithSkeletons>,
 ) -> Result<Document, Error> {
     let Input { bytes } = input;
     let res = Resources::Folder(folder_of(path));
     // Held as its text split into members (when it can be) even for a document to be written
     // changed: the stages do not look at it, and writing parses it once (issue 19).
-    let parsed = read::parse_owned(bytes, &res, keys, with_skeletons);
+    let parsed = read::parse_owned(bytes, &res, keys);
     document(path, parsed, keep_original)
 }
 
@@ -264,17 +235,17 @@ fn read_owned(
 /// says of it: from [`read_owned_to_copy`] (its tracks hold no key values, so its model is not
 /// handed out) or from any [`Document`].
 #[derive(Debug, Clone)]
-pub struct AsRead {
+pub struct DocumentToCopy {
     doc: Document,
 }
 
-impl From<Document> for AsRead {
-    fn from(doc: Document) -> AsRead {
-        AsRead { doc }
+impl From<Document> for DocumentToCopy {
+    fn from(doc: Document) -> DocumentToCopy {
+        DocumentToCopy { doc }
     }
 }
 
-impl AsRead {
+impl DocumentToCopy {
     /// Writes the document as read to `out` (see [`Document::write_as_read`]).
     pub fn write(&self, out: &Path) -> Result<(), Error> {
         self.doc.write_as_read(out)
@@ -535,12 +506,12 @@ impl Document {
     /// and every clip came from the file, the patch would change nothing and leave nothing
     /// unused: then only the buffer layout is redone, and the rest of the JSON is not copied.
     /// `as_read` takes that way whatever the model holds (see [`Document::write_as_read`]).
-    /// `ahead`: what was readied of the JSON for the patch, if anything (else it is made here).
+    /// `readied`: what was readied of the JSON for the patch, if anything (else it is made here).
     fn with_parts<R>(
         &self,
         bin_uri: Option<&str>,
         as_read: bool,
-        ahead: Option<draft::Ahead>,
+        readied: Option<draft::ReadiedJson>,
         f: impl FnOnce(layout::OutJson, &layout::Packed) -> R,
     ) -> Result<R, Error> {
         let fail = |kind| Error {
@@ -549,7 +520,7 @@ impl Document {
         };
         let original = match (&self.original, as_read) {
             (_, true) => None,
-            (Some(original), false) => Some(read_keys::AsRead::new(
+            (Some(original), false) => Some(read_keys::ModelAsRead::new(
                 original,
                 &self.read_keys,
                 &self.buffers,
@@ -568,12 +539,12 @@ impl Document {
             let baked = self.baked().map_err(fail)?;
             // Held as text: only the members the patch changes are parsed, and the accessors
             // and buffer views are held as their text (when they can be).
-            let ahead = ahead.or_else(|| self.lazy.as_ref().and_then(draft::Ahead::of));
-            if let Some(draft::Ahead {
+            let readied = readied.or_else(|| self.lazy.as_ref().and_then(draft::ReadiedJson::of));
+            if let Some(draft::ReadiedJson {
                 mut draft,
                 used_before,
                 mut read,
-            }) = ahead
+            }) = readied
             {
                 let mut adds = patch::Additions::new(buffers);
                 let json = &mut draft.json;
@@ -744,38 +715,39 @@ impl Document {
         // Readying a small document takes less than starting a thread.
         let worth = lazy.filter(|l| l.text().len() >= least);
         let model = &mut self.model;
-        let (changed, ahead) = match worth {
+        let (changed, readied) = match worth {
             Some(json) => std::thread::scope(|s| {
-                let ahead = std::thread::Builder::new()
+                let readied = std::thread::Builder::new()
                     .name("skelnorm json".into())
-                    .spawn_scoped(s, || draft::Ahead::of(json));
+                    .spawn_scoped(s, || draft::ReadiedJson::of(json));
                 let changed = change(model);
-                let ahead = ahead.ok().and_then(|a| a.join().ok().flatten());
-                (changed, ahead)
+                let readied = readied.ok().and_then(|a| a.join().ok().flatten());
+                (changed, readied)
             }),
             None => (change(model), None),
         };
         if let Some(original) = &mut self.original {
             release::let_go(original, &self.read_keys, &self.model);
         }
-        let ahead = std::cell::Cell::new(ahead);
+        let readied = std::cell::Cell::new(readied);
         let this = &*self;
         then(changed, &this.model, &|out| {
-            this.write_to(out, false, ahead.take())
+            this.write_to(out, false, readied.take())
         })
     }
 
     /// The key values of its model as read that can be read again from the bytes they were read
-    /// from (see [`crate::model::ValuesAgain`]), when there are any: a copy of the model taken
-    /// before any change can let go of them ([`crate::model::hollow`]) and take them back clip
-    /// by clip ([`crate::model::refill`]). The buffers are shared, not copied.
-    pub fn values_again(&self) -> Option<std::sync::Arc<dyn crate::model::ValuesAgain>> {
+    /// from (see [`crate::model::RereadableKeys`]), when there are any: a copy of the model taken
+    /// before any change can let go of them ([`crate::model::drop_rereadable`]) and take them back
+    /// clip by clip ([`crate::model::reread_clip`]). The buffers are shared, not copied.
+    pub fn rereadable_keys(&self) -> Option<std::sync::Arc<dyn crate::model::RereadableKeys>> {
         let read = self
             .original
             .as_ref()
             .filter(|_| !self.read_keys.is_empty())?;
-        let again = read_keys::ReadAgain::new(self.read_keys.clone(), self.buffers.clone(), read);
-        Some(std::sync::Arc::new(again))
+        let rereading =
+            read_keys::KeyRereader::new(self.read_keys.clone(), self.buffers.clone(), read);
+        Some(std::sync::Arc::new(rereading))
     }
 
     /// Writes the document as it was read, in `out`'s container, as [`Document::write`] writes
@@ -791,7 +763,7 @@ impl Document {
         &self,
         out: &Path,
         as_read: bool,
-        ahead: Option<draft::Ahead>,
+        readied: Option<draft::ReadiedJson>,
     ) -> Result<(), Error> {
         let fail = |kind| Error {
             file: out.to_path_buf(),
@@ -812,7 +784,7 @@ impl Document {
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         match format {
-            Format::Glb => self.with_parts(None, as_read, ahead, |json, bin| {
+            Format::Glb => self.with_parts(None, as_read, readied, |json, bin| {
                 // The JSON is written after room for the GLB's headers, which are then written
                 // over it: the text is not copied (nor its buffer grown many times, when its
                 // size is known).
@@ -837,7 +809,7 @@ impl Document {
                 let stem = out.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
                 let bin_name = format!("{stem}.bin");
                 let uri = percent_encoding::utf8_percent_encode(&bin_name, URI_CHARS).to_string();
-                self.with_parts(Some(&uri), as_read, ahead, |json, bin| {
+                self.with_parts(Some(&uri), as_read, readied, |json, bin| {
                     let mut text = Vec::with_capacity(json.size_hint());
                     serde_json::to_writer_pretty(&mut text, &json)
                         .map_err(|e| fail(ErrorKind::Write(e.to_string())))?;

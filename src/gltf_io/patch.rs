@@ -7,7 +7,7 @@ use super::buffers::{array_mut, push_array, Added, OutBuffers};
 use super::error::ErrorKind;
 use super::raw_items::{Members, Slot};
 use super::read_animations::{OldItems, ReadAnimations};
-use super::read_keys::{AsRead, ReadValue};
+use super::read_keys::{ModelAsRead, ReadValue};
 use super::rebuilt::{AnimItem, Rebuilt};
 use crate::model::{Channel, Clip, FxMap, Model, Skeleton, Track, TrackValue, Transform};
 use glam::{Mat4, Quat, Vec3};
@@ -40,7 +40,7 @@ pub(crate) fn apply(
     json: &mut Value,
     read: &mut ReadAnimations,
     adds: &mut Additions,
-    read_model: AsRead,
+    read_model: ModelAsRead,
     model: &Model,
     baked: &Baked,
 ) -> Result<(), ErrorKind> {
@@ -656,7 +656,7 @@ fn patch_clips(
     json: &mut Value,
     read: &mut ReadAnimations,
     adds: &mut Additions,
-    original: AsRead,
+    original: ModelAsRead,
     model: &Model,
 ) -> Result<(), ErrorKind> {
     let anim_count = json
@@ -718,7 +718,7 @@ fn patch_clips(
 /// Whether `new` is a track and the one read as `channel` of bone `b` of clip `clip` of the
 /// model as read.
 fn is_read<T: ReadValue>(
-    original: AsRead,
+    original: ModelAsRead,
     clip: Option<usize>,
     b: usize,
     channel: Channel,
@@ -738,7 +738,7 @@ fn rebuild(
     adds: &mut Additions,
     model: &Model,
     new: &[&Clip],
-    (original, old): (AsRead, &[(usize, &Clip)]),
+    (original, old): (ModelAsRead, &[(usize, &Clip)]),
     a: Option<usize>,
 ) -> Result<(), ErrorKind> {
     // Its channels and samplers as read, taken out (`null` in their places).

@@ -8,7 +8,6 @@ use super::error::{invalid, ErrorKind};
 use super::extract;
 use super::lazy::{self, Json, LazyJson, Members};
 use super::read_keys::Located;
-use super::WithSkeletons;
 use crate::model::{Model, Warning, WarningCode};
 use gltf::json::validation::{Error as VError, Validate};
 use gltf::json::Root;
@@ -24,7 +23,7 @@ pub(crate) fn parse(bytes: &[u8], res: &Resources) -> Result<Parsed, ErrorKind> 
     let split = container::split(bytes)?;
     let json = Json::whole(parse_json(split.json)?);
     let bin = split.bin.map(|b| Buffer::from(b.to_vec()));
-    finish(split.format, json, bin, res, Keys::Keep, None)
+    finish(split.format, json, bin, res, Keys::Keep)
 }
 
 /// Whether parsing keeps the key values of the tracks it reads and checks.
@@ -197,13 +196,11 @@ mod pointers {
 /// [`parse`] of bytes it may keep: a GLB's binary chunk becomes the first buffer where it lies
 /// in `bytes`, not a copy of it. The JSON is held as its
 /// text split into members (`lazy.rs`) when it can be: the stages do not look at it, and a
-/// document written changed parses it once, to patch it. `with_skeletons` is called with the
-/// skeletons as soon as they are read (see `extract::model`).
+/// document written changed parses it once, to patch it.
 pub(crate) fn parse_owned(
     bytes: Vec<u8>,
     res: &Resources,
     keys: Keys,
-    with_skeletons: Option<WithSkeletons>,
 ) -> Result<Parsed, ErrorKind> {
     let parts = container::split(&bytes)?;
     // Where `part` (inside `bytes`) lies in it.
@@ -221,7 +218,7 @@ pub(crate) fn parse_owned(
         Text::Value(value) => Json::whole(value),
         Text::Members(m) => Json::lazy(LazyJson::new(Buffer::part(bytes, json_range), m)),
     };
-    finish(format, json, bin, res, keys, with_skeletons)
+    finish(format, json, bin, res, keys)
 }
 
 /// The JSON text `text` split into members (when it can be) or parsed into a `Value`, with the
@@ -250,7 +247,6 @@ fn finish(
     bin: Option<Buffer>,
     res: &Resources,
     keys: Keys,
-    with_skeletons: Option<WithSkeletons>,
 ) -> Result<Parsed, ErrorKind> {
     let mut buffers = buffers::load_buffers(json.get("buffers"), bin, res)?;
     if buffers::embeds_images(json.get("images")) {
@@ -278,8 +274,7 @@ fn finish(
         data.located
             .reserve(root.animations.iter().map(|a| a.channels.len()).sum());
     }
-    let (model, more) =
-        extract::model(&root, &json, &parents, &pointers, &mut data, with_skeletons)?;
+    let (model, more) = extract::model(&root, &json, &parents, &pointers, &mut data)?;
     warnings.extend(more);
     let located = std::mem::take(&mut data.located);
     Ok((format, json, buffers, model, warnings, located))

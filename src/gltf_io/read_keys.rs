@@ -117,15 +117,15 @@ pub(crate) fn set_aside(read: &mut Model, located: Located) -> ReadKeys {
 /// The model as read, as writing compares the model with it: tracks whose values were set aside
 /// are compared with the bytes they were read from.
 #[derive(Clone, Copy)]
-pub(crate) struct AsRead<'a> {
+pub(crate) struct ModelAsRead<'a> {
     pub model: &'a Model,
     keys: &'a ReadKeys,
     buffers: &'a [BufferData],
 }
 
-impl<'a> AsRead<'a> {
+impl<'a> ModelAsRead<'a> {
     pub fn new(model: &'a Model, keys: &'a ReadKeys, buffers: &'a [BufferData]) -> Self {
-        AsRead {
+        ModelAsRead {
             model,
             keys,
             buffers,
@@ -263,10 +263,10 @@ fn located(buffers: &[BufferData], at: Location, floats: usize) -> Option<&[u8]>
 }
 
 /// The key values of the model as read that lie in a document's buffers, to be read again
-/// (`model::ValuesAgain`): where they lie, and the buffers (shared, not copied). Places are
+/// (`model::RereadableKeys`): where they lie, and the buffers (shared, not copied). Places are
 /// those of the model as read (before any stage changed it).
 #[derive(Debug)]
-pub(crate) struct ReadAgain {
+pub(crate) struct KeyRereader {
     keys: ReadKeys,
     buffers: Vec<BufferData>,
     /// The key times of each track whose values lie in the buffers, as the model as read holds
@@ -274,10 +274,10 @@ pub(crate) struct ReadAgain {
     times: FxMap<(u32, u32, Channel), Arc<[f32]>>,
 }
 
-impl ReadAgain {
+impl KeyRereader {
     /// What reads again the values `keys` places in `buffers`, of the tracks of `read` (the
     /// model as read, its values set aside or not: its key times are what count).
-    pub fn new(keys: ReadKeys, buffers: Vec<BufferData>, read: &Model) -> ReadAgain {
+    pub fn new(keys: ReadKeys, buffers: Vec<BufferData>, read: &Model) -> KeyRereader {
         let mut times = FxMap::default();
         times.reserve(keys.at.len());
         for &(c, b, channel) in keys.at.keys() {
@@ -294,14 +294,14 @@ impl ReadAgain {
                 times.insert((c, b, channel), held.clone());
             }
         }
-        ReadAgain {
+        KeyRereader {
             keys,
             buffers,
             times,
         }
     }
 
-    /// The values at `at`, decoded as reading decoded them (see [`AsRead::same_values`]).
+    /// The values at `at`, decoded as reading decoded them (see [`ModelAsRead::same_values`]).
     fn read<T: ReadValue>(&self, at: Location) -> Option<Arc<[T]>> {
         let len = 4 * T::FLOATS;
         let bytes = located(&self.buffers, at, T::FLOATS)?;
@@ -321,7 +321,7 @@ impl ReadAgain {
     }
 }
 
-impl crate::model::ValuesAgain for ReadAgain {
+impl crate::model::RereadableKeys for KeyRereader {
     fn has(&self, clip: usize, bone: usize, channel: Channel, times: &Arc<[f32]>) -> bool {
         let floats = match channel {
             Channel::Rotation => 4,
@@ -466,10 +466,10 @@ mod tests {
                 assert_eq!(*model, plain.model);
                 write(&dir.path().join(&out)).unwrap();
                 // A second write readies the JSON again: the same file.
-                write(&dir.path().join("again.glb")).unwrap();
+                write(&dir.path().join("rereading.glb")).unwrap();
             });
             assert_eq!(bytes(&out), bytes("plain.glb"));
-            assert_eq!(bytes("again.glb"), bytes("plain.glb"));
+            assert_eq!(bytes("rereading.glb"), bytes("plain.glb"));
         }
     }
 
@@ -477,9 +477,9 @@ mod tests {
     /// one, each only for the track holding the very key times read there.
     #[test]
     fn values_are_read_again_from_strided_and_packed_floats_at_their_own_place() {
-        use super::{Location, ReadAgain, ReadKeys};
+        use super::{KeyRereader, Location, ReadKeys};
         use crate::model::{
-            BoneTracks, Channel, Clip, Interpolation, Model, SkeletonId, Track, ValuesAgain,
+            BoneTracks, Channel, Clip, Interpolation, Model, RereadableKeys, SkeletonId, Track,
         };
         use glam::{Quat, Vec3};
         let moves = [
@@ -546,24 +546,24 @@ mod tests {
             }],
             ..Model::default()
         };
-        let again = ReadAgain::new(keys, buffers, &read);
+        let rereading = KeyRereader::new(keys, buffers, &read);
         let held = &read.clips[0].tracks[1];
         let (t_times, r_times) = (
             &held.translation.as_ref().unwrap().times,
             &held.rotation.as_ref().unwrap().times,
         );
-        assert!(again.has(0, 1, Channel::Translation, t_times));
-        assert!(again.has(0, 1, Channel::Rotation, r_times));
+        assert!(rereading.has(0, 1, Channel::Translation, t_times));
+        assert!(rereading.has(0, 1, Channel::Rotation, r_times));
         assert_eq!(
-            again.vec3s(0, 1, Channel::Translation).as_deref(),
+            rereading.vec3s(0, 1, Channel::Translation).as_deref(),
             Some(&moves[..])
         );
-        assert_eq!(again.quats(0, 1).as_deref(), Some(&turns[..]));
+        assert_eq!(rereading.quats(0, 1).as_deref(), Some(&turns[..]));
         // Equal times that are not the ones read there, or another place: not read again.
         let copy: Arc<[f32]> = Arc::from(&t_times[..]);
-        assert!(!again.has(0, 1, Channel::Translation, &copy));
-        assert!(!again.has(0, 0, Channel::Translation, t_times));
-        assert!(!again.has(0, 1, Channel::Scale, t_times));
-        assert_eq!(again.vec3s(0, 1, Channel::Rotation), None);
+        assert!(!rereading.has(0, 1, Channel::Translation, &copy));
+        assert!(!rereading.has(0, 0, Channel::Translation, t_times));
+        assert!(!rereading.has(0, 1, Channel::Scale, t_times));
+        assert_eq!(rereading.vec3s(0, 1, Channel::Rotation), None);
     }
 }

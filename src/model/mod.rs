@@ -8,7 +8,6 @@
 //! This module knows nothing of glTF or files and imports nothing else of this crate. Bones refer
 //! to their source (a glTF node index) only as plain numbers so that reports can name them.
 
-mod again;
 mod bind;
 mod clip;
 mod frames;
@@ -16,10 +15,10 @@ mod math;
 mod parallel;
 mod pose;
 mod reflect;
+mod reread;
 mod transform;
 mod warning;
 
-pub use again::{hollow, is_hollow, refill, ValuesAgain};
 pub use bind::{blend, fold_bind, BindFold, SkinBind};
 pub use clip::{
     BoneTracks, Channel, Clip, Curve, Interpolation, OpaqueKind, OpaqueTrack, Spans, Track,
@@ -27,6 +26,7 @@ pub use clip::{
 };
 pub use frames::{FrameRuns, Run, RunSampler, FRAMES_PER_RUN};
 pub use parallel::{first_half, in_two};
+pub use reread::{drop_rereadable, has_dropped_keys, reread_clip, RereadableKeys};
 /// A `HashMap` with rustc's FxHash, several times cheaper than the default SipHash on the
 /// crate's own small keys (indices, the bits of numbers, a profile's words). For maps only
 /// looked up in, never walked (what comes out must not depend on their order), and whose

@@ -15,7 +15,7 @@ pub use retarget::{
 
 use crate::check::{self, RestCheck, SkinCheck};
 use crate::mapping::{map_skeleton, BoneMap, MapOptions, MapReport};
-use crate::model::{hollow, Model, Skeleton, SkeletonId, ValuesAgain};
+use crate::model::{drop_rereadable, Model, RereadableKeys, Skeleton, SkeletonId};
 use crate::profile::Profile;
 use crate::rename::{rename, RenameError, RenameOptions, RenameReport};
 use crate::rest::{fix_rest_checked, RestError, RestOptions, RestReport};
@@ -211,22 +211,22 @@ pub fn normalize_mapped(
     profile: &Profile,
     options: &NormalizeOptions,
 ) -> Result<(NormalizeReport, Measuring), NormalizeError> {
-    normalize_mapped_again(model, mapped, profile, options, None)
+    normalize_mapped_rereading(model, mapped, profile, options, None)
 }
 
 /// [`normalize_mapped`] of a model as read (`model`, unchanged since) whose key values its
-/// reader can read again (`again`, as the glTF reader's `Document::values_again` gives them):
-/// the copy kept to measure against lets go of those values and takes them back clip by clip
-/// while measuring ([`Measuring::run_beside`]), so the model's keys are converted where they
+/// reader can read again (`rereading`, as the glTF reader's `Document::rereadable_keys` gives
+/// them): the copy kept to measure against lets go of those values and takes them back clip by
+/// clip while measuring ([`Measuring::run_beside`]), so the model's keys are converted where they
 /// are, as with nothing to measure, and no second copy of them is alive meanwhile. It lets go
 /// of them when one skeleton is normalized and measured (with more, the copy is also what the
 /// model is restored from if a stage refuses); the report is the same either way.
-pub fn normalize_mapped_again(
+pub fn normalize_mapped_rereading(
     model: &mut Model,
     mapped: Mapped,
     profile: &Profile,
     options: &NormalizeOptions,
-    again: Option<std::sync::Arc<dyn ValuesAgain>>,
+    rereading: Option<std::sync::Arc<dyn RereadableKeys>>,
 ) -> Result<(NormalizeReport, Measuring), NormalizeError> {
     let same = mapped
         .bones
@@ -248,28 +248,28 @@ pub fn normalize_mapped_again(
         .count();
     let mut original = (options.measure || staged > 1).then(|| model.clone());
     // With one skeleton staged, the copy is only measured against: it need not hold the values
-    // `again` can read again, and the model's arrays are then its own. `again` is kept only
+    // `rereading` can read again, and the model's arrays are then its own. `rereading` is kept only
     // when the copy let go of some.
-    let again = again
+    let rereading = rereading
         .filter(|_| staged == 1)
         .zip(original.as_mut())
-        .and_then(|(a, copy)| (hollow(copy, a.as_ref()) > 0).then_some(a));
+        .and_then(|(a, copy)| (drop_rereadable(copy, a.as_ref()) > 0).then_some(a));
     let mut report = NormalizeReport {
         profile: profile.name.clone(),
         skeletons: Vec::with_capacity(maps.len()),
     };
-    let mut owed: Option<Owed> = None;
+    let mut due: Option<SkinCheckDue> = None;
     for (k, map) in maps {
         // A skeleton is measured as its own stages left the model, before the next one's run.
-        if let (Some(o), Some(original)) = (owed.take(), &original) {
+        if let (Some(o), Some(original)) = (due.take(), &original) {
             let joined = o.joined(model);
             let after = joined.as_ref().unwrap_or(model);
-            let skin = check::skin_again(original, after, o.k, again.as_deref());
+            let skin = check::skin_rereading(original, after, o.k, rereading.as_deref());
             o.fill(&mut report, skin);
         }
         match normalize_one(model, k, map, profile, options) {
             Ok((skeleton, rest)) => {
-                owed = rest.map(|rest| Owed {
+                due = rest.map(|rest| SkinCheckDue {
                     at: report.skeletons.len(),
                     k,
                     rest,
@@ -279,30 +279,30 @@ pub fn normalize_mapped_again(
                 report.skeletons.push(skeleton);
             }
             Err(e) => {
-                // A hollow copy is no model to restore; with one skeleton staged the stages
-                // refused before changing anything.
-                if let Some(original) = original.filter(|_| again.is_none()) {
+                // A copy whose keys were dropped is no model to restore; with one skeleton
+                // staged the stages refused before changing anything.
+                if let Some(original) = original.filter(|_| rereading.is_none()) {
                     *model = original;
                 }
                 return Err(e);
             }
         }
     }
-    let owed = owed.zip(original);
-    Ok((report, Measuring { owed, again }))
+    let due = due.zip(original);
+    Ok((report, Measuring { due, rereading }))
 }
 
 /// The skin check [`normalize_measuring_later`] left to run: the model as it was read, and
-/// what is owed (nothing when `measure` is off or no skeleton was normalized).
+/// the skin check due (nothing when `measure` is off or no skeleton was normalized).
 pub struct Measuring {
-    owed: Option<(Owed, Model)>,
+    due: Option<(SkinCheckDue, Model)>,
     /// What the model as read let go of and takes back clip by clip (see
-    /// [`normalize_mapped_again`]).
-    again: Option<std::sync::Arc<dyn ValuesAgain>>,
+    /// [`normalize_mapped_rereading`]).
+    rereading: Option<std::sync::Arc<dyn RereadableKeys>>,
 }
 
 impl Measuring {
-    /// Measures the skin owed into `report` (the report returned with it), comparing the model
+    /// Measures the skin check due into `report` (the report returned with it), comparing the model
     /// as it came with `after` (the model normalized, as it is now), on `threads` threads in all
     /// ([`check::cores`]: every core), beside `beside` (say, writing `after`; see
     /// [`check::skin_beside`]); returns what `beside` returned.
@@ -313,28 +313,28 @@ impl Measuring {
         threads: usize,
         beside: impl FnOnce() -> T,
     ) -> T {
-        let Some((owed, original)) = self.owed else {
+        let Some((due, original)) = self.due else {
             return beside();
         };
-        let joined = owed.joined(after);
+        let joined = due.joined(after);
         let after = joined.as_ref().unwrap_or(after);
-        let again = self.again.as_deref();
-        let (skin, out) = check::skin_beside(original, after, owed.k, threads, again, beside);
-        owed.fill(report, skin);
+        let rereading = self.rereading.as_deref();
+        let (skin, out) = check::skin_beside(original, after, due.k, threads, rereading, beside);
+        due.fill(report, skin);
         out
     }
 }
 
-/// The measuring a normalized skeleton is owed: its place in the report, the skeleton, its rest
+/// The skin check a normalized skeleton is due: its place in the report, the skeleton, its rest
 /// check (cheap, made at once), and whether its companion clips are measured joined.
-struct Owed {
+struct SkinCheckDue {
     at: usize,
     k: SkeletonId,
     rest: RestCheck,
     joined: bool,
 }
 
-impl Owed {
+impl SkinCheckDue {
     /// The model `after` as the skin check sees it: companion clips play together with their
     /// clips, so they are measured joined.
     fn joined(&self, after: &Model) -> Option<Model> {

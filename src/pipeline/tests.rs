@@ -117,7 +117,7 @@ fn with_nothing_to_measure_keys_are_converted_where_they_are() {
 }
 
 /// What a copy of the model as read holds to measure against does not change what is measured:
-/// a copy that let go of the key values its reader reads again ([`normalize_mapped_again`])
+/// a copy that let go of the key values its reader reads again ([`normalize_mapped_rereading`])
 /// measures as a whole copy does, on one thread and on two, and the model comes out the same.
 #[test]
 fn values_read_again_measure_as_a_whole_copy() {
@@ -144,18 +144,19 @@ fn values_read_again_measure_as_a_whole_copy() {
             let (mut want, measuring) =
                 normalize_mapped(&mut whole, mapped, profile, &options).unwrap();
             measuring.run_beside(&whole, &mut want, threads, || ());
-            let mut hollowed = doc.model.clone();
-            let mapped = map_skeletons(&hollowed.skeletons, profile, &options).unwrap();
-            let again = doc.values_again();
+            let mut without_keys = doc.model.clone();
+            let mapped = map_skeletons(&without_keys.skeletons, profile, &options).unwrap();
+            let rereading = doc.rereadable_keys();
             let (mut got, measuring) =
-                normalize_mapped_again(&mut hollowed, mapped, profile, &options, again).unwrap();
+                normalize_mapped_rereading(&mut without_keys, mapped, profile, &options, rereading)
+                    .unwrap();
             assert_eq!(
-                measuring.again.is_some(),
+                measuring.rereading.is_some(),
                 name != "mixamo_meshopt.glb",
-                "{name}: compressed keys are not read again"
+                "{name}: compressed keys are not read rereading"
             );
-            measuring.run_beside(&hollowed, &mut got, threads, || ());
-            assert_eq!((&hollowed, json(&got)), (&whole, json(&want)), "{name}");
+            measuring.run_beside(&without_keys, &mut got, threads, || ());
+            assert_eq!((&without_keys, json(&got)), (&whole, json(&want)), "{name}");
             let skin = &got.skeletons[0].measured.as_ref().unwrap().skin;
             assert!(
                 skin.matrices > 0 && skin.max_error < 1e-5,
@@ -171,7 +172,7 @@ fn values_read_again_measure_as_a_whole_copy() {
 fn values_that_cannot_be_read_again_are_an_infinite_error() {
     #[derive(Debug)]
     struct Lost;
-    impl ValuesAgain for Lost {
+    impl RereadableKeys for Lost {
         fn has(&self, _: usize, _: usize, _: Channel, _: &std::sync::Arc<[f32]>) -> bool {
             true
         }
@@ -183,9 +184,9 @@ fn values_that_cannot_be_read_again_are_an_infinite_error() {
         }
     }
     let model = fixture("mixamo.glb");
-    let mut hollowed = model.clone();
-    assert!(hollow(&mut hollowed, &Lost) > 0);
-    let skin = check::skin_again(&hollowed, &model, SkeletonId(0), Some(&Lost));
+    let mut without_keys = model.clone();
+    assert!(drop_rereadable(&mut without_keys, &Lost) > 0);
+    let skin = check::skin_rereading(&without_keys, &model, SkeletonId(0), Some(&Lost));
     assert_eq!(
         (skin.max_error, skin.matrices),
         (f32::INFINITY, 0),
@@ -198,10 +199,15 @@ fn values_that_cannot_be_read_again_are_an_infinite_error() {
     let doc =
         crate::gltf_io::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb"))
             .unwrap();
-    let again = doc.values_again().unwrap();
-    let mut hollowed = doc.model.clone();
-    assert!(hollow(&mut hollowed, again.as_ref()) > 0);
-    let same = check::skin_again(&hollowed, &doc.model, SkeletonId(0), Some(again.as_ref()));
+    let rereading = doc.rereadable_keys().unwrap();
+    let mut without_keys = doc.model.clone();
+    assert!(drop_rereadable(&mut without_keys, rereading.as_ref()) > 0);
+    let same = check::skin_rereading(
+        &without_keys,
+        &doc.model,
+        SkeletonId(0),
+        Some(rereading.as_ref()),
+    );
     assert_eq!(same, check::skin(&doc.model, &doc.model, SkeletonId(0)));
     assert_eq!(same.max_error, 0.0);
 }
@@ -219,7 +225,7 @@ fn values_read_again_by_their_place_in_the_model_as_read() {
             self.0.clips.get(c)?.tracks.get(b)
         }
     }
-    impl ValuesAgain for ByPlace {
+    impl RereadableKeys for ByPlace {
         fn has(&self, c: usize, b: usize, channel: Channel, times: &std::sync::Arc<[f32]>) -> bool {
             use Channel::*;
             let same = |read: &std::sync::Arc<[f32]>| std::sync::Arc::ptr_eq(read, times);
@@ -270,17 +276,22 @@ fn values_read_again_by_their_place_in_the_model_as_read() {
             let (mut want, measuring) =
                 normalize_mapped(&mut whole, mapped, profile, &options).unwrap();
             measuring.run_beside(&whole, &mut want, threads, || ());
-            let mut hollowed = model.clone();
-            let mapped = map_skeletons(&hollowed.skeletons, profile, &options).unwrap();
-            let again: std::sync::Arc<dyn ValuesAgain> =
+            let mut without_keys = model.clone();
+            let mapped = map_skeletons(&without_keys.skeletons, profile, &options).unwrap();
+            let rereading: std::sync::Arc<dyn RereadableKeys> =
                 std::sync::Arc::new(ByPlace(model.clone()));
-            let (mut got, measuring) =
-                normalize_mapped_again(&mut hollowed, mapped, profile, &options, Some(again))
-                    .unwrap();
-            assert!(measuring.again.is_some());
-            measuring.run_beside(&hollowed, &mut got, threads, || ());
+            let (mut got, measuring) = normalize_mapped_rereading(
+                &mut without_keys,
+                mapped,
+                profile,
+                &options,
+                Some(rereading),
+            )
+            .unwrap();
+            assert!(measuring.rereading.is_some());
+            measuring.run_beside(&without_keys, &mut got, threads, || ());
             assert_eq!(
-                (&hollowed, json(&got)),
+                (&without_keys, json(&got)),
                 (&whole, json(&want)),
                 "{skeleton:?}"
             );
@@ -290,7 +301,8 @@ fn values_read_again_by_their_place_in_the_model_as_read() {
     }
 }
 
-/// A refusal with the copy hollow leaves the model as it came: the hollow copy is not restored.
+/// A refusal with the copy's rereadable keys dropped leaves the model as it came: that copy is not
+/// restored.
 #[test]
 fn a_refusal_with_values_read_again_leaves_the_model_as_it_came() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
@@ -303,7 +315,8 @@ fn a_refusal_with_values_read_again_leaves_the_model_as_it_came() {
     options.rename.skeleton_name = Some(" ".into());
     let mut m = doc.model.clone();
     let mapped = map_skeletons(&m.skeletons, profile, &options).unwrap();
-    let result = normalize_mapped_again(&mut m, mapped, profile, &options, doc.values_again());
+    let result =
+        normalize_mapped_rereading(&mut m, mapped, profile, &options, doc.rereadable_keys());
     assert!(matches!(result, Err(NormalizeError::Rename(_))));
     assert_eq!(m, doc.model);
 }

@@ -4,39 +4,39 @@
 //! costs more than the work done in it; a copy kept the rest fix from converting the model's
 //! keys where they are).
 //!
-//! A reader offers them ([`ValuesAgain`]); [`hollow`] lets go of them in the copy; whoever
-//! compares with the copy takes a clip at a time back whole with [`refill`].
+//! A reader offers them ([`RereadableKeys`]); [`drop_rereadable`] lets go of them in the copy;
+//! whoever compares with the copy takes a clip at a time back whole with [`reread_clip`].
 
 use super::{Channel, Clip, Model, Track};
 use glam::{Quat, Vec3};
 use std::sync::Arc;
 
 /// The key values of a model as read that can be read again, by clip, bone and channel (places
-/// in that model). Values it [`has`](ValuesAgain::has) are read again exactly as they were read,
+/// in that model). Values it [`has`](RereadableKeys::has) are read again exactly as they were read,
 /// bit for bit, every time.
-pub trait ValuesAgain: Send + Sync + std::fmt::Debug {
+pub trait RereadableKeys: Send + Sync + std::fmt::Debug {
     /// Whether the values of track `channel` of bone `bone` of clip `clip` can be read again,
     /// that track holding the key times `times`: the very array the model as read holds there
     /// (not equal numbers elsewhere), so that a model whose clips moved or changed since it
     /// was read lets go of nothing it could not get back.
     fn has(&self, clip: usize, bone: usize, channel: Channel, times: &Arc<[f32]>) -> bool;
-    /// The values of a translation or scale track that [`ValuesAgain::has`], read again.
+    /// The values of a translation or scale track that [`RereadableKeys::has`], read again.
     fn vec3s(&self, clip: usize, bone: usize, channel: Channel) -> Option<Arc<[Vec3]>>;
-    /// The values of a rotation track that [`ValuesAgain::has`], read again.
+    /// The values of a rotation track that [`RereadableKeys::has`], read again.
     fn quats(&self, clip: usize, bone: usize) -> Option<Arc<[Quat]>>;
 }
 
-/// Lets go of the key values of `model` (the model as read, or an unchanged copy) that `again`
+/// Lets go of the key values of `model` (the model as read, or an unchanged copy) that `rereading`
 /// can read again: those tracks keep their times and hold no values (a track that holds keys
 /// never has none otherwise). Returns how many tracks it let go of.
-pub fn hollow(model: &mut Model, again: &dyn ValuesAgain) -> usize {
+pub fn drop_rereadable(model: &mut Model, rereading: &dyn RereadableKeys) -> usize {
     let (no_vec3, no_quat): (Arc<[Vec3]>, Arc<[Quat]>) = (Arc::from([]), Arc::from([]));
-    let mut hollowed = 0;
+    let mut dropped = 0;
     for (c, clip) in model.clips.iter_mut().enumerate() {
         for (b, tracks) in clip.tracks.iter_mut().enumerate() {
             let mut let_go = |channel, times: &Arc<[f32]>| {
-                let has = !times.is_empty() && again.has(c, b, channel, times);
-                hollowed += usize::from(has);
+                let has = !times.is_empty() && rereading.has(c, b, channel, times);
+                dropped += usize::from(has);
                 has
             };
             if let Some(t) = tracks.translation.as_mut() {
@@ -56,11 +56,11 @@ pub fn hollow(model: &mut Model, again: &dyn ValuesAgain) -> usize {
             }
         }
     }
-    hollowed
+    dropped
 }
 
-/// Whether `clip` has a track [`hollow`] let go of (times but no values).
-pub fn is_hollow(clip: &Clip) -> bool {
+/// Whether `clip` has a track [`drop_rereadable`] let go of (times but no values).
+pub fn has_dropped_keys(clip: &Clip) -> bool {
     fn empty<T>(t: &Option<Track<T>>) -> bool {
         t.as_ref().is_some_and(needs)
     }
@@ -69,26 +69,26 @@ pub fn is_hollow(clip: &Clip) -> bool {
         .any(|t| empty(&t.translation) || empty(&t.rotation) || empty(&t.scale))
 }
 
-/// Clip `clip` (its place `c` in the model [`hollow`] was given) with the values of its hollow
-/// tracks read again from `again`: the clip as read. None when a hollow track's values cannot be
-/// read again, or are not as many as its times ask for.
-pub fn refill(clip: &Clip, c: usize, again: &dyn ValuesAgain) -> Option<Clip> {
+/// Clip `clip` (its place `c` in the model [`drop_rereadable`] was given) with the values of its
+/// dropped tracks read again from `rereading`: the clip as read. None when a dropped track's values
+/// cannot be read again, or are not as many as its times ask for.
+pub fn reread_clip(clip: &Clip, c: usize, rereading: &dyn RereadableKeys) -> Option<Clip> {
     let mut whole = clip.clone();
     for (b, tracks) in whole.tracks.iter_mut().enumerate() {
         if let Some(t) = tracks.translation.as_mut().filter(|t| needs(t)) {
-            t.values = fits(t, again.vec3s(c, b, Channel::Translation)?)?;
+            t.values = fits(t, rereading.vec3s(c, b, Channel::Translation)?)?;
         }
         if let Some(t) = tracks.rotation.as_mut().filter(|t| needs(t)) {
-            t.values = fits(t, again.quats(c, b)?)?;
+            t.values = fits(t, rereading.quats(c, b)?)?;
         }
         if let Some(t) = tracks.scale.as_mut().filter(|t| needs(t)) {
-            t.values = fits(t, again.vec3s(c, b, Channel::Scale)?)?;
+            t.values = fits(t, rereading.vec3s(c, b, Channel::Scale)?)?;
         }
     }
     Some(whole)
 }
 
-/// Whether `track` is hollow.
+/// Whether `track` lost its values to [`drop_rereadable`] (times, no values).
 fn needs<T>(track: &Track<T>) -> bool {
     track.values.is_empty() && !track.times.is_empty()
 }
@@ -117,7 +117,7 @@ mod tests {
         quats: Vec<(Place, Arc<[Quat]>)>,
     }
 
-    impl ValuesAgain for Kept {
+    impl RereadableKeys for Kept {
         fn has(&self, clip: usize, bone: usize, channel: Channel, _: &Arc<[f32]>) -> bool {
             match channel {
                 Channel::Rotation => self.quats.iter().any(|(k, _)| *k == (clip, bone, channel)),
@@ -204,12 +204,12 @@ mod tests {
     }
 
     #[test]
-    fn hollowed_then_refilled_clips_are_the_clips_read() {
+    fn clips_reread_after_their_keys_were_dropped_are_the_clips_read() {
         let read = model();
         let kept = kept(&read);
         let mut copy = read.clone();
-        assert_eq!(hollow(&mut copy, &kept), 7);
-        assert!(copy.clips.iter().all(is_hollow));
+        assert_eq!(drop_rereadable(&mut copy, &kept), 7);
+        assert!(copy.clips.iter().all(has_dropped_keys));
         // What cannot be read again is kept.
         let kept_rotation = copy.clips[0].tracks[0].rotation.as_ref().unwrap();
         assert_eq!(kept_rotation.values.len(), 2);
@@ -217,29 +217,29 @@ mod tests {
         let t = copy.clips[1].tracks[1].rotation.as_ref().unwrap();
         assert!(t.values.is_empty() && t.times.len() == 1);
         for (c, clip) in copy.clips.iter().enumerate() {
-            let whole = refill(clip, c, &kept).unwrap();
+            let whole = reread_clip(clip, c, &kept).unwrap();
             assert_eq!(whole, read.clips[c]);
-            assert!(!is_hollow(&whole));
+            assert!(!has_dropped_keys(&whole));
         }
-        // The model as read shares no values with the hollow copy's hollow tracks.
+        // The model as read shares no values with the copy's tracks whose values were dropped.
         let read_values = &read.clips[1].tracks[1].scale.as_ref().unwrap().values;
         let copy_values = &copy.clips[1].tracks[1].scale.as_ref().unwrap().values;
         assert!(!Arc::ptr_eq(read_values, copy_values));
     }
 
     #[test]
-    fn a_refill_that_cannot_be_made_whole_is_none() {
+    fn a_clip_that_cannot_be_reread_whole_is_none() {
         let read = model();
         let mut copy = read.clone();
-        hollow(&mut copy, &kept(&read));
+        drop_rereadable(&mut copy, &kept(&read));
         // Values no longer there, or not as many as the times ask for.
-        assert!(refill(&copy.clips[0], 0, &Kept::default()).is_none());
+        assert!(reread_clip(&copy.clips[0], 0, &Kept::default()).is_none());
         let mut short = kept(&read);
         short.vec3s[0].1 = Arc::from([Vec3::ZERO]);
-        assert!(refill(&copy.clips[0], 0, &short).is_none());
-        // A clip with nothing hollow comes back as it is.
+        assert!(reread_clip(&copy.clips[0], 0, &short).is_none());
+        // A clip with nothing dropped comes back as it is.
         assert_eq!(
-            refill(&read.clips[0], 0, &Kept::default()).as_ref(),
+            reread_clip(&read.clips[0], 0, &Kept::default()).as_ref(),
             Some(&read.clips[0])
         );
     }
