@@ -405,3 +405,45 @@ fn settings_errors_win_over_the_files() {
         assert!(!out.exists());
     }
 }
+
+/// A texture whose image comes from `EXT_texture_webp` (no `source` of its own, as the extension
+/// specifies) gets no false `gltf_invalid` warning, and the output keeps it.
+#[test]
+fn a_webp_texture_is_not_reported_invalid() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut json, bin) =
+        common::split_glb(&std::fs::read(common::root().join("fixtures/mixamo.glb")).unwrap());
+    json["extensionsUsed"] = serde_json::json!(["EXT_texture_webp"]);
+    json["images"] = serde_json::json!([{"uri": "skin.webp"}]);
+    json["textures"] = serde_json::json!([{"extensions": {"EXT_texture_webp": {"source": 0}}}]);
+    let input = dir.path().join("webp.glb");
+    std::fs::write(&input, common::join_glb(&json, &bin)).unwrap();
+    // A 1×1 lossless WebP.
+    std::fs::write(
+        dir.path().join("skin.webp"),
+        b"RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f\x00\x00\x00\x10\x07\x10\x11\x11\x88\x88\xfe\x07\x00",
+    )
+    .unwrap();
+    let out = dir.path().join("out.glb");
+    let run = common::skelnorm(&[
+        "normalize",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let warnings = report["files"][0]["warnings"].to_string();
+    assert!(!warnings.contains("gltf_invalid"), "{warnings}");
+    let (written, _) = common::split_glb(&std::fs::read(&out).unwrap());
+    assert_eq!(
+        written["textures"][0]["extensions"]["EXT_texture_webp"]["source"], 0,
+        "{}",
+        written["textures"]
+    );
+}

@@ -374,8 +374,18 @@ fn check_structure(
         };
         // The specification allows a primitive without POSITION (it is not drawn), and an
         // accessor without a buffer view (zeros, or data from an extension such as Draco).
+        // A texture's image may come from an extension instead of `source` (EXT_texture_webp,
+        // KHR_texture_basisu, MSFT_texture_dds, EXT_texture_avif), which the `gltf` crate does not
+        // read.
+        let image_extension = root.extensions_used.iter().any(|e| {
+            matches!(
+                e.as_str(),
+                "EXT_texture_webp" | "KHR_texture_basisu" | "MSFT_texture_dds" | "EXT_texture_avif"
+            )
+        });
         let allowed = path.contains(".attributes.POSITION")
-            || (path.starts_with("accessors[") && path.ends_with("].bufferView"));
+            || (path.starts_with("accessors[") && path.ends_with("].bufferView"))
+            || (image_extension && path.starts_with("textures[") && path.ends_with("].source"));
         if allowed && matches!(e, VError::Missing) {
             continue;
         }
