@@ -11,7 +11,7 @@ use super::copies;
 use super::lanes;
 use super::pose::Plan;
 use super::restore::KeyMap;
-use super::sim::{scale_axes, Sim};
+use super::sim::{quarter_turn_axes, Sim};
 use super::{RestOptions, RestReport};
 use crate::model::{
     in_two, BoneId, BoneTracks, Clip, Interpolation, Model, SkeletonId, Track, Transform, Warning,
@@ -402,7 +402,7 @@ impl Grow {
 
 /// How a scale along a bone's old axes becomes one along its new axes, the old frame turned by
 /// `f`: `f⁻¹ · diag(k) · f`, which is a scale again when `f` turns by quarter turns (the axes
-/// swap places, [`scale_axes`]). For any other turn of a non-uniform `k` it is not (it shears),
+/// swap places, [`quarter_turn_axes`]). For any other turn of a non-uniform `k` it is not (it shears),
 /// and the scale taken is its diagonal, `Σᵢ f_ij² kᵢ`: the nearest scale, which is what f32
 /// noise in a DCC's rest scales (1e-7 apart) costs least with.
 #[derive(Clone, Copy)]
@@ -413,9 +413,9 @@ enum ScaleAxes {
 
 impl ScaleAxes {
     fn of_turn(f: DQuat) -> ScaleAxes {
-        match scale_axes(f) {
-            [0, 1, 2] if !is_quarter_turn(f) => ScaleAxes::Mixed(glam::DMat3::from_quat(f)),
-            p => ScaleAxes::Swapped(p),
+        match quarter_turn_axes(f) {
+            Some(p) => ScaleAxes::Swapped(p),
+            None => ScaleAxes::Mixed(glam::DMat3::from_quat(f)),
         }
     }
 
@@ -435,12 +435,6 @@ impl ScaleAxes {
             }
         }
     }
-}
-
-/// Whether `f` keeps every axis on an axis (within rounding): the identity or a quarter turn.
-fn is_quarter_turn(f: DQuat) -> bool {
-    let m = glam::DMat3::from_quat(f);
-    (0..3).all(|a| m.col(a).abs().max_element() > 1.0 - 1e-6)
 }
 
 impl Convert<Vec3> for Grow {

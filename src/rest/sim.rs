@@ -129,20 +129,17 @@ pub(crate) fn nearest_quarter_turn(q: Quat) -> Quat {
         .unwrap_or(Quat::IDENTITY)
 }
 
-/// For a quarter-turn rotation `q` (within rounding), which old scale axis each new axis takes:
-/// a scale `k` becomes `q⁻¹ · diag(k) · q = diag(k[p[0]], k[p[1]], k[p[2]])`. The identity
-/// permutation for any other rotation.
-pub(crate) fn scale_axes(q: glam::DQuat) -> [usize; 3] {
+/// For a rotation `q` that keeps every axis on an axis (the identity or a quarter turn, within
+/// rounding), which old scale axis each new axis takes: a scale `k` becomes
+/// `q⁻¹ · diag(k) · q = diag(k[p[0]], k[p[1]], k[p[2]])`. `None` for any other rotation.
+pub(crate) fn quarter_turn_axes(q: glam::DQuat) -> Option<[usize; 3]> {
     let m = glam::DMat3::from_quat(q);
     let mut p = [0, 1, 2];
     for (a, slot) in p.iter_mut().enumerate() {
         let col = m.col(a).abs();
-        match (0..3).find(|&b| col[b] > 1.0 - 1e-6) {
-            Some(b) => *slot = b,
-            None => return [0, 1, 2],
-        }
+        *slot = (0..3).find(|&b| col[b] > 1.0 - 1e-6)?;
     }
-    p
+    Some(p)
 }
 
 #[cfg(test)]
@@ -158,11 +155,14 @@ mod tests {
         assert!(g.dot(z).abs() > 1.0 - 1e-6, "{g} {z}");
         // diag(k) · g = g · diag(k permuted): the scale stays a scale along the new axes.
         let k = Vec3::new(1.0, 2.0, 3.0);
-        let p = scale_axes(g.as_dquat());
+        let p = quarter_turn_axes(g.as_dquat()).unwrap();
         let left = Mat3::from_diagonal(k) * Mat3::from_quat(g);
         let right = Mat3::from_quat(g) * Mat3::from_diagonal(Vec3::new(k[p[0]], k[p[1]], k[p[2]]));
         assert!(left.abs_diff_eq(right, 1e-5), "{left} {right}");
-        assert_eq!(scale_axes(Quat::from_rotation_x(0.4).as_dquat()), [0, 1, 2]);
+        assert_eq!(
+            quarter_turn_axes(Quat::from_rotation_x(0.4).as_dquat()),
+            None
+        );
     }
 
     #[test]
