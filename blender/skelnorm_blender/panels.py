@@ -1,0 +1,105 @@
+"""The 3D view sidebar's skelnorm tab: the last import's mapping report, the Retarget panel with
+the measures of its last run, and the Batch panel."""
+
+import bpy
+
+from . import common
+
+
+def lines(layout, title, items, icon='DOT', most=12):
+    """A titled list, cut at `most` items with a count of the rest."""
+    if not items:
+        return
+    col = layout.column(align=True)
+    col.label(text=f"{title} ({len(items)}):")
+    for item in items[:most]:
+        col.label(text=str(item), icon=icon)
+    if len(items) > most:
+        col.label(text=f"… and {len(items) - most} more")
+
+
+class SKELNORM_PT_import(bpy.types.Panel):
+    bl_label = "Import Report"
+    bl_idname = "SKELNORM_PT_import"
+    bl_space_type = 'VIEW_3D'
+    bl_region_type = 'UI'
+    bl_category = "skelnorm"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.operator("skelnorm.import_normalized", icon='IMPORT')
+        report = common.kept_report(context, "import")
+        if not report:
+            layout.label(text="No import yet")
+            return
+        layout.label(text=report["input"], icon='FILE')
+        for s in report["skeletons"]:
+            box = layout.box()
+            box.label(text=f"{s['skeleton']}: {s['mapped']} bones mapped to {s['profile']}",
+                      icon='ARMATURE_DATA')
+            lines(box, "Required bones missing", s["missing_required"], icon='ERROR')
+            lines(box, "Profile bones not in the file", s["unmapped_profile"])
+            lines(box, "File bones left out (no profile bone: end bones, helpers)",
+                  s["unmapped_source"])
+            lines(box, "Mapping warnings", s["warnings"], icon='ERROR')
+        lines(layout, "Warnings", report["warnings"], icon='ERROR')
+
+
+class SKELNORM_PT_retarget(bpy.types.Panel):
+    bl_label = "Retarget"
+    bl_idname = "SKELNORM_PT_retarget"
+    bl_space_type = 'VIEW_3D'
+    bl_region_type = 'UI'
+    bl_category = "skelnorm"
+
+    def draw(self, context):
+        layout = self.layout
+        settings = context.scene.skelnorm_retarget
+        target = context.active_object
+        layout.label(
+            text=f"Target: {target.name}" if common.is_armature(target)
+            else "Target: select an armature",
+            icon='ARMATURE_DATA',
+        )
+        layout.prop(settings, "source_kind", expand=True)
+        if settings.source_kind == 'ARMATURE':
+            layout.prop(settings, "source_armature")
+        else:
+            layout.prop(settings, "source_file")
+        row = layout.row(align=True)
+        row.prop(settings, "plant", toggle=True)
+        row.prop(settings, "floor", toggle=True)
+        row.prop(settings, "filter", toggle=True)
+        layout.prop(settings, "prefix")
+        layout.operator("skelnorm.retarget", icon='ACTION')
+        report = common.kept_report(context, "retarget")
+        if not report:
+            return
+        for clip in report["clips"]:
+            box = layout.box()
+            box.label(text=f"{clip['clip']}: {clip['frames']} frames", icon='ACTION')
+            worst = clip.get("worst")
+            if worst:
+                box.label(text=f"Worst direction: {worst['chain']} {worst['end_deg']:.2f}°")
+            col = box.column(align=True)
+            for c in clip["chains"]:
+                if c["measured"] and c["bones_deg"] is not None:
+                    col.label(text=f"{c['chain']}: {c['bones_deg']:.2f}°")
+                else:
+                    col.label(text=f"{c['chain']}: not measured")
+            for s in clip["skate"]:
+                box.label(text=f"{s['bone']} skate: {s['target']:.4f} (source {s['source']:.4f})")
+        lines(layout, "Warnings", report["warnings"], icon='ERROR')
+
+
+CLASSES = (SKELNORM_PT_import, SKELNORM_PT_retarget)
+
+
+def register():
+    for c in CLASSES:
+        bpy.utils.register_class(c)
+
+
+def unregister():
+    for c in reversed(CLASSES):
+        bpy.utils.unregister_class(c)
