@@ -63,6 +63,7 @@ fn main() {
                 resolve: &resolve,
                 read: Default::default(),
                 unsupported: Vec::new(),
+                only: None,
             };
             let start = Instant::now();
             let report = batch::run(&job, &|_| {}).unwrap();

@@ -53,6 +53,7 @@ fn main() {
         resolve: &resolve,
         read: Default::default(),
         unsupported: Vec::new(),
+        only: None,
     };
     let real = batch::run(&job, &|_| {}).unwrap();
     let mut report = Report {

@@ -14,6 +14,8 @@
 //!   by the extension: every bone of the new `walk` action at every frame is within 1e-5 of the
 //!   height of where three.js plays the same joint in the CLI's retarget of the pair (`skelnorm
 //!   retarget --source fixtures/mixamo.glb --target` the `--rebind` normalized ModularMen);
+//! - `skelnorm.batch` over a small folder (a humanoid, a VRM, a quadruped) reports what `skelnorm
+//!   batch --rebind` reports of it, writes the same bytes and the HTML report;
 //! - a missing file and a file skelnorm does not read fail as Blender error reports naming the
 //!   file, with no Python traceback.
 //!
@@ -244,12 +246,32 @@ fn the_extension_imports_normalized_and_retargets_as_the_cli_does() {
         "-o",
         cli_retarget.to_str().unwrap(),
     ]);
+    // A small library for the batch: a humanoid, a VRM and a quadruped (refused).
+    let library = dir.path().join("library");
+    std::fs::create_dir_all(&library).unwrap();
+    for f in ["mixamo.glb", "vrm0.vrm", "quadruped.glb"] {
+        std::fs::copy(common::root().join("fixtures").join(f), library.join(f)).unwrap();
+    }
+    let cli_batch = dir.path().join("cli_batch.json");
+    let _ = common::skelnorm(&[
+        "batch",
+        library.to_str().unwrap(),
+        "-o",
+        dir.path().join("cli_batch").to_str().unwrap(),
+        "--rebind",
+        "--quiet",
+        "--report",
+        cli_batch.to_str().unwrap(),
+    ]);
+    let cli_batch: Value = serde_json::from_slice(&std::fs::read(&cli_batch).unwrap()).unwrap();
+    let batch_out = dir.path().join("blender_batch");
     let not_read = dir.path().join("notes.txt");
     std::fs::write(&not_read, "not a character").unwrap();
     let missing = dir.path().join("missing.glb");
     let jobs = json!({
         "imports": imports,
         "retarget": {"target": modular, "source": mixamo, "clip": "walk"},
+        "batch": {"input": library, "output": batch_out},
         "errors": [missing, not_read],
     });
     let blender = blender_run(&python, &zip, &jobs, dir.path());
@@ -372,6 +394,31 @@ fn the_extension_imports_normalized_and_retargets_as_the_cli_does() {
         compared > 30 * times.len(),
         "only {compared} joint positions compared"
     );
+
+    // The batch: what the CLI's batch of the same folder reports, and the HTML report written.
+    let b = &blender["batch"];
+    assert_eq!(b["ok"], true, "skelnorm.batch failed: {}", b["error"]);
+    let kept = &b["kept"];
+    for k in ["files", "ok", "warnings", "failed", "refused", "skipped"] {
+        assert_eq!(
+            kept["summary"][k], cli_batch["summary"][k],
+            "batch summary `{k}`: Blender's {} against the CLI's {}",
+            kept["summary"], cli_batch["summary"]
+        );
+    }
+    let html = std::fs::read_to_string(kept["html"].as_str().unwrap()).unwrap();
+    assert!(html.contains("mixamo.glb"), "the HTML report lists no file");
+    println!(
+        "batch: {} (the CLI's summary), {}",
+        kept["summary"], kept["html"]
+    );
+    for f in ["mixamo.glb", "vrm0.vrm"] {
+        assert_eq!(
+            std::fs::read(batch_out.join(f)).unwrap(),
+            std::fs::read(dir.path().join("cli_batch").join(f)).unwrap(),
+            "{f}: the batch's output differs from the CLI's"
+        );
+    }
 
     // Errors as reports, naming the file.
     for (e, path) in blender["errors"]

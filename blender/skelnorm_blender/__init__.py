@@ -2,9 +2,9 @@
 retargets clips onto the active armature as new actions and normalizes or retargets whole
 folders. The work is done by the skelnorm Python package, bundled as a wheel."""
 
-from . import importer, panels, retarget
+from . import batch, importer, panels, retarget
 
-MODULES = (importer, retarget, panels)
+MODULES = (importer, retarget, batch, panels)
 
 
 def register():

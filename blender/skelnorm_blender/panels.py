@@ -92,7 +92,34 @@ class SKELNORM_PT_retarget(bpy.types.Panel):
         lines(layout, "Warnings", report["warnings"], icon='ERROR')
 
 
-CLASSES = (SKELNORM_PT_import, SKELNORM_PT_retarget)
+class SKELNORM_PT_batch(bpy.types.Panel):
+    bl_label = "Batch"
+    bl_idname = "SKELNORM_PT_batch"
+    bl_space_type = 'VIEW_3D'
+    bl_region_type = 'UI'
+    bl_category = "skelnorm"
+
+    def draw(self, context):
+        layout = self.layout
+        s = context.scene.skelnorm_batch
+        layout.prop(s, "mode", expand=True)
+        layout.prop(s, "input_dir")
+        layout.prop(s, "output_dir")
+        if s.mode == 'RETARGET':
+            layout.prop(s, "retarget_to")
+        layout.prop(s, "rebind")
+        layout.prop(s, "open_report")
+        layout.operator("skelnorm.batch", icon='FILE_FOLDER')
+        kept = common.kept_report(context, "batch")
+        if not kept:
+            return
+        box = layout.box()
+        box.label(text=", ".join(f"{v} {k}" for k, v in kept["summary"].items() if v))
+        lines(box, "Failed or refused", kept["problems"], icon='ERROR')
+        box.operator("skelnorm.open_report", icon='URL')
+
+
+CLASSES = (SKELNORM_PT_import, SKELNORM_PT_retarget, SKELNORM_PT_batch)
 
 
 def register():

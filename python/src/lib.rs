@@ -7,6 +7,7 @@
 
 mod arrays;
 mod asset;
+mod batch;
 mod errors;
 mod mapping;
 mod motion;
@@ -15,9 +16,10 @@ mod settings;
 
 use pyo3::prelude::*;
 
-/// The Python module `skelnorm`.
+/// The extension module `skelnorm._native`, whose names the package `skelnorm`
+/// (`python/pysrc/skelnorm/__init__.py`) makes its own.
 #[pymodule]
-#[pyo3(name = "skelnorm")]
+#[pyo3(name = "_native")]
 fn skelnorm_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<asset::Asset>()?;
@@ -29,5 +31,9 @@ fn skelnorm_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mapping::map, m)?)?;
     m.add_function(wrap_pyfunction!(settings::normalize, m)?)?;
     m.add_function(wrap_pyfunction!(retarget::retarget, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::batch, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::batch_files, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::merge_reports, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::write_html, m)?)?;
     Ok(())
 }

@@ -74,55 +74,66 @@ fn to_json(v: &Bound<'_, PyAny>, at: &str) -> PyResult<Value> {
 /// Settings from keyword arguments: the `settings` file (if any), then each section's fields
 /// over it. Unknown sections or fields are a `ValueError` naming them.
 pub fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Settings> {
-    let file = kwargs
-        .map(|k| k.get_item("settings"))
-        .transpose()?
-        .flatten()
-        .filter(|v| !v.is_none())
-        .map(|v| v.extract::<PathBuf>())
-        .transpose()?;
+    let (file, sections) = sections(kwargs)?;
     let base = match &file {
         Some(p) => {
-            // A file that cannot be opened is an OSError; the library reads it again.
             std::fs::File::open(p)
                 .map_err(|e| io_error(format!("{}: cannot read: {e}", p.display()), &e))?;
             Settings::load(p).map_err(|e| value_error(e.to_string()))?
         }
         None => Settings::default(),
     };
-    let mut json = serde_json::to_value(&base).map_err(|e| value_error(e.to_string()))?;
+    overlay(&base, &sections).map_err(value_error)
+}
+
+/// The `settings="file.ron"` keyword and the settings sections of `kwargs` as JSON.
+pub fn sections(
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<(Option<PathBuf>, Vec<(String, Value)>)> {
+    let mut file = None;
+    let mut out = Vec::new();
     for (k, v) in kwargs
         .map(|k| k.iter().collect::<Vec<_>>())
         .unwrap_or_default()
     {
         let section: String = k.extract()?;
         if section == "settings" {
+            file = (!v.is_none()).then(|| v.extract::<PathBuf>()).transpose()?;
             continue;
         }
-        let Value::Object(fields) = to_json(&v, &section)? else {
-            return Err(value_error(format!(
+        out.push((section.clone(), to_json(&v, &section)?));
+    }
+    Ok((file, out))
+}
+
+/// `base` with the fields of `sections` set over its own: what a call's keywords make of the
+/// settings of a file (or of a folder's `skelnorm.ron`, in a batch).
+pub fn overlay(base: &Settings, sections: &[(String, Value)]) -> Result<Settings, String> {
+    let mut json = serde_json::to_value(base).map_err(|e| e.to_string())?;
+    for (section, v) in sections {
+        let Value::Object(fields) = v else {
+            return Err(format!(
                 "{section}: a settings section is a dict of its fields, such as rest={{\"fix_silhouette\": False}}"
-            )));
+            ));
         };
         let Some(Value::Object(all)) = Some(&mut json) else {
-            return Err(value_error("settings: not an object"));
+            return Err("settings: not an object".into());
         };
-        match all.get_mut(&section) {
-            Some(Value::Object(target)) => target.extend(fields),
+        match all.get_mut(section) {
+            Some(Value::Object(target)) => target.extend(fields.clone()),
             _ => {
-                return Err(value_error(format!(
+                return Err(format!(
                     "unknown settings section `{section}` (the sections: map, normalize, rest, tracks, rename, retarget; or settings=\"file.ron\")"
-                )))
+                ))
             }
         }
     }
     let mut settings: Settings =
-        serde_json::from_value(json).map_err(|e| value_error(format!("settings: {e}")))?;
-    settings.folder = base.folder;
+        serde_json::from_value(json).map_err(|e| format!("settings: {e}"))?;
+    settings.folder = base.folder.clone();
     Ok(settings)
 }
 
-/// Settings resolved into the pipeline's options (profile and bone-map files read).
 pub fn resolve(settings: &Settings) -> PyResult<Resolved> {
     settings.resolve().map_err(|e| value_error(e.to_string()))
 }

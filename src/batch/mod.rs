@@ -6,6 +6,7 @@
 //! `skelnorm normalize` normalizes one. Imports `gltf_io`, `io`, `jobs`, `pipeline`, `settings`,
 //! `mapping`, `profile`, `model` and `report`; prints nothing (progress goes to a callback).
 
+mod folder;
 mod picture;
 mod preview;
 
@@ -28,6 +29,7 @@ use std::time::Instant;
 pub const SETTINGS_FILE: &str = "skelnorm.ron";
 
 pub use crate::jobs::Existing;
+pub use folder::{batch_folder, plan_batch, BatchFolder, BatchPlan};
 
 /// How output names are made from input names: `replace` each FROM by TO in the file's stem,
 /// then `prefix` + stem + `suffix`; the extension stays (a batch run sets it first where the
@@ -173,6 +175,10 @@ pub struct Job<'a> {
     pub read: crate::io::ReadOptions,
     /// Files found that skelnorm does not read (see [`find_unsupported`]): reported as skipped.
     pub unsupported: Vec<(PathBuf, PathBuf)>,
+    /// Only these of `files` and `unsupported` (paths relative to their folder) are processed
+    /// and reported, the others still counting where outputs would collide: a part of a run
+    /// whose parts together report what the whole run would.
+    pub only: Option<Vec<PathBuf>>,
 }
 
 /// Every file under `root` that skelnorm reads (`.gltf`, `.glb`, `.vrm`, `.vrma`, `.fbx`,
@@ -298,9 +304,15 @@ pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<Report,
         None => None,
     };
     let taken = collisions(job);
+    let chosen = |(root, file): &&(PathBuf, PathBuf)| {
+        let rel = file.strip_prefix(root).unwrap_or(file);
+        job.only
+            .as_ref()
+            .is_none_or(|only| only.iter().any(|o| o == rel))
+    };
+    let mine: Vec<&(PathBuf, PathBuf)> = job.files.iter().filter(chosen).collect();
     let mut files: Vec<FileReport> = pool.install(|| {
-        job.files
-            .par_iter()
+        mine.par_iter()
             .map(|(root, file)| {
                 let options = &resolved[&nearest(&settings, root, file)];
                 let report = match taken.get(file) {
@@ -324,7 +336,7 @@ pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<Report,
             })
             .collect()
     });
-    for (root, file) in &job.unsupported {
+    for (root, file) in job.unsupported.iter().filter(chosen) {
         let rel = file.strip_prefix(root).unwrap_or(file);
         let mut skipped = FileReport::new(rel.display().to_string());
         skipped.status = Status::Skipped;

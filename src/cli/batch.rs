@@ -5,7 +5,7 @@ use super::batch_output::{finish, nothing_to_do, one_line, progress_bar};
 pub use super::batch_output::{run_report, ReportCommand};
 use super::stages::StageFlags;
 use super::Failure;
-use skelnorm::batch::{self, Existing, Job, Naming, Shard};
+use skelnorm::batch::{self, plan_batch, BatchFolder, Existing, Job, Naming, Shard};
 use skelnorm::pipeline::RetargetOutput;
 use skelnorm::report::Status;
 use skelnorm::settings::{ResolveError, Resolved, Settings};
@@ -133,39 +133,7 @@ impl RunArgs {
 
 /// `path` made absolute without creating it: its nearest existing ancestor canonicalized, the
 /// rest appended.
-fn absolute(path: &Path) -> Result<PathBuf, Failure> {
-    let path = std::path::absolute(path)?;
-    let mut existing = path.as_path();
-    let mut rest = Vec::new();
-    while !existing.exists() {
-        rest.push(
-            existing
-                .file_name()
-                .map(|n| n.to_os_string())
-                .unwrap_or_default(),
-        );
-        existing = existing.parent().unwrap_or(Path::new("/"));
-    }
-    let mut out = existing.canonicalize()?;
-    out.extend(rest.iter().rev());
-    Ok(out)
-}
-
-/// Runs `batch`; exit 0 when every input went well, else as [`run_code`]; 4 when the folder
-/// holds no supported file.
 pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
-    if !args.input.exists() {
-        return Err(Failure::Input(anyhow::anyhow!(
-            "{}: no such folder",
-            args.input.display()
-        )));
-    }
-    if !args.input.is_dir() {
-        return Err(Failure::Usage(format!(
-            "{}: not a folder (batch takes a folder; use normalize for one file)",
-            args.input.display()
-        )));
-    }
     let shard = args
         .shard
         .as_deref()
@@ -182,34 +150,6 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
                 .ok_or_else(|| Failure::Usage(format!("--replace {r}: expected FROM=TO")))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let inp = args.input.canonicalize()?;
-    if absolute(&args.output)?.starts_with(&inp) {
-        return Err(Failure::Usage(format!(
-            "{}: the output folder is inside the input folder {}",
-            args.output.display(),
-            args.input.display()
-        )));
-    }
-    let mut files = batch::find_files(&inp);
-    let mut unsupported = batch::find_unsupported(&inp);
-    let nothing = files
-        .is_empty()
-        .then(|| nothing_to_do(&[&args.input], unsupported.len()));
-    let out = if nothing.is_some() {
-        absolute(&args.output)?
-    } else {
-        std::fs::create_dir_all(&args.output).map_err(|e| {
-            anyhow::anyhow!(
-                "{}: cannot create the output folder: {e}",
-                args.output.display()
-            )
-        })?;
-        args.output.canonicalize()?
-    };
-    if let Some(s) = shard {
-        files.retain(|(root, f)| s.contains(f.strip_prefix(root).unwrap_or(f)));
-        unsupported.retain(|(root, f)| s.contains(f.strip_prefix(root).unwrap_or(f)));
-    }
     let base = args.run.base_settings()?;
     let flags = args.run.resolver();
     let resolve = |s: &Settings| {
@@ -219,9 +159,9 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
         }
         flags(&s)
     };
-    let job = Job {
-        files,
-        output: Some(out),
+    let job = BatchFolder {
+        input: &args.input,
+        output: &args.output,
         jobs: args.run.jobs()?,
         existing: args.existing.existing.into(),
         naming: Naming {
@@ -229,28 +169,28 @@ pub fn run_batch(args: &BatchArgs) -> Result<i32, Failure> {
             suffix: args.suffix.clone(),
             replace,
         },
+        shard,
+        only: None,
         retarget_to: args.retarget_to.clone(),
         retarget_output: super::retarget_output(args.normalized, args.animation_only),
         base,
         resolve: &resolve,
         read: super::read_options(),
-        unsupported,
     };
-    let bar = progress_bar(job.files.len(), args.run.quiet);
-    let mut report = batch::run(&job, &|f| {
+    let plan = plan_batch(&job)?;
+    let nothing = (plan.found == 0).then(|| nothing_to_do(&[&args.input], plan.unsupported));
+    let bar = progress_bar(plan.files(), args.run.quiet);
+    let mut report = plan.run(&|f| {
         bar.inc(1);
         if matches!(f.status, Status::Failed | Status::Refused) {
             bar.suspend(|| eprintln!("{}", one_line(f).unwrap_or_default()));
         }
-    })
-    .map_err(|e| Failure::Usage(e.to_string()))?;
+    })?;
     bar.finish_and_clear();
     report.shard = args.shard.clone();
     finish(&report, &args.run, nothing, false)
 }
 
-/// Runs `validate`: the same checks, no outputs; the exit code of [`run_code`], or 4 when there
-/// is no supported file.
 pub fn run_validate(args: &ValidateArgs) -> Result<i32, Failure> {
     let mut files = Vec::new();
     let mut unsupported = Vec::new();
@@ -282,6 +222,7 @@ pub fn run_validate(args: &ValidateArgs) -> Result<i32, Failure> {
         resolve: &resolve,
         read: super::read_options(),
         unsupported,
+        only: None,
     };
     let bar = progress_bar(job.files.len(), args.run.quiet);
     let report = batch::run(&job, &|_| bar.inc(1)).map_err(|e| Failure::Usage(e.to_string()))?;

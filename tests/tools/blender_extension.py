@@ -9,6 +9,7 @@ to a scratch folder: the extension installs into the user's Blender folders):
 JOBS.json: {"imports": [{"path": FILE, "clips": {CLIP: [seconds, ...]}}],
             "retarget": null | {"target": FILE, "source": FILE, "clip": CLIP,
                                 "ops": {"plant": bool, "floor": bool, "filter": bool}},
+            "batch": null | {"input": FOLDER, "output": FOLDER},
             "errors": [FILE, ...]}
 
 - each import: `bpy.ops.skelnorm.import_normalized(filepath=FILE)` into an empty scene; then
@@ -18,13 +19,16 @@ JOBS.json: {"imports": [{"path": FILE, "clips": {CLIP: [seconds, ...]}}],
 - the retarget: TARGET imported by `skelnorm.import_normalized`, then
   `bpy.ops.skelnorm.retarget()` with SOURCE as the source file; the new action of CLIP played on
   the target: every bone's head at every frame of the action (its frame range);
+- the batch: `bpy.ops.skelnorm.batch()` over INPUT into OUTPUT (normalize, the panel's
+  defaults): the report the panel keeps;
 - errors: `skelnorm.import_normalized` on each FILE must fail: the operator's RuntimeError text
   (Blender's report), which must not be a Python traceback.
 
 Output JSON: {"blender": version, "installed": bool, "imports": [{"path", "ok", "error",
 "heads": {bone: [x, y, z]}, "bounds": null | {"min", "max"}, "clips": {CLIP: [{bone: [x, y, z]} per time]}}], "retarget": null |
 {"ok", "error", "actions": [names], "fps", "frames": [frame, ...], "heads": [{bone: [x, y, z]}
-per frame], "report": the scene's kept report}, "errors": [{"path", "message"}]}. Coordinates are
+per frame], "report": the scene's kept report}, "batch": null | {"ok", "error", "kept"},
+"errors": [{"path", "message"}]}. Coordinates are
 glTF's (Y-up): Blender's (x, y, z) is written as (x, z, -y).
 """
 
@@ -148,6 +152,20 @@ def retarget(job):
     return out
 
 
+def batch(job):
+    clear()
+    out = {"ok": False, "error": None, "kept": None}
+    s = bpy.context.scene.skelnorm_batch
+    s.input_dir, s.output_dir = job["input"], job["output"]
+    try:
+        out["ok"] = bpy.ops.skelnorm.batch() == {'FINISHED'}
+    except RuntimeError as e:
+        out["error"] = str(e)
+        return out
+    out["kept"] = json.loads(bpy.context.scene.get("skelnorm_report", "{}")).get("batch")
+    return out
+
+
 def error_of(path):
     clear()
     try:
@@ -168,6 +186,7 @@ def main(argv):
     out = {"blender": bpy.app.version_string, "installed": installed}
     out["imports"] = [import_one(j) for j in jobs.get("imports", [])]
     out["retarget"] = retarget(jobs["retarget"]) if jobs.get("retarget") else None
+    out["batch"] = batch(jobs["batch"]) if jobs.get("batch") else None
     out["errors"] = [error_of(p) for p in jobs.get("errors", [])]
     with open(out_path, "w") as f:
         json.dump(out, f)

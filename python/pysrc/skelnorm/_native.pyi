@@ -240,3 +240,37 @@ def retarget(
 ) -> Tuple[Asset, dict[str, Any]]:
     """As `skelnorm retarget --source SRC --target TGT -o DST`; returns the target asset
     with its new clips and the retarget report."""
+
+def batch(
+    input: PathLike,
+    output: PathLike,
+    *,
+    files: Optional[Sequence[PathLike]] = None,
+    shard: Optional[str] = None,
+    jobs: Optional[int] = None,
+    existing: Literal["overwrite", "skip", "error"] = "overwrite",
+    prefix: str = "",
+    suffix: str = "",
+    replace: Optional[dict[str, str]] = None,
+    retarget_to: Optional[PathLike] = None,
+    retarget_output: Literal["original", "normalized", "animation_only"] = "original",
+    bvh_scale: Optional[float] = None,
+    **settings: Any,
+) -> dict[str, Any]:
+    """As `skelnorm batch INPUT -o OUTPUT`; returns its report (`skelnorm/1`, as --report writes
+    it). files: only these paths relative to INPUT (the whole folder still decides colliding
+    outputs); shard: "K/N". Settings sections apply over settings="file.ron" and over each
+    folder's skelnorm.ron, as the CLI's flags do. OSError if a folder cannot be read or made,
+    ValueError for bad options."""
+
+def batch_files(input: PathLike) -> list[str]:
+    """The files `batch(input, …)` takes, relative to INPUT, in its report's order: those it
+    reads, then those it reports as skipped."""
+
+def merge_reports(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Reports of parts of one batch joined, as `skelnorm report merge` joins shard reports
+    (ValueError if a file is in two)."""
+
+def write_html(report: dict[str, Any], path: PathLike) -> None:
+    """Writes the HTML report of `report` (as `batch` returns it) to PATH, as `skelnorm batch
+    --html` does."""
