@@ -3,7 +3,7 @@
 //! source ancestors, each source bone maps once). Ties break by bone order, so it is
 //! deterministic.
 
-use super::names::Lexicon;
+use super::names::{analyze, scores};
 use super::{is_ancestor, Mapped, Origin};
 use crate::model::{BoneId, Skeleton};
 use crate::profile::{Profile, ProfileBoneId};
@@ -17,11 +17,10 @@ pub(super) fn map(
     fixed: &[Option<Mapped>],
     forced_empty: &[bool],
 ) -> Vec<Option<Mapped>> {
-    let lexicon = Lexicon::new(profile);
     let scores: Vec<Vec<f32>> = skeleton
         .bones
         .iter()
-        .map(|b| lexicon.scores(&lexicon.analyze(&b.name)))
+        .map(|b| scores(profile, &analyze(&b.name, profile)))
         .collect();
     let mut pairs: Vec<(f32, ProfileBoneId, BoneId)> = Vec::new();
     for id in profile.ids() {

@@ -200,18 +200,17 @@ pub fn map_skeleton(skeleton: &Skeleton, profile: &Profile, options: &MapOptions
             );
         }
     }
-    let lexicon = names::Lexicon::new(profile);
     let info: Vec<names::NameInfo> = skeleton
         .bones
         .iter()
-        .map(|b| lexicon.analyze(&b.name))
+        .map(|b| names::analyze(&b.name, profile))
         .collect();
     exact::apply(skeleton, profile, &info, &mut fixed, &forced_empty);
     let mut entries = match profile.mapper {
         MapperKind::Humanoid if humanoid::fits(profile) => humanoid::map(
             skeleton,
             profile,
-            (&lexicon, info),
+            info,
             &fixed,
             &forced_empty,
             &mut warnings,
