@@ -162,7 +162,7 @@ fn one_key<T>(value: T) -> Track<T> {
 const KEYS_FOR_TWO_THREADS: usize = 16_384;
 
 /// How many keys a bone's tracks hold.
-pub(super) fn bone_keys(t: &BoneTracks) -> usize {
+fn bone_keys(t: &BoneTracks) -> usize {
     t.translation.as_ref().map_or(0, |t| t.values.len())
         + t.rotation.as_ref().map_or(0, |t| t.values.len())
         + t.scale.as_ref().map_or(0, |t| t.values.len())
