@@ -71,54 +71,6 @@ impl Mirror {
         Ok(Mirror::build(skeleton, symmetry, normal, snapped))
     }
 
-    /// A mirror with the counterparts and plane normal (in the skeleton's space) given: for
-    /// skeletons no profile describes. `counterpart[i]` is bone `i`'s counterpart (itself for
-    /// center bones); it must pair bones both ways.
-    pub fn with_counterparts(
-        skeleton: &Skeleton,
-        counterpart: &[BoneId],
-        normal: Vec3,
-    ) -> Result<Mirror, MirrorError> {
-        let n = skeleton.bones.len();
-        let bad = (counterpart.len() != n).then(|| format!("{} for {n} bones", counterpart.len()));
-        let bad = bad.or_else(|| {
-            counterpart.iter().enumerate().find_map(|(i, c)| {
-                let back = counterpart.get(c.index()).map(|b| b.index());
-                (back != Some(i)).then(|| format!("bone {i} pairs with {} but not back", c.0))
-            })
-        });
-        if let Some(why) = bad {
-            return Err(MirrorError::BadOption(format!("counterparts: {why}")));
-        }
-        if !normal.is_finite() || normal.length() <= 1e-6 {
-            return Err(MirrorError::BadOption(format!(
-                "normal {normal} is not a direction"
-            )));
-        }
-        let side = counterpart
-            .iter()
-            .enumerate()
-            .map(|(i, c)| match c.index().cmp(&i) {
-                std::cmp::Ordering::Equal => crate::profile::Side::Center,
-                std::cmp::Ordering::Greater => crate::profile::Side::Left,
-                std::cmp::Ordering::Less => crate::profile::Side::Right,
-            })
-            .collect();
-        let symmetry = Symmetry {
-            counterpart: counterpart.to_vec(),
-            side,
-            mapped: vec![false; n],
-            mapped_pairs: 0,
-            named_pairs: counterpart
-                .iter()
-                .enumerate()
-                .filter(|(i, c)| c.index() > *i)
-                .count(),
-            unpaired: Vec::new(),
-        };
-        Ok(Mirror::build(skeleton, symmetry, normal.normalize(), false))
-    }
-
     fn build(skeleton: &Skeleton, symmetry: Symmetry, normal: Vec3, snapped: bool) -> Mirror {
         let reflection = Reflection::new(skeleton, &symmetry.counterpart, normal);
         Mirror {
@@ -148,11 +100,6 @@ impl Mirror {
     /// `v` reflected through the plane (a direction: the plane through the origin).
     pub fn reflect_vec(&self, v: Vec3) -> Vec3 {
         self.reflection.reflect_vec(v)
-    }
-
-    /// The rotation `S q S`: `q` seen in the mirror (a proper rotation again).
-    pub fn reflect(&self, q: Quat) -> Quat {
-        self.reflection.reflect(q)
     }
 
     /// The math behind it: the reflection of this skeleton's poses.
