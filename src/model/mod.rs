@@ -12,7 +12,6 @@ mod bind;
 mod clip;
 mod frames;
 mod math;
-mod parallel;
 mod pose;
 mod reflect;
 mod reread;
@@ -25,7 +24,6 @@ pub use clip::{
     TrackValue,
 };
 pub use frames::{FrameRuns, Run, RunSampler, FRAMES_PER_RUN};
-pub use parallel::in_two;
 pub use reread::{drop_rereadable, has_dropped_keys, reread_clip, RereadableKeys};
 /// A `HashMap` with rustc's FxHash, several times cheaper than the default SipHash on the
 /// crate's own small keys (indices, the bits of numbers, a profile's words). For maps only

@@ -22,7 +22,6 @@
 //! Pure over the model; imports `model`, `profile` and `mapping`.
 
 mod convert;
-mod copies;
 mod lanes;
 mod pose;
 mod restore;
