@@ -4,7 +4,7 @@
 //! deterministic.
 
 use super::names::{analyze, scores};
-use super::{is_ancestor, Mapped, Origin};
+use super::{Mapped, Origin};
 use crate::model::{BoneId, Skeleton};
 use crate::profile::{Profile, ProfileBoneId};
 
@@ -65,9 +65,9 @@ fn consistent(
         let Some(m) = m else { return true };
         let other = ProfileBoneId(j as u32);
         if profile.is_ancestor(other, id) {
-            is_ancestor(skeleton, m.bone, b)
+            skeleton.is_ancestor(m.bone, b)
         } else if profile.is_ancestor(id, other) {
-            is_ancestor(skeleton, b, m.bone)
+            skeleton.is_ancestor(b, m.bone)
         } else {
             true
         }

@@ -1,7 +1,7 @@
 //! Reading bone names: prefixes stripped, words split (camelCase, separators, digits), sides
 //! found in every common form, synonyms applied; then scoring a name against a profile bone.
 
-use crate::profile::{Profile, ProfileBone, Side};
+use crate::profile::{words, Profile, ProfileBone, Side};
 
 /// What a bone's name says.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -22,40 +22,13 @@ pub struct NameInfo {
     pub secondary: bool,
 }
 
-/// Splits a name into lowercase words: separators, camelCase humps and digit runs.
+/// Splits a name into lowercase words: separators, camelCase humps and digit runs (the words
+/// the profile's side markers are found among).
 pub fn split_words(name: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    // Where the current word starts, and its last character.
-    let mut word: Option<(usize, char)> = None;
-    let mut chars = name.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        if !c.is_alphanumeric() {
-            if let Some((start, _)) = word.take() {
-                out.push(name[start..at].to_lowercase());
-            }
-            continue;
-        }
-        let start = match word {
-            Some((start, p)) => {
-                let next_lower = chars.peek().is_some_and(|(_, n)| n.is_lowercase());
-                let hump = (p.is_lowercase() && c.is_uppercase())
-                    || (p.is_uppercase() && c.is_uppercase() && next_lower)
-                    || (p.is_ascii_digit() != c.is_ascii_digit());
-                if hump {
-                    out.push(name[start..at].to_lowercase());
-                    at
-                } else {
-                    start
-                }
-            }
-            None => at,
-        };
-        word = Some((start, c));
-    }
-    if let Some((start, _)) = word {
-        out.push(name[start..].to_lowercase());
-    }
-    out
+    words(name)
+        .into_iter()
+        .map(|r| name[r].to_lowercase())
+        .collect()
 }
 
 /// Reads a name with a profile's naming rules: prefixes stripped, a glued side letter (`lhand`)

@@ -404,7 +404,7 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
     let face = torso::face_and_root(ctx, &trunk, &part, facing);
     part.merge(face);
     for leg in trunk.legs {
-        if !trunk.legless && !super::is_ancestor(ctx.sk, trunk.hips, leg) {
+        if !trunk.legless && !ctx.sk.is_ancestor(trunk.hips, leg) {
             let Some((id, m)) = part
                 .entries
                 .iter()
