@@ -5,9 +5,9 @@
 
 use super::{MirrorError, MirrorOptions};
 use crate::mapping::{BoneMap, Symmetry};
-use crate::model::{BoneId, Pose, Reflection, Skeleton, Transform};
+use crate::model::{BoneId, Pose, Reflection, Skeleton};
 use crate::profile::Profile;
-use glam::{Quat, Vec3};
+use glam::Vec3;
 
 /// Mirrors poses of one skeleton left ↔ right, frame by frame.
 ///
@@ -32,7 +32,7 @@ use glam::{Quat, Vec3};
 /// ```
 #[derive(Debug, Clone)]
 pub struct Mirror {
-    reflection: Reflection,
+    pub(super) reflection: Reflection,
     /// What pairing found, for reports.
     pub(super) symmetry: Symmetry,
     /// Whether the normal was snapped to an axis.
@@ -107,26 +107,6 @@ impl Mirror {
         &self.reflection
     }
 
-    /// Bone `j`'s local rotation value for its counterpart's local value `q` (symmetric bones).
-    pub(super) fn key_rotation(&self, j: usize, q: Quat) -> Quat {
-        self.reflection.key_rotation(BoneId(j as u32), q)
-    }
-
-    /// Bone `j`'s translation change for its counterpart's change `d` from rest.
-    pub(super) fn key_shift(&self, j: usize, d: Vec3) -> Vec3 {
-        self.reflection.key_shift(BoneId(j as u32), d)
-    }
-
-    /// Rest local translation of bone `j`.
-    pub(super) fn rest_translation(&self, j: usize) -> Vec3 {
-        self.reflection.rest_translation(BoneId(j as u32))
-    }
-
-    /// Sets rest translations used as `t°` (for clips whose root motion is scaled).
-    pub(super) fn set_rest_translation(&mut self, j: usize, t: Vec3) {
-        self.reflection.set_rest_translation(BoneId(j as u32), t);
-    }
-
     /// Mirrors one pose: `input` holds the skeleton's local transforms, `output` receives the
     /// mirrored ones (every bone is written). Allocates nothing.
     pub fn mirror_pose(&self, input: &Pose, output: &mut Pose) -> Result<(), MirrorError> {
@@ -139,10 +119,5 @@ impl Mirror {
         self.reflection
             .reflect_pose(&input.locals, &mut output.locals);
         Ok(())
-    }
-
-    /// The mirrored local transform of bone `j`, from the pose's locals.
-    pub(super) fn mirror_bone(&self, j: usize, locals: &[Transform]) -> Transform {
-        self.reflection.reflect_bone(BoneId(j as u32), locals)
     }
 }
