@@ -151,10 +151,10 @@ fn clip_of(s: &Skeleton, interpolation: Interpolation) -> Clip {
         times: vec![0.0, 1.0].into(),
         values: values.into(),
     };
-    Clip {
-        name: "c".into(),
-        skeleton: SkeletonId(0),
-        tracks: (0..s.bones.len())
+    Clip::new(
+        "c",
+        SkeletonId(0),
+        (0..s.bones.len())
             .map(|i| BoneTracks {
                 rotation: Some(track(rot(i))),
                 translation: (i < 3 || i % 7 == 0).then(|| Track {
@@ -165,11 +165,7 @@ fn clip_of(s: &Skeleton, interpolation: Interpolation) -> Clip {
                 scale: None,
             })
             .collect(),
-        opaque: vec![],
-        source: None,
-        motion_scale: None,
-        curves: Vec::new(),
-    }
+    )
 }
 
 #[test]

@@ -598,6 +598,20 @@ pub struct Clip {
 }
 
 impl Clip {
+    /// A clip of skeleton `skeleton` with these bone tracks and nothing else: no opaque
+    /// channels, no glTF source, no motion scale, no curves.
+    pub fn new(name: impl Into<String>, skeleton: SkeletonId, tracks: Vec<BoneTracks>) -> Clip {
+        Clip {
+            name: name.into(),
+            skeleton,
+            tracks,
+            opaque: Vec::new(),
+            source: None,
+            motion_scale: None,
+            curves: Vec::new(),
+        }
+    }
+
     /// Checks the rules of a valid clip for `skeleton` and returns every broken one.
     ///
     /// 1. There is one [`BoneTracks`] per bone of the skeleton.
@@ -922,31 +936,29 @@ mod tests {
 
     #[test]
     fn sample_times_are_the_shared_keys_else_a_grid() {
-        let clip = |a: Vec<f32>, b: Vec<f32>| Clip {
-            name: "c".into(),
-            skeleton: crate::model::SkeletonId(0),
-            tracks: vec![
-                BoneTracks {
-                    translation: Some(Track {
-                        interpolation: Interpolation::Linear,
-                        values: vec![Vec3::ZERO; a.len()].into(),
-                        times: a.into(),
-                    }),
-                    ..Default::default()
-                },
-                BoneTracks {
-                    rotation: Some(Track {
-                        interpolation: Interpolation::Linear,
-                        values: vec![Quat::IDENTITY; b.len()].into(),
-                        times: b.into(),
-                    }),
-                    ..Default::default()
-                },
-            ],
-            opaque: vec![],
-            source: None,
-            motion_scale: None,
-            curves: Vec::new(),
+        let clip = |a: Vec<f32>, b: Vec<f32>| {
+            Clip::new(
+                "c",
+                crate::model::SkeletonId(0),
+                vec![
+                    BoneTracks {
+                        translation: Some(Track {
+                            interpolation: Interpolation::Linear,
+                            values: vec![Vec3::ZERO; a.len()].into(),
+                            times: a.into(),
+                        }),
+                        ..Default::default()
+                    },
+                    BoneTracks {
+                        rotation: Some(Track {
+                            interpolation: Interpolation::Linear,
+                            values: vec![Quat::IDENTITY; b.len()].into(),
+                            times: b.into(),
+                        }),
+                        ..Default::default()
+                    },
+                ],
+            )
         };
         let shared = clip(vec![0.0, 0.25, 0.7], vec![0.0, 0.25, 0.7]);
         assert_eq!(shared.sample_times(None), vec![0.0, 0.25, 0.7]);

@@ -49,15 +49,7 @@ fn clip(s: &Skeleton, keys: &[Quat], interpolation: Interpolation) -> Clip {
             }
         })
         .collect();
-    Clip {
-        name: format!("{interpolation:?}"),
-        skeleton: SkeletonId(0),
-        tracks,
-        opaque: Vec::new(),
-        source: None,
-        motion_scale: None,
-        curves: Vec::new(),
-    }
+    Clip::new(format!("{interpolation:?}"), SkeletonId(0), tracks)
 }
 
 fn quat() -> impl Strategy<Value = Quat> {

@@ -447,15 +447,7 @@ fn strip_opaque(clip: &mut Clip, removed: &mut Vec<RemovedTrack>) {
 
 /// The companion clip of `clip` (skeleton `k`) holding the tracks separated from it.
 fn companion(clip: &Clip, k: SkeletonId, tracks: Vec<BoneTracks>) -> Clip {
-    Clip {
-        name: format!("{}{COMPANION_SUFFIX}", clip.name),
-        skeleton: k,
-        tracks,
-        opaque: Vec::new(),
-        source: None,
-        motion_scale: None,
-        curves: Vec::new(),
-    }
+    Clip::new(format!("{}{COMPANION_SUFFIX}", clip.name), k, tracks)
 }
 
 /// The skeleton-wide warnings of a strip: bones kept because they move, clips emptied.
@@ -636,13 +628,9 @@ pub fn rebind(clip: &Clip, from: &Skeleton, to: &Skeleton, target_index: Skeleto
     }
     Rebound {
         clip: Clip {
-            name: clip.name.clone(),
-            skeleton: target_index,
-            tracks,
-            opaque: Vec::new(),
-            source: None,
             motion_scale: clip.motion_scale,
             curves: clip.curves.clone(),
+            ..Clip::new(clip.name.clone(), target_index, tracks)
         },
         missing,
     }
