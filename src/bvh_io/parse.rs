@@ -307,18 +307,24 @@ fn channel_kind(name: &str) -> Option<ChannelKind> {
     }
 }
 
-/// `Frames: n` and `Frame Time: t`: the declared count, the frame time and the line it ends on.
-fn motion_header(tokens: &mut Tokens) -> Result<(u64, f64, usize), BvhError> {
-    let t = tokens.expect("`Frames:`")?;
-    if !t.text.eq_ignore_ascii_case("Frames:") {
-        if !t.text.eq_ignore_ascii_case("Frames") {
+/// `word:` (any case), or `word` and `:` apart.
+fn label(tokens: &mut Tokens, word: &str) -> Result<(), BvhError> {
+    let t = tokens.expect(&format!("`{word}:`"))?;
+    if !t.text.eq_ignore_ascii_case(&format!("{word}:")) {
+        if !t.text.eq_ignore_ascii_case(word) {
             return Err(syntax(
                 t.line,
-                format!("expected `Frames:`, found `{}`", short(t.text)),
+                format!("expected `{word}:`, found `{}`", short(t.text)),
             ));
         }
         tokens.keyword(":")?;
     }
+    Ok(())
+}
+
+/// `Frames: n` and `Frame Time: t`: the declared count, the frame time and the line it ends on.
+fn motion_header(tokens: &mut Tokens) -> Result<(u64, f64, usize), BvhError> {
+    label(tokens, "Frames")?;
     let t = tokens.expect("a frame count")?;
     let declared: u64 = t.text.parse().map_err(|_| {
         syntax(
@@ -327,16 +333,7 @@ fn motion_header(tokens: &mut Tokens) -> Result<(u64, f64, usize), BvhError> {
         )
     })?;
     tokens.keyword("Frame")?;
-    let t = tokens.expect("`Time:`")?;
-    if !t.text.eq_ignore_ascii_case("Time:") {
-        if !t.text.eq_ignore_ascii_case("Time") {
-            return Err(syntax(
-                t.line,
-                format!("expected `Time:`, found `{}`", short(t.text)),
-            ));
-        }
-        tokens.keyword(":")?;
-    }
+    label(tokens, "Time")?;
     let t = tokens.expect("a frame time")?;
     let frame_time: f64 = t
         .text

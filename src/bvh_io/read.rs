@@ -157,15 +157,7 @@ fn clip(raw: &RawBvh, name: &str) -> Clip {
             }
         })
         .collect();
-    Clip {
-        name: name.to_string(),
-        skeleton: SkeletonId(0),
-        tracks,
-        opaque: vec![],
-        source: None,
-        motion_scale: None,
-        curves: Vec::new(),
-    }
+    Clip::new(name.to_string(), SkeletonId(0), tracks)
 }
 
 /// The local translation of one frame: the offset with the position channels put in.

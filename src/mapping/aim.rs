@@ -21,17 +21,16 @@ pub(crate) struct Aim {
     pub further: bool,
 }
 
-/// What profile bone `pk` points at: its tail bones, or while their mean joint lies closer than
-/// `min_len` to `pk`'s, the next mapped joints of the chain. `offset` returns where the mean
-/// joint of some profile bones lies relative to `pk`'s joint (`None` when it cannot tell).
-/// `None` when `pk` has no tail or every tail lies on it.
 impl BoneMap {
     /// A tail shorter than this fraction of the skeleton's size lies on the bone's joint: its
     /// direction is rounding noise (Godette's spine starts 8e-8 m from its pelvis, 6e-8 of its
     /// size).
     pub(crate) const MIN_TAIL: f32 = 1e-4;
 
-    /// What profile bone `pk` points at (see [`aimed_tails`]).
+    /// What profile bone `pk` points at: its tail bones, or while their mean joint lies closer
+    /// than `min_len` to `pk`'s, the next mapped joints of the chain. `offset` returns where the
+    /// mean joint of some profile bones lies relative to `pk`'s joint (`None` when it cannot
+    /// tell). `None` when `pk` has no tail or every tail lies on it.
     pub(crate) fn aimed_tails(
         &self,
         profile: &Profile,
@@ -39,34 +38,24 @@ impl BoneMap {
         offset: impl Fn(&[ProfileBoneId]) -> Option<Vec3>,
         min_len: f32,
     ) -> Option<Aim> {
-        aimed_tails(self, profile, pk, offset, min_len)
-    }
-}
-
-fn aimed_tails(
-    map: &BoneMap,
-    profile: &Profile,
-    pk: ProfileBoneId,
-    offset: impl Fn(&[ProfileBoneId]) -> Option<Vec3>,
-    min_len: f32,
-) -> Option<Aim> {
-    let mut tails = map.tail_bones(profile, pk)?;
-    for step in 0..MAX_STEPS {
-        let v = offset(&tails)?;
-        if v.length() > min_len {
-            return Some(Aim {
-                tails,
-                offset: v,
-                further: step > 0,
-            });
+        let mut tails = self.tail_bones(profile, pk)?;
+        for step in 0..MAX_STEPS {
+            let v = offset(&tails)?;
+            if v.length() > min_len {
+                return Some(Aim {
+                    tails,
+                    offset: v,
+                    further: step > 0,
+                });
+            }
+            let mut next = Vec::new();
+            for &t in &tails {
+                next.extend(self.tail_bones(profile, t)?);
+            }
+            next.sort_unstable();
+            next.dedup();
+            tails = next;
         }
-        let mut next = Vec::new();
-        for &t in &tails {
-            next.extend(map.tail_bones(profile, t)?);
-        }
-        next.sort_unstable();
-        next.dedup();
-        tails = next;
+        None
     }
-    None
 }

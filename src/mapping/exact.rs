@@ -155,8 +155,11 @@ mod tests {
 
     /// Every bone's name as the humanoid profile reads it.
     fn read(sk: &Skeleton) -> Vec<NameInfo> {
-        let lexicon = crate::mapping::names::Lexicon::new(Profile::humanoid());
-        sk.bones.iter().map(|b| lexicon.analyze(&b.name)).collect()
+        let p = Profile::humanoid();
+        sk.bones
+            .iter()
+            .map(|b| crate::mapping::names::analyze(&b.name, p))
+            .collect()
     }
 
     fn kept_names(sk: &Skeleton) -> Vec<(String, String)> {

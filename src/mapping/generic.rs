@@ -3,8 +3,8 @@
 //! source ancestors, each source bone maps once). Ties break by bone order, so it is
 //! deterministic.
 
-use super::names::Lexicon;
-use super::{is_ancestor, Mapped, Origin};
+use super::names::{analyze, scores};
+use super::{Mapped, Origin};
 use crate::model::{BoneId, Skeleton};
 use crate::profile::{Profile, ProfileBoneId};
 
@@ -17,11 +17,10 @@ pub(super) fn map(
     fixed: &[Option<Mapped>],
     forced_empty: &[bool],
 ) -> Vec<Option<Mapped>> {
-    let lexicon = Lexicon::new(profile);
     let scores: Vec<Vec<f32>> = skeleton
         .bones
         .iter()
-        .map(|b| lexicon.scores(&lexicon.analyze(&b.name)))
+        .map(|b| scores(profile, &analyze(&b.name, profile)))
         .collect();
     let mut pairs: Vec<(f32, ProfileBoneId, BoneId)> = Vec::new();
     for id in profile.ids() {
@@ -66,9 +65,9 @@ fn consistent(
         let Some(m) = m else { return true };
         let other = ProfileBoneId(j as u32);
         if profile.is_ancestor(other, id) {
-            is_ancestor(skeleton, m.bone, b)
+            skeleton.is_ancestor(m.bone, b)
         } else if profile.is_ancestor(id, other) {
-            is_ancestor(skeleton, b, m.bone)
+            skeleton.is_ancestor(b, m.bone)
         } else {
             true
         }

@@ -145,7 +145,7 @@ impl BoneMap {
         let tails = self.tail_bones(profile, id)?;
         tails
             .iter()
-            .all(|&t| self.get(t).is_some_and(|tb| is_ancestor(skeleton, b, tb)))
+            .all(|&t| self.get(t).is_some_and(|tb| skeleton.is_ancestor(b, tb)))
             .then_some(tails)
     }
 
@@ -200,18 +200,17 @@ pub fn map_skeleton(skeleton: &Skeleton, profile: &Profile, options: &MapOptions
             );
         }
     }
-    let lexicon = names::Lexicon::new(profile);
     let info: Vec<names::NameInfo> = skeleton
         .bones
         .iter()
-        .map(|b| lexicon.analyze(&b.name))
+        .map(|b| names::analyze(&b.name, profile))
         .collect();
     exact::apply(skeleton, profile, &info, &mut fixed, &forced_empty);
     let mut entries = match profile.mapper {
         MapperKind::Humanoid if humanoid::fits(profile) => humanoid::map(
             skeleton,
             profile,
-            (&lexicon, info),
+            info,
             &fixed,
             &forced_empty,
             &mut warnings,
@@ -262,7 +261,7 @@ fn check(map: &mut BoneMap, skeleton: &Skeleton, profile: &Profile) {
         let mut up = profile.bone(id).parent;
         while let Some(p) = up {
             if let Some(pb) = map.get(p) {
-                if !is_ancestor(skeleton, pb, b) {
+                if !skeleton.is_ancestor(pb, b) {
                     let (n, pn) = (&profile.bone(id).name, &profile.bone(p).name);
                     map.warnings.push(Warning {
                         code: WarningCode::ParentOrder,
@@ -302,11 +301,6 @@ pub(crate) fn mappable(
         out[i] = !named_out && !end_site;
     }
     out
-}
-
-/// Whether `a` is a proper ancestor of `b`.
-pub(crate) fn is_ancestor(skeleton: &Skeleton, a: BoneId, b: BoneId) -> bool {
-    skeleton.is_ancestor(a, b)
 }
 
 #[cfg(test)]

@@ -22,8 +22,8 @@ pub fn mirror_clip(
         Some(h) => {
             let mut m = mirror.clone();
             for b in motion_bones {
-                let t = m.rest_translation(b.index());
-                m.set_rest_translation(b.index(), t / h);
+                let t = m.reflection.rest_translation(*b);
+                m.reflection.set_rest_translation(*b, t / h);
             }
             scaled = m;
             &scaled
@@ -55,21 +55,21 @@ pub fn mirror_clip(
 /// Bone `j`'s tracks from its counterpart's (a symmetric bone): each key and tangent through
 /// the constant maps.
 fn map_keys(mirror: &Mirror, j: usize, from: &BoneTracks) -> BoneTracks {
-    let c = mirror.counterpart(BoneId(j as u32)).index();
-    let (rest_j, rest_c) = (mirror.rest_translation(j), mirror.rest_translation(c));
+    let (r, j) = (&mirror.reflection, BoneId(j as u32));
+    let (rest_j, rest_c) = (r.rest_translation(j), r.rest_translation(r.counterpart(j)));
     BoneTracks {
         translation: from.translation.as_ref().map(|t| {
             map_track(t, |v, tangent| {
                 if tangent {
-                    mirror.key_shift(j, v)
+                    r.key_shift(j, v)
                 } else {
-                    rest_j + mirror.key_shift(j, v - rest_c)
+                    rest_j + r.key_shift(j, v - rest_c)
                 }
             })
         }),
         rotation: from.rotation.as_ref().map(|t| {
             map_track(t, |q, tangent| {
-                let out = mirror.key_rotation(j, q);
+                let out = r.key_rotation(j, q);
                 // Keys keep their length (unit keys stay unit, not drifting by rounding).
                 if tangent || q.length_squared() == 0.0 {
                     out
@@ -144,7 +144,9 @@ fn resample(mirror: &Mirror, skeleton: &Skeleton, clip: &Clip, j: usize) -> Bone
     for &time in &times {
         pose.locals.copy_from_slice(&rest_locals);
         pose.sample_into(clip, time);
-        let t = mirror.mirror_bone(j, &pose.locals);
+        let t = mirror
+            .reflection
+            .reflect_bone(BoneId(j as u32), &pose.locals);
         let q = match rotations.last() {
             Some(prev) if prev.dot(t.rotation) < 0.0 => -t.rotation,
             _ => t.rotation,

@@ -5,9 +5,9 @@
 
 use super::{MirrorError, MirrorOptions};
 use crate::mapping::{BoneMap, Symmetry};
-use crate::model::{BoneId, Pose, Reflection, Skeleton, Transform};
+use crate::model::{BoneId, Pose, Reflection, Skeleton};
 use crate::profile::Profile;
-use glam::{Quat, Vec3};
+use glam::Vec3;
 
 /// Mirrors poses of one skeleton left ↔ right, frame by frame.
 ///
@@ -32,7 +32,7 @@ use glam::{Quat, Vec3};
 /// ```
 #[derive(Debug, Clone)]
 pub struct Mirror {
-    reflection: Reflection,
+    pub(super) reflection: Reflection,
     /// What pairing found, for reports.
     pub(super) symmetry: Symmetry,
     /// Whether the normal was snapped to an axis.
@@ -71,54 +71,6 @@ impl Mirror {
         Ok(Mirror::build(skeleton, symmetry, normal, snapped))
     }
 
-    /// A mirror with the counterparts and plane normal (in the skeleton's space) given: for
-    /// skeletons no profile describes. `counterpart[i]` is bone `i`'s counterpart (itself for
-    /// center bones); it must pair bones both ways.
-    pub fn with_counterparts(
-        skeleton: &Skeleton,
-        counterpart: &[BoneId],
-        normal: Vec3,
-    ) -> Result<Mirror, MirrorError> {
-        let n = skeleton.bones.len();
-        let bad = (counterpart.len() != n).then(|| format!("{} for {n} bones", counterpart.len()));
-        let bad = bad.or_else(|| {
-            counterpart.iter().enumerate().find_map(|(i, c)| {
-                let back = counterpart.get(c.index()).map(|b| b.index());
-                (back != Some(i)).then(|| format!("bone {i} pairs with {} but not back", c.0))
-            })
-        });
-        if let Some(why) = bad {
-            return Err(MirrorError::BadOption(format!("counterparts: {why}")));
-        }
-        if !normal.is_finite() || normal.length() <= 1e-6 {
-            return Err(MirrorError::BadOption(format!(
-                "normal {normal} is not a direction"
-            )));
-        }
-        let side = counterpart
-            .iter()
-            .enumerate()
-            .map(|(i, c)| match c.index().cmp(&i) {
-                std::cmp::Ordering::Equal => crate::profile::Side::Center,
-                std::cmp::Ordering::Greater => crate::profile::Side::Left,
-                std::cmp::Ordering::Less => crate::profile::Side::Right,
-            })
-            .collect();
-        let symmetry = Symmetry {
-            counterpart: counterpart.to_vec(),
-            side,
-            mapped: vec![false; n],
-            mapped_pairs: 0,
-            named_pairs: counterpart
-                .iter()
-                .enumerate()
-                .filter(|(i, c)| c.index() > *i)
-                .count(),
-            unpaired: Vec::new(),
-        };
-        Ok(Mirror::build(skeleton, symmetry, normal.normalize(), false))
-    }
-
     fn build(skeleton: &Skeleton, symmetry: Symmetry, normal: Vec3, snapped: bool) -> Mirror {
         let reflection = Reflection::new(skeleton, &symmetry.counterpart, normal);
         Mirror {
@@ -150,34 +102,9 @@ impl Mirror {
         self.reflection.reflect_vec(v)
     }
 
-    /// The rotation `S q S`: `q` seen in the mirror (a proper rotation again).
-    pub fn reflect(&self, q: Quat) -> Quat {
-        self.reflection.reflect(q)
-    }
-
     /// The math behind it: the reflection of this skeleton's poses.
     pub fn reflection(&self) -> &Reflection {
         &self.reflection
-    }
-
-    /// Bone `j`'s local rotation value for its counterpart's local value `q` (symmetric bones).
-    pub(super) fn key_rotation(&self, j: usize, q: Quat) -> Quat {
-        self.reflection.key_rotation(BoneId(j as u32), q)
-    }
-
-    /// Bone `j`'s translation change for its counterpart's change `d` from rest.
-    pub(super) fn key_shift(&self, j: usize, d: Vec3) -> Vec3 {
-        self.reflection.key_shift(BoneId(j as u32), d)
-    }
-
-    /// Rest local translation of bone `j`.
-    pub(super) fn rest_translation(&self, j: usize) -> Vec3 {
-        self.reflection.rest_translation(BoneId(j as u32))
-    }
-
-    /// Sets rest translations used as `t°` (for clips whose root motion is scaled).
-    pub(super) fn set_rest_translation(&mut self, j: usize, t: Vec3) {
-        self.reflection.set_rest_translation(BoneId(j as u32), t);
     }
 
     /// Mirrors one pose: `input` holds the skeleton's local transforms, `output` receives the
@@ -192,10 +119,5 @@ impl Mirror {
         self.reflection
             .reflect_pose(&input.locals, &mut output.locals);
         Ok(())
-    }
-
-    /// The mirrored local transform of bone `j`, from the pose's locals.
-    pub(super) fn mirror_bone(&self, j: usize, locals: &[Transform]) -> Transform {
-        self.reflection.reflect_bone(BoneId(j as u32), locals)
     }
 }

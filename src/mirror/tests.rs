@@ -1,6 +1,8 @@
 use super::*;
 use crate::mapping::testing::{identity_map, rig};
-use crate::model::{Bone, BoneTracks, Clip, Interpolation, Pose, Skeleton, Track, Transform};
+use crate::model::{
+    Bone, BoneTracks, Clip, Interpolation, Pose, Reflection, Skeleton, Track, Transform,
+};
 use glam::{Mat4, Quat, Vec3};
 
 /// A deterministic rotation of up to about `angle` radians from `seed`.
@@ -55,8 +57,7 @@ fn rig_with_extras(noise: &[Quat]) -> (Skeleton, crate::mapping::BoneMap) {
 
 #[test]
 fn reflection_is_a_rotation_automorphism() {
-    let m =
-        Mirror::with_counterparts(&crate::model::tests::chain(1), &[BoneId(0)], Vec3::X).unwrap();
+    let m = Reflection::new(&crate::model::tests::chain(1), &[BoneId(0)], Vec3::X);
     let q = Quat::from_xyzw(0.1, 0.2, 0.3, 0.9).normalize();
     let r = m.reflect(q);
     assert_eq!(r.to_array(), [q.x, -q.y, -q.z, q.w]);
@@ -150,10 +151,10 @@ fn clip_of(s: &Skeleton, interpolation: Interpolation) -> Clip {
         times: vec![0.0, 1.0].into(),
         values: values.into(),
     };
-    Clip {
-        name: "c".into(),
-        skeleton: SkeletonId(0),
-        tracks: (0..s.bones.len())
+    Clip::new(
+        "c",
+        SkeletonId(0),
+        (0..s.bones.len())
             .map(|i| BoneTracks {
                 rotation: Some(track(rot(i))),
                 translation: (i < 3 || i % 7 == 0).then(|| Track {
@@ -164,11 +165,7 @@ fn clip_of(s: &Skeleton, interpolation: Interpolation) -> Clip {
                 scale: None,
             })
             .collect(),
-        opaque: vec![],
-        source: None,
-        motion_scale: None,
-        curves: Vec::new(),
-    }
+    )
 }
 
 #[test]

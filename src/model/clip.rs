@@ -1,7 +1,7 @@
 //! Clips: typed keyframe tracks per bone and channel, plus tracks the model does not interpret.
 
 use super::{Problem, Skeleton, SkeletonId};
-use glam::{BVec4A, Quat, Vec3, Vec4};
+use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -83,25 +83,10 @@ pub trait TrackValue: Copy {
     /// Multiplies every component by `s` (tangents are scaled by the key interval).
     fn scale(self, s: f32) -> Self;
     /// Whether every component of every value of `values` is finite: [`finite`](Self::finite)
-    /// of each, which the types here answer in one pass without a branch per value (issue 19:
-    /// a model's keys are checked on read and again before a rest fix).
+    /// of each.
     fn all_finite(values: &[Self]) -> bool {
         values.iter().all(|v| v.finite())
     }
-}
-
-/// Bit 31 set when `x` is not finite (an exponent of all ones: infinity or NaN), else clear:
-/// the exponent bits plus one exponent step carry into bit 31 only from all ones. Or-ed over
-/// many floats, bit 31 tells whether any is not finite, with no branch per float.
-#[inline(always)]
-fn non_finite_bit(x: f32) -> u32 {
-    (x.to_bits() & 0x7f80_0000) + 0x0080_0000
-}
-
-/// Whether bit 31 of an or of [`non_finite_bit`]s is clear: every float was finite.
-#[inline(always)]
-fn none_non_finite(bits: u32) -> bool {
-    bits & 0x8000_0000 == 0
 }
 
 impl TrackValue for Vec3 {
@@ -117,20 +102,6 @@ impl TrackValue for Vec3 {
     }
     fn scale(self, s: f32) -> Self {
         self * s
-    }
-    fn all_finite(values: &[Self]) -> bool {
-        // Four values, twelve floats in a row, as three vectors at a time (`f32::is_finite`
-        // lane by lane: `|x| < ∞`, false for NaN); the last few one by one.
-        let inf = Vec4::splat(f32::INFINITY);
-        let fours = values.chunks_exact(4);
-        let rest = fours.remainder();
-        let ok = fours.fold(BVec4A::splat(true), |ok, c| {
-            let a = Vec4::new(c[0].x, c[0].y, c[0].z, c[1].x);
-            let b = Vec4::new(c[1].y, c[1].z, c[2].x, c[2].y);
-            let d = Vec4::new(c[2].z, c[3].x, c[3].y, c[3].z);
-            ok & a.abs().cmplt(inf) & b.abs().cmplt(inf) & d.abs().cmplt(inf)
-        });
-        ok.all() && rest.iter().all(|v| v.is_finite())
     }
 }
 
@@ -148,17 +119,6 @@ impl TrackValue for Quat {
     fn scale(self, s: f32) -> Self {
         self * s
     }
-    fn all_finite(values: &[Self]) -> bool {
-        // A value at a time, its four floats as one vector (`f32::is_finite` lane by lane:
-        // `|x| < ∞`, false for NaN).
-        let inf = Vec4::splat(f32::INFINITY);
-        values
-            .iter()
-            .fold(BVec4A::splat(true), |ok, &q| {
-                ok & Vec4::from(q).abs().cmplt(inf)
-            })
-            .all()
-    }
 }
 
 impl TrackValue for f32 {
@@ -174,9 +134,6 @@ impl TrackValue for f32 {
     }
     fn scale(self, s: f32) -> Self {
         self * s
-    }
-    fn all_finite(values: &[Self]) -> bool {
-        none_non_finite(values.iter().fold(0, |bits, &x| bits | non_finite_bit(x)))
     }
 }
 
@@ -260,14 +217,6 @@ impl<T: TrackValue> Track<T> {
         self.value(self.span(time, cursor))
     }
 
-    /// [`Track::sample_from`] at each of `times`, in order: `put(i, value)` for the `i`th, the
-    /// value [`Track::sample`] gives, bit for bit. For times in increasing order (frames, say)
-    /// this is one walk over the keys: a frame that falls on a key, as frames of a clip keyed at
-    /// the same rate do, costs a comparison or two.
-    pub fn sample_each(&self, times: &[f32], mut put: impl FnMut(usize, T)) {
-        self.spans(times, |i, span| put(i, self.value(span)));
-    }
-
     /// Finds where each of `times` (increasing) falls on this track's keys, into `spans`, for
     /// [`Track::sample_each_in`]: on this track, and on every track that [`Spans::fit`]s them.
     pub fn find_spans(&self, times: &[f32], spans: &mut Spans) {
@@ -281,9 +230,9 @@ impl<T: TrackValue> Track<T> {
         self.spans(times, |i, span| at[i] = span);
     }
 
-    /// [`Track::sample_each`] at the times `spans` were found for ([`Track::find_spans`], on
-    /// this track or one they [`Spans::fit`]): the same values, bit for bit, without looking
-    /// for the keys again.
+    /// [`Track::sample_from`] at each of the times `spans` were found for ([`Track::find_spans`],
+    /// on this track or one they [`Spans::fit`]), in order: `put(i, value)` for the `i`th, the
+    /// value [`Track::sample`] gives, bit for bit, without looking for the keys again.
     pub fn sample_each_in(&self, spans: &Spans, mut put: impl FnMut(usize, T)) {
         debug_assert!(spans.fit(self));
         for (i, &span) in spans.at.iter().enumerate() {
@@ -528,14 +477,8 @@ impl Track<Quat> {
         self.unit_value(self.span(time, cursor))
     }
 
-    /// [`Track::sample_unit`] at each of `times`, in order, as [`Track::sample_each`] samples:
-    /// `put(i, value)` for the `i`th, the same values.
-    pub fn sample_unit_each(&self, times: &[f32], mut put: impl FnMut(usize, Quat)) {
-        self.spans(times, |i, span| put(i, self.unit_value(span)));
-    }
-
-    /// [`Track::sample_unit_each`] at the times `spans` were found for (see
-    /// [`Track::sample_each_in`]): the same values.
+    /// [`Track::sample_unit`] at each of the times `spans` were found for, as
+    /// [`Track::sample_each_in`] samples: `put(i, value)` for the `i`th, the same values.
     pub fn sample_unit_each_in(&self, spans: &Spans, mut put: impl FnMut(usize, Quat)) {
         debug_assert!(spans.fit(self));
         for (i, &span) in spans.at.iter().enumerate() {
@@ -655,6 +598,20 @@ pub struct Clip {
 }
 
 impl Clip {
+    /// A clip of skeleton `skeleton` with these bone tracks and nothing else: no opaque
+    /// channels, no glTF source, no motion scale, no curves.
+    pub fn new(name: impl Into<String>, skeleton: SkeletonId, tracks: Vec<BoneTracks>) -> Clip {
+        Clip {
+            name: name.into(),
+            skeleton,
+            tracks,
+            opaque: Vec::new(),
+            source: None,
+            motion_scale: None,
+            curves: Vec::new(),
+        }
+    }
+
     /// Checks the rules of a valid clip for `skeleton` and returns every broken one.
     ///
     /// 1. There is one [`BoneTracks`] per bone of the skeleton.
@@ -907,21 +864,6 @@ mod tests {
                     values: keys(n * per).iter().map(|q| q.xyz()).collect(),
                 };
                 for at in &series {
-                    let mut seen = 0;
-                    t.sample_each(at, |i, q| {
-                        assert_eq!(bits(q), bits(t.sample(at[i])), "{interpolation:?} {i}");
-                        seen += 1;
-                    });
-                    t.sample_unit_each(at, |i, q| {
-                        assert_eq!(bits(q), bits(t.sample_unit(at[i])), "{interpolation:?} {i}");
-                        seen += 1;
-                    });
-                    v.sample_each(at, |i, x| {
-                        let (x, y) = (x.to_array(), v.sample(at[i]).to_array());
-                        assert_eq!(x.map(f32::to_bits), y.map(f32::to_bits), "{i}");
-                        seen += 1;
-                    });
-                    assert_eq!(seen, 3 * at.len());
                     // Where the times fall, found once on `t`, samples `t` and a track sharing
                     // its key times as each time does; not a track with other key times or
                     // other stepping.
@@ -976,62 +918,6 @@ mod tests {
         }
     }
 
-    /// `all_finite` (one pass, no branch per value) says what `finite` of every value says:
-    /// for slices of every length up to a few vector widths, with a NaN or an infinity in any
-    /// component of any value, or none.
-    #[test]
-    fn all_finite_finds_any_non_finite_component() {
-        fn agree<T: TrackValue + std::fmt::Debug>(values: &[T]) {
-            assert_eq!(
-                T::all_finite(values),
-                values.iter().all(|v| v.finite()),
-                "{values:?}"
-            );
-        }
-        let odd = [
-            0.0,
-            -0.0,
-            1.5,
-            -3e38,
-            f32::MAX,
-            f32::MIN,
-            1e-45,
-            f32::MIN_POSITIVE,
-        ];
-        let bad = [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
-        for len in 0..19 {
-            let floats: Vec<f32> = (0..4 * len).map(|i| odd[i % odd.len()]).collect();
-            let vec3: Vec<Vec3> = (0..len)
-                .map(|i| Vec3::from_slice(&floats[4 * i..]))
-                .collect();
-            let quat: Vec<Quat> = (0..len)
-                .map(|i| Quat::from_slice(&floats[4 * i..]))
-                .collect();
-            agree(&floats[..len]);
-            agree(&vec3);
-            agree(&quat);
-            for at in 0..len {
-                for &b in &bad {
-                    let mut f = floats[..len].to_vec();
-                    f[at] = b;
-                    agree(&f);
-                    for c in 0..4 {
-                        let mut q = quat.clone();
-                        let mut a = q[at].to_array();
-                        a[c] = b;
-                        q[at] = Quat::from_array(a);
-                        agree(&q);
-                        if c < 3 {
-                            let mut v = vec3.clone();
-                            v[at][c] = b;
-                            agree(&v);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
     #[test]
     fn samples_the_three_interpolations() {
         let lin = track(Interpolation::Linear, vec![Vec3::ZERO, Vec3::X]);
@@ -1050,31 +936,29 @@ mod tests {
 
     #[test]
     fn sample_times_are_the_shared_keys_else_a_grid() {
-        let clip = |a: Vec<f32>, b: Vec<f32>| Clip {
-            name: "c".into(),
-            skeleton: crate::model::SkeletonId(0),
-            tracks: vec![
-                BoneTracks {
-                    translation: Some(Track {
-                        interpolation: Interpolation::Linear,
-                        values: vec![Vec3::ZERO; a.len()].into(),
-                        times: a.into(),
-                    }),
-                    ..Default::default()
-                },
-                BoneTracks {
-                    rotation: Some(Track {
-                        interpolation: Interpolation::Linear,
-                        values: vec![Quat::IDENTITY; b.len()].into(),
-                        times: b.into(),
-                    }),
-                    ..Default::default()
-                },
-            ],
-            opaque: vec![],
-            source: None,
-            motion_scale: None,
-            curves: Vec::new(),
+        let clip = |a: Vec<f32>, b: Vec<f32>| {
+            Clip::new(
+                "c",
+                crate::model::SkeletonId(0),
+                vec![
+                    BoneTracks {
+                        translation: Some(Track {
+                            interpolation: Interpolation::Linear,
+                            values: vec![Vec3::ZERO; a.len()].into(),
+                            times: a.into(),
+                        }),
+                        ..Default::default()
+                    },
+                    BoneTracks {
+                        rotation: Some(Track {
+                            interpolation: Interpolation::Linear,
+                            values: vec![Quat::IDENTITY; b.len()].into(),
+                            times: b.into(),
+                        }),
+                        ..Default::default()
+                    },
+                ],
+            )
         };
         let shared = clip(vec![0.0, 0.25, 0.7], vec![0.0, 0.25, 0.7]);
         assert_eq!(shared.sample_times(None), vec![0.0, 0.25, 0.7]);

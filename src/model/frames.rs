@@ -257,15 +257,7 @@ mod tests {
                 }
             })
             .collect();
-        let clip = Clip {
-            name: "c".into(),
-            skeleton: crate::model::SkeletonId(0),
-            tracks,
-            opaque: Vec::new(),
-            source: None,
-            motion_scale: None,
-            curves: Vec::new(),
-        };
+        let clip = Clip::new("c", crate::model::SkeletonId(0), tracks);
         (skeleton, clip)
     }
 

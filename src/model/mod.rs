@@ -12,7 +12,6 @@ mod bind;
 mod clip;
 mod frames;
 mod math;
-mod parallel;
 mod pose;
 mod reflect;
 mod reread;
@@ -25,7 +24,6 @@ pub use clip::{
     TrackValue,
 };
 pub use frames::{FrameRuns, Run, RunSampler, FRAMES_PER_RUN};
-pub use parallel::{first_half, in_two};
 pub use reread::{drop_rereadable, has_dropped_keys, reread_clip, RereadableKeys};
 /// A `HashMap` with rustc's FxHash, several times cheaper than the default SipHash on the
 /// crate's own small keys (indices, the bits of numbers, a profile's words). For maps only
@@ -33,7 +31,7 @@ pub use reread::{drop_rereadable, has_dropped_keys, reread_clip, RereadableKeys}
 /// stored keys no input chooses to collide.
 pub(crate) type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 pub use math::{angle_deg, arc, pole, turn_deg, yaw_of};
-pub use pose::{skinning_matrices, Pose};
+pub use pose::Pose;
 pub use reflect::Reflection;
 pub use transform::Transform;
 pub use warning::{Warning, WarningCode};

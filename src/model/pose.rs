@@ -1,6 +1,6 @@
-//! Poses: a clip sampled at one time, and the skinning matrices it gives.
+//! Poses: a clip sampled at one time, and the world matrices it gives.
 
-use super::{Clip, Skeleton, Skin, Transform};
+use super::{Clip, Skeleton, Transform};
 use glam::Mat4;
 
 /// Local transforms of every bone of a skeleton at one moment.
@@ -48,14 +48,4 @@ impl Pose {
         let locals: Vec<Mat4> = self.locals.iter().map(Transform::to_mat4).collect();
         skeleton.to_world(&locals)
     }
-}
-
-/// Skinning matrices `J · IBM` of every joint of `skin`, in skin joint order, for bone world
-/// matrices `world`.
-pub fn skinning_matrices(skin: &Skin, world: &[Mat4]) -> Vec<Mat4> {
-    skin.joints
-        .iter()
-        .zip(&skin.inverse_bind_matrices)
-        .map(|(j, ibm)| world[j.index()] * *ibm)
-        .collect()
 }

@@ -166,15 +166,7 @@ mod tests {
                     scale: Some(track(&[0.0], &[Vec3::splat(2.0)], lin)),
                 },
             ];
-            Clip {
-                name: name.into(),
-                skeleton: crate::model::SkeletonId(0),
-                tracks,
-                opaque: Vec::new(),
-                source: None,
-                motion_scale: None,
-                curves: Vec::new(),
-            }
+            Clip::new(name, crate::model::SkeletonId(0), tracks)
         };
         Model {
             clips: vec![clip("a", false), clip("b", true)],

@@ -12,6 +12,7 @@ mod spec;
 
 pub use prefixes::Prefixes;
 pub use sides::counterpart_names;
+pub(crate) use sides::words;
 pub use spec::{BoneSpec, ChainSpec, MapperKind, Naming, ProfileFile, Side, TailSpec};
 
 use crate::model::Transform;

@@ -10,7 +10,7 @@ use std::ops::Range;
 /// Byte ranges of the words of a name: runs of letters or digits, split where case goes from
 /// lower to upper (`LeftHand`), where an upper-case run meets a capitalized word (`LHip` gives
 /// `L`, `Hip`), and between letters and digits.
-fn words(name: &str) -> Vec<Range<usize>> {
+pub(crate) fn words(name: &str) -> Vec<Range<usize>> {
     let chars: Vec<(usize, char)> = name.char_indices().collect();
     let mut out = Vec::new();
     let mut start: Option<usize> = None;

@@ -7,14 +7,13 @@
 //! matrices become `F_i⁻¹ · IBM` and attached nodes `F_i⁻¹ · T`, so every joint's skinning
 //! matrix is unchanged at every frame.
 
-use super::copies;
 use super::lanes;
 use super::pose::Plan;
 use super::restore::KeyMap;
 use super::sim::{quarter_turn_axes, Sim};
 use super::{RestOptions, RestReport};
 use crate::model::{
-    in_two, BoneId, BoneTracks, Clip, Interpolation, Model, SkeletonId, Track, Transform, Warning,
+    BoneId, BoneTracks, Clip, Interpolation, Model, SkeletonId, Track, Transform, Warning,
     WarningCode,
 };
 use glam::{DMat4, DQuat, DVec3, Quat, Vec3};
@@ -48,27 +47,13 @@ pub(super) fn apply(
             chain: None,
         });
     }
-    // Every array the keys are converted into is made here, on the calling thread (`take`
-    // copies a shared array); then this thread and, with enough keys, a second one convert
-    // them in place; copies that came out as read are let go of here. (Clips converted whole on
-    // worker threads, as once done, took their new arrays from the workers' own heaps: 1.2 MB
-    // more peak on 3 MB, over its bound of 3× the input + 15 MB, and 18 MB on 30 MB.)
     let mut complemented = 0;
-    let mut keys = 0;
-    let clips = || model.clips.iter().filter(|c| c.skeleton == k);
-    let mut taken = Vec::with_capacity(clips().map(Clip::channel_count).sum());
-    for (c, clip) in model.clips.iter_mut().enumerate() {
-        if clip.skeleton != k {
-            continue;
-        }
+    for clip in model.clips.iter_mut().filter(|c| c.skeleton == k) {
         complemented += complement(clip, &plan.changed, &plan.moved);
-        for (b, tracks) in clip.tracks.iter_mut().enumerate() {
-            keys += copies::take(tracks, c, b, &mut taken);
+        for (i, tracks) in clip.tracks.iter_mut().enumerate() {
+            map_keys(tracks, outer[i], frames[i]);
         }
     }
-    let maps = (&outer[..], &frames[..]);
-    convert_in_two(&mut model.clips, k, maps, keys);
-    copies::give_back(&mut model.clips, taken);
     if let Some(h) = motion {
         for clip in model.clips.iter_mut().filter(|c| c.skeleton == k) {
             for (i, tracks) in clip.tracks.iter_mut().enumerate() {
@@ -157,94 +142,20 @@ fn one_key<T>(value: T) -> Track<T> {
     }
 }
 
-/// Below this many keys, one thread converts them all: a second one costs more to start than it
-/// saves.
-const KEYS_FOR_TWO_THREADS: usize = 16_384;
-
-/// How many keys a bone's tracks hold.
-pub(super) fn bone_keys(t: &BoneTracks) -> usize {
-    t.translation.as_ref().map_or(0, |t| t.values.len())
-        + t.rotation.as_ref().map_or(0, |t| t.values.len())
-        + t.scale.as_ref().map_or(0, |t| t.values.len())
-}
-
-/// Converts the keys of the clips of skeleton `k` (`keys` of them) whose values are their own
-/// ([`copies::take`]; tracks still sharing theirs are left as they are),
-/// with `maps` (`A_i`, `F_i`): the clips up to the middle key on this thread, the rest on
-/// another one (or all here, if there are few). No key array is made here: they are the
-/// calling thread's.
-fn convert_in_two(clips: &mut [Clip], k: SkeletonId, maps: (&[Wide], &[Wide]), keys: usize) {
-    // Bone tracks from bone `first` on, then whole clips.
-    let work = |(tracks, first, clips): (&mut [BoneTracks], usize, &mut [Clip])| {
-        for (i, t) in tracks.iter_mut().enumerate() {
-            convert_keys(t, maps.0[first + i], maps.1[first + i]);
-        }
-        for clip in clips.iter_mut().filter(|c| c.skeleton == k) {
-            for (i, t) in clip.tracks.iter_mut().enumerate() {
-                convert_keys(t, maps.0[i], maps.1[i]);
-            }
-        }
-    };
-    // Where the first half of the keys ends: after bone `b` of clip `c`.
-    let mut sum = 0;
-    let middle = clips
-        .iter()
-        .enumerate()
-        .filter(|(_, clip)| clip.skeleton == k && keys >= KEYS_FOR_TWO_THREADS)
-        .find_map(|(c, clip)| {
-            let b = clip.tracks.iter().position(|t| {
-                sum += bone_keys(t);
-                2 * sum >= keys
-            })?;
-            Some((c, b + 1))
-        });
-    let (c, b) = middle.unwrap_or((clips.len(), 0));
-    let (mine, rest) = clips.split_at_mut(c);
-    if let Some((split, theirs)) = rest.split_first_mut() {
-        let b = b.min(split.tracks.len());
-        let (head, tail) = split.tracks.split_at_mut(b);
-        in_two((head, 0, mine), (tail, b, theirs), work);
-    } else {
-        work((&mut [], 0, mine));
-    }
-}
-
 /// Maps every key of one bone's tracks to `a · key · f` (translation, rotation, scale; the
 /// tangents of cubic splines by the linear part), rotation keys kept in one hemisphere so
 /// LINEAR keys slerp the short way. The conversion of the rest fix, and its inverse
 /// ([`super::restore`]).
 pub(super) fn map_keys(tracks: &mut BoneTracks, a: Wide, f: Wide) {
-    claim_keys(tracks, a, f);
-    convert_keys(tracks, a, f);
-}
-
-/// [`claim`]s each of `tracks` for the maps of [`map_keys`]; returns how many keys are left to
-/// convert.
-fn claim_keys(tracks: &mut BoneTracks, a: Wide, f: Wide) -> usize {
-    let (translation, rotation, scale) = key_maps(a, f);
-    [
-        tracks
-            .translation
-            .as_mut()
-            .map_or(0, |t| claim(t, translation)),
-        tracks.rotation.as_mut().map_or(0, |t| claim(t, rotation)),
-        tracks.scale.as_mut().map_or(0, |t| claim(t, scale)),
-    ]
-    .into_iter()
-    .sum()
-}
-
-/// The second half of [`map_keys`]: converts the keys of `tracks` [`claim_keys`] claimed.
-fn convert_keys(tracks: &mut BoneTracks, a: Wide, f: Wide) {
     let (translation, rotation, scale) = key_maps(a, f);
     if let Some(t) = &mut tracks.translation {
-        convert(t, translation);
+        map_track(t, translation);
     }
     if let Some(t) = &mut tracks.rotation {
-        convert(t, rotation);
+        map_track(t, rotation);
     }
     if let Some(t) = &mut tracks.scale {
-        convert(t, scale);
+        map_track(t, scale);
     }
 }
 
@@ -511,15 +422,19 @@ impl Wide {
 /// (see [`claim`]). Values shared with another track (the model as read) go into a new array,
 /// unless the map changes none of them (bit for bit): then the track keeps sharing its values.
 pub(super) fn map_values<T: Copy + Bits>(track: &mut Track<T>, f: impl FnMut(T, bool) -> T + Copy) {
-    claim(track, f);
-    convert(track, f);
+    map_track(track, f);
+}
+
+/// Converts every value of `track` with `map`: [`claim`], then [`convert`].
+fn map_track<T: Copy + Bits, M: Convert<T> + Copy>(track: &mut Track<T>, map: M) {
+    claim(track, map);
+    convert(track, map);
 }
 
 /// Gets `track`'s values ready for `map` to convert in place ([`convert`]): values shared with
 /// another track are copied (one pass of plain moves) if `map` changes any of them, bit for
-/// bit, and kept shared if not, with nothing left to convert. Returns how many keys are left
-/// to convert.
-fn claim<T: Copy + Bits, M: Convert<T>>(track: &mut Track<T>, mut map: M) -> usize {
+/// bit, and kept shared if not, with nothing left to convert.
+fn claim<T: Copy + Bits, M: Convert<T>>(track: &mut Track<T>, mut map: M) {
     if std::sync::Arc::get_mut(&mut track.values).is_none() {
         let cubic = track.interpolation == Interpolation::CubicSpline;
         let changes = track
@@ -527,12 +442,10 @@ fn claim<T: Copy + Bits, M: Convert<T>>(track: &mut Track<T>, mut map: M) -> usi
             .iter()
             .enumerate()
             .any(|(n, v)| !map.key(*v, cubic, cubic && n % 3 != 1).same_bits(*v));
-        if !changes {
-            return 0;
+        if changes {
+            track.values = std::sync::Arc::from(&track.values[..]);
         }
-        track.values = std::sync::Arc::from(&track.values[..]);
     }
-    track.values.len()
 }
 
 /// Converts every key of `track` with `map`, in place, if its values are its own (after
@@ -600,127 +513,5 @@ mod tests {
         });
         assert_eq!(&*t.values, &[Vec3::X, Vec3::Y * 2.0, Vec3::Z * 2.0]);
         assert_eq!(&*read.values, &[Vec3::X, Vec3::Y, Vec3::Z]);
-    }
-
-    #[test]
-    fn keys_converted_on_two_threads_are_those_converted_on_one() {
-        let wide = |n: f64| Wide {
-            t: DVec3::new(0.1 * n, -0.2, 0.3),
-            r: DQuat::from_euler(glam::EulerRot::YXZ, 0.3 * n, -0.7, 0.2 + n),
-            s: 0.5 + n,
-        };
-        // Bone 3's maps are the identity.
-        let outer: Vec<Wide> = (0..4)
-            .map(|i| {
-                if i == 3 {
-                    Wide::IDENTITY
-                } else {
-                    wide(i as f64)
-                }
-            })
-            .collect();
-        let frames: Vec<Wide> = (0..4)
-            .map(|i| {
-                if i == 3 {
-                    Wide::IDENTITY
-                } else {
-                    wide(1.5 - i as f64).inverse()
-                }
-            })
-            .collect();
-        let track = |n: usize, cubic: bool, k: f32| Track {
-            interpolation: if cubic {
-                Interpolation::CubicSpline
-            } else {
-                Interpolation::Linear
-            },
-            times: Vec::new().into(),
-            values: (0..n)
-                .map(|i| Quat::from_rotation_y(i as f32 * k).mul_quat(Quat::from_rotation_x(k)))
-                .collect(),
-        };
-        let clip = |skeleton: u32, keys: usize| Clip {
-            name: String::new(),
-            skeleton: SkeletonId(skeleton),
-            tracks: (0..4)
-                .map(|i| BoneTracks {
-                    translation: Some(Track {
-                        interpolation: Interpolation::Step,
-                        times: Vec::new().into(),
-                        values: (0..keys)
-                            .map(|j| Vec3::splat(j as f32 + i as f32))
-                            .collect(),
-                    }),
-                    rotation: Some(track(keys * 3, i == 2, 0.1 * i as f32)),
-                    scale: (i == 1).then(|| Track {
-                        interpolation: Interpolation::Linear,
-                        times: Vec::new().into(),
-                        values: vec![Vec3::ONE; keys].into(),
-                    }),
-                })
-                .collect(),
-            opaque: Vec::new(),
-            source: None,
-            motion_scale: None,
-            curves: Vec::new(),
-        };
-        let read = vec![clip(0, 3000), clip(1, 10), clip(0, 500), clip(0, 900)];
-        let mut one = read.clone();
-        for c in one.iter_mut().filter(|c| c.skeleton == SkeletonId(0)) {
-            for (i, tracks) in c.tracks.iter_mut().enumerate() {
-                map_keys(tracks, outer[i], frames[i]);
-            }
-        }
-        let mut two = read.clone();
-        let (mut keys, mut taken) = (0, Vec::new());
-        for (i, c) in two.iter_mut().enumerate() {
-            if c.skeleton == SkeletonId(0) {
-                for (b, tracks) in c.tracks.iter_mut().enumerate() {
-                    keys += copies::take(tracks, i, b, &mut taken);
-                }
-            }
-        }
-        assert!(keys >= 2 * KEYS_FOR_TWO_THREADS);
-        convert_in_two(&mut two, SkeletonId(0), (&outer, &frames), keys);
-        copies::give_back(&mut two, taken);
-        assert_eq!(one, two);
-        assert_ne!(one, read);
-        assert_eq!(two[1], read[1]);
-        // A track shares the values read exactly when it came out the same, bit for bit (on
-        // bone 3, whose maps are the identity, its translations at least), one thread or two.
-        fn same<T: Copy + Bits>(
-            t: &Option<Track<T>>,
-            o: &Option<Track<T>>,
-            r: &Option<Track<T>>,
-        ) -> bool {
-            let (t, o, r) = (
-                t.as_ref().unwrap(),
-                o.as_ref().unwrap(),
-                r.as_ref().unwrap(),
-            );
-            let same = t
-                .values
-                .iter()
-                .zip(r.values.iter())
-                .all(|(a, b)| a.same_bits(*b));
-            assert_eq!(Arc::ptr_eq(&t.values, &r.values), same);
-            assert_eq!(Arc::ptr_eq(&o.values, &r.values), same);
-            same
-        }
-        let mut shared = 0;
-        for ((c, o), r) in two.iter().zip(&one).zip(&read) {
-            for (b, ((t, o), r)) in c.tracks.iter().zip(&o.tracks).zip(&r.tracks).enumerate() {
-                let translation = same(&t.translation, &o.translation, &r.translation);
-                let rotation = same(&t.rotation, &o.rotation, &r.rotation);
-                if c.skeleton == SkeletonId(0) {
-                    assert_eq!(translation, b == 3);
-                    assert!(!rotation || b == 3);
-                    shared += usize::from(translation);
-                } else {
-                    assert!(translation && rotation);
-                }
-            }
-        }
-        assert_eq!(shared, 3);
     }
 }

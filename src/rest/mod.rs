@@ -22,7 +22,6 @@
 //! Pure over the model; imports `model`, `profile` and `mapping`.
 
 mod convert;
-mod copies;
 mod lanes;
 mod pose;
 mod restore;
@@ -31,9 +30,7 @@ mod sim;
 pub use restore::{carry_back, KeyMap, RestoreError};
 
 use crate::mapping::BoneMap;
-use crate::model::{
-    first_half, fold_bind, in_two, Clip, Model, Problem, Skeleton, SkeletonId, SkinBind, Warning,
-};
+use crate::model::{fold_bind, Model, Problem, Skeleton, SkeletonId, SkinBind, Warning};
 use crate::profile::Profile;
 use serde::{Deserialize, Serialize};
 
@@ -280,31 +277,14 @@ pub(crate) fn check(
     Ok(())
 }
 
-/// Below this many keys, one thread validates every clip: a second one costs more to start than
-/// it saves.
-const KEYS_TO_VALIDATE_ON_TWO_THREADS: usize = 65_536;
-
-/// The problems of the clips of skeleton `k` (`s`), in clip order: those up to the middle key
-/// found on this thread, the rest on another one (which allocates only for a problem).
+/// The problems of the clips of skeleton `k` (`s`), in clip order.
 fn validate_clips(model: &Model, k: SkeletonId, s: &Skeleton) -> Vec<Problem> {
-    let clips = || model.clips.iter().filter(|c| c.skeleton == k);
-    let keys = |c: &Clip| c.tracks.iter().map(convert::bone_keys).sum::<usize>();
-    let total: usize = clips().map(keys).sum();
-    let validate = |(from, to): (usize, usize)| -> Vec<Problem> {
-        clips()
-            .skip(from)
-            .take(to - from)
-            .flat_map(|c| c.validate(s))
-            .collect()
-    };
-    let count = clips().count();
-    if total < KEYS_TO_VALIDATE_ON_TWO_THREADS {
-        return validate((0, count));
-    }
-    let middle = first_half(clips().map(keys), total);
-    let (mut problems, theirs) = in_two((0, middle), (middle, count), validate);
-    problems.extend(theirs);
-    problems
+    model
+        .clips
+        .iter()
+        .filter(|c| c.skeleton == k)
+        .flat_map(|c| c.validate(s))
+        .collect()
 }
 
 #[cfg(test)]

@@ -329,13 +329,8 @@ pub fn retarget_clip_with(
     r.set_contacts(their_contacts);
     let tracks = tracks?;
     Ok(Clip {
-        name: clip.name.clone(),
-        skeleton: target_index,
-        tracks,
-        opaque: Vec::new(),
-        source: None,
-        motion_scale: None,
         curves: clip.curves.clone(),
+        ..Clip::new(clip.name.clone(), target_index, tracks)
     })
 }
 

@@ -250,11 +250,6 @@ impl Plan {
     pub fn translated_bones(&self) -> &[BoneId] {
         &self.translated
     }
-
-    /// Target bones whose rotation the retarget sets, in bone order.
-    pub fn driven_bones(&self) -> &[BoneId] {
-        &self.driven
-    }
 }
 
 /// What the hips' motion is scaled by.

@@ -5,19 +5,17 @@
 //! ([`rebind`]) and joins companion clips back ([`rejoin`]). Pure over the model; imports `model`,
 //! `profile` and `mapping`.
 
-mod moves;
 #[cfg(test)]
 mod tests;
 
 use crate::mapping::BoneMap;
 use crate::model::{
-    first_half, in_two, turn_deg, BoneId, BoneTracks, Channel, Clip, Interpolation, Model,
-    OpaqueKind, Skeleton, SkeletonId, Track, TrackValue, Warning, WarningCode,
+    turn_deg, BoneId, BoneTracks, Channel, Clip, Interpolation, Model, OpaqueKind, Skeleton,
+    SkeletonId, Track, TrackValue, Warning, WarningCode,
 };
 use crate::profile::Profile;
 use documented::DocumentedFields;
 use glam::{Mat4, Quat, Vec3};
-use moves::Measure;
 use serde::{Deserialize, Serialize};
 
 /// What becomes of the tracks of bones the map leaves unmapped.
@@ -263,53 +261,28 @@ pub fn strip(
     Ok(report)
 }
 
-/// Below this many translation keys, one thread looks for moving bones: a second one costs more
-/// to start than it saves.
-const KEYS_FOR_TWO_THREADS: usize = 32_768;
-
 /// The bones of skeleton `k` that some clip moves away from their rest by translation. Such a
 /// bone keeps its translation tracks in every clip: players that carry a bone's pose from one
 /// clip into the next need them all. Position bones keep theirs anyway: they are not looked at
-/// (false). With many keys, the bones after the middle key are looked at on a second thread,
-/// which writes into the answer made here.
+/// (false).
 fn moving_bones(
     model: &Model,
     k: SkeletonId,
     at_rest: &AtRest,
     position_bone: &[bool],
 ) -> Vec<bool> {
-    let clips = || model.clips.iter().filter(|c| c.skeleton == k);
-    let look = |first: usize, moves: &mut [bool]| {
-        for (i, m) in moves.iter_mut().enumerate() {
-            let b = first + i;
-            *m = !position_bone[b]
-                && clips().any(|c| {
-                    c.tracks[b]
-                        .translation
-                        .as_ref()
-                        .is_some_and(|t| at_rest.translation_moves(b, t))
-                });
-        }
-    };
-    let keys = |b: usize| -> usize {
-        clips()
-            .filter_map(|c| c.tracks[b].translation.as_ref())
-            .map(|t| t.values.len())
-            .sum()
-    };
-    let n = model.skeleton(k).bones.len();
-    let mut moves = vec![false; n];
-    let total: usize = (0..n).map(keys).sum();
-    if total < KEYS_FOR_TWO_THREADS {
-        look(0, &mut moves);
-        return moves;
-    }
-    let middle = first_half((0..n).map(keys), total);
-    let (mine, theirs) = moves.split_at_mut(middle);
-    in_two((0, mine), (middle, theirs), |(first, moves)| {
-        look(first, moves)
-    });
-    moves
+    (0..model.skeleton(k).bones.len())
+        .map(|b| {
+            !position_bone[b]
+                && model.clips.iter().any(|c| {
+                    c.skeleton == k
+                        && c.tracks[b]
+                            .translation
+                            .as_ref()
+                            .is_some_and(|t| at_rest.translation_moves(b, t))
+                })
+        })
+        .collect()
 }
 
 /// What stripping one skeleton's clips needs to know.
@@ -474,15 +447,7 @@ fn strip_opaque(clip: &mut Clip, removed: &mut Vec<RemovedTrack>) {
 
 /// The companion clip of `clip` (skeleton `k`) holding the tracks separated from it.
 fn companion(clip: &Clip, k: SkeletonId, tracks: Vec<BoneTracks>) -> Clip {
-    Clip {
-        name: format!("{}{COMPANION_SUFFIX}", clip.name),
-        skeleton: k,
-        tracks,
-        opaque: Vec::new(),
-        source: None,
-        motion_scale: None,
-        curves: Vec::new(),
-    }
+    Clip::new(format!("{}{COMPANION_SUFFIX}", clip.name), k, tracks)
 }
 
 /// The skeleton-wide warnings of a strip: bones kept because they move, clips emptied.
@@ -577,32 +542,17 @@ impl<'a> AtRest<'a> {
         keys.max(self.tangents(t, size))
     }
 
-    /// Whether [`AtRest::translation`] is over the tolerance, told from the first block of
-    /// keys that is (the keys after it are not looked at).
+    /// Whether [`AtRest::translation`] is over the tolerance, told from the first key that is
+    /// (the keys after it are not looked at).
     fn translation_moves(&self, b: usize, t: &Track<Vec3>) -> bool {
         let rest = self.skeleton.bones[b].rest.translation;
         let size = self.translation_size(b);
-        let keys = match t.interpolation {
-            Interpolation::CubicSpline => None,
-            _ => t.values.get(..t.len()),
-        };
-        let moves = if let Some(keys) = keys {
-            // Every key measured, a block at a time: a key equal to the rest measures 0.
-            let measure = Measure {
-                parent: self.parents[b],
-                rest,
-                height: self.height,
-                tolerance: self.tolerance,
-            };
-            measure.any_over(keys)
-        } else {
-            // A key equal to the rest is a move of size 0, never over the tolerance (at least
-            // 0): it is not measured.
-            (0..t.len()).any(|k| {
-                let key = t.key(k);
-                key != rest && size(key - rest) > self.tolerance
-            })
-        };
+        // A key equal to the rest is a move of size 0, never over the tolerance (at least 0):
+        // it is not measured.
+        let moves = (0..t.len()).any(|k| {
+            let key = t.key(k);
+            key != rest && size(key - rest) > self.tolerance
+        });
         moves || self.tangents(t, size) > self.tolerance
     }
 
@@ -678,13 +628,9 @@ pub fn rebind(clip: &Clip, from: &Skeleton, to: &Skeleton, target_index: Skeleto
     }
     Rebound {
         clip: Clip {
-            name: clip.name.clone(),
-            skeleton: target_index,
-            tracks,
-            opaque: Vec::new(),
-            source: None,
             motion_scale: clip.motion_scale,
             curves: clip.curves.clone(),
+            ..Clip::new(clip.name.clone(), target_index, tracks)
         },
         missing,
     }

@@ -39,15 +39,7 @@ fn clip(s: &Skeleton, bent: &str, deg: f32) -> Clip {
     let rest = s.bones[b.index()].rest.rotation;
     let turned = (rest * Quat::from_rotation_x(deg.to_radians())).normalize();
     tracks[b.index()].rotation = Some(linear(vec![rest, turned]));
-    Clip {
-        name: "test".into(),
-        skeleton: SkeletonId(0),
-        tracks,
-        opaque: Vec::new(),
-        source: None,
-        motion_scale: None,
-        curves: Vec::new(),
-    }
+    Clip::new("test", SkeletonId(0), tracks)
 }
 
 /// Retargets `clip` from the source side onto the target side and measures it.

@@ -422,7 +422,7 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
     let leg_parent = ctx.sk.bones[trunk.legs[0].index()]
         .parent
         .unwrap_or(trunk.hips);
-    let beside = !super::super::is_ancestor(ctx.sk, trunk.hips, trunk.legs[0]);
+    let beside = !ctx.sk.is_ancestor(trunk.hips, trunk.legs[0]);
     let hips = ctx.pos[if beside { leg_parent } else { trunk.hips }.index()];
     let lat = |leg: BoneId| {
         ctx.subtree(leg)
@@ -601,7 +601,7 @@ fn off_chain_foot(
             ctx.cand[b.index()]
                 && upper_body.binary_search(&b).is_err()
                 && !legs.contains(&b)
-                && !super::super::is_ancestor(ctx.sk, b, trunk.hips)
+                && !ctx.sk.is_ancestor(b, trunk.hips)
                 && ctx.info[b.index()].side.is_none_or(|s| s == side)
         })
         .filter_map(|b| {

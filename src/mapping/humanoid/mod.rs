@@ -16,7 +16,7 @@ mod hands;
 mod limbs;
 mod torso;
 
-use super::names::{Lexicon, NameInfo};
+use super::names::{scores, NameInfo};
 use super::{Mapped, Origin};
 use crate::model::{BoneId, Skeleton};
 use crate::model::{Warning, WarningCode};
@@ -120,7 +120,7 @@ impl<'a> Ctx<'a> {
     fn new(
         sk: &'a Skeleton,
         profile: &'a Profile,
-        (lexicon, info): (&Lexicon, Vec<NameInfo>),
+        info: Vec<NameInfo>,
         fixed: &'a [Option<Mapped>],
         forced_empty: &'a [bool],
     ) -> Self {
@@ -130,7 +130,7 @@ impl<'a> Ctx<'a> {
             .map(|m| m.w_axis.truncate())
             .collect();
         let children = sk.children();
-        let names: Vec<Vec<f32>> = info.iter().map(|i| lexicon.scores(i)).collect();
+        let names: Vec<Vec<f32>> = info.iter().map(|i| scores(profile, i)).collect();
         let tops = names
             .iter()
             .map(|s| s.iter().copied().fold(0.0, f32::max))
@@ -295,11 +295,11 @@ pub(super) struct Trunk {
     pub legless: bool,
 }
 
-/// Maps `sk`; `names` is the profile's lexicon and every bone's name read with it.
+/// Maps `sk`; `names` is every bone's name read with the profile.
 pub(super) fn map(
     sk: &Skeleton,
     profile: &Profile,
-    names: (&Lexicon, Vec<NameInfo>),
+    names: Vec<NameInfo>,
     fixed: &[Option<Mapped>],
     forced_empty: &[bool],
     warnings: &mut Vec<Warning>,
@@ -404,7 +404,7 @@ fn body(ctx: &Ctx, trunk: Trunk) -> Part {
     let face = torso::face_and_root(ctx, &trunk, &part, facing);
     part.merge(face);
     for leg in trunk.legs {
-        if !trunk.legless && !super::is_ancestor(ctx.sk, trunk.hips, leg) {
+        if !trunk.legless && !ctx.sk.is_ancestor(trunk.hips, leg) {
             let Some((id, m)) = part
                 .entries
                 .iter()
