@@ -291,6 +291,23 @@ fn the_extension_imports_normalized_and_retargets_as_the_cli_does() {
             problems.push(format!("{what}: import failed: {}", b["error"]));
             continue;
         }
+        // The panel's report: every bone left out says why.
+        let report = &b["report"]["skeletons"][0];
+        let left_out = report["unmapped_source"].as_array().unwrap();
+        let unexplained: Vec<&Value> = left_out
+            .iter()
+            .filter(|b| !b.as_str().unwrap().contains(": "))
+            .collect();
+        if !unexplained.is_empty() {
+            problems.push(format!(
+                "{what}: bones left out with no reason: {unexplained:?}"
+            ));
+        }
+        println!(
+            "{what}: {} bones mapped; left out: {}",
+            report["mapped"],
+            left_out.first().and_then(Value::as_str).unwrap_or("none")
+        );
         let r = &rest["files"][k];
         let joints = r["joints"].as_object().unwrap();
         let size = extent(

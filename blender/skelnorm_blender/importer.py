@@ -14,21 +14,62 @@ from . import common
 EXTENSIONS = (".gltf", ".glb", ".vrm", ".vrma", ".fbx", ".bvh")
 
 
-def mapping_summary(report):
+def why_left_out(names, parents, mapped):
+    """For each bone of a written skeleton that no profile bone took (its name not in `mapped`,
+    the profile names), why, from where it hangs: an end bone past a mapped one, a bone between
+    two mapped ones (a twist or helper bone), or a bone under one the profile has nothing for."""
+    children = {i: [] for i in range(len(names))}
+    for i, p in enumerate(parents):
+        if p >= 0:
+            children[p].append(i)
+    out = {}
+    for i, name in enumerate(names):
+        if name in mapped:
+            continue
+        parent = names[parents[i]] if parents[i] >= 0 else None
+        below = [names[c] for c in children[i] if names[c] in mapped]
+        if parent is None:
+            out[name] = "a root above the skeleton (the profile's Root takes only one)"
+        elif not children[i]:
+            out[name] = f"an end bone past {parent}: the profile has no bone there"
+        elif below:
+            out[name] = (f"between {parent} and {below[0]}: a twist or helper bone the "
+                         "profile has no place for")
+        else:
+            out[name] = f"under {parent}, with nothing mapped below it: the profile has no bone there"
+    return out
+
+
+def mapping_summary(report, written=None):
     """What the panel shows of a `normalize` report: per skeleton, the bones mapped, the profile
-    bones left unmapped, the file's bones left out and why, and the warnings."""
+    bones left unmapped, the file's bones left out and why (from `written`, the normalized file
+    as `skelnorm.load` reads it, when given), and the warnings."""
     entry = report["files"][0]
     skeletons = []
-    for s in (entry.get("normalize") or {}).get("skeletons", []):
+    for k, s in enumerate((entry.get("normalize") or {}).get("skeletons", [])):
         mapping = s.get("mapping") or {}
         bones = mapping.get("bones") or {}
+        left_out = mapping.get("unmapped_source", [])
+        reasons = {}
+        index = s.get("index", k)
+        if written is not None and index < len(written.skeletons):
+            sk = written.skeletons[index]
+            # Mapped bones carry their profile name, or their own without renaming.
+            mapped = set(bones) | {b.get("source") for b in bones.values() if isinstance(b, dict)}
+            reasons = why_left_out(sk.names, [int(p) for p in sk.parents], mapped)
+            # A bone moved aside for a profile name (`Neck` → `Neck_2`) is found by its new one.
+            for moved in (s.get("rename") or {}).get("moved_aside", []):
+                if moved.get("to") in reasons:
+                    reasons[moved["from"]] = (f"renamed {moved['to']} (its name is a profile "
+                                              f"bone's); " + reasons.pop(moved["to"]))
         skeletons.append(
             {
                 "skeleton": s.get("skeleton", ""),
                 "profile": mapping.get("profile", ""),
                 "mapped": len(bones),
                 "unmapped_profile": mapping.get("unmapped_profile", []),
-                "unmapped_source": mapping.get("unmapped_source", []),
+                "unmapped_source": [f"{b}: {reasons[b]}" if b in reasons else b
+                                    for b in left_out],
                 "missing_required": mapping.get("missing_required", []),
                 "warnings": [w.get("message", str(w)) if isinstance(w, dict) else str(w)
                              for w in mapping.get("warnings", [])],
@@ -125,6 +166,10 @@ class SKELNORM_OT_import_normalized(bpy.types.Operator, ImportHelper):
                 )
             except (OSError, ValueError) as e:
                 return common.fail(self, common.error_text(e))
+            try:
+                written = sk.load(out)
+            except (OSError, ValueError):
+                written = None
             before = common.scene_objects()
             try:
                 result = bpy.ops.import_scene.gltf(filepath=out)
@@ -136,7 +181,7 @@ class SKELNORM_OT_import_normalized(bpy.types.Operator, ImportHelper):
         for ob in added:
             if common.is_armature(ob):
                 ob["skelnorm_source"] = path
-        summary = mapping_summary(report)
+        summary = mapping_summary(report, written)
         common.keep_report(context, "import", summary)
         mapped = ", ".join(f"{s['skeleton']}: {s['mapped']} bones" for s in summary["skeletons"])
         self.report({'INFO'}, f"skelnorm: {os.path.basename(path)} normalized ({mapped})")

@@ -39,8 +39,7 @@ class SKELNORM_PT_import(bpy.types.Panel):
                       icon='ARMATURE_DATA')
             lines(box, "Required bones missing", s["missing_required"], icon='ERROR')
             lines(box, "Profile bones not in the file", s["unmapped_profile"])
-            lines(box, "File bones left out (no profile bone: end bones, helpers)",
-                  s["unmapped_source"])
+            lines(box, "File bones left out, and why", s["unmapped_source"])
             lines(box, "Mapping warnings", s["warnings"], icon='ERROR')
         lines(layout, "Warnings", report["warnings"], icon='ERROR')
 

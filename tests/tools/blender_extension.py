@@ -25,7 +25,7 @@ JOBS.json: {"imports": [{"path": FILE, "clips": {CLIP: [seconds, ...]}}],
   (Blender's report), which must not be a Python traceback.
 
 Output JSON: {"blender": version, "installed": bool, "imports": [{"path", "ok", "error",
-"heads": {bone: [x, y, z]}, "bounds": null | {"min", "max"}, "clips": {CLIP: [{bone: [x, y, z]} per time]}}], "retarget": null |
+"report": the import report the panel shows, "heads": {bone: [x, y, z]}, "bounds": null | {"min", "max"}, "clips": {CLIP: [{bone: [x, y, z]} per time]}}], "retarget": null |
 {"ok", "error", "actions": [names], "fps", "frames": [frame, ...], "heads": [{bone: [x, y, z]}
 per frame], "report": the scene's kept report}, "batch": null | {"ok", "error", "kept"},
 "errors": [{"path", "message"}]}. Coordinates are
@@ -89,12 +89,14 @@ def fps():
 
 def import_one(job):
     clear()
-    out = {"path": job["path"], "ok": False, "error": None, "heads": {}, "clips": {}}
+    out = {"path": job["path"], "ok": False, "error": None, "heads": {}, "clips": {},
+           "report": None}
     try:
         out["ok"] = bpy.ops.skelnorm.import_normalized(filepath=job["path"]) == {'FINISHED'}
     except RuntimeError as e:
         out["error"] = str(e)
         return out
+    out["report"] = json.loads(bpy.context.scene.get("skelnorm_report", "{}")).get("import")
     arms = armatures()
     for arm in arms:
         for b in arm.data.bones:
