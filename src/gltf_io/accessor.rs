@@ -120,7 +120,7 @@ fn read_component(bytes: &[u8], ct: ComponentType, normalized: bool) -> f32 {
 }
 
 /// The `EXT_meshopt_compression` extension of buffer view `view`, when it is compressed.
-fn meshopt(view: &gltf::json::buffer::View) -> Option<&serde_json::Value> {
+pub(crate) fn meshopt(view: &gltf::json::buffer::View) -> Option<&serde_json::Value> {
     view.extensions
         .as_ref()
         .and_then(|e| e.others.get("EXT_meshopt_compression"))

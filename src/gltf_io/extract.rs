@@ -144,8 +144,8 @@ fn skeletons(
         });
     }
     attach(root, parents, locals, &bone_of, &mut skeletons);
-    hints::weights(root, json, &bone_of, &mut skeletons, data, warnings);
-    super::bake::mark_fixed(root, json, &mut skeletons);
+    hints::weights(root, &bone_of, &mut skeletons, data, warnings);
+    super::bake::mark_fixed(root, &mut skeletons);
     hints::declared(json, &bone_of, &mut skeletons);
     Ok((skeletons, bone_of))
 }

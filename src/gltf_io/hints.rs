@@ -16,7 +16,6 @@ use serde_json::Value;
 /// mesh uses are `None` (unknown); bones that are no joint are `Some(false)`.
 pub(crate) fn weights(
     root: &Root,
-    json: &Json,
     bone_of: &BoneOf,
     skeletons: &mut [Skeleton],
     data: &mut Data,
@@ -28,7 +27,6 @@ pub(crate) fn weights(
         .map(|s| Some(vec![false; s.joints.len()]))
         .collect();
     let mut referenced = vec![false; root.skins.len()];
-    let meshes = json.get_if_mentions("meshes", "KHR_draco_mesh_compression");
     for node in &root.nodes {
         let (Some(m), Some(k)) = (node.mesh, node.skin) else {
             continue;
@@ -39,14 +37,7 @@ pub(crate) fn weights(
             continue;
         };
         for (p, prim) in mesh.primitives.iter().enumerate() {
-            let compressed = meshes
-                .and_then(|meshes| {
-                    meshes.pointer(&format!(
-                        "/{m}/primitives/{p}/extensions/KHR_draco_mesh_compression"
-                    ))
-                })
-                .is_some();
-            let read = if compressed {
+            let read = if super::bake::is_draco(prim) {
                 None
             } else {
                 mark(prim, data, used[k].as_deref_mut())

@@ -446,18 +446,6 @@ impl Json {
         l.get(&key)?.pointer(rest)
     }
 
-    /// Member `key` when its text may hold `word` (anywhere in it; escaped text may spell
-    /// anything, so any escape counts), else `None` without parsing it.
-    pub(crate) fn get_if_mentions(&self, key: &str, word: &str) -> Option<&Value> {
-        if let Some(l) = &self.lazy {
-            let text = l.text_of(key)?;
-            if !text.contains(&b'\\') && !contains(text, word.as_bytes()) {
-                return None;
-            }
-        }
-        self.get(key)
-    }
-
     /// The text, when it is held split.
     pub(crate) fn as_lazy(&self) -> Option<&LazyJson> {
         self.lazy.as_ref()
