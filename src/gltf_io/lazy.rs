@@ -1,9 +1,9 @@
 //! A document's JSON held as its text, split into its top-level members, rather than parsed into
 //! one `serde_json::Value` tree (issue 19): a member is parsed into a `Value` only when something
 //! reads it as one (`asset`, `buffers`, `extensions`…), and written back by transcoding its text
-//! (the same tokens through serde_json's deserializer into its serializer), which writes what
-//! serializing its `Value` writes. The big arrays (accessors, buffer views, animations) that
-//! only the typed document reads are never built as `Value`s.
+//! (the same tokens through serde_json's deserializer into its serializer: `serde_transcode`),
+//! which writes what serializing its `Value` writes. The big arrays (accessors, buffer views,
+//! animations) that only the typed document reads are never built as `Value`s.
 //!
 //! The top-level members are found by serde_json's [`RawValue`] (each member's text, borrowed),
 //! and each is checked by a pass of serde_json's own deserializer that accepts what a `Value`
@@ -17,12 +17,11 @@
 
 use super::buffers::Buffer;
 use serde::de::{self, DeserializeSeed, Deserializer as _, MapAccess, SeqAccess, Visitor};
-use serde::ser::{self, SerializeMap, SerializeSeq, Serializer};
+use serde::ser::{self, SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::collections::HashSet;
 use std::fmt;
 use std::ops::Range;
@@ -470,124 +469,14 @@ pub(crate) fn contains(text: &[u8], word: &[u8]) -> bool {
     memchr::memmem::find(text, word).is_some()
 }
 
-/// A JSON value's text (checked), serialized as the `Value` it parses into would be.
+/// A JSON value's text (checked), serialized as the `Value` it parses into would be: its tokens
+/// passed from serde_json's parser to the serializer (`serde_transcode`), which is what building
+/// the `Value` and serializing it passes on.
 pub(crate) struct Transcode<'t>(pub(crate) &'t [u8]);
 
 impl Serialize for Transcode<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut de = serde_json::Deserializer::from_slice(self.0);
-        let out = de.deserialize_any(Forward(s)).map_err(ser::Error::custom)?;
-        out
-    }
-}
-
-/// Serializes what it visits into `S`; the serializer's result is passed back as the visitor's
-/// value, so that its errors are not turned into the deserializer's.
-struct Forward<S>(S);
-
-/// A deserializer that [`Forward`] serializes, once, as an element, key or value.
-struct Pending<D>(Cell<Option<D>>);
-
-impl<'de, D: de::Deserializer<'de>> Serialize for Pending<D> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let d = self
-            .0
-            .take()
-            .ok_or_else(|| ser::Error::custom("a value serialized twice"))?;
-        d.deserialize_any(Forward(s)).map_err(ser::Error::custom)?
-    }
-}
-
-impl<'de, S: Serializer> Visitor<'de> for Forward<S> {
-    type Value = Result<S::Ok, S::Error>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any valid JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(self.0.serialize_bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(self.0.serialize_i64(v))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(self.0.serialize_u64(v))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
-        // As a `Value` holds it (a parse gives no NaN or infinity; `null` if it ever did).
-        Ok(match serde_json::Number::from_f64(v) {
-            Some(_) => self.0.serialize_f64(v),
-            None => self.0.serialize_unit(),
-        })
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(self.0.serialize_str(v))
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(self.0.serialize_unit())
-    }
-    fn visit_none<E>(self) -> Result<Self::Value, E> {
-        Ok(self.0.serialize_unit())
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut out = match self.0.serialize_seq(None) {
-            Ok(out) => out,
-            Err(e) => return Ok(Err(e)),
-        };
-        while let Some(done) = seq.next_element_seed(Element(&mut out))? {
-            if let Err(e) = done {
-                return Ok(Err(e));
-            }
-        }
-        Ok(out.end())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut out = match self.0.serialize_map(None) {
-            Ok(out) => out,
-            Err(e) => return Ok(Err(e)),
-        };
-        while let Some(done) = map.next_key_seed(Entry::Key(&mut out))? {
-            if let Err(e) = done {
-                return Ok(Err(e));
-            }
-            if let Err(e) = map.next_value_seed(Entry::Val(&mut out))? {
-                return Ok(Err(e));
-            }
-        }
-        Ok(out.end())
-    }
-}
-
-/// One element of a sequence being serialized into `S`.
-struct Element<'a, S>(&'a mut S);
-
-impl<'de, S: SerializeSeq> DeserializeSeed<'de> for Element<'_, S> {
-    type Value = Result<(), S::Error>;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        let pending = Pending(Cell::new(Some(d)));
-        Ok(self.0.serialize_element(&pending))
-    }
-}
-
-/// A key or a value of a map being serialized into `M`.
-enum Entry<'a, M> {
-    Key(&'a mut M),
-    Val(&'a mut M),
-}
-
-impl<'de, M: SerializeMap> DeserializeSeed<'de> for Entry<'_, M> {
-    type Value = Result<(), M::Error>;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        let pending = Pending(Cell::new(Some(d)));
-        Ok(match self {
-            Entry::Key(m) => m.serialize_key(&pending),
-            Entry::Val(m) => m.serialize_value(&pending),
-        })
+        serde_transcode::transcode(&mut serde_json::Deserializer::from_slice(self.0), s)
     }
 }
 
