@@ -43,19 +43,6 @@ struct Member {
     plain: bool,
 }
 
-impl Members {
-    /// The text of member `key` in `text` (the text they were found in).
-    pub(crate) fn text_of<'t>(&self, text: &'t [u8], key: &str) -> Option<&'t [u8]> {
-        let m = self.list.iter().find(|m| m.key == key)?;
-        text.get(m.range.clone())
-    }
-
-    /// Member `key` of `text` (the text they were found in), parsed.
-    pub(crate) fn value_of(&self, text: &[u8], key: &str) -> Option<Value> {
-        serde_json::from_slice(self.text_of(text, key)?).ok()
-    }
-}
-
 /// Checks `text` and finds its top-level members: `None` when a `Value` parse would refuse it
 /// or give anything but an object, for the caller to parse it into a `Value` as before.
 pub(crate) fn split(text: &[u8]) -> Option<Members> {
@@ -258,11 +245,11 @@ impl<'de> Visitor<'de> for Check<'_, 'de> {
 
 /// A document's JSON: one `Value`, or its text split into members (see the module's text).
 #[derive(Debug, Clone)]
-pub(crate) struct Json {
-    /// The text, while it is held split.
-    lazy: Option<LazyJson>,
-    /// The whole `Value` once made (`null` while `lazy` holds the text).
-    whole: Value,
+pub(crate) enum Json {
+    /// Parsed into one `Value`.
+    Whole(Value),
+    /// Held as its text.
+    Lazy(LazyJson),
 }
 
 /// A checked JSON text and its top-level members, each parsed when first read.
@@ -410,34 +397,19 @@ impl LazyJson {
 }
 
 impl Json {
-    /// A document parsed into one `Value`.
-    pub(crate) fn whole(value: Value) -> Json {
-        Json {
-            lazy: None,
-            whole: value,
-        }
-    }
-
-    /// A document held as its text.
-    pub(crate) fn lazy(lazy: LazyJson) -> Json {
-        Json {
-            lazy: Some(lazy),
-            whole: Value::Null,
-        }
-    }
-
     /// Top-level member `key`.
     pub(crate) fn get(&self, key: &str) -> Option<&Value> {
-        match &self.lazy {
-            Some(l) => l.get(key),
-            None => self.whole.get(key),
+        match self {
+            Json::Whole(v) => v.get(key),
+            Json::Lazy(l) => l.get(key),
         }
     }
 
     /// What `Value::pointer` finds (a pointer with at least one token).
     pub(crate) fn pointer(&self, pointer: &str) -> Option<&Value> {
-        let Some(l) = &self.lazy else {
-            return self.whole.pointer(pointer);
+        let l = match self {
+            Json::Whole(v) => return v.pointer(pointer),
+            Json::Lazy(l) => l,
         };
         let rest = pointer.strip_prefix('/')?;
         let (first, rest) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
@@ -447,20 +419,21 @@ impl Json {
 
     /// The text, when it is held split.
     pub(crate) fn as_lazy(&self) -> Option<&LazyJson> {
-        self.lazy.as_ref()
+        match self {
+            Json::Lazy(l) => Some(l),
+            Json::Whole(_) => None,
+        }
     }
 
     /// The whole document as one `Value`, made from the text's members if need be.
     pub(crate) fn whole_mut(&mut self) -> &mut Value {
-        if let Some(l) = self.lazy.take() {
-            self.whole = l.to_value();
+        if let Json::Lazy(l) = self {
+            *self = Json::Whole(l.to_value());
         }
-        &mut self.whole
-    }
-
-    /// The document as its text (split) or as one `Value`.
-    pub(crate) fn into_parts(self) -> (Option<LazyJson>, Value) {
-        (self.lazy, self.whole)
+        match self {
+            Json::Whole(v) => v,
+            Json::Lazy(_) => unreachable!("the text was parsed whole above"),
+        }
     }
 }
 

@@ -322,7 +322,10 @@ fn document(
                 .as_mut()
                 .map(|o| read_keys::set_aside(o, located))
                 .unwrap_or_default();
-            let (lazy, whole) = json.into_parts();
+            let (json, lazy) = match json {
+                lazy::Json::Whole(whole) => (OnceLock::from(whole), None),
+                lazy::Json::Lazy(lazy) => (OnceLock::new(), Some(lazy)),
+            };
             Document {
                 path: path.to_path_buf(),
                 format,
@@ -331,10 +334,7 @@ fn document(
                 model,
                 warnings,
                 converted: None,
-                json: match lazy {
-                    Some(_) => OnceLock::new(),
-                    None => OnceLock::from(whole),
-                },
+                json,
                 lazy,
                 buffers,
             }

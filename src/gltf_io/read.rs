@@ -193,10 +193,11 @@ pub(crate) fn parse(bytes: Vec<u8>, res: &Resources, keys: Keys) -> Result<Parse
     // Split into members when it can be, else parsed into a `Value`: the same errors either way.
     let json = match lazy::split(parts.json) {
         Some(members) => {
-            check_version(members.value_of(parts.json, "asset").as_ref())?;
-            Json::lazy(LazyJson::new(part(parts.json), members))
+            let lazy = LazyJson::new(part(parts.json), members);
+            check_version(lazy.get("asset"))?;
+            Json::Lazy(lazy)
         }
-        None => Json::whole(parse_json(parts.json)?),
+        None => Json::Whole(parse_json(parts.json)?),
     };
     finish(parts.format, json, parts.bin.map(part), res, keys)
 }
