@@ -266,32 +266,10 @@ fn find(uf: &mut [usize], mut x: usize) -> usize {
 
 /// Seed nodes for files without skins: VRM humanoid bones, else nodes with TRS channels.
 fn skinless_seeds(root: &Root, json: &Json) -> Vec<Vec<usize>> {
-    let mut seeds = Vec::new();
-    for ptr in [
-        "/extensions/VRMC_vrm/humanoid/humanBones",
-        "/extensions/VRMC_vrm_animation/humanoid/humanBones",
-    ] {
-        if let Some(bones) = json.pointer(ptr).and_then(Value::as_object) {
-            seeds.extend(
-                bones
-                    .values()
-                    .filter_map(|b| b.get("node").and_then(Value::as_u64)),
-            );
-        }
-    }
-    if let Some(bones) = json
-        .pointer("/extensions/VRM/humanoid/humanBones")
-        .and_then(Value::as_array)
-    {
-        seeds.extend(
-            bones
-                .iter()
-                .filter_map(|b| b.get("node").and_then(Value::as_u64)),
-        );
-    }
-    let mut seeds: Vec<usize> = seeds
+    let mut seeds: Vec<usize> = hints::humanoids(json)
         .into_iter()
-        .map(|n| n as usize)
+        .flat_map(|(_, bones)| bones)
+        .map(|(_, node)| node as usize)
         .filter(|&n| n < root.nodes.len())
         .collect();
     if seeds.is_empty() {

@@ -106,11 +106,13 @@ fn mark(
     Some(())
 }
 
-/// Reads the humanoid bone map of a VRM extension into the skeleton holding the mapped nodes.
-pub(crate) fn declared(json: &Json, bone_of: &BoneOf, skeletons: &mut [Skeleton]) {
-    let mut entries: Vec<(String, usize)> = Vec::new();
-    let mut source = None;
-    for (ptr, src) in [
+/// The humanoid bone maps the VRM extensions of `json` declare, in the order they are looked
+/// at (VRM 1.0, VRMA, then VRM 0.x): each its source and its bones that name a node, as (bone
+/// name, node); a VRM 0.x bone may lack its name.
+pub(crate) fn humanoids(json: &Json) -> Vec<(DeclaredSource, Vec<(Option<String>, u64)>)> {
+    let node = |b: &Value| b.get("node").and_then(Value::as_u64);
+    let mut out = Vec::new();
+    for (ptr, source) in [
         (
             "/extensions/VRMC_vrm/humanoid/humanBones",
             DeclaredSource::Vrm1,
@@ -121,31 +123,30 @@ pub(crate) fn declared(json: &Json, bone_of: &BoneOf, skeletons: &mut [Skeleton]
         ),
     ] {
         if let Some(bones) = json.pointer(ptr).and_then(Value::as_object) {
-            source = Some(src);
-            entries.extend(bones.iter().filter_map(|(name, b)| {
-                let node = b.get("node").and_then(Value::as_u64)?;
-                Some((name.clone(), node as usize))
-            }));
-            break;
+            let bones = bones
+                .iter()
+                .filter_map(|(n, b)| Some((Some(n.clone()), node(b)?)));
+            out.push((source, bones.collect()));
         }
     }
-    if source.is_none() {
-        if let Some(bones) = json
-            .pointer("/extensions/VRM/humanoid/humanBones")
-            .and_then(Value::as_array)
-        {
-            source = Some(DeclaredSource::Vrm0);
-            entries.extend(bones.iter().filter_map(|b| {
-                let name = b.get("bone").and_then(Value::as_str)?;
-                let node = b.get("node").and_then(Value::as_u64)?;
-                Some((name.to_string(), node as usize))
-            }));
-        }
+    let vrm0 = json.pointer("/extensions/VRM/humanoid/humanBones");
+    if let Some(bones) = vrm0.and_then(Value::as_array) {
+        let name = |b: &Value| b.get("bone").and_then(Value::as_str).map(str::to_string);
+        let bones = bones.iter().filter_map(|b| Some((name(b), node(b)?)));
+        out.push((DeclaredSource::Vrm0, bones.collect()));
     }
-    let Some(source) = source else { return };
+    out
+}
+
+/// Reads the humanoid bone map of a VRM extension (the first of [`humanoids`]) into the skeleton
+/// holding the mapped nodes.
+pub(crate) fn declared(json: &Json, bone_of: &BoneOf, skeletons: &mut [Skeleton]) {
+    let Some((source, entries)) = humanoids(json).into_iter().next() else {
+        return;
+    };
     let mut per_skeleton: Vec<Vec<(String, BoneId)>> = vec![Vec::new(); skeletons.len()];
     for (name, node) in entries {
-        if let Some(&(s, b)) = bone_of.get(&node) {
+        if let (Some(name), Some(&(s, b))) = (name, bone_of.get(&(node as usize))) {
             per_skeleton[s.index()].push((name, b));
         }
     }
