@@ -9,7 +9,6 @@ use gltf::json::accessor::{ComponentType, GenericComponentType, Type};
 use gltf::json::validation::Checked;
 use gltf::json::Root;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Most floats one accessor may hold (256 MiB of f32): more is refused, not allocated.
@@ -38,8 +37,8 @@ pub(crate) struct Data<'a> {
     root: &'a Root,
     buffers: &'a [BufferData],
     decoded: HashMap<usize, Vec<u8>>,
-    /// Bytes decompressed so far, by this reader and its siblings ([`Data::sibling`]).
-    decoded_total: Arc<AtomicUsize>,
+    /// Bytes decompressed so far.
+    decoded_total: usize,
     /// Key times by accessor, and whether they are finite and non-decreasing: samplers of one
     /// animation usually share their input.
     times: HashMap<usize, (Arc<[f32]>, bool)>,
@@ -132,23 +131,9 @@ impl<'a> Data<'a> {
             root,
             buffers,
             decoded: HashMap::new(),
-            decoded_total: Arc::new(AtomicUsize::new(0)),
+            decoded_total: 0,
             times: HashMap::new(),
             keep_keys: true,
-            located: Located::default(),
-        }
-    }
-
-    /// A reader of the same document for another thread: the same buffers, keeping keys as
-    /// this one does, with caches of its own; what either decompresses counts against one limit.
-    pub fn sibling(&self) -> Data<'a> {
-        Data {
-            root: self.root,
-            buffers: self.buffers,
-            decoded: HashMap::new(),
-            decoded_total: self.decoded_total.clone(),
-            times: HashMap::new(),
-            keep_keys: self.keep_keys,
             located: Located::default(),
         }
     }
@@ -185,7 +170,7 @@ impl<'a> Data<'a> {
     }
 
     fn decode_meshopt(
-        &self,
+        &mut self,
         ext: &serde_json::Value,
         len: u64,
         at: &str,
@@ -224,17 +209,13 @@ impl<'a> Data<'a> {
             ));
         }
         // The room is the view's whole length, which is what is allocated (a fallback buffer
-        // without data bounds no view), and it is taken before decoding, so that readers side
-        // by side stay within it too.
-        let room = usize::try_from(len).ok().filter(|&n| n <= MAX_DECODED);
-        let taken = room.map(|room| {
-            self.decoded_total
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |total| {
-                    (total + room <= MAX_DECODED).then_some(total + room)
-                })
-        });
-        if !matches!(taken, Some(Ok(_))) {
-            return Err(invalid(at, "decompressed data would exceed 512 MiB"));
+        // without data bounds no view), and it is taken before decoding.
+        let total = usize::try_from(len)
+            .ok()
+            .map(|room| room.saturating_add(self.decoded_total));
+        match total.filter(|&total| total <= MAX_DECODED) {
+            Some(total) => self.decoded_total = total,
+            None => return Err(invalid(at, "decompressed data would exceed 512 MiB")),
         }
         let filter_ok = match filter {
             "NONE" => true,
