@@ -106,10 +106,13 @@ fn mark(
     Some(())
 }
 
+/// A humanoid bone map as a VRM extension declares it: its source and its bones that name a
+/// node, as (bone name, node); a VRM 0.x bone may lack its name.
+pub(crate) type Humanoid = (DeclaredSource, Vec<(Option<String>, u64)>);
+
 /// The humanoid bone maps the VRM extensions of `json` declare, in the order they are looked
-/// at (VRM 1.0, VRMA, then VRM 0.x): each its source and its bones that name a node, as (bone
-/// name, node); a VRM 0.x bone may lack its name.
-pub(crate) fn humanoids(json: &Json) -> Vec<(DeclaredSource, Vec<(Option<String>, u64)>)> {
+/// at: VRM 1.0, VRMA, then VRM 0.x.
+pub(crate) fn humanoids(json: &Json) -> Vec<Humanoid> {
     let node = |b: &Value| b.get("node").and_then(Value::as_u64);
     let mut out = Vec::new();
     for (ptr, source) in [
