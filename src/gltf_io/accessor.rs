@@ -279,17 +279,16 @@ impl<'a> Data<'a> {
     }
 
     /// Reads accessor `index`, of type `ty` with `N` floats per element, as elements `make`
-    /// builds: decoded straight into shared storage when it holds plain floats in a buffer view
-    /// (the common case), else through [`floats`](Self::floats), which also gives every error.
-    pub fn elements<T, const N: usize>(
+    /// builds, through [`floats`](Self::floats) (which gives every error): for an accessor that
+    /// is not plain floats in a buffer view (those are decoded straight into shared storage
+    /// first, by [`elements_located`](Self::elements_located) and
+    /// [`checked_elements`](Self::checked_elements)).
+    fn elements<T, const N: usize>(
         &mut self,
         index: usize,
         ty: Type,
         make: impl Fn([f32; N]) -> T,
     ) -> Result<Arc<[T]>, ErrorKind> {
-        if let Some((out, _)) = self.plain_floats(index, ty, &make) {
-            return Ok(out);
-        }
         let (floats, _) = self.floats(index, &[ty])?;
         Ok(floats
             .chunks_exact(N)
@@ -297,9 +296,11 @@ impl<'a> Data<'a> {
             .collect())
     }
 
-    /// [`elements`](Self::elements), and where they lie in the document's buffers when they
-    /// are plain floats of an uncompressed buffer view, each read as it lies (see
-    /// `read_keys.rs`).
+    /// Reads accessor `index`, of type `ty` with `N` floats per element, as elements `make`
+    /// builds: decoded straight into shared storage when it holds plain floats in a buffer view
+    /// (the common case), else through [`elements`](Self::elements); and where they lie in the
+    /// document's buffers when they are plain floats of an uncompressed buffer view, each read
+    /// as it lies (see `read_keys.rs`).
     pub fn elements_located<T, const N: usize>(
         &mut self,
         index: usize,
@@ -359,9 +360,9 @@ impl<'a> Data<'a> {
         Some((elements.map(|e| make(le_floats(e))).collect(), first))
     }
 
-    /// What [`elements`](Self::elements) gives, checked but not kept: how many elements, and
-    /// whether every one is finite (the same errors). An accessor of plain floats is checked in
-    /// place, without building its elements.
+    /// What [`elements_located`](Self::elements_located) gives, checked but not kept: how many
+    /// elements, and whether every one is finite (the same errors). An accessor of plain floats
+    /// is checked in place, without building its elements.
     pub fn checked_elements<T: TrackValue, const N: usize>(
         &mut self,
         index: usize,
