@@ -27,14 +27,9 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::OnceLock;
 
-/// Where the top-level members of a checked JSON text lie in it.
+/// Where a top-level member of a checked JSON text lies in it.
 #[derive(Debug, Clone)]
-pub(crate) struct Members {
-    list: Vec<Member>,
-}
-
-#[derive(Debug, Clone)]
-struct Member {
+pub(crate) struct Member {
     key: String,
     /// Its value's bytes in the text.
     range: Range<usize>,
@@ -45,19 +40,11 @@ struct Member {
 
 /// Checks `text` and finds its top-level members: `None` when a `Value` parse would refuse it
 /// or give anything but an object, for the caller to parse it into a `Value` as before.
-pub(crate) fn split(text: &[u8]) -> Option<Members> {
+pub(crate) fn split(text: &[u8]) -> Option<Vec<Member>> {
     let mut de = serde_json::Deserializer::from_slice(text);
     let found = de.deserialize_map(Top { text }).ok()?;
     de.end().ok()?;
-    let mut list: Vec<Member> = Vec::with_capacity(found.len());
-    for member in found {
-        // A key given twice keeps its first place and takes its last value (as a `Value` map).
-        match list.iter_mut().find(|m| m.key == member.key) {
-            Some(first) => *first = member,
-            None => list.push(member),
-        }
-    }
-    Some(Members { list })
+    Some(found)
 }
 
 /// Whether `b` is JSON whitespace (space, line feed, tab, carriage return).
@@ -73,7 +60,7 @@ pub(crate) fn skip_space(text: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// The top-level object of `text`: its members, each checked ([`Check`]).
+/// The top-level object of `text`: its members, each checked ([`Check`]), each key once.
 struct Top<'t> {
     text: &'t [u8],
 }
@@ -100,11 +87,16 @@ impl<'de> Visitor<'de> for Top<'_> {
             };
             check.deserialize(&mut de).map_err(de::Error::custom)?;
             let start = raw.get().as_ptr() as usize - base;
-            found.push(Member {
+            let member = Member {
                 key,
                 range: start..start + raw.get().len(),
                 plain: !twice,
-            });
+            };
+            // A key given twice keeps its first place and takes its last value (as a `Value` map).
+            match found.iter_mut().find(|m: &&mut Member| m.key == member.key) {
+                Some(first) => *first = member,
+                None => found.push(member),
+            }
         }
         Ok(found)
     }
@@ -275,11 +267,11 @@ pub(crate) fn parse_checked(text: &[u8]) -> Value {
 
 impl LazyJson {
     /// `text`, whose members [`split`] found.
-    pub(crate) fn new(text: Buffer, members: Members) -> LazyJson {
-        let values = members.list.iter().map(|_| OnceLock::new()).collect();
+    pub(crate) fn new(text: Buffer, members: Vec<Member>) -> LazyJson {
+        let values = members.iter().map(|_| OnceLock::new()).collect();
         LazyJson {
             text,
-            members: members.list,
+            members,
             values,
         }
     }
@@ -472,7 +464,7 @@ mod tests {
         let fresh = || {
             LazyJson::new(
                 Buffer::from(text.as_bytes().to_vec()),
-                split(text.as_bytes()).unwrap_or(Members { list: vec![] }),
+                split(text.as_bytes()).unwrap_or_default(),
             )
         };
         for over in [
