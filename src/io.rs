@@ -61,39 +61,34 @@ pub fn is_supported(path: &Path) -> bool {
 
 /// Reads a file of any supported format (read once, whole). Never writes.
 pub fn read(path: &Path, options: &ReadOptions) -> Result<Document, Error> {
-    let input = gltf_io::read_input_early(path)?;
-    read_with(input, path, options, gltf_io::read_owned_beside)
+    read_with(path, options, gltf_io::read_owned_beside)
 }
 
 /// [`read`] for a document that is only looked at (`inspect`): a glTF file's document keeps no
 /// copy of its model as read and cannot be written (see [`gltf_io::read_owned_for_viewing`]).
 pub fn read_for_viewing(path: &Path, options: &ReadOptions) -> Result<Document, Error> {
-    let input = gltf_io::read_input_early_to_copy(path)?;
-    read_with(input, path, options, gltf_io::read_owned_for_viewing)
+    read_with(path, options, gltf_io::read_owned_for_viewing)
 }
 
 /// [`read`] for a document that is only written again as read (`convert`): a glTF file's
 /// tracks are read and checked but keep no key values (see [`gltf_io::read_owned_to_copy`]);
 /// FBX and BVH files are converted as [`read`] converts them.
 pub fn read_to_copy(path: &Path, options: &ReadOptions) -> Result<gltf_io::DocumentToCopy, Error> {
-    let input = gltf_io::read_input_early_to_copy(path)?;
-    read_with(input, path, options, gltf_io::read_owned_to_copy)
+    read_with(path, options, gltf_io::read_owned_to_copy)
 }
 
-/// The file at `path`, read once, whole (`input`), told apart by its content: FBX and BVH files
-/// converted to a document, glTF files parsed by `gltf`. A document not written changed has its
-/// glTF JSON read by [`gltf_io::read_input_early_to_copy`], else by
-/// [`gltf_io::read_input_early`].
+/// The file at `path`, read once, whole ([`gltf_io::read_input`]), told apart by its content:
+/// FBX and BVH files converted to a document, glTF files parsed by `gltf`.
 fn read_with<T: From<Document>>(
-    input: gltf_io::Input,
     path: &Path,
     options: &ReadOptions,
-    gltf: impl FnOnce(gltf_io::Input, &Path) -> Result<T, Error>,
+    gltf: impl FnOnce(Vec<u8>, &Path) -> Result<T, Error>,
 ) -> Result<T, Error> {
-    match InputFormat::sniff(input.bytes(), path) {
-        Some(InputFormat::Fbx) => read_fbx(input.bytes(), path).map(T::from),
-        Some(InputFormat::Bvh) => read_bvh(input.bytes(), path, options).map(T::from),
-        _ => gltf(input, path),
+    let bytes = gltf_io::read_input(path)?;
+    match InputFormat::sniff(&bytes, path) {
+        Some(InputFormat::Fbx) => read_fbx(&bytes, path).map(T::from),
+        Some(InputFormat::Bvh) => read_bvh(&bytes, path, options).map(T::from),
+        _ => gltf(bytes, path),
     }
 }
 

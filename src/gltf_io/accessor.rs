@@ -9,7 +9,6 @@ use gltf::json::accessor::{ComponentType, GenericComponentType, Type};
 use gltf::json::validation::Checked;
 use gltf::json::Root;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Most floats one accessor may hold (256 MiB of f32): more is refused, not allocated.
@@ -38,8 +37,8 @@ pub(crate) struct Data<'a> {
     root: &'a Root,
     buffers: &'a [BufferData],
     decoded: HashMap<usize, Vec<u8>>,
-    /// Bytes decompressed so far, by this reader and its siblings ([`Data::sibling`]).
-    decoded_total: Arc<AtomicUsize>,
+    /// Bytes decompressed so far.
+    decoded_total: usize,
     /// Key times by accessor, and whether they are finite and non-decreasing: samplers of one
     /// animation usually share their input.
     times: HashMap<usize, (Arc<[f32]>, bool)>,
@@ -120,7 +119,7 @@ fn read_component(bytes: &[u8], ct: ComponentType, normalized: bool) -> f32 {
 }
 
 /// The `EXT_meshopt_compression` extension of buffer view `view`, when it is compressed.
-fn meshopt(view: &gltf::json::buffer::View) -> Option<&serde_json::Value> {
+pub(crate) fn meshopt(view: &gltf::json::buffer::View) -> Option<&serde_json::Value> {
     view.extensions
         .as_ref()
         .and_then(|e| e.others.get("EXT_meshopt_compression"))
@@ -132,23 +131,9 @@ impl<'a> Data<'a> {
             root,
             buffers,
             decoded: HashMap::new(),
-            decoded_total: Arc::new(AtomicUsize::new(0)),
+            decoded_total: 0,
             times: HashMap::new(),
             keep_keys: true,
-            located: Located::default(),
-        }
-    }
-
-    /// A reader of the same document for another thread: the same buffers, keeping keys as
-    /// this one does, with caches of its own; what either decompresses counts against one limit.
-    pub fn sibling(&self) -> Data<'a> {
-        Data {
-            root: self.root,
-            buffers: self.buffers,
-            decoded: HashMap::new(),
-            decoded_total: self.decoded_total.clone(),
-            times: HashMap::new(),
-            keep_keys: self.keep_keys,
             located: Located::default(),
         }
     }
@@ -185,7 +170,7 @@ impl<'a> Data<'a> {
     }
 
     fn decode_meshopt(
-        &self,
+        &mut self,
         ext: &serde_json::Value,
         len: u64,
         at: &str,
@@ -224,17 +209,13 @@ impl<'a> Data<'a> {
             ));
         }
         // The room is the view's whole length, which is what is allocated (a fallback buffer
-        // without data bounds no view), and it is taken before decoding, so that readers side
-        // by side stay within it too.
-        let room = usize::try_from(len).ok().filter(|&n| n <= MAX_DECODED);
-        let taken = room.map(|room| {
-            self.decoded_total
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |total| {
-                    (total + room <= MAX_DECODED).then_some(total + room)
-                })
-        });
-        if !matches!(taken, Some(Ok(_))) {
-            return Err(invalid(at, "decompressed data would exceed 512 MiB"));
+        // without data bounds no view), and it is taken before decoding.
+        let total = usize::try_from(len)
+            .ok()
+            .map(|room| room.saturating_add(self.decoded_total));
+        match total.filter(|&total| total <= MAX_DECODED) {
+            Some(total) => self.decoded_total = total,
+            None => return Err(invalid(at, "decompressed data would exceed 512 MiB")),
         }
         let filter_ok = match filter {
             "NONE" => true,
@@ -298,17 +279,16 @@ impl<'a> Data<'a> {
     }
 
     /// Reads accessor `index`, of type `ty` with `N` floats per element, as elements `make`
-    /// builds: decoded straight into shared storage when it holds plain floats in a buffer view
-    /// (the common case), else through [`floats`](Self::floats), which also gives every error.
-    pub fn elements<T, const N: usize>(
+    /// builds, through [`floats`](Self::floats) (which gives every error): for an accessor that
+    /// is not plain floats in a buffer view (those are decoded straight into shared storage
+    /// first, by [`elements_located`](Self::elements_located) and
+    /// [`checked_elements`](Self::checked_elements)).
+    fn elements<T, const N: usize>(
         &mut self,
         index: usize,
         ty: Type,
         make: impl Fn([f32; N]) -> T,
     ) -> Result<Arc<[T]>, ErrorKind> {
-        if let Some((out, _)) = self.plain_floats(index, ty, &make) {
-            return Ok(out);
-        }
         let (floats, _) = self.floats(index, &[ty])?;
         Ok(floats
             .chunks_exact(N)
@@ -316,9 +296,11 @@ impl<'a> Data<'a> {
             .collect())
     }
 
-    /// [`elements`](Self::elements), and where they lie in the document's buffers when they
-    /// are plain floats of an uncompressed buffer view, each read as it lies (see
-    /// `read_keys.rs`).
+    /// Reads accessor `index`, of type `ty` with `N` floats per element, as elements `make`
+    /// builds: decoded straight into shared storage when it holds plain floats in a buffer view
+    /// (the common case), else through [`elements`](Self::elements); and where they lie in the
+    /// document's buffers when they are plain floats of an uncompressed buffer view, each read
+    /// as it lies (see `read_keys.rs`).
     pub fn elements_located<T, const N: usize>(
         &mut self,
         index: usize,
@@ -378,9 +360,9 @@ impl<'a> Data<'a> {
         Some((elements.map(|e| make(le_floats(e))).collect(), first))
     }
 
-    /// What [`elements`](Self::elements) gives, checked but not kept: how many elements, and
-    /// whether every one is finite (the same errors). An accessor of plain floats is checked in
-    /// place, without building its elements.
+    /// What [`elements_located`](Self::elements_located) gives, checked but not kept: how many
+    /// elements, and whether every one is finite (the same errors). An accessor of plain floats
+    /// is checked in place, without building its elements.
     pub fn checked_elements<T: TrackValue, const N: usize>(
         &mut self,
         index: usize,

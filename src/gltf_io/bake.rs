@@ -11,7 +11,6 @@
 
 use super::accessor::Data;
 use super::error::ErrorKind;
-use super::lazy::Json;
 use crate::model::{blend, Model, Skeleton, Skin};
 use glam::{Mat3, Mat4, Vec3};
 use gltf::json::accessor::Type;
@@ -23,8 +22,7 @@ use std::sync::Arc;
 
 /// Sets [`Skin::fixed_vertices`] of every skin read from `root` whose vertices cannot be
 /// rewritten, naming the mesh and why, and [`Skin::meshless`] of those no mesh uses.
-pub(crate) fn mark_fixed(root: &Root, json: &Json, skeletons: &mut [Skeleton]) {
-    let meshes = json.get_if_mentions("meshes", "KHR_draco_mesh_compression");
+pub(crate) fn mark_fixed(root: &Root, skeletons: &mut [Skeleton]) {
     let mut why: HashMap<usize, String> = HashMap::new();
     let mesh_name = |m: usize| {
         let name = root.meshes.get(m).and_then(|x| x.name.as_deref());
@@ -51,16 +49,8 @@ pub(crate) fn mark_fixed(root: &Root, json: &Json, skeletons: &mut [Skeleton]) {
             );
             continue;
         }
-        let prims = root.meshes.get(m).map_or(0, |x| x.primitives.len());
-        let draco = (0..prims).find(|p| {
-            meshes
-                .and_then(|meshes| {
-                    meshes.pointer(&format!(
-                        "/{m}/primitives/{p}/extensions/KHR_draco_mesh_compression"
-                    ))
-                })
-                .is_some()
-        });
+        let prims = root.meshes.get(m).map_or(&[][..], |x| &x.primitives);
+        let draco = prims.iter().position(is_draco);
         if let Some(p) = draco {
             why.insert(
                 k,
@@ -80,6 +70,13 @@ pub(crate) fn mark_fixed(root: &Root, json: &Json, skeletons: &mut [Skeleton]) {
         }
         skin.meshless = skin.source.is_some_and(|k| !used.contains(&(k as usize)));
     }
+}
+
+/// Whether primitive `prim` is Draco-compressed (`KHR_draco_mesh_compression`, an extension the
+/// typed document holds as it reads it).
+pub(crate) fn is_draco(prim: &gltf::json::mesh::Primitive) -> bool {
+    let ext = prim.extensions.as_ref();
+    ext.is_some_and(|e| e.others.contains_key("KHR_draco_mesh_compression"))
 }
 
 /// New vertex data: floats of glTF type `ty`, with bounds (`min`/`max`) when `bounds`.

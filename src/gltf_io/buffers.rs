@@ -41,11 +41,6 @@ impl Buffer {
         Buffer { bytes, range }
     }
 
-    /// All the bytes it is a range of (a GLB's whole file, for its binary chunk).
-    pub(crate) fn whole(&self) -> &[u8] {
-        &self.bytes
-    }
-
     /// Keeps the first `len` bytes (as `Vec::truncate`).
     fn truncate(&mut self, len: usize) {
         self.range.end = self.range.end.min(self.range.start + len);

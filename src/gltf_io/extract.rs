@@ -24,19 +24,13 @@ use gltf::json::validation::Checked;
 use gltf::json::Root;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// The skeleton and bone of each bone node, by glTF node index.
 pub(crate) type BoneOf = HashMap<usize, (SkeletonId, BoneId)>;
 
-/// The least number of keys (of all samplers) whose reading pays for a second thread, which
-/// runs what a caller does with the skeletons and then reads clips too (see [`model`]).
-const KEYS_FOR_TWO_THREADS: u64 = 16_384;
-
 /// Reads the model: skeletons (with their skins, attachments and hints) first, then the clips
-/// that animate them; plus the warnings found on the way. When the clips have many keys they are
-/// read on two threads ([`clips_in_two`]).
+/// that animate them; plus the warnings found on the way.
 pub(crate) fn model(
     root: &Root,
     json: &Json,
@@ -54,11 +48,7 @@ pub(crate) fn model(
         bone_of: &bone_of,
         skeletons: &skeletons,
     };
-    let clips = if sampler_keys(root) >= KEYS_FOR_TWO_THREADS {
-        clips_in_two(&read, data)?
-    } else {
-        clips(&read, data)?
-    };
+    let clips = clips(&read, data)?;
     let vrm_points = super::vrm_data::points(json.pointer("/extensions"), &bone_of);
     let other_nodes = root
         .nodes
@@ -93,14 +83,6 @@ fn view_turn(json: &Json) -> Quat {
     } else {
         Quat::IDENTITY
     }
-}
-
-/// The keys of every animation sampler, as their input accessors count them (not yet checked).
-fn sampler_keys(root: &Root) -> u64 {
-    let samplers = root.animations.iter().flat_map(|a| &a.samplers);
-    samplers
-        .filter_map(|s| root.accessors.get(s.input.value()))
-        .fold(0, |n, a| n.saturating_add(a.count.0))
 }
 
 /// Skeleton discovery: which nodes form each skeleton, its skins, the non-bone nodes hanging
@@ -144,8 +126,8 @@ fn skeletons(
         });
     }
     attach(root, parents, locals, &bone_of, &mut skeletons);
-    hints::weights(root, json, &bone_of, &mut skeletons, data, warnings);
-    super::bake::mark_fixed(root, json, &mut skeletons);
+    hints::weights(root, &bone_of, &mut skeletons, data, warnings);
+    super::bake::mark_fixed(root, &mut skeletons);
     hints::declared(json, &bone_of, &mut skeletons);
     Ok((skeletons, bone_of))
 }
@@ -266,32 +248,10 @@ fn find(uf: &mut [usize], mut x: usize) -> usize {
 
 /// Seed nodes for files without skins: VRM humanoid bones, else nodes with TRS channels.
 fn skinless_seeds(root: &Root, json: &Json) -> Vec<Vec<usize>> {
-    let mut seeds = Vec::new();
-    for ptr in [
-        "/extensions/VRMC_vrm/humanoid/humanBones",
-        "/extensions/VRMC_vrm_animation/humanoid/humanBones",
-    ] {
-        if let Some(bones) = json.pointer(ptr).and_then(Value::as_object) {
-            seeds.extend(
-                bones
-                    .values()
-                    .filter_map(|b| b.get("node").and_then(Value::as_u64)),
-            );
-        }
-    }
-    if let Some(bones) = json
-        .pointer("/extensions/VRM/humanoid/humanBones")
-        .and_then(Value::as_array)
-    {
-        seeds.extend(
-            bones
-                .iter()
-                .filter_map(|b| b.get("node").and_then(Value::as_u64)),
-        );
-    }
-    let mut seeds: Vec<usize> = seeds
+    let mut seeds: Vec<usize> = hints::humanoids(json)
         .into_iter()
-        .map(|n| n as usize)
+        .flat_map(|(_, bones)| bones)
+        .map(|(_, node)| node as usize)
         .filter(|&n| n < root.nodes.len())
         .collect();
     if seeds.is_empty() {
@@ -624,51 +584,6 @@ struct Read<'r> {
     pointers: &'r [(usize, usize)],
     bone_of: &'r BoneOf,
     skeletons: &'r [Skeleton],
-}
-
-/// [`clips`] on this thread and a second one: each takes the next animation not yet taken,
-/// reading with a [`Data`] of its own ([`Data::sibling`]). The clips, and the first error, are
-/// those of animation order, as [`clips`] gives them; a thread stops at its first error. With no
-/// second thread, all on this one.
-fn clips_in_two(read: &Read<'_>, data: &mut Data) -> Result<Vec<Clip>, ErrorKind> {
-    let next = AtomicUsize::new(0);
-    let take = |data: &mut Data| {
-        let mut out = Vec::new();
-        loop {
-            let a = next.fetch_add(1, Ordering::Relaxed);
-            if a >= read.root.animations.len() {
-                break out;
-            }
-            let clips = animation_clips(read, data, a);
-            let failed = clips.is_err();
-            out.push((a, clips));
-            if failed {
-                break out;
-            }
-        }
-    };
-    let mut theirs = data.sibling();
-    let (mut found, helped) = std::thread::scope(|s| {
-        let helper = std::thread::Builder::new()
-            .name("skelnorm clips".into())
-            .spawn_scoped(s, || take(&mut theirs));
-        let mine = take(data);
-        match helper.map(|h| h.join()) {
-            Ok(Ok(found)) => (mine, Some(found)),
-            Ok(Err(panic)) => std::panic::resume_unwind(panic),
-            Err(_) => (mine, None),
-        }
-    });
-    if let Some(more) = helped {
-        found.extend(more);
-        data.located.take_from(theirs.located);
-    }
-    found.sort_unstable_by_key(|&(a, _)| a);
-    let mut out = Vec::new();
-    for (_, clips) in found {
-        out.extend(clips?);
-    }
-    Ok(out)
 }
 
 /// The clips of animation `a`: one per skeleton it animates, or one clip of skeleton 0 when it

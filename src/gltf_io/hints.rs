@@ -16,7 +16,6 @@ use serde_json::Value;
 /// mesh uses are `None` (unknown); bones that are no joint are `Some(false)`.
 pub(crate) fn weights(
     root: &Root,
-    json: &Json,
     bone_of: &BoneOf,
     skeletons: &mut [Skeleton],
     data: &mut Data,
@@ -28,7 +27,6 @@ pub(crate) fn weights(
         .map(|s| Some(vec![false; s.joints.len()]))
         .collect();
     let mut referenced = vec![false; root.skins.len()];
-    let meshes = json.get_if_mentions("meshes", "KHR_draco_mesh_compression");
     for node in &root.nodes {
         let (Some(m), Some(k)) = (node.mesh, node.skin) else {
             continue;
@@ -39,14 +37,7 @@ pub(crate) fn weights(
             continue;
         };
         for (p, prim) in mesh.primitives.iter().enumerate() {
-            let compressed = meshes
-                .and_then(|meshes| {
-                    meshes.pointer(&format!(
-                        "/{m}/primitives/{p}/extensions/KHR_draco_mesh_compression"
-                    ))
-                })
-                .is_some();
-            let read = if compressed {
+            let read = if super::bake::is_draco(prim) {
                 None
             } else {
                 mark(prim, data, used[k].as_deref_mut())
@@ -115,11 +106,16 @@ fn mark(
     Some(())
 }
 
-/// Reads the humanoid bone map of a VRM extension into the skeleton holding the mapped nodes.
-pub(crate) fn declared(json: &Json, bone_of: &BoneOf, skeletons: &mut [Skeleton]) {
-    let mut entries: Vec<(String, usize)> = Vec::new();
-    let mut source = None;
-    for (ptr, src) in [
+/// A humanoid bone map as a VRM extension declares it: its source and its bones that name a
+/// node, as (bone name, node); a VRM 0.x bone may lack its name.
+pub(crate) type Humanoid = (DeclaredSource, Vec<(Option<String>, u64)>);
+
+/// The humanoid bone maps the VRM extensions of `json` declare, in the order they are looked
+/// at: VRM 1.0, VRMA, then VRM 0.x.
+pub(crate) fn humanoids(json: &Json) -> Vec<Humanoid> {
+    let node = |b: &Value| b.get("node").and_then(Value::as_u64);
+    let mut out = Vec::new();
+    for (ptr, source) in [
         (
             "/extensions/VRMC_vrm/humanoid/humanBones",
             DeclaredSource::Vrm1,
@@ -130,31 +126,30 @@ pub(crate) fn declared(json: &Json, bone_of: &BoneOf, skeletons: &mut [Skeleton]
         ),
     ] {
         if let Some(bones) = json.pointer(ptr).and_then(Value::as_object) {
-            source = Some(src);
-            entries.extend(bones.iter().filter_map(|(name, b)| {
-                let node = b.get("node").and_then(Value::as_u64)?;
-                Some((name.clone(), node as usize))
-            }));
-            break;
+            let bones = bones
+                .iter()
+                .filter_map(|(n, b)| Some((Some(n.clone()), node(b)?)));
+            out.push((source, bones.collect()));
         }
     }
-    if source.is_none() {
-        if let Some(bones) = json
-            .pointer("/extensions/VRM/humanoid/humanBones")
-            .and_then(Value::as_array)
-        {
-            source = Some(DeclaredSource::Vrm0);
-            entries.extend(bones.iter().filter_map(|b| {
-                let name = b.get("bone").and_then(Value::as_str)?;
-                let node = b.get("node").and_then(Value::as_u64)?;
-                Some((name.to_string(), node as usize))
-            }));
-        }
+    let vrm0 = json.pointer("/extensions/VRM/humanoid/humanBones");
+    if let Some(bones) = vrm0.and_then(Value::as_array) {
+        let name = |b: &Value| b.get("bone").and_then(Value::as_str).map(str::to_string);
+        let bones = bones.iter().filter_map(|b| Some((name(b), node(b)?)));
+        out.push((DeclaredSource::Vrm0, bones.collect()));
     }
-    let Some(source) = source else { return };
+    out
+}
+
+/// Reads the humanoid bone map of a VRM extension (the first of [`humanoids`]) into the skeleton
+/// holding the mapped nodes.
+pub(crate) fn declared(json: &Json, bone_of: &BoneOf, skeletons: &mut [Skeleton]) {
+    let Some((source, entries)) = humanoids(json).into_iter().next() else {
+        return;
+    };
     let mut per_skeleton: Vec<Vec<(String, BoneId)>> = vec![Vec::new(); skeletons.len()];
     for (name, node) in entries {
-        if let Some(&(s, b)) = bone_of.get(&node) {
+        if let (Some(name), Some(&(s, b))) = (name, bone_of.get(&(node as usize))) {
             per_skeleton[s.index()].push((name, b));
         }
     }

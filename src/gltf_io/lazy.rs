@@ -1,9 +1,9 @@
 //! A document's JSON held as its text, split into its top-level members, rather than parsed into
 //! one `serde_json::Value` tree (issue 19): a member is parsed into a `Value` only when something
 //! reads it as one (`asset`, `buffers`, `extensions`…), and written back by transcoding its text
-//! (the same tokens through serde_json's deserializer into its serializer), which writes what
-//! serializing its `Value` writes. The big arrays (accessors, buffer views, animations) that
-//! only the typed document reads are never built as `Value`s.
+//! (the same tokens through serde_json's deserializer into its serializer: `serde_transcode`),
+//! which writes what serializing its `Value` writes. The big arrays (accessors, buffer views,
+//! animations) that only the typed document reads are never built as `Value`s.
 //!
 //! The top-level members are found by serde_json's [`RawValue`] (each member's text, borrowed),
 //! and each is checked by a pass of serde_json's own deserializer that accepts what a `Value`
@@ -17,25 +17,19 @@
 
 use super::buffers::Buffer;
 use serde::de::{self, DeserializeSeed, Deserializer as _, MapAccess, SeqAccess, Visitor};
-use serde::ser::{self, SerializeMap, SerializeSeq, Serializer};
+use serde::ser::{self, SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::collections::HashSet;
 use std::fmt;
 use std::ops::Range;
 use std::sync::OnceLock;
 
-/// Where the top-level members of a checked JSON text lie in it.
+/// Where a top-level member of a checked JSON text lies in it.
 #[derive(Debug, Clone)]
-pub(crate) struct Members {
-    list: Vec<Member>,
-}
-
-#[derive(Debug, Clone)]
-struct Member {
+pub(crate) struct Member {
     key: String,
     /// Its value's bytes in the text.
     range: Range<usize>,
@@ -44,34 +38,13 @@ struct Member {
     plain: bool,
 }
 
-impl Members {
-    /// The text of member `key` in `text` (the text they were found in).
-    pub(crate) fn text_of<'t>(&self, text: &'t [u8], key: &str) -> Option<&'t [u8]> {
-        let m = self.list.iter().find(|m| m.key == key)?;
-        text.get(m.range.clone())
-    }
-
-    /// Member `key` of `text` (the text they were found in), parsed.
-    pub(crate) fn value_of(&self, text: &[u8], key: &str) -> Option<Value> {
-        serde_json::from_slice(self.text_of(text, key)?).ok()
-    }
-}
-
 /// Checks `text` and finds its top-level members: `None` when a `Value` parse would refuse it
 /// or give anything but an object, for the caller to parse it into a `Value` as before.
-pub(crate) fn split(text: &[u8]) -> Option<Members> {
+pub(crate) fn split(text: &[u8]) -> Option<Vec<Member>> {
     let mut de = serde_json::Deserializer::from_slice(text);
     let found = de.deserialize_map(Top { text }).ok()?;
     de.end().ok()?;
-    let mut list: Vec<Member> = Vec::with_capacity(found.len());
-    for member in found {
-        // A key given twice keeps its first place and takes its last value (as a `Value` map).
-        match list.iter_mut().find(|m| m.key == member.key) {
-            Some(first) => *first = member,
-            None => list.push(member),
-        }
-    }
-    Some(Members { list })
+    Some(found)
 }
 
 /// Whether `b` is JSON whitespace (space, line feed, tab, carriage return).
@@ -87,7 +60,7 @@ pub(crate) fn skip_space(text: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// The top-level object of `text`: its members, each checked ([`Check`]).
+/// The top-level object of `text`: its members, each checked ([`Check`]), each key once.
 struct Top<'t> {
     text: &'t [u8],
 }
@@ -114,11 +87,16 @@ impl<'de> Visitor<'de> for Top<'_> {
             };
             check.deserialize(&mut de).map_err(de::Error::custom)?;
             let start = raw.get().as_ptr() as usize - base;
-            found.push(Member {
+            let member = Member {
                 key,
                 range: start..start + raw.get().len(),
                 plain: !twice,
-            });
+            };
+            // A key given twice keeps its first place and takes its last value (as a `Value` map).
+            match found.iter_mut().find(|m: &&mut Member| m.key == member.key) {
+                Some(first) => *first = member,
+                None => found.push(member),
+            }
         }
         Ok(found)
     }
@@ -259,11 +237,11 @@ impl<'de> Visitor<'de> for Check<'_, 'de> {
 
 /// A document's JSON: one `Value`, or its text split into members (see the module's text).
 #[derive(Debug, Clone)]
-pub(crate) struct Json {
-    /// The text, while it is held split.
-    lazy: Option<LazyJson>,
-    /// The whole `Value` once made (`null` while `lazy` holds the text).
-    whole: Value,
+pub(crate) enum Json {
+    /// Parsed into one `Value`.
+    Whole(Value),
+    /// Held as its text.
+    Lazy(LazyJson),
 }
 
 /// A checked JSON text and its top-level members, each parsed when first read.
@@ -289,11 +267,11 @@ pub(crate) fn parse_checked(text: &[u8]) -> Value {
 
 impl LazyJson {
     /// `text`, whose members [`split`] found.
-    pub(crate) fn new(text: Buffer, members: Members) -> LazyJson {
-        let values = members.list.iter().map(|_| OnceLock::new()).collect();
+    pub(crate) fn new(text: Buffer, members: Vec<Member>) -> LazyJson {
+        let values = members.iter().map(|_| OnceLock::new()).collect();
         LazyJson {
             text,
-            members: members.list,
+            members,
             values,
         }
     }
@@ -411,34 +389,19 @@ impl LazyJson {
 }
 
 impl Json {
-    /// A document parsed into one `Value`.
-    pub(crate) fn whole(value: Value) -> Json {
-        Json {
-            lazy: None,
-            whole: value,
-        }
-    }
-
-    /// A document held as its text.
-    pub(crate) fn lazy(lazy: LazyJson) -> Json {
-        Json {
-            lazy: Some(lazy),
-            whole: Value::Null,
-        }
-    }
-
     /// Top-level member `key`.
     pub(crate) fn get(&self, key: &str) -> Option<&Value> {
-        match &self.lazy {
-            Some(l) => l.get(key),
-            None => self.whole.get(key),
+        match self {
+            Json::Whole(v) => v.get(key),
+            Json::Lazy(l) => l.get(key),
         }
     }
 
     /// What `Value::pointer` finds (a pointer with at least one token).
     pub(crate) fn pointer(&self, pointer: &str) -> Option<&Value> {
-        let Some(l) = &self.lazy else {
-            return self.whole.pointer(pointer);
+        let l = match self {
+            Json::Whole(v) => return v.pointer(pointer),
+            Json::Lazy(l) => l,
         };
         let rest = pointer.strip_prefix('/')?;
         let (first, rest) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
@@ -446,34 +409,23 @@ impl Json {
         l.get(&key)?.pointer(rest)
     }
 
-    /// Member `key` when its text may hold `word` (anywhere in it; escaped text may spell
-    /// anything, so any escape counts), else `None` without parsing it.
-    pub(crate) fn get_if_mentions(&self, key: &str, word: &str) -> Option<&Value> {
-        if let Some(l) = &self.lazy {
-            let text = l.text_of(key)?;
-            if !text.contains(&b'\\') && !contains(text, word.as_bytes()) {
-                return None;
-            }
-        }
-        self.get(key)
-    }
-
     /// The text, when it is held split.
     pub(crate) fn as_lazy(&self) -> Option<&LazyJson> {
-        self.lazy.as_ref()
+        match self {
+            Json::Lazy(l) => Some(l),
+            Json::Whole(_) => None,
+        }
     }
 
     /// The whole document as one `Value`, made from the text's members if need be.
     pub(crate) fn whole_mut(&mut self) -> &mut Value {
-        if let Some(l) = self.lazy.take() {
-            self.whole = l.to_value();
+        if let Json::Lazy(l) = self {
+            *self = Json::Whole(l.to_value());
         }
-        &mut self.whole
-    }
-
-    /// The document as its text (split) or as one `Value`.
-    pub(crate) fn into_parts(self) -> (Option<LazyJson>, Value) {
-        (self.lazy, self.whole)
+        match self {
+            Json::Whole(v) => v,
+            Json::Lazy(_) => unreachable!("the text was parsed whole above"),
+        }
     }
 }
 
@@ -482,124 +434,14 @@ pub(crate) fn contains(text: &[u8], word: &[u8]) -> bool {
     memchr::memmem::find(text, word).is_some()
 }
 
-/// A JSON value's text (checked), serialized as the `Value` it parses into would be.
+/// A JSON value's text (checked), serialized as the `Value` it parses into would be: its tokens
+/// passed from serde_json's parser to the serializer (`serde_transcode`), which is what building
+/// the `Value` and serializing it passes on.
 pub(crate) struct Transcode<'t>(pub(crate) &'t [u8]);
 
 impl Serialize for Transcode<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut de = serde_json::Deserializer::from_slice(self.0);
-        let out = de.deserialize_any(Forward(s)).map_err(ser::Error::custom)?;
-        out
-    }
-}
-
-/// Serializes what it visits into `S`; the serializer's result is passed back as the visitor's
-/// value, so that its errors are not turned into the deserializer's.
-struct Forward<S>(S);
-
-/// A deserializer that [`Forward`] serializes, once, as an element, key or value.
-struct Pending<D>(Cell<Option<D>>);
-
-impl<'de, D: de::Deserializer<'de>> Serialize for Pending<D> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let d = self
-            .0
-            .take()
-            .ok_or_else(|| ser::Error::custom("a value serialized twice"))?;
-        d.deserialize_any(Forward(s)).map_err(ser::Error::custom)?
-    }
-}
-
-impl<'de, S: Serializer> Visitor<'de> for Forward<S> {
-    type Value = Result<S::Ok, S::Error>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any valid JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(self.0.serialize_bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(self.0.serialize_i64(v))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(self.0.serialize_u64(v))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
-        // As a `Value` holds it (a parse gives no NaN or infinity; `null` if it ever did).
-        Ok(match serde_json::Number::from_f64(v) {
-            Some(_) => self.0.serialize_f64(v),
-            None => self.0.serialize_unit(),
-        })
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(self.0.serialize_str(v))
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(self.0.serialize_unit())
-    }
-    fn visit_none<E>(self) -> Result<Self::Value, E> {
-        Ok(self.0.serialize_unit())
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut out = match self.0.serialize_seq(None) {
-            Ok(out) => out,
-            Err(e) => return Ok(Err(e)),
-        };
-        while let Some(done) = seq.next_element_seed(Element(&mut out))? {
-            if let Err(e) = done {
-                return Ok(Err(e));
-            }
-        }
-        Ok(out.end())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut out = match self.0.serialize_map(None) {
-            Ok(out) => out,
-            Err(e) => return Ok(Err(e)),
-        };
-        while let Some(done) = map.next_key_seed(Entry::Key(&mut out))? {
-            if let Err(e) = done {
-                return Ok(Err(e));
-            }
-            if let Err(e) = map.next_value_seed(Entry::Val(&mut out))? {
-                return Ok(Err(e));
-            }
-        }
-        Ok(out.end())
-    }
-}
-
-/// One element of a sequence being serialized into `S`.
-struct Element<'a, S>(&'a mut S);
-
-impl<'de, S: SerializeSeq> DeserializeSeed<'de> for Element<'_, S> {
-    type Value = Result<(), S::Error>;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        let pending = Pending(Cell::new(Some(d)));
-        Ok(self.0.serialize_element(&pending))
-    }
-}
-
-/// A key or a value of a map being serialized into `M`.
-enum Entry<'a, M> {
-    Key(&'a mut M),
-    Val(&'a mut M),
-}
-
-impl<'de, M: SerializeMap> DeserializeSeed<'de> for Entry<'_, M> {
-    type Value = Result<(), M::Error>;
-
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        let pending = Pending(Cell::new(Some(d)));
-        Ok(match self {
-            Entry::Key(m) => m.serialize_key(&pending),
-            Entry::Val(m) => m.serialize_value(&pending),
-        })
+        serde_transcode::transcode(&mut serde_json::Deserializer::from_slice(self.0), s)
     }
 }
 
@@ -622,7 +464,7 @@ mod tests {
         let fresh = || {
             LazyJson::new(
                 Buffer::from(text.as_bytes().to_vec()),
-                split(text.as_bytes()).unwrap_or(Members { list: vec![] }),
+                split(text.as_bytes()).unwrap_or_default(),
             )
         };
         for over in [

@@ -16,7 +16,6 @@ mod draft;
 mod error;
 mod extract;
 mod hints;
-mod input;
 mod json_text;
 mod layout;
 mod lazy;
@@ -34,9 +33,9 @@ pub use bind_measure::{BindMeasure, Displacement};
 pub use buffers::Resources;
 pub use container::Format;
 pub use error::{Error, ErrorKind};
-pub use input::Input;
 pub use vrma::{vrm1_bone_id, VrmaError};
 
+use lazy::LazyJson;
 use read::Keys;
 
 use crate::model::Model;
@@ -72,18 +71,13 @@ pub struct Document {
     /// What the file declared when it was converted from another format (FBX, BVH): its
     /// format and facts such as units and axes, for `inspect`; `None` for glTF files.
     pub converted: Option<Converted>,
-    /// The JSON as read, parsed; empty while only its text is held (`lazy`, or
-    /// [`Document::let_go_of_json`]), until something asks for it.
+    /// The JSON as read, parsed; empty while only its text is held (`lazy`), until something
+    /// asks for it.
     json: OnceLock<Value>,
     /// The JSON as read, as its text split into top-level members, each parsed when first read
-    /// (for a document that is not written changed: see `lazy.rs`).
+    /// (for a document that is not written changed, or once [`Document::let_go_of_json`] let go
+    /// of the parsed value: see `lazy.rs`).
     lazy: Option<lazy::LazyJson>,
-    /// The JSON as read as compact text, once [`Document::let_go_of_json`] let go of the parsed
-    /// one: it parses back into the same value (floats round-trip exactly).
-    json_text: Option<Vec<u8>>,
-    /// Whether [`Document::let_go_of_json`] let go of the parsed JSON for the GLB's own JSON
-    /// chunk, which buffer 0 (its binary chunk) still holds, and which it was parsed from.
-    json_in_chunk: bool,
     buffers: Vec<buffers::BufferData>,
     /// The model as read, to tell what changed on write; `None` for a document read only to be
     /// looked at ([`read_owned_for_viewing`]), which cannot be written. Its tracks read from
@@ -108,7 +102,7 @@ pub struct Converted {
 /// Reads a `.gltf`, `.glb`, `.vrm` or `.vrma` file. Never writes; refuses URIs that leave the
 /// file's folder.
 pub fn read(path: &Path) -> Result<Document, Error> {
-    read_owned_beside(read_input_early(path)?, path)
+    read_owned_beside(read_input(path)?, path)
 }
 
 /// The bytes of an input file: refused when it is a folder or over the 2 GiB limit.
@@ -130,44 +124,11 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
     std::fs::read(path).map_err(|e| fail(ErrorKind::Io(e)))
 }
 
-/// [`read_input`] of a file to be parsed as glTF ([`read_owned_beside`] and its siblings): the
-/// same bytes and errors.
-///
-/// ```
-/// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
-/// let input = skelnorm::gltf_io::read_input_early(&path).unwrap();
-/// assert_eq!(input.bytes(), std::fs::read(&path).unwrap());
-/// let doc = skelnorm::gltf_io::read_owned_for_viewing(input, &path).unwrap();
-/// assert_eq!(doc.model, skelnorm::gltf_io::read(&path).unwrap().model);
-/// ```
-pub fn read_input_early(path: &Path) -> Result<Input, Error> {
-    read_input(path).map(Input::from)
-}
-
-/// [`read_input_early`] of a file whose document is only looked at or written again as read
-/// ([`read_owned_for_viewing`], [`read_owned_to_copy`]): the same.
-///
-/// ```
-/// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
-/// let input = skelnorm::gltf_io::read_input_early_to_copy(&path).unwrap();
-/// assert_eq!(input.bytes(), std::fs::read(&path).unwrap());
-/// let doc = skelnorm::gltf_io::read_owned_for_viewing(input, &path).unwrap();
-/// assert_eq!(doc.json(), skelnorm::gltf_io::read(&path).unwrap().json());
-/// ```
-pub fn read_input_early_to_copy(path: &Path) -> Result<Input, Error> {
-    read_input(path).map(Input::from)
-}
-
-/// Parses the bytes of the file at `path`, whose external URIs resolve in its folder (never
-/// outside it).
-pub fn read_beside(bytes: &[u8], path: &Path) -> Result<Document, Error> {
-    read_bytes(bytes, path, &Resources::Folder(folder_of(path)))
-}
-
-/// [`read_beside`] of bytes the document may keep: a GLB's binary chunk becomes its first buffer
+/// Parses the bytes of the file at `path` (its external URIs resolve in its folder, never
+/// outside it), which the document may keep: a GLB's binary chunk becomes its first buffer
 /// without being copied (as [`read`] does).
-pub fn read_owned_beside(bytes: impl Into<Input>, path: &Path) -> Result<Document, Error> {
-    read_owned(bytes.into(), path, Keys::Keep, true)
+pub fn read_owned_beside(bytes: Vec<u8>, path: &Path) -> Result<Document, Error> {
+    read_owned(bytes, path, Keys::Keep, true)
 }
 
 /// [`read_owned_beside`] for a document that is only looked at, never written: it keeps no copy
@@ -180,6 +141,7 @@ pub fn read_owned_beside(bytes: impl Into<Input>, path: &Path) -> Result<Documen
 /// let doc = skelnorm::gltf_io::read_owned_for_viewing(bytes.clone(), &path).unwrap();
 /// let full = skelnorm::gltf_io::read_owned_beside(bytes, &path).unwrap();
 /// assert_eq!(doc.model, full.model);
+/// assert_eq!(doc.json(), full.json());
 /// assert!(doc.to_parts(None).is_err());
 /// // Written as read, it is the file `write` makes of the unchanged document.
 /// let dir = tempfile::tempdir().unwrap();
@@ -188,8 +150,8 @@ pub fn read_owned_beside(bytes: impl Into<Input>, path: &Path) -> Result<Documen
 /// full.write(&b).unwrap();
 /// assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
 /// ```
-pub fn read_owned_for_viewing(bytes: impl Into<Input>, path: &Path) -> Result<Document, Error> {
-    read_owned(bytes.into(), path, Keys::Keep, false)
+pub fn read_owned_for_viewing(bytes: Vec<u8>, path: &Path) -> Result<Document, Error> {
+    read_owned(bytes, path, Keys::Keep, false)
 }
 
 /// [`read_owned_beside`] for a document that is only written again as read (what `convert`
@@ -210,25 +172,21 @@ pub fn read_owned_for_viewing(bytes: impl Into<Input>, path: &Path) -> Result<Do
 /// full.write_as_read(&b).unwrap();
 /// assert_eq!(std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
 /// ```
-pub fn read_owned_to_copy(bytes: impl Into<Input>, path: &Path) -> Result<DocumentToCopy, Error> {
-    read_owned(bytes.into(), path, Keys::LetGo, false).map(|doc| DocumentToCopy { doc })
+pub fn read_owned_to_copy(bytes: Vec<u8>, path: &Path) -> Result<DocumentToCopy, Error> {
+    read_owned(bytes, path, Keys::LetGo, false).map(|doc| DocumentToCopy { doc })
 }
 
 /// The bytes of the file at `path`, parsed with their URIs resolved beside it: `keys` kept or let
 /// go after their check, and a copy of the model as read kept (`keep_original`, what writing
 /// needs to tell what changed) or not.
 fn read_owned(
-    input: Input,
+    bytes: Vec<u8>,
     path: &Path,
     keys: Keys,
     keep_original: bool,
 ) -> Result<Document, Error> {
-    let Input { bytes } = input;
     let res = Resources::Folder(folder_of(path));
-    // Held as its text split into members (when it can be) even for a document to be written
-    // changed: the stages do not look at it, and writing parses it once (issue 19).
-    let parsed = read::parse_owned(bytes, &res, keys);
-    document(path, parsed, keep_original)
+    document(path, read::parse(bytes, &res, keys), keep_original)
 }
 
 /// A document to be written again as read ([`Document::write_as_read`]), with what a report
@@ -338,7 +296,11 @@ pub fn vrm_animation(
 /// assert_eq!(err.to_string(), "cut.glb: invalid GLB container: truncated header");
 /// ```
 pub fn read_bytes(bytes: &[u8], path: &Path, resources: &Resources) -> Result<Document, Error> {
-    document(path, read::parse(bytes, resources), true)
+    document(
+        path,
+        read::parse(bytes.to_vec(), resources, Keys::Keep),
+        true,
+    )
 }
 
 /// The document of a parse; `keep_original` keeps a copy of the model as read (needed to write).
@@ -360,7 +322,10 @@ fn document(
                 .as_mut()
                 .map(|o| read_keys::set_aside(o, located))
                 .unwrap_or_default();
-            let (lazy, whole) = json.into_parts();
+            let (json, lazy) = match json {
+                lazy::Json::Whole(whole) => (OnceLock::from(whole), None),
+                lazy::Json::Lazy(lazy) => (OnceLock::new(), Some(lazy)),
+            };
             Document {
                 path: path.to_path_buf(),
                 format,
@@ -369,13 +334,8 @@ fn document(
                 model,
                 warnings,
                 converted: None,
-                json: match lazy {
-                    Some(_) => OnceLock::new(),
-                    None => OnceLock::from(whole),
-                },
+                json,
                 lazy,
-                json_text: None,
-                json_in_chunk: false,
                 buffers,
             }
         })
@@ -397,13 +357,12 @@ impl Document {
 
     /// The document's JSON as it was read (image files embedded), before any patching. A
     /// document read to be looked at or written again as read holds its JSON as text until
-    /// this is first asked for (see [`read_input_early_to_copy`]); [`Document::json_member`]
+    /// this is first asked for (see [`read_owned_for_viewing`]); [`Document::json_member`]
     /// parses one top-level member only.
     pub fn json(&self) -> &Value {
-        self.json.get_or_init(|| match &self.lazy {
-            Some(lazy) => lazy.to_value(),
-            None => self.parse_json_text(),
-        })
+        // Without its text, the document holds its parsed JSON (never let go of).
+        self.json
+            .get_or_init(|| self.lazy.as_ref().map_or(Value::Null, LazyJson::to_value))
     }
 
     /// The top-level member `key` of [`Document::json`], parsed alone when the JSON is held as
@@ -435,61 +394,29 @@ impl Document {
     /// parsed so far copied: nothing more is kept).
     fn json_copy(&self) -> Value {
         match (self.json.get(), &self.lazy) {
-            (Some(read), _) => read.clone(),
             (None, Some(lazy)) => lazy.to_value_owned(),
-            (None, None) => self.parse_json_text(),
+            _ => self.json().clone(),
         }
     }
 
-    /// The JSON text kept by [`Document::let_go_of_json`] (written from the parsed value, or the
-    /// GLB's JSON chunk it was parsed from), parsed: so it parses (see [`lazy::parse_checked`]).
-    fn parse_json_text(&self) -> Value {
-        let chunk = self.json_in_chunk.then(|| self.json_chunk()).flatten();
-        let text = chunk.or(self.json_text.as_deref()).unwrap_or(b"null");
-        lazy::parse_checked(text)
-    }
-
-    /// The JSON chunk of a GLB file whose binary chunk is buffer 0 (held in place in the file's
-    /// bytes), when `json` (the JSON as read) is that chunk parsed as it is: no image file was
-    /// embedded, which adds buffers without a URI (in a GLB only buffer 0 has none).
-    fn json_chunk_of(&self, json: &Value) -> Option<&[u8]> {
-        let buffers = json.get("buffers").and_then(Value::as_array)?;
-        if self.format != Format::Glb || buffers.iter().skip(1).any(|b| b.get("uri").is_none()) {
-            return None;
-        }
-        self.json_chunk()
-    }
-
-    /// The JSON chunk of the GLB file whose binary chunk buffer 0 is, if it is one.
-    fn json_chunk(&self) -> Option<&[u8]> {
-        let bin = self.buffers.first()?.as_ref()?;
-        let split = container::split(bin.whole()).ok()?;
-        // Buffer 0 starts where the binary chunk does (it may end before the chunk's padding).
-        let same = split.bin.is_some_and(|b| b.as_ptr() == bin.as_ptr());
-        (split.format == Format::Glb && same).then_some(split.json)
-    }
-
-    /// Keeps the JSON as read as compact text rather than parsed (a tenth of the memory, for a
+    /// Keeps the JSON as read as its text rather than parsed (a tenth of the memory, for a
     /// file with many accessors) until it is next needed, say by [`Document::write`], which
-    /// parses it then: for the stages' time, which do not look at it. Writes the same file.
-    /// A GLB file's JSON chunk, still in memory beside its binary chunk, is that text when
-    /// reading did not change the JSON (nothing to serialize, nothing more held).
+    /// parses then what it patches: for the stages' time, which do not look at it. A document
+    /// that holds only the parsed value holds its compact text from then on, split as a file's
+    /// is (it parses back into the same value: floats round-trip exactly). Writes the same file.
     pub fn let_go_of_json(&mut self) {
-        if self.lazy.is_some() {
-            // Its text is held: the parsed value can go.
-            self.json.take();
-            return;
+        if self.lazy.is_none() {
+            let text = self
+                .json
+                .get()
+                .and_then(|json| serde_json::to_vec(json).ok());
+            let members = text.as_deref().and_then(lazy::split);
+            if let (Some(text), Some(members)) = (text, members) {
+                self.lazy = Some(LazyJson::new(buffers::Buffer::from(text), members));
+            }
         }
-        if let Some(json) = self.json.take() {
-            // A GLB's JSON chunk is still in memory: no text to make.
-            if self.json_chunk_of(&json).is_some() {
-                self.json_in_chunk = true;
-                return;
-            }
-            match serde_json::to_vec(&json) {
-                Ok(text) => self.json_text = Some(text),
-                Err(_) => self.json = OnceLock::from(json),
-            }
+        if self.lazy.is_some() {
+            self.json.take();
         }
     }
 

@@ -6,7 +6,7 @@ use super::buffers::{self, Buffer, BufferData, Resources};
 use super::container::{self, Format};
 use super::error::{invalid, ErrorKind};
 use super::extract;
-use super::lazy::{self, Json, LazyJson, Members};
+use super::lazy::{self, Json, LazyJson};
 use super::read_keys::Located;
 use crate::model::{Model, Warning, WarningCode};
 use gltf::json::validation::{Error as VError, Validate};
@@ -19,13 +19,6 @@ use std::sync::Arc;
 /// where the key values of the model lie in the buffers (see `read_keys.rs`).
 pub(crate) type Parsed = (Format, Json, Vec<BufferData>, Model, Vec<Warning>, Located);
 
-pub(crate) fn parse(bytes: &[u8], res: &Resources) -> Result<Parsed, ErrorKind> {
-    let split = container::split(bytes)?;
-    let json = Json::whole(parse_json(split.json)?);
-    let bin = split.bin.map(|b| Buffer::from(b.to_vec()));
-    finish(split.format, json, bin, res, Keys::Keep)
-}
-
 /// Whether parsing keeps the key values of the tracks it reads and checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Keys {
@@ -33,14 +26,6 @@ pub(crate) enum Keys {
     Keep,
     /// Every track's values are read and checked, then let go: the model's tracks hold none.
     LetGo,
-}
-
-/// What a JSON text parses into: one `Value`, or (for a document that is not written
-/// changed) its checked members, held with the text once it is read whole (see `lazy.rs`).
-#[derive(Debug)]
-pub(crate) enum Text {
-    Value(Value),
-    Members(Members),
 }
 
 /// What [`typed`] gives.
@@ -193,42 +178,28 @@ mod pointers {
     }
 }
 
-/// [`parse`] of bytes it may keep: a GLB's binary chunk becomes the first buffer where it lies
-/// in `bytes`, not a copy of it. The JSON is held as its
-/// text split into members (`lazy.rs`) when it can be: the stages do not look at it, and a
-/// document written changed parses it once, to patch it.
-pub(crate) fn parse_owned(
-    bytes: Vec<u8>,
-    res: &Resources,
-    keys: Keys,
-) -> Result<Parsed, ErrorKind> {
-    let parts = container::split(&bytes)?;
-    // Where `part` (inside `bytes`) lies in it.
-    let range_of = |part: &[u8]| {
-        let start = part.as_ptr() as usize - bytes.as_ptr() as usize;
-        start..start + part.len()
-    };
-    let json_range = range_of(parts.json);
-    let text = parse_text(parts.json)?;
-    let format = parts.format;
-    let bin = parts.bin.map(range_of);
+/// Parses a document from its file's bytes, which it keeps: a GLB's binary chunk becomes the
+/// first buffer where it lies in `bytes`, not a copy of it. The JSON is held as its text split
+/// into members (`lazy.rs`) when it can be: the stages do not look at it, and a document
+/// written changed parses only what it patches.
+pub(crate) fn parse(bytes: Vec<u8>, res: &Resources, keys: Keys) -> Result<Parsed, ErrorKind> {
     let bytes = Arc::new(bytes);
-    let bin = bin.map(|range| Buffer::part(bytes.clone(), range));
-    let json = match text {
-        Text::Value(value) => Json::whole(value),
-        Text::Members(m) => Json::lazy(LazyJson::new(Buffer::part(bytes, json_range), m)),
+    let parts = container::split(&bytes)?;
+    // The bytes of `part` (inside `bytes`), shared.
+    let part = |part: &[u8]| {
+        let start = part.as_ptr() as usize - bytes.as_ptr() as usize;
+        Buffer::part(bytes.clone(), start..start + part.len())
     };
-    finish(format, json, bin, res, keys)
-}
-
-/// The JSON text `text` split into members (when it can be) or parsed into a `Value`, with the
-/// same errors either way.
-pub(crate) fn parse_text(text: &[u8]) -> Result<Text, ErrorKind> {
-    if let Some(members) = lazy::split(text) {
-        check_version(members.value_of(text, "asset").as_ref())?;
-        return Ok(Text::Members(members));
-    }
-    parse_json(text).map(Text::Value)
+    // Split into members when it can be, else parsed into a `Value`: the same errors either way.
+    let json = match lazy::split(parts.json) {
+        Some(members) => {
+            let lazy = LazyJson::new(part(parts.json), members);
+            check_version(lazy.get("asset"))?;
+            Json::Lazy(lazy)
+        }
+        None => Json::Whole(parse_json(parts.json)?),
+    };
+    finish(parts.format, json, parts.bin.map(part), res, keys)
 }
 
 pub(crate) fn parse_json(text: &[u8]) -> Result<Value, ErrorKind> {
@@ -262,10 +233,10 @@ fn finish(
     };
     let (root, pointers) = match from_text(&json) {
         Some(typed) => typed,
-        None => typed_whole(&mut json)?,
+        None => typed(json.whole_mut())?,
     };
     let mut warnings = Vec::new();
-    check_structure(&root, &json, &buffers, &mut warnings)?;
+    check_structure(&root, &buffers, &mut warnings)?;
     let parents = parents(&root)?;
     let mut data = Data::new(&root, &buffers);
     data.keep_keys = keys == Keys::Keep;
@@ -278,11 +249,6 @@ fn finish(
     warnings.extend(more);
     let located = std::mem::take(&mut data.located);
     Ok((format, json, buffers, model, warnings, located))
-}
-
-/// [`typed`] of the whole document's `Value` (made from its text if need be).
-fn typed_whole(json: &mut Json) -> Typed {
-    typed(json.whole_mut())
 }
 
 /// Checks `asset.version` (`asset`, the document's `asset`).
@@ -348,7 +314,6 @@ fn pointer_channels(json: &Value) -> Vec<(usize, usize)> {
 /// extensions it does not know, then checks every buffer view's range.
 fn check_structure(
     root: &Root,
-    json: &Json,
     buffers: &[BufferData],
     warnings: &mut Vec<Warning>,
 ) -> Result<(), ErrorKind> {
@@ -402,7 +367,6 @@ fn check_structure(
     for (i, acc) in root.accessors.iter().enumerate() {
         check_accessor_range(root, i, acc)?;
     }
-    let views = json.get_if_mentions("bufferViews", "EXT_meshopt_compression");
     for (i, view) in root.buffer_views.iter().enumerate() {
         // Named only in an error: not formatted for every view.
         let at = || format!("bufferViews[{i}]");
@@ -413,9 +377,7 @@ fn check_structure(
             view.byte_length.0,
             at,
         )?;
-        let ext = views.and_then(|v| v.get(i));
-        let ext = ext.and_then(|v| v.get("extensions")?.get("EXT_meshopt_compression"));
-        if let Some(ext) = ext {
+        if let Some(ext) = accessor::meshopt(view) {
             let num = |k: &str| ext.get(k).and_then(Value::as_u64);
             let b = num("buffer")
                 .ok_or_else(|| invalid(at(), "EXT_meshopt_compression has no buffer"))?;

@@ -38,13 +38,6 @@ impl Located {
         self.at.reserve(tracks);
     }
 
-    /// Takes in what `other` (another reader's, see `Data::sibling`) noted.
-    pub fn take_from(&mut self, other: Located) {
-        self.at.extend(other.at);
-        self.vec3s.extend(other.vec3s);
-        self.quats.extend(other.quats);
-    }
-
     /// Notes that `values` were read from `at`.
     pub fn note<T: ReadValue>(&mut self, values: &Arc<[T]>, at: Location) {
         self.at.insert(values.as_ptr() as usize, at);

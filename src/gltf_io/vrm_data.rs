@@ -15,7 +15,7 @@
 use super::error::ErrorKind;
 use crate::model::{BoneId, BonePoint, Model, SkeletonId, Transform};
 use glam::{Mat3, Quat, Vec3};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 
 /// The look-at origin three-vrm takes when a file gives none, in the head bone's space.
@@ -46,50 +46,18 @@ enum Kind {
     Direction(Axes),
 }
 
-/// One value fixed in a node's space, by its path below `extensions`.
+/// One value fixed in a node's space, by its JSON pointer in `extensions` (whose last token
+/// names an object's member).
 struct Slot {
     node: u64,
-    path: Vec<Key>,
+    path: String,
     kind: Kind,
     /// What a reader takes when the value is missing (only look-at origins have one).
     default: Option<Vec3>,
 }
 
-#[derive(Clone)]
-enum Key {
-    Field(&'static str),
-    Index(usize),
-}
-
-fn get<'a>(v: &'a Value, path: &[Key]) -> Option<&'a Value> {
-    path.iter().try_fold(v, |v, k| match k {
-        Key::Field(f) => v.get(*f),
-        Key::Index(i) => v.get(*i),
-    })
-}
-
-/// The object holding the last key of `path`, and that key.
-fn parent_mut<'a>(
-    v: &'a mut Value,
-    path: &[Key],
-) -> Option<(&'a mut Map<String, Value>, &'static str)> {
-    let (last, up) = path.split_last()?;
-    let holder = up.iter().try_fold(v, |v, k| match k {
-        Key::Field(f) => v.get_mut(*f),
-        Key::Index(i) => v.get_mut(*i),
-    })?;
-    match last {
-        Key::Field(f) => Some((holder.as_object_mut()?, *f)),
-        Key::Index(_) => None,
-    }
-}
-
 fn array_of(v: Option<&Value>) -> &[Value] {
     v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
-}
-
-fn f(k: &'static str) -> Key {
-    Key::Field(k)
 }
 
 /// Every slot of the file's VRM extensions (`ext`: the document's `extensions`), in one order.
@@ -105,7 +73,7 @@ fn slots(ext: &Value) -> Vec<Slot> {
             if let Some(node) = node_of(first, "firstPersonBone").or(head) {
                 out.push(Slot {
                     node,
-                    path: vec![f("VRM"), f("firstPerson"), f("firstPersonBoneOffset")],
+                    path: "/VRM/firstPerson/firstPersonBoneOffset".into(),
                     kind: Kind::Point(Axes::Vrm0),
                     default: Some(Vec3::from(LOOK_AT_DEFAULT)),
                 });
@@ -119,17 +87,8 @@ fn slots(ext: &Value) -> Vec<Slot> {
                 continue;
             };
             for (c, _) in array_of(group.get("colliders")).iter().enumerate() {
-                let at = |k| {
-                    vec![
-                        f("VRM"),
-                        f("secondaryAnimation"),
-                        f("colliderGroups"),
-                        Key::Index(g),
-                        f("colliders"),
-                        Key::Index(c),
-                        f(k),
-                    ]
-                };
+                let at =
+                    |k| format!("/VRM/secondaryAnimation/colliderGroups/{g}/colliders/{c}/{k}");
                 out.push(slot(node, at("offset"), Kind::Point(Axes::Vrm0)));
                 out.push(slot(node, at("radius"), Kind::Length));
             }
@@ -142,7 +101,7 @@ fn slots(ext: &Value) -> Vec<Slot> {
         if let (Some(node), Some(_)) = (head, vrm.get("lookAt")) {
             out.push(Slot {
                 node,
-                path: vec![f("VRMC_vrm"), f("lookAt"), f("offsetFromHeadBone")],
+                path: "/VRMC_vrm/lookAt/offsetFromHeadBone".into(),
                 kind: Kind::Point(Axes::Gltf),
                 default: Some(Vec3::from(LOOK_AT_DEFAULT)),
             });
@@ -153,30 +112,26 @@ fn slots(ext: &Value) -> Vec<Slot> {
             let Some(node) = node_of(collider, "node") else {
                 continue;
             };
-            let base = vec![f("VRMC_springBone"), f("colliders"), Key::Index(i)];
+            let base = format!("/VRMC_springBone/colliders/{i}");
             shape_slots(
                 &mut out,
                 node,
                 collider.get("shape"),
-                [base.clone(), vec![f("shape")]].concat(),
+                format!("{base}/shape"),
             );
-            let extended = collider.pointer("/extensions/VRMC_springBone_extended_collider/shape");
-            let path = [
-                base,
-                vec![
-                    f("extensions"),
-                    f("VRMC_springBone_extended_collider"),
-                    f("shape"),
-                ],
-            ]
-            .concat();
-            shape_slots(&mut out, node, extended, path);
+            let extended = "/extensions/VRMC_springBone_extended_collider/shape";
+            shape_slots(
+                &mut out,
+                node,
+                collider.pointer(extended),
+                format!("{base}{extended}"),
+            );
         }
     }
     out
 }
 
-fn slot(node: u64, path: Vec<Key>, kind: Kind) -> Slot {
+fn slot(node: u64, path: String, kind: Kind) -> Slot {
     Slot {
         node,
         path,
@@ -186,12 +141,12 @@ fn slot(node: u64, path: Vec<Key>, kind: Kind) -> Slot {
 }
 
 /// A VRM 1.0 collider shape (sphere, capsule, plane), in its node's space.
-fn shape_slots(out: &mut Vec<Slot>, node: u64, shape: Option<&Value>, path: Vec<Key>) {
+fn shape_slots(out: &mut Vec<Slot>, node: u64, shape: Option<&Value>, path: String) {
     for kind in ["sphere", "capsule", "plane"] {
         if shape.and_then(|s| s.get(kind)).is_none() {
             continue;
         }
-        let at = |k| [path.clone(), vec![f(kind), f(k)]].concat();
+        let at = |k| format!("{path}/{kind}/{k}");
         out.push(slot(node, at("offset"), Kind::Point(Axes::Gltf)));
         match kind {
             "capsule" => {
@@ -231,7 +186,7 @@ fn json_of(v: Vec3, axes: Axes) -> Value {
 
 /// The slot's value as a frame in its node's space, or `None` when it cannot be read.
 fn read(ext: &Value, s: &Slot) -> Option<Transform> {
-    let v = get(ext, &s.path[..]);
+    let v = ext.pointer(&s.path);
     Some(match s.kind {
         Kind::Point(axes) => Transform::from_translation(match v {
             Some(v) => vec3_of(v, axes)?,
@@ -328,7 +283,10 @@ pub(crate) fn apply(
             if now.abs_diff_eq(was, 1e-7 * was.length().max(1e-3)) || !now.is_finite() {
                 continue;
             }
-            let Some((holder, key)) = parent_mut(ext, &s.path) else {
+            let Some((up, key)) = s.path.rsplit_once('/') else {
+                continue;
+            };
+            let Some(holder) = ext.pointer_mut(up).and_then(Value::as_object_mut) else {
                 continue;
             };
             let written = match s.kind {
