@@ -7,8 +7,7 @@ use crate::gltf_io::{Displacement, Document, Error};
 use crate::io::ReadOptions;
 use crate::model::Model;
 use crate::pipeline::{
-    map_skeletons, normalize_mapped_rereading, Measuring, NormalizeError, NormalizeOptions,
-    NormalizeReport,
+    normalize_measuring_later, Measuring, NormalizeError, NormalizeOptions, NormalizeReport,
 };
 use crate::profile::Profile;
 use crate::report::FileReport;
@@ -157,10 +156,7 @@ pub fn normalize_document(
     };
     let before = to.keep_before.then(|| doc.model.clone());
     let rereading = doc.rereadable_keys();
-    let stages = |model: &mut Model| {
-        map_skeletons(&model.skeletons, profile, options)
-            .and_then(|m| normalize_mapped_rereading(model, m, profile, options, rereading))
-    };
+    let stages = |model: &mut Model| normalize_measuring_later(model, profile, options, rereading);
     let finish = |normalized: Result<(NormalizeReport, Measuring), NormalizeError>,
                   model: &Model,
                   write: &dyn Fn() -> Result<(), Error>| {
