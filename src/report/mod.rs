@@ -65,10 +65,13 @@ fn closed(schema: &mut serde_json::Value) {
 }
 
 /// How a file went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Processed, nothing to tell.
+    #[default]
     Ok,
     /// Processed, with warnings.
     Warnings,
@@ -234,7 +237,7 @@ pub struct Preview {
 }
 
 /// One file of a run.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FileReport {
     /// The input, relative to the run's input folder (or as given). For `retarget`, the source.
     pub input: String,
@@ -300,23 +303,7 @@ impl FileReport {
     pub fn new(input: String) -> FileReport {
         FileReport {
             input,
-            target: None,
-            output: None,
-            status: Status::Ok,
-            error: None,
-            failure: None,
-            warnings: Vec::new(),
-            inspect: None,
-            map: None,
-            normalize: None,
-            retarget: None,
-            convert: None,
-            mirror: None,
-            pictures: Vec::new(),
-            previews: Vec::new(),
-            size_before: 0,
-            size_after: 0,
-            time_ms: 0.0,
+            ..FileReport::default()
         }
     }
 
