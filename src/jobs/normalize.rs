@@ -160,15 +160,10 @@ pub fn normalize_document(
     let finish = |normalized: Result<(NormalizeReport, Measuring), NormalizeError>,
                   model: &Model,
                   write: &dyn Fn() -> Result<(), Error>| {
-        let (mut report, measuring) = match normalized {
-            Ok(r) => r,
-            Err(error) => {
-                return Err(DocumentError::Refused {
-                    error,
-                    before: None,
-                })
-            }
-        };
+        let (mut report, measuring) = normalized.map_err(|error| DocumentError::Refused {
+            error,
+            before: None,
+        })?;
         if let Some(m) = &bind_measure {
             let found = m.measure(model).map_err(DocumentError::File)?;
             put_displacements(&mut report, &found);
@@ -183,14 +178,15 @@ pub fn normalize_document(
             finish(normalized, model, &|| write(out))
         }),
         Destination::Check | Destination::Keep => {
-            let normalized = stages(&mut doc.model);
-            let done = finish(normalized, &doc.model, &|| Ok(()));
-            match (done, to.destination) {
-                (Ok(report), Destination::Check) => doc
-                    .to_parts(None)
-                    .map(|_| report)
-                    .map_err(DocumentError::File),
-                (done, _) => done,
+            let done = finish(stages(&mut doc.model), &doc.model, &|| Ok(()));
+            match to.destination {
+                // What writing would write is built (after the skin check) and dropped.
+                Destination::Check => done.and_then(|report| {
+                    doc.to_parts(None)
+                        .map(|_| report)
+                        .map_err(DocumentError::File)
+                }),
+                _ => done,
             }
         }
     };

@@ -144,17 +144,17 @@ pub struct Picture {
 /// What `inspect` tells of a file: its format (and what a converted file declared), the glTF
 /// extensions it uses, its skeletons and clips.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct InspectReport<'a> {
+pub struct InspectReport {
     /// The container the file was read as.
     pub format: Format,
     /// What a converted file (FBX, BVH) declared: its format, units, axes.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub converted: Option<&'a Converted>,
+    pub converted: Option<Converted>,
     /// The glTF extensions the file uses.
     pub extensions_used: Vec<String>,
     /// Its skeletons and clips.
     #[serde(flatten)]
-    pub inspection: &'a Inspection,
+    pub inspection: Inspection,
 }
 
 /// What `convert` did: the formats and what went over.
@@ -261,7 +261,7 @@ pub struct FileReport {
     pub warnings: Vec<Warning>,
     /// `inspect`: the file's skeletons and clips.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    #[schemars(with = "Option<InspectReport<'static>>")]
+    #[schemars(with = "Option<InspectReport>")]
     pub inspect: Option<serde_json::Value>,
     /// `map`: per skeleton, the bone map and how sure the mapper is.
     #[serde(skip_serializing_if = "Option::is_none", default)]
