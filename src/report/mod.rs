@@ -10,7 +10,7 @@ mod html;
 mod text;
 
 pub use html::render_html;
-pub use text::{map_text, MirrorRun, NormalizeRun, RetargetRun};
+pub use text::{map_text, mirror_text, normalize_text, retarget_text};
 
 use crate::gltf_io::{Converted, Format};
 use crate::inspect::Inspection;
