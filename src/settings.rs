@@ -125,11 +125,7 @@ pub struct SettingsError {
 impl Settings {
     /// Reads a settings file.
     pub fn load(path: &std::path::Path) -> Result<Settings, SettingsError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SettingsError {
-            origin: path.display().to_string(),
-            message: format!("cannot read: {e}"),
-        })?;
-        let mut settings = Settings::from_ron(&text, &path.display().to_string())?;
+        let mut settings: Settings = load_ron(path)?;
         settings.folder = Some(path.parent().map(Path::to_path_buf).unwrap_or_default());
         settings.file = Some(path.to_path_buf());
         Ok(settings)
@@ -313,10 +309,7 @@ impl Settings {
 
     /// Parses settings text; `origin` names it in errors. Missing keys take their defaults.
     pub fn from_ron(text: &str, origin: &str) -> Result<Settings, SettingsError> {
-        ron::from_str(text).map_err(|e: ron::error::SpannedError| SettingsError {
-            origin: format!("{origin}:{}:{}", e.position.line, e.position.col),
-            message: ron_message(&e.code),
-        })
+        from_ron(text, origin)
     }
 
     /// Every option with its documentation (as `//` comments) and its default, as RON that
@@ -363,12 +356,22 @@ impl Settings {
 
 /// Reads a retarget-pose RON file (`(source: {"LeftUpperArm": (0, 0, -45)}, target: {})`).
 pub fn load_pose(path: &Path) -> Result<RetargetPose, SettingsError> {
+    load_ron(path)
+}
+
+/// Reads a RON file into `T`; errors name the file (with line and column).
+fn load_ron<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, SettingsError> {
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| SettingsError {
         origin: origin.clone(),
         message: format!("cannot read: {e}"),
     })?;
-    ron::from_str(&text).map_err(|e: ron::error::SpannedError| SettingsError {
+    from_ron(&text, &origin)
+}
+
+/// Parses RON text into `T`; `origin` names it in errors.
+fn from_ron<T: serde::de::DeserializeOwned>(text: &str, origin: &str) -> Result<T, SettingsError> {
+    ron::from_str(text).map_err(|e: ron::error::SpannedError| SettingsError {
         origin: format!("{origin}:{}:{}", e.position.line, e.position.col),
         message: ron_message(&e.code),
     })

@@ -7,7 +7,7 @@ use crate::motion::Motion;
 use numpy::PyArrayDyn;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use skelnorm::gltf_io::{Document, Format};
+use skelnorm::gltf_io::Document;
 use skelnorm::io::ReadOptions;
 use skelnorm::model;
 use std::path::{Path, PathBuf};
@@ -36,13 +36,7 @@ pub fn read(path: &Path, bvh_scale: Option<f32>) -> PyResult<Document> {
 
 /// Refuses an output path whose extension names no glTF container (as the CLI does).
 pub fn check_output(path: &Path) -> PyResult<()> {
-    if Format::for_path(path).is_none() {
-        return Err(value_error(format!(
-            "{}: the output must end in .gltf, .glb, .vrm or .vrma",
-            path.display()
-        )));
-    }
-    Ok(())
+    skelnorm::jobs::check_container(path).map_err(|e| value_error(e.to_string()))
 }
 
 /// Reads a glTF, GLB, VRM, VRMA, FBX or BVH file (told by its first bytes).

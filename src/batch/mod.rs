@@ -715,17 +715,19 @@ fn retarget_to(
         drop_replaced(&mut out.model.clips, before, &r);
         return Ok(out);
     }
-    let clips = carry_clips_back(&out.model, before, &target.side, &target.original.model)
-        .map_err(RetargetRunError::Restore)?;
     let mut original = target.original.clone();
+    carry_clips_back(
+        &mut original.model,
+        &out.model,
+        before,
+        &target.side,
+        &r,
+        output,
+    )
+    .map_err(RetargetRunError::Restore)?;
     if output == RetargetOutput::AnimationOnly {
-        original.model.clips.clear();
-        original.model.clips.extend(clips);
         return gltf_io::animation_only(&original.model, &original.path)
             .map_err(|e| FileError::Gltf(e.kind));
     }
-    let own = original.model.clips.len();
-    drop_replaced(&mut original.model.clips, own, &r);
-    original.model.clips.extend(clips);
     Ok(original)
 }

@@ -112,7 +112,7 @@ impl RunArgs {
             self.map.apply(&mut s);
             self.stages
                 .apply(&mut s)
-                .map_err(|f| ResolveError::Invalid(super::usage_text(f)))?;
+                .map_err(|f| ResolveError::Invalid(f.row().1))?;
             s.normalize.check &= !self.no_check;
             s.resolve()
         }

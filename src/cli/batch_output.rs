@@ -104,13 +104,10 @@ pub fn nothing_to_do(paths: &[&Path], unsupported: usize) -> Failure {
 
 fn write_reports(report: &Report, json: Option<&Path>, html: Option<&Path>) -> Result<(), Failure> {
     if let Some(p) = json {
-        let text = serde_json::to_vec_pretty(report)?;
-        skelnorm::jobs::write_file(p, &text)
-            .map_err(|e| anyhow::anyhow!("{}: cannot write the report: {e}", p.display()))?;
+        super::write_report(p, &serde_json::to_vec_pretty(report)?)?;
     }
     if let Some(p) = html {
-        skelnorm::jobs::write_file(p, render_html(report).as_bytes())
-            .map_err(|e| anyhow::anyhow!("{}: cannot write the report: {e}", p.display()))?;
+        super::write_report(p, render_html(report).as_bytes())?;
     }
     Ok(())
 }

@@ -3,7 +3,7 @@
 
 use super::Failure;
 use skelnorm::bvh_io::{BvhWriteOptions, RotationOrder};
-use skelnorm::jobs::{convert_file, ConvertFile, Converted, Outcome};
+use skelnorm::jobs::{convert_file, ConvertFile, Outcome};
 use skelnorm::report::Report;
 use std::path::{Path, PathBuf};
 
@@ -121,7 +121,7 @@ pub fn run(args: &ConvertArgs) -> Result<i32, Failure> {
         bvh: &args.bvh.options(),
     };
     let mut file = match convert_file(&job)? {
-        Outcome::Written(Converted { file }) => file,
+        Outcome::Written(file) => file,
         Outcome::Skipped(file) => return super::skipped(*file, "convert", output, args.json),
     };
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;

@@ -11,17 +11,8 @@ pub fn run(file: &Path, json: bool) -> Result<(), Failure> {
     let start = std::time::Instant::now();
     let Inspected {
         file: mut report,
-        format,
-        converted,
-        extensions_used,
-        inspection,
+        report: out,
     } = inspect_file(file, &super::read_options())?;
-    let out = InspectReport {
-        format,
-        converted: converted.as_ref(),
-        extensions_used,
-        inspection: &inspection,
-    };
     if json {
         report.set_inspect(&out);
         report.time_ms = start.elapsed().as_secs_f64() * 1e3;
@@ -41,7 +32,7 @@ fn print_text(
     warnings: &[Warning],
     out: &InspectReport,
 ) -> std::io::Result<()> {
-    match out.converted {
+    match &out.converted {
         Some(c) => {
             writeln!(w, "{} ({}, read as glTF)", file.display(), c.format)?;
             for (what, value) in &c.facts {

@@ -7,7 +7,7 @@ use super::Failure;
 use skelnorm::jobs::{mirror_file, MirrorFile, Mirrored, Outcome};
 use skelnorm::mirror::{MirrorAxis, MirrorOptions};
 use skelnorm::pipeline::MirrorJob;
-use skelnorm::report::{MirrorRun, Report};
+use skelnorm::report::{mirror_text, Report};
 use skelnorm::settings::Settings;
 use std::path::PathBuf;
 
@@ -101,18 +101,14 @@ pub fn run(args: &MirrorArgs) -> Result<i32, Failure> {
         Outcome::Skipped(file) => return super::skipped(*file, "mirror", &args.output, args.json),
     };
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;
-    let text = MirrorRun {
-        file: args.input.display().to_string(),
-        output: args.output.display().to_string(),
-        report: &report,
-    };
+    let summary = file.clone(); // as read and written, before the report fills it
     let json = || {
         file.set_mirror(&report);
         file.settle();
         Report::single("mirror", file)
     };
     super::emit(json, args.report.as_deref(), args.json, |w| {
-        text.write_text(w)
+        mirror_text(w, &summary, &report)
     })?;
     Ok(super::EXIT_OK)
 }

@@ -20,7 +20,8 @@ use clap::Parser;
 use commands::{config, json_context, Cli, Command};
 pub use existing::ExistingFlag;
 use skelnorm::jobs::JobError;
-use stages::{flag_path, load_settings, resolve, usage_text};
+use skelnorm::report::FailureKind;
+use stages::{flag_path, load_settings, resolve};
 
 /// Exit code: done (every input was processed).
 pub const EXIT_OK: i32 = 0;
@@ -104,35 +105,24 @@ pub fn run() -> i32 {
     }
     match result {
         Ok(code) => code,
-        Err(Failure::Usage(msg)) => {
-            eprintln!("skelnorm: {msg}");
-            EXIT_USAGE
-        }
         Err(Failure::Input(e)) if is_broken_pipe(&e) => EXIT_OK,
-        Err(Failure::Input(e)) => {
-            eprintln!("skelnorm: {e:#}");
-            EXIT_FILE
-        }
-        Err(Failure::Refused(msg)) => {
-            eprintln!("skelnorm: {msg}");
-            EXIT_REFUSED
-        }
-        Err(Failure::Nothing(msg)) => {
-            eprintln!("skelnorm: {msg}");
-            EXIT_NOTHING
+        Err(f) => {
+            let (kind, message) = f.row();
+            eprintln!("skelnorm: {message}");
+            match kind {
+                FailureKind::File => EXIT_FILE,
+                FailureKind::Usage => EXIT_USAGE,
+                FailureKind::Refused => EXIT_REFUSED,
+                FailureKind::Nothing => EXIT_NOTHING,
+            }
         }
     }
 }
 
 /// Prints the JSON report of a command that failed before it had one: its input, failed.
 fn print_failure(command: &str, input: String, failure: &Failure) {
-    use skelnorm::report::{FailureKind, FileReport, Report};
-    let (kind, message) = match failure {
-        Failure::Usage(m) => (FailureKind::Usage, m.clone()),
-        Failure::Input(e) => (FailureKind::File, format!("{e:#}")),
-        Failure::Refused(m) => (FailureKind::Refused, m.clone()),
-        Failure::Nothing(m) => (FailureKind::Nothing, m.clone()),
-    };
+    use skelnorm::report::{FileReport, Report};
+    let (kind, message) = failure.row();
     let report = Report::single(command, FileReport::failed(input, kind, message, 0.0));
     let _ = print_json(&report);
 }
@@ -182,6 +172,18 @@ pub enum Failure {
     Refused(String),
     /// Nothing to do (exit 4).
     Nothing(String),
+}
+
+impl Failure {
+    /// Its row of the exit-code table, and its message.
+    fn row(&self) -> (FailureKind, String) {
+        match self {
+            Failure::Usage(m) => (FailureKind::Usage, m.clone()),
+            Failure::Input(e) => (FailureKind::File, format!("{e:#}")),
+            Failure::Refused(m) => (FailureKind::Refused, m.clone()),
+            Failure::Nothing(m) => (FailureKind::Nothing, m.clone()),
+        }
+    }
 }
 
 impl From<anyhow::Error> for Failure {
@@ -235,13 +237,10 @@ fn emit(
     json: bool,
     summary: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<(), Failure> {
-    use anyhow::Context;
     use std::io::Write;
     let report = (json || report_file.is_some()).then(report);
     if let (Some(path), Some(report)) = (report_file, &report) {
-        let text = serde_json::to_vec_pretty(report)?;
-        skelnorm::jobs::write_file(path, &text)
-            .with_context(|| format!("{}: cannot write the report", path.display()))?;
+        write_report(path, &serde_json::to_vec_pretty(report)?)?;
     }
     match report.filter(|_| json) {
         Some(report) => print_json(&report),
@@ -252,6 +251,12 @@ fn emit(
             Ok(())
         }
     }
+}
+
+/// Writes a report file (JSON or HTML); an error naming it.
+fn write_report(path: &std::path::Path, bytes: &[u8]) -> Result<(), Failure> {
+    skelnorm::jobs::write_file(path, bytes)
+        .map_err(|e| anyhow::anyhow!("{}: cannot write the report: {e}", path.display()).into())
 }
 
 /// Prints a report on stdout as JSON.

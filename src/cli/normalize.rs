@@ -9,7 +9,7 @@ use super::Failure;
 use skelnorm::jobs::{normalize_file, NormalizeFile, Normalized, Outcome};
 use skelnorm::pipeline::NormalizeOptions;
 use skelnorm::profile::Profile;
-use skelnorm::report::{NormalizeRun, Report};
+use skelnorm::report::{normalize_text, Report};
 use std::path::PathBuf;
 
 /// Everything `normalize` takes.
@@ -88,22 +88,14 @@ pub fn run(args: &NormalizeArgs) -> Result<i32, Failure> {
         }
     };
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;
-    let reader = file.warnings.clone();
-    let out = NormalizeRun {
-        file: args.input.display().to_string(),
-        output: args.output.display().to_string(),
-        size_before: file.size_before,
-        size_after: file.size_after,
-        report: &report,
-        reader: &reader,
-    };
+    let summary = file.clone(); // as read and written, before the report fills it
     let json = || {
         file.set_normalize(&report);
         file.settle();
         Report::single("normalize", file)
     };
     super::emit(json, args.report.as_deref(), args.json, |w| {
-        out.write_text(w)
+        normalize_text(w, &summary, &report)
     })?;
     Ok(super::EXIT_OK)
 }

@@ -7,7 +7,7 @@ use super::retarget_flags::{parse_contacts, parse_pin, parse_stride, parse_tread
 use super::Failure;
 use skelnorm::jobs::{retarget_files, Outcome, RetargetFiles, Retargeted};
 use skelnorm::pipeline::{ClipNaming, OnClash, RetargetJob};
-use skelnorm::report::{Report, RetargetRun};
+use skelnorm::report::{retarget_text, Report};
 use skelnorm::retarget::{Contacts, PinOp, Treadmill};
 use skelnorm::settings::{load_pose, Settings};
 use std::path::PathBuf;
@@ -255,22 +255,14 @@ pub fn run(args: &RetargetArgs) -> Result<i32, Failure> {
         }
     };
     file.time_ms = start.elapsed().as_secs_f64() * 1e3;
-    let reader = file.warnings.clone();
-    let text = RetargetRun {
-        source: args.source.display().to_string(),
-        target: args.target.display().to_string(),
-        output: args.output.display().to_string(),
-        retarget: &report,
-        size_after: file.size_after,
-        reader: &reader,
-    };
+    let summary = file.clone(); // as read and written, before the report fills it
     let json = || {
         file.set_retarget(&report);
         file.settle();
         Report::single("retarget", file)
     };
     super::emit(json, args.report.as_deref(), args.json, |w| {
-        text.write_text(w)
+        retarget_text(w, &summary, &report)
     })?;
     Ok(super::EXIT_OK)
 }

@@ -219,15 +219,6 @@ pub fn flag_path(path: &std::path::Path, settings_from_file: bool) -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// The message of a failure, for errors that carry text.
-pub fn usage_text(f: Failure) -> String {
-    match f {
-        Failure::Usage(m) => m,
-        Failure::Input(e) => format!("{e:#}"),
-        Failure::Refused(m) | Failure::Nothing(m) => m,
-    }
-}
-
 /// Settings resolved into options; a usage error naming the file or value when they do not.
 pub fn resolve(
     settings: &skelnorm::settings::Settings,

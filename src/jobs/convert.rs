@@ -25,13 +25,6 @@ pub struct ConvertFile<'a> {
     pub bvh: &'a BvhWriteOptions,
 }
 
-/// What [`convert_file`] wrote: the input's report with its `convert` part, settled.
-#[derive(Debug)]
-pub struct Converted {
-    /// The input as read, the output as written, the formats, skeletons and clips.
-    pub file: FileReport,
-}
-
 /// Whether `path` names a BVH output.
 pub fn is_bvh(path: &Path) -> bool {
     path.extension()
@@ -39,10 +32,11 @@ pub fn is_bvh(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("bvh"))
 }
 
-/// Converts `job.input` into `job.output`. Converting to glTF changes nothing in the model: the
-/// input is read only to be written again as read (its keys checked, not kept); a BVH output
+/// Converts `job.input` into `job.output`; returns the input's report with its `convert` part
+/// (the formats, skeletons and clips), settled. Converting to glTF changes nothing in the model:
+/// the input is read only to be written again as read (its keys checked, not kept); a BVH output
 /// samples one clip of the model.
-pub fn convert_file(job: &ConvertFile) -> Result<Outcome<Converted>, JobError> {
+pub fn convert_file(job: &ConvertFile) -> Result<Outcome<FileReport>, JobError> {
     let output = job.output;
     if !is_bvh(output) {
         super::check_container(output)?;
@@ -83,7 +77,7 @@ pub fn convert_file(job: &ConvertFile) -> Result<Outcome<Converted>, JobError> {
         clips,
     });
     file.settle();
-    Ok(Outcome::Written(Converted { file }))
+    Ok(Outcome::Written(file))
 }
 
 /// A path's extension in lower case (`glb`, `fbx`, ...), naming its format in reports.

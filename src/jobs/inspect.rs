@@ -2,13 +2,12 @@
 //! writes the input's model; `map` returns the bone-map file's text for the caller to write.
 
 use super::JobError;
-use crate::gltf_io::{Converted, Format};
-use crate::inspect::{inspect, Inspection};
+use crate::inspect::inspect;
 use crate::io::ReadOptions;
 use crate::mapping::{map_skeleton, BoneMapFile, MapOptions, MapReport};
 use crate::model::SkeletonId;
 use crate::profile::Profile;
-use crate::report::{FailureKind, FileReport, Status};
+use crate::report::{FailureKind, FileReport, InspectReport, Status};
 use std::path::Path;
 
 /// What [`inspect_file`] saw.
@@ -16,14 +15,8 @@ use std::path::Path;
 pub struct Inspected {
     /// The input as read (size, reader warnings).
     pub file: FileReport,
-    /// The container the file was read as.
-    pub format: Format,
-    /// What a converted file (FBX, BVH) declared.
-    pub converted: Option<Converted>,
-    /// The glTF extensions the file uses.
-    pub extensions_used: Vec<String>,
-    /// Its skeletons and clips.
-    pub inspection: Inspection,
+    /// Its format, extensions, skeletons and clips.
+    pub report: InspectReport,
 }
 
 /// Reads `input` and tells what it holds. What `inspect` shows needs no key values: they are
@@ -40,10 +33,12 @@ pub fn inspect_file(input: &Path, read: &ReadOptions) -> Result<Inspected, JobEr
         .collect();
     Ok(Inspected {
         file: FileReport::read(input, doc.warnings()),
-        format: doc.format(),
-        converted: doc.converted().cloned(),
-        extensions_used,
-        inspection: inspect(doc.model_without_values()),
+        report: InspectReport {
+            format: doc.format(),
+            converted: doc.converted().cloned(),
+            extensions_used,
+            inspection: inspect(doc.model_without_values()),
+        },
     })
 }
 

@@ -78,18 +78,16 @@ pub fn mirror_file(
             .iter()
             .flat_map(|s| s.clips.iter().map(|c| c.output.as_str()))
             .collect();
-        let [clip] = outputs.as_slice() else {
-            return Err(JobError::Usage(format!(
-                "{}: {} clips were mirrored and a BVH file holds one; choose it with --clip",
-                file.output.display(),
-                outputs.len()
-            )));
-        };
         super::write_bvh_clip(&BvhClip {
             input: file.input,
             model: &doc.model,
             output: file.output,
-            clip: Some(clip),
+            clip: Some(super::one_clip(
+                file.output,
+                &outputs,
+                "mirrored",
+                "a BVH file",
+            )?),
             options: file.bvh,
         })?;
     } else {

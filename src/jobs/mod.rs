@@ -19,7 +19,7 @@ mod mirror;
 mod normalize;
 mod retarget;
 
-pub use convert::{convert_file, is_bvh, write_bvh_clip, BvhClip, ConvertFile, Converted};
+pub use convert::{convert_file, is_bvh, write_bvh_clip, BvhClip, ConvertFile};
 pub use inspect::{inspect_file, map_file, BoneMaps, Inspected, MapFile};
 pub use mirror::{mirror_file, MirrorFile, Mirrored};
 pub use normalize::{
@@ -163,6 +163,24 @@ pub fn skeleton_id(file: &Path, model: &Model, k: usize) -> Result<SkeletonId, J
             "{}: there is no skeleton {k} (the file has {})",
             file.display(),
             model.skeletons.len()
+        ))),
+    }
+}
+
+/// The one clip of `clips` (the clips a command `made`) that a file holding one (`holder`) is
+/// written with at `output`; a usage error naming the output when there are several.
+fn one_clip<'a>(
+    output: &Path,
+    clips: &[&'a str],
+    made: &str,
+    holder: &str,
+) -> Result<&'a str, JobError> {
+    match clips {
+        [clip] => Ok(clip),
+        _ => Err(JobError::Usage(format!(
+            "{}: {} clips were {made} and {holder} holds one; choose it with --clip",
+            output.display(),
+            clips.len()
         ))),
     }
 }

@@ -7,8 +7,7 @@ use crate::gltf_io::{Displacement, Document, Error};
 use crate::io::ReadOptions;
 use crate::model::Model;
 use crate::pipeline::{
-    map_skeletons, normalize_mapped_rereading, Measuring, NormalizeError, NormalizeOptions,
-    NormalizeReport,
+    normalize_measuring_later, Measuring, NormalizeError, NormalizeOptions, NormalizeReport,
 };
 use crate::profile::Profile;
 use crate::report::FileReport;
@@ -157,22 +156,14 @@ pub fn normalize_document(
     };
     let before = to.keep_before.then(|| doc.model.clone());
     let rereading = doc.rereadable_keys();
-    let stages = |model: &mut Model| {
-        map_skeletons(&model.skeletons, profile, options)
-            .and_then(|m| normalize_mapped_rereading(model, m, profile, options, rereading))
-    };
+    let stages = |model: &mut Model| normalize_measuring_later(model, profile, options, rereading);
     let finish = |normalized: Result<(NormalizeReport, Measuring), NormalizeError>,
                   model: &Model,
                   write: &dyn Fn() -> Result<(), Error>| {
-        let (mut report, measuring) = match normalized {
-            Ok(r) => r,
-            Err(error) => {
-                return Err(DocumentError::Refused {
-                    error,
-                    before: None,
-                })
-            }
-        };
+        let (mut report, measuring) = normalized.map_err(|error| DocumentError::Refused {
+            error,
+            before: None,
+        })?;
         if let Some(m) = &bind_measure {
             let found = m.measure(model).map_err(DocumentError::File)?;
             put_displacements(&mut report, &found);
@@ -187,14 +178,15 @@ pub fn normalize_document(
             finish(normalized, model, &|| write(out))
         }),
         Destination::Check | Destination::Keep => {
-            let normalized = stages(&mut doc.model);
-            let done = finish(normalized, &doc.model, &|| Ok(()));
-            match (done, to.destination) {
-                (Ok(report), Destination::Check) => doc
-                    .to_parts(None)
-                    .map(|_| report)
-                    .map_err(DocumentError::File),
-                (done, _) => done,
+            let done = finish(stages(&mut doc.model), &doc.model, &|| Ok(()));
+            match to.destination {
+                // What writing would write is built (after the skin check) and dropped.
+                Destination::Check => done.and_then(|report| {
+                    doc.to_parts(None)
+                        .map(|_| report)
+                        .map_err(DocumentError::File)
+                }),
+                _ => done,
             }
         }
     };

@@ -80,23 +80,18 @@ pub fn retarget_files(
         .transpose()?;
     let report = retarget(&mut source.model, &mut target.model, profile, &job)
         .map_err(|e| refusal(files, e))?;
+    let new: Vec<&str> = report.clips.iter().map(|c| c.clip.as_str()).collect();
     if super::is_bvh(output) {
-        let [clip] = report.clips.as_slice() else {
-            return Err(JobError::Usage(format!(
-                "{}: {} clips were retargeted and a BVH file holds one; choose it with --clip",
-                output.display(),
-                report.clips.len()
-            )));
-        };
         super::write_bvh_clip(&BvhClip {
             input: files.target,
             model: &target.model,
             output,
-            clip: Some(&clip.clip),
+            clip: Some(super::one_clip(output, &new, "retargeted", "a BVH file")?),
             options: files.bvh,
         })?;
     } else if vrma {
-        write_vrma(files, &target.model, &report)?;
+        let clip = super::one_clip(output, &new, "retargeted", "a VRM animation")?;
+        write_vrma(files, &target.model, clip)?;
     } else if job.output == RetargetOutput::AnimationOnly {
         gltf_io::animation_only(&target.model, output)?.write(output)?;
     } else {
@@ -147,26 +142,14 @@ impl RetargetFiles<'_> {
     }
 }
 
-/// Writes the one retargeted clip of `report`, in `target` (the VRM character as it came), as a
-/// VRM animation at the output: a usage error when several clips were retargeted (a VRMA holds
-/// one) or the target declares no VRM humanoid.
-fn write_vrma(
-    files: &RetargetFiles,
-    target: &Model,
-    report: &RetargetReport,
-) -> Result<(), JobError> {
+/// Writes the retargeted clip `name`, in `target` (the VRM character as it came), as a VRM
+/// animation at the output: a usage error when the target declares no VRM humanoid.
+fn write_vrma(files: &RetargetFiles, target: &Model, name: &str) -> Result<(), JobError> {
     let output = files.output;
-    let [new] = report.clips.as_slice() else {
-        return Err(JobError::Usage(format!(
-            "{}: {} clips were retargeted and a VRM animation holds one; choose it with --clip",
-            output.display(),
-            report.clips.len()
-        )));
-    };
     let clip = target
         .clips
         .iter()
-        .find(|c| c.name == new.clip)
+        .find(|c| c.name == name)
         .expect("the retargeted clip is in the target");
     match gltf_io::vrm_animation(target, clip, output) {
         Ok(doc) => Ok(doc.write(output)?),

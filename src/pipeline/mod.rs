@@ -161,7 +161,7 @@ pub fn normalize(
     profile: &Profile,
     options: &NormalizeOptions,
 ) -> Result<NormalizeReport, NormalizeError> {
-    let (mut report, measuring) = normalize_measuring_later(model, profile, options)?;
+    let (mut report, measuring) = normalize_measuring_later(model, profile, options, None)?;
     measuring.run_beside(model, &mut report, check::cores(), || ());
     Ok(report)
 }
@@ -169,74 +169,22 @@ pub fn normalize(
 /// [`normalize`], leaving the skin check of the last skeleton it normalizes (the one that
 /// costs, when `options.measure` asks for it) to [`Measuring::run_beside`], which runs it beside
 /// other work, such as writing the result. Until then that skeleton's report has no `measured`.
+/// On error the model is unchanged.
+///
+/// `rereading`, for a model as read (unchanged since) whose key values its reader can read
+/// again (as the glTF reader's `Document::rereadable_keys` gives them): the copy kept to measure
+/// against lets go of those values and takes them back clip by clip while measuring
+/// ([`Measuring::run_beside`]), so the model's keys are converted where they are, as with
+/// nothing to measure, and no second copy of them is alive meanwhile. It lets go of them when
+/// one skeleton is normalized and measured (with more, the copy is also what the model is
+/// restored from if a stage refuses); the report is the same either way.
 pub fn normalize_measuring_later(
     model: &mut Model,
     profile: &Profile,
     options: &NormalizeOptions,
-) -> Result<(NormalizeReport, Measuring), NormalizeError> {
-    let mapped = map_skeletons(&model.skeletons, profile, options)?;
-    normalize_mapped(model, mapped, profile, options)
-}
-
-/// The bone maps [`normalize`] starts from, made from a model's skeletons alone (by
-/// [`map_skeletons`]), so that they can be made before its clips are read, or beside.
-#[derive(Debug, Clone)]
-pub struct Mapped {
-    /// Per skeleton chosen, its map.
-    maps: Vec<(SkeletonId, BoneMap)>,
-    /// The bones of every skeleton mapped from: maps of other skeletons are not used.
-    bones: Vec<usize>,
-}
-
-/// The bone map of every skeleton of a model (`skeletons`, its [`Model::skeletons`]) that
-/// `options` chooses, as [`normalize`] makes them first; the error it returns when the choice
-/// does not exist or no skeleton fits.
-pub fn map_skeletons(
-    skeletons: &[Skeleton],
-    profile: &Profile,
-    options: &NormalizeOptions,
-) -> Result<Mapped, NormalizeError> {
-    Ok(Mapped {
-        maps: map_chosen(skeletons, profile, options)?,
-        bones: skeletons.iter().map(|s| s.bones.len()).collect(),
-    })
-}
-
-/// [`normalize_measuring_later`] from the bone maps [`map_skeletons`] made of `model`'s
-/// skeletons with the same `profile` and `options` (maps made of skeletons with other bone
-/// counts are made again). On error the model is unchanged.
-pub fn normalize_mapped(
-    model: &mut Model,
-    mapped: Mapped,
-    profile: &Profile,
-    options: &NormalizeOptions,
-) -> Result<(NormalizeReport, Measuring), NormalizeError> {
-    normalize_mapped_rereading(model, mapped, profile, options, None)
-}
-
-/// [`normalize_mapped`] of a model as read (`model`, unchanged since) whose key values its
-/// reader can read again (`rereading`, as the glTF reader's `Document::rereadable_keys` gives
-/// them): the copy kept to measure against lets go of those values and takes them back clip by
-/// clip while measuring ([`Measuring::run_beside`]), so the model's keys are converted where they
-/// are, as with nothing to measure, and no second copy of them is alive meanwhile. It lets go
-/// of them when one skeleton is normalized and measured (with more, the copy is also what the
-/// model is restored from if a stage refuses); the report is the same either way.
-pub fn normalize_mapped_rereading(
-    model: &mut Model,
-    mapped: Mapped,
-    profile: &Profile,
-    options: &NormalizeOptions,
     rereading: Option<std::sync::Arc<dyn RereadableKeys>>,
 ) -> Result<(NormalizeReport, Measuring), NormalizeError> {
-    let same = mapped
-        .bones
-        .iter()
-        .copied()
-        .eq(model.skeletons.iter().map(|s| s.bones.len()));
-    let maps = match same {
-        true => mapped.maps,
-        false => map_chosen(&model.skeletons, profile, options)?,
-    };
+    let maps = map_chosen(&model.skeletons, profile, options)?;
     // One copy: the state to measure against, and to restore if a stage refuses. A refusal
     // comes from the checks each skeleton's stages make before any of them changes the model
     // (`normalize_one`), so with one skeleton to normalize and nothing to measure there is
@@ -297,7 +245,7 @@ pub fn normalize_mapped_rereading(
 pub struct Measuring {
     due: Option<(SkinCheckDue, Model)>,
     /// What the model as read let go of and takes back clip by clip (see
-    /// [`normalize_mapped_rereading`]).
+    /// [`normalize_measuring_later`]).
     rereading: Option<std::sync::Arc<dyn RereadableKeys>>,
 }
 

@@ -284,28 +284,26 @@ pub fn retarget(
     if job.output == RetargetOutput::Normalized {
         drop_replaced(&mut normalized.clips, before, &report);
         *target = normalized;
-        return Ok(report);
+    } else {
+        carry_clips_back(target, &normalized, before, &t, &report, job.output)?;
     }
-    let new = carry_clips_back(&normalized, before, &t, target)?;
-    if job.output == RetargetOutput::AnimationOnly {
-        target.clips.clear();
-    }
-    let own = target.clips.len();
-    drop_replaced(&mut target.clips, own, &report);
-    target.clips.extend(new);
     Ok(report)
 }
 
-/// The clips of `normalized` from index `from` on (new clips of skeleton `side`), converted into
-/// the rests of `original`, the model `normalized` was normalized from (see
-/// [`carry_back`]); as they are when the rest fix did not run.
+/// Adds to `original` (the model `normalized` was normalized from) the clips of `normalized`
+/// from index `from` on (new clips of skeleton `side`, retargeted as `report` says), converted
+/// into its own rests (see [`carry_back`]; as they are when the rest fix did not run). Its own
+/// clips go ([`RetargetOutput::AnimationOnly`]) or stay, less those the new ones replaced. On
+/// error `original` is unchanged.
 pub fn carry_clips_back(
+    original: &mut Model,
     normalized: &Model,
     from: usize,
     side: &Side,
-    original: &Model,
-) -> Result<Vec<Clip>, RestoreError> {
-    normalized.clips[from.min(normalized.clips.len())..]
+    report: &RetargetReport,
+    output: RetargetOutput,
+) -> Result<(), RestoreError> {
+    let new = normalized.clips[from.min(normalized.clips.len())..]
         .iter()
         .map(|c| match &side.keys {
             Some(keys) => carry_back(
@@ -316,7 +314,14 @@ pub fn carry_clips_back(
             ),
             None => Ok(c.clone()),
         })
-        .collect()
+        .collect::<Result<Vec<Clip>, RestoreError>>()?;
+    if output == RetargetOutput::AnimationOnly {
+        original.clips.clear();
+    }
+    let own = original.clips.len();
+    drop_replaced(&mut original.clips, own, report);
+    original.clips.extend(new);
+    Ok(())
 }
 
 /// Retargets the clips of an already normalized `source` onto an already normalized `target`:

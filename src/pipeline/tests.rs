@@ -1,4 +1,5 @@
-//! The pipeline from bone maps made ahead ([`map_skeletons`], [`normalize_mapped`]: issue 20).
+//! The pipeline's normalize: refusals that leave the model as it came, keys converted where they
+//! are, and key values read again to measure against ([`normalize_measuring_later`]).
 
 use super::*;
 use crate::model::Channel;
@@ -12,50 +13,19 @@ fn fixture(name: &str) -> Model {
 }
 
 #[test]
-fn maps_made_ahead_normalize_as_maps_made_inside() {
-    let (model, profile) = (fixture("mixamo.glb"), Profile::humanoid());
-    let options = NormalizeOptions {
-        measure: true,
-        ..Default::default()
-    };
-    let json = |r: &NormalizeReport| serde_json::to_value(r).unwrap();
-    let mut inside = model.clone();
-    let (want, _) = normalize_measuring_later(&mut inside, profile, &options).unwrap();
-    let mut ahead = model.clone();
-    let mapped = map_skeletons(&ahead.skeletons, profile, &options).unwrap();
-    let (got, _) = normalize_mapped(&mut ahead, mapped, profile, &options).unwrap();
-    assert_eq!((&ahead, json(&got)), (&inside, json(&want)));
-    assert_ne!(ahead, model);
-    // Maps made of other skeletons (other bone counts) are made again.
-    let other = fixture("spine5.glb");
-    let bones = |m: &Model| {
-        m.skeletons
-            .iter()
-            .map(|s| s.bones.len())
-            .collect::<Vec<_>>()
-    };
-    assert_ne!(bones(&other), bones(&model));
-    let mapped = map_skeletons(&other.skeletons, profile, &options).unwrap();
-    let mut again = model.clone();
-    let (got, _) = normalize_mapped(&mut again, mapped, profile, &options).unwrap();
-    assert_eq!((&again, json(&got)), (&inside, json(&want)));
-}
-
-#[test]
-fn mapping_ahead_fails_as_normalize_does() {
+fn a_model_no_skeleton_fits_or_without_the_chosen_one_is_refused_unchanged() {
     let model = fixture("quadruped.glb");
     let options = NormalizeOptions::default();
-    let ahead = map_skeletons(&model.skeletons, Profile::humanoid(), &options).unwrap_err();
-    let mut inside = model.clone();
-    let err = normalize_measuring_later(&mut inside, Profile::humanoid(), &options).err();
-    assert_eq!(Some(ahead), err);
-    assert_eq!(inside, model);
+    let mut m = model.clone();
+    let err = normalize_measuring_later(&mut m, Profile::humanoid(), &options, None).err();
+    assert!(matches!(err, Some(NormalizeError::NoFit { .. })), "{err:?}");
+    assert_eq!(m, model);
     let options = NormalizeOptions {
         skeleton: Some(SkeletonId(9)),
         ..Default::default()
     };
-    let ahead = map_skeletons(&model.skeletons, Profile::humanoid(), &options).unwrap_err();
-    assert_eq!(ahead, NormalizeError::NoSkeleton(SkeletonId(9), 1));
+    let err = normalize_measuring_later(&mut m, Profile::humanoid(), &options, None).err();
+    assert_eq!(err, Some(NormalizeError::NoSkeleton(SkeletonId(9), 1)));
 }
 
 #[test]
@@ -71,7 +41,7 @@ fn a_stage_refusing_after_the_rest_fix_would_run_leaves_the_model_as_it_came() {
     for options in [strip_refuses, rename_refuses] {
         assert!(options.stages.rest && !options.measure);
         let mut m = model.clone();
-        let Err(err) = normalize_measuring_later(&mut m, profile, &options) else {
+        let Err(err) = normalize_measuring_later(&mut m, profile, &options, None) else {
             panic!("the stages ran");
         };
         assert!(
@@ -104,8 +74,8 @@ fn with_nothing_to_measure_keys_are_converted_where_they_are() {
     };
     // While a clone shares the arrays, the rest fix converts into new ones.
     let mut shared = model.clone();
-    normalize_measuring_later(&mut shared, profile, &options).unwrap();
-    let (report, _) = normalize_measuring_later(&mut model, profile, &options).unwrap();
+    normalize_measuring_later(&mut shared, profile, &options, None).unwrap();
+    let (report, _) = normalize_measuring_later(&mut model, profile, &options, None).unwrap();
     assert!(report.skeletons[0].rest.is_some());
     assert_eq!(model, shared, "the same result either way");
     let after = arrays(&model);
@@ -117,7 +87,7 @@ fn with_nothing_to_measure_keys_are_converted_where_they_are() {
 }
 
 /// What a copy of the model as read holds to measure against does not change what is measured:
-/// a copy that let go of the key values its reader reads again ([`normalize_mapped_rereading`])
+/// a copy that let go of the key values its reader reads again ([`normalize_measuring_later`])
 /// measures as a whole copy does, on one thread and on two, and the model comes out the same.
 #[test]
 fn values_read_again_measure_as_a_whole_copy() {
@@ -140,16 +110,13 @@ fn values_read_again_measure_as_a_whole_copy() {
         let doc = crate::gltf_io::read(&path).unwrap();
         for threads in [1, 2] {
             let mut whole = doc.model.clone();
-            let mapped = map_skeletons(&whole.skeletons, profile, &options).unwrap();
             let (mut want, measuring) =
-                normalize_mapped(&mut whole, mapped, profile, &options).unwrap();
+                normalize_measuring_later(&mut whole, profile, &options, None).unwrap();
             measuring.run_beside(&whole, &mut want, threads, || ());
             let mut without_keys = doc.model.clone();
-            let mapped = map_skeletons(&without_keys.skeletons, profile, &options).unwrap();
             let rereading = doc.rereadable_keys();
             let (mut got, measuring) =
-                normalize_mapped_rereading(&mut without_keys, mapped, profile, &options, rereading)
-                    .unwrap();
+                normalize_measuring_later(&mut without_keys, profile, &options, rereading).unwrap();
             assert_eq!(
                 measuring.rereading.is_some(),
                 name != "mixamo_meshopt.glb",
@@ -272,22 +239,15 @@ fn values_read_again_by_their_place_in_the_model_as_read() {
         };
         for threads in [1, 2] {
             let mut whole = model.clone();
-            let mapped = map_skeletons(&whole.skeletons, profile, &options).unwrap();
             let (mut want, measuring) =
-                normalize_mapped(&mut whole, mapped, profile, &options).unwrap();
+                normalize_measuring_later(&mut whole, profile, &options, None).unwrap();
             measuring.run_beside(&whole, &mut want, threads, || ());
             let mut without_keys = model.clone();
-            let mapped = map_skeletons(&without_keys.skeletons, profile, &options).unwrap();
             let rereading: std::sync::Arc<dyn RereadableKeys> =
                 std::sync::Arc::new(ByPlace(model.clone()));
-            let (mut got, measuring) = normalize_mapped_rereading(
-                &mut without_keys,
-                mapped,
-                profile,
-                &options,
-                Some(rereading),
-            )
-            .unwrap();
+            let (mut got, measuring) =
+                normalize_measuring_later(&mut without_keys, profile, &options, Some(rereading))
+                    .unwrap();
             assert!(measuring.rereading.is_some());
             measuring.run_beside(&without_keys, &mut got, threads, || ());
             assert_eq!(
@@ -314,9 +274,7 @@ fn a_refusal_with_values_read_again_leaves_the_model_as_it_came() {
     };
     options.rename.skeleton_name = Some(" ".into());
     let mut m = doc.model.clone();
-    let mapped = map_skeletons(&m.skeletons, profile, &options).unwrap();
-    let result =
-        normalize_mapped_rereading(&mut m, mapped, profile, &options, doc.rereadable_keys());
+    let result = normalize_measuring_later(&mut m, profile, &options, doc.rereadable_keys());
     assert!(matches!(result, Err(NormalizeError::Rename(_))));
     assert_eq!(m, doc.model);
 }

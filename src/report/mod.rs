@@ -10,7 +10,7 @@ mod html;
 mod text;
 
 pub use html::render_html;
-pub use text::{map_text, MirrorRun, NormalizeRun, RetargetRun};
+pub use text::{map_text, mirror_text, normalize_text, retarget_text};
 
 use crate::gltf_io::{Converted, Format};
 use crate::inspect::Inspection;
@@ -65,10 +65,13 @@ fn closed(schema: &mut serde_json::Value) {
 }
 
 /// How a file went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Processed, nothing to tell.
+    #[default]
     Ok,
     /// Processed, with warnings.
     Warnings,
@@ -141,17 +144,17 @@ pub struct Picture {
 /// What `inspect` tells of a file: its format (and what a converted file declared), the glTF
 /// extensions it uses, its skeletons and clips.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct InspectReport<'a> {
+pub struct InspectReport {
     /// The container the file was read as.
     pub format: Format,
     /// What a converted file (FBX, BVH) declared: its format, units, axes.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub converted: Option<&'a Converted>,
+    pub converted: Option<Converted>,
     /// The glTF extensions the file uses.
     pub extensions_used: Vec<String>,
     /// Its skeletons and clips.
     #[serde(flatten)]
-    pub inspection: &'a Inspection,
+    pub inspection: Inspection,
 }
 
 /// What `convert` did: the formats and what went over.
@@ -234,7 +237,7 @@ pub struct Preview {
 }
 
 /// One file of a run.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FileReport {
     /// The input, relative to the run's input folder (or as given). For `retarget`, the source.
     pub input: String,
@@ -258,7 +261,7 @@ pub struct FileReport {
     pub warnings: Vec<Warning>,
     /// `inspect`: the file's skeletons and clips.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    #[schemars(with = "Option<InspectReport<'static>>")]
+    #[schemars(with = "Option<InspectReport>")]
     pub inspect: Option<serde_json::Value>,
     /// `map`: per skeleton, the bone map and how sure the mapper is.
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -300,23 +303,7 @@ impl FileReport {
     pub fn new(input: String) -> FileReport {
         FileReport {
             input,
-            target: None,
-            output: None,
-            status: Status::Ok,
-            error: None,
-            failure: None,
-            warnings: Vec::new(),
-            inspect: None,
-            map: None,
-            normalize: None,
-            retarget: None,
-            convert: None,
-            mirror: None,
-            pictures: Vec::new(),
-            previews: Vec::new(),
-            size_before: 0,
-            size_after: 0,
-            time_ms: 0.0,
+            ..FileReport::default()
         }
     }
 

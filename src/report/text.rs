@@ -2,6 +2,7 @@
 //! it, in `html`): what `normalize`, `retarget` and `map` did, written to any writer. Renders;
 //! computes nothing.
 
+use super::FileReport;
 use crate::check::retarget::{
     EffectorCheck, FloorCheck, NotMeasured, OpsCheck, RetargetCheck, SkateCheck,
 };
@@ -12,135 +13,99 @@ use crate::rest::RestReport;
 use crate::tracks::{StripReason, StripReport};
 use std::io::Write;
 
-/// What `normalize` did to one file: its report with the paths and sizes, as the text summary
-/// shows it (the JSON report is a [`Report`](super::Report)).
-#[derive(Debug)]
-pub struct NormalizeRun<'a> {
-    /// The input, as given.
-    pub file: String,
-    /// The output, as given.
-    pub output: String,
-    /// Bytes on disk of the input (with the buffers and images it refers to).
-    pub size_before: u64,
-    /// Bytes on disk of the output.
-    pub size_after: u64,
-    /// What normalizing did.
-    pub report: &'a NormalizeReport,
-    /// What the reader noticed in the input (an FBX file's left-out textures, a VRM's
-    /// extensions, …), shown before the skeletons.
-    pub reader: &'a [crate::model::Warning],
+/// The text summary of `mirror`: the input and output of `file` (its report as read and
+/// written), then per skeleton of `report` the pairs, the plane, the rest's asymmetry and the
+/// clips.
+pub fn mirror_text(
+    w: &mut dyn Write,
+    file: &FileReport,
+    report: &MirrorRunReport,
+) -> std::io::Result<()> {
+    writeln!(w, "{} → {}", file.input, output(file))?;
+    for s in &report.skeletons {
+        let [x, y, z] = s.normal;
+        writeln!(
+            w,
+            "skeleton `{}`: {} pairs through the profile, {} by name, {} bones in place; \
+             plane normal ({x:.3}, {y:.3}, {z:.3}){}; rest asymmetry {:.2e} of its size",
+            s.skeleton,
+            s.mapped_pairs,
+            s.named_pairs,
+            s.in_place,
+            if s.snapped {
+                " (snapped to an axis)"
+            } else {
+                ""
+            },
+            s.rest_asymmetry
+        )?;
+        for warn in &s.warnings {
+            writeln!(w, "  warning [{}]: {}", warn.code.as_str(), warn.message)?;
+        }
+        for c in &s.clips {
+            if c.output == c.clip {
+                writeln!(w, "  clip `{}` mirrored", c.clip)?;
+            } else {
+                writeln!(w, "  clip `{}` → `{}`", c.clip, c.output)?;
+            }
+        }
+    }
+    Ok(())
 }
 
-/// What `mirror` did to one file: its report with the paths, as the text summary shows it.
-#[derive(Debug)]
-pub struct MirrorRun<'a> {
-    /// The input, as given.
-    pub file: String,
-    /// The output, as given.
-    pub output: String,
-    /// What mirroring did.
-    pub report: &'a MirrorRunReport,
-}
-
-impl MirrorRun<'_> {
-    /// The text summary: per skeleton, the pairs, the plane, the rest's asymmetry and the clips.
-    pub fn write_text(&self, w: &mut dyn Write) -> std::io::Result<()> {
-        writeln!(w, "{} → {}", self.file, self.output)?;
-        for s in &self.report.skeletons {
-            let [x, y, z] = s.normal;
+/// The text summary of `normalize`: the input and output of `file` (its report as read and
+/// written), their sizes, what the reader noticed, then per skeleton of `report` what each stage
+/// did and the measured invariants.
+pub fn normalize_text(
+    w: &mut dyn Write,
+    file: &FileReport,
+    report: &NormalizeReport,
+) -> std::io::Result<()> {
+    writeln!(w, "{} → {}", file.input, output(file))?;
+    writeln!(w, "size: {} → {} bytes", file.size_before, file.size_after)?;
+    for warn in &file.warnings {
+        writeln!(w, "warning [{}]: {}", warn.code.as_str(), warn.message)?;
+    }
+    for s in &report.skeletons {
+        let total = s.mapping.bones.len() + s.mapping.unmapped_profile.len();
+        write!(
+            w,
+            "skeleton `{}`: {}/{} bones mapped",
+            s.skeleton,
+            s.mapping.bones.len(),
+            total
+        )?;
+        if let Some(why) = &s.skipped {
+            writeln!(w, ", left alone ({why})")?;
+            continue;
+        }
+        writeln!(w)?;
+        if !s.mapping.missing_required.is_empty() {
             writeln!(
                 w,
-                "skeleton `{}`: {} pairs through the profile, {} by name, {} bones in place; \
-                 plane normal ({x:.3}, {y:.3}, {z:.3}){}; rest asymmetry {:.2e} of its size",
-                s.skeleton,
-                s.mapped_pairs,
-                s.named_pairs,
-                s.in_place,
-                if s.snapped {
-                    " (snapped to an axis)"
-                } else {
-                    ""
-                },
-                s.rest_asymmetry
+                "  warning: lacks required bones {}",
+                s.mapping.missing_required.join(", ")
             )?;
-            for warn in &s.warnings {
-                writeln!(w, "  warning [{}]: {}", warn.code.as_str(), warn.message)?;
-            }
-            for c in &s.clips {
-                if c.output == c.clip {
-                    writeln!(w, "  clip `{}` mirrored", c.clip)?;
-                } else {
-                    writeln!(w, "  clip `{}` → `{}`", c.clip, c.output)?;
-                }
-            }
         }
-        Ok(())
+        if let Some(r) = &s.rest {
+            rest_text(w, r)?;
+        }
+        if let Some(t) = &s.tracks {
+            tracks_summary(w, t)?;
+        }
+        if let Some(r) = &s.rename {
+            rename_text(w, r)?;
+        }
+        if let Some(m) = &s.measured {
+            measured_text(w, m)?;
+        }
     }
+    Ok(())
 }
 
-/// What `retarget` did: the pipeline's report with the paths and the output's size, as the text
-/// summary shows it.
-#[derive(Debug)]
-pub struct RetargetRun<'a> {
-    /// The source file, as given.
-    pub source: String,
-    /// The target file, as given.
-    pub target: String,
-    /// The output, as given.
-    pub output: String,
-    /// The plan and the new clips.
-    pub retarget: &'a RetargetReport,
-    /// Bytes on disk of the output.
-    pub size_after: u64,
-    /// What the readers noticed in the source and the target, shown first.
-    pub reader: &'a [crate::model::Warning],
-}
-
-impl NormalizeRun<'_> {
-    /// The text summary: per skeleton, what each stage did and the measured invariants.
-    pub fn write_text(&self, w: &mut dyn Write) -> std::io::Result<()> {
-        let out = self;
-        writeln!(w, "{} → {}", out.file, out.output)?;
-        writeln!(w, "size: {} → {} bytes", out.size_before, out.size_after)?;
-        for warn in out.reader {
-            writeln!(w, "warning [{}]: {}", warn.code.as_str(), warn.message)?;
-        }
-        for s in &out.report.skeletons {
-            let total = s.mapping.bones.len() + s.mapping.unmapped_profile.len();
-            write!(
-                w,
-                "skeleton `{}`: {}/{} bones mapped",
-                s.skeleton,
-                s.mapping.bones.len(),
-                total
-            )?;
-            if let Some(why) = &s.skipped {
-                writeln!(w, ", left alone ({why})")?;
-                continue;
-            }
-            writeln!(w)?;
-            if !s.mapping.missing_required.is_empty() {
-                writeln!(
-                    w,
-                    "  warning: lacks required bones {}",
-                    s.mapping.missing_required.join(", ")
-                )?;
-            }
-            if let Some(r) = &s.rest {
-                rest_text(w, r)?;
-            }
-            if let Some(t) = &s.tracks {
-                tracks_summary(w, t)?;
-            }
-            if let Some(r) = &s.rename {
-                rename_text(w, r)?;
-            }
-            if let Some(m) = &s.measured {
-                measured_text(w, m)?;
-            }
-        }
-        Ok(())
-    }
+/// The output of `file`, as given.
+fn output(file: &FileReport) -> &str {
+    file.output.as_deref().unwrap_or_default()
 }
 
 /// `n` and the noun, singular for one (`1 clip`, `2 clips`).
@@ -309,48 +274,52 @@ fn tracks_summary(w: &mut dyn Write, t: &StripReport) -> std::io::Result<()> {
     Ok(())
 }
 
-impl RetargetRun<'_> {
-    /// The text summary: the plan, its warnings, and the measures of each new clip.
-    pub fn write_text(&self, w: &mut dyn Write) -> std::io::Result<()> {
-        let r = self;
-        writeln!(w, "{} → {} → {}", r.source, r.target, r.output)?;
-        for warn in r.reader {
-            writeln!(w, "warning [{}]: {}", warn.code.as_str(), warn.message)?;
-        }
-        let plan = &r.retarget.plan;
-        let (what, a, b) = plan.compared_lengths();
-        writeln!(
-            w,
-            "skeleton `{}` → `{}`: {what} {a:.3} → {b:.3} (ratio {:.3}), {} chains",
-            r.retarget.source_skeleton,
-            r.retarget.target_skeleton,
-            plan.hips_ratio,
-            plan.chains.len()
-        )?;
-        for warn in &r.retarget.plan.warnings {
-            let code = warn.code.as_str();
-            writeln!(w, "  warning [{code}]: {}", warn.message)?;
-        }
-        for c in &r.retarget.clips {
-            write!(
-                w,
-                "clip `{}` → `{}`: {}",
-                c.source_clip,
-                c.clip,
-                count(c.frames, "frame", "frames")
-            )?;
-            match (&c.replaced, &c.clashed_with) {
-                (Some(old), _) => write!(w, " (replaced the target's `{old}`)")?,
-                (None, Some(kept)) => write!(w, " (the target's `{kept}` kept)")?,
-                (None, None) => {}
-            }
-            if let Some(m) = &c.measured {
-                write!(w, "; {}", retarget_measures(m))?;
-            }
-            writeln!(w)?;
-        }
-        Ok(())
+/// The text summary of `retarget`: the source, target and output of `file` (its report as read
+/// and written) and what the readers noticed, then the plan of `r`, its warnings, and the
+/// measures of each new clip.
+pub fn retarget_text(
+    w: &mut dyn Write,
+    file: &FileReport,
+    r: &RetargetReport,
+) -> std::io::Result<()> {
+    let target = file.target.as_deref().unwrap_or_default();
+    writeln!(w, "{} → {target} → {}", file.input, output(file))?;
+    for warn in &file.warnings {
+        writeln!(w, "warning [{}]: {}", warn.code.as_str(), warn.message)?;
     }
+    let plan = &r.plan;
+    let (what, a, b) = plan.compared_lengths();
+    writeln!(
+        w,
+        "skeleton `{}` → `{}`: {what} {a:.3} → {b:.3} (ratio {:.3}), {} chains",
+        r.source_skeleton,
+        r.target_skeleton,
+        plan.hips_ratio,
+        plan.chains.len()
+    )?;
+    for warn in &r.plan.warnings {
+        let code = warn.code.as_str();
+        writeln!(w, "  warning [{code}]: {}", warn.message)?;
+    }
+    for c in &r.clips {
+        write!(
+            w,
+            "clip `{}` → `{}`: {}",
+            c.source_clip,
+            c.clip,
+            count(c.frames, "frame", "frames")
+        )?;
+        match (&c.replaced, &c.clashed_with) {
+            (Some(old), _) => write!(w, " (replaced the target's `{old}`)")?,
+            (None, Some(kept)) => write!(w, " (the target's `{kept}` kept)")?,
+            (None, None) => {}
+        }
+        if let Some(m) = &c.measured {
+            write!(w, "; {}", retarget_measures(m))?;
+        }
+        writeln!(w)?;
+    }
+    Ok(())
 }
 
 /// A retargeted clip's measures in words: directions, the worst chain end and its mapping, feet,
