@@ -431,22 +431,30 @@ impl Document {
         }
     }
 
-    /// The JSON as read, copied (or parsed afresh when only its text is held, the members
-    /// parsed so far copied: nothing more is kept).
-    fn json_copy(&self) -> Value {
-        match (self.json.get(), &self.lazy) {
-            (Some(read), _) => read.clone(),
-            (None, Some(lazy)) => lazy.to_value_owned(),
-            (None, None) => self.parse_json_text(),
-        }
-    }
-
     /// The JSON text kept by [`Document::let_go_of_json`] (written from the parsed value, or the
     /// GLB's JSON chunk it was parsed from), parsed: so it parses (see [`lazy::parse_checked`]).
     fn parse_json_text(&self) -> Value {
+        lazy::parse_checked(self.json_text_kept())
+    }
+
+    /// The JSON text kept by [`Document::let_go_of_json`].
+    fn json_text_kept(&self) -> &[u8] {
         let chunk = self.json_in_chunk.then(|| self.json_chunk()).flatten();
-        let text = chunk.or(self.json_text.as_deref()).unwrap_or(b"null");
-        lazy::parse_checked(text)
+        chunk.or(self.json_text.as_deref()).unwrap_or(b"null")
+    }
+
+    /// The JSON as read, as text split into its members (see `lazy.rs`), for a document that
+    /// does not hold it so (one built in memory, or whose text could not be held so): the
+    /// text [`Document::let_go_of_json`] kept, or the parsed JSON written out. It reads as the
+    /// parsed JSON does (floats round-trip exactly), so writing it writes the same file.
+    fn json_as_text(&self) -> Result<lazy::LazyJson, ErrorKind> {
+        let text = match self.json.get() {
+            Some(json) => serde_json::to_vec(json).map_err(|e| ErrorKind::Write(e.to_string()))?,
+            None => self.json_text_kept().to_vec(),
+        };
+        let members = lazy::split(&text)
+            .ok_or_else(|| ErrorKind::Write("the JSON as read is not an object".into()))?;
+        Ok(lazy::LazyJson::new(buffers::Buffer::from(text), members))
     }
 
     /// The JSON chunk of a GLB file whose binary chunk is buffer 0 (held in place in the file's
@@ -502,11 +510,13 @@ impl Document {
     }
 
     /// Patches the JSON and lays out the one binary buffer, then hands both to `f` (the buffer's
-    /// bytes still in place in the document's buffers, not gathered). When the model is as read
-    /// and every clip came from the file, the patch would change nothing and leave nothing
-    /// unused: then only the buffer layout is redone, and the rest of the JSON is not copied.
-    /// `as_read` takes that way whatever the model holds (see [`Document::write_as_read`]).
-    /// `readied`: what was readied of the JSON for the patch, if anything (else it is made here).
+    /// bytes still in place in the document's buffers, not gathered). The JSON is held as its
+    /// text (a document parsed whole is written out first): a patch parses only the members it
+    /// changes ([`draft::Draft`]). When the model is as read and every clip came from the file,
+    /// the patch would change nothing and leave nothing unused: then only the buffer layout is
+    /// redone, and the rest of the JSON is not parsed. `as_read` takes that way whatever the
+    /// model holds (see [`Document::write_as_read`]). `readied`: what was readied of the JSON
+    /// for the patch, if anything (else it is made here).
     fn with_parts<R>(
         &self,
         bin_uri: Option<&str>,
@@ -531,80 +541,58 @@ impl Document {
                 )))
             }
         };
+        let made;
+        let text = match &self.lazy {
+            Some(lazy) => lazy,
+            None => {
+                made = self.json_as_text().map_err(fail)?;
+                &made
+            }
+        };
         let buffers = buffers::OutBuffers::new(&self.buffers);
         let unchanged = original.is_none_or(|original| {
             original.same_model(&self.model) && self.model.clips.iter().all(|c| c.source.is_some())
         });
         if let (false, Some(original)) = (unchanged, original) {
             let baked = self.baked().map_err(fail)?;
-            // Held as text: only the members the patch changes are parsed, and the accessors
-            // and buffer views are held as their text (when they can be).
-            let readied = readied.or_else(|| self.lazy.as_ref().and_then(draft::ReadiedJson::of));
-            if let Some(draft::ReadiedJson {
+            let draft::ReadiedJson {
                 mut draft,
                 used_before,
                 mut read,
-            }) = readied
-            {
-                let mut adds = patch::Additions::new(buffers);
-                let json = &mut draft.json;
-                patch::apply(json, &mut read, &mut adds, original, &self.model, &baked)
-                    .map_err(fail)?;
-                let (buffers, added) = adds.into_parts(&mut draft.json);
-                let bin = draft.finish(&used_before, added, &buffers, bin_uri);
-                return Ok(f(layout::OutJson::Draft(draft), &bin));
-            }
-            // The JSON as read, copied (or parsed afresh when only its text is held), and what
-            // it uses; less its animations (`read` holds them): the patch moves each back, as
-            // read or rebuilt.
-            let mut json = self.json_copy();
-            let used_before = layout::Usage::of(&mut json);
-            let mut read = take_animations(&mut json);
+            } = match readied.or_else(|| draft::ReadiedJson::of(text)) {
+                Some(readied) => readied,
+                None => {
+                    return Err(fail(ErrorKind::Write(
+                        "its accessors or buffer views are not an array".into(),
+                    )))
+                }
+            };
             let mut adds = patch::Additions::new(buffers);
-            patch::apply(
-                &mut json,
-                &mut read,
-                &mut adds,
-                original,
-                &self.model,
-                &baked,
-            )
-            .map_err(fail)?;
-            let buffers = adds.into_json(&mut json);
-            layout::collect_garbage(&mut json, &used_before);
-            let bin = layout::pack(&mut json, &buffers, bin_uri);
-            return Ok(f(layout::OutJson::Whole(json), &bin));
+            let json = &mut draft.json;
+            patch::apply(json, &mut read, &mut adds, original, &self.model, &baked)
+                .map_err(fail)?;
+            let (buffers, added) = adds.into_parts(&mut draft.json);
+            let bin = draft.finish(&used_before, added, &buffers, bin_uri);
+            return Ok(f(layout::OutJson::Draft(draft), &bin));
         }
-        // Held as text: the members the layout does not change are transcoded from it, and
-        // its buffer views packed from their text when they can be.
-        let text = self
-            .json
-            .get()
-            .is_none()
-            .then_some(self.lazy.as_ref())
-            .flatten();
-        let mut views = text.and_then(layout::RawItems::views);
+        // Only the buffer layout changes: the other members are transcoded from the text.
+        let mut views = layout::RawItems::of(text, "bufferViews");
         let mut over = serde_json::Map::new();
-        let keys: &[&str] = match views {
-            Some(_) => &["buffers"],
-            None => &["bufferViews", "buffers"],
-        };
-        for key in keys {
-            if let Some(v) = self.json_member_owned(key) {
-                over.insert(key.to_string(), v);
-            }
+        if let Some(v) = text.get_owned("buffers") {
+            over.insert("buffers".to_string(), v);
         }
         let mut over = Value::Object(over);
-        let bin = match &mut views {
-            Some(views) => layout::pack_raw(&mut over, views, &buffers, bin_uri),
-            None => layout::pack(&mut over, &buffers, bin_uri),
-        };
-        let json = match text {
-            Some(base) => layout::OutJson::Text { base, views, over },
-            None => layout::OutJson::Layered {
-                base: self.json(),
-                over,
-            },
+        let mut none = layout::RawItems::empty();
+        let bin = layout::pack(
+            &mut over,
+            views.as_mut().unwrap_or(&mut none),
+            &buffers,
+            bin_uri,
+        );
+        let json = layout::OutJson::AsRead {
+            base: text,
+            views,
+            over,
         };
         Ok(f(json, &bin))
     }
@@ -884,17 +872,6 @@ impl Document {
                         .is_ok_and(|u| same_file(&dir.join(u.as_ref()), candidate))
             })
     }
-}
-
-/// Takes the animations out of `json`, leaving its `animations` array holding nulls in their
-/// places, and returns them (what patching reads of the JSON as read).
-fn take_animations(json: &mut Value) -> read_animations::ReadAnimations<'static> {
-    let mut read = Vec::new();
-    if let Some(Value::Array(anims)) = json.get_mut("animations") {
-        let len = anims.len();
-        read = std::mem::replace(anims, vec![Value::Null; len]);
-    }
-    read_animations::ReadAnimations::Values(read)
 }
 
 /// Bytes on disk of a glTF file and of the buffers and images it refers to by relative URI
