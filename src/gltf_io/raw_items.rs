@@ -102,11 +102,13 @@ impl<'t> RawItems<'t> {
         let as_text = |item: &[u8]| {
             !item.contains(&b'\\') && !contains(item, b"extensions") && !contains(item, b"sparse")
         };
+        // Most arrays hold none of them: their items are not looked at one by one.
+        let all_as_text = as_text(text);
         let items = json_text::items(text)?
             .into_iter()
             .map(|item| match item.first() {
                 _ if !plain => RawItem::Parsed(parse_checked(item)),
-                Some(b'{') if as_text(item) => RawItem::Whole(item),
+                Some(b'{') if all_as_text || as_text(item) => RawItem::Whole(item),
                 Some(b'{') => RawItem::Parsed(parse_checked(item)),
                 _ => RawItem::Other(item),
             });
