@@ -177,24 +177,6 @@ impl<'t> Draft<'t> {
         );
         layout::pack(&mut self.json, &mut self.views, buffers, bin_uri)
     }
-
-    /// The document as one value.
-    pub(crate) fn into_value(self) -> Value {
-        let mut json = self.json;
-        Rebuilt::into_json(self.rebuilt, &mut json);
-        if let Some(map) = json.as_object_mut() {
-            for (key, raw) in [(ACCESSORS, &self.accessors), (VIEWS, &self.views)] {
-                if let Some(slot) = map.get_mut(key) {
-                    // The items' text was checked to parse (`lazy.rs`), so this cannot fail;
-                    // debug builds (the test suite) assert it, as `lazy::parse_checked` does.
-                    let value = serde_json::to_value(raw);
-                    debug_assert!(value.is_ok(), "checked JSON text did not parse: {value:?}");
-                    *slot = value.unwrap_or_default();
-                }
-            }
-        }
-        json
-    }
 }
 
 impl serde::Serialize for Draft<'_> {
@@ -292,7 +274,12 @@ mod tests {
         let (buffers, added) = adds.into_parts(&mut draft.json);
         let packed = draft.finish(&before, added, &buffers, uri).to_vec();
         let written = serde_json::to_string(&draft).expect("written");
-        (written, draft.into_value(), packed, held)
+        (
+            written,
+            serde_json::to_value(&draft).expect("a value"),
+            packed,
+            held,
+        )
     }
 
     /// A draft whose accessors, buffer views and animations are held as text writes what the

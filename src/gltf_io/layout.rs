@@ -586,26 +586,6 @@ impl OutJson<'_> {
         };
         read + read / 16
     }
-
-    /// The JSON as one value.
-    pub fn into_value(self) -> Value {
-        match self {
-            OutJson::Draft(d) => d.into_value(),
-            OutJson::AsRead { base, views, over } => {
-                let mut json = base.to_value();
-                if let (Some(views), Some(o)) = (views, json.as_object_mut()) {
-                    let views = serde_json::to_value(views).unwrap_or_default();
-                    o.insert("bufferViews".into(), views);
-                }
-                if let (Some(json), Value::Object(over)) = (json.as_object_mut(), over) {
-                    for (k, x) in over {
-                        json.insert(k, x);
-                    }
-                }
-                json
-            }
-        }
-    }
 }
 
 impl serde::Serialize for OutJson<'_> {

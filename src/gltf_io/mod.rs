@@ -504,9 +504,14 @@ impl Document {
     /// Builds the output: the patched JSON and the single binary buffer it refers to.
     /// `bin_uri` is the URI to give that buffer (`None` for GLB, whose BIN chunk needs none).
     pub fn to_parts(&self, bin_uri: Option<&str>) -> Result<(Value, Vec<u8>), Error> {
-        self.with_parts(bin_uri, false, None, |json, bin| {
-            (json.into_value(), bin.to_vec())
-        })
+        let (json, bin) = self.with_parts(bin_uri, false, None, |json, bin| {
+            (serde_json::to_value(&json), bin.to_vec())
+        })?;
+        let json = json.map_err(|e| Error {
+            file: self.path.clone(),
+            kind: ErrorKind::Write(e.to_string()),
+        })?;
+        Ok((json, bin))
     }
 
     /// Patches the JSON and lays out the one binary buffer, then hands both to `f` (the buffer's
