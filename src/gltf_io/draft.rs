@@ -59,29 +59,6 @@ fn items<'t>(json: &'t LazyJson, key: &str) -> Option<RawItems<'t>> {
     }
 }
 
-/// What writing a changed document makes of its JSON as read alone, whatever its model holds:
-/// the draft, what it uses as read, and its animations taken out for the patch. Made ahead,
-/// beside the stages, when a document is changed and written ([`super::Document::change_then_write`]).
-pub(crate) struct ReadiedJson<'t> {
-    pub draft: Draft<'t>,
-    pub used_before: Usage,
-    pub read: ReadAnimations<'t>,
-}
-
-impl<'t> ReadiedJson<'t> {
-    /// What writing `json` changed needs of it, when it can be a [`Draft`].
-    pub(crate) fn of(json: &'t LazyJson) -> Option<ReadiedJson<'t>> {
-        let mut draft = Draft::of(json)?;
-        let used_before = draft.usage();
-        let read = draft.take_animations();
-        Some(ReadiedJson {
-            draft,
-            used_before,
-            read,
-        })
-    }
-}
-
 impl<'t> Draft<'t> {
     /// The document held as text `json`, to be patched; `None` when its accessors or buffer
     /// views are no array.

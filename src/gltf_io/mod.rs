@@ -51,10 +51,6 @@ const URI_CHARS: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMER
     .remove(b'-')
     .remove(b'_');
 
-/// The least JSON text (bytes) for which [`Document::change_then_write`] readies the JSON for
-/// writing on a second thread (about 0.2 ms of work, against some 0.05 ms to start a thread).
-const JSON_TO_READY_BESIDE: usize = 64 * 1024;
-
 /// Largest input file skelnorm reads (2 GiB).
 pub const MAX_INPUT_BYTES: u64 = 2 << 30;
 
@@ -504,7 +500,7 @@ impl Document {
     /// Builds the output: the patched JSON and the single binary buffer it refers to.
     /// `bin_uri` is the URI to give that buffer (`None` for GLB, whose BIN chunk needs none).
     pub fn to_parts(&self, bin_uri: Option<&str>) -> Result<(Value, Vec<u8>), Error> {
-        let (json, bin) = self.with_parts(bin_uri, false, None, |json, bin| {
+        let (json, bin) = self.with_parts(bin_uri, false, |json, bin| {
             (serde_json::to_value(&json), bin.to_vec())
         })?;
         let json = json.map_err(|e| Error {
@@ -520,13 +516,11 @@ impl Document {
     /// changes ([`draft::Draft`]). When the model is as read and every clip came from the file,
     /// the patch would change nothing and leave nothing unused: then only the buffer layout is
     /// redone, and the rest of the JSON is not parsed. `as_read` takes that way whatever the
-    /// model holds (see [`Document::write_as_read`]). `readied`: what was readied of the JSON
-    /// for the patch, if anything (else it is made here).
+    /// model holds (see [`Document::write_as_read`]).
     fn with_parts<R>(
         &self,
         bin_uri: Option<&str>,
         as_read: bool,
-        readied: Option<draft::ReadiedJson>,
         f: impl FnOnce(layout::OutJson, &layout::Packed) -> R,
     ) -> Result<R, Error> {
         let fail = |kind| Error {
@@ -560,18 +554,13 @@ impl Document {
         });
         if let (false, Some(original)) = (unchanged, original) {
             let baked = self.baked().map_err(fail)?;
-            let draft::ReadiedJson {
-                mut draft,
-                used_before,
-                mut read,
-            } = match readied.or_else(|| draft::ReadiedJson::of(text)) {
-                Some(readied) => readied,
-                None => {
-                    return Err(fail(ErrorKind::Write(
-                        "its accessors or buffer views are not an array".into(),
-                    )))
-                }
+            let Some(mut draft) = draft::Draft::of(text) else {
+                return Err(fail(ErrorKind::Write(
+                    "its accessors or buffer views are not an array".into(),
+                )));
             };
+            let used_before = draft.usage();
+            let mut read = draft.take_animations();
             let mut adds = patch::Additions::new(buffers);
             let json = &mut draft.json;
             patch::apply(json, &mut read, &mut adds, original, &self.model, &baked)
@@ -663,16 +652,14 @@ impl Document {
     /// are binary). Writes temporary files in the destination folder and renames them, so a
     /// failed write leaves no partial output. Refuses to overwrite the file it was read from.
     pub fn write(&self, out: &Path) -> Result<(), Error> {
-        self.write_to(out, false, None)
+        self.write_to(out, false)
     }
 
-    /// Runs `change` on the model (say, a pipeline's stages) while a second thread readies what
-    /// writing the document changed needs of its JSON as read (the same whatever the model
-    /// becomes: issue 19), then lets go of the keys read that the model no longer holds
-    /// ([`Document::let_go_of_read_keys`]) and hands `then` what `change` returned, the model
-    /// as changed, and a writer of the document to a path ([`Document::write`], which uses
-    /// what was readied the first time it is called). Returns what `then` returns. Writes the
-    /// same file as changing [`Document::model`] and calling [`Document::write`].
+    /// Runs `change` on the model (say, a pipeline's stages), then lets go of the keys read that
+    /// the model no longer holds ([`Document::let_go_of_read_keys`]) and hands `then` what
+    /// `change` returned, the model as changed, and a writer of the document to a path
+    /// ([`Document::write`]). Returns what `then` returns. Writes the same file as changing
+    /// [`Document::model`] and calling [`Document::write`].
     ///
     /// ```
     /// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
@@ -693,40 +680,10 @@ impl Document {
         change: impl FnOnce(&mut Model) -> C,
         then: impl FnOnce(C, &Model, &dyn Fn(&Path) -> Result<(), Error>) -> T,
     ) -> T {
-        self.change_then_write_from(JSON_TO_READY_BESIDE, change, then)
-    }
-
-    /// [`Document::change_then_write`], readying the JSON beside when its text holds at least
-    /// `least` bytes.
-    fn change_then_write_from<C, T>(
-        &mut self,
-        least: usize,
-        change: impl FnOnce(&mut Model) -> C,
-        then: impl FnOnce(C, &Model, &dyn Fn(&Path) -> Result<(), Error>) -> T,
-    ) -> T {
-        let lazy = self.lazy.as_ref();
-        // Readying a small document takes less than starting a thread.
-        let worth = lazy.filter(|l| l.text().len() >= least);
-        let model = &mut self.model;
-        let (changed, readied) = match worth {
-            Some(json) => std::thread::scope(|s| {
-                let readied = std::thread::Builder::new()
-                    .name("skelnorm json".into())
-                    .spawn_scoped(s, || draft::ReadiedJson::of(json));
-                let changed = change(model);
-                let readied = readied.ok().and_then(|a| a.join().ok().flatten());
-                (changed, readied)
-            }),
-            None => (change(model), None),
-        };
-        if let Some(original) = &mut self.original {
-            release::let_go(original, &self.read_keys, &self.model);
-        }
-        let readied = std::cell::Cell::new(readied);
+        let changed = change(&mut self.model);
+        self.let_go_of_read_keys();
         let this = &*self;
-        then(changed, &this.model, &|out| {
-            this.write_to(out, false, readied.take())
-        })
+        then(changed, &this.model, &|out| this.write(out))
     }
 
     /// The key values of its model as read that can be read again from the bytes they were read
@@ -748,16 +705,11 @@ impl Document {
     /// Changes to `model` are not written; it works on a document read only to be looked at
     /// ([`read_owned_for_viewing`]), which keeps no copy of its model. What `convert` does.
     pub fn write_as_read(&self, out: &Path) -> Result<(), Error> {
-        self.write_to(out, true, None)
+        self.write_to(out, true)
     }
 
-    /// Writes the document (as read, when `as_read`) with what was readied of its JSON ahead.
-    fn write_to(
-        &self,
-        out: &Path,
-        as_read: bool,
-        readied: Option<draft::ReadiedJson>,
-    ) -> Result<(), Error> {
+    /// Writes the document (as read, when `as_read`).
+    fn write_to(&self, out: &Path, as_read: bool) -> Result<(), Error> {
         let fail = |kind| Error {
             file: out.to_path_buf(),
             kind,
@@ -777,7 +729,7 @@ impl Document {
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         match format {
-            Format::Glb => self.with_parts(None, as_read, readied, |json, bin| {
+            Format::Glb => self.with_parts(None, as_read, |json, bin| {
                 // The JSON is written after room for the GLB's headers, which are then written
                 // over it: the text is not copied (nor its buffer grown many times, when its
                 // size is known).
@@ -802,7 +754,7 @@ impl Document {
                 let stem = out.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
                 let bin_name = format!("{stem}.bin");
                 let uri = percent_encoding::utf8_percent_encode(&bin_name, URI_CHARS).to_string();
-                self.with_parts(Some(&uri), as_read, readied, |json, bin| {
+                self.with_parts(Some(&uri), as_read, |json, bin| {
                     let mut text = Vec::with_capacity(json.size_hint());
                     serde_json::to_writer_pretty(&mut text, &json)
                         .map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
