@@ -21,34 +21,8 @@ pub(crate) struct Usage {
     extension_views: bool,
 }
 
-/// Objects with at most this many members are searched by comparing keys one by one, which
-/// costs less than hashing the key (glTF's accessors, buffer views, samplers and channels have
-/// 2 to 8 members; issue 19).
-const FEW_MEMBERS: usize = 8;
-
-/// Member `key` of `v` when it is an object (`Value::get`), found without hashing `key` in a
-/// small object.
-pub(crate) fn member<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
-    let map = v.as_object()?;
-    if map.len() > FEW_MEMBERS {
-        return map.get(key);
-    }
-    map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
-}
-
-/// [`member`], to change (`Value::get_mut`).
-pub(crate) fn member_mut<'a>(v: &'a mut Value, key: &str) -> Option<&'a mut Value> {
-    let map = v.as_object_mut()?;
-    if map.len() > FEW_MEMBERS {
-        return map.get_mut(key);
-    }
-    map.iter_mut()
-        .find(|(k, _)| k.as_str() == key)
-        .map(|(_, v)| v)
-}
-
 fn each_array<'a>(json: &'a mut Value, key: &str) -> impl Iterator<Item = &'a mut Value> {
-    member_mut(json, key)
+    json.get_mut(key)
         .and_then(Value::as_array_mut)
         .into_iter()
         .flatten()
@@ -67,8 +41,8 @@ type Visitor = fn(&mut Value, &mut dyn FnMut(&mut Value));
 fn visit_accessor_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
     for mesh in each_array(json, "meshes") {
         for prim in each_array(mesh, "primitives") {
-            each_value(member_mut(prim, "attributes")).for_each(&mut *f);
-            if let Some(i) = member_mut(prim, "indices") {
+            each_value(prim.get_mut("attributes")).for_each(&mut *f);
+            if let Some(i) = prim.get_mut("indices") {
                 f(i);
             }
             for target in each_array(prim, "targets") {
@@ -77,14 +51,14 @@ fn visit_accessor_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
         }
     }
     for skin in each_array(json, "skins") {
-        if let Some(i) = member_mut(skin, "inverseBindMatrices") {
+        if let Some(i) = skin.get_mut("inverseBindMatrices") {
             f(i);
         }
     }
     for anim in each_array(json, "animations") {
         for s in each_array(anim, "samplers") {
             for key in ["input", "output"] {
-                if let Some(i) = member_mut(s, key) {
+                if let Some(i) = s.get_mut(key) {
                     f(i);
                 }
             }
@@ -107,7 +81,7 @@ fn visit_view_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
 /// [`visit_view_refs`] but for the references inside `extensions` objects.
 fn visit_image_views(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
     for img in each_array(json, "images") {
-        if let Some(v) = member_mut(img, "bufferView") {
+        if let Some(v) = img.get_mut("bufferView") {
             f(v);
         }
     }
@@ -125,10 +99,9 @@ fn visit_parsed_view_refs(
     f: &mut dyn FnMut(&mut Value),
 ) {
     for acc in accessors.parsed_mut() {
-        if let Some(sparse) = member_mut(acc, "sparse") {
+        if let Some(sparse) = acc.get_mut("sparse") {
             for part in ["indices", "values"] {
-                if let Some(v) = member_mut(sparse, part).and_then(|p| member_mut(p, "bufferView"))
-                {
+                if let Some(v) = sparse.get_mut(part).and_then(|p| p.get_mut("bufferView")) {
                     f(v);
                 }
             }
@@ -321,7 +294,7 @@ fn place_aligned(end: &mut usize, len: usize) -> usize {
 
 fn set_offset(obj: &mut Value, key: &str, at: usize) {
     if at != 0 {
-        if let Some(slot) = member_mut(obj, key) {
+        if let Some(slot) = obj.get_mut(key) {
             // In its place, as `insert` of a key the object has puts it.
             *slot = at.into();
             return;
@@ -426,15 +399,15 @@ pub(crate) trait ViewRef {
 
 impl ViewRef for Value {
     fn num(&self, key: &str) -> Option<u64> {
-        member(self, key).and_then(Value::as_u64)
+        self.get(key).and_then(Value::as_u64)
     }
     fn set_num(&mut self, key: &str, n: u64) {
-        if let Some(slot) = member_mut(self, key) {
+        if let Some(slot) = self.get_mut(key) {
             *slot = n.into();
         }
     }
     fn set_buffer(&mut self, b: u64) {
-        match member_mut(self, "buffer") {
+        match self.get_mut("buffer") {
             Some(slot) => *slot = b.into(),
             None => self["buffer"] = b.into(),
         }

@@ -5,7 +5,6 @@
 //! `{"input":…,"output":…,"interpolation":…}` and `{"sampler":…,"target":{"node":…,"path":…}}`
 //! write.
 
-use super::layout::member_mut;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -42,7 +41,7 @@ impl AnimItem {
         match self {
             AnimItem::Kept(s) => {
                 for key in ["input", "output"] {
-                    if let Some(i) = member_mut(s, key) {
+                    if let Some(i) = s.get_mut(key) {
                         f(i);
                     }
                 }
