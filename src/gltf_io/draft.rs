@@ -17,14 +17,12 @@ use super::rebuilt::{Animations, Rebuilt};
 use serde_json::Value;
 
 /// The document being patched: `json` holds every member but the accessors and buffer views,
-/// which `accessors` and `views` hold (`json` has placeholders for them: `null` items while it
-/// is patched, so that the indices of the items it adds are right, then `null`).
+/// which `accessors` and `views` hold (`json` has placeholders for them, as many `null` items,
+/// so that the indices of the items a patch adds are right; they are never written).
 pub(crate) struct Draft<'t> {
     pub json: Value,
     accessors: RawItems<'t>,
     views: RawItems<'t>,
-    /// How many accessors and buffer views were read.
-    read: (usize, usize),
     /// The length of the JSON text as read.
     read_len: usize,
     /// The animations as their text, split, when they are held so (`json` holds as many
@@ -80,7 +78,6 @@ impl<'t> Draft<'t> {
             json,
             accessors,
             views,
-            read,
             animations,
             rebuilt: Vec::new(),
         })
@@ -117,9 +114,8 @@ impl<'t> Draft<'t> {
         })
     }
 
-    /// Moves the items the patch added (`added`: buffer views and accessors, and any it pushed
-    /// into `json`) into the items held as text, and holds the channels and samplers of the
-    /// animations it rebuilt, drops the items it left unused (see [`layout::collect_garbage`])
+    /// Moves the buffer views and accessors the patch added (`added`) into the items held as
+    /// text, and holds the channels and samplers of the animations it rebuilt, drops the items it left unused (see [`layout::collect_garbage`])
     /// and packs the buffer views into one buffer (see [`layout::pack`]).
     pub(crate) fn finish<'a>(
         &mut self,
@@ -128,18 +124,6 @@ impl<'t> Draft<'t> {
         buffers: &'a OutBuffers,
         bin_uri: Option<&str>,
     ) -> Packed<'a> {
-        for (key, raw, read) in [
-            (ACCESSORS, &mut self.accessors, self.read.0),
-            (VIEWS, &mut self.views, self.read.1),
-        ] {
-            if let Some(slot) = self.json.get_mut(key) {
-                let mut items = match slot.take() {
-                    Value::Array(items) => items,
-                    _ => Vec::new(),
-                };
-                raw.extend(items.drain(read.min(items.len())..));
-            }
-        }
         self.views.extend_objects(added.views);
         self.accessors.extend_objects(added.accessors);
         self.rebuilt = added.animations;

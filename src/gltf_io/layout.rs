@@ -611,8 +611,7 @@ mod tests {
             for uri in [None, Some("out.bin")] {
                 let mut raw = RawItems::of(&doc, "bufferViews").expect("an array");
                 assert_eq!(raw.parsed_mut().count(), 0, "{views}");
-                let mut parsed = RawItems::empty();
-                parsed.extend(values.clone());
+                let mut parsed = RawItems::from(values.clone());
                 let (mut over_raw, mut over_parsed) = (over(), over());
                 let packed_raw = pack(&mut over_raw, &mut raw, &out, uri);
                 let packed = pack(&mut over_parsed, &mut parsed, &out, uri);

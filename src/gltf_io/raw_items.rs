@@ -4,7 +4,7 @@
 //! are written in their place, as the items parsed into `Value`s and changed would be written;
 //! none is parsed into a `Value`. An object is split into its members only when a number of it
 //! is set: the many a write drops (a file's animation data, replaced) are never split. Items a
-//! patch adds are `Value`s or members at the end. An item whose text holds an extension or a
+//! patch adds are their members, at the end. An item whose text holds an extension or a
 //! sparse part (which may refer to buffer views) or an escape, and every item of an array with
 //! a key given twice, is held parsed: the walks of `layout.rs` read and change it as a `Value`.
 
@@ -28,7 +28,7 @@ enum RawItem<'t> {
     Object(Members<'t>),
     /// Anything else read (no number of it is ever set).
     Other(&'t [u8]),
-    /// An item read that is not held as text (see the module's text), or a patch added.
+    /// An item read that is not held as text (see the module's text).
     Parsed(Value),
 }
 
@@ -65,11 +65,6 @@ impl<'t> RawItems<'t> {
     /// How many items there are.
     pub(crate) fn len(&self) -> usize {
         self.0.len()
-    }
-
-    /// Adds items a patch made, at the end.
-    pub(crate) fn extend(&mut self, added: impl IntoIterator<Item = Value>) {
-        self.0.extend(added.into_iter().map(RawItem::Parsed));
     }
 
     /// Adds objects a patch made as their members, at the end.
@@ -113,6 +108,14 @@ impl<'t> RawItems<'t> {
                 _ => RawItem::Other(item),
             });
         Some(RawItems(items.collect()))
+    }
+}
+
+/// Items held parsed, to compare with the same items held as text.
+#[cfg(test)]
+impl From<Vec<Value>> for RawItems<'_> {
+    fn from(items: Vec<Value>) -> Self {
+        RawItems(items.into_iter().map(RawItem::Parsed).collect())
     }
 }
 
