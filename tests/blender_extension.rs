@@ -13,7 +13,9 @@
 //! - `skelnorm.retarget` of a Mixamo walk (`fixtures/mixamo.glb`) onto ModularMen_Casual imported
 //!   by the extension: every bone of the new `walk` action at every frame is within 1e-5 of the
 //!   height of where three.js plays the same joint in the CLI's retarget of the pair (`skelnorm
-//!   retarget --source fixtures/mixamo.glb --target` the `--rebind` normalized ModularMen);
+//!   retarget --source fixtures/mixamo.glb --target` the `--rebind` normalized ModularMen); the
+//!   same walk retargeted from the source as an armature (Blender's import of the file, playing
+//!   the walk) is within 1e-4 of the height of that;
 //! - `skelnorm.batch` over a small folder (a humanoid, a VRM, a quadruped) reports what `skelnorm
 //!   batch --rebind` reports of it, writes the same bytes and the HTML report;
 //! - a missing file and a file skelnorm does not read fail as Blender error reports naming the
@@ -410,6 +412,28 @@ fn the_extension_imports_normalized_and_retargets_as_the_cli_does() {
     assert!(
         compared > 30 * times.len(),
         "only {compared} joint positions compared"
+    );
+    // The same clip from the source as an armature (exported by Blender's glTF exporter with
+    // its action): the same motion, up to the export's rounding of the source.
+    assert_eq!(
+        r["armature_ok"], true,
+        "skelnorm.retarget from an armature failed: {}",
+        r["armature_error"]
+    );
+    let from_armature = r["armature_heads"].as_array().unwrap();
+    assert_eq!(from_armature.len(), heads.len(), "frames differ");
+    let mut worst: f64 = 0.0;
+    for (a, f) in from_armature.iter().zip(heads) {
+        for (name, p) in a.as_object().unwrap() {
+            worst = worst.max(distance(v3(p), v3(&f[name])) / height);
+        }
+    }
+    println!(
+        "retarget from the source as an armature: within {worst:.2e} of the height of the retarget from its file"
+    );
+    assert!(
+        worst < 1e-4,
+        "retargeting from the armature is {worst:.2e} of the height from the file's"
     );
 
     // The batch: what the CLI's batch of the same folder reports, and the HTML report written.

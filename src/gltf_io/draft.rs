@@ -3,8 +3,10 @@
 //! (`raw_items.rs`) and append new ones, so the many accessors and views of a file with many
 //! clips are never parsed into `Value`s. Its animations are held as their text too, each parsed
 //! as far as the patch needs it (`read_animations.rs`); the other members are parsed to be
-//! patched. A document whose accessors, views or animations cannot be held so (an extension, a
-//! sparse accessor, an escape, a key given twice) is not made a draft: it is patched whole.
+//! patched. What cannot be held as text is held parsed in the same places: an accessor or view
+//! with an extension, a sparse part or an escape (`raw_items.rs`), animations with an extension,
+//! an escape or a key given twice (in `json`). Every changed document is written so, a document
+//! parsed whole being first written out as text (`super::Document::with_parts`).
 
 use super::buffers::OutBuffers;
 use super::layout::{self, Packed, RawItems, Usage};
@@ -15,14 +17,12 @@ use super::rebuilt::{Animations, Rebuilt};
 use serde_json::Value;
 
 /// The document being patched: `json` holds every member but the accessors and buffer views,
-/// which `accessors` and `views` hold (`json` has placeholders for them: `null` items while it
-/// is patched, so that the indices of the items it adds are right, then `null`).
+/// which `accessors` and `views` hold (`json` has placeholders for them, as many `null` items,
+/// so that the indices of the items a patch adds are right; they are never written).
 pub(crate) struct Draft<'t> {
     pub json: Value,
     accessors: RawItems<'t>,
     views: RawItems<'t>,
-    /// How many accessors and buffer views were read.
-    read: (usize, usize),
     /// The length of the JSON text as read.
     read_len: usize,
     /// The animations as their text, split, when they are held so (`json` holds as many
@@ -48,15 +48,8 @@ fn animation_texts<'t>(json: &'t LazyJson) -> Option<Vec<AnimText<'t>>> {
     AnimText::all_of(text)
 }
 
-/// Whether member `key` of `json` (held as text) can be held as [`RawItems`] while a patch
-/// renumbers it: no extension (which may refer to views), no sparse accessor (whose parts
-/// refer to views).
-fn holdable(json: &LazyJson, key: &str) -> bool {
-    json.text_of(key)
-        .is_none_or(|text| !lazy::contains(text, b"extensions") && !lazy::contains(text, b"sparse"))
-}
-
-/// The items of member `key`, none when it is absent.
+/// The items of member `key`, none when it is absent; `None` when it is no array (which the
+/// typed read refuses).
 fn items<'t>(json: &'t LazyJson, key: &str) -> Option<RawItems<'t>> {
     match json.text_of(key) {
         Some(_) => RawItems::of(json, key),
@@ -64,36 +57,10 @@ fn items<'t>(json: &'t LazyJson, key: &str) -> Option<RawItems<'t>> {
     }
 }
 
-/// What writing a changed document makes of its JSON as read alone, whatever its model holds:
-/// the draft, what it uses as read, and its animations taken out for the patch. Made ahead,
-/// beside the stages, when a document is changed and written ([`super::Document::change_then_write`]).
-pub(crate) struct ReadiedJson<'t> {
-    pub draft: Draft<'t>,
-    pub used_before: Usage,
-    pub read: ReadAnimations<'t>,
-}
-
-impl<'t> ReadiedJson<'t> {
-    /// What writing `json` changed needs of it, when it can be a [`Draft`].
-    pub(crate) fn of(json: &'t LazyJson) -> Option<ReadiedJson<'t>> {
-        let mut draft = Draft::of(json)?;
-        let used_before = draft.usage();
-        let read = draft.take_animations();
-        Some(ReadiedJson {
-            draft,
-            used_before,
-            read,
-        })
-    }
-}
-
 impl<'t> Draft<'t> {
-    /// The document held as text `json`, to be patched, when its accessors and buffer views
-    /// can be held as text.
+    /// The document held as text `json`, to be patched; `None` when its accessors or buffer
+    /// views are no array.
     pub(crate) fn of(json: &'t LazyJson) -> Option<Draft<'t>> {
-        if !holdable(json, ACCESSORS) || !holdable(json, VIEWS) {
-            return None;
-        }
         let accessors = items(json, ACCESSORS)?;
         let views = items(json, VIEWS)?;
         let read = (accessors.len(), views.len());
@@ -111,7 +78,6 @@ impl<'t> Draft<'t> {
             json,
             accessors,
             views,
-            read,
             animations,
             rebuilt: Vec::new(),
         })
@@ -126,23 +92,30 @@ impl<'t> Draft<'t> {
     pub(crate) fn take_animations(&mut self) -> ReadAnimations<'t> {
         match self.animations.take() {
             Some(anims) => ReadAnimations::Text(anims.into_iter().map(Some).collect()),
-            None => super::take_animations(&mut self.json),
+            None => {
+                let mut read = Vec::new();
+                if let Some(Value::Array(anims)) = self.json.get_mut(ANIMATIONS) {
+                    let len = anims.len();
+                    read = std::mem::replace(anims, vec![Value::Null; len]);
+                }
+                ReadAnimations::Values(read)
+            }
         }
     }
 
     /// What the document refers to (see [`Usage::of`]), before its animations are taken.
     pub(crate) fn usage(&mut self) -> Usage {
         let animations = &self.animations;
-        Usage::of_parts(&mut self.json, &mut self.accessors, |used| {
+        let (accessors, views) = (&mut self.accessors, &mut self.views);
+        Usage::of(&mut self.json, accessors, views, |used| {
             if let Some(anims) = animations {
                 read_animations::mark_accessors(anims, used);
             }
         })
     }
 
-    /// Moves the items the patch added (`added`: buffer views and accessors, and any it pushed
-    /// into `json`) into the items held as text, and holds the channels and samplers of the
-    /// animations it rebuilt, drops the items it left unused (see [`layout::collect_garbage`])
+    /// Moves the buffer views and accessors the patch added (`added`) into the items held as
+    /// text, and holds the channels and samplers of the animations it rebuilt, drops the items it left unused (see [`layout::collect_garbage`])
     /// and packs the buffer views into one buffer (see [`layout::pack`]).
     pub(crate) fn finish<'a>(
         &mut self,
@@ -151,49 +124,19 @@ impl<'t> Draft<'t> {
         buffers: &'a OutBuffers,
         bin_uri: Option<&str>,
     ) -> Packed<'a> {
-        for (key, raw, read) in [
-            (ACCESSORS, &mut self.accessors, self.read.0),
-            (VIEWS, &mut self.views, self.read.1),
-        ] {
-            if let Some(slot) = self.json.get_mut(key) {
-                let mut items = match slot.take() {
-                    Value::Array(items) => items,
-                    _ => Vec::new(),
-                };
-                raw.extend(items.drain(read.min(items.len())..));
-            }
-        }
         self.views.extend_objects(added.views);
         self.accessors.extend_objects(added.accessors);
         self.rebuilt = added.animations;
         self.rebuilt.sort_by_key(|r| r.index);
         let rebuilt = &mut self.rebuilt;
-        layout::collect_garbage_parts(
+        layout::collect_garbage(
             &mut self.json,
             &mut self.accessors,
             &mut self.views,
             rebuilt,
             before,
         );
-        layout::pack_raw(&mut self.json, &mut self.views, buffers, bin_uri)
-    }
-
-    /// The document as one value.
-    pub(crate) fn into_value(self) -> Value {
-        let mut json = self.json;
-        Rebuilt::into_json(self.rebuilt, &mut json);
-        if let Some(map) = json.as_object_mut() {
-            for (key, raw) in [(ACCESSORS, &self.accessors), (VIEWS, &self.views)] {
-                if let Some(slot) = map.get_mut(key) {
-                    // The items' text was checked to parse (`lazy.rs`), so this cannot fail;
-                    // debug builds (the test suite) assert it, as `lazy::parse_checked` does.
-                    let value = serde_json::to_value(raw);
-                    debug_assert!(value.is_ok(), "checked JSON text did not parse: {value:?}");
-                    *slot = value.unwrap_or_default();
-                }
-            }
-        }
-        json
+        layout::pack(&mut self.json, &mut self.views, buffers, bin_uri)
     }
 }
 
@@ -230,10 +173,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// The same stand-in for a patch on a draft and on the document parsed whole: animation 0
-    /// rebuilt with two new channels and samplers and one kept, that refer to accessors 0 and 5
-    /// (its accessors 1 and 2 left unused, 5 renumbered), animation 1 kept, a view and an
-    /// accessor added, which the skin refers to.
+    /// A stand-in for a patch: animation 0 rebuilt with two new channels and samplers and one
+    /// kept, that refer to accessors 0 and 5 (its accessors 1 and 2 left unused, 5 renumbered),
+    /// animation 1 kept, a view and an accessor added, which the skin refers to.
     fn patch(json: &mut Value, read: &mut ReadAnimations, adds: &mut Additions) {
         json["animations"][0] = json!({ "name": "a", "samplers": null, "channels": null });
         let sampler = |input: u64, output: u64| AnimItem::Sampler {
@@ -274,11 +216,42 @@ mod tests {
         json["skins"][0]["inverseBindMatrices"] = accessors.into();
     }
 
-    /// A draft writes what the document patched whole writes: accessors renumbered where views
-    /// were dropped (and one whose view is no `u64` left as it is), items that are no objects,
-    /// references from meshes, skins and images renumbered, the packed buffer the same.
+    /// The document `text` made a draft, patched by [`patch`] and finished: what it writes, its
+    /// value, the packed buffer, how many of its accessors and views were held parsed, and
+    /// whether its animations were held as text.
+    fn patched(text: &str, uri: Option<&str>) -> (String, Value, Vec<u8>, (usize, bool)) {
+        let data = vec![Some(Buffer::from((0..20).collect::<Vec<u8>>()))];
+        let lazy = LazyJson::new(
+            Buffer::from(text.as_bytes().to_vec()),
+            lazy::split(text.as_bytes()).expect("splits"),
+        );
+        let mut draft = Draft::of(&lazy).expect("a draft");
+        let parsed = draft.accessors.parsed_mut().count() + draft.views.parsed_mut().count();
+        let held = (parsed, draft.animations.is_some());
+        let before = draft.usage();
+        let mut read = draft.take_animations();
+        let mut adds = Additions::new(OutBuffers::new(&data));
+        patch(&mut draft.json, &mut read, &mut adds);
+        let (buffers, added) = adds.into_parts(&mut draft.json);
+        let packed = draft.finish(&before, added, &buffers, uri).to_vec();
+        let written = serde_json::to_string(&draft).expect("written");
+        (
+            written,
+            serde_json::to_value(&draft).expect("a value"),
+            packed,
+            held,
+        )
+    }
+
+    /// A draft whose accessors, buffer views and animations are held as text writes what the
+    /// same document writes with them held parsed (each of those members given a key twice, with
+    /// the same value: see `raw_items.rs`), which is what the document parsed whole and patched
+    /// wrote (compared so until that way of writing was removed, issue 44): accessors
+    /// renumbered where views were dropped (and one whose view is no `u64` left as it is), items
+    /// that are no objects, references from meshes, skins and images renumbered, the packed
+    /// buffer the same.
     #[test]
-    fn a_draft_writes_what_the_document_patched_whole_writes() {
+    fn a_draft_held_as_text_writes_what_one_held_parsed_writes() {
         let text = r#"{"asset":{"version":"2.0"},
             "accessors":[{"bufferView":0,"componentType":5126,"count":1,"type":"SCALAR","min":[0.5],"max":[1]},
                 {"bufferView":1,"count":1},{"count":2,"bufferView":2},{"bufferView":3.0},7,
@@ -293,41 +266,32 @@ mod tests {
             "animations":[{"name":"a","samplers":[{"input":0,"output":1},{"input":0,"output":2}],
                 "channels":[{"sampler":0,"target":{"node":0,"path":"rotation"}}]},
                 {"samplers":[{"input":0,"output":0}],"channels":[]}]}"#;
-        let data = vec![Some(Buffer::from((0..20).collect::<Vec<u8>>()))];
-        let lazy = LazyJson::new(
-            Buffer::from(text.as_bytes().to_vec()),
-            lazy::split(text.as_bytes()).expect("splits"),
-        );
+        let twice = text
+            .replacen(r#"{"name":"x","#, r#"{"name":"x","name":"x","#, 1)
+            .replacen(
+                r#"{"buffer":0,"byteLength":2}"#,
+                r#"{"buffer":0,"byteLength":2,"buffer":0}"#,
+                1,
+            )
+            .replacen(r#"{"name":"a","#, r#"{"name":"a","name":"a","#, 1);
         for uri in [None, Some("out.bin")] {
-            let mut whole: Value = serde_json::from_str(text).expect("parses");
-            let before = Usage::of(&mut whole);
-            let mut read = super::super::take_animations(&mut whole);
-            let mut adds = Additions::new(OutBuffers::new(&data));
-            patch(&mut whole, &mut read, &mut adds);
-            let buffers = adds.into_json(&mut whole);
-            layout::collect_garbage(&mut whole, &before);
-            let packed = layout::pack(&mut whole, &buffers, uri);
-
-            let mut draft = Draft::of(&lazy).expect("a draft");
-            assert!(draft.animations.is_some(), "animations held as text");
-            let before = draft.usage();
-            let mut read = draft.take_animations();
-            let mut adds = Additions::new(OutBuffers::new(&data));
-            patch(&mut draft.json, &mut read, &mut adds);
-            let (buffers, added) = adds.into_parts(&mut draft.json);
-            let packed_draft = draft.finish(&before, added, &buffers, uri);
-
-            let written = serde_json::to_string(&draft).expect("written");
-            assert_eq!(written, serde_json::to_string(&whole).expect("written"));
-            assert_eq!(draft.into_value(), whole);
-            assert_eq!(packed_draft.to_vec(), packed.to_vec());
-            assert_eq!(whole["accessors"].as_array().map(Vec::len), Some(5));
-            let samplers = &whole["animations"][0]["samplers"];
+            let (written, value, packed, held_parsed) = patched(text, uri);
+            assert_eq!(held_parsed, (0, true));
+            let (written_parsed, value_parsed, packed_parsed, held_parsed) = patched(&twice, uri);
+            assert_eq!(held_parsed, (6 + 7, false));
+            assert_eq!(written, written_parsed);
+            assert_eq!(value, value_parsed);
+            assert_eq!(packed, packed_parsed);
+            assert_eq!(serde_json::to_string(&value).expect("written"), written);
+            assert_eq!(value["accessors"].as_array().map(Vec::len), Some(5));
+            let samplers = &value["animations"][0]["samplers"];
             assert_eq!(
                 samplers[0],
                 json!({ "input": 0, "output": 3, "interpolation": "LINEAR" })
             );
             assert_eq!(samplers[2]["output"], 3);
+            assert_eq!(value["skins"][0]["inverseBindMatrices"], 4);
+            assert_eq!(value["images"][0]["bufferView"], 3);
         }
     }
 }

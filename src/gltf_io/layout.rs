@@ -1,6 +1,7 @@
 //! Buffer layout on write: dropping accessors and buffer views that a patch left unused, and
-//! packing every buffer view into one buffer (4-byte aligned). Fallback buffers of
-//! `EXT_meshopt_compression` (which hold no data) are kept as they are.
+//! packing every buffer view into one buffer (4-byte aligned), for a document whose accessors
+//! and buffer views are held apart from its other members ([`RawItems`], see `draft.rs`).
+//! Fallback buffers of `EXT_meshopt_compression` (which hold no data) are kept as they are.
 
 use super::buffers::{is_fallback, OutBuffers, Piece};
 use super::lazy::LazyJson;
@@ -20,38 +21,8 @@ pub(crate) struct Usage {
     extension_views: bool,
 }
 
-/// Objects with at most this many members are searched by comparing keys one by one, which
-/// costs less than hashing the key (glTF's accessors, buffer views, samplers and channels have
-/// 2 to 8 members; issue 19).
-const FEW_MEMBERS: usize = 8;
-
-/// Member `key` of `v` when it is an object (`Value::get`), found without hashing `key` in a
-/// small object.
-pub(crate) fn member<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
-    let map = v.as_object()?;
-    if map.len() > FEW_MEMBERS {
-        return map.get(key);
-    }
-    map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
-}
-
-/// [`member`], to change (`Value::get_mut`).
-pub(crate) fn member_mut<'a>(v: &'a mut Value, key: &str) -> Option<&'a mut Value> {
-    let map = v.as_object_mut()?;
-    if map.len() > FEW_MEMBERS {
-        return map.get_mut(key);
-    }
-    map.iter_mut()
-        .find(|(k, _)| k.as_str() == key)
-        .map(|(_, v)| v)
-}
-
-fn len_of(json: &Value, key: &str) -> usize {
-    json.get(key).and_then(Value::as_array).map_or(0, Vec::len)
-}
-
 fn each_array<'a>(json: &'a mut Value, key: &str) -> impl Iterator<Item = &'a mut Value> {
-    member_mut(json, key)
+    json.get_mut(key)
         .and_then(Value::as_array_mut)
         .into_iter()
         .flatten()
@@ -70,8 +41,8 @@ type Visitor = fn(&mut Value, &mut dyn FnMut(&mut Value));
 fn visit_accessor_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
     for mesh in each_array(json, "meshes") {
         for prim in each_array(mesh, "primitives") {
-            each_value(member_mut(prim, "attributes")).for_each(&mut *f);
-            if let Some(i) = member_mut(prim, "indices") {
+            each_value(prim.get_mut("attributes")).for_each(&mut *f);
+            if let Some(i) = prim.get_mut("indices") {
                 f(i);
             }
             for target in each_array(prim, "targets") {
@@ -80,14 +51,14 @@ fn visit_accessor_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
         }
     }
     for skin in each_array(json, "skins") {
-        if let Some(i) = member_mut(skin, "inverseBindMatrices") {
+        if let Some(i) = skin.get_mut("inverseBindMatrices") {
             f(i);
         }
     }
     for anim in each_array(json, "animations") {
         for s in each_array(anim, "samplers") {
             for key in ["input", "output"] {
-                if let Some(i) = member_mut(s, key) {
+                if let Some(i) = s.get_mut(key) {
                     f(i);
                 }
             }
@@ -99,31 +70,49 @@ fn visit_accessor_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
     }
 }
 
-/// Calls `f` on every JSON value that holds a buffer view index: accessors (and their sparse
-/// parts), images, and any `bufferView` key inside an `extensions` object (Draco and others).
+/// Calls `f` on every JSON value of a document's members but its accessors and buffer views
+/// that holds a buffer view index: images, and any `bufferView` key inside an `extensions`
+/// object (Draco and others).
 fn visit_view_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
-    visit_plain_view_refs(json, f);
+    visit_image_views(json, f);
     visit_extension_views(json, false, f);
 }
 
 /// [`visit_view_refs`] but for the references inside `extensions` objects.
-fn visit_plain_view_refs(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
-    for acc in each_array(json, "accessors") {
-        if let Some(v) = member_mut(acc, "bufferView") {
+fn visit_image_views(json: &mut Value, f: &mut dyn FnMut(&mut Value)) {
+    for img in each_array(json, "images") {
+        if let Some(v) = img.get_mut("bufferView") {
             f(v);
         }
-        if let Some(sparse) = member_mut(acc, "sparse") {
+    }
+}
+
+/// Calls `f` on every value of the accessors and buffer views held parsed (see `raw_items.rs`)
+/// that holds a buffer view index but an accessor's own `bufferView` (which [`mark_raw`] and
+/// [`collect_garbage`] read as they read it in the items held as text, which hold no other): an
+/// accessor's sparse parts, and when `extensions`, any `bufferView` key inside an `extensions`
+/// object.
+fn visit_parsed_view_refs(
+    accessors: &mut RawItems,
+    views: &mut RawItems,
+    extensions: bool,
+    f: &mut dyn FnMut(&mut Value),
+) {
+    for acc in accessors.parsed_mut() {
+        if let Some(sparse) = acc.get_mut("sparse") {
             for part in ["indices", "values"] {
-                if let Some(v) = member_mut(sparse, part).and_then(|p| member_mut(p, "bufferView"))
-                {
+                if let Some(v) = sparse.get_mut(part).and_then(|p| p.get_mut("bufferView")) {
                     f(v);
                 }
             }
         }
+        if extensions {
+            visit_extension_views(acc, false, f);
+        }
     }
-    for img in each_array(json, "images") {
-        if let Some(v) = member_mut(img, "bufferView") {
-            f(v);
+    if extensions {
+        for view in views.parsed_mut() {
+            visit_extension_views(view, false, f);
         }
     }
 }
@@ -171,40 +160,44 @@ fn mark_raw(used: &mut [bool], accessors: &mut RawItems) {
 }
 
 impl Usage {
-    /// Marks what `json` refers to. It takes `&mut` only because the reference walks are
-    /// written once for marking and renumbering; marking changes nothing.
-    pub fn of(json: &mut Value) -> Usage {
-        let (accessors, views) = (len_of(json, "accessors"), len_of(json, "bufferViews"));
+    /// Marks what a document refers to: its members but the accessors and buffer views in
+    /// `json` (which holds placeholders for those, that refer to nothing), its accessors and
+    /// buffer views in `accessors` and `views`, and its animations in `json` or held apart
+    /// (then `animations` marks the accessors they refer to). It takes `&mut` only because the
+    /// reference walks are written once for marking and renumbering; marking changes nothing.
+    pub fn of(
+        json: &mut Value,
+        accessors: &mut RawItems,
+        views: &mut RawItems,
+        animations: impl FnOnce(&mut [bool]),
+    ) -> Usage {
         let mut extension_views = false;
-        visit_extension_views(json, false, &mut |_| extension_views = true);
+        let mut found = |_: &mut Value| extension_views = true;
+        visit_extension_views(json, false, &mut found);
+        for item in accessors.parsed_mut().chain(views.parsed_mut()) {
+            visit_extension_views(item, false, &mut found);
+        }
+        let mut used = mark(accessors.len(), json, visit_accessor_refs);
+        animations(&mut used);
+        let mut used_views = mark(views.len(), json, Usage::view_walk(extension_views));
+        mark_raw(&mut used_views, accessors);
+        visit_parsed_view_refs(accessors, views, extension_views, &mut |v| {
+            mark_one(&mut used_views, v)
+        });
         Usage {
-            accessors: mark(accessors, json, visit_accessor_refs),
-            views: mark(views, json, Usage::view_walk(extension_views)),
+            accessors: used,
+            views: used_views,
             extension_views,
         }
     }
 
-    /// [`Usage::of`] of a document whose accessors are held as text (`accessors`; `json`
-    /// holds as many placeholders that refer to nothing), and whose animations may be too
-    /// (`animations` marks the accessors they refer to). Neither holds an extension.
-    pub fn of_parts(
-        json: &mut Value,
-        accessors: &mut RawItems,
-        animations: impl FnOnce(&mut [bool]),
-    ) -> Usage {
-        let mut usage = Usage::of(json);
-        mark_raw(&mut usage.views, accessors);
-        animations(&mut usage.accessors);
-        usage
-    }
-
-    /// The walk over the buffer view references of a document whose extensions hold some
-    /// (`extension_views`) or none.
+    /// The walk over the buffer view references of the members but the accessors and buffer
+    /// views of a document whose extensions hold some (`extension_views`) or none.
     fn view_walk(extension_views: bool) -> Visitor {
         if extension_views {
             visit_view_refs
         } else {
-            visit_plain_view_refs
+            visit_image_views
         }
     }
 }
@@ -225,22 +218,6 @@ fn new_indices(drop: &[bool]) -> Vec<Option<u64>> {
 /// The new index of the item index `i` holds, if it is one and is kept.
 fn renumbered(i: Option<u64>, new_index: &[Option<u64>]) -> Option<u64> {
     new_index.get(i? as usize).copied().flatten()
-}
-
-/// Removes the items of `json[key]` for which `drop` is true and renumbers references.
-fn remove_items(json: &mut Value, key: &str, drop: &[bool], visit: Visitor) {
-    if !drop.contains(&true) {
-        return;
-    }
-    let new_index = new_indices(drop);
-    if let Some(items) = json.get_mut(key).and_then(Value::as_array_mut) {
-        let mut i = 0;
-        items.retain(|_| {
-            i += 1;
-            !drop[i - 1]
-        });
-    }
-    renumber(json, visit, &new_index);
 }
 
 /// Gives every reference `visit` walks its item's new index.
@@ -264,21 +241,11 @@ fn orphaned(now: &[bool], before: &[bool]) -> Vec<bool> {
 }
 
 /// Drops accessors, then buffer views, that were used before the patch and are not any more.
-/// Things the input already left unused are kept: skelnorm removes only what it orphaned.
-pub(crate) fn collect_garbage(json: &mut Value, before: &Usage) {
-    let now = mark(len_of(json, "accessors"), json, visit_accessor_refs);
-    let drop = orphaned(&now, &before.accessors);
-    remove_items(json, "accessors", &drop, visit_accessor_refs);
-    let views = Usage::view_walk(before.extension_views);
-    let now = mark(len_of(json, "bufferViews"), json, views);
-    let drop = orphaned(&now, &before.views);
-    remove_items(json, "bufferViews", &drop, views);
-}
-
-/// [`collect_garbage`] of a document whose accessors and buffer views are held as text
-/// (`accessors`, `views`, with the items a patch added at their end; `json` holds neither),
-/// and the channels and samplers of whose rebuilt animations are held beside it (`rebuilt`).
-pub(crate) fn collect_garbage_parts(
+/// Things the input already left unused are kept: skelnorm removes only what it orphaned. The
+/// document's accessors and buffer views are `accessors` and `views` (with the items a patch
+/// added at their end; `json` holds neither), and the channels and samplers of its rebuilt
+/// animations are held beside it (`rebuilt`).
+pub(crate) fn collect_garbage(
     json: &mut Value,
     accessors: &mut RawItems,
     views: &mut RawItems,
@@ -297,11 +264,16 @@ pub(crate) fn collect_garbage_parts(
     let walk = Usage::view_walk(before.extension_views);
     let mut now = mark(views.len(), json, walk);
     mark_raw(&mut now, accessors);
+    let extensions = before.extension_views;
+    visit_parsed_view_refs(accessors, views, extensions, &mut |v| mark_one(&mut now, v));
     let drop = orphaned(&now, &before.views);
     if drop.contains(&true) {
         views.remove(&drop);
         let new_index = new_indices(&drop);
         renumber(json, walk, &new_index);
+        visit_parsed_view_refs(accessors, views, extensions, &mut |v| {
+            renumber_one(v, &new_index)
+        });
         for acc in accessors.objects_mut() {
             // Set only when it changes: an accessor read keeps its text (see `raw_items.rs`).
             let old = acc.num("bufferView");
@@ -322,7 +294,7 @@ fn place_aligned(end: &mut usize, len: usize) -> usize {
 
 fn set_offset(obj: &mut Value, key: &str, at: usize) {
     if at != 0 {
-        if let Some(slot) = member_mut(obj, key) {
+        if let Some(slot) = obj.get_mut(key) {
             // In its place, as `insert` of a key the object has puts it.
             *slot = at.into();
             return;
@@ -419,19 +391,23 @@ pub(crate) trait ViewRef {
     fn set_buffer(&mut self, b: u64);
     /// Sets `byteOffset`, or removes it when `at` is 0 (see [`set_offset`]).
     fn set_offset(&mut self, at: usize);
+    /// The view as a parsed `Value`, when it is one (to reach its extensions).
+    fn parsed_mut(&mut self) -> Option<&mut Value> {
+        None
+    }
 }
 
 impl ViewRef for Value {
     fn num(&self, key: &str) -> Option<u64> {
-        member(self, key).and_then(Value::as_u64)
+        self.get(key).and_then(Value::as_u64)
     }
     fn set_num(&mut self, key: &str, n: u64) {
-        if let Some(slot) = member_mut(self, key) {
+        if let Some(slot) = self.get_mut(key) {
             *slot = n.into();
         }
     }
     fn set_buffer(&mut self, b: u64) {
-        match member_mut(self, "buffer") {
+        match self.get_mut("buffer") {
             Some(slot) => *slot = b.into(),
             None => self["buffer"] = b.into(),
         }
@@ -439,7 +415,13 @@ impl ViewRef for Value {
     fn set_offset(&mut self, at: usize) {
         set_offset(self, "byteOffset", at);
     }
+    fn parsed_mut(&mut self) -> Option<&mut Value> {
+        Some(self)
+    }
 }
+
+/// Where a buffer view holds the part of a buffer its `EXT_meshopt_compression` data lies in.
+const MESHOPT: &str = "/extensions/EXT_meshopt_compression";
 
 /// The state of [`pack`] while it moves views into the one new buffer.
 struct Packing<'a> {
@@ -525,32 +507,11 @@ impl<'a> Packing<'a> {
     }
 }
 
-/// Moves every buffer view into one new buffer (index 0) and returns where its bytes come from.
-/// Buffers that hold no data (meshopt fallbacks) follow it unchanged. `bin_uri` names the new
+/// Moves every buffer view (`views`) into one new buffer (index 0) and returns where its bytes
+/// come from. Buffers that hold no data (meshopt fallbacks) follow it unchanged: `over` holds
+/// the document's `buffers` (when it has them), which it replaces. `bin_uri` names the new
 /// buffer's file; `None` leaves it without a URI (the GLB binary chunk).
 pub(crate) fn pack<'a>(
-    json: &mut Value,
-    buffers: &'a OutBuffers,
-    bin_uri: Option<&str>,
-) -> Packed<'a> {
-    let mut packing = Packing::new(json.get("buffers"), buffers);
-    for view in each_array(json, "bufferViews") {
-        packing.relocate(view);
-        if let Some(ext) = view.pointer_mut("/extensions/EXT_meshopt_compression") {
-            packing.relocate(ext);
-        }
-    }
-    let (packed, new_buffers) = packing.finish(json.get("buffers").is_some(), bin_uri);
-    if let Some(b) = new_buffers {
-        json["buffers"] = b;
-    }
-    packed
-}
-
-/// [`pack`] of a document held as text (`lazy.rs`) whose buffer views are `views` (their
-/// text, see [`RawItems`]) and whose other members it changes are in `over` (an object,
-/// holding `buffers` when the document has it).
-pub(crate) fn pack_raw<'a>(
     over: &mut Value,
     views: &mut RawItems<'_>,
     buffers: &'a OutBuffers,
@@ -559,6 +520,10 @@ pub(crate) fn pack_raw<'a>(
     let mut packing = Packing::new(over.get("buffers"), buffers);
     for view in views.split_objects_mut() {
         packing.relocate(view);
+        let meshopt = view.parsed_mut().and_then(|v| v.pointer_mut(MESHOPT));
+        if let Some(ext) = meshopt {
+            packing.relocate(ext);
+        }
     }
     let (packed, new_buffers) = packing.finish(over.get("buffers").is_some(), bin_uri);
     if let Some(b) = new_buffers {
@@ -567,27 +532,18 @@ pub(crate) fn pack_raw<'a>(
     packed
 }
 
-/// The JSON of a document being written: a patched copy, or the document as read with only its
+/// The JSON of a document being written: patched, or the document as read with only its
 /// buffer layout (`bufferViews`, `buffers`) replaced, when the patch would change nothing (then
-/// the rest of it is not copied).
+/// the rest of it is not parsed).
 pub(crate) enum OutJson<'a> {
-    /// The whole patched document.
-    Whole(Value),
-    /// The patched document, its accessors and buffer views held as text.
+    /// The patched document.
     Draft(super::draft::Draft<'a>),
-    /// `base` with the top-level keys of `over` replacing its own (new keys at the end).
-    Layered {
-        /// The document as read (an object).
-        base: &'a Value,
-        /// Replacements of top-level keys (an object).
-        over: Value,
-    },
-    /// As `Layered`, the document as read held as its text (the members `over` does not
-    /// replace are transcoded from it: see `lazy.rs`).
-    Text {
+    /// The document as read, held as its text, with the top-level keys of `over` replacing its
+    /// own (the members it does not replace are transcoded from it: see `lazy.rs`).
+    AsRead {
         /// The document as read.
         base: &'a LazyJson,
-        /// Its buffer views packed from their text, when they were (else `over` holds them).
+        /// Its buffer views, packed, when it has them.
         views: Option<RawItems<'a>>,
         /// Replacements of top-level keys (an object).
         over: Value,
@@ -595,74 +551,25 @@ pub(crate) enum OutJson<'a> {
 }
 
 impl OutJson<'_> {
-    /// About how many bytes its compact text takes (0 when not known).
+    /// About how many bytes its compact text takes.
     pub fn size_hint(&self) -> usize {
-        match self {
-            OutJson::Text { base, .. } => base.text().len() + base.text().len() / 16,
-            OutJson::Draft(d) => d.read_len() + d.read_len() / 16,
-            _ => 0,
-        }
-    }
-
-    /// The JSON as one value.
-    pub fn into_value(self) -> Value {
-        match self {
-            OutJson::Whole(v) => v,
-            OutJson::Draft(d) => d.into_value(),
-            OutJson::Text { base, views, over } => {
-                let mut over = over;
-                if let (Some(views), Some(o)) = (views, over.as_object_mut()) {
-                    let views = serde_json::to_value(views).unwrap_or_default();
-                    o.insert("bufferViews".into(), views);
-                }
-                OutJson::Layered {
-                    base: &base.to_value(),
-                    over,
-                }
-                .into_value()
-            }
-            OutJson::Layered { base, over } => {
-                let mut v = base.clone();
-                if let (Some(v), Value::Object(over)) = (v.as_object_mut(), over) {
-                    for (k, x) in over {
-                        v.insert(k, x);
-                    }
-                }
-                v
-            }
-        }
+        let read = match self {
+            OutJson::AsRead { base, .. } => base.text().len(),
+            OutJson::Draft(d) => d.read_len(),
+        };
+        read + read / 16
     }
 }
 
 impl serde::Serialize for OutJson<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let (base, over) = match self {
-            OutJson::Whole(v) => return v.serialize(s),
-            OutJson::Draft(d) => return d.serialize(s),
-            OutJson::Text { base, views, over } => {
+        match self {
+            OutJson::Draft(d) => d.serialize(s),
+            OutJson::AsRead { base, views, over } => {
                 let views = views.as_ref().map(|v| ("bufferViews", v));
-                return base.serialize_over(over, views, s);
-            }
-            OutJson::Layered { base, over } => (base, over),
-        };
-        let (Some(base), Some(over)) = (base.as_object(), over.as_object()) else {
-            return Err(serde::ser::Error::custom(
-                "the document is not a JSON object",
-            ));
-        };
-        let mut map = s.serialize_map(Some(
-            base.len() + over.keys().filter(|k| !base.contains_key(*k)).count(),
-        ))?;
-        for (k, v) in base {
-            map.serialize_entry(k, over.get(k).unwrap_or(v))?;
-        }
-        for (k, v) in over {
-            if !base.contains_key(k) {
-                map.serialize_entry(k, v)?;
+                base.serialize_over(over, views, s)
             }
         }
-        map.end()
     }
 }
 
@@ -671,12 +578,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// Buffer views packed from their text write what the same views packed as `Value`s write,
-    /// and give the same buffer: members set, added at the end, or removed (the last member
-    /// taking the removed one's place), views that are no object, out of range or in a buffer
-    /// without data, numbers that are no `u64`.
+    /// Buffer views packed from their text write what the same views held parsed write (as
+    /// read from an array with a key given twice, or with an extension), and give the same
+    /// buffer: members set, added at the end, or removed (the last member taking the removed
+    /// one's place), views that are no object, out of range or in a buffer without data,
+    /// numbers that are no `u64`.
     #[test]
-    fn views_packed_from_their_text_are_the_values_packed() {
+    fn views_packed_from_their_text_are_the_views_parsed_packed() {
         use super::super::buffers::Buffer;
         use super::super::lazy::{self, LazyJson};
         let cases = [
@@ -691,67 +599,103 @@ mod tests {
         let data = vec![Some(Buffer::from((0..64).collect::<Vec<u8>>())), None];
         let out = OutBuffers::new(&data);
         let buffers = r#"[{"byteLength":64,"uri":"a.bin"},{"byteLength":8,"extensions":{"EXT_meshopt_compression":{"fallback":true}}}]"#;
-        for views in cases {
+        let held = |views: &str| {
             let text = format!(r#"{{"buffers":{buffers},"bufferViews":{views},"asset":{{}}}}"#);
             let members = lazy::split(text.as_bytes()).expect("splits");
-            let doc = LazyJson::new(Buffer::from(text.clone().into_bytes()), members);
-            let mut raw = RawItems::views(&doc).expect("packed from text");
+            LazyJson::new(Buffer::from(text.into_bytes()), members)
+        };
+        let over = || json!({ "buffers": serde_json::from_str::<Value>(buffers).expect("parses") });
+        for views in cases {
+            let doc = held(views);
+            let values: Vec<Value> = serde_json::from_str(views).expect("parses");
             for uri in [None, Some("out.bin")] {
-                let mut as_values: Value = serde_json::from_str(&text).expect("parses");
-                let packed = pack(&mut as_values, &out, uri);
-                let mut over =
-                    json!({ "buffers": serde_json::from_str::<Value>(buffers).expect("parses") });
-                let packed_raw = pack_raw(&mut over, &mut raw, &out, uri);
+                let mut raw = RawItems::of(&doc, "bufferViews").expect("an array");
+                assert_eq!(raw.parsed_mut().count(), 0, "{views}");
+                let mut parsed = RawItems::from(values.clone());
+                let (mut over_raw, mut over_parsed) = (over(), over());
+                let packed_raw = pack(&mut over_raw, &mut raw, &out, uri);
+                let packed = pack(&mut over_parsed, &mut parsed, &out, uri);
                 assert_eq!(packed.len, packed_raw.len, "{views}");
                 assert_eq!(packed.to_vec(), packed_raw.to_vec(), "{views}");
-                assert_eq!(over["buffers"], as_values["buffers"], "{views}");
+                assert_eq!(over_raw, over_parsed, "{views}");
                 let written = serde_json::to_string(&raw).expect("written");
-                let expected = serde_json::to_string(&as_values["bufferViews"]).expect("written");
+                let expected = serde_json::to_string(&parsed).expect("written");
                 assert_eq!(written, expected, "{views}");
-                raw = RawItems::views(&doc).expect("packed from text");
             }
         }
-        // Views with a meshopt extension, or a key given twice, are packed as `Value`s.
-        for views in [
-            r#"[{"buffer":0,"byteLength":4,"extensions":{"EXT_meshopt_compression":{"buffer":0,"byteLength":4}}}]"#,
-            r#"[{"buffer":0,"byteLength":4,"buffer":0}]"#,
+        // Views with a meshopt extension, or a key given twice, are held parsed; the part of a
+        // buffer a meshopt extension refers to is packed after its view's.
+        for (views, packed_views) in [
+            (
+                r#"[{"buffer":0,"byteLength":4,"extensions":{"EXT_meshopt_compression":{"buffer":0,"byteLength":4}}}]"#,
+                r#"[{"buffer":0,"byteLength":4,"extensions":{"EXT_meshopt_compression":{"buffer":0,"byteLength":4,"byteOffset":4}}}]"#,
+            ),
+            (
+                r#"[{"buffer":0,"byteLength":4,"buffer":0}]"#,
+                r#"[{"buffer":0,"byteLength":4}]"#,
+            ),
         ] {
-            let text = format!(r#"{{"bufferViews":{views}}}"#);
-            let members = lazy::split(text.as_bytes()).expect("splits");
-            let doc = LazyJson::new(Buffer::from(text.clone().into_bytes()), members);
-            assert!(RawItems::views(&doc).is_none(), "{views}");
+            let doc = held(views);
+            let mut raw = RawItems::of(&doc, "bufferViews").expect("an array");
+            assert_eq!(raw.parsed_mut().count(), 1, "{views}");
+            pack(&mut over(), &mut raw, &out, None);
+            assert_eq!(serde_json::to_string(&raw).expect("written"), packed_views);
         }
     }
 
-    /// A view referred to only from inside an extension (Draco) is kept and renumbered when a
-    /// view before it is dropped; the walks into extensions are skipped only when the document
-    /// as read had no such reference.
+    /// A view referred to only from inside an extension (Draco, or one of an accessor) or from
+    /// an accessor's sparse parts is kept and renumbered when a view before it is dropped; the
+    /// walks into extensions are skipped only when the document as read had no such reference.
     #[test]
-    fn extension_views_are_kept_and_renumbered() {
-        let mut read = json!({
-            "accessors": [{ "bufferView": 0 }, { "bufferView": 1 }],
-            "bufferViews": [{}, {}, {}],
+    fn extension_and_sparse_views_are_kept_and_renumbered() {
+        use super::super::buffers::Buffer;
+        use super::super::lazy::{self, LazyJson};
+        let text = r#"{
+            "accessors": [{ "bufferView": 0 }, { "bufferView": 1, "extensions": { "EXT_x": { "bufferView": 5 } } },
+                { "count": 1, "sparse": { "indices": { "bufferView": 3 }, "values": { "bufferView": 4 } } }],
+            "bufferViews": [{}, {}, {}, {}, {}, {}],
             "meshes": [{ "primitives": [{
-                "attributes": { "POSITION": 1 },
+                "attributes": { "POSITION": 1 }, "indices": 2,
                 "extensions": { "KHR_draco_mesh_compression": { "bufferView": 2 } }
             }] }],
             "animations": [{ "samplers": [{ "input": 0, "output": 0 }] }]
-        });
-        let before = Usage::of(&mut read);
+        }"#;
+        let members = lazy::split(text.as_bytes()).expect("splits");
+        let doc = LazyJson::new(Buffer::from(text.as_bytes().to_vec()), members);
+        let mut accessors = RawItems::of(&doc, "accessors").expect("an array");
+        let mut views = RawItems::of(&doc, "bufferViews").expect("an array");
+        assert_eq!(accessors.parsed_mut().count(), 2);
+        let mut json = doc.to_value();
+        json["accessors"] = json!([null, null, null]);
+        json["bufferViews"] = Value::Array(vec![Value::Null; 6]);
+        let before = Usage::of(&mut json, &mut accessors, &mut views, |_| {});
         assert!(before.extension_views);
-        let mut patched = read.clone();
-        patched["animations"] = json!([]);
-        collect_garbage(&mut patched, &before);
-        assert_eq!(patched["accessors"], json!([{ "bufferView": 0 }]));
-        assert_eq!(patched["bufferViews"], json!([{}, {}]));
-        let draco = &patched["meshes"][0]["primitives"][0]["extensions"];
-        assert_eq!(draco["KHR_draco_mesh_compression"]["bufferView"], 1);
+        json["animations"] = json!([]);
+        collect_garbage(&mut json, &mut accessors, &mut views, &mut [], &before);
+        let accessors = serde_json::to_value(&accessors).expect("written");
         assert_eq!(
-            patched["meshes"][0]["primitives"][0]["attributes"]["POSITION"],
-            0
+            accessors,
+            json!([{ "bufferView": 0, "extensions": { "EXT_x": { "bufferView": 4 } } },
+                { "count": 1, "sparse": { "indices": { "bufferView": 2 }, "values": { "bufferView": 3 } } }])
         );
+        assert_eq!(
+            serde_json::to_value(&views).expect("written"),
+            json!([{}, {}, {}, {}, {}])
+        );
+        let primitive = &json["meshes"][0]["primitives"][0];
+        assert_eq!(
+            primitive["extensions"]["KHR_draco_mesh_compression"]["bufferView"],
+            1
+        );
+        assert_eq!(primitive["attributes"]["POSITION"], 0);
+        assert_eq!(primitive["indices"], 1);
 
-        let mut plain = json!({ "accessors": [{ "bufferView": 0 }], "bufferViews": [{}] });
-        assert!(!Usage::of(&mut plain).extension_views);
+        let mut plain = json!({ "accessors": [null], "bufferViews": [null] });
+        let text = r#"{ "accessors": [{ "bufferView": 0 }], "bufferViews": [{}] }"#;
+        let members = lazy::split(text.as_bytes()).expect("splits");
+        let doc = LazyJson::new(Buffer::from(text.as_bytes().to_vec()), members);
+        let mut accessors = RawItems::of(&doc, "accessors").expect("an array");
+        let mut views = RawItems::of(&doc, "bufferViews").expect("an array");
+        assert!(!Usage::of(&mut plain, &mut accessors, &mut views, |_| {}).extension_views);
     }
 }

@@ -321,17 +321,9 @@ impl LazyJson {
         Value::Object(map)
     }
 
-    /// [`LazyJson::to_value`], the members not parsed yet parsed afresh and not kept (those
-    /// parsed copied).
-    pub(crate) fn to_value_owned(&self) -> Value {
-        let map = (0..self.members.len())
-            .map(|i| (self.members[i].key.clone(), self.owned(i)))
-            .collect();
-        Value::Object(map)
-    }
-
-    /// [`LazyJson::to_value_owned`], but member `key` is `instead(key)` when that is some
-    /// value (which is not parsed from the text).
+    /// [`LazyJson::to_value`], but member `key` is `instead(key)` when that is some value
+    /// (which is not parsed from the text), and the members not parsed yet are parsed afresh
+    /// and not kept (those parsed copied).
     pub(crate) fn to_value_owned_but(&self, instead: impl Fn(&str) -> Option<Value>) -> Value {
         let map = (0..self.members.len())
             .map(|i| {

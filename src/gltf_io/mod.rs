@@ -50,10 +50,6 @@ const URI_CHARS: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMER
     .remove(b'-')
     .remove(b'_');
 
-/// The least JSON text (bytes) for which [`Document::change_then_write`] readies the JSON for
-/// writing on a second thread (about 0.2 ms of work, against some 0.05 ms to start a thread).
-const JSON_TO_READY_BESIDE: usize = 64 * 1024;
-
 /// Largest input file skelnorm reads (2 GiB).
 pub const MAX_INPUT_BYTES: u64 = 2 << 30;
 
@@ -390,16 +386,17 @@ impl Document {
         }
     }
 
-    /// The JSON as read, copied (or parsed afresh when only its text is held, the members
-    /// parsed so far copied: nothing more is kept).
-    fn json_copy(&self) -> Value {
-        match (self.json.get(), &self.lazy) {
-            (None, Some(lazy)) => lazy.to_value_owned(),
-            _ => self.json().clone(),
-        }
+    /// The JSON as read, as text split into its members (see `lazy.rs`), for a document that
+    /// does not hold it so (one built in memory): the parsed JSON written out. It reads as the
+    /// parsed JSON does (floats round-trip exactly), so writing it writes the same file.
+    fn json_as_text(&self) -> Result<lazy::LazyJson, ErrorKind> {
+        let text = serde_json::to_vec(self.json()).map_err(|e| ErrorKind::Write(e.to_string()))?;
+        let members = lazy::split(&text)
+            .ok_or_else(|| ErrorKind::Write("the JSON as read is not an object".into()))?;
+        Ok(lazy::LazyJson::new(buffers::Buffer::from(text), members))
     }
 
-    /// Keeps the JSON as read as its text rather than parsed (a tenth of the memory, for a
+    /// Keeps the JSON as read as compact text rather than parsed (a tenth of the memory, for a
     /// file with many accessors) until it is next needed, say by [`Document::write`], which
     /// parses then what it patches: for the stages' time, which do not look at it. A document
     /// that holds only the parsed value holds its compact text from then on, split as a file's
@@ -423,22 +420,27 @@ impl Document {
     /// Builds the output: the patched JSON and the single binary buffer it refers to.
     /// `bin_uri` is the URI to give that buffer (`None` for GLB, whose BIN chunk needs none).
     pub fn to_parts(&self, bin_uri: Option<&str>) -> Result<(Value, Vec<u8>), Error> {
-        self.with_parts(bin_uri, false, None, |json, bin| {
-            (json.into_value(), bin.to_vec())
-        })
+        let (json, bin) = self.with_parts(bin_uri, false, |json, bin| {
+            (serde_json::to_value(&json), bin.to_vec())
+        })?;
+        let json = json.map_err(|e| Error {
+            file: self.path.clone(),
+            kind: ErrorKind::Write(e.to_string()),
+        })?;
+        Ok((json, bin))
     }
 
     /// Patches the JSON and lays out the one binary buffer, then hands both to `f` (the buffer's
-    /// bytes still in place in the document's buffers, not gathered). When the model is as read
-    /// and every clip came from the file, the patch would change nothing and leave nothing
-    /// unused: then only the buffer layout is redone, and the rest of the JSON is not copied.
-    /// `as_read` takes that way whatever the model holds (see [`Document::write_as_read`]).
-    /// `readied`: what was readied of the JSON for the patch, if anything (else it is made here).
+    /// bytes still in place in the document's buffers, not gathered). The JSON is held as its
+    /// text (a document parsed whole is written out first): a patch parses only the members it
+    /// changes ([`draft::Draft`]). When the model is as read and every clip came from the file,
+    /// the patch would change nothing and leave nothing unused: then only the buffer layout is
+    /// redone, and the rest of the JSON is not parsed. `as_read` takes that way whatever the
+    /// model holds (see [`Document::write_as_read`]).
     fn with_parts<R>(
         &self,
         bin_uri: Option<&str>,
         as_read: bool,
-        readied: Option<draft::ReadiedJson>,
         f: impl FnOnce(layout::OutJson, &layout::Packed) -> R,
     ) -> Result<R, Error> {
         let fail = |kind| Error {
@@ -458,80 +460,53 @@ impl Document {
                 )))
             }
         };
+        let made;
+        let text = match &self.lazy {
+            Some(lazy) => lazy,
+            None => {
+                made = self.json_as_text().map_err(fail)?;
+                &made
+            }
+        };
         let buffers = buffers::OutBuffers::new(&self.buffers);
         let unchanged = original.is_none_or(|original| {
             original.same_model(&self.model) && self.model.clips.iter().all(|c| c.source.is_some())
         });
         if let (false, Some(original)) = (unchanged, original) {
             let baked = self.baked().map_err(fail)?;
-            // Held as text: only the members the patch changes are parsed, and the accessors
-            // and buffer views are held as their text (when they can be).
-            let readied = readied.or_else(|| self.lazy.as_ref().and_then(draft::ReadiedJson::of));
-            if let Some(draft::ReadiedJson {
-                mut draft,
-                used_before,
-                mut read,
-            }) = readied
-            {
-                let mut adds = patch::Additions::new(buffers);
-                let json = &mut draft.json;
-                patch::apply(json, &mut read, &mut adds, original, &self.model, &baked)
-                    .map_err(fail)?;
-                let (buffers, added) = adds.into_parts(&mut draft.json);
-                let bin = draft.finish(&used_before, added, &buffers, bin_uri);
-                return Ok(f(layout::OutJson::Draft(draft), &bin));
-            }
-            // The JSON as read, copied (or parsed afresh when only its text is held), and what
-            // it uses; less its animations (`read` holds them): the patch moves each back, as
-            // read or rebuilt.
-            let mut json = self.json_copy();
-            let used_before = layout::Usage::of(&mut json);
-            let mut read = take_animations(&mut json);
+            let Some(mut draft) = draft::Draft::of(text) else {
+                return Err(fail(ErrorKind::Write(
+                    "its accessors or buffer views are not an array".into(),
+                )));
+            };
+            let used_before = draft.usage();
+            let mut read = draft.take_animations();
             let mut adds = patch::Additions::new(buffers);
-            patch::apply(
-                &mut json,
-                &mut read,
-                &mut adds,
-                original,
-                &self.model,
-                &baked,
-            )
-            .map_err(fail)?;
-            let buffers = adds.into_json(&mut json);
-            layout::collect_garbage(&mut json, &used_before);
-            let bin = layout::pack(&mut json, &buffers, bin_uri);
-            return Ok(f(layout::OutJson::Whole(json), &bin));
+            let json = &mut draft.json;
+            patch::apply(json, &mut read, &mut adds, original, &self.model, &baked)
+                .map_err(fail)?;
+            let (buffers, added) = adds.into_parts(&mut draft.json);
+            let bin = draft.finish(&used_before, added, &buffers, bin_uri);
+            return Ok(f(layout::OutJson::Draft(draft), &bin));
         }
-        // Held as text: the members the layout does not change are transcoded from it, and
-        // its buffer views packed from their text when they can be.
-        let text = self
-            .json
-            .get()
-            .is_none()
-            .then_some(self.lazy.as_ref())
-            .flatten();
-        let mut views = text.and_then(layout::RawItems::views);
+        // Only the buffer layout changes: the other members are transcoded from the text.
+        let mut views = layout::RawItems::of(text, "bufferViews");
         let mut over = serde_json::Map::new();
-        let keys: &[&str] = match views {
-            Some(_) => &["buffers"],
-            None => &["bufferViews", "buffers"],
-        };
-        for key in keys {
-            if let Some(v) = self.json_member_owned(key) {
-                over.insert(key.to_string(), v);
-            }
+        if let Some(v) = text.get_owned("buffers") {
+            over.insert("buffers".to_string(), v);
         }
         let mut over = Value::Object(over);
-        let bin = match &mut views {
-            Some(views) => layout::pack_raw(&mut over, views, &buffers, bin_uri),
-            None => layout::pack(&mut over, &buffers, bin_uri),
-        };
-        let json = match text {
-            Some(base) => layout::OutJson::Text { base, views, over },
-            None => layout::OutJson::Layered {
-                base: self.json(),
-                over,
-            },
+        let mut none = layout::RawItems::empty();
+        let bin = layout::pack(
+            &mut over,
+            views.as_mut().unwrap_or(&mut none),
+            &buffers,
+            bin_uri,
+        );
+        let json = layout::OutJson::AsRead {
+            base: text,
+            views,
+            over,
         };
         Ok(f(json, &bin))
     }
@@ -597,16 +572,14 @@ impl Document {
     /// are binary). Writes temporary files in the destination folder and renames them, so a
     /// failed write leaves no partial output. Refuses to overwrite the file it was read from.
     pub fn write(&self, out: &Path) -> Result<(), Error> {
-        self.write_to(out, false, None)
+        self.write_to(out, false)
     }
 
-    /// Runs `change` on the model (say, a pipeline's stages) while a second thread readies what
-    /// writing the document changed needs of its JSON as read (the same whatever the model
-    /// becomes: issue 19), then lets go of the keys read that the model no longer holds
-    /// ([`Document::let_go_of_read_keys`]) and hands `then` what `change` returned, the model
-    /// as changed, and a writer of the document to a path ([`Document::write`], which uses
-    /// what was readied the first time it is called). Returns what `then` returns. Writes the
-    /// same file as changing [`Document::model`] and calling [`Document::write`].
+    /// Runs `change` on the model (say, a pipeline's stages), then lets go of the keys read that
+    /// the model no longer holds ([`Document::let_go_of_read_keys`]) and hands `then` what
+    /// `change` returned, the model as changed, and a writer of the document to a path
+    /// ([`Document::write`]). Returns what `then` returns. Writes the same file as changing
+    /// [`Document::model`] and calling [`Document::write`].
     ///
     /// ```
     /// let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mixamo.glb");
@@ -627,40 +600,10 @@ impl Document {
         change: impl FnOnce(&mut Model) -> C,
         then: impl FnOnce(C, &Model, &dyn Fn(&Path) -> Result<(), Error>) -> T,
     ) -> T {
-        self.change_then_write_from(JSON_TO_READY_BESIDE, change, then)
-    }
-
-    /// [`Document::change_then_write`], readying the JSON beside when its text holds at least
-    /// `least` bytes.
-    fn change_then_write_from<C, T>(
-        &mut self,
-        least: usize,
-        change: impl FnOnce(&mut Model) -> C,
-        then: impl FnOnce(C, &Model, &dyn Fn(&Path) -> Result<(), Error>) -> T,
-    ) -> T {
-        let lazy = self.lazy.as_ref();
-        // Readying a small document takes less than starting a thread.
-        let worth = lazy.filter(|l| l.text().len() >= least);
-        let model = &mut self.model;
-        let (changed, readied) = match worth {
-            Some(json) => std::thread::scope(|s| {
-                let readied = std::thread::Builder::new()
-                    .name("skelnorm json".into())
-                    .spawn_scoped(s, || draft::ReadiedJson::of(json));
-                let changed = change(model);
-                let readied = readied.ok().and_then(|a| a.join().ok().flatten());
-                (changed, readied)
-            }),
-            None => (change(model), None),
-        };
-        if let Some(original) = &mut self.original {
-            release::let_go(original, &self.read_keys, &self.model);
-        }
-        let readied = std::cell::Cell::new(readied);
+        let changed = change(&mut self.model);
+        self.let_go_of_read_keys();
         let this = &*self;
-        then(changed, &this.model, &|out| {
-            this.write_to(out, false, readied.take())
-        })
+        then(changed, &this.model, &|out| this.write(out))
     }
 
     /// The key values of its model as read that can be read again from the bytes they were read
@@ -682,16 +625,11 @@ impl Document {
     /// Changes to `model` are not written; it works on a document read only to be looked at
     /// ([`read_owned_for_viewing`]), which keeps no copy of its model. What `convert` does.
     pub fn write_as_read(&self, out: &Path) -> Result<(), Error> {
-        self.write_to(out, true, None)
+        self.write_to(out, true)
     }
 
-    /// Writes the document (as read, when `as_read`) with what was readied of its JSON ahead.
-    fn write_to(
-        &self,
-        out: &Path,
-        as_read: bool,
-        readied: Option<draft::ReadiedJson>,
-    ) -> Result<(), Error> {
+    /// Writes the document (as read, when `as_read`).
+    fn write_to(&self, out: &Path, as_read: bool) -> Result<(), Error> {
         let fail = |kind| Error {
             file: out.to_path_buf(),
             kind,
@@ -711,7 +649,7 @@ impl Document {
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         match format {
-            Format::Glb => self.with_parts(None, as_read, readied, |json, bin| {
+            Format::Glb => self.with_parts(None, as_read, |json, bin| {
                 // The JSON is written after room for the GLB's headers, which are then written
                 // over it: the text is not copied (nor its buffer grown many times, when its
                 // size is known).
@@ -736,7 +674,7 @@ impl Document {
                 let stem = out.file_stem().and_then(|s| s.to_str()).unwrap_or("out");
                 let bin_name = format!("{stem}.bin");
                 let uri = percent_encoding::utf8_percent_encode(&bin_name, URI_CHARS).to_string();
-                self.with_parts(Some(&uri), as_read, readied, |json, bin| {
+                self.with_parts(Some(&uri), as_read, |json, bin| {
                     let mut text = Vec::with_capacity(json.size_hint());
                     serde_json::to_writer_pretty(&mut text, &json)
                         .map_err(|e| fail(ErrorKind::Write(e.to_string())))?;
@@ -811,17 +749,6 @@ impl Document {
                         .is_ok_and(|u| same_file(&dir.join(u.as_ref()), candidate))
             })
     }
-}
-
-/// Takes the animations out of `json`, leaving its `animations` array holding nulls in their
-/// places, and returns them (what patching reads of the JSON as read).
-fn take_animations(json: &mut Value) -> read_animations::ReadAnimations<'static> {
-    let mut read = Vec::new();
-    if let Some(Value::Array(anims)) = json.get_mut("animations") {
-        let len = anims.len();
-        read = std::mem::replace(anims, vec![Value::Null; len]);
-    }
-    read_animations::ReadAnimations::Values(read)
 }
 
 /// Bytes on disk of a glTF file and of the buffers and images it refers to by relative URI

@@ -475,28 +475,6 @@ impl<'a> Additions<'a> {
         };
         (self.buffers, added)
     }
-
-    /// Appends the buffer views and accessors added to `json`'s arrays, and puts the channels
-    /// and samplers of the animations rebuilt in theirs, as values (for a document patched
-    /// whole); returns the buffers (the added one's length set in `json`).
-    pub(crate) fn into_json(self, json: &mut Value) -> OutBuffers<'a> {
-        self.buffers.set_length(json);
-        Rebuilt::into_json(self.animations, json);
-        for (key, items) in [("bufferViews", self.views), ("accessors", self.accessors)] {
-            for members in items {
-                let map = members.into_iter().map(|(k, slot)| {
-                    let v = match slot {
-                        Slot::Num(n) => Value::from(n),
-                        Slot::Value(v) => v,
-                        Slot::Text(t) => super::lazy::parse_checked(t),
-                    };
-                    (k.to_string(), v)
-                });
-                push_array(json, key, Value::Object(map.collect()));
-            }
-        }
-        self.buffers
-    }
 }
 
 /// The length of the top-level array `key` of `json`, which is made an empty array when it is

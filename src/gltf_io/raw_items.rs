@@ -4,16 +4,18 @@
 //! are written in their place, as the items parsed into `Value`s and changed would be written;
 //! none is parsed into a `Value`. An object is split into its members only when a number of it
 //! is set: the many a write drops (a file's animation data, replaced) are never split. Items a
-//! patch adds are `Value`s or members at the end.
+//! patch adds are their members, at the end. An item whose text holds an extension or a
+//! sparse part (which may refer to buffer views) or an escape, and every item of an array with
+//! a key given twice, is held parsed: the walks of `layout.rs` read and change it as a `Value`.
 
 use super::json_text;
 use super::layout::ViewRef;
-use super::lazy::{LazyJson, Transcode};
+use super::lazy::{contains, parse_checked, LazyJson, Transcode};
 use serde_json::Value;
 
 /// The items of a top-level array of a document held as text, as the text of each item's
-/// members, then the items a patch added: for an array with no key given twice in any item and
-/// no escapes ([`RawItems::of`]). Written as the `Value`s changed the same way would be.
+/// members (or parsed: see the module's text), then the items a patch added. Written as the
+/// `Value`s changed the same way would be.
 pub(crate) struct RawItems<'t>(Vec<RawItem<'t>>);
 
 /// One object's members in order: their keys and values (text, or a number set since).
@@ -26,8 +28,8 @@ enum RawItem<'t> {
     Object(Members<'t>),
     /// Anything else read (no number of it is ever set).
     Other(&'t [u8]),
-    /// An item a patch added.
-    New(Value),
+    /// An item read that is not held as text (see the module's text).
+    Parsed(Value),
 }
 
 pub(crate) enum Slot<'t> {
@@ -65,11 +67,6 @@ impl<'t> RawItems<'t> {
         self.0.len()
     }
 
-    /// Adds items a patch made, at the end.
-    pub(crate) fn extend(&mut self, added: impl IntoIterator<Item = Value>) {
-        self.0.extend(added.into_iter().map(RawItem::New));
-    }
-
     /// Adds objects a patch made as their members, at the end.
     pub(crate) fn extend_objects(&mut self, added: Vec<Members<'t>>) {
         self.0.extend(added.into_iter().map(RawItem::Object));
@@ -84,33 +81,41 @@ impl<'t> RawItems<'t> {
         });
     }
 
-    /// The buffer views of `json`, when it is held as text, has them as an array, and they can
-    /// be packed from their text (no `EXT_meshopt_compression`).
-    pub(crate) fn views(json: &'t LazyJson) -> Option<RawItems<'t>> {
-        let text = json.text_of("bufferViews")?;
-        if super::lazy::contains(text, b"EXT_meshopt_compression") {
-            return None;
-        }
-        RawItems::of(json, "bufferViews")
+    /// The items held parsed (see the module's text), to walk as `Value`s.
+    pub(crate) fn parsed_mut(&mut self) -> impl Iterator<Item = &mut Value> + use<'_, 't> {
+        self.0.iter_mut().filter_map(|item| match item {
+            RawItem::Parsed(value) => Some(value),
+            _ => None,
+        })
     }
 
-    /// Member `key` of `json`, when it is an array whose items have no key given twice, written
-    /// without escapes.
+    /// Member `key` of `json`, when it is an array: each item held as its text, or parsed when
+    /// it may hold an extension, a sparse part, an escape or a key given twice.
     pub(crate) fn of(json: &'t LazyJson, key: &str) -> Option<RawItems<'t>> {
-        if !json.is_plain(key) {
-            return None;
-        }
         let text = json.text_of(key)?;
-        if text.contains(&b'\\') {
-            return None;
-        }
+        let plain = json.is_plain(key);
+        let as_text = |item: &[u8]| {
+            !item.contains(&b'\\') && !contains(item, b"extensions") && !contains(item, b"sparse")
+        };
+        // Most arrays hold none of them: their items are not looked at one by one.
+        let all_as_text = as_text(text);
         let items = json_text::items(text)?
             .into_iter()
             .map(|item| match item.first() {
-                Some(b'{') => RawItem::Whole(item),
+                _ if !plain => RawItem::Parsed(parse_checked(item)),
+                Some(b'{') if all_as_text || as_text(item) => RawItem::Whole(item),
+                Some(b'{') => RawItem::Parsed(parse_checked(item)),
                 _ => RawItem::Other(item),
             });
         Some(RawItems(items.collect()))
+    }
+}
+
+/// Items held parsed, to compare with the same items held as text.
+#[cfg(test)]
+impl From<Vec<Value>> for RawItems<'_> {
+    fn from(items: Vec<Value>) -> Self {
+        RawItems(items.into_iter().map(RawItem::Parsed).collect())
     }
 }
 
@@ -128,12 +133,12 @@ impl<'t> RawItem<'t> {
                         .map(|(k, v)| (k, Slot::Text(v)))
                         .collect(),
                 ),
-                None => RawItem::New(super::lazy::parse_checked(text)),
+                None => RawItem::Parsed(parse_checked(text)),
             };
         }
         match self {
             RawItem::Object(members) => Some(members),
-            RawItem::New(value) => Some(value),
+            RawItem::Parsed(value) => Some(value),
             RawItem::Whole(_) | RawItem::Other(_) => None,
         }
     }
@@ -146,7 +151,7 @@ impl ViewRef for RawItem<'_> {
         match self {
             RawItem::Whole(text) => json_text::member(text, key).and_then(json_text::as_u64),
             RawItem::Object(members) => members.num(key),
-            RawItem::New(value) => value.num(key),
+            RawItem::Parsed(value) => value.num(key),
             RawItem::Other(_) => None,
         }
     }
@@ -210,7 +215,7 @@ impl serde::Serialize for RawItems<'_> {
                     seq.serialize_element(&Transcode(text))?
                 }
                 RawItem::Object(entries) => seq.serialize_element(&RawObject(entries))?,
-                RawItem::New(value) => seq.serialize_element(value)?,
+                RawItem::Parsed(value) => seq.serialize_element(value)?,
             }
         }
         seq.end()

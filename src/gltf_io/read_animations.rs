@@ -4,7 +4,6 @@
 //! then the text has no escapes and is split by `json_text.rs`, once: [`AnimText`]).
 
 use super::json_text;
-use super::layout::member;
 use super::lazy::parse_checked as parse;
 use crate::model::Channel;
 use serde_json::Value;
@@ -154,11 +153,8 @@ impl OldItems<'_> {
     pub(crate) fn target(&self, i: usize) -> Option<(u64, Channel)> {
         let (node, path) = match self {
             OldItems::Values(v) => {
-                let target = member(v.get(i)?, "target")?;
-                (
-                    member(target, "node")?.as_u64()?,
-                    member(target, "path")?.as_str()?,
-                )
+                let target = v.get(i)?.get("target")?;
+                (target.get("node")?.as_u64()?, target.get("path")?.as_str()?)
             }
             OldItems::Text(t) => {
                 let target = json_text::member(t.get(i)?, "target")?;

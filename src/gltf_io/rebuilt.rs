@@ -1,15 +1,13 @@
 //! The channels and samplers of the animations a patch rebuilt, held as their few numbers until
 //! written rather than built as `Value`s key by key (issue 19: a file with many clips has a
-//! thousand of each). The animation's own object keeps `null` in their places; a document
-//! patched whole gets them as `Value`s once the patch is done ([`Rebuilt::into_json`]), a draft
-//! (`draft.rs`) writes them from here. Either way what is written is what the `Value`s
+//! thousand of each). The animation's own object keeps `null` in their places; a draft
+//! (`draft.rs`) writes them from here, as the `Value`s
 //! `{"input":…,"output":…,"interpolation":…}` and `{"sampler":…,"target":{"node":…,"path":…}}`
 //! write.
 
-use super::layout::member_mut;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// A channel or a sampler of a rebuilt animation.
 pub(crate) enum AnimItem {
@@ -38,29 +36,12 @@ pub(crate) struct Rebuilt {
 }
 
 impl AnimItem {
-    /// The item as the `Value` it stands for.
-    fn into_value(self) -> Value {
-        match self {
-            AnimItem::Kept(v) => v,
-            AnimItem::Sampler {
-                input,
-                output,
-                interpolation,
-            } => json!({ "input": input, "output": output, "interpolation": interpolation }),
-            AnimItem::Channel {
-                sampler,
-                node,
-                path,
-            } => json!({ "sampler": sampler, "target": { "node": node, "path": path } }),
-        }
-    }
-
     /// Calls `f` on each value that holds an accessor index (a sampler's `input` and `output`).
     fn visit_accessor_refs(&mut self, f: &mut dyn FnMut(&mut Value)) {
         match self {
             AnimItem::Kept(s) => {
                 for key in ["input", "output"] {
-                    if let Some(i) = member_mut(s, key) {
+                    if let Some(i) = s.get_mut(key) {
                         f(i);
                     }
                 }
@@ -82,25 +63,6 @@ impl Rebuilt {
             r.samplers
                 .iter_mut()
                 .for_each(|s| s.visit_accessor_refs(&mut *f));
-        }
-    }
-
-    /// Puts the channels and samplers of `all` into `json`'s animations as `Value`s, in the
-    /// places the animations keep for them.
-    pub(crate) fn into_json(all: Vec<Rebuilt>, json: &mut Value) {
-        for r in all {
-            let Some(anim) = json
-                .get_mut("animations")
-                .and_then(|a| a.get_mut(r.index))
-                .and_then(Value::as_object_mut)
-            else {
-                continue;
-            };
-            let values = |items: Vec<AnimItem>| {
-                Value::Array(items.into_iter().map(AnimItem::into_value).collect())
-            };
-            anim.insert("channels".into(), values(r.channels));
-            anim.insert("samplers".into(), values(r.samplers));
         }
     }
 }
@@ -147,8 +109,7 @@ impl Serialize for Target<'_> {
 }
 
 /// The animations `anims` (a `Value`, an array when the document has any) with the channels
-/// and samplers of `rebuilt` (in increasing `index`) in the places they keep for them: what
-/// serializing `anims` with [`Rebuilt::into_json`] done writes.
+/// and samplers of `rebuilt` (in increasing `index`) in the places they keep for them.
 pub(crate) struct Animations<'a> {
     pub anims: &'a Value,
     pub rebuilt: &'a [Rebuilt],

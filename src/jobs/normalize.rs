@@ -53,10 +53,9 @@ pub struct Normalized {
 /// beside the write. A refusal names the input; [`Hint::AllowPartial`](super::Hint) is given
 /// when no skeleton fits and partial skeletons are not allowed.
 ///
-/// Speed: what writing needs of the JSON as read is readied beside the stages
-/// (`Document::change_then_write`), the key values the skin check compares with are read again
-/// from the file's bytes clip by clip rather than kept in a copy (`Document::rereadable_keys`),
-/// and the skin check runs beside the write.
+/// Speed: the key values the skin check compares with are read again from the file's bytes clip
+/// by clip rather than kept in a copy (`Document::rereadable_keys`), and the skin check runs
+/// beside the write.
 pub fn normalize_file(
     job: &NormalizeFile,
     profile: &Profile,
@@ -140,9 +139,7 @@ pub enum DocumentError {
 /// Normalizes a document read (its model, with `profile` and `options`) and puts it where `to`
 /// says; what `normalize` and `batch` share. The skin is measured beside the write, against key
 /// values read again from the file's bytes clip by clip rather than kept in a copy
-/// (`Document::rereadable_keys`); a file written has what writing needs of its JSON readied beside
-/// the stages (`Document::change_then_write`). A rebind's vertex displacements go in the rest
-/// reports.
+/// (`Document::rereadable_keys`). A rebind's vertex displacements go in the rest reports.
 pub fn normalize_document(
     doc: &mut Document,
     to: &NormalizeDocument,

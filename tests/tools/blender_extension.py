@@ -18,7 +18,9 @@ JOBS.json: {"imports": [{"path": FILE, "clips": {CLIP: [seconds, ...]}}],
   clip (the action Blender's importer made of it playing);
 - the retarget: TARGET imported by `skelnorm.import_normalized`, then
   `bpy.ops.skelnorm.retarget()` with SOURCE as the source file; the new action of CLIP played on
-  the target: every bone's head at every frame of the action (its frame range);
+  the target: every bone's head at every frame of the action (its frame range); then SOURCE
+  imported by Blender's glTF importer, playing CLIP, as the source armature: the one new action's
+  heads at its frames (`armature_heads`);
 - the batch: `bpy.ops.skelnorm.batch()` over INPUT into OUTPUT (normalize, the panel's
   defaults): the report the panel keeps;
 - errors: `skelnorm.import_normalized` on each FILE must fail: the operator's RuntimeError text
@@ -145,13 +147,40 @@ def retarget(job):
     if action is None:
         out["error"] = f"no new action named {job['clip']}"
         return out
+    out["frames"], out["heads"] = play(arm, action)
+    # The same source as an armature: imported by Blender's glTF importer, playing the clip.
+    before = set(bpy.context.scene.objects)
+    bpy.ops.import_scene.gltf(filepath=job["source"])
+    (source,) = [o for o in set(bpy.context.scene.objects) - before if o.type == 'ARMATURE']
+    source.animation_data.action = next(a for a in bpy.data.actions
+                                        if a.name == job["clip"] or a.name.startswith(job["clip"] + "_"))
+    s.source_kind = 'ARMATURE'
+    s.source_armature = source
+    s.prefix = "from_armature_"
+    bpy.context.view_layer.objects.active = arm
+    actions = set(bpy.data.actions)
+    try:
+        out["armature_ok"] = bpy.ops.skelnorm.retarget() == {'FINISHED'}
+    except RuntimeError as e:
+        out["armature_error"] = str(e)
+        return out
+    made = [a for a in bpy.data.actions if a not in actions]
+    out["armature_actions"] = [a.name for a in made]
+    if len(made) == 1:
+        _, out["armature_heads"] = play(arm, made[0])
+    return out
+
+
+def play(arm, action):
+    """Every bone's head at every frame of `action` played on `arm`."""
     arm.animation_data.action = action
     start, end = (int(round(f)) for f in action.frame_range)
+    frames, heads = [], []
     for frame in range(start, end + 1):
         bpy.context.scene.frame_set(frame)
-        out["frames"].append(frame)
-        out["heads"].append(heads_now(arm))
-    return out
+        frames.append(frame)
+        heads.append(heads_now(arm))
+    return frames, heads
 
 
 def batch(job):
