@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs `normalize`, `retarget` and `batch` with two skelnorm binaries over the fixtures and the
+# Runs `normalize`, `convert`, `mirror`, `retarget` and `batch` with two skelnorm binaries over the fixtures and the
 # shared assets (glTF, GLB, VRM, VRMA, FBX, BVH) and compares what they write, byte for byte,
 # and their exit codes. For refactors that must not change behaviour:
 #   scripts/same_outputs.sh OLD_BINARY NEW_BINARY
@@ -72,6 +72,10 @@ for f in "${inputs[@]}"; do
     # FBX and BVH inputs are written as GLB (skelnorm writes no FBX; a BVH output would drop the mesh).
     case $ext in fbx | bvh) ext=glb ;; esac
     run "normalize-$base" normalize "$f" -o "OUT/out.$ext" --report OUT/report.json
+    # convert: unchanged documents (GLB and glTF with its .bin); mirror: a stage without the rest fix.
+    run "convert-$base" convert "$f" OUT/out.glb
+    run "convert-gltf-$base" convert "$f" OUT/out.gltf
+    run "mirror-$base" mirror "$f" -o "OUT/out.$ext" --suffix " (mirrored)" --report OUT/report.json
 done
 fx=$repo/fixtures
 pairs=("$fx/mixamo.glb $fx/blender.glb" "$fx/mixamo.glb $fx/long_legs.glb" "$fx/long_spine.glb $fx/vrm0.vrm")

@@ -149,11 +149,12 @@ def retarget(job):
         return out
     out["frames"], out["heads"] = play(arm, action)
     # The same source as an armature: imported by Blender's glTF importer, playing the clip.
-    before = set(bpy.context.scene.objects)
+    before, actions_before = set(bpy.context.scene.objects), set(bpy.data.actions)
     bpy.ops.import_scene.gltf(filepath=job["source"])
     (source,) = [o for o in set(bpy.context.scene.objects) - before if o.type == 'ARMATURE']
-    source.animation_data.action = next(a for a in bpy.data.actions
-                                        if a.name == job["clip"] or a.name.startswith(job["clip"] + "_"))
+    # The importer's action of the clip (named `walk.001` beside the target's new `walk`).
+    source.animation_data.action = next(a for a in set(bpy.data.actions) - actions_before
+                                        if a.name.startswith(job["clip"]))
     s.source_kind = 'ARMATURE'
     s.source_armature = source
     s.prefix = "from_armature_"
