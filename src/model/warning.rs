@@ -41,6 +41,11 @@ pub enum WarningCode {
     /// Rest fix: the nodes above the skeleton were not folded in (non-uniform or negative scale,
     /// animated, or shared with another skeleton); the skeleton is normalized in their space.
     BaseNotFolded,
+    /// Rest fix: a bone whose rest mirrors (a negative scale on some axes: a 3ds Max Biped
+    /// nub) with no vertex weight on it and nothing hanging from it had the reflection folded
+    /// out: its scale made positive in the rest and its keys, its inverse bind matrix to match,
+    /// so every skinning matrix stays.
+    MirrorFolded,
     /// Rest fix: facing could not be found (no legs, arms or shoulders on both sides).
     NoFacing,
     /// Rest fix: the character was turned to face +Z inside its skeleton while the node above
@@ -124,6 +129,7 @@ impl WarningCode {
             WarningCode::BaseNotFolded => "base_not_folded",
             WarningCode::NoFacing => "no_facing",
             WarningCode::SceneKept => "scene_kept",
+            WarningCode::MirrorFolded => "mirror_folded",
             WarningCode::NoTail => "no_tail",
             WarningCode::TailReversed => "tail_reversed",
             WarningCode::NonUniformScale => "non_uniform_scale",

@@ -227,8 +227,10 @@ pub(crate) fn fix_rest_checked(
     profile: &Profile,
     options: &RestOptions,
 ) -> RestReport {
+    let folded = fold_mirrored_ends(model, skeleton);
     let plan = pose::plan(model, skeleton, map, profile, options);
     let mut report = convert::apply(model, skeleton, plan, options);
+    report.warnings.extend(folded);
     if !options.keep_bind {
         let bind = fold_bind(model.skeleton_mut(skeleton), options.rebind);
         report.bind = bind.skins;
@@ -258,7 +260,11 @@ pub(crate) fn check(
     if !map.fits(s, profile) {
         return Err(RestError::MapMismatch(s.name.clone()));
     }
-    if let Some(b) = s.bones.iter().find(|b| b.rest.scale.min_element() <= 0.0) {
+    let folded = mirrored_ends(model, k);
+    let refused = s.bones.iter().enumerate().find(|(i, b)| {
+        b.rest.scale.min_element() <= 0.0 && !folded.iter().any(|f| f.index() == *i)
+    });
+    if let Some((_, b)) = refused {
         return Err(RestError::Scale {
             bone: b.name.clone(),
             scale: b.rest.scale.to_array(),
@@ -275,6 +281,79 @@ pub(crate) fn check(
         return Err(RestError::BindOptions);
     }
     Ok(())
+}
+
+/// The bones of skeleton `k` whose rest mirrors (a negative scale on some axes, none zero) and
+/// that nothing shows: no vertex weight on them, no child bone or attached node, and scale keys,
+/// if any, with the rest's signs in every clip. 3ds Max Biped exports give such nubs a scale of
+/// −1. Folding the reflection out of them changes no skinning matrix ([`fold_mirrored_ends`]).
+fn mirrored_ends(model: &Model, k: SkeletonId) -> Vec<crate::model::BoneId> {
+    let Some(s) = model.get_skeleton(k) else {
+        return Vec::new();
+    };
+    let signs = |v: glam::Vec3| v.cmplt(glam::Vec3::ZERO);
+    (0..s.bones.len())
+        .filter(|&i| {
+            let b = &s.bones[i];
+            let scale = b.rest.scale;
+            let hangs = s
+                .bones
+                .iter()
+                .any(|c| c.parent.is_some_and(|p| p.index() == i))
+                || s.attachments.iter().any(|a| a.parent.index() == i);
+            let keys_agree = model.clips.iter().filter(|c| c.skeleton == k).all(|c| {
+                c.tracks[i].scale.as_ref().is_none_or(|t| {
+                    t.values
+                        .iter()
+                        .all(|v| v.min_element() != 0.0 && signs(*v) == signs(scale))
+                })
+            });
+            scale.min_element() < 0.0
+                && scale.abs().min_element() > 0.0
+                && b.weighted == Some(false)
+                && !hangs
+                && keys_agree
+        })
+        .map(|i| crate::model::BoneId(i as u32))
+        .collect()
+}
+
+/// Folds the reflection out of skeleton `k`'s [`mirrored_ends`]: each one's rest scale and scale
+/// keys take their absolute values, and its inverse bind matrices are multiplied by the same
+/// signs on the left, so that `J · IBM` stays the same at every frame. A warning names each.
+fn fold_mirrored_ends(model: &mut Model, k: SkeletonId) -> Vec<Warning> {
+    let ids = mirrored_ends(model, k);
+    let mut warnings = Vec::new();
+    for id in ids {
+        let s = model.skeleton_mut(k);
+        let was = s.bones[id.index()].rest.scale;
+        let signs = was.signum();
+        s.bones[id.index()].rest.scale = was.abs();
+        for skin in &mut s.skins {
+            for (j, ibm) in skin.joints.iter().zip(&mut skin.inverse_bind_matrices) {
+                if *j == id {
+                    *ibm = glam::Mat4::from_scale(signs) * *ibm;
+                }
+            }
+        }
+        let name = s.bones[id.index()].name.clone();
+        for clip in model.clips.iter_mut().filter(|c| c.skeleton == k) {
+            if let Some(t) = &mut clip.tracks[id.index()].scale {
+                t.values = t.values.iter().map(|v| *v * signs).collect();
+            }
+        }
+        let mut warning = Warning::new(
+            crate::model::WarningCode::MirrorFolded,
+            format!(
+                "bone `{name}`: its rest mirrored (scale {:?}) with nothing weighted on it or \
+                     hanging from it; the reflection was folded out (scale made positive)",
+                was.to_array()
+            ),
+        );
+        warning.bones = vec![name];
+        warnings.push(warning);
+    }
+    warnings
 }
 
 /// The problems of the clips of skeleton `k` (`s`), in clip order.

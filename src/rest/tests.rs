@@ -161,3 +161,89 @@ fn faces_minus_z_rigs_turn_half_around() {
         }
     }
 }
+
+/// The rig with a nub past `RightIndexDistal` as 3ds Max Biped exports it (`Bip001 R Finger1Nub`
+/// in the real files): a skin joint no vertex uses, rest scale (−1, −1, −1), keyed in the clip
+/// with the same scale.
+fn rig_with_mirrored_nub(weighted: bool) -> Model {
+    let mut s = rig(&[Quat::from_rotation_z(0.2)], Mat4::IDENTITY);
+    let parent = s.find("RightIndexDistal").unwrap();
+    s.bones.push(crate::model::Bone {
+        name: "Bip001 R Finger1Nub".into(),
+        parent: Some(parent),
+        rest: crate::model::Transform {
+            translation: Vec3::new(0.0, 0.02, 0.0),
+            rotation: Quat::from_rotation_x(0.4),
+            scale: Vec3::splat(-1.0),
+        },
+        is_joint: true,
+        weighted: Some(weighted),
+        node: Some(99),
+    });
+    let world = s.rest_world();
+    let nub = crate::model::BoneId(s.bones.len() as u32 - 1);
+    s.skins[0].joints.push(nub);
+    s.skins[0]
+        .inverse_bind_matrices
+        .push(world[nub.index()].inverse());
+    let mut c = clip(
+        &s,
+        &[Quat::from_rotation_y(0.3), Quat::IDENTITY],
+        Interpolation::Linear,
+    );
+    c.tracks[nub.index()].scale = Some(Track {
+        interpolation: Interpolation::Linear,
+        times: vec![0.0, 1.0].into(),
+        values: vec![Vec3::splat(-1.0), Vec3::new(-1.0, -2.0, -1.0)].into(),
+    });
+    Model {
+        clips: vec![c],
+        skeletons: vec![s],
+        ..Model::default()
+    }
+}
+
+#[test]
+fn a_mirrored_nub_is_folded_and_skins_as_before() {
+    let mut model = rig_with_mirrored_nub(false);
+    let map = identity_map(&model.skeletons[0], 0);
+    let before = model.clone();
+    let report = fix_rest(
+        &mut model,
+        SkeletonId(0),
+        &map,
+        Profile::humanoid(),
+        &RestOptions::default(),
+    )
+    .unwrap();
+    let folded: Vec<_> = report
+        .warnings
+        .iter()
+        .filter(|w| w.code == crate::model::WarningCode::MirrorFolded)
+        .collect();
+    assert_eq!(folded.len(), 1, "{:?}", report.warnings);
+    assert_eq!(folded[0].bones, ["Bip001 R Finger1Nub"]);
+    let nub = &model.skeletons[0].bones.last().unwrap().rest;
+    assert!(nub.scale.min_element() > 0.0, "{nub:?}");
+    let skin = check::skin(&before, &model, SkeletonId(0));
+    assert!(skin.max_error <= 1e-5, "{skin:?}");
+    let rest = check::rest(&model.skeletons[0], &map, Profile::humanoid());
+    assert!(rest.max_direction_deg <= 0.01, "{rest:?}");
+}
+
+#[test]
+fn a_weighted_mirrored_bone_is_still_refused_without_changing_anything() {
+    let mut model = rig_with_mirrored_nub(true);
+    let map = identity_map(&model.skeletons[0], 0);
+    let before = model.clone();
+    let err = fix_rest(
+        &mut model,
+        SkeletonId(0),
+        &map,
+        Profile::humanoid(),
+        &RestOptions::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("Bip001 R Finger1Nub"), "{err}");
+    assert_eq!(model, before);
+}
