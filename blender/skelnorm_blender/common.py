@@ -2,7 +2,6 @@
 and turning a failure into a Blender report rather than a traceback."""
 
 import json
-import os
 import tempfile
 
 import bpy
@@ -90,9 +89,3 @@ def remove_objects(objects):
 def is_armature(ob):
     return ob is not None and ob.type == 'ARMATURE'
 
-
-def file_size(path):
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0

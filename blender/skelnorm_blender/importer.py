@@ -14,6 +14,11 @@ from . import common
 EXTENSIONS = (".gltf", ".glb", ".vrm", ".vrma", ".fbx", ".bvh")
 
 
+def messages(warnings):
+    """The sentences of a report's warnings (each a dict with its code and message)."""
+    return [w.get("message", str(w)) if isinstance(w, dict) else str(w) for w in warnings]
+
+
 def why_left_out(names, parents, mapped):
     """For each bone of a written skeleton that no profile bone took (its name not in `mapped`,
     the profile names), why, from where it hangs: an end bone past a mapped one, a bone between
@@ -71,16 +76,14 @@ def mapping_summary(report, written=None):
                 "unmapped_source": [f"{b}: {reasons[b]}" if b in reasons else b
                                     for b in left_out],
                 "missing_required": mapping.get("missing_required", []),
-                "warnings": [w.get("message", str(w)) if isinstance(w, dict) else str(w)
-                             for w in mapping.get("warnings", [])],
+                "warnings": messages(mapping.get("warnings", [])),
             }
         )
     return {
         "input": entry.get("input", ""),
         "status": entry.get("status", ""),
         "skeletons": skeletons,
-        "warnings": [w.get("message", str(w)) if isinstance(w, dict) else str(w)
-                     for w in entry.get("warnings", [])],
+        "warnings": messages(entry.get("warnings", [])),
     }
 
 

@@ -18,12 +18,17 @@ def lines(layout, title, items, icon='DOT', most=12):
         col.label(text=f"… and {len(items) - most} more")
 
 
-class SKELNORM_PT_import(bpy.types.Panel):
-    bl_label = "Import Report"
-    bl_idname = "SKELNORM_PT_import"
+class SidebarPanel:
+    """Where every panel of the extension stands: the 3D view's sidebar, tab skelnorm."""
+
     bl_space_type = 'VIEW_3D'
     bl_region_type = 'UI'
     bl_category = "skelnorm"
+
+
+class SKELNORM_PT_import(SidebarPanel, bpy.types.Panel):
+    bl_label = "Import Report"
+    bl_idname = "SKELNORM_PT_import"
 
     def draw(self, context):
         layout = self.layout
@@ -44,12 +49,9 @@ class SKELNORM_PT_import(bpy.types.Panel):
         lines(layout, "Warnings", report["warnings"], icon='ERROR')
 
 
-class SKELNORM_PT_retarget(bpy.types.Panel):
+class SKELNORM_PT_retarget(SidebarPanel, bpy.types.Panel):
     bl_label = "Retarget"
     bl_idname = "SKELNORM_PT_retarget"
-    bl_space_type = 'VIEW_3D'
-    bl_region_type = 'UI'
-    bl_category = "skelnorm"
 
     def draw(self, context):
         layout = self.layout
@@ -88,15 +90,11 @@ class SKELNORM_PT_retarget(bpy.types.Panel):
                     col.label(text=f"{c['chain']}: not measured")
             for s in clip["skate"]:
                 box.label(text=f"{s['bone']} skate: {s['target']:.4f} (source {s['source']:.4f})")
-        lines(layout, "Warnings", report["warnings"], icon='ERROR')
 
 
-class SKELNORM_PT_batch(bpy.types.Panel):
+class SKELNORM_PT_batch(SidebarPanel, bpy.types.Panel):
     bl_label = "Batch"
     bl_idname = "SKELNORM_PT_batch"
-    bl_space_type = 'VIEW_3D'
-    bl_region_type = 'UI'
-    bl_category = "skelnorm"
 
     def draw(self, context):
         layout = self.layout

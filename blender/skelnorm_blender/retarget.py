@@ -12,6 +12,7 @@ import os
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, PointerProperty, StringProperty
+from mathutils import Matrix
 from . import common
 
 
@@ -87,23 +88,24 @@ def bake(context, copy, target, action_name, frames):
     target.animation_data.action = action
     for b in order:
         b.rotation_mode = 'QUATERNION'
+    # What does not change from frame to frame, per bone: the copy's inverse rest, this rest
+    # brought into the copy's space, and this rest relative to its parent's, inverted.
+    theirs_inv = {b.name: copy.pose.bones[b.name].bone.matrix_local.inverted() for b in order}
+    mine = {b.name: from_target @ b.bone.matrix_local for b in order}
+    rel_inv = {b.name: rest_relative(b.bone).inverted() for b in order}
     for frame in frames:
         scene.frame_set(frame)
-        posed = {}
+        posed = {
+            b.name: to_target @ copy.pose.bones[b.name].matrix @ theirs_inv[b.name] @ mine[b.name]
+            for b in order
+        }
         for b in order:
-            theirs = copy.pose.bones[b.name]
-            deform = theirs.matrix @ theirs.bone.matrix_local.inverted()
-            posed[b.name] = to_target @ deform @ from_target @ b.bone.matrix_local
-        for b in order:
-            parent_pose = posed.get(b.parent.name) if b.parent is not None else None
-            if b.parent is not None and parent_pose is None:
-                # A parent with no namesake in the copy stays at its rest.
-                parent_pose = b.parent.bone.matrix_local
-            rel = rest_relative(b.bone)
-            if parent_pose is None:
-                basis = rel.inverted() @ posed[b.name]
+            if b.parent is None:
+                parent_pose = Matrix()
             else:
-                basis = rel.inverted() @ parent_pose.inverted() @ posed[b.name]
+                # A parent with no namesake in the copy stays at its rest.
+                parent_pose = posed.get(b.parent.name, b.parent.bone.matrix_local)
+            basis = rel_inv[b.name] @ parent_pose.inverted() @ posed[b.name]
             loc, rot, scale = basis.decompose()
             b.location, b.rotation_quaternion, b.scale = loc, rot, scale
             for path in ("location", "rotation_quaternion", "scale"):
@@ -131,8 +133,9 @@ def ops_settings(settings):
 
 
 def measures(report):
-    """What the panel shows of a retarget report (`skelnorm.retarget`'s): per clip, the worst chain direction, each
-    chain's, the feet's skate against the source's, and what was not measured."""
+    """What the panel shows of a retarget report (`skelnorm.retarget`'s): per clip, the worst
+    chain direction, each chain's, the feet's skate against the source's, and what was not
+    measured."""
     out = []
     for clip in report.get("clips", []):
         m = clip.get("measured") or {}
@@ -154,7 +157,7 @@ def measures(report):
                 "skate": m.get("skate", []),
             }
         )
-    return {"clips": out, "warnings": []}
+    return {"clips": out}
 
 
 class SKELNORM_OT_retarget(bpy.types.Operator):
@@ -250,8 +253,6 @@ class SKELNORM_OT_retarget(bpy.types.Operator):
         common.keep_report(context, "retarget", summary)
         self.report({'INFO'}, f"skelnorm: {len(made)} new action(s) on {target.name}: "
                     + ", ".join(a.name for a in made))
-        for w in summary["warnings"]:
-            self.report({'WARNING'}, w)
         return {'FINISHED'}
 
 

@@ -5,14 +5,14 @@
 
 use crate::asset::read_options;
 use crate::errors::value_error;
-use crate::settings::{overlay, sections, to_dict};
+use crate::settings::{job_error, overlay, sections, to_dict};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use skelnorm::batch::{batch_folder, find_files, find_unsupported, BatchFolder, Naming, Shard};
-use skelnorm::jobs::{Existing, JobError};
+use skelnorm::jobs::Existing;
 use skelnorm::pipeline::RetargetOutput;
-use skelnorm::report::{FailureKind, Report, SCHEMA};
+use skelnorm::report::{Report, SCHEMA};
 use skelnorm::settings::Settings;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -36,13 +36,6 @@ fn retarget_output_of(s: &str) -> PyResult<RetargetOutput> {
         _ => Err(value_error(format!(
             "retarget_output={s:?}: one of \"original\", \"normalized\", \"animation_only\""
         ))),
-    }
-}
-
-fn job_error(e: JobError) -> PyErr {
-    match e.kind() {
-        FailureKind::File => PyOSError::new_err(e.to_string()),
-        _ => value_error(e.to_string()),
     }
 }
 
@@ -111,7 +104,9 @@ pub fn batch<'py>(
         resolve: &resolve,
         read: read_options(bvh_scale)?,
     };
-    let report = py.detach(|| batch_folder(&job, &|_| {})).map_err(job_error)?;
+    let report = py
+        .detach(|| batch_folder(&job, &|_| {}))
+        .map_err(|e| job_error(e, &input))?;
     to_dict(py, &report)
 }
 

@@ -189,7 +189,7 @@ pub fn normalize<'py>(
 
 /// A job's failure as a Python exception: OSError (or a subclass) for a file that cannot be read
 /// or written, ValueError for the rest, with the keyword that gets past a refusal named.
-fn job_error(e: JobError, src: &std::path::Path) -> PyErr {
+pub fn job_error(e: JobError, src: &std::path::Path) -> PyErr {
     match e {
         JobError::File(e) if src.is_dir() && e.file == src => folder_error(e.to_string()),
         JobError::File(e) => file_error(e),

@@ -10,33 +10,10 @@ import shutil
 import pytest
 
 import skelnorm
-from conftest import ASSETS, FIXTURES
+from conftest import ASSETS, BVH, FIXTURES
 
 distributed = pytest.importorskip("distributed")
 import skelnorm.dask  # noqa: E402
-
-
-BVH = """HIERARCHY
-ROOT Hips
-{
-\tOFFSET 0 90 0
-\tCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation
-\tJOINT Spine
-\t{
-\t\tOFFSET 0 10 0
-\t\tCHANNELS 3 Zrotation Xrotation Yrotation
-\t\tEnd Site
-\t\t{
-\t\t\tOFFSET 0 10 0
-\t\t}
-\t}
-}
-MOTION
-Frames: 2
-Frame Time: 0.0333333
-0 90 0 0 0 0 0 0 0
-1 91 2 10 20 30 5 -5 15
-"""
 
 
 def library(root):

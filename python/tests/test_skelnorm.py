@@ -9,30 +9,7 @@ import numpy as np
 import pytest
 
 import skelnorm
-from conftest import ASSETS, CMU_BVH, FIXTURES, ROOT
-
-BVH = """HIERARCHY
-ROOT Hips
-{
-\tOFFSET 0 90 0
-\tCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation
-\tJOINT Spine
-\t{
-\t\tOFFSET 0 10 0
-\t\tCHANNELS 3 Zrotation Xrotation Yrotation
-\t\tEnd Site
-\t\t{
-\t\t\tOFFSET 0 10 0
-\t\t}
-\t}
-}
-MOTION
-Frames: 3
-Frame Time: 0.0333333
-0 90 0 0 0 0 0 0 0
-1 91 2 10 20 30 5 -5 15
-2 92 4 20 40 60 10 -10 30
-"""
+from conftest import ASSETS, BVH, CMU_BVH, FIXTURES, ROOT
 
 
 def read_glb(path):

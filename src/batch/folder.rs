@@ -56,14 +56,7 @@ impl BatchPlan<'_> {
     /// How many files the run reads (after the shard and the list; files it does not read are
     /// reported as skipped besides).
     pub fn files(&self) -> usize {
-        let job = &self.job;
-        let chosen = |(root, file): &&(PathBuf, PathBuf)| {
-            let rel = file.strip_prefix(root).unwrap_or(file);
-            job.only
-                .as_ref()
-                .is_none_or(|only| only.iter().any(|o| o == rel))
-        };
-        job.files.iter().filter(chosen).count()
+        self.job.files.iter().filter(|f| self.job.chosen(f)).count()
     }
 
     /// Runs it, calling `progress` after each file.

@@ -181,6 +181,17 @@ pub struct Job<'a> {
     pub only: Option<Vec<PathBuf>>,
 }
 
+impl Job<'_> {
+    /// Whether the run processes `(root, file)` (one of `files` or `unsupported`): every file,
+    /// or those of [`Job::only`].
+    pub fn chosen(&self, (root, file): &(PathBuf, PathBuf)) -> bool {
+        let rel = file.strip_prefix(root).unwrap_or(file);
+        self.only
+            .as_ref()
+            .is_none_or(|only| only.iter().any(|o| o == rel))
+    }
+}
+
 /// Every file under `root` that skelnorm reads (`.gltf`, `.glb`, `.vrm`, `.vrma`, `.fbx`,
 /// `.bvh`), or `root` itself if it is a file, sorted, each with the folder its relative path
 /// starts from.
@@ -304,12 +315,7 @@ pub fn run(job: &Job, progress: &(dyn Fn(&FileReport) + Sync)) -> Result<Report,
         None => None,
     };
     let taken = collisions(job);
-    let chosen = |(root, file): &&(PathBuf, PathBuf)| {
-        let rel = file.strip_prefix(root).unwrap_or(file);
-        job.only
-            .as_ref()
-            .is_none_or(|only| only.iter().any(|o| o == rel))
-    };
+    let chosen = |f: &&(PathBuf, PathBuf)| job.chosen(f);
     let mine: Vec<&(PathBuf, PathBuf)> = job.files.iter().filter(chosen).collect();
     let mut files: Vec<FileReport> = pool.install(|| {
         mine.par_iter()

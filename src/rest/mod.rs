@@ -296,6 +296,13 @@ fn mirrored_ends(model: &Model, k: SkeletonId) -> Vec<crate::model::BoneId> {
         .filter(|&i| {
             let b = &s.bones[i];
             let scale = b.rest.scale;
+            // Most bones stop here: only a mirrored, unweighted bone is looked at further.
+            if scale.min_element() >= 0.0
+                || scale.abs().min_element() == 0.0
+                || b.weighted != Some(false)
+            {
+                return false;
+            }
             let hangs = s
                 .bones
                 .iter()
@@ -308,11 +315,7 @@ fn mirrored_ends(model: &Model, k: SkeletonId) -> Vec<crate::model::BoneId> {
                         .all(|v| v.min_element() != 0.0 && signs(*v) == signs(scale))
                 })
             });
-            scale.min_element() < 0.0
-                && scale.abs().min_element() > 0.0
-                && b.weighted == Some(false)
-                && !hangs
-                && keys_agree
+            !hangs && keys_agree
         })
         .map(|i| crate::model::BoneId(i as u32))
         .collect()

@@ -20,9 +20,7 @@ from . import _native
 
 def _one(path: str, input_dir: str, output_dir: str, options: dict) -> dict:
     """One task: the batch of one file (single-threaded: the cluster is the parallelism)."""
-    from . import _native as native
-
-    return native.batch(input_dir, output_dir, files=[path], jobs=1, **options)
+    return _native.batch(input_dir, output_dir, files=[path], jobs=1, **options)
 
 
 def batch(
