@@ -600,6 +600,40 @@ fn curves_go_to_the_clip_of_their_skeleton() {
     );
 }
 
+/// Issue 43: one rule for an FBX take that keys nothing. Mixamo's files carry an empty
+/// 0-second `Take 001` (one layer, no curve node) beside `mixamo.com`, and pose their nodes away
+/// from the bind pose; that take became a clip holding the pose, while an empty take whose
+/// nodes rest at the bind pose was left out with a note. Blender makes actions from keyed
+/// curves only, so it skips both: so does the reader, with the same note.
+#[test]
+fn a_take_that_keys_nothing_is_no_clip_whatever_pose_it_holds() {
+    use skelnorm::io::{read, ReadOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mixamo_like.fbx");
+    std::fs::write(&path, common::fbx_curves::empty_take_posed_off_bind()).unwrap();
+    let doc = read(&path, &ReadOptions::default()).unwrap();
+    let clips: Vec<&str> = doc.model.clips.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(clips, ["Walk"], "{:?}", doc.warnings);
+    let note = "animation `Take 001` moves nothing and was left out";
+    assert!(
+        doc.warnings.iter().any(|w| w.message == note),
+        "{:?}",
+        doc.warnings
+    );
+    // The hips do rest at the bind pose (90 cm, the unit kept on the base), away from the pose
+    // the file holds (100 cm), which is what made the empty take a clip.
+    let hips = doc.model.skeletons[0]
+        .bones
+        .iter()
+        .find(|b| b.name == "Hips")
+        .unwrap();
+    assert!(
+        (hips.rest.translation.y - 90.0).abs() < 1e-4,
+        "{:?}",
+        hips.rest
+    );
+}
+
 /// Issue 21 end to end: the shared CMU walk (07_01) as its ASCII twin with two foot-lock curves
 /// on its hips node (left locked throughout, right never) retargets with `--contacts
 /// FootLock_L,FootLock_R`: the report names the curves planting took its contacts from and the

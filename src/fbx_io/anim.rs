@@ -7,7 +7,8 @@ use crate::model::{Curve, Interpolation, Track, Transform};
 use glam::{Quat, Vec3};
 
 /// One clip per animation stack, baked at the scene's frame rate, starting at 0; each added
-/// animation's float curves go to `info.curves` (see [`curves`]).
+/// animation's float curves go to `info.curves` (see [`curves`]). A stack that keys nothing, or
+/// whose keys move nothing, is left out with a note.
 pub(super) fn add_animations(
     scene: &ufbx::Scene,
     rests: &[Transform],
@@ -47,7 +48,10 @@ pub(super) fn add_animations(
         channels.extend(held_channels(scene, rests, nodes, &baked_nodes));
         let notes = info.notes.len();
         let found = curves(scene, &baked, nodes, stack.element.name.as_ref(), info);
-        if channels.is_empty() {
+        // A stack that keys nothing is no clip, even where its nodes hold a pose other than the
+        // bind pose (Mixamo's empty 0-second `Take 001`): Blender makes actions from keyed
+        // curves only, so it skips such a stack too.
+        if channels.is_empty() || !keys_anything(stack) {
             // Only the stack's own note: not those about curves left out of a stack left out.
             info.notes.truncate(notes);
             let names: Vec<String> = found
@@ -74,6 +78,16 @@ pub(super) fn add_animations(
         }
     }
     Ok(())
+}
+
+/// Whether any layer of `stack` has a curve with a key.
+fn keys_anything(stack: &ufbx::AnimStack) -> bool {
+    stack.layers.iter().any(|layer| {
+        layer
+            .anim_values
+            .iter()
+            .any(|v| v.curves.iter().flatten().any(|c| !c.keyframes.is_empty()))
+    })
 }
 
 /// The float curves of one baked stack: every animated user-defined number, integer or boolean
