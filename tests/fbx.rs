@@ -634,6 +634,43 @@ fn a_take_that_keys_nothing_is_no_clip_whatever_pose_it_holds() {
     );
 }
 
+/// Issue 43: 3ds Max Biped exports key some bones a frame before the take starts (wiseMan.FBX:
+/// keys at −1/30 s in a take from 0 to 2 s), which ufbx bakes from that key on; glTF key times
+/// must not be negative (the validator's ACCESSOR_ANIMATION_INPUT_NEGATIVE). The clip starts at
+/// 0 with the value the curve has there, and plays as before from 0 on.
+#[test]
+fn keys_before_the_take_starts_are_left_out() {
+    use skelnorm::io::{read, ReadOptions};
+    let early = common::fbx_curves::MINIMAL
+        .replace(
+            "\t\tKeyTime: *2 {\n\t\t\ta: 0,46186158000\n\t\t}\n\t\tKeyValueFloat: *2 {\n\t\t\ta: 100,110\n",
+            "\t\tKeyTime: *3 {\n\t\t\ta: -1539538600,0,46186158000\n\t\t}\n\t\tKeyValueFloat: *3 {\n\t\t\ta: 90,100,110\n",
+        )
+        .replacen("\t\tKeyAttrRefCount: *1 {\n\t\t\ta: 2\n", "\t\tKeyAttrRefCount: *1 {\n\t\t\ta: 3\n", 1);
+    assert_ne!(early, common::fbx_curves::MINIMAL);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("early.fbx");
+    std::fs::write(&path, &early).unwrap();
+    let doc = read(&path, &ReadOptions::default()).unwrap();
+    let clip = &doc.model.clips[0];
+    let hips = doc.model.skeletons[0]
+        .bones
+        .iter()
+        .position(|b| b.name == "Hips")
+        .unwrap();
+    let keys = clip.tracks[hips].translation.as_ref().unwrap();
+    assert_eq!(keys.times.first(), Some(&0.0), "{:?}", keys.times);
+    assert!(
+        keys.times.windows(2).all(|w| w[0] < w[1]),
+        "{:?}",
+        keys.times
+    );
+    for (t, y) in [(0.0, 100.0), (0.5, 105.0), (1.0, 110.0)] {
+        let v = keys.sample(t);
+        assert!((v.y - y).abs() < 1e-3, "at {t}: {v}");
+    }
+}
+
 /// Issue 21 end to end: the shared CMU walk (07_01) as its ASCII twin with two foot-lock curves
 /// on its hips node (left locked throughout, right never) retargets with `--contacts
 /// FootLock_L,FootLock_R`: the report names the curves planting took its contacts from and the
