@@ -362,9 +362,9 @@ fn fold_mirrored_ends(model: &mut Model, k: SkeletonId) -> Vec<Warning> {
 }
 
 /// The bones of skeleton `k` that mirror (a negative axis in the rest scale or in a scale key)
-/// and that [`fold_mirrored_ends`] cannot fold: as Blender imports them, they keep their rest
-/// and keys as they are, reflection and all, and so does every bone below them, whose frames
-/// the reflection would make inexact to turn. Gives, per bone, whether it is kept, and a
+/// and that [`fold_mirrored_ends`] cannot fold: rather than refusing the file (Blender imports
+/// it), they keep their frames and keys as they are, reflection and all, and so does every
+/// bone below them, whose frames the reflection would make inexact to turn. Gives, per bone, whether it is kept, and a
 /// warning naming each mirrored bone and why it could not be folded.
 fn mirrored_kept(model: &Model, k: SkeletonId) -> (Vec<bool>, Vec<Warning>) {
     let s = model.skeleton(k);
