@@ -363,32 +363,83 @@ fn uniform_bone_scales_fold_into_the_translations_below() {
     assert!(bvh_io::write(&on_roots, &held, &BvhWriteOptions::default()).is_ok());
 }
 
-/// What BVH cannot express is refused, naming the bone: a non-uniform scale, a scale keyed to
-/// change, a non-uniform base.
+/// What BVH cannot express is refused, naming the bone: a non-uniform or mirrored scale, a
+/// scale keyed to change, on a bone others hang from; a non-uniform base.
 #[test]
 fn scales_bvh_cannot_express_are_refused() {
     let (mut s, c) = rig();
-    s.bones[3].rest.scale = Vec3::new(1.0, 2.0, 1.0);
+    s.bones[2].rest.scale = Vec3::new(1.0, 2.0, 1.0);
+    let e = bvh_io::write(&s, &c, &BvhWriteOptions::default()).unwrap_err();
+    assert!(
+        e.to_string().contains(
+            "bone `left leg` has a non-uniform ([1.0, 2.0, 1.0]) scale, which BVH cannot express"
+        ),
+        "{e}"
+    );
+    s.bones[2].rest.scale = Vec3::new(-1.0, 1.0, 1.0);
     let e = bvh_io::write(&s, &c, &BvhWriteOptions::default()).unwrap_err();
     assert!(
         e.to_string()
-            .contains("bone `left knee` has a non-uniform scale, which BVH cannot express"),
+            .contains("bone `left leg` has a mirrored ([-1.0, 1.0, 1.0] at rest) scale"),
         "{e}"
     );
     let (s, mut c) = rig();
-    c.tracks[3].scale = Some(Track {
+    c.tracks[2].scale = Some(Track {
         interpolation: Interpolation::Linear,
         times: vec![0.0, 0.5].into(),
         values: vec![Vec3::ONE, Vec3::splat(1.5)].into(),
     });
     let e = bvh_io::write(&s, &c, &BvhWriteOptions::default()).unwrap_err();
     assert!(
-        e.to_string().contains("bone `left knee` has a keyed scale"),
+        e.to_string().contains("bone `left leg` has a keyed scale"),
         "{e}"
     );
     let (mut s, c) = rig();
     s.base = Mat4::from_scale(Vec3::new(1.0, 2.0, 1.0));
     assert!(bvh_io::write(&s, &c, &BvhWriteOptions::default()).is_err());
+}
+
+/// Issue 43 item 3: the scale of a bone with nothing below it shows in no joint of a BVH file,
+/// so any scale there is left out rather than refused: 3ds Max Biped nubs mirrored at rest
+/// ((−1, −1, −1) keyed (−1, −1, −1), as wiseMan.FBX's `Bip001 R Finger0Nub`; (−1, 1, 1) keyed
+/// with other signs, as magicianAll.FBX's), and a non-uniform one. Every joint lands where the
+/// unscaled rig puts it.
+#[test]
+fn the_scale_of_a_bone_nothing_hangs_from_is_left_out() {
+    let (s, c) = rig();
+    let times = key_times(&c);
+    let want = round_trip_error(&s, &c, &BvhWriteOptions::default(), &times);
+    let keyed = |values: Vec<Vec3>| Track {
+        interpolation: Interpolation::Linear,
+        times: vec![0.0, 0.5].into(),
+        values: values.into(),
+    };
+    let cases = [
+        (Vec3::splat(-1.0), Some(keyed(vec![Vec3::splat(-1.0); 2]))),
+        (
+            Vec3::new(-1.0, 1.0, 1.0),
+            Some(keyed(vec![
+                Vec3::new(-1.0, 1.0, 1.0),
+                Vec3::new(1.0, -1.0, 1.0),
+            ])),
+        ),
+        (Vec3::new(1.0, 3.0, 1.0), None),
+    ];
+    for (rest, keys) in cases {
+        let (mut scaled, mut c2) = (s.clone(), c.clone());
+        // `left knee` (a joint, tracked) and `head_top` (an End Site): leaves.
+        for leaf in [3, 5] {
+            scaled.bones[leaf].rest.scale = rest;
+            c2.tracks[leaf].scale = keys.clone();
+        }
+        let err = round_trip_error(&scaled, &c2, &BvhWriteOptions::default(), &times);
+        assert!(err <= want.max(1e-5), "{rest}: {err} (unscaled {want})");
+        // The same hierarchy: offsets and End Sites as the unscaled rig's.
+        let hierarchy = |t: String| t[..t.find("MOTION").unwrap()].to_string();
+        let a = bvh_io::write(&s, &c, &BvhWriteOptions::default()).unwrap();
+        let b = bvh_io::write(&scaled, &c2, &BvhWriteOptions::default()).unwrap();
+        assert_eq!(hierarchy(a), hierarchy(b), "{rest}");
+    }
 }
 
 #[test]

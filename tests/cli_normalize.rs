@@ -447,3 +447,57 @@ fn a_webp_texture_is_not_reported_invalid() {
         written["textures"]
     );
 }
+
+/// Issue 43, item 2: a bone whose rest mirrors and that cannot be folded (vertices weighted on
+/// it, a bone below it) no longer refuses the file: `mixamo.glb` with its left index finger's
+/// middle joint scaled (−1, 1, 1), as a mirroring tool leaves a bone, normalizes with warning
+/// `mirror_kept` naming the bone, and three.js plays the output as the input.
+#[test]
+fn a_mirrored_weighted_bone_is_kept_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut json, bin) =
+        common::split_glb(&std::fs::read(common::root().join("fixtures/mixamo.glb")).unwrap());
+    let name = "mixamorig:LeftHandIndex2";
+    let node = json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|n| n["name"] == name)
+        .unwrap();
+    assert!(json["nodes"][node]["children"]
+        .as_array()
+        .is_some_and(|c| !c.is_empty()));
+    json["nodes"][node]["scale"] = serde_json::json!([-1.0, 1.0, 1.0]);
+    let input = dir.path().join("mirrored.glb");
+    std::fs::write(&input, common::join_glb(&json, &bin)).unwrap();
+    let out = dir.path().join("out.glb");
+    let run = common::skelnorm(&[
+        "normalize",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let kept: Vec<&serde_json::Value> = report["files"][0]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["code"] == "mirror_kept")
+        .collect();
+    assert_eq!(kept.len(), 1, "{}", report["files"][0]["warnings"]);
+    assert_eq!(kept[0]["bones"], serde_json::json!([name]), "{}", kept[0]);
+    let message = kept[0]["message"].as_str().unwrap();
+    assert!(message.contains("something hangs from it"), "{message}");
+    if let Some(err) = common::three_check(&input, &out) {
+        assert!(
+            err <= 1e-5,
+            "three.js vertices moved by {err:e} of the size"
+        );
+    }
+}

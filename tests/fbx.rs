@@ -600,6 +600,77 @@ fn curves_go_to_the_clip_of_their_skeleton() {
     );
 }
 
+/// Issue 43: one rule for an FBX take that keys nothing. Mixamo's files carry an empty
+/// 0-second `Take 001` (one layer, no curve node) beside `mixamo.com`, and pose their nodes away
+/// from the bind pose; that take became a clip holding the pose, while an empty take whose
+/// nodes rest at the bind pose was left out with a note. Blender makes actions from keyed
+/// curves only, so it skips both: so does the reader, with the same note.
+#[test]
+fn a_take_that_keys_nothing_is_no_clip_whatever_pose_it_holds() {
+    use skelnorm::io::{read, ReadOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mixamo_like.fbx");
+    std::fs::write(&path, common::fbx_curves::empty_take_posed_off_bind()).unwrap();
+    let doc = read(&path, &ReadOptions::default()).unwrap();
+    let clips: Vec<&str> = doc.model.clips.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(clips, ["Walk"], "{:?}", doc.warnings);
+    let note = "animation `Take 001` moves nothing and was left out";
+    assert!(
+        doc.warnings.iter().any(|w| w.message == note),
+        "{:?}",
+        doc.warnings
+    );
+    // The hips do rest at the bind pose (90 cm, the unit kept on the base), away from the pose
+    // the file holds (100 cm), which is what made the empty take a clip.
+    let hips = doc.model.skeletons[0]
+        .bones
+        .iter()
+        .find(|b| b.name == "Hips")
+        .unwrap();
+    assert!(
+        (hips.rest.translation.y - 90.0).abs() < 1e-4,
+        "{:?}",
+        hips.rest
+    );
+}
+
+/// Issue 43: 3ds Max Biped exports key some bones a frame before the take starts (wiseMan.FBX:
+/// keys at −1/30 s in a take from 0 to 2 s), which ufbx bakes from that key on; glTF key times
+/// must not be negative (the validator's ACCESSOR_ANIMATION_INPUT_NEGATIVE). The clip starts at
+/// 0 with the value the curve has there, and plays as before from 0 on.
+#[test]
+fn keys_before_the_take_starts_are_left_out() {
+    use skelnorm::io::{read, ReadOptions};
+    let early = common::fbx_curves::MINIMAL
+        .replace(
+            "\t\tKeyTime: *2 {\n\t\t\ta: 0,46186158000\n\t\t}\n\t\tKeyValueFloat: *2 {\n\t\t\ta: 100,110\n",
+            "\t\tKeyTime: *3 {\n\t\t\ta: -1539538600,0,46186158000\n\t\t}\n\t\tKeyValueFloat: *3 {\n\t\t\ta: 90,100,110\n",
+        )
+        .replacen("\t\tKeyAttrRefCount: *1 {\n\t\t\ta: 2\n", "\t\tKeyAttrRefCount: *1 {\n\t\t\ta: 3\n", 1);
+    assert_ne!(early, common::fbx_curves::MINIMAL);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("early.fbx");
+    std::fs::write(&path, &early).unwrap();
+    let doc = read(&path, &ReadOptions::default()).unwrap();
+    let clip = &doc.model.clips[0];
+    let hips = doc.model.skeletons[0]
+        .bones
+        .iter()
+        .position(|b| b.name == "Hips")
+        .unwrap();
+    let keys = clip.tracks[hips].translation.as_ref().unwrap();
+    assert_eq!(keys.times.first(), Some(&0.0), "{:?}", keys.times);
+    assert!(
+        keys.times.windows(2).all(|w| w[0] < w[1]),
+        "{:?}",
+        keys.times
+    );
+    for (t, y) in [(0.0, 100.0), (0.5, 105.0), (1.0, 110.0)] {
+        let v = keys.sample(t);
+        assert!((v.y - y).abs() < 1e-3, "at {t}: {v}");
+    }
+}
+
 /// Issue 21 end to end: the shared CMU walk (07_01) as its ASCII twin with two foot-lock curves
 /// on its hips node (left locked throughout, right never) retargets with `--contacts
 /// FootLock_L,FootLock_R`: the report names the curves planting took its contacts from and the

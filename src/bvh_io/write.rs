@@ -28,10 +28,11 @@ const SCALE_TOLERANCE: f32 = 1e-4;
 ///   frame to frame so they do not jump by 360°.
 ///
 /// Bones' uniform scales (a unit scale on a root bone) are folded into the translations below
-/// them, as the base's is.
+/// them, as the base's is; the scale of a bone with nothing below it shows in no joint and is
+/// left out.
 ///
-/// Errors: an invalid skeleton or clip, a bone scale that is not uniform or changes in the clip,
-/// or a non-uniform base scale (BVH cannot express scale), a bad fps or scale option.
+/// Errors: an invalid skeleton or clip, a scale that is not uniform or changes in the clip on a
+/// bone that others hang from, or a non-uniform base scale (BVH cannot express scale), a bad fps or scale option.
 pub fn write(
     skeleton: &Skeleton,
     clip: &Clip,
@@ -150,9 +151,11 @@ fn split_base(skeleton: &Skeleton) -> Option<(Transform, f32)> {
 }
 
 /// Each bone's scale, folded into the translations below it (a unit scale on a root bone, as
-/// FBX files in centimetres read): uniform, and the same in the clip as at rest. An error names
-/// the first bone whose scale is not (non-uniform, or keyed to change), which BVH, whose joints
-/// only move and turn, cannot express.
+/// FBX files in centimetres read): uniform, and the same in the clip as at rest. A bone with
+/// nothing below it may have any scale (a 3ds Max Biped nub's mirroring, keyed or not): no
+/// joint of the BVH file shows it, so it is left out (1). An error names the first other bone
+/// whose scale is not (mirrored, non-uniform, or keyed to change), which BVH, whose joints only
+/// move and turn, cannot express.
 fn bone_scales(skeleton: &Skeleton, clip: &Clip) -> Result<Vec<f32>, String> {
     let uniform = |s: Vec3| {
         (s.x - s.y).abs() <= SCALE_TOLERANCE * s.x.abs()
@@ -160,6 +163,7 @@ fn bone_scales(skeleton: &Skeleton, clip: &Clip) -> Result<Vec<f32>, String> {
             && s.x > 0.0
     };
     let same = |a: Vec3, b: Vec3| (a - b).abs().max_element() <= SCALE_TOLERANCE * a.x.abs();
+    let children = skeleton.children();
     skeleton
         .bones
         .iter()
@@ -170,12 +174,22 @@ fn bone_scales(skeleton: &Skeleton, clip: &Clip) -> Result<Vec<f32>, String> {
             let held = keys.is_none_or(|k| k.values.iter().all(|v| same(rest, *v)));
             if uniform(rest) && held {
                 Ok(rest.x)
+            } else if children[i].is_empty() {
+                Ok(1.0)
             } else {
+                let mirrored = rest.min_element() < 0.0
+                    || keys.is_some_and(|k| k.values.iter().any(|v| v.min_element() < 0.0));
+                let what = if mirrored {
+                    format!("mirrored ({:?} at rest)", rest.to_array())
+                } else if !held {
+                    "keyed".to_string()
+                } else {
+                    format!("non-uniform ({:?})", rest.to_array())
+                };
                 Err(format!(
-                    "bone `{}` has a {} scale, which BVH cannot express (its joints only move \
-                     and turn)",
-                    b.name,
-                    if held { "non-uniform" } else { "keyed" }
+                    "bone `{}` has a {what} scale, which BVH cannot express (its joints only \
+                     move and turn), and bones hang from it",
+                    b.name
                 ))
             }
         })

@@ -7,7 +7,8 @@ use crate::model::{Curve, Interpolation, Track, Transform};
 use glam::{Quat, Vec3};
 
 /// One clip per animation stack, baked at the scene's frame rate, starting at 0; each added
-/// animation's float curves go to `info.curves` (see [`curves`]).
+/// animation's float curves go to `info.curves` (see [`curves`]). A stack that keys nothing, or
+/// whose keys move nothing, is left out with a note.
 pub(super) fn add_animations(
     scene: &ufbx::Scene,
     rests: &[Transform],
@@ -47,7 +48,10 @@ pub(super) fn add_animations(
         channels.extend(held_channels(scene, rests, nodes, &baked_nodes));
         let notes = info.notes.len();
         let found = curves(scene, &baked, nodes, stack.element.name.as_ref(), info);
-        if channels.is_empty() {
+        // A stack that keys nothing is no clip, even where its nodes hold a pose other than the
+        // bind pose (Mixamo's empty 0-second `Take 001`): Blender makes actions from keyed
+        // curves only, so it skips such a stack too.
+        if channels.is_empty() || !keys_anything(stack) {
             // Only the stack's own note: not those about curves left out of a stack left out.
             info.notes.truncate(notes);
             let names: Vec<String> = found
@@ -74,6 +78,16 @@ pub(super) fn add_animations(
         }
     }
     Ok(())
+}
+
+/// Whether any layer of `stack` has a curve with a key.
+fn keys_anything(stack: &ufbx::AnimStack) -> bool {
+    stack.layers.iter().any(|layer| {
+        layer
+            .anim_values
+            .iter()
+            .any(|v| v.curves.iter().flatten().any(|c| !c.keyframes.is_empty()))
+    })
 }
 
 /// The float curves of one baked stack: every animated user-defined number, integer or boolean
@@ -196,17 +210,43 @@ fn vec3_channel(
     constant: bool,
     rest: Vec3,
 ) -> Option<ChannelKeys> {
-    let at_rest = keys
-        .first()
-        .is_none_or(|k| vec3(k.value).abs_diff_eq(rest, 1e-6));
+    let keys = from_zero(keys.iter().map(|k| (k.time, vec3(k.value))), Vec3::lerp);
+    let at_rest = keys.first().is_none_or(|k| k.1.abs_diff_eq(rest, 1e-6));
     (!(constant && at_rest)).then(|| {
         channel(
             node,
             path,
-            keys.iter().map(|k| k.time as f32).collect(),
-            keys.iter().flat_map(|k| vec3(k.value).to_array()).collect(),
+            keys.iter().map(|k| k.0 as f32).collect(),
+            keys.iter().flat_map(|k| k.1.to_array()).collect(),
         )
     })
+}
+
+/// The keys of one baked channel from time 0 on. ufbx bakes a curve from its first key, which
+/// can lie before the take starts (3ds Max Biped exports key some bones a frame early:
+/// wiseMan.FBX's take has keys at −1/30 s), while glTF key times must not be negative and the
+/// take plays from its start. Keys before 0 go; where the first key left lies after 0, the one
+/// before it gives the value at 0 (`mix`, as LINEAR keys play), so the clip is unchanged from 0.
+fn from_zero<V: Copy>(
+    keys: impl Iterator<Item = (f64, V)>,
+    mix: impl Fn(V, V, f32) -> V,
+) -> Vec<(f64, V)> {
+    let keys: Vec<(f64, V)> = keys.collect();
+    let Some(first) = keys.iter().position(|k| k.0 >= 0.0) else {
+        // Every key lies before the start: the last one holds from there.
+        return keys
+            .last()
+            .map(|&(_, v)| vec![(0.0, v)])
+            .unwrap_or_default();
+    };
+    let mut out = Vec::with_capacity(keys.len() - first + 1);
+    if let (Some(&(t0, a)), &(t1, b)) = (first.checked_sub(1).map(|i| &keys[i]), &keys[first]) {
+        if t1 > 0.0 {
+            out.push((0.0, mix(a, b, (-t0 / (t1 - t0)) as f32)));
+        }
+    }
+    out.extend_from_slice(&keys[first..]);
+    out
 }
 
 /// The channels of one baked node (glTF node `target`, at rest `rest`): translation, rotation
@@ -220,22 +260,25 @@ fn baked_channels(bn: &ufbx::BakedNode, target: usize, rest: Transform) -> Vec<C
         bn.constant_translation,
         rest.translation,
     );
-    let rotation_at_rest = bn
-        .rotation_keys
+    let rotation_keys = from_zero(
+        bn.rotation_keys.iter().map(|k| (k.time, quat(k.value))),
+        Quat::slerp,
+    );
+    let rotation_at_rest = rotation_keys
         .first()
-        .is_none_or(|k| same_rotation(quat(k.value), rest.rotation));
+        .is_none_or(|k| same_rotation(k.1, rest.rotation));
     let rotation = (!(bn.constant_rotation && rotation_at_rest)).then(|| {
         let mut prev = Quat::IDENTITY;
-        let mut values = Vec::with_capacity(bn.rotation_keys.len() * 4);
-        for (i, k) in bn.rotation_keys.iter().enumerate() {
-            let mut q = quat(k.value).normalize();
+        let mut values = Vec::with_capacity(rotation_keys.len() * 4);
+        for (i, &(_, q)) in rotation_keys.iter().enumerate() {
+            let mut q = q.normalize();
             if i > 0 && prev.dot(q) < 0.0 {
                 q = -q;
             }
             prev = q;
             values.extend(q.to_array());
         }
-        let times = bn.rotation_keys.iter().map(|k| k.time as f32).collect();
+        let times = rotation_keys.iter().map(|k| k.0 as f32).collect();
         channel(target, "rotation", times, values)
     });
     let scale = vec3_channel(

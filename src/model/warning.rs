@@ -46,6 +46,11 @@ pub enum WarningCode {
     /// out: its scale made positive in the rest and its keys, its inverse bind matrix to match,
     /// so every skinning matrix stays.
     MirrorFolded,
+    /// Rest fix: a bone whose rest mirrors but whose reflection cannot be folded out exactly
+    /// (vertex weights on it, bones hanging from it, or scale keys that change sign) is kept as
+    /// it is, reflection and all, with every bone below it: their frames are not turned, and
+    /// only the turns of the bones above carry them.
+    MirrorKept,
     /// Rest fix: facing could not be found (no legs, arms or shoulders on both sides).
     NoFacing,
     /// Rest fix: the character was turned to face +Z inside its skeleton while the node above
@@ -130,6 +135,7 @@ impl WarningCode {
             WarningCode::NoFacing => "no_facing",
             WarningCode::SceneKept => "scene_kept",
             WarningCode::MirrorFolded => "mirror_folded",
+            WarningCode::MirrorKept => "mirror_kept",
             WarningCode::NoTail => "no_tail",
             WarningCode::TailReversed => "tail_reversed",
             WarningCode::NonUniformScale => "non_uniform_scale",

@@ -30,7 +30,7 @@ mod sim;
 pub use restore::{carry_back, KeyMap, RestoreError};
 
 use crate::mapping::BoneMap;
-use crate::model::{fold_bind, Model, Problem, Skeleton, SkeletonId, SkinBind, Warning};
+use crate::model::{fold_bind, Clip, Model, Problem, Skeleton, SkeletonId, SkinBind, Warning};
 use crate::profile::Profile;
 use serde::{Deserialize, Serialize};
 
@@ -128,10 +128,10 @@ pub enum RestError {
         /// Every broken rule.
         problems: Vec<Problem>,
     },
-    /// A bone's rest has a zero or negative scale (a hidden or mirrored bone), which no T-pose
-    /// can represent.
+    /// A bone's rest has a zero scale on some axis (a hidden bone), which no T-pose can
+    /// represent. (A mirrored bone, negative on some axes, is folded or kept.)
     #[error(
-        "bone `{bone}`: rest scale {scale:?} has a zero or negative axis, so its rest cannot be normalized"
+        "bone `{bone}`: rest scale {scale:?} has a zero axis, so its rest cannot be normalized"
     )]
     Scale {
         /// The bone.
@@ -227,8 +227,10 @@ pub(crate) fn fix_rest_checked(
     profile: &Profile,
     options: &RestOptions,
 ) -> RestReport {
-    let folded = fold_mirrored_ends(model, skeleton);
-    let plan = pose::plan(model, skeleton, map, profile, options);
+    let mut folded = fold_mirrored_ends(model, skeleton);
+    let (kept, why) = mirrored_kept(model, skeleton);
+    folded.extend(why);
+    let plan = pose::plan(model, skeleton, map, profile, options, kept);
     let mut report = convert::apply(model, skeleton, plan, options);
     report.warnings.extend(folded);
     if !options.keep_bind {
@@ -260,11 +262,11 @@ pub(crate) fn check(
     if !map.fits(s, profile) {
         return Err(RestError::MapMismatch(s.name.clone()));
     }
-    let folded = mirrored_ends(model, k);
-    let refused = s.bones.iter().enumerate().find(|(i, b)| {
-        b.rest.scale.min_element() <= 0.0 && !folded.iter().any(|f| f.index() == *i)
-    });
-    if let Some((_, b)) = refused {
+    if let Some(b) = s
+        .bones
+        .iter()
+        .find(|b| b.rest.scale.abs().min_element() == 0.0)
+    {
         return Err(RestError::Scale {
             bone: b.name.clone(),
             scale: b.rest.scale.to_array(),
@@ -357,6 +359,77 @@ fn fold_mirrored_ends(model: &mut Model, k: SkeletonId) -> Vec<Warning> {
         warnings.push(warning);
     }
     warnings
+}
+
+/// The bones of skeleton `k` that mirror (a negative axis in the rest scale or in a scale key)
+/// and that [`fold_mirrored_ends`] cannot fold: rather than refusing the file (Blender imports
+/// it), they keep their frames and keys as they are, reflection and all, and so does every
+/// bone below them, whose frames the reflection would make inexact to turn. Gives, per bone, whether it is kept, and a
+/// warning naming each mirrored bone and why it could not be folded.
+fn mirrored_kept(model: &Model, k: SkeletonId) -> (Vec<bool>, Vec<Warning>) {
+    let s = model.skeleton(k);
+    let clips: Vec<&Clip> = model.clips.iter().filter(|c| c.skeleton == k).collect();
+    let negative = |v: &glam::Vec3| v.min_element() < 0.0;
+    let mut kept = vec![false; s.bones.len()];
+    let mut warnings = Vec::new();
+    for (i, b) in s.bones.iter().enumerate() {
+        let keys = clips.iter().any(|c| {
+            c.tracks[i]
+                .scale
+                .as_ref()
+                .is_some_and(|t| t.values.iter().any(negative))
+        });
+        let below = b.parent.is_some_and(|p| kept[p.index()]);
+        kept[i] = below || negative(&b.rest.scale) || keys;
+        if below || !kept[i] {
+            continue;
+        }
+        let mut warning = Warning::new(
+            crate::model::WarningCode::MirrorKept,
+            format!(
+                "bone `{}`: it mirrors (rest scale {:?}) and {}, so the reflection cannot be \
+                 folded out exactly; it and the bones below it keep their frames as they were, \
+                 carried only by the turns of the bones above",
+                b.name,
+                b.rest.scale.to_array(),
+                why_not_folded(s, &clips, i)
+            ),
+        );
+        warning.bones = vec![b.name.clone()];
+        warnings.push(warning);
+    }
+    (kept, warnings)
+}
+
+/// Why mirrored bone `i` of `s` is not one of [`mirrored_ends`] (`clips`: the skeleton's).
+fn why_not_folded(s: &Skeleton, clips: &[&Clip], i: usize) -> String {
+    let b = &s.bones[i];
+    let mut why = Vec::new();
+    match b.weighted {
+        Some(true) => why.push("vertices are weighted on it"),
+        None => why.push("its vertex weights are unknown"),
+        Some(false) => {}
+    }
+    if s.bones
+        .iter()
+        .any(|c| c.parent.is_some_and(|p| p.index() == i))
+        || s.attachments.iter().any(|a| a.parent.index() == i)
+    {
+        why.push("something hangs from it");
+    }
+    let signs = |v: &glam::Vec3| v.cmplt(glam::Vec3::ZERO);
+    if clips.iter().any(|c| {
+        c.tracks[i]
+            .scale
+            .as_ref()
+            .is_some_and(|t| t.values.iter().any(|v| signs(v) != signs(&b.rest.scale)))
+    }) {
+        why.push("its scale keys' signs differ from its rest's");
+    }
+    if why.is_empty() {
+        why.push("a scale key of it is zero on some axis");
+    }
+    why.join(" and ")
 }
 
 /// The problems of the clips of skeleton `k` (`s`), in clip order.

@@ -95,6 +95,7 @@ pub(super) fn plan(
     map: &BoneMap,
     profile: &Profile,
     options: &RestOptions,
+    kept: Vec<bool>,
 ) -> Plan {
     let s = model.skeleton(k);
     let mut warnings = Vec::new();
@@ -109,6 +110,7 @@ pub(super) fn plan(
         map,
         profile,
         &s.accumulate(top, original.iter().copied(), Sim::mul),
+        kept,
     );
     let fixed = silhouette_pass(&shape, top, &original, options, &mut warnings);
     let frames = change_of_frames(&shape, &fixed, &locked, options);
@@ -353,7 +355,7 @@ fn silhouette_pass(
 }
 
 /// The global turn the silhouette fix wants for bone `i` (world transform `w`), or `None` when
-/// the bone is unmapped, skipped by the options, or has nothing to point at.
+/// the bone is unmapped, kept as it is, skipped by the options, or has nothing to point at.
 fn silhouette_turn(
     shape: &Shape,
     i: usize,
@@ -363,6 +365,9 @@ fn silhouette_turn(
     warnings: &mut Vec<Warning>,
 ) -> Option<Quat> {
     let pk = shape.map.profile_bone_of(BoneId(i as u32))?;
+    if shape.kept[i] {
+        return None;
+    }
     let skip = options
         .silhouette_skip
         .iter()
@@ -386,7 +391,7 @@ struct Frames {
 }
 
 /// Step 3: mapped bones take the profile's global rest rotation (turned the least so that +Y
-/// points at the tail), unmapped bones keep theirs, and locked ones (non-uniform scale) take
+/// points at the tail), unmapped and kept bones keep theirs, and locked ones (non-uniform scale) take
 /// the quarter turn of theirs nearest it; every frame drops its scale.
 fn change_of_frames(
     shape: &Shape,
@@ -403,7 +408,7 @@ fn change_of_frames(
     for (i, w) in fixed.world.iter().enumerate() {
         let pk = map.profile_bone_of(BoneId(i as u32));
         let r = match pk {
-            Some(pk) if options.overwrite_axes => {
+            Some(pk) if options.overwrite_axes && !shape.kept[i] => {
                 let p = reference[pk.index()];
                 // The profile's frame, turned the least so that +Y points at the tail: a no-op
                 // after an exact silhouette fix, except for feet that keep their pitch and bones
@@ -590,11 +595,21 @@ struct Shape<'a> {
     order: Vec<usize>,
     /// Tails shorter than this lie on their bone's joint (see [`BoneMap::MIN_TAIL`]).
     min_tail: f32,
+    /// Per bone, whether it keeps its rest as it is (a mirrored bone whose reflection cannot
+    /// be folded out, and every bone below it): no turn of its own, its frame unchanged.
+    kept: Vec<bool>,
 }
 
 impl<'a> Shape<'a> {
-    /// The shape of `s` mapped by `map`, with `world` its original world rests.
-    fn new(s: &'a Skeleton, map: &'a BoneMap, profile: &'a Profile, world: &[Sim]) -> Self {
+    /// The shape of `s` mapped by `map`, with `world` its original world rests and `kept` the
+    /// bones that keep their rest.
+    fn new(
+        s: &'a Skeleton,
+        map: &'a BoneMap,
+        profile: &'a Profile,
+        world: &[Sim],
+        kept: Vec<bool>,
+    ) -> Self {
         let mut carried = vec![None; s.bones.len()];
         for pk in profile.ids() {
             let (Some(i), Some(tails)) = (map.get(pk), map.tail_bones(profile, pk)) else {
@@ -629,6 +644,7 @@ impl<'a> Shape<'a> {
             carried,
             order,
             min_tail: BoneMap::MIN_TAIL * (hi - lo).max(Vec3::ZERO).length(),
+            kept,
         }
     }
 

@@ -6,7 +6,7 @@
 use super::*;
 use crate::check;
 use crate::mapping::testing::{identity_map, rig};
-use crate::model::{BoneTracks, Clip, Interpolation, Skeleton, Track};
+use crate::model::{BoneId, BoneTracks, Clip, Interpolation, Skeleton, Track};
 use glam::{Mat4, Quat, Vec3};
 use proptest::prelude::*;
 
@@ -231,19 +231,188 @@ fn a_mirrored_nub_is_folded_and_skins_as_before() {
     assert!(rest.max_direction_deg <= 0.01, "{rest:?}");
 }
 
+/// The mirror_kept warnings of a report.
+fn kept(report: &RestReport) -> Vec<&Warning> {
+    report
+        .warnings
+        .iter()
+        .filter(|w| w.code == crate::model::WarningCode::MirrorKept)
+        .collect()
+}
+
+/// Issue 43, item 2: a mirrored nub that vertices are weighted on cannot be folded exactly; it
+/// is kept as it is, named in a warning, and the skin plays as before.
 #[test]
-fn a_weighted_mirrored_bone_is_still_refused_without_changing_anything() {
+fn a_weighted_mirrored_nub_is_kept_and_skins_as_before() {
     let mut model = rig_with_mirrored_nub(true);
     let map = identity_map(&model.skeletons[0], 0);
     let before = model.clone();
-    let err = fix_rest(
+    let report = fix_rest(
         &mut model,
         SkeletonId(0),
         &map,
         Profile::humanoid(),
         &RestOptions::default(),
     )
-    .unwrap_err();
-    assert!(err.to_string().contains("Bip001 R Finger1Nub"), "{err}");
-    assert_eq!(model, before);
+    .unwrap();
+    let kept = kept(&report);
+    assert_eq!(kept.len(), 1, "{:?}", report.warnings);
+    assert_eq!(kept[0].bones, ["Bip001 R Finger1Nub"]);
+    assert!(
+        kept[0].message.contains("vertices are weighted on it"),
+        "{}",
+        kept[0].message
+    );
+    let nub = &model.skeletons[0].bones.last().unwrap().rest;
+    assert_eq!(nub.scale, Vec3::splat(-1.0));
+    let skin = check::skin(&before, &model, SkeletonId(0));
+    assert!(skin.max_error <= 1e-5, "{skin:?}");
+    let rest = check::rest(&model.skeletons[0], &map, Profile::humanoid());
+    assert!(rest.max_direction_deg <= 0.01, "{rest:?}");
+}
+
+/// role01All.FBX (3ds Max Biped, cocos-test-projects) as its converted glTF has it: `Bone036`, a
+/// helper under `Bip001 L UpperArm` mirrored on one axis, weighted, with `Bone037` below it, its
+/// scale keyed (−1, −1, −1) against a rest of (−1, 1, 1) (the same reflection turned), here
+/// under the rig's `LeftUpperArm`, translations from centimetres to metres.
+fn rig_with_mirrored_helper() -> Model {
+    let mut s = rig(&[Quat::from_rotation_z(0.3)], Mat4::IDENTITY);
+    let arm = s.find("LeftUpperArm").unwrap();
+    let helper = crate::model::BoneId(s.bones.len() as u32);
+    let bone = |name: &str, parent, rest| crate::model::Bone {
+        name: String::from(name),
+        parent: Some(parent),
+        rest,
+        is_joint: true,
+        weighted: Some(true),
+        node: None,
+    };
+    s.bones.push(bone(
+        "Bone036",
+        arm,
+        crate::model::Transform {
+            translation: Vec3::new(-1.533_517_8, 0.057_511_806, 0.216_014_86) * 0.01,
+            rotation: Quat::from_xyzw(-0.069_302_59, -0.675_843_9, 0.729_504_8, -0.079_088_1)
+                .normalize(),
+            scale: Vec3::new(-0.999_999_7, 0.999_999_94, 0.999_999_94),
+        },
+    ));
+    s.bones.push(bone(
+        "Bone037",
+        helper,
+        crate::model::Transform {
+            translation: Vec3::new(3.574_871, -1.907_348_6e-6, 1.192_092_9e-7) * 0.01,
+            rotation: Quat::IDENTITY,
+            scale: Vec3::new(0.999_999_9, 1.0, 1.000_000_1),
+        },
+    ));
+    let world = s.rest_world();
+    for id in [helper.index(), helper.index() + 1] {
+        s.skins[0].joints.push(crate::model::BoneId(id as u32));
+        s.skins[0].inverse_bind_matrices.push(world[id].inverse());
+    }
+    let mut c = clip(
+        &s,
+        &[Quat::from_rotation_y(0.3), Quat::from_rotation_x(-0.2)],
+        Interpolation::Linear,
+    );
+    c.tracks[helper.index()].scale = Some(Track {
+        interpolation: Interpolation::Linear,
+        times: vec![0.0, 1.0].into(),
+        values: vec![Vec3::splat(-1.0), Vec3::splat(-1.0)].into(),
+    });
+    Model {
+        clips: vec![c],
+        skeletons: vec![s],
+        ..Model::default()
+    }
+}
+
+/// Issue 43, item 2: the Biped's mirrored helper with a child under a mapped arm that the
+/// silhouette fix turns: kept as it is (its own rest and scale keys), carried by the arm's turn,
+/// named in one warning that says why; the skin plays as before and the mapped bones still
+/// take the T-pose.
+#[test]
+fn a_mirrored_helper_with_a_child_is_kept_under_a_turned_arm() {
+    let mut model = rig_with_mirrored_helper();
+    let s = &model.skeletons[0];
+    let map = identity_map(s, 0);
+    let n = s.bones.len();
+    let before = model.clone();
+    let report = fix_rest(
+        &mut model,
+        SkeletonId(0),
+        &map,
+        Profile::humanoid(),
+        &RestOptions::default(),
+    )
+    .unwrap();
+    let arm = report
+        .bones
+        .iter()
+        .find(|b| b.bone == "LeftUpperArm")
+        .unwrap();
+    assert!(arm.silhouette_deg > 1.0, "{arm:?}");
+    let kept = kept(&report);
+    assert_eq!(kept.len(), 1, "{:?}", report.warnings);
+    assert_eq!(kept[0].bones, ["Bone036"]);
+    for why in [
+        "vertices are weighted on it",
+        "something hangs from it",
+        "its scale keys' signs differ from its rest's",
+    ] {
+        assert!(kept[0].message.contains(why), "{why}: {}", kept[0].message);
+    }
+    let (was, now) = (&before.skeletons[0].bones, &model.skeletons[0].bones);
+    for i in [n - 2, n - 1] {
+        assert_eq!(now[i].rest.scale, was[i].rest.scale, "{}", now[i].name);
+    }
+    // The child keeps its rest exactly: its parent's frame did not change.
+    assert_eq!(now[n - 1].rest, was[n - 1].rest);
+    let keys = model.clips[0].tracks[n - 2].scale.as_ref().unwrap();
+    assert_eq!(&keys.values[..], [Vec3::splat(-1.0); 2]);
+    let skin = check::skin(&before, &model, SkeletonId(0));
+    assert!(skin.max_error <= 1e-5, "{skin:?}");
+    let rest = check::rest(&model.skeletons[0], &map, Profile::humanoid());
+    assert!(rest.max_direction_deg <= 0.01, "{rest:?}");
+}
+
+/// A mapped bone that mirrors (a finger a mirroring tool left with a scale of (−1, 1, 1)) is
+/// kept too: the silhouette fix and the axes leave its frame and those below it as they were,
+/// since no turn of a reflected frame on one axis is a TRS rest; the skin plays as before.
+#[test]
+fn a_mirrored_mapped_bone_keeps_its_frame_and_skins_as_before() {
+    let mut s = rig(&[Quat::from_rotation_z(0.3)], Mat4::IDENTITY);
+    let finger = s.find("RightIndexIntermediate").unwrap().index();
+    s.bones[finger].rest.scale = Vec3::new(-1.0, 1.0, 1.0);
+    let c = clip(&s, &[Quat::from_rotation_y(0.3)], Interpolation::Linear);
+    let map = identity_map(&s, 0);
+    let mut model = Model {
+        clips: vec![c],
+        skeletons: vec![s],
+        ..Model::default()
+    };
+    let before = model.clone();
+    let report = fix_rest(
+        &mut model,
+        SkeletonId(0),
+        &map,
+        Profile::humanoid(),
+        &RestOptions::default(),
+    )
+    .unwrap();
+    let kept = kept(&report);
+    assert_eq!(kept.len(), 1, "{:?}", report.warnings);
+    assert_eq!(kept[0].bones, ["RightIndexIntermediate"]);
+    let after = &model.skeletons[0].bones;
+    for (i, b) in report.bones.iter().enumerate() {
+        let below =
+            i == finger || model.skeletons[0].is_ancestor(BoneId(finger as u32), BoneId(i as u32));
+        if below {
+            assert_eq!((b.silhouette_deg, b.axes_deg), (0.0, 0.0), "{b:?}");
+            assert_eq!(after[i].rest.scale, before.skeletons[0].bones[i].rest.scale);
+        }
+    }
+    let skin = check::skin(&before, &model, SkeletonId(0));
+    assert!(skin.max_error <= 1e-5, "{skin:?}");
 }

@@ -337,3 +337,24 @@ pub fn two_skeletons() -> String {
     out.insert_str(at, &format!("{objects}{one}{two}"));
     out
 }
+
+/// [`MINIMAL`] as Mixamo writes a character: skinned, its hips bound 10 cm below where the file
+/// poses them (bind pose 90 cm, `Lcl Translation` 100 cm), with a second stack, `Take 001`
+/// (1/24 s to 1 s, like Mixamo's), whose one layer has no curve node: a take that keys nothing.
+pub fn empty_take_posed_off_bind() -> String {
+    let objects = "\tAnimationStack: 300, \"AnimStack::Take 001\", \"\" {\n\t\tProperties70:  {\n\
+                   \t\t\tP: \"LocalStart\", \"KTime\", \"Time\", \"\", 1924423250\n\
+                   \t\t\tP: \"LocalStop\", \"KTime\", \"Time\", \"\", 46186158000\n\t\t}\n\t}\n\
+                   \tAnimationLayer: 301, \"AnimLayer::BaseLayer\", \"\" {\n\t}\n";
+    let (body, body_links) = skinned_triangle(
+        "Body",
+        600,
+        &[(1, "Root", [0.0, 0.0, 0.0]), (2, "Hips", [0.0, 90.0, 0.0])],
+    );
+    let mut out = MINIMAL.to_string();
+    let at = block_end(&out, "\nConnections:  {");
+    out.insert_str(at, &format!("\tC: \"OO\", 301, 300\n{body_links}"));
+    let at = block_end(&out, "\nObjects:  {");
+    out.insert_str(at, &format!("{objects}{body}"));
+    out
+}
