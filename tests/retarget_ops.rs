@@ -149,11 +149,9 @@ fn planting_keeps_feet_at_most_as_still_as_the_source() {
                 let at = format!("{a} → {b} `{clip}` with {} ops", ops.len());
                 common::ops::issue_6_directions(&at, &m);
                 for (with, without) in m.skate.iter().zip(&o.skate_without) {
-                    let (Some(source), Some(kept), Some(before)) = (
-                        with.source,
-                        with.target_at_source_contacts,
-                        without.target_at_source_contacts,
-                    ) else {
+                    let (Some(source), Some(kept), Some(before)) =
+                        (with.source, with.target, without.target)
+                    else {
                         continue;
                     };
                     eprintln!(

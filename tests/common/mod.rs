@@ -616,14 +616,14 @@ pub fn file_bytes(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
         .collect()
 }
 
-/// A command's `--json` report (one file, `skelnorm/1`) seen from one stage: the stage's part
+/// A command's `--json` report (one file, `skelnorm/2`) seen from one stage: the stage's part
 /// (`inspect`, `map`, `normalize`, `retarget`, `convert`) with the file's own fields beside it
 /// (`file` for the input, `output`, `target`, sizes, warnings); `map`'s list as `skeletons`.
 #[allow(dead_code, reason = "each test binary uses part of common")]
 pub fn file_stage(report: &serde_json::Value, stage: &str) -> serde_json::Value {
     assert_eq!(
-        report["schema"], "skelnorm/1",
-        "a skelnorm/1 report: {report}"
+        report["schema"], "skelnorm/2",
+        "a skelnorm/2 report: {report}"
     );
     let file = &report["files"][0];
     let mut out = match &file[stage] {

@@ -220,7 +220,7 @@ def normalize(
     **settings: Any,
 ) -> dict[str, Any]:
     """Writes what `skelnorm normalize src -o dst` writes; returns its --json report (the
-    `skelnorm/1` JSON model: report["files"][0]["normalize"]["skeletons"], warnings as dicts).
+    `skelnorm/2` JSON model: report["files"][0]["normalize"]["skeletons"], warnings as dicts).
     Settings: sections of the RON file as dicts (rest={"fix_silhouette": False}), over
     settings="file.ron"."""
 
@@ -257,7 +257,7 @@ def batch(
     bvh_scale: Optional[float] = None,
     **settings: Any,
 ) -> dict[str, Any]:
-    """As `skelnorm batch INPUT -o OUTPUT`; returns its report (`skelnorm/1`, as --report writes
+    """As `skelnorm batch INPUT -o OUTPUT`; returns its report (`skelnorm/2`, as --report writes
     it). files: only these paths relative to INPUT (the whole folder still decides colliding
     outputs); shard: "K/N". Settings sections apply over settings="file.ron" and over each
     folder's skelnorm.ron, as the CLI's flags do. OSError if a folder cannot be read or made,
