@@ -150,6 +150,8 @@ pub struct SkateCheck {
 pub struct SegmentCheck {
     /// The profile bone whose segment it is (`LeftLowerLeg`: the shin, knee → ankle).
     pub bone: String,
+    /// The profile bones whose joints' mean is its tail on both sides (`LeftLowerLeg`).
+    pub tails: Vec<String>,
     /// The profile chain the bone is in, if any.
     pub chain: Option<String>,
     /// The angle between the two directions, mean over frames, degrees.

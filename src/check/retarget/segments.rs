@@ -14,6 +14,7 @@ use glam::Vec3;
 /// One segment both sides have: the bone's joint and its tail joints on each side.
 pub(super) struct Segment {
     bone: ProfileBoneId,
+    tails: Vec<ProfileBoneId>,
     source: (BoneId, Vec<BoneId>),
     target: (BoneId, Vec<BoneId>),
 }
@@ -62,6 +63,7 @@ pub(super) fn pairs(s: &Posed, t: &Posed) -> (Vec<Segment>, Vec<SegmentGap>) {
         }
         let seg = Segment {
             bone: p,
+            tails: tt.0,
             source: (sb, ts.1),
             target: (tb, tt.1),
         };
@@ -129,6 +131,9 @@ impl Segment {
         }
         SegmentCheck {
             bone: profile.bone(self.bone).name.clone(),
+            tails: (self.tails.iter())
+                .map(|&t| profile.bone(t).name.clone())
+                .collect(),
             chain: profile
                 .chains
                 .iter()
