@@ -110,8 +110,8 @@ fn cmu_with_leg_ik_keeps_bone_lengths_validity_and_plays() {
 
 /// Issue 6's bounds on one target: chain ends within 2° where the chains' bone counts differ
 /// (`--no-ik`); with leg IK (the default, `ik_blend` 1), feet within 1% of the target's height
-/// of the scaled source, and foot skate within the source's + 0.1% of the height per frame
-/// over the contacts `skate` names (only printed with [`Skate::Printed`]).
+/// of the scaled source, and foot skate within 5% of the source's (math.md: in leg lengths over
+/// the source's contacts; only printed with [`Skate::Printed`]).
 fn check_issue_6_bounds(bvh: &Path, target: &Path, extra: &[&str], skate: Skate) {
     let who = name(target);
     let dir = tempfile::tempdir().unwrap();
@@ -144,17 +144,15 @@ fn check_issue_6_bounds(bvh: &Path, target: &Path, extra: &[&str], skate: Skate)
     assert_eq!(feet, 2, "{who}: both feet placed by IK");
     for s in m["skate"].as_array().unwrap() {
         let src = s["source"].as_f64().unwrap();
-        let own = s["target"].as_f64().unwrap();
-        let kept = s["target_at_source_contacts"].as_f64().unwrap();
+        let kept = s["target"].as_f64().unwrap();
         eprintln!(
-            "CMU → {who}: {} skate {:.3}% → {:.3}% ({:.3}% over the source's contacts)",
+            "CMU → {who}: {} skate {:.3}% → {:.3}% of leg length per frame over the source's contacts",
             s["bone"],
             src * 100.0,
-            own * 100.0,
             kept * 100.0
         );
         match skate {
-            Skate::Both => assert!(own.max(kept) <= src + 0.001, "{who}: {s}"),
+            Skate::Both => assert!(kept <= 1.05 * src, "{who}: {s}"),
             Skate::Printed => {}
         }
     }
@@ -163,8 +161,8 @@ fn check_issue_6_bounds(bvh: &Path, target: &Path, extra: &[&str], skate: Skate)
 /// Which foot skate [`check_issue_6_bounds`] bounds.
 #[derive(Clone, Copy)]
 enum Skate {
-    /// Over the target's own contacts (`skate[].target`, math.md) and over the source's
-    /// (`skate[].target_at_source_contacts`).
+    /// math.md's: without planting, within 5% of the source's (in leg lengths, over the
+    /// source's contacts).
     Both,
     /// None: the figures are printed.
     Printed,

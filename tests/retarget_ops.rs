@@ -350,8 +350,8 @@ fn real_clips_keep_planted_feet_and_the_floor() {
         {
             let (Some(source), Some(kept), Some(before)) = (
                 with["source"].as_f64(),
-                with["target_at_source_contacts"].as_f64(),
-                without["target_at_source_contacts"].as_f64(),
+                with["target"].as_f64(),
+                without["target"].as_f64(),
             ) else {
                 eprintln!("{who} {}: no contact in the source", with["bone"]);
                 continue;

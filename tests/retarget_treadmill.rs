@@ -240,9 +240,11 @@ fn skate_over_the_treadmill_is_the_travelling_walks_skate() {
             (a.unwrap() - b.unwrap()).abs() <= 1e-6,
             "{foot}: {a:?} {b:?}"
         );
+        // Both are float rounding here (about 1e-7 of the leg): 1e-6 as the op tests allow.
         assert!(
-            a.unwrap() <= on.source.unwrap(),
-            "{foot}: at most the source's"
+            a.unwrap() <= on.source.unwrap() + 1e-6,
+            "{foot}: at most the source's: {a:?} against {:?}",
+            on.source
         );
     }
 }

@@ -423,6 +423,9 @@ fn skates(with: &[SkateCheck], without: Option<&[SkateCheck]>) -> String {
                     .map_or(String::new(), |c| format!("{:.3} → ", c * 100.0));
                 format!("{} {:.3} → {core}{:.3}", sk.bone, a * 100.0, b * 100.0)
             }
+            (Some(a), None, Some(r)) => {
+                format!("{} {:.3} → n/a ({})", sk.bone, a * 100.0, r.message())
+            }
             (_, _, Some(NotMeasured::NoContactInSource)) => format!("{} no contact", sk.bone),
             (_, _, r) => format!(
                 "{} n/a ({})",
