@@ -239,7 +239,13 @@ def retarget(
     **settings: Any,
 ) -> Tuple[Asset, dict[str, Any]]:
     """As `skelnorm retarget --source SRC --target TGT -o DST`; returns the target asset
-    with its new clips and the retarget report."""
+    with its new clips and the retarget report (`skelnorm/2`'s retarget part): per new clip,
+    `measured` holds math.md's measures on the clip written: `segments` (direction error per
+    segment, mean and worst degrees) and `segments_not_measured` (with a reason, never a 0),
+    `skate` per foot in leg lengths over the source's contacts (`contact_pairs`, `reason`
+    `no_contact_in_source` when the clip has none) and, with ops on, `ops.legs` (the thighs'
+    and shins' direction cost beside `ops.skate_without`). Clip names clash ignoring case:
+    the settings' `clips.on_clash` (rename, the default; replace; refuse) decides."""
 
 def batch(
     input: PathLike,
