@@ -573,3 +573,65 @@ fn pinned_bones_follow_their_bone() {
         .to_string();
     assert!(err.contains("cannot follow"), "{err}");
 }
+
+/// math.md's leg cost of the ops (issue 42): with `--plant --floor`, `ops.legs` gives the
+/// thighs' and shins' direction error with the stack beside the core passes alone; the same
+/// figures as the segments of two runs, one with the ops and one without (`worst_deg` of the
+/// four leg segments, and their mean over segments of equal frame counts), on a fixture pair
+/// and CMU's capture onto ModularMen_Casual.
+#[test]
+fn the_leg_cost_is_the_legs_segments_with_and_without_the_ops() {
+    let fixture = |n: &str| common::root().join("fixtures").join(n);
+    let mut pairs = vec![(fixture("mixamo.glb"), fixture("long_legs.glb"), "walk")];
+    if let (Some(bvh), Some(men)) = (
+        common::asset("bvh/cmu_131_03_maxfriendly.bvh"),
+        common::asset("quaternius/ModularMen_Casual.glb"),
+    ) {
+        pairs.push((bvh, men, "cmu_131_03_maxfriendly"));
+    }
+    let legs = [
+        "LeftUpperLeg",
+        "LeftLowerLeg",
+        "RightUpperLeg",
+        "RightLowerLeg",
+    ];
+    // The legs' segments of a run: (mean of their means, worst).
+    let of = |m: &serde_json::Value| {
+        let segs: Vec<&serde_json::Value> = m["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|g| legs.contains(&g["bone"].as_str().unwrap()))
+            .collect();
+        assert_eq!(segs.len(), 4, "{m}");
+        let mean = segs
+            .iter()
+            .map(|g| g["mean_deg"].as_f64().unwrap())
+            .sum::<f64>()
+            / 4.0;
+        let worst = segs
+            .iter()
+            .map(|g| g["worst_deg"].as_f64().unwrap())
+            .fold(0.0, f64::max);
+        (mean, worst)
+    };
+    for (s, t, clip) in pairs {
+        let who = format!("{} → {}", s.display(), t.display());
+        let with = cli_measures(&s, &t, &["--plant", "--floor", "--clip", clip]);
+        let core = cli_measures(&s, &t, &["--clip", clip]);
+        let cost = &with["ops"]["legs"];
+        let (mean, worst) = of(&with);
+        let (mean0, worst0) = of(&core);
+        eprintln!("{who}: legs mean {mean0:.3}° worst {worst0:.3}° → mean {mean:.3}° worst {worst:.3}°: {cost}");
+        let near = |a: &serde_json::Value, b: f64| (a.as_f64().unwrap() - b).abs() <= 1e-3;
+        assert!(
+            near(&cost["worst_deg"], worst) && near(&cost["mean_deg"], mean),
+            "{who}: {cost}"
+        );
+        assert!(
+            near(&cost["worst_deg_without"], worst0) && near(&cost["mean_deg_without"], mean0),
+            "{who}: {cost}"
+        );
+        assert!(core["ops"].is_null(), "{who}: no ops, no leg cost");
+    }
+}
