@@ -79,9 +79,20 @@ class SKELNORM_PT_retarget(SidebarPanel, bpy.types.Panel):
         for clip in report["clips"]:
             box = layout.box()
             box.label(text=f"{clip['clip']}: {clip['frames']} frames", icon='ACTION')
+            seg = clip.get("worst_segment")
+            if seg:
+                box.label(
+                    text=f"Directions ({clip['segments']} segments): mean "
+                    f"{clip['segments_mean']:.2f}°, worst {seg['worst_deg']:.2f}° ({seg['bone']})"
+                )
+            else:
+                box.label(text="Directions: no segment measured")
+            if clip["not_measured"]:
+                names = ", ".join(g["bone"] for g in clip["not_measured"])
+                box.label(text=f"Not measured: {names}")
             worst = clip.get("worst")
             if worst:
-                box.label(text=f"Worst direction: {worst['chain']} {worst['end_deg']:.2f}°")
+                box.label(text=f"Worst chain end: {worst['chain']} {worst['end_deg']:.2f}°")
             col = box.column(align=True)
             for c in clip["chains"]:
                 if c["measured"] and c["bones_deg"] is not None:
@@ -89,7 +100,22 @@ class SKELNORM_PT_retarget(SidebarPanel, bpy.types.Panel):
                 else:
                     col.label(text=f"{c['chain']}: not measured")
             for s in clip["skate"]:
-                box.label(text=f"{s['bone']} skate: {s['target']:.4f} (source {s['source']:.4f})")
+                if s.get("source") is None:
+                    why = (s.get("reason") or "not measured").replace("_", " ")
+                    box.label(text=f"{s['bone']} skate: {why}")
+                elif s.get("target") is None:
+                    box.label(text=f"{s['bone']} skate: source {100 * s['source']:.3f}%, target n/a")
+                else:
+                    box.label(
+                        text=f"{s['bone']} skate: {100 * s['target']:.3f}% of leg length a frame "
+                        f"(source {100 * s['source']:.3f}%)"
+                    )
+            legs = clip.get("legs")
+            if legs:
+                box.label(
+                    text=f"Legs with the ops: mean {legs['mean_deg']:.2f}°, worst "
+                    f"{legs['worst_deg']:.2f}° (without: {legs['worst_deg_without']:.2f}°)"
+                )
 
 
 class SKELNORM_PT_batch(SidebarPanel, bpy.types.Panel):

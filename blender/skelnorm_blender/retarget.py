@@ -133,9 +133,10 @@ def ops_settings(settings):
 
 
 def measures(report):
-    """What the panel shows of a retarget report (`skelnorm.retarget`'s): per clip, the worst
-    chain direction, each chain's, the feet's skate against the source's, and what was not
-    measured."""
+    """What the panel shows of a retarget report (`skelnorm.retarget`'s): per clip, math.md's
+    directions per segment on the clip written (mean, worst and where, the segments not
+    measured), each chain's, the feet's skate in leg lengths over the source's contacts, the
+    ops' leg cost, and what was not measured."""
     out = []
     for clip in report.get("clips", []):
         m = clip.get("measured") or {}
@@ -148,13 +149,22 @@ def measures(report):
                     "bones_deg": c.get("bones_deg"),
                 }
             )
+        segments = m.get("segments", [])
+        worst_segment = max(segments, key=lambda g: g["worst_deg"], default=None)
         out.append(
             {
                 "clip": clip.get("clip", ""),
                 "frames": clip.get("frames", 0),
                 "worst": m.get("worst_end"),
+                "segments": len(segments),
+                "segments_mean": (
+                    sum(g["mean_deg"] for g in segments) / len(segments) if segments else None
+                ),
+                "worst_segment": worst_segment,
+                "not_measured": m.get("segments_not_measured", []),
                 "chains": chains,
                 "skate": m.get("skate", []),
+                "legs": (m.get("ops") or {}).get("legs"),
             }
         )
     return {"clips": out}
