@@ -583,7 +583,14 @@ fn source_chain<'p>(
 }
 
 /// Which source bones drive each target bone of a chain, by mode.
-fn chain_drivers(mode: ChainMode, tu: &[f32], su: &[f32], sids: &[BoneId]) -> Vec<Driver> {
+/// `by_bone`: equal bone counts pair bone by bone in `interpolated` mode.
+fn chain_drivers(
+    mode: ChainMode,
+    tu: &[f32],
+    su: &[f32],
+    sids: &[BoneId],
+    by_bone: bool,
+) -> Vec<Driver> {
     let (n, m) = (tu.len(), su.len());
     let single = |k: usize| Driver::Delta {
         a: sids[k].0,
@@ -607,7 +614,7 @@ fn chain_drivers(mode: ChainMode, tu: &[f32], su: &[f32], sids: &[BoneId]) -> Ve
             .collect(),
         // Equal bone counts pair bone by bone: blending neighbours because the chains'
         // proportions differ a little would only blur the motion.
-        ChainMode::Interpolated if n == m => (0..n).map(single).collect(),
+        ChainMode::Interpolated if n == m && by_bone => (0..n).map(single).collect(),
         ChainMode::Interpolated => tu
             .iter()
             .map(|&u| {
@@ -1056,7 +1063,15 @@ fn chain_plan(
     let su = arc_params(&sids, &plan.source_rest);
     let anchors = shared_bones(source, target, chain, schain, &tids, &sids);
     let at = anchored_params(&tu, &su, &anchors);
-    for (b, d) in tids.iter().zip(chain_drivers(mode, &at, &su, &sids)) {
+    // Equal counts pair bone by bone unless a shared bone sits elsewhere along the other chain.
+    let by_bone = anchors.iter().all(|&(i, j)| i == j);
+    let mut drivers = chain_drivers(mode, &at, &su, &sids, by_bone);
+    // Target bones above the counterpart of the source chain's first bone (a shoulder the source
+    // lacks) have nothing to take: they keep their rest below the bone above the chain.
+    if let (ChainMode::Interpolated, Some(&(i, 0))) = (mode, anchors.first()) {
+        drivers[..i].fill(Driver::Rest);
+    }
+    for (b, d) in tids.iter().zip(drivers) {
         plan.drivers[b.index()] = d;
     }
     let names = |s: &Skeleton, ids: &[BoneId]| {
@@ -1078,10 +1093,12 @@ fn chain_plan(
     }
 }
 
-/// The chain's inner bones both sides map to the same profile bone, as (target index, source
-/// index) along `tids` and `sids`, in order along both: a mocap arm whose shoulder is longer
-/// than the target's has its upper arm further along by arc length, and the target's upper arm
-/// would blend the source's shoulder into its own (CMU onto Mixamo: 40° off, issue 42).
+/// The target chain's inner bones that both sides map to the same profile bone, as (target
+/// index, source index) along `tids` and `sids`, in order along both (the source's may be its
+/// first or last): a mocap arm whose shoulder is longer than the target's has its upper arm
+/// further along by arc length, and the target's upper arm would blend the source's shoulder
+/// into its own (CMU onto Mixamo: 40° off, issue 42); a target arm with a shoulder the source
+/// lacks has its upper arm where the source's starts.
 fn shared_bones(
     source: &Rig,
     target: &Rig,
@@ -1103,10 +1120,11 @@ fn shared_bones(
         let j = sp
             .and_then(|q| source.map.get(q))
             .and_then(|sb| sids.iter().position(|&x| x == sb));
-        if let Some(j) = j.filter(|&j| j > 0 && j + 1 < m) {
-            if out.last().is_none_or(|&(_, pj)| j > pj) {
-                out.push((i, j));
-            }
+        // Not the source's last bone: it stands for the rest of the chain the source does not
+        // map (a two-bone spine's chest bends as the five-bone spine's top, not its middle).
+        let fits = |&j: &usize| j + 1 < m && out.last().is_none_or(|&(_, pj)| j > pj);
+        if let Some(j) = j.filter(fits) {
+            out.push((i, j));
         }
     }
     out

@@ -305,6 +305,24 @@ fn chain_modes_and_sources() {
         d,
         [own("LeftUpperArm"), own("LeftLowerArm"), own("LeftHand")]
     );
+    // The other way (the source lacks the shoulder): the target's shoulder keeps its rest below
+    // the chest and the bones below it take their counterparts' changes.
+    let short_source = Rig {
+        skeleton: &s,
+        map: &short,
+        profile,
+    };
+    let plan = plan::build(&short_source, &rig, &RetargetOptions::default()).unwrap();
+    let d = |n: &str| plan.drivers[s.find(n).unwrap().index()];
+    assert_eq!(d("LeftShoulder"), plan::Driver::Rest);
+    for n in ["LeftUpperArm", "LeftLowerArm", "LeftHand"] {
+        assert!(
+            matches!(d(n), plan::Driver::Delta { a, b, w }
+                if (a == id(n) && w == 0.0) || (b == id(n) && w == 1.0)),
+            "{n}: {:?}",
+            d(n)
+        );
+    }
     // Another source chain: the left arm follows the source's right arm.
     let mut o = RetargetOptions::default();
     o.chains.insert(
