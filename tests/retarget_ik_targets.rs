@@ -7,7 +7,8 @@
 //! frame. Before, the target's upper arm took the source's shoulder's change (KayKit has no
 //! shoulders: 70° off on Xbot's walk) and a thumb without its metacarpal its metacarpal's
 //! (23°), and CMU's arm, whose shoulder is longer than Mixamo's, blended its shoulder into the
-//! upper arm (40°).
+//! upper arm (40°). Sources: the mixamo fixture, CMU's BVH and Isaac Gym's CMU FBX (shared
+//! assets, skipped when absent).
 //!
 //! The legs are bounded with the FK pass alone (`--no-ik`): with the leg IK on (the default), a
 //! leg whose thigh and shin are not in the source's proportions (KayKit's thigh 1.5 times its
@@ -159,6 +160,10 @@ fn ik_layout_targets_follow_the_source_segment_by_segment() {
     )];
     if let Some([cmu]) = common::require(["bvh/cmu_131_03_maxfriendly.bvh"]) {
         sources.push((cmu, vec!["cmu_131_03_maxfriendly"]));
+    }
+    // Isaac Gym's CMU 07_01 as FBX: its upper arms were 104° off on KayKit.
+    if let Some([fbx]) = common::require(["fbx/cmu_07_01_isaacgym.fbx"]) {
+        sources.push((fbx, vec!["07_01|07_01"]));
     }
     let dir = tempfile::tempdir().unwrap();
     let mut measured = 0;
