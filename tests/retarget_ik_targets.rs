@@ -207,3 +207,25 @@ fn ik_layout_targets_follow_the_source_segment_by_segment() {
     }
     assert!(measured > 40, "{measured} segments bounded");
 }
+
+/// The report says what it did not compare: the mixamo fixture's shoulder, above where KayKit's
+/// shoulder-less arm starts, is `before_start`, not `detached` (it hangs where it should).
+#[test]
+fn the_report_names_the_source_bones_above_the_targets_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let stage = common::retarget_stage(
+        &common::root().join("fixtures/mixamo.glb"),
+        &common::root().join("fixtures/kaykit.glb"),
+        &dir.path().join("out.glb"),
+        &["--clip", "walk"],
+    );
+    let chains = stage["clips"][0]["measured"]["chains"].as_array().unwrap();
+    let arm = chains.iter().find(|c| c["chain"] == "LeftArm").unwrap();
+    let source = &arm["source_mapping"];
+    assert_eq!(source["before_start"], serde_json::json!(["LeftShoulder"]));
+    assert!(source.get("detached").is_none(), "{source}");
+    assert_eq!(source["mapped"], 4);
+    let plan = stage["plan"]["chains"].as_array().unwrap();
+    let arm = plan.iter().find(|c| c["chain"] == "LeftArm").unwrap();
+    assert_eq!(arm["source_bones"], arm["target_bones"]);
+}
