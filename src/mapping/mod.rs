@@ -9,6 +9,7 @@
 //! with right for mirroring. This module imports `model` and `profile`.
 
 mod aim;
+mod by_name;
 mod exact;
 mod file;
 mod generic;
@@ -25,7 +26,7 @@ pub use symmetry::{MirrorAxis, Symmetry};
 #[cfg(test)]
 pub(crate) mod testing;
 
-use crate::model::{BoneId, Skeleton, Warning, WarningCode};
+use crate::model::{BoneId, Model, Pose, Skeleton, SkeletonId, Transform, Warning, WarningCode};
 use crate::profile::{MapperKind, Profile, ProfileBoneId, Tail};
 use serde::Serialize;
 
@@ -175,7 +176,103 @@ impl BoneMap {
 /// Maps a skeleton's bones to a profile. Never fails: what cannot be mapped is left unmapped
 /// and reported in [`BoneMap::warnings`] (a missing required bone is a
 /// [`WarningCode::RequiredMissing`] warning; callers decide whether that is an error).
+///
+/// The humanoid mapper reads the body from the rest. Where the rest cannot decide (it finds no
+/// hips: a rest laid flat, collinear or folded to one point), names and the hierarchy map the
+/// skeleton alone ([`by_name`]). [`map_in_model`] first tries the pose of a clip's first frame.
 pub fn map_skeleton(skeleton: &Skeleton, profile: &Profile, options: &MapOptions) -> BoneMap {
+    map_posed(skeleton, None, profile, options)
+}
+
+/// [`map_skeleton`] for skeleton `k` of `model`, where a rest that cannot decide takes its
+/// geometry from the first frame of the skeleton's first clip (a BVH whose offsets all lie
+/// along one axis, its pose only in the frames), with a [`WarningCode::RestFromFrame`]
+/// warning; where that frame cannot decide either, names and the hierarchy map it alone.
+pub fn map_in_model(
+    model: &Model,
+    k: SkeletonId,
+    profile: &Profile,
+    options: &MapOptions,
+) -> BoneMap {
+    let skeleton = model.skeleton(k);
+    let frame = model
+        .clips
+        .iter()
+        .find(|c| c.skeleton == k && c.validate(skeleton).is_empty())
+        .map(|c| {
+            let time = c.sample_times(None).first().copied().unwrap_or(0.0);
+            (c.name.as_str(), Pose::sample(skeleton, c, time).locals)
+        });
+    map_posed(skeleton, frame, profile, options)
+}
+
+/// Whether the humanoid mapper could not read a body from the geometry it was given: the map
+/// has no hips.
+fn undecided(map: &BoneMap, profile: &Profile) -> bool {
+    profile.mapper == MapperKind::Humanoid
+        && humanoid::fits(profile)
+        && profile.find("Hips").is_some_and(|h| map.get(h).is_none())
+}
+
+/// The rest's map; when it is [`undecided`], the map of `frame` (a clip's name and the local
+/// transforms of its first frame), and then the map by names alone.
+fn map_posed(
+    skeleton: &Skeleton,
+    frame: Option<(&str, Vec<Transform>)>,
+    profile: &Profile,
+    options: &MapOptions,
+) -> BoneMap {
+    let mut map = map_undecided(skeleton, frame, profile, options);
+    check(&mut map, skeleton, profile);
+    map
+}
+
+/// [`map_posed`] before the warnings every map gets.
+fn map_undecided(
+    skeleton: &Skeleton,
+    frame: Option<(&str, Vec<Transform>)>,
+    profile: &Profile,
+    options: &MapOptions,
+) -> BoneMap {
+    let at_rest = map_geometry(skeleton, profile, options);
+    if !undecided(&at_rest, profile) {
+        return at_rest;
+    }
+    if let Some((clip, locals)) = frame {
+        let mut posed = skeleton.clone();
+        for (b, t) in posed.bones.iter_mut().zip(locals) {
+            b.rest = t;
+        }
+        let mut map = map_geometry(&posed, profile, options);
+        if !undecided(&map, profile) {
+            by_name::fill(
+                skeleton,
+                profile,
+                &mut map,
+                "the first frame's geometry left it out",
+            );
+            map.warnings.insert(
+                0,
+                Warning {
+                    code: WarningCode::RestFromFrame,
+                    skeleton: None,
+                    message: format!(
+                        "the rest shows no body (no hips with two legs reaching down and a spine reaching up): the bones were mapped on the first frame of clip `{clip}`"
+                    ),
+                    bones: Vec::new(),
+                    clips: vec![clip.to_string()],
+                    chain: None,
+                },
+            );
+            return map;
+        }
+    }
+    by_name::map(skeleton, profile, at_rest)
+}
+
+/// The map of `skeleton` as its rest shows it: bone-map file, declared map, exact names, then
+/// the auto-mapper (without the warnings of [`check`]).
+fn map_geometry(skeleton: &Skeleton, profile: &Profile, options: &MapOptions) -> BoneMap {
     let mut warnings = Vec::new();
     let mut fixed: Vec<Option<Mapped>> = vec![None; profile.bones.len()];
     let mut forced_empty = vec![false; profile.bones.len()];
@@ -229,9 +326,7 @@ pub fn map_skeleton(skeleton: &Skeleton, profile: &Profile, options: &MapOptions
             entries[i] = None;
         }
     }
-    let mut map = BoneMap { entries, warnings };
-    check(&mut map, skeleton, profile);
-    map
+    BoneMap { entries, warnings }
 }
 
 /// Adds the warnings every map gets: required bones missing, parents out of order.

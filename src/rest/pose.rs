@@ -740,7 +740,7 @@ impl<'a> Shape<'a> {
             ));
             return None;
         }
-        if bone.keep_pitch && !options.flatten_feet {
+        if bone.keep_pitch && !options.flatten_feet && has_pitch(d) {
             return Some(twist_between(Vec3::Y, d, e));
         }
         let arc = arc(d, e);
@@ -752,6 +752,14 @@ impl<'a> Shape<'a> {
         });
         Some(roll.unwrap_or(Quat::IDENTITY) * arc)
     }
+}
+
+/// Whether a bone pointing along `d` has a pitch worth keeping: it points more than 15° away
+/// from straight up or down. A foot that points down continues its shin (a rest laid along one
+/// axis, its pose only in the frames, gives such feet once the legs hang): its yaw says nothing
+/// of where it faces, so it is aligned with the profile fully.
+fn has_pitch(d: Vec3) -> bool {
+    Vec3::new(d.x, 0.0, d.z).length() > 15f32.to_radians().sin() * d.length()
 }
 
 /// Bone indices with every bone after its parent and after the bone that carries it (in bone

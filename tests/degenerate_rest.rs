@@ -1,0 +1,274 @@
+//! Issue 43, item 1: a rest that cannot decide. The Bandai-Namco Research motion dataset's BVH
+//! files name their bones `Hips`, `Spine`, `UpperArm_L`… but rest every bone along its parent's
+//! X axis with zero rotations: the body lies flat, its pose only in the frames. The skeletons
+//! here are that dataset's real layout (joint names, hierarchy, OFFSETs and channels copied
+//! from `dataset-1_walk_normal_001.bvh`); the frames are written here: a body standing in the
+//! first frame, or the flat rest itself.
+#![allow(
+    clippy::unwrap_used,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "test code: a panic is how a test fails, and output goes to the test log"
+)]
+
+mod common;
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The dataset's joints: (name, parent, OFFSET); every joint has an `End Site` child when it
+/// has no joint child, at OFFSET 0 0 0 as in the walk takes.
+const BANDAI: [(&str, Option<&str>, [f32; 3]); 22] = [
+    ("joint_Root", None, [0.0, 0.0, 0.0]),
+    ("Hips", Some("joint_Root"), [0.0, 93.9241, -3.0]),
+    ("Spine", Some("Hips"), [15.7357, 0.0, 0.0]),
+    ("Chest", Some("Spine"), [8.98455, -0.406207, 0.0]),
+    ("Neck", Some("Chest"), [16.3773, 0.0, 0.0]),
+    ("Head", Some("Neck"), [6.45672, 0.0, 0.0]),
+    ("Shoulder_L", Some("Chest"), [12.9942, -0.242716, 4.98039]),
+    ("UpperArm_L", Some("Shoulder_L"), [5.34809, 0.0, 0.0]),
+    (
+        "LowerArm_L",
+        Some("UpperArm_L"),
+        [24.3286, 1.87007e-05, 0.0],
+    ),
+    ("Hand_L", Some("LowerArm_L"), [22.2916, 0.0, 0.0]),
+    ("Shoulder_R", Some("Chest"), [12.9945, -0.242716, -4.98039]),
+    ("UpperArm_R", Some("Shoulder_R"), [-5.34813, 0.0, 0.0]),
+    (
+        "LowerArm_R",
+        Some("UpperArm_R"),
+        [-24.3289, 0.000322201, 0.0],
+    ),
+    ("Hand_R", Some("LowerArm_R"), [-22.2915, -0.000108084, 0.0]),
+    ("UpperLeg_L", Some("Hips"), [-2.19248, -6.46944, 0.0]),
+    (
+        "LowerLeg_L",
+        Some("UpperLeg_L"),
+        [39.0811, 0.0, -1.23785e-05],
+    ),
+    ("Foot_L", Some("LowerLeg_L"), [40.9854, 0.0, -1.26872e-05]),
+    ("Toes_L", Some("Foot_L"), [11.7543, 0.0, 0.0]),
+    ("UpperLeg_R", Some("Hips"), [-2.19251, 6.46944, 0.0]),
+    (
+        "LowerLeg_R",
+        Some("UpperLeg_R"),
+        [-39.0811, -0.00228153, -0.0401928],
+    ),
+    ("Foot_R", Some("LowerLeg_R"), [-40.9854, 0.0, 0.0]),
+    ("Toes_R", Some("Foot_R"), [-11.7543, 0.0, 0.0]),
+];
+
+/// The profile bone each named joint is.
+const ROLES: [(&str, &str); 22] = [
+    ("Root", "joint_Root"),
+    ("Hips", "Hips"),
+    ("Spine", "Spine"),
+    ("Chest", "Chest"),
+    ("Neck", "Neck"),
+    ("Head", "Head"),
+    ("LeftShoulder", "Shoulder_L"),
+    ("LeftUpperArm", "UpperArm_L"),
+    ("LeftLowerArm", "LowerArm_L"),
+    ("LeftHand", "Hand_L"),
+    ("RightShoulder", "Shoulder_R"),
+    ("RightUpperArm", "UpperArm_R"),
+    ("RightLowerArm", "LowerArm_R"),
+    ("RightHand", "Hand_R"),
+    ("LeftUpperLeg", "UpperLeg_L"),
+    ("LeftLowerLeg", "LowerLeg_L"),
+    ("LeftFoot", "Foot_L"),
+    ("LeftToes", "Toes_L"),
+    ("RightUpperLeg", "UpperLeg_R"),
+    ("RightLowerLeg", "LowerLeg_R"),
+    ("RightFoot", "Foot_R"),
+    ("RightToes", "Toes_R"),
+];
+
+/// Rotations (Z, X, Y in degrees, the file's channel order) that stand the flat rest up facing
+/// +Z: the hips turn the spine (+X) up, the spine turns the chest so the shoulders (its +Z)
+/// lie to the left as the hip joints do, the shoulders turn the arms out sideways, the left leg
+/// (laid up along +X) turns down, and the feet turn the toes forward.
+fn standing(name: &str) -> [f32; 3] {
+    match name {
+        "Hips" => [90.0, 0.0, 0.0],
+        "Spine" => [0.0, 90.0, 0.0],
+        "Shoulder_L" | "Shoulder_R" => [0.0, 0.0, -90.0],
+        "UpperLeg_L" => [180.0, 0.0, 0.0],
+        "LowerLeg_L" | "LowerLeg_R" => [0.0, 0.0, 0.0],
+        "Foot_L" => [0.0, 0.0, -90.0],
+        "Foot_R" => [0.0, 0.0, 90.0],
+        _ => [0.0; 3],
+    }
+}
+
+/// The dataset's hierarchy as BVH text (6 channels per joint, `Zrotation Xrotation Yrotation`),
+/// with `frames` frames each posed by `pose` (positions repeat the offsets, as the dataset's do).
+fn bvh(frames: usize, pose: fn(&str) -> [f32; 3]) -> String {
+    fn joint(out: &mut String, i: usize, depth: usize) {
+        let (name, parent, o) = BANDAI[i];
+        let pad = "  ".repeat(depth);
+        let kind = if parent.is_none() { "ROOT" } else { "JOINT" };
+        writeln!(out, "{pad}{kind} {name}\n{pad}{{").unwrap();
+        writeln!(out, "{pad}  OFFSET {} {} {}", o[0], o[1], o[2]).unwrap();
+        writeln!(
+            out,
+            "{pad}  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation"
+        )
+        .unwrap();
+        let children: Vec<usize> = (0..BANDAI.len())
+            .filter(|&c| BANDAI[c].1 == Some(name))
+            .collect();
+        if children.is_empty() {
+            writeln!(
+                out,
+                "{pad}  End Site\n{pad}  {{\n{pad}    OFFSET 0 0 0\n{pad}  }}"
+            )
+            .unwrap();
+        }
+        for c in children {
+            joint(out, c, depth + 1);
+        }
+        writeln!(out, "{pad}}}").unwrap();
+    }
+    let mut out = String::from("HIERARCHY\n");
+    joint(&mut out, 0, 0);
+    writeln!(out, "MOTION\nFrames: {frames}\nFrame Time: 0.0333333").unwrap();
+    for _ in 0..frames {
+        let line: Vec<String> = BANDAI
+            .iter()
+            .flat_map(|(name, _, o)| {
+                let r = pose(name);
+                [o[0], o[1], o[2], r[0], r[1], r[2]]
+            })
+            .map(|v| v.to_string())
+            .collect();
+        writeln!(out, "{}", line.join(" ")).unwrap();
+    }
+    out
+}
+
+fn json(args: &[&str]) -> (Option<i32>, serde_json::Value, String) {
+    let out = common::skelnorm(args);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {err}"));
+    (out.status.code(), v, err)
+}
+
+/// `skelnorm map --json FILE`: exit code, the skeleton's map and its warning codes.
+fn map(file: &Path) -> (Option<i32>, serde_json::Value, Vec<String>) {
+    let (code, v, _) = json(&["map", "--json", file.to_str().unwrap()]);
+    let m = common::file_stage(&v, "map");
+    let codes = v["files"][0]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["code"].as_str().unwrap().to_string())
+        .collect();
+    (code, m["skeletons"][0].clone(), codes)
+}
+
+/// Every named joint is mapped to its role, with no bone map.
+fn assert_roles(sk: &serde_json::Value) {
+    for (role, bone) in ROLES {
+        assert_eq!(sk["bones"][role]["source"], bone, "{role}: {sk}");
+    }
+    assert_eq!(sk["missing_required"].as_array().unwrap().len(), 0, "{sk}");
+}
+
+/// `normalize` writes a T-pose: every mapped bone within 1° of the profile's direction.
+fn assert_t_pose(file: &Path, dir: &Path) {
+    let out = dir.join("out.glb");
+    let (code, v, err) = json(&[
+        "normalize",
+        "--json",
+        file.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let n = common::file_stage(&v, "normalize");
+    let rest = &n["skeletons"][0]["measured"]["rest"];
+    eprintln!("{}: rest {rest}", file.display());
+    assert!(rest["max_direction_deg"].as_f64().unwrap() <= 1.0, "{rest}");
+    assert_eq!(rest["faces_plus_z"], true, "{rest}");
+}
+
+#[test]
+fn a_flat_rest_is_mapped_on_the_first_frame_and_normalizes_to_a_t_pose() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bandai_standing.bvh");
+    std::fs::write(&file, bvh(2, standing)).unwrap();
+    let (code, sk, codes) = map(&file);
+    assert_eq!(code, Some(0));
+    assert_roles(&sk);
+    assert!(codes.contains(&"rest_from_frame".to_string()), "{codes:?}");
+    assert_t_pose(&file, dir.path());
+}
+
+#[test]
+fn a_flat_rest_with_a_flat_frame_is_mapped_by_names_and_hierarchy_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bandai_flat.bvh");
+    std::fs::write(&file, bvh(1, |_| [0.0; 3])).unwrap();
+    let (code, sk, codes) = map(&file);
+    assert_eq!(code, Some(0));
+    assert_roles(&sk);
+    assert!(codes.contains(&"names_only".to_string()), "{codes:?}");
+    assert!(
+        !codes.contains(&"required_missing".to_string()),
+        "{codes:?}"
+    );
+    assert_t_pose(&file, dir.path());
+}
+
+/// The standing layout retargets onto the Mixamo fixture within issue 6's bounds: with FK only,
+/// bone directions within 0.5° where chains have equal bone counts and chain ends within 2°
+/// otherwise; with the default leg IK, feet within 1% of the target's height; no length drift.
+#[test]
+fn a_flat_rest_retargets_within_issue_6_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bandai_standing.bvh");
+    std::fs::write(&file, bvh(2, standing)).unwrap();
+    let target = common::root().join("fixtures/mixamo.glb");
+    let out = dir.path().join("out.glb");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "retarget",
+            "--json",
+            "--source",
+            file.to_str().unwrap(),
+            "--target",
+            target.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let (code, v, err) = json(&args);
+        assert_eq!(code, Some(0), "{err}");
+        common::file_stage(&v, "retarget")
+    };
+    let fk = run(&["--no-ik"]);
+    let m = &fk["clips"][0]["measured"];
+    for c in m["chains"].as_array().unwrap() {
+        match (c["bones_deg"].as_f64(), c["end_deg"].as_f64()) {
+            (Some(d), _) => assert!(d <= 0.5, "{c}"),
+            (None, Some(d)) => assert!(d <= 2.0, "{c}"),
+            (None, None) => assert_eq!(c["measured"], false, "{c}"),
+        }
+    }
+    let ik = run(&[]);
+    let m = &ik["clips"][0]["measured"];
+    let feet: Vec<&serde_json::Value> = m["effectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ik"] == true)
+        .collect();
+    assert_eq!(feet.len(), 2, "{m}");
+    for e in feet {
+        assert!(e["max_error"].as_f64().unwrap() <= 0.01, "{e}");
+    }
+    assert!(m["length_drift"].as_f64().unwrap() <= 1e-5, "{m}");
+}
