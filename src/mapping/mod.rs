@@ -214,6 +214,13 @@ fn undecided(map: &BoneMap, profile: &Profile) -> bool {
         && profile.find("Hips").is_some_and(|h| map.get(h).is_none())
 }
 
+/// Whether `w` is the humanoid mapper's "no hips found" warning.
+fn no_hips_found(w: &Warning) -> bool {
+    w.code == WarningCode::RequiredMissing
+        && w.bones == ["Hips"]
+        && w.message.starts_with("no hips found")
+}
+
 /// The rest's map; when it is [`undecided`], the map of `frame` (a clip's name and the local
 /// transforms of its first frame), and then the map by names alone.
 fn map_posed(
@@ -234,8 +241,11 @@ fn map_undecided(
     profile: &Profile,
     options: &MapOptions,
 ) -> BoneMap {
-    let at_rest = map_geometry(skeleton, profile, options);
+    let mut at_rest = map_geometry(skeleton, profile, options);
     if !undecided(&at_rest, profile) {
+        // The hips are mapped (by a bone-map file, a declared map or exact names): that the
+        // auto-mapper found none of its own is no news.
+        at_rest.warnings.retain(|w| !no_hips_found(w));
         return at_rest;
     }
     if let Some((clip, locals)) = frame {
