@@ -272,3 +272,201 @@ fn a_flat_rest_retargets_within_issue_6_bounds() {
     }
     assert!(m["length_drift"].as_f64().unwrap() <= 1e-5, "{m}");
 }
+
+/// The node layout of the VRM Add-on for Blender's test clip `hips_spine_twisting.vrma` (MIT),
+/// copied from its nodes with the `VRMC_vrm_animation` extension left out: plain nodes named as
+/// the profile's bones under an `Armature` node, the hips resting at the origin (height 0) with
+/// every bone laid along its parent's −Z. (name, parent index, translation, rotation xyzw).
+#[allow(clippy::type_complexity, reason = "a table of the file's nodes")]
+const VRMA_PLAIN: [(&str, Option<usize>, [f32; 3], [f32; 4]); 18] = [
+    ("Armature", None, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]),
+    (
+        "Hips",
+        Some(0),
+        [0.0, 0.0, 0.0],
+        [0.8535534, 0.14644662, -0.35355338, 0.35355344],
+    ),
+    (
+        "Spine",
+        Some(1),
+        [0.0, 0.0, -1.0],
+        [0.19134169, 0.19134176, -0.46193975, 0.8446232],
+    ),
+    ("Chest", Some(2), [0.0, 0.0, -0.25], [0.0, 0.0, 0.0, 1.0]),
+    ("Neck", Some(3), [0.0, 0.0, -0.25], [0.0, 0.0, 0.0, 1.0]),
+    ("Head", Some(4), [0.0, 0.0, -0.25], [0.0, 0.0, 0.0, 1.0]),
+    (
+        "LeftUpperArm",
+        Some(3),
+        [0.25, 0.0, -0.25],
+        [-0.5, -0.5, 0.5, 0.5],
+    ),
+    (
+        "LeftLowerArm",
+        Some(6),
+        [0.0, 0.0, -0.25],
+        [0.0, 0.0, 0.0, 1.0],
+    ),
+    ("LeftHand", Some(7), [0.0, 0.0, -0.25], [0.0, 0.0, 0.0, 1.0]),
+    (
+        "RightUpperArm",
+        Some(3),
+        [-0.25, 0.0, -0.25],
+        [-0.5, 0.5, -0.5, 0.5],
+    ),
+    (
+        "RightLowerArm",
+        Some(9),
+        [0.0, 0.0, -0.25],
+        [0.0, 0.0, 0.0, 1.0],
+    ),
+    (
+        "RightHand",
+        Some(10),
+        [0.0, 0.0, -0.25],
+        [0.0, 0.0, 0.0, 1.0],
+    ),
+    (
+        "LeftUpperLeg",
+        Some(1),
+        [0.25, 0.0, -1.0],
+        [1.0, 0.0, 0.0, 0.0],
+    ),
+    (
+        "LeftLowerLeg",
+        Some(12),
+        [0.0, 0.0, -0.5],
+        [0.0, 0.0, 0.0, 1.0],
+    ),
+    ("LeftFoot", Some(13), [0.0, 0.0, -0.5], [0.0, 0.0, 0.0, 1.0]),
+    (
+        "RightUpperLeg",
+        Some(1),
+        [-0.25, 0.0, -1.0],
+        [1.0, 0.0, 0.0, 0.0],
+    ),
+    (
+        "RightLowerLeg",
+        Some(15),
+        [0.0, 0.0, -0.5],
+        [0.0, 0.0, 0.0, 1.0],
+    ),
+    (
+        "RightFoot",
+        Some(16),
+        [0.0, 0.0, -0.5],
+        [0.0, 0.0, 0.0, 1.0],
+    ),
+];
+
+/// `VRMA_PLAIN` as a `.gltf` (buffer in a `.bin` beside it) with one clip turning the hips and
+/// the spine (LINEAR, 1 s, three keys), as the file's clip does.
+fn vrma_plain(dir: &Path) -> std::path::PathBuf {
+    use glam::Quat;
+    let q = |i: usize| Quat::from_array(VRMA_PLAIN[i].3).normalize();
+    let twist = Quat::from_rotation_z(0.4);
+    let keys = |i: usize| [q(i), q(i) * twist, q(i)];
+    let mut bin: Vec<u8> = Vec::new();
+    for t in [0.0f32, 0.5, 1.0] {
+        bin.extend(t.to_le_bytes());
+    }
+    for i in [1, 2] {
+        for k in keys(i) {
+            for v in k.to_array() {
+                bin.extend(v.to_le_bytes());
+            }
+        }
+    }
+    std::fs::write(dir.join("vrma_plain.bin"), &bin).unwrap();
+    let nodes: Vec<serde_json::Value> = VRMA_PLAIN
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _, t, r))| {
+            let children: Vec<usize> = (0..VRMA_PLAIN.len())
+                .filter(|&c| VRMA_PLAIN[c].1 == Some(i))
+                .collect();
+            let mut n = serde_json::json!({"name": name, "translation": t, "rotation": r});
+            if !children.is_empty() {
+                n["children"] = serde_json::json!(children);
+            }
+            n
+        })
+        .collect();
+    let doc = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": nodes,
+        "buffers": [{"uri": "vrma_plain.bin", "byteLength": bin.len()}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 12},
+            {"buffer": 0, "byteOffset": 12, "byteLength": 48},
+            {"buffer": 0, "byteOffset": 60, "byteLength": 48}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "SCALAR", "min": [0.0], "max": [1.0]},
+            {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC4"},
+            {"bufferView": 2, "componentType": 5126, "count": 3, "type": "VEC4"}
+        ],
+        "animations": [{
+            "name": "twist",
+            "samplers": [
+                {"input": 0, "output": 1, "interpolation": "LINEAR"},
+                {"input": 0, "output": 2, "interpolation": "LINEAR"}
+            ],
+            "channels": [
+                {"sampler": 0, "target": {"node": 1, "path": "rotation"}},
+                {"sampler": 1, "target": {"node": 2, "path": "rotation"}}
+            ]
+        }]
+    });
+    let path = dir.join("vrma_plain.gltf");
+    std::fs::write(&path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    path
+}
+
+/// A clip-only VRMA rig without its extension maps its 17 bones by their names with no bone
+/// map and no `required_missing` warning, normalizes to a T-pose, and retargets onto the Mixamo
+/// fixture (its hips rest at height 0: the motion is scaled by the legs) within issue 6's FK
+/// bounds.
+#[test]
+fn a_vrma_rig_without_its_extension_maps_normalizes_and_retargets() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = vrma_plain(dir.path());
+    let (code, sk, codes) = map(&file);
+    assert_eq!(code, Some(0));
+    for (name, parent, _, _) in &VRMA_PLAIN[1..] {
+        assert!(parent.is_some());
+        assert_eq!(sk["bones"][name]["source"], *name, "{sk}");
+    }
+    assert!(
+        !codes.contains(&"required_missing".to_string()),
+        "{codes:?}"
+    );
+    assert_t_pose(&file, dir.path());
+    let target = common::root().join("fixtures/mixamo.glb");
+    let out = dir.path().join("retargeted.glb");
+    let (code, v, err) = json(&[
+        "retarget",
+        "--json",
+        "--no-ik",
+        "--source",
+        file.to_str().unwrap(),
+        "--target",
+        target.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let r = common::file_stage(&v, "retarget");
+    assert_eq!(r["plan"]["scale_basis"], "legs", "{}", r["plan"]);
+    let m = &r["clips"][0]["measured"];
+    for c in m["chains"].as_array().unwrap() {
+        match (c["bones_deg"].as_f64(), c["end_deg"].as_f64()) {
+            (Some(d), _) => assert!(d <= 0.5, "{c}"),
+            (None, Some(d)) => assert!(d <= 2.0, "{c}"),
+            (None, None) => assert_eq!(c["measured"], false, "{c}"),
+        }
+    }
+    assert!(m["length_drift"].as_f64().unwrap() <= 1e-5, "{m}");
+}
