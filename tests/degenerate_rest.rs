@@ -105,11 +105,17 @@ fn standing(name: &str) -> [f32; 3] {
 /// The dataset's hierarchy as BVH text (6 channels per joint, `Zrotation Xrotation Yrotation`),
 /// with `frames` frames each posed by `pose` (positions repeat the offsets, as the dataset's do).
 fn bvh(frames: usize, pose: fn(&str) -> [f32; 3]) -> String {
-    fn joint(out: &mut String, i: usize, depth: usize) {
+    bvh_named(frames, pose, |i| BANDAI[i].0.to_string())
+}
+
+/// [`bvh`] with joint `i` named `name(i)`.
+fn bvh_named(frames: usize, pose: fn(&str) -> [f32; 3], name: fn(usize) -> String) -> String {
+    fn joint(out: &mut String, i: usize, depth: usize, rename: fn(usize) -> String) {
         let (name, parent, o) = BANDAI[i];
+        let shown = rename(i);
         let pad = "  ".repeat(depth);
         let kind = if parent.is_none() { "ROOT" } else { "JOINT" };
-        writeln!(out, "{pad}{kind} {name}\n{pad}{{").unwrap();
+        writeln!(out, "{pad}{kind} {shown}\n{pad}{{").unwrap();
         writeln!(out, "{pad}  OFFSET {} {} {}", o[0], o[1], o[2]).unwrap();
         writeln!(
             out,
@@ -127,12 +133,12 @@ fn bvh(frames: usize, pose: fn(&str) -> [f32; 3]) -> String {
             .unwrap();
         }
         for c in children {
-            joint(out, c, depth + 1);
+            joint(out, c, depth + 1, rename);
         }
         writeln!(out, "{pad}}}").unwrap();
     }
     let mut out = String::from("HIERARCHY\n");
-    joint(&mut out, 0, 0);
+    joint(&mut out, 0, 0, name);
     writeln!(out, "MOTION\nFrames: {frames}\nFrame Time: 0.0333333").unwrap();
     for _ in 0..frames {
         let line: Vec<String> = BANDAI
@@ -228,6 +234,42 @@ fn a_flat_rest_with_a_flat_frame_is_mapped_by_names_and_hierarchy_alone() {
         "{codes:?}"
     );
     assert_t_pose(&file, dir.path());
+}
+
+/// The refusal that remains: the same flat layout with its names gone (`joint_0`…`joint_21`)
+/// and a flat frame shows no body anywhere. The rest along one line is not read as a body (the
+/// auto-mapper would find hips and arms in it), `map` and `normalize` exit 3, and the warning
+/// says what was tried (the rest and the clip's first frame) and that names gave too little.
+#[test]
+fn a_flat_rest_without_names_is_refused_saying_what_was_tried() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("flat_unnamed.bvh");
+    std::fs::write(&file, bvh_named(1, |_| [0.0; 3], |i| format!("joint_{i}"))).unwrap();
+    let out = common::skelnorm(&["map", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "no hips found: the rest lies along one line or at one point (neither at rest nor in the first frame of clip `flat_unnamed`), and names give too few of the required bones; a bone map can name them"
+        ),
+        "{text}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not a humanoid skeleton") && err.contains("lacks Hips"),
+        "{err}"
+    );
+    let dst = dir.path().join("out.glb");
+    let out = common::skelnorm(&[
+        "normalize",
+        file.to_str().unwrap(),
+        "-o",
+        dst.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("lacks Hips"), "{err}");
+    assert!(!dst.exists());
 }
 
 /// The standing layout retargets onto the Mixamo fixture within issue 6's bounds: with FK only,
