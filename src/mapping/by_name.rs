@@ -37,7 +37,7 @@ pub(super) fn map(skeleton: &Skeleton, profile: &Profile, map: BoneMap) -> BoneM
         return map;
     }
     let mut map = named;
-    map.warnings.retain(|w| !super::no_hips_found(w));
+    map.warnings.retain(|w| !super::fallback::no_hips_found(w));
     map.warnings.insert(
         0,
         Warning {

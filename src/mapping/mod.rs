@@ -11,6 +11,7 @@
 mod aim;
 mod by_name;
 mod exact;
+mod fallback;
 mod file;
 mod generic;
 mod humanoid;
@@ -28,7 +29,6 @@ pub(crate) mod testing;
 
 use crate::model::{BoneId, Model, Pose, Skeleton, SkeletonId, Transform, Warning, WarningCode};
 use crate::profile::{MapperKind, Profile, ProfileBoneId, Tail};
-use glam::Vec3;
 use serde::Serialize;
 
 /// Options of [`map_skeleton`].
@@ -179,8 +179,9 @@ impl BoneMap {
 /// [`WarningCode::RequiredMissing`] warning; callers decide whether that is an error).
 ///
 /// The humanoid mapper reads the body from the rest. Where the rest cannot decide (it finds no
-/// hips: a rest laid flat, collinear or folded to one point), names and the hierarchy map the
-/// skeleton alone ([`by_name`]). [`map_in_model`] first tries the pose of a clip's first frame.
+/// hips in it, or the rest lies along one line or at one point), names and the hierarchy map
+/// the skeleton alone ([`by_name`]). [`map_in_model`] first tries the pose of a clip's first
+/// frame. See [`fallback`].
 pub fn map_skeleton(skeleton: &Skeleton, profile: &Profile, options: &MapOptions) -> BoneMap {
     map_posed(skeleton, None, profile, options)
 }
@@ -207,26 +208,7 @@ pub fn map_in_model(
     map_posed(skeleton, frame, profile, options)
 }
 
-/// Whether the humanoid mapper could not read a body from the geometry it was given: the map
-/// has no hips.
-fn undecided(map: &BoneMap, profile: &Profile) -> bool {
-    humanoid_mapper(profile) && profile.find("Hips").is_some_and(|h| map.get(h).is_none())
-}
-
-/// Whether the humanoid auto-mapper maps to `profile` (the fallbacks for rests that cannot
-/// decide are its own).
-fn humanoid_mapper(profile: &Profile) -> bool {
-    profile.mapper == MapperKind::Humanoid && humanoid::fits(profile)
-}
-
-/// Whether `w` is the humanoid mapper's "no hips found" warning.
-fn no_hips_found(w: &Warning) -> bool {
-    w.code == WarningCode::RequiredMissing
-        && w.bones == ["Hips"]
-        && w.message.starts_with("no hips found")
-}
-
-/// The rest's map; when it is [`undecided`], the map of `frame` (a clip's name and the local
+/// The rest's map; when it cannot decide ([`fallback`]), the map of `frame` (a clip's name and the local
 /// transforms of its first frame), and then the map by names alone.
 fn map_posed(
     skeleton: &Skeleton,
@@ -234,146 +216,29 @@ fn map_posed(
     profile: &Profile,
     options: &MapOptions,
 ) -> BoneMap {
-    let mut map = map_undecided(skeleton, frame, profile, options);
+    let mut map = fallback::map_undecided(skeleton, frame, profile, options);
     check(&mut map, skeleton, profile);
     map
 }
 
-/// [`map_posed`] before the warnings every map gets.
-fn map_undecided(
+/// The map of `skeleton` as its rest shows it: bone-map file, declared map, exact names, then
+/// the auto-mapper (without the warnings of [`check`]).
+pub(super) fn map_geometry(
     skeleton: &Skeleton,
-    frame: Option<(&str, Vec<Transform>)>,
     profile: &Profile,
     options: &MapOptions,
 ) -> BoneMap {
-    let flat = line_like(skeleton, &skeleton.rest_positions(), profile);
-    let mut at_rest = map_geometry(skeleton, profile, options);
-    if !flat && !undecided(&at_rest, profile) {
-        // The hips are mapped (by a bone-map file, a declared map or exact names): that the
-        // auto-mapper found none of its own is no news.
-        at_rest.warnings.retain(|w| !no_hips_found(w));
-        return at_rest;
-    }
-    let clip = frame.as_ref().map(|(c, _)| c.to_string());
-    if let Some((clip, locals)) = frame {
-        let mut posed = skeleton.clone();
-        for (b, t) in posed.bones.iter_mut().zip(locals) {
-            b.rest = t;
-        }
-        let mut map = map_geometry(&posed, profile, options);
-        if !undecided(&map, profile) && !line_like(skeleton, &posed.rest_positions(), profile) {
-            map.warnings.retain(|w| !no_hips_found(w));
-            by_name::fill(
-                skeleton,
-                profile,
-                &mut map,
-                "the first frame's geometry left it out",
-            );
-            map.warnings.insert(0, rest_from_frame(clip, flat));
-            return map;
-        }
-    }
-    // A rest along one line means nothing: only what is fixed stays, then names.
-    let base = if flat {
-        map_with(skeleton, profile, options, false)
-    } else {
-        at_rest
-    };
-    let mut map = by_name::map(skeleton, profile, base);
-    if undecided(&map, profile) {
-        let tried = match clip {
-            Some(c) => format!("neither at rest nor in the first frame of clip `{c}`"),
-            None => "at rest, and there is no clip to read a pose from".to_string(),
-        };
-        let names = "and names give too few of the required bones; a bone map can name them";
-        if !map.warnings.iter().any(no_hips_found) {
-            map.warnings.insert(
-                0,
-                Warning {
-                    code: WarningCode::RequiredMissing,
-                    skeleton: None,
-                    message: "no hips found: the rest lies along one line or at one point".into(),
-                    bones: vec!["Hips".into()],
-                    clips: Vec::new(),
-                    chain: None,
-                },
-            );
-        }
-        for w in map.warnings.iter_mut().filter(|w| no_hips_found(w)) {
-            w.message = format!("{} ({tried}), {names}", w.message);
-        }
-    }
-    map
-}
-
-/// The [`WarningCode::RestFromFrame`] warning: the bones were mapped on clip `clip`'s first
-/// frame, the rest being `flat` (along one line) or showing no hips.
-fn rest_from_frame(clip: &str, flat: bool) -> Warning {
-    let why = if flat {
-        "the rest lies along one line or at one point"
-    } else {
-        "the rest shows no body (no hips with two legs reaching down and a spine reaching up)"
-    };
-    Warning {
-        code: WarningCode::RestFromFrame,
-        skeleton: None,
-        message: format!("{why}: the bones were mapped on the first frame of clip `{clip}`"),
-        bones: Vec::new(),
-        clips: vec![clip.to_string()],
-        chain: None,
-    }
-}
-
-/// Whether the joints `points` of `skeleton` lie along one line or at one point, for the
-/// humanoid mapper and a skeleton with at least as many bones as the profile requires (fewer
-/// cannot be a body anyway, and a short chain is a line): every joint within 10% of the farthest two joints'
-/// distance from the line through them, leaving out roots with one child (a `Root` left at the
-/// origin, which carries the body wherever it lies). A body standing or lying in any pose
-/// spreads wider (a T-pose's spine and legs below its arms, an A-pose's shoulders and feet);
-/// the Bandai-Namco dataset's rest, every bone along its parent's X axis, stays within 5%.
-fn line_like(skeleton: &Skeleton, points: &[Vec3], profile: &Profile) -> bool {
-    let required = profile.bones.iter().filter(|b| b.required).count();
-    if !humanoid_mapper(profile) || skeleton.bones.len() < required.max(2) {
-        return false;
-    }
-    let children = skeleton.children();
-    let points: Vec<Vec3> = points
-        .iter()
-        .zip(&skeleton.bones)
-        .zip(&children)
-        .filter(|((_, b), c)| b.parent.is_some() || c.len() != 1)
-        .map(|((&p, _), _)| p)
-        .collect();
-    let points = &points[..];
-    let mut far = (0.0f32, Vec3::ZERO, Vec3::ZERO);
-    for (i, &a) in points.iter().enumerate() {
-        for &b in &points[i + 1..] {
-            let d = a.distance_squared(b);
-            if d > far.0 {
-                far = (d, a, b);
-            }
-        }
-    }
-    let (d2, a, b) = far;
-    if d2 < 1e-12 {
-        return true;
-    }
-    let axis = (b - a) / d2.sqrt();
-    let limit = 0.1 * d2.sqrt();
-    points
-        .iter()
-        .all(|&p| (p - a).reject_from_normalized(axis).length() <= limit)
-}
-
-/// The map of `skeleton` as its rest shows it: bone-map file, declared map, exact names, then
-/// the auto-mapper (without the warnings of [`check`]).
-fn map_geometry(skeleton: &Skeleton, profile: &Profile, options: &MapOptions) -> BoneMap {
     map_with(skeleton, profile, options, true)
 }
 
 /// [`map_geometry`], or with `auto` false only what a bone-map file, a declared map and exact
 /// names fix (for a rest whose geometry means nothing).
-fn map_with(skeleton: &Skeleton, profile: &Profile, options: &MapOptions, auto: bool) -> BoneMap {
+pub(super) fn map_with(
+    skeleton: &Skeleton,
+    profile: &Profile,
+    options: &MapOptions,
+    auto: bool,
+) -> BoneMap {
     let mut warnings = Vec::new();
     let mut fixed: Vec<Option<Mapped>> = vec![None; profile.bones.len()];
     let mut forced_empty = vec![false; profile.bones.len()];
