@@ -206,6 +206,17 @@ fn assert_t_pose(file: &Path, dir: &Path) {
         0,
         "{rest}"
     );
+    // The shoulders (or upper arms) lie beside the spine, left at +X, not one before and one
+    // behind it: the flat rest's chest frame turns a quarter from its hips'.
+    let model = skelnorm::gltf_io::read(&out).unwrap().model;
+    let s = &model.skeletons[0];
+    let at = |names: [&str; 2]| {
+        let b = names.iter().find_map(|n| s.find(n)).unwrap();
+        s.rest_world()[b.index()].w_axis.truncate()
+    };
+    let line = at(["LeftShoulder", "LeftUpperArm"]) - at(["RightShoulder", "RightUpperArm"]);
+    let deg = skelnorm::model::angle_deg(line, glam::Vec3::X);
+    assert!(deg <= 1.0, "shoulder line {line} is {deg}° from +X");
 }
 
 #[test]

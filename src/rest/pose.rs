@@ -750,7 +750,51 @@ impl<'a> Shape<'a> {
             let wanted = self.reference[to.index()] - self.reference[from.index()];
             Some(twist_between(e, arc * (w.r * (b - a)), wanted))
         });
+        let roll = roll.or_else(|| self.shoulder_roll(i, pk, w, locals, arc, e));
         Some(roll.unwrap_or(Quat::IDENTITY) * arc)
+    }
+
+    /// The roll about `e` (after `arc`) that brings the shoulders back beside bone `i`, the
+    /// mapped bone they hang from (mapped to `pk`), when their line lies more than 45° off the
+    /// profile's: a rest laid flat along one axis whose chest frame turns a quarter from its
+    /// hips' (the Bandai-Namco dataset's BVH, its shoulders one before and one behind the
+    /// spine once stood up). `None` otherwise: a rig's own chest roll is kept.
+    fn shoulder_roll(
+        &self,
+        i: usize,
+        pk: ProfileBoneId,
+        w: &Sim,
+        locals: &[Sim],
+        arc: Quat,
+        e: Vec3,
+    ) -> Option<Quat> {
+        let side = |names: [&str; 2]| {
+            names
+                .iter()
+                .find_map(|n| self.profile.find(n).filter(|&p| self.map.get(p).is_some()))
+        };
+        let (l, r) = (
+            side(["LeftShoulder", "LeftUpperArm"])?,
+            side(["RightShoulder", "RightUpperArm"])?,
+        );
+        let carrier = |p: ProfileBoneId| {
+            let mut up = self.profile.bone(p).parent;
+            while let Some(q) = up {
+                if self.map.get(q).is_some() {
+                    return Some(q);
+                }
+                up = self.profile.bone(q).parent;
+            }
+            None
+        };
+        if carrier(l)? != pk || carrier(r)? != pk {
+            return None;
+        }
+        let a = self.relative(i, self.map.get(r)?, locals)?;
+        let b = self.relative(i, self.map.get(l)?, locals)?;
+        let wanted = self.reference[l.index()] - self.reference[r.index()];
+        let twist = twist_between(e, arc * (w.r * (b - a)), wanted);
+        (turn_deg(twist) > 45.0).then_some(twist)
     }
 }
 
