@@ -5,6 +5,7 @@
 use super::Retargeter;
 use crate::model::Pose;
 use crate::model::{pole, yaw_of};
+use crate::retarget::ik;
 use crate::retarget::ops::{FilterOp, FloorOp, PlantOp, PoleOp, StrideOp};
 use glam::{Quat, Vec3, Vec4};
 use std::f32::consts::{PI, TAU};
@@ -94,6 +95,7 @@ impl Retargeter {
         let hs = self.source_height;
         let rate = if p.blend_s > 0.0 { dt / p.blend_s } else { 1.0 };
         let yaw = yaw_of(self.source_delta[self.plan.source_hips.index()]);
+        let legs = self.plan.hips_ratio * self.horizontal;
         // The treadmill's move this frame, on the source and (scaled as travel is) the target.
         let ground = self.treadmill.map(|g| {
             // Given in the source's skeleton space; its poses are seen turned as the target faces.
@@ -153,9 +155,17 @@ impl Retargeter {
             let st = &mut self.plant[k];
             if given.is_none() && contact && (clearance > p.height * hs || speed > p.speed * hs) {
                 // In contact only by the hysteresis: the source's foot is on its way (lifting
-                // off, shuffling). The held place takes the same step, in heights, so the hold
+                // off, shuffling). The held place takes the same step, scaled as travel is (by
+                // the legs: math.md's skate), so the hold
                 // never hides a step the source takes nor drags the foot behind it.
-                st.anchor += step * (self.target_height / hs);
+                st.anchor += step * legs;
+            } else if p.creep && given.is_none() && contact && st.planted {
+                // Held, while the source's foot creeps (`creep`): the held place steps toward
+                // the passes' foot by at most the source foot's step, scaled as travel is.
+                let to = Vec3::new(now.x - st.anchor.x, 0.0, now.z - st.anchor.z);
+                let most = step.length() * legs;
+                let len = to.length();
+                st.anchor += if len > most { to * (most / len) } else { to };
             }
             if (contact && !st.planted) || (limit && !st.planted && !st.limiting) {
                 // A new contact: hold where the foot shows now (still partly held from the last
@@ -213,9 +223,17 @@ impl Retargeter {
             self.pelvis_shift(p.max_pelvis_shift * self.target_height, target);
         }
         for k in 0..self.plan.limbs.len() {
-            if let Some(goal) = self.plant[k].goal {
-                self.reach(k, target, goal);
+            let Some(goal) = self.plant[k].goal else {
+                continue;
+            };
+            let kept = self.kept_goal(k, goal, p.max_leg_deg);
+            let w = self.plant[k].weight * p.alpha;
+            if kept != goal && w > 0.0 {
+                // The held place comes along by what the legs' budget cannot hold.
+                let moved = (kept - goal) / w;
+                self.plant[k].anchor += Vec3::new(moved.x, 0.0, moved.z);
             }
+            self.reach(k, target, kept);
         }
     }
 
@@ -273,16 +291,13 @@ impl Retargeter {
             .min(self.target_global[b as usize].pos.y)
             .min(self.target_global[th].pos.y);
         if low < floor {
-            let moved = self.plan.target_carrier.map_or(th, |c| c.index());
-            let lift = Vec3::Y * ((floor - low) * f.alpha);
-            let parent = self.global_of(target, self.target_parents[moved]);
-            let now = parent.child(&target.locals[moved]).pos;
-            target.locals[moved].translation = parent.local_translation(now + lift);
-            self.positions(target);
+            self.lift(target, Vec3::Y * ((floor - low) * f.alpha));
         }
         let scale = self.target_height / 1.8;
         let (snap, blend) = (f.snap_m * scale, f.blend_m * scale);
         let ratio = self.plan.hips_ratio * self.vertical;
+        // Each leg's rise wanted (negative: a drop), and the most any leg wants.
+        let mut most = f32::NEG_INFINITY;
         for k in 0..self.plan.limbs.len() {
             let limb = &self.plan.limbs[k];
             if !limb.leg {
@@ -290,9 +305,7 @@ impl Retargeter {
             }
             let source = self.source_global[limb.source[2].index()].pos.y - limb.source_end_rest.y;
             let source = source * ratio;
-            let now = self.end_pos(k);
-            let rest = limb.end_rest.y;
-            let height = now.y - floor - rest;
+            let height = self.end_pos(k).y - floor - limb.end_rest.y;
             let w = if source <= snap {
                 1.0
             } else if source >= blend {
@@ -301,12 +314,90 @@ impl Retargeter {
                 (blend - source) / (blend - snap)
             };
             let want = (height + (source - height) * w).max(0.0);
-            let to = height + (want - height) * f.alpha;
-            if to != height {
-                let y = self.reachable_height(k, now, floor + rest + to);
-                self.reach(k, target, Vec3::new(now.x, y, now.z));
-            }
+            self.floor_rise[k] = (want - height) * f.alpha;
+            most = most.max(self.floor_rise[k]);
         }
+        if most.is_finite() && most != 0.0 {
+            // Taken by the hips: the legs keep their directions.
+            self.lift(target, Vec3::Y * most);
+        }
+        for k in 0..self.plan.limbs.len() {
+            if !self.plan.limbs[k].leg {
+                continue;
+            }
+            let rise = self.floor_rise[k] - most;
+            if rise == 0.0 {
+                continue;
+            }
+            let now = self.end_pos(k);
+            let lowest = floor + self.plan.limbs[k].end_rest.y;
+            let y = self.reachable_height(k, now, now.y + rise);
+            let kept = self.kept_goal(k, Vec3::new(now.x, y, now.z), f.max_leg_deg);
+            // Never below the floor, whatever the legs' budget.
+            let y = kept.y.max(lowest.min(y));
+            self.reach(k, target, Vec3::new(now.x, y, now.z));
+        }
+    }
+
+    /// Moves the hips (or the bone that carries them and the legs) by `by`, skeleton space,
+    /// and refreshes the globals.
+    fn lift(&mut self, target: &mut Pose, by: Vec3) {
+        let th = self.plan.target_hips.index();
+        let moved = self.plan.target_carrier.map_or(th, |c| c.index());
+        let parent = self.global_of(target, self.target_parents[moved]);
+        let now = parent.child(&target.locals[moved]).pos;
+        target.locals[moved].translation = parent.local_translation(now + by);
+        self.positions(target);
+    }
+
+    /// The place on the way from limb `k`'s end to `goal`, nearest `goal`, whose two-bone solve
+    /// leaves the upper and lower bones within `limit_deg` of the source's upper and lower
+    /// bones, or within [`LEG_SLACK_DEG`] further than they are now where they are further
+    /// already: `goal` itself when it keeps them so. Found by two secant steps from the end
+    /// (the worst angle is close to linear in the way along such short moves), so that it
+    /// changes continuously with the pose. 180: `goal`.
+    pub(super) fn kept_goal(&self, k: usize, goal: Vec3, limit_deg: f32) -> Vec3 {
+        if limit_deg >= 180.0 {
+            return goal;
+        }
+        let limb = &self.plan.limbs[k];
+        let ([tu, tm, _], [su, sm, se]) = (limb.target, limb.source);
+        let s = |b: crate::model::BoneId| self.source_global[b.index()].pos;
+        let want = [
+            (s(sm) - s(su)).normalize_or_zero(),
+            (s(se) - s(sm)).normalize_or_zero(),
+        ];
+        let (a, b, c) = (
+            self.target_global[tu.index()].pos,
+            self.target_global[tm.index()].pos,
+            self.end_pos(k),
+        );
+        if want[0] == Vec3::ZERO || want[1] == Vec3::ZERO || (b - a).length_squared() == 0.0 {
+            return goal;
+        }
+        let angle = |x: Vec3, w: Vec3| x.normalize_or_zero().dot(w).clamp(-1.0, 1.0).acos();
+        // The worst of both bones' angles from the source's with the end at `g`, radians.
+        let off = |g: Vec3| {
+            let (r1, r2) = ik::two_bone(a, b, c, g);
+            let b2 = a + r1 * (b - a);
+            let c2 = b2 + r2 * (a + r1 * (c - a) - b2);
+            angle(b2 - a, want[0]).max(angle(c2 - b2, want[1]))
+        };
+        let here = angle(b - a, want[0]).max(angle(c - b, want[1]));
+        let bound = limit_deg
+            .to_radians()
+            .max(here + LEG_SLACK_DEG.to_radians());
+        let there = off(goal);
+        if there <= bound {
+            return goal;
+        }
+        // `bound - here` is at least the slack, so `t` tends to 1 as `there` tends to `bound`.
+        let mut t = (bound - here) / (there - here);
+        let e = off(c.lerp(goal, t));
+        if e > bound {
+            t *= (bound - here) / (e - here);
+        }
+        c.lerp(goal, t)
     }
 
     /// [`Self::limb_reach`], its length within the solver's own clamp (`ik::two_bone` reaches
@@ -445,6 +536,10 @@ impl Retargeter {
         self.positions(target);
     }
 }
+
+/// How much further than the passes before left them a hold or the floor may take a leg's
+/// bones from the source's where they are beyond the legs' budget already, degrees.
+const LEG_SLACK_DEG: f32 = 0.25;
 
 /// `heading` (a turn about +Y) brought within `limit` radians of `yaw` (another).
 fn within_turn(heading: Quat, yaw: Quat, limit: f32) -> Quat {
