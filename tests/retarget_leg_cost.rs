@@ -28,6 +28,20 @@ fn planted(stride: bool) -> RetargetOptions {
     }
 }
 
+/// Planting (its settings changed by `tweak`) and the floor, with the same legs' budget.
+fn tweaked(tweak: impl Fn(&mut PlantOp)) -> RetargetOptions {
+    let mut plant = PlantOp::default();
+    tweak(&mut plant);
+    let floor = FloorOp {
+        max_leg_deg: plant.max_leg_deg,
+        ..FloorOp::default()
+    };
+    RetargetOptions {
+        ops: vec![Op::Plant(plant), Op::Floor(floor)],
+        ..RetargetOptions::default()
+    }
+}
+
 /// Every clip of `s` (or the one named) retargeted onto `t` with `options`: each clip's legs.
 fn legs_of(
     s: &Normalized,
@@ -77,6 +91,13 @@ fn by_hand() {
         ),
         ("plant+floor", planted(false)),
         ("plant+floor+stride", planted(true)),
+        (
+            "plant+floor, no legs' budget",
+            tweaked(|p| p.max_leg_deg = 180.0),
+        ),
+        ("plant+floor, no creep", tweaked(|p| p.creep_deg = 180.0)),
+        ("plant+floor, creep 1.5", tweaked(|p| p.creep_deg = 1.5)),
+        ("plant+floor, creep 2", tweaked(|p| p.creep_deg = 2.0)),
     ];
     for (name, options) in &stacks {
         for (clip, legs) in legs_of(&s, &t, only, options) {

@@ -842,12 +842,11 @@ fn compare(before: &[RealSkate], after: &[RealSkate]) -> (Vec<String>, Vec<Strin
 /// ([`ROBOT_NOT_MET_ON_HUMANS`]) skates at most as much as without it (`WalkJump`'s right foot
 /// 0.527% → 0.360% onto ModularMen_Casual against the source's 0.341%; `Death` 0.684% →
 /// 0.619% against 0.473%; `Running` 8.152% → 7.819%: the 2% `max_offset` is spent in a frame
-/// or two of a fast slide); over the treadmill, `Walking`'s feet come within the source's onto
-/// both human targets (since the robot's IK-layout legs T-pose, issue 40: right 0.910% →
-/// 0.787% onto ModularMen_Casual, 0.844% → 0.754% onto the mixamo fixture, against 0.833%;
-/// left 2.063% → 1.475% and 1.944% → 1.366%, against 1.494%), and `Running`'s left foot onto ModularMen_Casual
-/// goes over it (0.000% → 0.201% against 0.185%: the foot lands behind the passes' on the
-/// frames before its contact, and the hold starts from there with less of `max_offset` left).
+/// or two of a fast slide); over the treadmill (since planting creeps with the source's foot
+/// and lets a hold's offset fade only off the ground, issue 42), no foot is lost, and
+/// `Walking`'s left foot onto the mixamo fixture comes within the source's (1.889% → 1.390%
+/// against 1.494%; onto ModularMen_Casual 2.002% → 1.499%, just over; the right feet 0.968% →
+/// 0.967% and 0.935% → 0.924% against 0.833%).
 #[test]
 fn real_clips_with_the_slide_limiter() {
     let Some(before) = real_clips(None) else {
@@ -879,17 +878,6 @@ fn real_clips_with_the_slide_limiter() {
             .map(|at| format!("{at} over its treadmill"))
             .collect()
     };
-    assert_eq!(
-        lost,
-        treadmill(&[("ModularMen_Casual.glb", "Running", "LeftFoot")])
-    );
-    assert_eq!(
-        met,
-        treadmill(&[
-            ("ModularMen_Casual.glb", "Walking", "LeftFoot"),
-            ("ModularMen_Casual.glb", "Walking", "RightFoot"),
-            ("mixamo.glb", "Walking", "LeftFoot"),
-            ("mixamo.glb", "Walking", "RightFoot"),
-        ])
-    );
+    assert_eq!(lost, treadmill(&[]));
+    assert_eq!(met, treadmill(&[("mixamo.glb", "Walking", "LeftFoot")]));
 }

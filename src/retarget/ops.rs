@@ -241,15 +241,18 @@ pub struct PlantOp {
     /// this many degrees of the source's thigh and shin (or, where the passes before left them
     /// further, no further than that); beyond it the held foot goes as far toward its held
     /// place as the budget allows and the held place comes along (the foot slides with the
-    /// passes' by what the budget cannot hold). 180: no budget. Default: 3.
+    /// passes' by what the budget cannot hold). 180: no budget. Default: 180 (with `creep_deg`
+    /// a hold rarely bends a leg far; a budget of a few degrees also stops holds on targets
+    /// whose legs the passes cannot keep near the source's, such as IK layouts).
     pub max_leg_deg: f32,
-    /// While a foot is held and the source's creeps in contact (slower than `speed`: a
-    /// capture's slow shuffle, a foot sliding with a treadmill), the held place steps toward
-    /// the passes' foot by at most the source foot's step, scaled as travel is (by the legs):
-    /// the target's foot creeps no more than the source's in leg lengths (math.md's skate)
-    /// and its leg bends only for what the passes add. Off: the foot is held still, dragged
-    /// only beyond `max_offset`. Default: true.
-    pub creep: bool,
+    /// Creep: while a foot is held and holding it where it is held would bend its leg more
+    /// than this many degrees from where the passes before put it (the source's foot creeps
+    /// in contact, slower than `speed`: a capture's slow shuffle, a stance the passes turn),
+    /// the held place steps toward the passes' foot by at most the source foot's step, scaled
+    /// as travel is (by the legs), and at most the passes' foot's own step: the target's foot
+    /// then moves no more than either, and its leg comes back toward the source's. 180: never
+    /// (held still, dragged only beyond `max_offset`). Default: 1.5.
+    pub creep_deg: f32,
     /// The ground of a clip that runs in place (a treadmill): `off`, `detect` (offline, each
     /// clip's ground velocity is found from the whole clip when its hips do not travel and its
     /// feet in contact slide back together; the runtime `Retargeter` takes none unless told
@@ -344,8 +347,8 @@ impl Default for PlantOp {
             limit_slide: false,
             stance_turn_deg: 20.0,
             max_pelvis_shift: 0.0,
-            max_leg_deg: 3.0,
-            creep: true,
+            max_leg_deg: 180.0,
+            creep_deg: 1.5,
             treadmill: Treadmill::Off,
             contacts: Contacts::Detect,
         }
@@ -503,6 +506,12 @@ impl Op {
                     p.max_pelvis_shift,
                     p.max_pelvis_shift >= 0.0 && p.max_pelvis_shift.is_finite(),
                     "must be at least 0",
+                ),
+                (
+                    "creep_deg",
+                    p.creep_deg,
+                    (0.0..=180.0).contains(&p.creep_deg),
+                    "must be between 0 and 180",
                 ),
                 (
                     "max_leg_deg",

@@ -95,7 +95,10 @@ impl Retargeter {
         let hs = self.source_height;
         let rate = if p.blend_s > 0.0 { dt / p.blend_s } else { 1.0 };
         let yaw = yaw_of(self.source_delta[self.plan.source_hips.index()]);
-        let legs = self.plan.hips_ratio * self.horizontal;
+        // A source step as the target may take it: scaled by the smaller of the legs' ratio (as
+        // travel is, math.md's skate) and the heights' (the skate in heights), so that a step
+        // taken for the source's is no longer than it in either.
+        let pace = (self.plan.hips_ratio * self.horizontal).min(self.target_height / hs);
         // The treadmill's move this frame, on the source and (scaled as travel is) the target.
         let ground = self.treadmill.map(|g| {
             // Given in the source's skeleton space; its poses are seen turned as the target faces.
@@ -152,18 +155,25 @@ impl Retargeter {
             let heading = st.heading;
             let turned = self.turned_stance(k, heading) - self.turned_stance(k, yaw);
             let now = passes + Vec3::new(turned.x, 0.0, turned.z);
+            let creeping = given.is_none() && contact && self.plant[k].planted && {
+                // How far holding the foot where it is held would bend the leg (`creep_deg`).
+                let held = self.plant[k].anchor - shift;
+                let goal = Vec3::new(held.x, self.end_pos(k).y, held.z);
+                self.leg_bend(k, goal) > p.creep_deg.to_radians()
+            };
             let st = &mut self.plant[k];
             if given.is_none() && contact && (clearance > p.height * hs || speed > p.speed * hs) {
                 // In contact only by the hysteresis: the source's foot is on its way (lifting
-                // off, shuffling). The held place takes the same step, scaled as travel is (by
-                // the legs: math.md's skate), so the hold
+                // off, shuffling). The held place takes the same step (at `pace`), so the hold
                 // never hides a step the source takes nor drags the foot behind it.
-                st.anchor += step * legs;
-            } else if p.creep && given.is_none() && contact && st.planted {
-                // Held, while the source's foot creeps (`creep`): the held place steps toward
-                // the passes' foot by at most the source foot's step, scaled as travel is.
+                st.anchor += step * pace;
+            } else if creeping {
+                // Held, while holding bends the leg beyond `creep_deg`: the held place steps
+                // toward the passes' foot by at most the source foot's step (at `pace`) and the
+                // passes' foot's own step.
                 let to = Vec3::new(now.x - st.anchor.x, 0.0, now.z - st.anchor.z);
-                let most = step.length() * legs;
+                let moved = passes - st.last_end;
+                let most = (step.length() * pace).min(Vec3::new(moved.x, 0.0, moved.z).length());
                 let len = to.length();
                 st.anchor += if len > most { to * (most / len) } else { to };
             }
@@ -198,6 +208,11 @@ impl Retargeter {
             st.limiting = limit;
             st.weight = if engaged {
                 (st.weight + rate).min(1.0)
+            } else if st.low_band {
+                // Out of contact but still low (lifting off, sliding fast): the hold's offset
+                // waits for the foot to leave the ground, rather than fading into a slide
+                // there, which math.md's skate would count.
+                st.weight
             } else {
                 (st.weight - rate).max(0.0)
             };
@@ -350,6 +365,19 @@ impl Retargeter {
         self.positions(target);
     }
 
+    /// How far the two-bone solve for limb `k`'s end at `goal` turns its upper or lower bone
+    /// (the larger), radians.
+    fn leg_bend(&self, k: usize, goal: Vec3) -> f32 {
+        let [tu, tm, _] = self.plan.limbs[k].target;
+        let (a, b, c) = (
+            self.target_global[tu.index()].pos,
+            self.target_global[tm.index()].pos,
+            self.end_pos(k),
+        );
+        let (upper, lower) = solved_bones(a, b, c, goal);
+        angle(upper, (b - a).normalize_or_zero()).max(angle(lower, (c - b).normalize_or_zero()))
+    }
+
     /// The place on the way from limb `k`'s end to `goal`, nearest `goal`, whose two-bone solve
     /// leaves the upper and lower bones within `limit_deg` of the source's upper and lower
     /// bones, or within [`LEG_SLACK_DEG`] further than they are now where they are further
@@ -375,13 +403,10 @@ impl Retargeter {
         if want[0] == Vec3::ZERO || want[1] == Vec3::ZERO || (b - a).length_squared() == 0.0 {
             return goal;
         }
-        let angle = |x: Vec3, w: Vec3| x.normalize_or_zero().dot(w).clamp(-1.0, 1.0).acos();
         // The worst of both bones' angles from the source's with the end at `g`, radians.
         let off = |g: Vec3| {
-            let (r1, r2) = ik::two_bone(a, b, c, g);
-            let b2 = a + r1 * (b - a);
-            let c2 = b2 + r2 * (a + r1 * (c - a) - b2);
-            angle(b2 - a, want[0]).max(angle(c2 - b2, want[1]))
+            let (upper, lower) = solved_bones(a, b, c, g);
+            angle(upper, want[0]).max(angle(lower, want[1]))
         };
         let here = angle(b - a, want[0]).max(angle(c - b, want[1]));
         let bound = limit_deg
@@ -535,6 +560,19 @@ impl Retargeter {
         local.translation = local.translation.lerp(want_pos, pin.alpha);
         self.positions(target);
     }
+}
+
+/// The upper and lower bones (joint to joint) of a limb with joints `a`, `b`, `c` once
+/// [`ik::two_bone`] has put its end at `goal`.
+fn solved_bones(a: Vec3, b: Vec3, c: Vec3, goal: Vec3) -> (Vec3, Vec3) {
+    let (r1, r2) = ik::two_bone(a, b, c, goal);
+    let b2 = a + r1 * (b - a);
+    (b2 - a, r2 * (a + r1 * (c - a) - b2))
+}
+
+/// The angle between `x` and the unit vector `w`, radians (0 when `x` is zero).
+fn angle(x: Vec3, w: Vec3) -> f32 {
+    x.normalize_or_zero().dot(w).clamp(-1.0, 1.0).acos()
 }
 
 /// How much further than the passes before left them a hold or the floor may take a leg's
