@@ -96,7 +96,7 @@ fn by_hand() {
             tweaked(|p| p.max_leg_deg = 180.0),
         ),
         ("plant+floor, no creep", tweaked(|p| p.creep_deg = 180.0)),
-        ("plant+floor, creep 1.5", tweaked(|p| p.creep_deg = 1.5)),
+        ("plant+floor, creep 0.75", tweaked(|p| p.creep_deg = 0.75)),
         ("plant+floor, creep 2", tweaked(|p| p.creep_deg = 2.0)),
     ];
     for (name, options) in &stacks {

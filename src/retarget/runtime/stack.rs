@@ -162,12 +162,7 @@ impl Retargeter {
                 self.leg_bend(k, goal) > p.creep_deg.to_radians()
             };
             let st = &mut self.plant[k];
-            if given.is_none() && contact && (clearance > p.height * hs || speed > p.speed * hs) {
-                // In contact only by the hysteresis: the source's foot is on its way (lifting
-                // off, shuffling). The held place takes the same step (at `pace`), so the hold
-                // never hides a step the source takes nor drags the foot behind it.
-                st.anchor += step * pace;
-            } else if creeping {
+            if creeping {
                 // Held, while holding bends the leg beyond `creep_deg`: the held place steps
                 // toward the passes' foot by at most the source foot's step (at `pace`) and the
                 // passes' foot's own step.
@@ -176,6 +171,14 @@ impl Retargeter {
                 let most = (step.length() * pace).min(Vec3::new(moved.x, 0.0, moved.z).length());
                 let len = to.length();
                 st.anchor += if len > most { to * (most / len) } else { to };
+            } else if given.is_none()
+                && contact
+                && (clearance > p.height * hs || speed > p.speed * hs)
+            {
+                // In contact only by the hysteresis: the source's foot is on its way (lifting
+                // off, shuffling). The held place takes the same step (at `pace`), so the hold
+                // never hides a step the source takes nor drags the foot behind it.
+                st.anchor += step * pace;
             }
             if (contact && !st.planted) || (limit && !st.planted && !st.limiting) {
                 // A new contact: hold where the foot shows now (still partly held from the last
