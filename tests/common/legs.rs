@@ -34,7 +34,7 @@ impl std::fmt::Display for Leg {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} leg worst {:.2}° mean {:.3}°, skate {:.4} → {:.4}% of leg length per frame over {} contact pairs",
+            "{} leg worst {:.2}° mean {:.3}°, skate {:.5} → {:.5}% of leg length per frame over {} contact pairs",
             self.side,
             self.worst_deg,
             self.mean_deg,
