@@ -421,7 +421,47 @@ fn a_retarget_batch_previews_source_beside_target() {
             }
         }
     }
-    self_contained(&std::fs::read_to_string(&html).unwrap());
+    // Issue 42: each measured clip's directions per segment (math.md, on the written clip) are in
+    // the page as the report gives them, with the segments not measured named.
+    let text = std::fs::read_to_string(&html).unwrap();
+    let mut rows = 0;
+    for f in report["files"].as_array().unwrap() {
+        for c in f["retarget"]["clips"].as_array().into_iter().flatten() {
+            let m = &c["measured"];
+            let Some(segs) = m["segments"].as_array() else {
+                continue;
+            };
+            let worst = segs
+                .iter()
+                .max_by(|a, b| {
+                    a["worst_deg"]
+                        .as_f64()
+                        .partial_cmp(&b["worst_deg"].as_f64())
+                        .unwrap()
+                })
+                .unwrap();
+            let mean = segs
+                .iter()
+                .map(|g| g["mean_deg"].as_f64().unwrap())
+                .sum::<f64>()
+                / segs.len() as f64;
+            let cell = format!(
+                "{} segments, mean {mean:.2}°, worst {:.2}° ({})",
+                segs.len(),
+                worst["worst_deg"].as_f64().unwrap(),
+                worst["bone"].as_str().unwrap()
+            );
+            assert!(text.contains(&cell), "{cell}");
+            for g in m["segments_not_measured"].as_array().unwrap() {
+                let reason = g["reason"].as_str().unwrap().replace('_', " ");
+                let named = format!("{} ({reason})", g["bone"].as_str().unwrap());
+                assert!(text.contains(&named), "{named}");
+            }
+            rows += 1;
+        }
+    }
+    assert!(rows > 0, "no measured clip in the report");
+    self_contained(&text);
     if let Some(seen) = common::chromium_drive(&html, &json!({"preview_q": "walks"})) {
         clean(&seen, &html);
         animates(&seen);

@@ -2,7 +2,7 @@
 //! (`schemas/report.schema.json`) is the one the library derives from its report types, and the
 //! `--json` output of every command (inspect, map, normalize, retarget, convert, batch, validate,
 //! report merge), on success and on failure, on fixtures and on the shared real files, validates
-//! against it, says `"schema": "skelnorm/1"`, and has counts that add up.
+//! against it, says `"schema": "skelnorm/2"`, and has counts that add up.
 #![allow(
     clippy::unwrap_used,
     clippy::print_stderr,
@@ -41,7 +41,7 @@ fn the_published_schema_is_the_one_the_library_derives() {
 fn the_schema_rejects_reports_of_another_shape() {
     let v = jsonschema::validator_for(&published()).unwrap();
     let good = serde_json::json!({
-        "schema": "skelnorm/1", "command": "validate", "inputs": [],
+        "schema": "skelnorm/2", "command": "validate", "inputs": [],
         "summary": {"files": 0, "ok": 0, "warnings": 0, "failed": 0, "refused": 0, "skipped": 0,
                     "warning_count": 0, "codes": {}, "total_ms": 0.0, "wall_ms": 0.0},
         "files": []
@@ -97,7 +97,7 @@ fn check_report(report: &Value, shown: &str, command: &str) {
         .map(|e| format!("{} at {}", e, e.instance_path()))
         .collect();
     assert!(errors.is_empty(), "skelnorm {shown}: {errors:#?}");
-    assert_eq!(report["schema"], "skelnorm/1", "{shown}");
+    assert_eq!(report["schema"], "skelnorm/2", "{shown}");
     assert_eq!(report["command"], command, "{shown}");
     let files = report["files"].as_array().unwrap();
     let s = &report["summary"];

@@ -39,7 +39,7 @@ fn retarget_output_of(s: &str) -> PyResult<RetargetOutput> {
     }
 }
 
-/// Runs `skelnorm batch INPUT -o OUTPUT` and returns its report (`skelnorm/1`, as `--report`
+/// Runs `skelnorm batch INPUT -o OUTPUT` and returns its report (`skelnorm/2`, as `--report`
 /// writes it). `files`: only these paths relative to `input` (a runner handing out files one by
 /// one); `shard`: `"K/N"`. Settings keywords are sections over `settings="file.ron"`, and over
 /// each folder's own `skelnorm.ron`, as the command line's flags are.

@@ -93,7 +93,7 @@ def test_a_dask_batch_reports_and_writes_what_a_local_batch_does(local, cluster,
     lib, cli_out, cli_report = local
     out = tmp_path / "dask_out"
     report = skelnorm.dask.batch(lib, out, cluster)
-    assert report["schema"] == "skelnorm/1"
+    assert report["schema"] == "skelnorm/2"
     assert len(report["files"]) == len(cli_report["files"]) > 10
     statuses = {f["status"] for f in report["files"]}
     assert {"ok", "failed", "skipped"} <= statuses, statuses

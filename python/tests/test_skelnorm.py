@@ -183,7 +183,7 @@ def test_normalize_writes_what_the_cli_writes(cli, tmp_path):
         report = skelnorm.normalize(FIXTURES / name, ours)
         cli_report = json.loads(cli("normalize", FIXTURES / name, "-o", theirs, "--json"))
         assert ours.read_bytes() == theirs.read_bytes(), name
-        assert report["schema"] == cli_report["schema"] == "skelnorm/1"
+        assert report["schema"] == cli_report["schema"] == "skelnorm/2"
         ours_file, cli_file = report["files"][0], cli_report["files"][0]
         assert ours_file["normalize"] == cli_file["normalize"], name
         assert ours_file["warnings"] == cli_file["warnings"], name

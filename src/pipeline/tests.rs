@@ -340,6 +340,26 @@ fn new_clip_names_never_equal_another_ignoring_case() {
         names(OnClash::Refuse, &["jump", "JUMP"], &taken),
         Err("JUMP".to_string())
     );
+    // Issue 42: a prefix or suffix is part of the name compared: `walk` + ` X` is the target's
+    // `WALK x` ignoring case, and is renamed; an animation-only output (no target clips kept)
+    // still never holds two new clips equal ignoring case.
+    let suffixed = ClipNaming {
+        suffix: " X".into(),
+        ..ClipNaming::default()
+    };
+    let got = suffixed
+        .names(&["walk", "run"], &["WALK x", "Run"])
+        .unwrap();
+    assert_eq!(
+        (got[0].name.as_str(), got[0].clashed_with.as_deref()),
+        ("walk X (retargeted)", Some("WALK x"))
+    );
+    assert_eq!(
+        (got[1].name.as_str(), got[1].clashed_with.as_deref()),
+        ("run X", None)
+    );
+    let got = names(OnClash::Replace, &["Walk", "walk"], &[]).unwrap();
+    assert_eq!(got[1].name, "walk (retargeted)");
 }
 
 #[test]

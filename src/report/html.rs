@@ -7,6 +7,7 @@
 //! named) and its mapping tables with confidence colours.
 
 mod preview;
+mod retarget;
 
 use super::{FileReport, Picture, Report, Status};
 use crate::model::Warning;
@@ -198,6 +199,7 @@ fn file_section(out: &mut String, f: &FileReport) {
     for p in &f.pictures {
         pictures(out, p);
     }
+    retarget::table(out, f.retarget.as_ref());
     mapping_table(out, f);
     out.push_str("</section>");
 }

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 /// The version of the reports' shape, the `schema` field of every report: a consumer checks it
 /// before reading on. A change that removes or retypes a field takes a new version.
-pub const SCHEMA: &str = "skelnorm/1";
+pub const SCHEMA: &str = "skelnorm/2";
 
 /// The JSON Schema (draft 2020-12) of [`Report`], as published in `schemas/report.schema.json`.
 pub fn json_schema() -> serde_json::Value {
@@ -43,7 +43,7 @@ pub fn json_schema() -> serde_json::Value {
     }
     // The version is a constant, not any string.
     if let Some(v) = schema.pointer_mut("/properties/schema") {
-        *v = serde_json::json!({ "const": SCHEMA, "description": "The report's shape: `skelnorm/1`." });
+        *v = serde_json::json!({ "const": SCHEMA, "description": "The report's shape: `skelnorm/2`." });
     }
     closed(&mut schema);
     schema

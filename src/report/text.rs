@@ -4,7 +4,7 @@
 
 use super::FileReport;
 use crate::check::retarget::{
-    EffectorCheck, FloorCheck, NotMeasured, OpsCheck, RetargetCheck, SkateCheck,
+    EffectorCheck, FloorCheck, NotMeasured, OpsCheck, RetargetCheck, SegmentReason, SkateCheck,
 };
 use crate::mapping::MapReport;
 use crate::pipeline::{Measured, MirrorRunReport, NormalizeReport, RetargetReport};
@@ -322,17 +322,11 @@ pub fn retarget_text(
     Ok(())
 }
 
-/// A retargeted clip's measures in words: directions, the worst chain end and its mapping, feet,
-/// skate and bone lengths; a figure that was not measured is `n/a` with its reason.
+/// A retargeted clip's measures in words: directions per segment (math.md, on the final
+/// output) and the segments not measured, the worst chain end and its mapping, feet, skate in
+/// leg lengths over the source's contacts and bone lengths; a figure that was not measured is
+/// `n/a` with its reason.
 fn retarget_measures(m: &RetargetCheck) -> String {
-    let bones = m.chains.iter().filter_map(|c| c.bones_deg).reduce(f32::max);
-    let directions = match bones {
-        Some(d) => format!("directions within {d:.2}°"),
-        None => {
-            "directions n/a (no measured chain has as many bones in the target as in the source)"
-                .into()
-        }
-    };
     let ends = match &m.worst_end {
         Some(e) => format!("ends {:.2}° ({}: {})", e.end_deg, e.chain, e.mapping),
         None => "ends n/a (no chain end measured)".into(),
@@ -363,61 +357,90 @@ fn retarget_measures(m: &RetargetCheck) -> String {
         .iter()
         .filter_map(|e| Some((e.bone.as_str(), e.reason?)))
         .collect();
-    let percent = |v: Option<f32>| v.map_or("n/a".into(), |v| format!("{:.3}%", v * 100.0));
-    let kept = m
-        .skate
-        .iter()
-        .filter_map(|k| k.target_at_source_contacts)
-        .reduce(f32::max)
-        .map_or(String::new(), |v| {
-            format!(" ({} over the source's contacts)", percent(Some(v)))
-        });
     let treadmill = m.treadmill.as_ref().map_or(String::new(), |t| {
         format!(
-            "; over its treadmill ({} a frame) {} → {} over the source's contacts",
-            percent(Some(t.speed)),
-            percent(t.skate.iter().filter_map(|k| k.source).reduce(f32::max)),
-            percent(
-                (t.skate.iter())
-                    .filter_map(|k| k.target_at_source_contacts)
-                    .reduce(f32::max)
-            ),
+            "; over its treadmill ({:.3}% of leg length a frame) {}",
+            t.speed * 100.0,
+            skates(&t.skate, None)
         )
     });
-    let skate = format!(
-        "skate {} → {} per frame{kept}{treadmill}",
-        percent(m.skate.iter().filter_map(|k| k.source).reduce(f32::max)),
-        percent(m.skate.iter().filter_map(|k| k.target).reduce(f32::max)),
-    );
-    let skate_na: Vec<(&str, NotMeasured)> = m
-        .skate
-        .iter()
-        .flat_map(|k| {
-            [
-                (k.bone.as_str(), k.source_reason),
-                (k.bone.as_str(), k.target_reason),
-            ]
-        })
-        .filter_map(|(b, r)| Some((b, r?)))
-        .collect();
     format!(
-        "{directions}, {ends}, beyond the rests' own difference; {}, {}; bone lengths kept within {:.1e}{}",
+        "{}; chain {ends}, beyond the rests' own difference; {}, skate in % of leg length per frame over \
+         the source's contacts {}{treadmill}; bone lengths kept within {:.1e}{}",
+        directions(m),
         with_reasons(foot_error, no_ik, &foot_na),
-        with_reasons(skate, None, &skate_na),
+        skates(&m.skate, None),
         m.length_drift,
         m.ops.as_ref().map_or(String::new(), |o| ops_measures(m, o))
     )
 }
 
-/// What the ops after the core passes changed, in words: `; ops: skate over the source's
-/// contacts 0.492% → 0.378%, below the floor on 3 frames (0.120%) → 0`.
-fn ops_measures(m: &RetargetCheck, o: &OpsCheck) -> String {
-    let worst = |s: &[SkateCheck]| {
-        s.iter()
-            .filter_map(|k| k.target_at_source_contacts)
-            .reduce(f32::max)
+/// math.md's direction error in words: `directions over 20 segments mean 0.41°, worst 10.40°
+/// (LeftLowerLeg); not measured: LeftFoot, RightFoot (its tail not mapped in the source)`.
+fn directions(m: &RetargetCheck) -> String {
+    let worst = m
+        .segments
+        .iter()
+        .reduce(|a, b| if b.worst_deg > a.worst_deg { b } else { a });
+    let mut out = match worst {
+        Some(w) => format!(
+            "directions over {} mean {:.2}°, worst {:.2}° ({})",
+            count(m.segments.len(), "segment", "segments"),
+            m.segments.iter().map(|g| g.mean_deg).sum::<f32>() / m.segments.len() as f32,
+            w.worst_deg,
+            w.bone
+        ),
+        None => "directions n/a (no segment measured on both sides)".into(),
     };
-    let percent = |v: Option<f32>| v.map_or("n/a".into(), |v| format!("{:.3}%", v * 100.0));
+    let mut groups: Vec<(SegmentReason, Vec<&str>)> = Vec::new();
+    for g in &m.segments_not_measured {
+        match groups.iter_mut().find(|(r, _)| *r == g.reason) {
+            Some((_, bones)) => bones.push(&g.bone),
+            None => groups.push((g.reason, vec![&g.bone])),
+        }
+    }
+    if !groups.is_empty() {
+        let why: Vec<String> = groups
+            .iter()
+            .map(|(r, bones)| format!("{} ({})", bones.join(", "), r.message()))
+            .collect();
+        out.push_str(&format!("; not measured: {}", why.join("; ")));
+    }
+    out
+}
+
+/// Each foot's skate in words, in % of its side's leg length per frame over the source's
+/// contacts: `LeftFoot 0.245 → 0.270, RightFoot no contact`; `without` (the core passes') put
+/// before the stack's: `LeftFoot 0.245 → 0.300 → 0.270 (source → core passes → stack)`.
+fn skates(with: &[SkateCheck], without: Option<&[SkateCheck]>) -> String {
+    let per: Vec<String> = with
+        .iter()
+        .enumerate()
+        .map(|(k, sk)| match (sk.source, sk.target, sk.reason) {
+            (Some(a), Some(b), _) => {
+                let core = without
+                    .and_then(|w| w.get(k)?.target)
+                    .map_or(String::new(), |c| format!("{:.3} → ", c * 100.0));
+                format!("{} {:.3} → {core}{:.3}", sk.bone, a * 100.0, b * 100.0)
+            }
+            (Some(a), None, Some(r)) => {
+                format!("{} {:.3} → n/a ({})", sk.bone, a * 100.0, r.message())
+            }
+            (_, _, Some(NotMeasured::NoContactInSource)) => format!("{} no contact", sk.bone),
+            (_, _, r) => format!(
+                "{} n/a ({})",
+                sk.bone,
+                r.map_or("not measured", |r| r.message())
+            ),
+        })
+        .collect();
+    per.join(", ")
+}
+
+/// What the ops after the core passes changed, in words: `; ops: skate LeftFoot 0.649 →
+/// 0.578 → 0.492, … (source → core passes → stack), legs mean 0.40° worst 2.00° → mean 1.10°
+/// worst 7.80° (LeftLowerLeg), frames below the floor 3 (0.120%) → 0`.
+fn ops_measures(m: &RetargetCheck, o: &OpsCheck) -> String {
     let floor = |f: &FloorCheck| match f.frames_below {
         0 => "0".to_string(),
         n => format!("{n} ({:.3}%)", f.worst_depth * 100.0),
@@ -438,10 +461,19 @@ fn ops_measures(m: &RetargetCheck, o: &OpsCheck) -> String {
         .map_or(String::new(), |[l, r]| {
             format!("; planted on the contacts of curves `{l}` and `{r}`")
         });
+    let legs = o
+        .legs
+        .as_ref()
+        .map_or("legs n/a (no thigh or shin measured)".into(), |l| {
+            format!(
+                "legs (thighs, shins) mean {:.2}° worst {:.2}° → mean {:.2}° worst {:.2}° ({})",
+                l.mean_deg_without, l.worst_deg_without, l.mean_deg, l.worst_deg, l.worst_bone
+            )
+        });
     format!(
-        "; ops: skate over the source's contacts {} → {}, frames below the floor {} → {}{contacts}{mirror}",
-        percent(worst(&o.skate_without)),
-        percent(worst(&m.skate)),
+        "; ops: skate {} (source → core passes → stack), {legs}, frames below the floor {} → \
+         {}{contacts}{mirror}",
+        skates(&m.skate, Some(&o.skate_without)),
         floor(&o.floor_without),
         floor(&o.floor)
     )
@@ -529,17 +561,18 @@ mod tests {
             .iter()
             .map(|f| SkateCheck {
                 bone: f.bone.clone(),
-                source: Some(0.01),
+                source: f.max_error.map(|_| 0.01),
                 target: f.max_error.map(|_| 0.02),
-                target_at_source_contacts: f.max_error.map(|_| 0.01),
-                source_reason: None,
-                target_reason: f.reason,
+                contact_pairs: if f.max_error.is_some() { 4 } else { 0 },
+                reason: f.reason,
             })
             .collect();
         RetargetCheck {
             frames: 2,
             chains,
             worst_end: None,
+            segments: Vec::new(),
+            segments_not_measured: Vec::new(),
             effectors: feet.into(),
             skate,
             length_drift: 0.0,
@@ -580,7 +613,8 @@ mod tests {
         );
         assert!(
             text.contains(
-                "skate 1.000% → n/a per frame (LeftFoot, RightFoot not mapped in the target)"
+                "skate in % of leg length per frame over the source's contacts LeftFoot n/a (not \
+                 mapped in the target), RightFoot n/a (not mapped in the target)"
             ),
             "{text}"
         );

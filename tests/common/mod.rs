@@ -428,6 +428,21 @@ pub fn three_joints(jobs: &Path) -> Option<serde_json::Value> {
     ))
 }
 
+/// `tests/tools/three_directions.mjs` on a job file (its header tells the JSON in and out): each
+/// segment's direction error per frame between a source and a retarget's written output as
+/// three.js plays them, or `None` (with a message) when three.js is not installed.
+#[allow(dead_code, reason = "each test binary uses part of common")]
+pub fn three_directions(job: &Path) -> Option<serde_json::Value> {
+    if !tools_dir().join("node_modules/three").is_dir() {
+        skip_tool("three.js directions: three missing");
+        return None;
+    }
+    Some(run_module(
+        &root().join("tests/tools/three_directions.mjs"),
+        &[job],
+    ))
+}
+
 /// Splits a GLB into JSON and BIN (test-side, independent of the library).
 pub fn split_glb(glb: &[u8]) -> (serde_json::Value, Vec<u8>) {
     let jl = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
@@ -617,14 +632,14 @@ pub fn file_bytes(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
         .collect()
 }
 
-/// A command's `--json` report (one file, `skelnorm/1`) seen from one stage: the stage's part
+/// A command's `--json` report (one file, `skelnorm/2`) seen from one stage: the stage's part
 /// (`inspect`, `map`, `normalize`, `retarget`, `convert`) with the file's own fields beside it
 /// (`file` for the input, `output`, `target`, sizes, warnings); `map`'s list as `skeletons`.
 #[allow(dead_code, reason = "each test binary uses part of common")]
 pub fn file_stage(report: &serde_json::Value, stage: &str) -> serde_json::Value {
     assert_eq!(
-        report["schema"], "skelnorm/1",
-        "a skelnorm/1 report: {report}"
+        report["schema"], "skelnorm/2",
+        "a skelnorm/2 report: {report}"
     );
     let file = &report["files"][0];
     let mut out = match &file[stage] {

@@ -220,7 +220,7 @@ def normalize(
     **settings: Any,
 ) -> dict[str, Any]:
     """Writes what `skelnorm normalize src -o dst` writes; returns its --json report (the
-    `skelnorm/1` JSON model: report["files"][0]["normalize"]["skeletons"], warnings as dicts).
+    `skelnorm/2` JSON model: report["files"][0]["normalize"]["skeletons"], warnings as dicts).
     Settings: sections of the RON file as dicts (rest={"fix_silhouette": False}), over
     settings="file.ron"."""
 
@@ -239,7 +239,13 @@ def retarget(
     **settings: Any,
 ) -> Tuple[Asset, dict[str, Any]]:
     """As `skelnorm retarget --source SRC --target TGT -o DST`; returns the target asset
-    with its new clips and the retarget report."""
+    with its new clips and the retarget report (`skelnorm/2`'s retarget part): per new clip,
+    `measured` holds math.md's measures on the clip written: `segments` (direction error per
+    segment, mean and worst degrees) and `segments_not_measured` (with a reason, never a 0),
+    `skate` per foot in leg lengths over the source's contacts (`contact_pairs`, `reason`
+    `no_contact_in_source` when the clip has none) and, with ops on, `ops.legs` (the thighs'
+    and shins' direction cost beside `ops.skate_without`). Clip names clash ignoring case:
+    the settings' `clips.on_clash` (rename, the default; replace; refuse) decides."""
 
 def batch(
     input: PathLike,
@@ -257,7 +263,7 @@ def batch(
     bvh_scale: Optional[float] = None,
     **settings: Any,
 ) -> dict[str, Any]:
-    """As `skelnorm batch INPUT -o OUTPUT`; returns its report (`skelnorm/1`, as --report writes
+    """As `skelnorm batch INPUT -o OUTPUT`; returns its report (`skelnorm/2`, as --report writes
     it). files: only these paths relative to INPUT (the whole folder still decides colliding
     outputs); shard: "K/N". Settings sections apply over settings="file.ron" and over each
     folder's skelnorm.ron, as the CLI's flags do. OSError if a folder cannot be read or made,

@@ -32,7 +32,7 @@ def batch(
     **options: Any,
 ) -> dict:
     """Runs ``skelnorm batch input_dir -o output_dir`` over a ``distributed`` client, one task
-    per file, and returns the report (schema ``skelnorm/1``) as a dict. ``client``: a
+    per file, and returns the report (schema ``skelnorm/2``) as a dict. ``client``: a
     ``distributed.Client`` (default: the current one, ``distributed.get_client()``).
     ``options``: as ``skelnorm.batch`` takes them (``existing``, ``prefix``, ``suffix``,
     ``replace``, ``retarget_to``, ``retarget_output``, ``bvh_scale``, ``settings``, and settings

@@ -9,12 +9,14 @@ use crate::retarget::{ChainPlan, Plan, RetargetOptions, Rig};
 use glam::{Mat4, Quat, Vec3};
 
 mod report;
+mod segments;
 #[cfg(test)]
 mod tests;
 
 pub use report::{
-    mapping_words, ChainCheck, ChainMapping, EffectorCheck, FloorCheck, MirrorCheck, NotMeasured,
-    OpsCheck, PoleCheck, RetargetCheck, SkateCheck, TreadmillCheck, WorstEnd,
+    mapping_words, ChainCheck, ChainMapping, EffectorCheck, FloorCheck, LegCost, MirrorCheck,
+    NotMeasured, OpsCheck, PoleCheck, RetargetCheck, SegmentCheck, SegmentGap, SegmentReason,
+    SkateCheck, TreadmillCheck, WorstEnd,
 };
 
 /// A skeleton sampled at each frame, in skeleton space (below its base).
@@ -133,6 +135,9 @@ struct Posed<'a> {
     turned: Vec<BoneId>,
     rest: Vec<Vec3>,
     height: f32,
+    /// The leg length skate is measured in (math.md: the plan's, thigh, shin and foot joints
+    /// at rest; the height for a rig without legs).
+    legs: f32,
 }
 
 impl<'a> Posed<'a> {
@@ -159,6 +164,7 @@ impl<'a> Posed<'a> {
         turned: Vec<BoneId>,
     ) -> Posed<'a> {
         let sampled = sample(rig.skeleton, clip, times, hips, &turned);
+        let height = rig.skeleton.stature().max(1e-9);
         Posed {
             rig,
             frames: sampled.at,
@@ -166,8 +172,17 @@ impl<'a> Posed<'a> {
             turns: sampled.turns,
             turned,
             rest: rest_positions(rig.skeleton),
-            height: rig.skeleton.stature().max(1e-9),
+            height,
+            legs: height,
         }
+    }
+
+    /// The same with `legs` (the plan's leg length of this side, if any) as its leg length.
+    fn with_legs(mut self, legs: Option<f32>) -> Posed<'a> {
+        if let Some(l) = legs.filter(|&l| l > 1e-9) {
+            self.legs = l;
+        }
+        self
     }
 
     /// The global change of `bone` (one of `turned`) at frame `f`.
@@ -207,21 +222,25 @@ pub fn retarget(
     let times: Vec<f32> = (0..frames)
         .map(|f| (f as f32 / fps).min(duration))
         .collect();
-    let (sh, th) = plan.hips();
+    let (sh, _) = plan.hips();
     let turned = ends_by_turn(s, t, plan);
-    let (s, t) = (
-        Posed::new(s, sclip, &times, sh, turned).seen_by(plan.source_turn()),
-        Posed::new(t, tclip, &times, th, Vec::new()),
+    let (s, t) = posed(
+        (s, sclip, Posed::new(s, sclip, &times, sh, turned)),
+        (t, tclip, &times),
+        plan,
     );
     let chains: Vec<ChainCheck> = plan
         .chain_bones()
         .map(|(c, tids, sids)| chain_check(&s, &t, c, tids, sids))
         .collect();
+    let (segments, segments_not_measured) = segments::checks(&s, &t);
     let (effectors, skate) = effectors(&s, &t, plan, options);
     let ground = Ground::of(source, plan, options, &times);
     RetargetCheck {
         frames,
         worst_end: worst_end(&chains),
+        segments,
+        segments_not_measured,
         chains,
         effectors,
         skate,
@@ -230,7 +249,7 @@ pub fn retarget(
         treadmill: ground.map(|g| TreadmillCheck {
             source_velocity: g.source.to_array(),
             target_velocity: g.target.to_array(),
-            speed: g.source.length() / fps / s.height,
+            speed: g.source.length() / fps / s.legs,
             skate: g.skates(&s, &t),
         }),
     }
@@ -301,9 +320,12 @@ pub fn ops_check(
     let duration = sclip.duration().max(tclip.duration());
     let times = sample_times(duration, options);
     let (sh, th) = plan.hips();
-    let s = Posed::new(s, sclip, &times, sh, Vec::new()).seen_by(plan.source_turn());
-    let with = Posed::new(t, tclip, &times, th, Vec::new());
-    let bare = Posed::new(t, without, &times, th, Vec::new());
+    let (s, with) = posed(
+        (s, sclip, Posed::new(s, sclip, &times, sh, Vec::new())),
+        (t, tclip, &times),
+        plan,
+    );
+    let bare = Posed::new(t, without, &times, th, Vec::new()).with_legs(plan.target_leg_length);
     let floor = options
         .ops
         .iter()
@@ -319,6 +341,7 @@ pub fn ops_check(
         floor: floor_check(&with, &tp, th, floor),
         floor_without: floor_check(&bare, &tp, th, floor),
         skate_without: effectors(&s, &bare, plan, options).1,
+        legs: segments::leg_cost(&s, &with, &bare),
         poles: LIMBS
             .iter()
             .filter_map(|bones| {
@@ -655,10 +678,15 @@ pub fn effector_errors(
     options: &RetargetOptions,
     times: &[f32],
 ) -> Vec<(String, Result<Vec<f32>, NotMeasured>)> {
-    let (sh, th) = plan.hips();
-    let (s, t) = (
-        Posed::new(source.0, source.1, times, sh, Vec::new()).seen_by(plan.source_turn()),
-        Posed::new(target.0, target.1, times, th, Vec::new()),
+    let (sh, _) = plan.hips();
+    let (s, t) = posed(
+        (
+            source.0,
+            source.1,
+            Posed::new(source.0, source.1, times, sh, Vec::new()),
+        ),
+        (target.0, target.1, times),
+        plan,
     );
     EFFECTORS
         .iter()
@@ -702,58 +730,56 @@ fn effectors(
     (effectors, skates)
 }
 
-/// The skate of foot `name` on both sides ([`SkateCheck`]), each side's horizontal movement
-/// taken relative to its ground's move per frame (`ground`: source, target; empty: a still
-/// ground).
+/// The skate of foot `name` on both sides ([`SkateCheck`], math.md): over the source's contact
+/// pairs (the source's figure alone when the target does not map the foot), each side's horizontal movement taken relative to its ground's move per frame
+/// (`ground`: source, target; empty: a still ground), in its own leg lengths.
 fn foot_skate(s: &Posed, t: &Posed, name: &str, ground: [&[Vec3]; 2]) -> SkateCheck {
-    let (sb, tb, pair) = effector_pair(s, t, name);
-    let side = |b: Result<BoneId, NotMeasured>, p: &Posed, g: &[Vec3], none: NotMeasured| {
-        b.and_then(|b| {
-            skate_over(&p.frames, b, p.height, &contacts(&p.frames, b, p.height), g).ok_or(none)
-        })
-    };
-    let source = side(sb, s, ground[0], NotMeasured::NoContactInSource);
-    let target = side(tb, t, ground[1], NotMeasured::NoContactInTarget);
-    let kept = pair.ok().and_then(|(a, b)| {
-        let contacts = contacts(&s.frames, a, s.height);
-        skate_over(&t.frames, b, t.height, &contacts, ground[1])
+    let (sb, tb, _) = effector_pair(s, t, name);
+    let contact = sb.map(|a| contacts(&s.frames, a, s.legs));
+    let source = sb.and_then(|a| {
+        let c = contact.as_deref().unwrap_or_default();
+        skate_over(&s.frames, a, s.legs, c, ground[0]).ok_or(NotMeasured::NoContactInSource)
+    });
+    let target = source.and_then(|_| {
+        let b = tb?;
+        let c = contact.as_deref().unwrap_or_default();
+        skate_over(&t.frames, b, t.legs, c, ground[1]).ok_or(NotMeasured::NoContactInSource)
     });
     SkateCheck {
         bone: name.into(),
-        source: source.ok(),
-        target: target.ok(),
-        target_at_source_contacts: kept,
-        source_reason: source.err(),
-        target_reason: target.err(),
+        source: source.ok().map(|m| m.0),
+        target: target.ok().map(|m| m.0),
+        contact_pairs: source.map_or(0, |m| m.1),
+        reason: target.err(),
     }
 }
 
-/// Foot skate (math.md): a foot is in contact when its height is within 3% of the character's
-/// height of its lowest point in the clip; skate is its mean horizontal movement between
-/// consecutive contact frames, as a fraction of the height. `None` when no two consecutive
-/// frames are in contact (a clip of one frame): there is nothing to average.
-pub fn skate(frames: &[Vec<Vec3>], foot: BoneId, height: f32) -> Option<f32> {
-    skate_over(frames, foot, height, &contacts(frames, foot, height), &[])
+/// Foot skate (math.md) of one side on its own contacts: a foot is in contact when its height is
+/// within 3% of `legs` (the rig's leg length) of its lowest point in the clip; skate is its mean
+/// horizontal movement between consecutive contact frames, as a fraction of `legs`. `None` when
+/// no two consecutive frames are in contact (a clip of one frame): there is nothing to average.
+pub fn skate(frames: &[Vec<Vec3>], foot: BoneId, legs: f32) -> Option<f32> {
+    skate_over(frames, foot, legs, &contacts(frames, foot, legs), &[]).map(|(v, _)| v)
 }
 
-/// Per frame, whether `foot` is in contact (math.md: within 3% of the height of its lowest
-/// point in the clip).
-fn contacts(frames: &[Vec<Vec3>], foot: BoneId, height: f32) -> Vec<bool> {
+/// Per frame, whether `foot` is in contact (math.md: within 3% of the leg length `legs` of its
+/// lowest point in the clip).
+fn contacts(frames: &[Vec<Vec3>], foot: BoneId, legs: f32) -> Vec<bool> {
     let ys: Vec<f32> = frames.iter().map(|f| f[foot.index()].y).collect();
     let low = ys.iter().copied().fold(f32::INFINITY, f32::min);
-    ys.iter().map(|&y| y <= low + 0.03 * height).collect()
+    ys.iter().map(|&y| y <= low + 0.03 * legs).collect()
 }
 
 /// `foot`'s mean horizontal movement between consecutive frames both in `contact`, fraction of
-/// `height`, relative to the ground's move `ground[k]` from frame k - 1 to k (none past its end:
-/// an empty `ground` is a still one).
+/// `legs`, relative to the ground's move `ground[k]` from frame k - 1 to k (none past its end:
+/// an empty `ground` is a still one), and the number of such pairs.
 fn skate_over(
     frames: &[Vec<Vec3>],
     foot: BoneId,
-    height: f32,
+    legs: f32,
     contact: &[bool],
     ground: &[Vec3],
-) -> Option<f32> {
+) -> Option<(f32, usize)> {
     let contact = |k: usize| contact.get(k).copied().unwrap_or(false);
     let (mut sum, mut n) = (0.0, 0);
     for k in 1..frames.len() {
@@ -766,7 +792,23 @@ fn skate_over(
             n += 1;
         }
     }
-    (n > 0).then(|| sum / n as f32 / height)
+    (n > 0).then(|| (sum / n as f32 / legs, n))
+}
+
+/// Both sides posed for measuring: the source's (given, posed) seen under the plan's turn, the
+/// target's clip sampled at `times`, each with the plan's leg length.
+fn posed<'a>(
+    source: (&'a Rig<'a>, &Clip, Posed<'a>),
+    target: (&'a Rig<'a>, &Clip, &[f32]),
+    plan: &Plan,
+) -> (Posed<'a>, Posed<'a>) {
+    let (_, th) = plan.hips();
+    let s = (source.2)
+        .seen_by(plan.source_turn())
+        .with_legs(plan.source_leg_length);
+    let t =
+        Posed::new(target.0, target.1, target.2, th, Vec::new()).with_legs(plan.target_leg_length);
+    (s, t)
 }
 
 /// Rest joint positions in skeleton space.

@@ -14,11 +14,9 @@ pub enum NotMeasured {
     NotMappedInTarget,
     /// Neither side maps the bone.
     NotMappedOnEitherSide,
-    /// The source's foot is never in contact (within 3% of the height of its lowest point) on
-    /// two frames running, as in a clip of one frame: there is no movement in contact to average.
+    /// The source's foot is never in contact (within 3% of the source's leg length of its lowest
+    /// point) on two frames running, as in a clip of one frame: the clip has no contact.
     NoContactInSource,
-    /// The same for the target's foot.
-    NoContactInTarget,
 }
 
 impl NotMeasured {
@@ -29,8 +27,7 @@ impl NotMeasured {
             NotMeasured::NotMappedInSource => "not mapped in the source",
             NotMeasured::NotMappedInTarget => "not mapped in the target",
             NotMeasured::NotMappedOnEitherSide => "mapped on neither side",
-            NotMeasured::NoContactInSource => "never in contact two frames running in the source",
-            NotMeasured::NoContactInTarget => "never in contact two frames running in the target",
+            NotMeasured::NoContactInSource => "no contact in the source",
         }
     }
 }
@@ -123,28 +120,114 @@ pub struct EffectorCheck {
     pub ik: bool,
 }
 
-/// Foot skate of one foot on both sides.
+/// Foot skate of one foot (math.md), in leg lengths over the source's contacts: the source's
+/// foot is in contact at a frame when it is within 3% of the source's leg length of its lowest
+/// point in the clip, and a pair of frames counts when both are; the target is measured over the
+/// same pairs, never over contacts of its own.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SkateCheck {
     /// The profile bone.
     pub bone: String,
-    /// Source: mean horizontal movement per frame while in contact, fraction of its height;
-    /// `null` when it cannot be measured (see `source_reason`).
+    /// The source foot's mean horizontal movement per frame over its contact pairs, fraction of
+    /// the source's leg length; `null` when it cannot be measured (see `reason`).
     pub source: Option<f32>,
-    /// The same for the target (see `target_reason`).
+    /// The target foot's over the same frame pairs, fraction of the target's leg length; `null`
+    /// with `source`, or when the target does not map the foot.
     pub target: Option<f32>,
-    /// The target's mean horizontal movement per frame over the frames where the *source's*
-    /// foot is in contact, fraction of the target's height: the contacts kept. `target` counts
-    /// the target's own contacts (3% of its height), which on a character whose legs are short
-    /// for its height (RobotExpressive) take in the low part of the source's swings; this
-    /// figure compares like with like. `null` with `source`.
-    pub target_at_source_contacts: Option<f32>,
-    /// Why `source` is `null`.
+    /// The pairs of frames averaged over (0: the clip has no contact).
+    pub contact_pairs: usize,
+    /// Why `target` (and `source`, when it is `null` too) is `null`: a side does not map the
+    /// foot, or the source's foot is never in contact on two frames running
+    /// (`no_contact_in_source`: the clip has no contact).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub source_reason: Option<NotMeasured>,
-    /// Why `target` is `null`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub target_reason: Option<NotMeasured>,
+    pub reason: Option<NotMeasured>,
+}
+
+/// math.md's direction error of one segment: a profile bone's joint → its tail (the mean of its
+/// tail bones' joints), source against target, each in its own skeleton space (the source's
+/// seen under the plan's turn), at every frame of the final output (after IK and every op).
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct SegmentCheck {
+    /// The profile bone whose segment it is (`LeftLowerLeg`: the shin, knee → ankle).
+    pub bone: String,
+    /// The profile bones whose joints' mean is its tail on both sides (`LeftLowerLeg`).
+    pub tails: Vec<String>,
+    /// The profile chain the bone is in, if any.
+    pub chain: Option<String>,
+    /// The angle between the two directions, mean over frames, degrees.
+    pub mean_deg: f32,
+    /// Its largest value, degrees.
+    pub worst_deg: f32,
+    /// The frame of `worst_deg` (the first of equals).
+    pub worst_frame: usize,
+    /// The angle between the two rests' directions (normalized rests; feet keep their own
+    /// pitch), degrees: part of every frame's angle when the rests differ.
+    pub rest_deg: f32,
+}
+
+/// A segment not measured, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct SegmentGap {
+    /// The profile bone.
+    pub bone: String,
+    /// Why.
+    pub reason: SegmentReason,
+}
+
+/// Why a segment is not measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SegmentReason {
+    /// The source does not map the bone.
+    NotMappedInSource,
+    /// The target does not map the bone.
+    NotMappedInTarget,
+    /// The source maps no bone of its tail (a foot without toes).
+    TailNotMappedInSource,
+    /// The target maps no bone of its tail.
+    TailNotMappedInTarget,
+    /// The two sides' tails are different profile bones (a spine whose next bone is the chest on
+    /// one side and the upper chest on the other): not one segment.
+    TailsDiffer,
+    /// The tail sits on the bone's joint on one side at rest (CMU's upper chest carries the neck
+    /// on its joint): no direction.
+    NoDirection,
+    /// The bone carries the whole body (root, hips): its turn is the hips' heading, and rigs put
+    /// its joint anywhere against its tail.
+    BodyBone,
+}
+
+impl SegmentReason {
+    /// The reason in words, to follow the bone's name.
+    pub fn message(self) -> &'static str {
+        match self {
+            SegmentReason::NotMappedInSource => "not mapped in the source",
+            SegmentReason::NotMappedInTarget => "not mapped in the target",
+            SegmentReason::TailNotMappedInSource => "its tail not mapped in the source",
+            SegmentReason::TailNotMappedInTarget => "its tail not mapped in the target",
+            SegmentReason::TailsDiffer => "its tail a different bone on each side",
+            SegmentReason::NoDirection => "its tail on its joint",
+            SegmentReason::BodyBone => "carries the body",
+        }
+    }
+}
+
+/// math.md's leg cost of the ops: the thighs' and shins' direction errors with the whole stack
+/// beside the core passes alone, over the frames of one clip.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct LegCost {
+    /// The segments measured (`LeftUpperLeg`, `LeftLowerLeg`, …).
+    pub bones: Vec<String>,
+    /// With the whole stack: mean over those segments and frames, degrees.
+    pub mean_deg: f32,
+    /// With the whole stack: the largest, degrees.
+    pub worst_deg: f32,
+    /// The segment of `worst_deg`.
+    pub worst_bone: String,
+    /// With the core passes only: mean, degrees.
+    pub mean_deg_without: f32,
+    /// With the core passes only: the largest, degrees.
+    pub worst_deg_without: f32,
 }
 
 /// How far below the floor the target goes: its feet (joint below its rest height above the
@@ -168,6 +251,9 @@ pub struct OpsCheck {
     pub floor_without: FloorCheck,
     /// Foot skate with the core passes only (beside [`RetargetCheck::skate`], with the stack).
     pub skate_without: Vec<SkateCheck>,
+    /// What the ops cost the legs' directions (math.md): with planting, floor or stride on,
+    /// thighs and shins leave the source's. `null` when no thigh or shin is measured.
+    pub legs: Option<LegCost>,
     /// Per leg and arm both sides map (upper, middle and end bone): how far the knee or elbow
     /// bends from the side the source's does.
     pub poles: Vec<PoleCheck>,
@@ -243,6 +329,10 @@ pub struct RetargetCheck {
     pub chains: Vec<ChainCheck>,
     /// The measured chain with the largest `end_deg`; `None` when no chain was measured.
     pub worst_end: Option<WorstEnd>,
+    /// math.md's direction error per segment both sides have, on the final output.
+    pub segments: Vec<SegmentCheck>,
+    /// The segments a side maps that are not measured, with why.
+    pub segments_not_measured: Vec<SegmentGap>,
     /// Hands and feet (`LeftHand`, `RightHand`, `LeftFoot`, `RightFoot`), each measured or with
     /// the reason it is not.
     pub effectors: Vec<EffectorCheck>,

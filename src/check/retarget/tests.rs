@@ -78,10 +78,9 @@ fn feet_unmapped_in_the_target_are_not_measured_and_say_why() {
         assert!(!e.ik, "no leg IK without feet: {e:?}");
         let k = m.skate.iter().find(|k| k.bone == foot).expect("both feet");
         assert_eq!(k.target, None, "{k:?}");
-        assert_eq!(k.target_reason, Some(NotMeasured::NotMappedInTarget));
+        assert_eq!(k.reason, Some(NotMeasured::NotMappedInTarget));
         // The source's own skate is still a measure: its foot slides with the hips.
         assert!(k.source.is_some_and(|v| v > 0.0), "{k:?}");
-        assert_eq!(k.source_reason, None);
     }
     // Hands are mapped on both sides: measured.
     assert!(effector(&m, "LeftHand").max_error.is_some());
@@ -91,7 +90,7 @@ fn feet_unmapped_in_the_target_are_not_measured_and_say_why() {
     assert_eq!(foot["bone"], "LeftFoot");
     assert!(foot["max_error"].is_null(), "{foot}");
     assert_eq!(foot["reason"], "not_mapped_in_target");
-    assert_eq!(json["skate"][0]["target_reason"], "not_mapped_in_target");
+    assert_eq!(json["skate"][0]["reason"], "not_mapped_in_target");
     assert!(
         json["effectors"][0].get("reason").is_none(),
         "a measured hand has no reason"
@@ -118,10 +117,11 @@ fn a_foot_unmapped_in_the_source_is_not_measured_on_that_side() {
         .find(|k| k.bone == "RightFoot")
         .expect("listed");
     assert_eq!(
-        (k.source, k.source_reason),
-        (None, Some(NotMeasured::NotMappedInSource))
+        (k.source, k.target, k.reason),
+        (None, None, Some(NotMeasured::NotMappedInSource))
     );
-    assert!(k.target.is_some(), "{k:?}");
+    // math.md: the target is measured over the source's contacts only, never its own.
+    assert_eq!(k.contact_pairs, 0, "{k:?}");
 }
 
 #[test]
@@ -349,4 +349,81 @@ fn a_source_end_without_a_direction_is_measured_by_its_turn() {
     let unbent = clip(&target.0, "LeftLowerArm", 30.0);
     let m = retarget((&s, &bent), (&t, &unbent), &plan, &options);
     assert!((spine(&m) - 30.0).abs() < 0.5, "{}", spine(&m));
+}
+
+/// Issue 42: math.md's directions are taken per segment on the clip measured, every segment
+/// both sides map: a forearm the target's clip does not bend reads the source's bend, and a
+/// segment whose tail one side lacks is listed as not measured, never as 0.
+#[test]
+fn segments_read_what_the_clip_does_and_list_what_they_cannot() {
+    let (source, target) = (side(&[]), side(&["LeftToes"]));
+    let profile = Profile::humanoid();
+    let (s, t) = (
+        Rig {
+            skeleton: &source.0,
+            map: &source.1,
+            profile,
+        },
+        Rig {
+            skeleton: &target.0,
+            map: &target.1,
+            profile,
+        },
+    );
+    let options = RetargetOptions::default();
+    let plan = crate::retarget::Retargeter::new(&s, &t, &options)
+        .expect("plans")
+        .plan()
+        .clone();
+    let bent = clip(&source.0, "LeftLowerArm", 30.0);
+    let segment = |m: &RetargetCheck, bone: &str| {
+        m.segments
+            .iter()
+            .find(|g| g.bone == bone)
+            .cloned()
+            .expect("measured")
+    };
+    // Retargeted: the forearm follows, 0 at every frame.
+    let r = retarget_clip(&s, &bent, &t, SkeletonId(0), &options).expect("retargets");
+    let m = retarget((&s, &bent), (&t, &r.clip), &plan, &options);
+    let forearm = segment(&m, "LeftLowerArm");
+    assert!(forearm.worst_deg < 0.01, "{forearm:?}");
+    // The target's clip bends another bone: the forearm is 30° off at the last frame, 15° on
+    // average over the linear bend.
+    let unbent = clip(&target.0, "RightLowerArm", 0.0);
+    let m = retarget((&s, &bent), (&t, &unbent), &plan, &options);
+    let forearm = segment(&m, "LeftLowerArm");
+    assert!((forearm.worst_deg - 30.0).abs() < 0.1, "{forearm:?}");
+    assert!((forearm.mean_deg - 15.0).abs() < 1.0, "{forearm:?}");
+    assert_eq!(forearm.worst_frame, m.frames - 1, "{forearm:?}");
+    assert_eq!(forearm.chain.as_deref(), Some("LeftArm"));
+    // The left foot's tail (its toes) is not mapped in the target: listed, not given a 0.
+    assert!(m.segments.iter().all(|g| g.bone != "LeftFoot"));
+    assert!(
+        m.segments_not_measured.contains(&SegmentGap {
+            bone: "LeftFoot".into(),
+            reason: SegmentReason::TailNotMappedInTarget,
+        }),
+        "{:?}",
+        m.segments_not_measured
+    );
+    assert!(m.segments.iter().any(|g| g.bone == "RightFoot"));
+}
+
+/// math.md's skate is in leg lengths over the source's contacts: the same travelling clip on a
+/// rig twice the size, its legs twice as long, skates the same.
+#[test]
+fn skate_is_in_leg_lengths_over_the_sources_contacts() {
+    let frames: Vec<Vec<Vec3>> = (0..10)
+        .map(|f| vec![Vec3::new(0.0, 0.0, 0.01 * f as f32)])
+        .collect();
+    let twice: Vec<Vec<Vec3>> = frames
+        .iter()
+        .map(|f| f.iter().map(|p| *p * 2.0).collect())
+        .collect();
+    let (a, b) = (
+        skate(&frames, BoneId(0), 0.5).expect("in contact"),
+        skate(&twice, BoneId(0), 1.0).expect("in contact"),
+    );
+    assert!((a - 0.02).abs() < 1e-6 && (a - b).abs() < 1e-6, "{a} {b}");
 }
