@@ -314,8 +314,8 @@ impl Retargeter {
         let scale = self.target_height / 1.8;
         let (snap, blend) = (f.snap_m * scale, f.blend_m * scale);
         let ratio = self.plan.hips_ratio * self.vertical;
-        // Each leg's rise wanted (negative: a drop), and the most any leg wants.
-        let mut most = f32::NEG_INFINITY;
+        // Each leg's rise wanted (negative: a drop), and the least and most of them.
+        let (mut least, mut most) = (f32::INFINITY, f32::NEG_INFINITY);
         for k in 0..self.plan.limbs.len() {
             let limb = &self.plan.limbs[k];
             if !limb.leg {
@@ -333,17 +333,26 @@ impl Retargeter {
             };
             let want = (height + (source - height) * w).max(0.0);
             self.floor_rise[k] = (want - height) * f.alpha;
+            least = least.min(self.floor_rise[k]);
             most = most.max(self.floor_rise[k]);
         }
-        if most.is_finite() && most != 0.0 {
-            // Taken by the hips: the legs keep their directions.
-            self.lift(target, Vec3::Y * most);
+        // The part every leg wants (the smaller rise when all rise, the smaller drop when all
+        // drop) is taken by the hips: the legs keep their directions.
+        let common = if least > 0.0 && least.is_finite() {
+            least
+        } else if most < 0.0 && most.is_finite() {
+            most
+        } else {
+            0.0
+        };
+        if common != 0.0 {
+            self.lift(target, Vec3::Y * common);
         }
         for k in 0..self.plan.limbs.len() {
             if !self.plan.limbs[k].leg {
                 continue;
             }
-            let rise = self.floor_rise[k] - most;
+            let rise = self.floor_rise[k] - common;
             if rise == 0.0 {
                 continue;
             }
@@ -573,7 +582,7 @@ fn solved_bones(a: Vec3, b: Vec3, c: Vec3, goal: Vec3) -> (Vec3, Vec3) {
     (b2 - a, r2 * (a + r1 * (c - a) - b2))
 }
 
-/// The angle between `x` and the unit vector `w`, radians (0 when `x` is zero).
+/// The angle between `x` and the unit vector `w`, radians (a right angle when `x` is zero).
 fn angle(x: Vec3, w: Vec3) -> f32 {
     x.normalize_or_zero().dot(w).clamp(-1.0, 1.0).acos()
 }
