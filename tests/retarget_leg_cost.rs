@@ -199,3 +199,89 @@ fn real_clips_keep_the_legs() {
     }
     assert!(measured >= 8, "{measured} feet with contacts");
 }
+
+/// A capture that stands lower than its rest (mixamo's `idle` stands 2.6 cm below it): the
+/// base rig standing in its rest with the hips lowered by 2% of its height, onto legs ×1.3
+/// with the floor alone. Both feet need to rise to the floor, and the hips take the rise, so
+/// the thighs and shins keep the source's directions (within 0.01° of the core passes' own
+/// angle) and no foot ends below the floor; bc32687 pushed each foot up through its leg and
+/// bent the knees.
+#[test]
+fn a_capture_below_its_floor_is_lifted_by_the_hips() {
+    use skelnorm::model::Pose;
+    use skelnorm::retarget::Retargeter;
+    let (s, t) = (fixture("identity.gltf"), fixture("long_legs.glb"));
+    let (sr, tr) = (rig(&s), rig(&t));
+    let (ss, ts) = (&s.model.skeletons[0], &t.model.skeletons[0]);
+    let hips = s
+        .map
+        .get(skelnorm::profile::Profile::humanoid().find("Hips").unwrap())
+        .unwrap();
+    let sunk = 0.02 * ss.stature();
+    let frames = 10;
+    let source: Vec<Pose> = (0..frames)
+        .map(|_| {
+            let mut p = Pose::rest(ss);
+            p.locals[hips.index()].translation.y -= sunk;
+            p
+        })
+        .collect();
+    let run = |options: &RetargetOptions| -> Vec<Pose> {
+        let mut r = Retargeter::new(&sr, &tr, options).unwrap();
+        source
+            .iter()
+            .map(|sp| {
+                let mut tp = Pose::rest(ts);
+                r.retarget(sp, &mut tp).unwrap();
+                tp
+            })
+            .collect()
+    };
+    let floor = RetargetOptions {
+        ops: vec![Op::Floor(FloorOp::default())],
+        ..RetargetOptions::default()
+    };
+    let (core, with) = (run(&RetargetOptions::default()), run(&floor));
+    let joints = |sk: &skelnorm::model::Skeleton, p: &Pose| -> Vec<glam::Vec3> {
+        let below = sk.base.inverse();
+        p.world(sk)
+            .iter()
+            .map(|m| below.transform_point3(m.w_axis.truncate()))
+            .collect()
+    };
+    let profile = skelnorm::profile::Profile::humanoid();
+    let id = |n: &Normalized, b: &str| n.map.get(profile.find(b).unwrap()).unwrap().index();
+    let rest_t = joints(ts, &Pose::rest(ts));
+    let (mut lifted, mut worst) = (0usize, 0.0f32);
+    for f in 0..frames {
+        let (sj, cj, wj) = (
+            joints(ss, &source[f]),
+            joints(ts, &core[f]),
+            joints(ts, &with[f]),
+        );
+        for side in ["Left", "Right"] {
+            let ids = |n: &Normalized| {
+                ["UpperLeg", "LowerLeg", "Foot"].map(|b| id(n, &format!("{side}{b}")))
+            };
+            let ([sa, sb, sc], [ta, tb, tc]) = (ids(&s), ids(&t));
+            for ((x0, x1), (y0, y1)) in [((sa, sb), (ta, tb)), ((sb, sc), (tb, tc))] {
+                let src = sj[x1] - sj[x0];
+                let deg = |p: &[glam::Vec3]| (p[y1] - p[y0]).angle_between(src).to_degrees();
+                worst = worst.max(deg(&wj) - deg(&cj));
+            }
+            // No foot below the floor: its joint at least at its rest height.
+            assert!(
+                wj[tc].y >= rest_t[tc].y - 1e-5 * ts.stature(),
+                "frame {f} {side}"
+            );
+            lifted += usize::from(cj[tc].y < rest_t[tc].y - 1e-3 * ts.stature());
+        }
+    }
+    eprintln!("{lifted} foot-frames below the floor with the core passes; legs within {worst:.4}° of them with the floor");
+    assert_eq!(
+        lifted,
+        2 * frames,
+        "the sunk stance puts both feet below the floor"
+    );
+    assert!(worst <= 0.01, "{worst}°");
+}

@@ -373,9 +373,10 @@ pub struct FloorOp {
     /// From `snap_m` up to this height the target's foot blends from the source's height
     /// above the floor to where the retarget put it. Default: 0.2.
     pub blend_m: f32,
-    /// The legs' budget: the height every foot needs is first taken by the hips (moved up by
-    /// the smaller rise when all feet rise, down by the smaller drop when all drop, so the legs
-    /// keep their directions); what one foot still needs beyond that is reached by bending its leg only while the thigh and the
+    /// The legs' budget: the height every foot near the floor needs is first taken by the hips
+    /// (moved up by the smaller rise when all such feet rise, down by the smaller drop when all
+    /// drop, so the legs keep their directions; a foot in the air goes with them); what one
+    /// foot still needs beyond that is reached by bending its leg only while the thigh and the
     /// shin stay within this many degrees of the source's (or no further than the passes
     /// left them). No foot is left below the floor, whatever the budget. 180: no budget.
     /// Default: 3.

@@ -332,12 +332,17 @@ impl Retargeter {
                 (blend - source) / (blend - snap)
             };
             let want = (height + (source - height) * w).max(0.0);
-            self.floor_rise[k] = (want - height) * f.alpha;
-            least = least.min(self.floor_rise[k]);
-            most = most.max(self.floor_rise[k]);
+            let rise = (want - height) * f.alpha;
+            self.floor_rise[k] = rise;
+            if w > 0.0 || rise > 0.0 {
+                // A foot near the floor (or below it); one in the air is where the passes put
+                // it and may go up or down with the hips.
+                least = least.min(rise);
+                most = most.max(rise);
+            }
         }
-        // The part every leg wants (the smaller rise when all rise, the smaller drop when all
-        // drop) is taken by the hips: the legs keep their directions.
+        // The part every foot near the floor wants (the smaller rise when all rise, the
+        // smaller drop when all drop) is taken by the hips: the legs keep their directions.
         let common = if least > 0.0 && least.is_finite() {
             least
         } else if most < 0.0 && most.is_finite() {
