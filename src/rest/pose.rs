@@ -311,6 +311,10 @@ struct Silhouette {
 /// Step 2: turns mapped bones at rest, parents first, so they point where the profile's bones
 /// point; each bone's turn is found after its parent's turns are applied. A bone carried by
 /// another (an IK layout's foot, carried by its shin) first moves to where that bone carries it.
+/// A turned bone leaves in place the mapped children that the profile hangs elsewhere: a 3ds
+/// Max Biped hangs its clavicles from `Bip001 Neck`, and turning a stooped neck up to its head
+/// must not swing the shoulders round it (wiseMan, issue 43); the next pass would turn the
+/// chest again.
 fn silhouette_pass(
     shape: &Shape,
     top: Sim,
@@ -323,6 +327,7 @@ fn silhouette_pass(
     // Whether a bone's world rest differs from its original one.
     let mut moved = vec![false; original.len()];
     let mut world = vec![Sim::IDENTITY; original.len()];
+    let children = shape.s.children();
     for &i in &shape.order {
         let parent = shape.s.parent_world(BoneId(i as u32), top, &world);
         let parent_moved = shape.s.bones[i].parent.is_some_and(|p| moved[p.index()]);
@@ -337,10 +342,17 @@ fn silhouette_pass(
         if let Some(q) = silhouette_turn(shape, i, &world[i], &locals, options, warnings) {
             let angle = turn_deg(q);
             if angle > options.silhouette_threshold_deg.max(MIN_TURN_DEG) {
+                let before = world[i];
                 let turn_local = parent.r.conjugate() * q * parent.r;
                 locals[i].r = (turn_local * locals[i].r).normalize();
                 turned[i] = angle;
                 world[i] = parent.mul(locals[i]);
+                let back = world[i].inverse().mul(before);
+                for c in &children[i] {
+                    if shape.hung_elsewhere(i, c.index()) {
+                        locals[c.index()] = back.mul(locals[c.index()]);
+                    }
+                }
             }
         }
         moved[i] = parent_moved || carried || turned[i] > 0.0;
@@ -629,6 +641,16 @@ impl<'a> Shape<'a> {
             carried,
             order,
             min_tail: BoneMap::MIN_TAIL * (hi - lo).max(Vec3::ZERO).length(),
+        }
+    }
+
+    /// Whether bone `c`, a child of bone `i`, is mapped to a profile bone that does not hang
+    /// below `i`'s (a Biped's clavicle below its neck): turning `i` leaves it where it is.
+    fn hung_elsewhere(&self, i: usize, c: usize) -> bool {
+        let of = |b: usize| self.map.profile_bone_of(BoneId(b as u32));
+        match (of(i), of(c)) {
+            (Some(pi), Some(pc)) => !self.profile.is_ancestor(pi, pc),
+            _ => false,
         }
     }
 

@@ -407,9 +407,21 @@ pub(super) fn main_children(ctx: &Ctx, b: BoneId) -> Vec<BoneId> {
     let any_main = kids.iter().any(main);
     let reach: Vec<f32> = kids.iter().map(|&c| reach(ctx, b, c, true)).collect();
     let longest = reach.iter().copied().fold(0.0f32, f32::max);
+    // A child whose name names a profile bone outright stays a continuation however short,
+    // when what reaches further names nothing: a 3ds Max Biped's `Bip001 L Calf` beside a robe
+    // chain `Bone004 → 005 → 006` that hangs from the thigh further down (wiseMan, issue 43).
+    // The limb's alignment then weighs both by name and place.
+    let named = |c: &BoneId| ctx.top(*c) >= 0.9;
+    let unnamed_longest = kids
+        .iter()
+        .zip(&reach)
+        .filter(|(_, r)| **r >= 0.7 * longest)
+        .all(|(c, _)| ctx.top(*c) < 0.5);
     kids.iter()
         .zip(&reach)
-        .filter(|(c, r)| **r >= 0.7 * longest && (main(c) || !any_main))
+        .filter(|(c, r)| {
+            (**r >= 0.7 * longest || (named(c) && unnamed_longest)) && (main(c) || !any_main)
+        })
         .map(|(c, _)| *c)
         .collect()
 }

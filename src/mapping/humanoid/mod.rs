@@ -136,7 +136,7 @@ impl<'a> Ctx<'a> {
             .map(|s| s.iter().copied().fold(0.0, f32::max))
             .collect();
         let n = sk.bones.len();
-        let cand = super::mappable(sk, &info, &children);
+        let cand = super::mappable(sk, profile, &info, &children);
         let mut cand_below = cand.clone();
         for i in (0..n).rev() {
             if let (true, Some(p)) = (cand_below[i], sk.bones[i].parent) {
