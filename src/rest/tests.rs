@@ -247,3 +247,88 @@ fn a_weighted_mirrored_bone_is_still_refused_without_changing_anything() {
     assert!(err.to_string().contains("Bip001 R Finger1Nub"), "{err}");
     assert_eq!(model, before);
 }
+
+/// The profile's rig laid out as a 3ds Max Biped is (wiseMan.FBX, issue 43): the clavicles hang
+/// from the neck, behind its joint, and the head's joint lies below and in front of the neck's
+/// (a stooped old man), so the silhouette fix turns the neck by over 90°.
+fn biped_stooped_neck() -> Model {
+    let mut s = rig(&[Quat::IDENTITY], Mat4::IDENTITY);
+    let neck = s.find("Neck").unwrap();
+    let world = s.rest_world();
+    for side in ["LeftShoulder", "RightShoulder"] {
+        let b = s.find(side).unwrap();
+        assert!(b > neck, "parents come first");
+        // wiseMan's clavicles start 2.6 cm behind its neck joint.
+        let behind = Mat4::from_translation(Vec3::new(0.0, 0.0, -0.03)) * world[b.index()];
+        let local = world[neck.index()].inverse() * behind;
+        let (scale, rotation, translation) = local.to_scale_rotation_translation();
+        s.bones[b.index()].parent = Some(neck);
+        s.bones[b.index()].rest = crate::model::Transform {
+            translation,
+            rotation,
+            scale,
+        };
+    }
+    let head = s.find("Head").unwrap();
+    let neck_rot = world[neck.index()].to_scale_rotation_translation().1;
+    s.bones[head.index()].rest.translation = neck_rot.inverse() * Vec3::new(0.0, -0.01, 0.03);
+    let world = s.rest_world();
+    s.skins[0].inverse_bind_matrices = world.iter().map(|m| m.inverse()).collect();
+    let c = clip(
+        &s,
+        &[Quat::from_rotation_y(0.3), Quat::IDENTITY],
+        Interpolation::Linear,
+    );
+    Model {
+        clips: vec![c],
+        skeletons: vec![s],
+        ..Model::default()
+    }
+}
+
+#[test]
+fn a_turned_neck_leaves_the_shoulders_hanging_from_it_in_place() {
+    let mut model = biped_stooped_neck();
+    // A two-bone spine (wiseMan's `Bip001 Spine`, `Spine1`): Chest points at the mean of the
+    // neck and shoulders, which a swing of the shoulders would move.
+    let mut map = identity_map(&model.skeletons[0], 0);
+    let upper = Profile::humanoid().find("UpperChest").unwrap();
+    map.entries[upper.index()] = None;
+    let before = model.clone();
+    let options = RestOptions::default();
+    let first = fix_rest(
+        &mut model,
+        SkeletonId(0),
+        &map,
+        Profile::humanoid(),
+        &options,
+    )
+    .unwrap();
+    let turned = |r: &RestReport, name: &str| {
+        r.bones
+            .iter()
+            .find(|b| b.bone == name)
+            .unwrap()
+            .silhouette_deg
+    };
+    assert!(turned(&first, "Neck") > 90.0, "{:?}", first.bones);
+    let skin = check::skin(&before, &model, SkeletonId(0));
+    assert!(skin.max_error <= 1e-5, "{skin:?}");
+    let rest = check::rest(&model.skeletons[0], &map, Profile::humanoid());
+    assert!(rest.max_direction_deg <= 0.01, "{rest:?}");
+    // Normalizing the output again changes nothing.
+    let second = fix_rest(
+        &mut model,
+        SkeletonId(0),
+        &map,
+        Profile::humanoid(),
+        &options,
+    )
+    .unwrap();
+    let most = second
+        .bones
+        .iter()
+        .map(|b| b.silhouette_deg)
+        .fold(0.0, f32::max);
+    assert!(most <= 0.01, "{:?}", second.bones);
+}
