@@ -84,12 +84,24 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
     let root_at = ctx.pos[root.index()];
     let tip_reach = |p: &[BoneId]| ctx.pos[p[p.len() - 1].index()].distance(root_at);
     let farthest = paths.iter().map(|p| tip_reach(p)).fold(0.0f32, f32::max);
+    // Where two or more paths name their finger, an unnamed one reaching over twice as far as
+    // every named fingertip is a prop held in the hand (role01's bow `gongjian > Bone004…`
+    // beside `Bip001 L Finger0` and `Finger1`, issue 43), not a finger.
+    let named_reach = paths
+        .iter()
+        .zip(&ids)
+        .filter(|(_, id)| id.is_some())
+        .map(|(p, _)| tip_reach(p))
+        .fold(0.0f32, f32::max);
+    let prop = |p: &[BoneId]| {
+        ids.iter().filter(|id| id.is_some()).count() >= 2 && tip_reach(p) > 2.0 * named_reach
+    };
     let keep: Vec<bool> = paths
         .iter()
         .zip(&ids)
         .map(|(p, id)| {
             let helper = p.iter().all(|&b| ctx.weightless_tip(b));
-            id.is_some() || (tip_reach(p) >= 0.4 * farthest && !helper)
+            id.is_some() || (tip_reach(p) >= 0.4 * farthest && !helper && !prop(p))
         })
         .collect();
     let paths: Vec<Vec<BoneId>> = paths
