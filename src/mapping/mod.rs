@@ -302,10 +302,8 @@ pub(crate) fn mappable(
     for i in (0..n).rev() {
         let named_out = info[i].helper || info[i].end;
         let has_child = children[i].iter().any(|c| out[c.index()]);
-        let end_site = skinned
-            && !skeleton.bones[i].is_joint
-            && !has_child
-            && !(below_joint(skeleton, i) && names_profile_bone(profile, &info[i]));
+        let named = below_joint(skeleton, i) && names_profile_bone(profile, &info[i]);
+        let end_site = skinned && !skeleton.bones[i].is_joint && !has_child && !named;
         out[i] = !named_out && !end_site;
     }
     out
