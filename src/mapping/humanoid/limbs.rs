@@ -498,8 +498,11 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
             let geo = match j {
                 0 => {
                     let wide = (at - hips).dot(facing.left).abs() >= 0.02 * ctx.height;
-                    let long = path
-                        .get(i + 1)
+                    // A thigh split in numbered parts (MakeHuman's `upperleg01` 8 cm long, then
+                    // `upperleg02`) is as long as its parts together.
+                    let long = path[i + 1..]
+                        .iter()
+                        .find(|n| !ctx.same_part(b, **n))
                         .is_none_or(|n| ctx.pos[n.index()].distance(at) >= 0.1 * ctx.height);
                     gauss(t, 0.08, 0.2)
                         - if wide { 0.0 } else { 1.5 }
@@ -522,7 +525,10 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
                         - [behind, phalanx, nub].iter().filter(|x| **x).count() as f32
                 }
             };
-            geo + name_term(ctx, j, &role_ids, b)
+            // The later parts of a bone split in numbered parts (MakeHuman's `upperleg02`
+            // below `upperleg01`) start no bone of the leg: the first part does.
+            let later_part = i > 0 && ctx.same_part(path[i - 1], b);
+            geo + name_term(ctx, j, &role_ids, b) - if later_part { 0.5 } else { 0.0 }
         };
         let paths = limb_paths(ctx, leg);
         let whole = |path: &[BoneId], placed: &[Option<usize>]| {

@@ -279,6 +279,18 @@ impl<'a> Ctx<'a> {
                 .any(|c| self.cand_below[c.index()])
     }
 
+    /// Whether `b` and `c` are numbered parts of one bone: their names name some profile bone,
+    /// with the same words and other digits (MakeHuman's `upperleg01.L`, `upperleg02.L`).
+    pub fn same_part(&self, b: BoneId, c: BoneId) -> bool {
+        let (x, y) = (&self.info[b.index()], &self.info[c.index()]);
+        self.top(b) >= 0.5
+            && !x.words.is_empty()
+            && x.words == y.words
+            && x.side == y.side
+            && !x.digits.is_empty()
+            && x.digits != y.digits
+    }
+
     pub fn name(&self, b: BoneId) -> &str {
         &self.sk.bones[b.index()].name
     }
