@@ -261,9 +261,10 @@ pub(super) fn facing(ctx: &Ctx, trunk: &Trunk) -> Facing {
     Facing { left, seen }
 }
 
-/// Path from the hips to the highest bone above them (the top of the head), or to the highest
-/// candidate named head outright where the highest bone lies on no path through one: a 3ds Max
-/// Biped whose `Bip001 Head` hangs forward and below its neck joint (hellFire, issue 43).
+/// Path from the hips to the highest bone above them (the top of the head), or on through the
+/// highest candidate named head outright when that hangs below the highest bone: a 3ds Max
+/// Biped whose `Bip001 Head` hangs forward and below its neck joint (hellFire, issue 43). A
+/// highest bone elsewhere (a wing) keeps the path.
 pub(super) fn spine_path(ctx: &Ctx, trunk: &Trunk) -> Vec<BoneId> {
     let bones = ctx.subtree(trunk.spine);
     let highest = |a: &BoneId, b: &BoneId| {
@@ -279,7 +280,7 @@ pub(super) fn spine_path(ctx: &Ctx, trunk: &Trunk) -> Vec<BoneId> {
         .max_by(highest);
     let top = bones.iter().copied().max_by(highest).unwrap_or(trunk.spine);
     if let Some(h) = named_head {
-        if h != top && !ctx.sk.is_ancestor(h, top) {
+        if ctx.sk.is_ancestor(top, h) {
             let below = ctx.subtree(h).into_iter().max_by(highest).unwrap_or(h);
             return ctx.path(trunk.hips, below);
         }
