@@ -187,6 +187,31 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
         })
         .map(|b| ctx.pos[b.index()].distance(wrist))
         .fold(0.0f32, f32::max);
+    // No single hand bone, but palm bones from one wrist point (RobotExpressive's `Palm1.L`,
+    // `Palm2.L`, `Palm3.L` on the forearm, issue 43): the palm bone of the middle finger, or of
+    // the finger chain nearest it, stands for the hand, as public maps of that rig have it
+    // (`hand.L` ← `Palm2.L`).
+    if let Some(w) = shared_start {
+        let palm_of = |k: usize| {
+            let p = &paths[k];
+            (p.len() > 2 && near_eq(ctx.pos[p[0].index()], w)).then_some(p[0])
+        };
+        let middle = (0..paths.len())
+            .filter(|&k| ids[k].is_some_and(|f| f > 0))
+            .filter_map(|k| palm_of(k).map(|b| (ids[k].map_or(9, |f| f.abs_diff(2)), k, b)))
+            .min();
+        if let Some((_, _, palm)) = middle {
+            part.score += 0.1;
+            part.add(
+                ctx,
+                &format!("{pre}Hand"),
+                palm,
+                0.65,
+                "palm bone of the middle finger: no single hand bone, the palm bones start at the wrist"
+                    .into(),
+            );
+        }
+    }
     let mut taken = [false; 5];
     for (k, path) in paths.iter().enumerate() {
         let Some(f) = ids[k] else { continue };
