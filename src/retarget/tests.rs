@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::mapping::testing::{identity_map, rig};
-use crate::model::Transform;
+use crate::model::{BoneId, Transform};
 use glam::{Mat4, Quat, Vec3};
 use proptest::prelude::*;
 
@@ -584,6 +584,80 @@ fn the_ratio_compares_the_legs_and_the_pelvis_moves_as_the_sources() {
     let th = ts.find("Hips").unwrap().index();
     let hips_moved = globals(&ts, &tp)[th].1 - globals(&ts, &Pose::rest(&ts))[th].1;
     assert!((hips_moved - ms * 1.5).length() > 0.01);
+}
+
+/// `s` with its thighs hanging beside the hips from a `Body` bone that carries both (the
+/// RobotExpressive layout: `Body` takes the hips' rest, the hips sit on its joint), re-mapped.
+fn carried(s: &Skeleton) -> (Skeleton, BoneMap) {
+    let h = s.find("Hips").unwrap().index();
+    let shift = |b: BoneId| BoneId(if b.index() >= h { b.0 + 1 } else { b.0 });
+    let mut bones: Vec<crate::model::Bone> = s.bones.clone();
+    for b in &mut bones {
+        b.parent = b.parent.map(shift);
+    }
+    let body = crate::model::Bone {
+        name: "Body".into(),
+        node: None,
+        ..bones[h].clone()
+    };
+    bones[h].parent = Some(BoneId(h as u32));
+    bones[h].rest = Transform::IDENTITY;
+    bones.insert(h, body);
+    for thigh in ["LeftUpperLeg", "RightUpperLeg"] {
+        let i = bones.iter().position(|b| b.name == thigh).unwrap();
+        bones[i].parent = Some(BoneId(h as u32));
+    }
+    let out = Skeleton {
+        bones,
+        skins: Vec::new(),
+        ..s.clone()
+    };
+    let map = identity_map(&out, 0);
+    (out, map)
+}
+
+/// Issue 42: where the thighs hang beside the hips from a bone that carries both
+/// (RobotExpressive's `Body`), the pelvis still moves as the source's does, scaled, when the
+/// hips turn: the root pass takes the pelvis where the thighs follow the hips' turn, not where
+/// they hang at rest below the carrier (which missed by the turn of the pelvis's offset from
+/// the hips joint: 0.084 leg lengths on CMU → RobotExpressive).
+#[test]
+fn the_pelvis_moves_as_the_sources_when_the_legs_hang_beside_the_hips() {
+    let profile = Profile::humanoid();
+    let (ss, sm) = sized(1.0);
+    let (ts, tm) = carried(&long_legged(1.5, 1.6, 0.1).0);
+    let (srig, trig) = (
+        Rig {
+            skeleton: &ss,
+            map: &sm,
+            profile,
+        },
+        Rig {
+            skeleton: &ts,
+            map: &tm,
+            profile,
+        },
+    );
+    let mut r = Retargeter::new(&srig, &trig, &no_ik()).unwrap();
+    assert!(
+        r.plan().target_carrier.is_some(),
+        "the layout has a carrier"
+    );
+    let k = r.plan().hips_ratio;
+    let h = ss.find("Hips").unwrap().index();
+    let mut sp = Pose::rest(&ss);
+    sp.locals[h].translation += Vec3::new(0.2, -0.15, 0.3);
+    sp.locals[h].rotation = Quat::from_rotation_z(0.3) * Quat::from_rotation_y(1.9);
+    let mut tp = Pose::rest(&ts);
+    r.retarget(&sp, &mut tp).unwrap();
+    let moved =
+        |s: &Skeleton, p: &Pose| pelvis(s, &globals(s, p)) - pelvis(s, &globals(s, &Pose::rest(s)));
+    let (ms, mt) = (moved(&ss, &sp), moved(&ts, &tp));
+    assert!(
+        (mt - ms * k).length() < 1e-5,
+        "pelvis moved {mt}, want {}",
+        ms * k
+    );
 }
 
 /// With `ik_blend: 1` each foot goes where the source's moves below its pelvis, scaled, from
