@@ -312,8 +312,8 @@ fn cli_measures(
 }
 
 /// The feet that skate more than the source's with `--plant --floor` (math.md: in leg lengths
-/// over the source's contacts): CMU → RobotExpressive's left foot, 1.362% against the source's
-/// 0.940% (1.970% with the core passes alone); see `tests/retarget_planted.rs`'s
+/// over the source's contacts): CMU → RobotExpressive's left foot, 1.293% against the source's
+/// 0.940% (1.912% with the core passes alone); see `tests/retarget_planted.rs`'s
 /// `real_clips_skate_at_most_the_sources_everywhere`.
 const PLANTED_NOT_MET: &[(&str, &str)] = &[(
     "cmu_131_03_maxfriendly.bvh → RobotExpressive.glb",

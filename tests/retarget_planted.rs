@@ -463,8 +463,8 @@ fn robot_not_met_on_humans(at: &str) -> bool {
 /// 6's directions for CMU's and test.vrma's clips), and over the source's contact frames each
 /// foot skates at most as much as the source's (math.md since issue 42: in each side's leg
 /// lengths, the contact band 3% of the source's leg): CMU's capture and test.vrma onto every
-/// target but CMU → RobotExpressive's left foot ([`NOT_MET_ELSEWHERE`]: 1.362% against the
-/// source's 0.940%, 1.970% with the core passes; the right 0.200% against 0.322%, 1.084%:
+/// target but CMU → RobotExpressive's left foot ([`NOT_MET_ELSEWHERE`]: 1.293% against the
+/// source's 0.940%, 1.912% with the core passes; the right 0.197% against 0.322%, 1.094%:
 /// the core passes turn the robot's wide stance with the hips' heading and planting holds the
 /// stance's heading over a contact, `stance_turn_deg`, but not the whole of the left foot's
 /// longer contacts), RobotExpressive's clips onto itself, and onto the human targets

@@ -714,6 +714,66 @@ fn feet_at_the_source_position_keep_the_target_stance_turned() {
     }
 }
 
+/// Issue 42, why a retarget without planting skates more than its source in leg lengths: the
+/// feet go where the previous test says, so between two frames a target foot moves as the
+/// source's, scaled, plus the turn of `D`, the difference of the two stances (the target's rest
+/// foot below its pelvis less the source's, scaled), by the change of the hips' heading. On a
+/// scaled copy `D` is 0 and the feet move exactly as the source's (math.md's "an exact
+/// transfer skates the same in leg lengths"); on a wider target a turn of the hips over a
+/// planted foot moves it (CMU → RobotExpressive: `D` 0.328 leg lengths, the hips turning
+/// 3.17° a frame over the left foot's contacts, 1.81% of the leg length a frame).
+#[test]
+fn between_frames_a_foot_moves_as_the_sources_plus_the_turn_of_the_stances_difference() {
+    let profile = Profile::humanoid();
+    let (ss, sm) = sized(1.0);
+    let h = ss.find("Hips").unwrap().index();
+    let knees = ["LeftLowerLeg", "RightLowerLeg"].map(|n| ss.find(n).unwrap().index());
+    let (turn, bent) = (Quat::from_rotation_y(0.5), Quat::from_rotation_x(0.5));
+    let mut frames = [Pose::rest(&ss), Pose::rest(&ss)];
+    for p in &mut frames {
+        for &k in &knees {
+            p.locals[k].rotation *= bent;
+        }
+    }
+    frames[1].locals[h].translation += Vec3::new(0.05, -0.02, 0.1);
+    frames[1].locals[h].rotation = turn * frames[1].locals[h].rotation;
+    let source = Rig {
+        skeleton: &ss,
+        map: &sm,
+        profile,
+    };
+    for ((ts, tm), wide) in [(sized(1.5), false), (long_legged(1.5, 1.8, 0.05), true)] {
+        let target = Rig {
+            skeleton: &ts,
+            map: &tm,
+            profile,
+        };
+        let mut r = Retargeter::new(&source, &target, &RetargetOptions::default()).unwrap();
+        let k = r.plan().hips_ratio;
+        let out = frames.clone().map(|sp| {
+            let mut tp = Pose::rest(&ts);
+            r.retarget(&sp, &mut tp).unwrap();
+            globals(&ts, &tp)
+        });
+        let rest = |s: &Skeleton| globals(s, &Pose::rest(s));
+        for foot in ["LeftFoot", "RightFoot"] {
+            let at = |s: &Skeleton, g: &[(Quat, Vec3)]| g[s.find(foot).unwrap().index()].1;
+            let below = |s: &Skeleton, g: &[(Quat, Vec3)]| at(s, g) - pelvis(s, g);
+            let d = below(&ts, &rest(&ts)) - below(&ss, &rest(&ss)) * k;
+            let sg = frames.clone().map(|p| globals(&ss, &p));
+            let moved_s = at(&ss, &sg[1]) - at(&ss, &sg[0]);
+            let moved_t = at(&ts, &out[1]) - at(&ts, &out[0]);
+            let extra = moved_t - moved_s * k;
+            assert!(
+                (extra - (turn * d - d)).length() < 1e-4,
+                "{foot}: {extra} not the turn of {d}"
+            );
+            // A scaled copy's stance is the source's, scaled: no extra move.
+            assert_eq!(d.length() > 0.01, wide, "{foot}: stance difference {d}");
+        }
+    }
+}
+
 /// The floor brings a height the leg cannot reach at the foot's horizontal place within reach
 /// there: straight legs leaning sideways, asked to reach a floor below them, keep their feet
 /// where the IK pass put them (they had straightened toward the goal below each foot and
