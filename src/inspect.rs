@@ -112,12 +112,16 @@ pub struct Inspection {
 /// Inspects a model.
 pub fn inspect(model: &Model) -> Inspection {
     Inspection {
-        skeletons: model.skeletons.iter().map(skeleton_info).collect(),
+        skeletons: model
+            .skeleton_ids()
+            .map(|k| skeleton_info(model, k))
+            .collect(),
         clips: model.clips.iter().map(clip_info).collect(),
     }
 }
 
-fn skeleton_info(s: &Skeleton) -> SkeletonInfo {
+fn skeleton_info(model: &Model, k: SkeletonId) -> SkeletonInfo {
+    let s = model.skeleton(k);
     let world = s.rest_world();
     let depths = s.depths();
     let bones = s
@@ -135,7 +139,8 @@ fn skeleton_info(s: &Skeleton) -> SkeletonInfo {
         })
         .collect();
     let profile = crate::profile::Profile::humanoid();
-    let mapping = crate::mapping::map_skeleton(s, profile, &Default::default()).report(s, profile);
+    let mapping =
+        crate::mapping::map_in_model(model, k, profile, &Default::default()).report(s, profile);
     SkeletonInfo {
         mapping,
         name: s.name.clone(),

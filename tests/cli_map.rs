@@ -68,6 +68,40 @@ fn a_quadruped_exits_3_naming_the_missing_bones() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// Issue 43: a refused map still writes its `-o` template, pre-filled with every bone found
+/// (the quadruped's hind legs, hips, spine and head), and says so; the exit code stays 3.
+#[test]
+fn a_refused_map_still_writes_its_template_with_the_bones_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("quadruped.ron");
+    let out = common::skelnorm(&[
+        "map",
+        &fixture("quadruped.glb"),
+        "-o",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not a humanoid skeleton") && err.contains("fill in the missing ones"),
+        "{err}"
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let file = skelnorm::mapping::BoneMapFile::from_ron(&text, "quadruped.ron").unwrap();
+    assert_eq!(
+        file.bones.get("Hips").map(String::as_str),
+        Some("pelvis"),
+        "{text}"
+    );
+    assert_eq!(
+        file.bones.get("LeftUpperLeg").map(String::as_str),
+        Some("thigh.L"),
+        "{text}"
+    );
+    assert!(!file.bones.contains_key("LeftUpperArm"), "{text}");
+    assert_eq!(file.bones.len(), 10, "{text}");
+}
+
 /// Issue 14: the fallbacks for IK layouts, upper bodies and unnamed rigs do not turn Khronos'
 /// Fox into a humanoid: `map` and `normalize` still refuse it with exit 3.
 #[test]

@@ -1,7 +1,7 @@
 //! The data of the report's skeleton pictures: rest joint positions before and after, and the
 //! mapping (profile bone, confidence) of every bone.
 
-use crate::mapping::{map_skeleton, BoneMap, MapOptions};
+use crate::mapping::{map_in_model, BoneMap, MapOptions};
 use crate::model::{BoneId, Model, Skeleton};
 use crate::pipeline::NormalizeReport;
 use crate::profile::Profile;
@@ -34,10 +34,10 @@ pub fn pictures(
 /// what maps and what is missing.
 pub fn unfit(model: &Model, profile: &Profile, options: &MapOptions) -> Vec<Picture> {
     model
-        .skeletons
-        .iter()
-        .map(|s| {
-            let map = map_skeleton(s, profile, options);
+        .skeleton_ids()
+        .map(|k| {
+            let s = model.skeleton(k);
+            let map = map_in_model(model, k, profile, options);
             let missing = map
                 .missing_required(profile)
                 .iter()

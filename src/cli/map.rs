@@ -68,17 +68,26 @@ pub fn run(
     } = map_file(&job, &profile, &options)?;
     report.time_ms = start.elapsed().as_secs_f64() * 1e3;
     print(file, &reports, &Report::single("map", report), json)?;
-    if let Some(why) = refusal {
-        eprintln!("skelnorm: {why}");
-        return Ok(super::EXIT_REFUSED);
-    }
+    // The template is written even when the map is refused: pre-filled with everything found,
+    // it is where the user completes the map.
+    let mut written = None;
     if let (Some((out, existing)), Some(text)) = (output, bone_map_file) {
         skelnorm::jobs::check_not_input(file, out)?;
-        if !existing.proceed(out)? {
-            return Ok(super::EXIT_OK);
+        if existing.proceed(out)? {
+            skelnorm::jobs::write_file(out, text.as_bytes())
+                .with_context(|| format!("{}: cannot write the bone map", out.display()))?;
+            written = Some(out);
         }
-        skelnorm::jobs::write_file(out, text.as_bytes())
-            .with_context(|| format!("{}: cannot write the bone map", out.display()))?;
+    }
+    if let Some(why) = refusal {
+        eprintln!("skelnorm: {why}");
+        if let Some(out) = written {
+            eprintln!(
+                "skelnorm: wrote {} with the bones found: fill in the missing ones and pass it with --bone-map",
+                out.display()
+            );
+        }
+        return Ok(super::EXIT_REFUSED);
     }
     Ok(super::EXIT_OK)
 }

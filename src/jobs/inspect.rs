@@ -4,7 +4,7 @@
 use super::JobError;
 use crate::inspect::inspect;
 use crate::io::ReadOptions;
-use crate::mapping::{map_skeleton, BoneMapFile, MapOptions, MapReport};
+use crate::mapping::{map_in_model, BoneMapFile, MapOptions, MapReport};
 use crate::model::SkeletonId;
 use crate::profile::Profile;
 use crate::report::{FailureKind, FileReport, InspectReport, Status};
@@ -99,7 +99,7 @@ pub fn map_file(
     }
     let maps: Vec<_> = chosen
         .iter()
-        .map(|&k| map_skeleton(model.skeleton(k), profile, options))
+        .map(|&k| map_in_model(model, k, profile, options))
         .collect();
     let reports: Vec<MapReport> = chosen
         .iter()

@@ -9,7 +9,9 @@
 //! with right for mirroring. This module imports `model` and `profile`.
 
 mod aim;
+mod by_name;
 mod exact;
+mod fallback;
 mod file;
 mod generic;
 mod humanoid;
@@ -25,7 +27,7 @@ pub use symmetry::{MirrorAxis, Symmetry};
 #[cfg(test)]
 pub(crate) mod testing;
 
-use crate::model::{BoneId, Skeleton, Warning, WarningCode};
+use crate::model::{BoneId, Model, Pose, Skeleton, SkeletonId, Transform, Warning, WarningCode};
 use crate::profile::{MapperKind, Profile, ProfileBoneId, Tail};
 use serde::Serialize;
 
@@ -175,7 +177,68 @@ impl BoneMap {
 /// Maps a skeleton's bones to a profile. Never fails: what cannot be mapped is left unmapped
 /// and reported in [`BoneMap::warnings`] (a missing required bone is a
 /// [`WarningCode::RequiredMissing`] warning; callers decide whether that is an error).
+///
+/// The humanoid mapper reads the body from the rest. Where the rest cannot decide (it finds no
+/// hips in it, or the rest lies along one line or at one point), names and the hierarchy map
+/// the skeleton alone ([`by_name`]). [`map_in_model`] first tries the pose of a clip's first
+/// frame. See [`fallback`].
 pub fn map_skeleton(skeleton: &Skeleton, profile: &Profile, options: &MapOptions) -> BoneMap {
+    map_posed(skeleton, None, profile, options)
+}
+
+/// [`map_skeleton`] for skeleton `k` of `model`, where a rest that cannot decide takes its
+/// geometry from the first frame of the skeleton's first clip (a BVH whose offsets all lie
+/// along one axis, its pose only in the frames), with a [`WarningCode::RestFromFrame`]
+/// warning; where that frame cannot decide either, names and the hierarchy map it alone.
+pub fn map_in_model(
+    model: &Model,
+    k: SkeletonId,
+    profile: &Profile,
+    options: &MapOptions,
+) -> BoneMap {
+    let skeleton = model.skeleton(k);
+    let frame = model
+        .clips
+        .iter()
+        .find(|c| c.skeleton == k && c.validate(skeleton).is_empty())
+        .map(|c| {
+            let time = c.sample_times(None).first().copied().unwrap_or(0.0);
+            (c.name.as_str(), Pose::sample(skeleton, c, time).locals)
+        });
+    map_posed(skeleton, frame, profile, options)
+}
+
+/// The rest's map; when it cannot decide ([`fallback`]), the map of `frame` (a clip's name and the local
+/// transforms of its first frame), and then the map by names alone.
+fn map_posed(
+    skeleton: &Skeleton,
+    frame: Option<(&str, Vec<Transform>)>,
+    profile: &Profile,
+    options: &MapOptions,
+) -> BoneMap {
+    let mut map = fallback::map_undecided(skeleton, frame, profile, options);
+    check(&mut map, skeleton, profile);
+    map
+}
+
+/// The map of `skeleton` as its rest shows it: bone-map file, declared map, exact names, then
+/// the auto-mapper (without the warnings of [`check`]).
+pub(super) fn map_geometry(
+    skeleton: &Skeleton,
+    profile: &Profile,
+    options: &MapOptions,
+) -> BoneMap {
+    map_with(skeleton, profile, options, true)
+}
+
+/// [`map_geometry`], or with `auto` false only what a bone-map file, a declared map and exact
+/// names fix (for a rest whose geometry means nothing).
+pub(super) fn map_with(
+    skeleton: &Skeleton,
+    profile: &Profile,
+    options: &MapOptions,
+    auto: bool,
+) -> BoneMap {
     let mut warnings = Vec::new();
     let mut fixed: Vec<Option<Mapped>> = vec![None; profile.bones.len()];
     let mut forced_empty = vec![false; profile.bones.len()];
@@ -207,6 +270,7 @@ pub fn map_skeleton(skeleton: &Skeleton, profile: &Profile, options: &MapOptions
         .collect();
     exact::apply(skeleton, profile, &info, &mut fixed, &forced_empty);
     let mut entries = match profile.mapper {
+        _ if !auto => vec![None; profile.bones.len()],
         MapperKind::Humanoid if humanoid::fits(profile) => humanoid::map(
             skeleton,
             profile,
@@ -229,9 +293,7 @@ pub fn map_skeleton(skeleton: &Skeleton, profile: &Profile, options: &MapOptions
             entries[i] = None;
         }
     }
-    let mut map = BoneMap { entries, warnings };
-    check(&mut map, skeleton, profile);
-    map
+    BoneMap { entries, warnings }
 }
 
 /// Adds the warnings every map gets: required bones missing, parents out of order.

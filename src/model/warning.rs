@@ -38,6 +38,12 @@ pub enum WarningCode {
     /// Mapping: no legs were found: the hips and spine were found from the arms and head, and the
     /// legs are left unmapped.
     UpperBody,
+    /// Mapping: the rest shows no body (laid flat, collinear, folded to one point), so the
+    /// bones were mapped on the first frame of a clip.
+    RestFromFrame,
+    /// Mapping: neither the rest nor a clip's first frame shows a body, so the bones were mapped
+    /// by their names and the hierarchy alone.
+    NamesOnly,
     /// Rest fix: the nodes above the skeleton were not folded in (non-uniform or negative scale,
     /// animated, or shared with another skeleton); the skeleton is normalized in their space.
     BaseNotFolded,
@@ -131,6 +137,8 @@ impl WarningCode {
             WarningCode::UnknownBone => "unknown_bone",
             WarningCode::IkLayout => "ik_layout",
             WarningCode::UpperBody => "upper_body",
+            WarningCode::RestFromFrame => "rest_from_frame",
+            WarningCode::NamesOnly => "names_only",
             WarningCode::BaseNotFolded => "base_not_folded",
             WarningCode::NoFacing => "no_facing",
             WarningCode::SceneKept => "scene_kept",

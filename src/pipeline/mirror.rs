@@ -2,7 +2,7 @@
 //! Works on the model as read (no normalizing: the file keeps its rests and names); reads and
 //! writes no files.
 
-use crate::mapping::{map_skeleton, MapOptions};
+use crate::mapping::{map_in_model, MapOptions};
 use crate::mirror::{mirror as mirror_skeleton, MirrorError, MirrorOptions, MirrorReport};
 use crate::model::{Model, SkeletonId};
 use crate::profile::Profile;
@@ -87,7 +87,7 @@ pub fn mirror(
     let original = model.clone();
     let mut skeletons = Vec::with_capacity(work.len());
     for (k, clips) in work {
-        let map = map_skeleton(model.skeleton(k), profile, &job.map);
+        let map = map_in_model(model, k, profile, &job.map);
         let options = MirrorOptions {
             // Empty: every clip of the skeleton (two clips may share a name).
             clips: if job.mirror.clips.is_empty() {

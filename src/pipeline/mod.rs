@@ -14,8 +14,8 @@ pub use retarget::{
 };
 
 use crate::check::{self, RestCheck, SkinCheck};
-use crate::mapping::{map_skeleton, BoneMap, MapOptions, MapReport};
-use crate::model::{drop_rereadable, Model, RereadableKeys, Skeleton, SkeletonId};
+use crate::mapping::{map_in_model, BoneMap, MapOptions, MapReport};
+use crate::model::{drop_rereadable, Model, RereadableKeys, SkeletonId};
 use crate::profile::Profile;
 use crate::rename::{rename, RenameError, RenameOptions, RenameReport};
 use crate::rest::{fix_rest_checked, RestError, RestOptions, RestReport};
@@ -184,7 +184,7 @@ pub fn normalize_measuring_later(
     options: &NormalizeOptions,
     rereading: Option<std::sync::Arc<dyn RereadableKeys>>,
 ) -> Result<(NormalizeReport, Measuring), NormalizeError> {
-    let maps = map_chosen(&model.skeletons, profile, options)?;
+    let maps = map_chosen(model, profile, options)?;
     // One copy: the state to measure against, and to restore if a stage refuses. A refusal
     // comes from the checks each skeleton's stages make before any of them changes the model
     // (`normalize_one`), so with one skeleton to normalize and nothing to measure there is
@@ -303,10 +303,11 @@ impl SkinCheckDue {
 /// The bone map of every skeleton `options` chooses; an error when the choice does not exist or
 /// no skeleton fits.
 fn map_chosen(
-    skeletons: &[Skeleton],
+    model: &Model,
     profile: &Profile,
     options: &NormalizeOptions,
 ) -> Result<Vec<(SkeletonId, BoneMap)>, NormalizeError> {
+    let skeletons = &model.skeletons;
     let count = skeletons.len();
     if count == 0 {
         return Err(NormalizeError::NoSkeletons);
@@ -318,12 +319,7 @@ fn map_chosen(
     };
     let maps: Vec<(SkeletonId, BoneMap)> = chosen
         .iter()
-        .map(|&k| {
-            (
-                k,
-                map_skeleton(&skeletons[k.index()], profile, &options.map),
-            )
-        })
+        .map(|&k| (k, map_in_model(model, k, profile, &options.map)))
         .collect();
     if maps.iter().any(|(_, m)| fits(m, profile, options)) {
         return Ok(maps);

@@ -59,8 +59,11 @@ impl ProfileBoneId {
 /// A tail of a [body bone](Profile::body_bone) further than this from the profile's direction
 /// does not count, degrees: the whole body hangs from those bones and already stands upright
 /// facing +Z, so such a tail (a spine that starts below the hips joint) says nothing about how
-/// they should turn. The rest fix leaves such bones alone and the checks leave them out.
-pub const MAX_TAIL_DEG: f32 = 90.0;
+/// they should turn. The rest fix leaves such bones alone and the checks leave them out. A tail
+/// square to the profile's direction, give or take 10° (a rest laid flat along one axis, such as
+/// the Bandai-Namco dataset's BVH, whose spine leaves the hips sideways), still counts: that
+/// body does not stand, and the fix stands it up.
+pub const MAX_TAIL_DEG: f32 = 100.0;
 
 /// Where the profile's bone `pk` points: from its reference joint to the mean reference joint of
 /// its tail bones `tails` (not normalized). `reference` is [`Profile::reference_positions`].

@@ -756,7 +756,7 @@ impl<'a> Shape<'a> {
             ));
             return None;
         }
-        if bone.keep_pitch && !options.flatten_feet {
+        if bone.keep_pitch && !options.flatten_feet && has_pitch(d) {
             return Some(twist_between(Vec3::Y, d, e));
         }
         let arc = arc(d, e);
@@ -766,8 +766,60 @@ impl<'a> Shape<'a> {
             let wanted = self.reference[to.index()] - self.reference[from.index()];
             Some(twist_between(e, arc * (w.r * (b - a)), wanted))
         });
+        let roll = roll.or_else(|| self.shoulder_roll(i, pk, w, locals, arc, e));
         Some(roll.unwrap_or(Quat::IDENTITY) * arc)
     }
+
+    /// The roll about `e` (after `arc`) that brings the shoulders back beside bone `i`, the
+    /// mapped bone they hang from (mapped to `pk`), when their line lies more than 45° off the
+    /// profile's: a rest laid flat along one axis whose chest frame turns a quarter from its
+    /// hips' (the Bandai-Namco dataset's BVH, its shoulders one before and one behind the
+    /// spine once stood up). `None` otherwise: a rig's own chest roll is kept.
+    fn shoulder_roll(
+        &self,
+        i: usize,
+        pk: ProfileBoneId,
+        w: &Sim,
+        locals: &[Sim],
+        arc: Quat,
+        e: Vec3,
+    ) -> Option<Quat> {
+        let side = |names: [&str; 2]| {
+            names
+                .iter()
+                .find_map(|n| self.profile.find(n).filter(|&p| self.map.get(p).is_some()))
+        };
+        let (l, r) = (
+            side(["LeftShoulder", "LeftUpperArm"])?,
+            side(["RightShoulder", "RightUpperArm"])?,
+        );
+        let carrier = |p: ProfileBoneId| {
+            let mut up = self.profile.bone(p).parent;
+            while let Some(q) = up {
+                if self.map.get(q).is_some() {
+                    return Some(q);
+                }
+                up = self.profile.bone(q).parent;
+            }
+            None
+        };
+        if carrier(l)? != pk || carrier(r)? != pk {
+            return None;
+        }
+        let a = self.relative(i, self.map.get(r)?, locals)?;
+        let b = self.relative(i, self.map.get(l)?, locals)?;
+        let wanted = self.reference[l.index()] - self.reference[r.index()];
+        let twist = twist_between(e, arc * (w.r * (b - a)), wanted);
+        (turn_deg(twist) > 45.0).then_some(twist)
+    }
+}
+
+/// Whether a bone pointing along `d` has a pitch worth keeping: it points more than 15° away
+/// from straight up or down. A foot that points down continues its shin (a rest laid along one
+/// axis, its pose only in the frames, gives such feet once the legs hang): its yaw says nothing
+/// of where it faces, so it is aligned with the profile fully.
+fn has_pitch(d: Vec3) -> bool {
+    Vec3::new(d.x, 0.0, d.z).length() > 15f32.to_radians().sin() * d.length()
 }
 
 /// Bone indices with every bone after its parent and after the bone that carries it (in bone

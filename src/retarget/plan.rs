@@ -442,6 +442,41 @@ fn source_chain_end(
     }
 }
 
+/// The source chain `sids` cut before the bone of the target chain's first bone, when the
+/// target maps none of the chain's bones above that one (an arm without its shoulder, a thumb
+/// without its metacarpal): the target's first bone then takes the global change of its own
+/// counterpart, whatever turns the source's bones above it add. Stretched over the target chain
+/// by arc length, those bones would drive it: KayKit's upper arm turned like Xbot's shoulder,
+/// left level while the source's arm hangs (issue 42). Global changes carry the bones above, so
+/// nothing of the counterpart's direction is lost; only the joint's place moves with the
+/// shoulder the target lacks.
+fn source_chain_start(
+    source: &Rig,
+    target: &Rig,
+    chain: &crate::profile::Chain,
+    schain: &crate::profile::Chain,
+    tids: &[BoneId],
+    sids: Vec<BoneId>,
+) -> Vec<BoneId> {
+    let Some(first) = tids.first().and_then(|&b| target.map.profile_bone_of(b)) else {
+        return sids;
+    };
+    // The source's bone at the same place of its chain (the same profile bone when the chains
+    // are the same).
+    let at = chain.bones.iter().position(|&b| b == first);
+    let sfirst = match at {
+        Some(i) if schain.bones.len() == chain.bones.len() => Some(schain.bones[i]),
+        _ => source.profile.find(&target.profile.bone(first).name),
+    };
+    let cut = sfirst
+        .and_then(|p| source.map.get(p))
+        .and_then(|b| sids.iter().position(|&x| x == b));
+    match cut {
+        Some(k) if k > 0 => sids[k..].to_vec(),
+        _ => sids,
+    }
+}
+
 /// Where `bone`'s joint sits in `anchor`'s rest frame (rests in skeleton space).
 fn rest_offset(rest: &[(Quat, Vec3)], anchor: BoneId, bone: BoneId) -> Vec3 {
     let (ar, ap) = rest[anchor.index()];
@@ -548,7 +583,14 @@ fn source_chain<'p>(
 }
 
 /// Which source bones drive each target bone of a chain, by mode.
-fn chain_drivers(mode: ChainMode, tu: &[f32], su: &[f32], sids: &[BoneId]) -> Vec<Driver> {
+/// `by_bone`: equal bone counts pair bone by bone in `interpolated` mode.
+fn chain_drivers(
+    mode: ChainMode,
+    tu: &[f32],
+    su: &[f32],
+    sids: &[BoneId],
+    by_bone: bool,
+) -> Vec<Driver> {
     let (n, m) = (tu.len(), su.len());
     let single = |k: usize| Driver::Delta {
         a: sids[k].0,
@@ -572,7 +614,7 @@ fn chain_drivers(mode: ChainMode, tu: &[f32], su: &[f32], sids: &[BoneId]) -> Ve
             .collect(),
         // Equal bone counts pair bone by bone: blending neighbours because the chains'
         // proportions differ a little would only blur the motion.
-        ChainMode::Interpolated if n == m => (0..n).map(single).collect(),
+        ChainMode::Interpolated if n == m && by_bone => (0..n).map(single).collect(),
         ChainMode::Interpolated => tu
             .iter()
             .map(|&u| {
@@ -903,6 +945,7 @@ fn plan_chains(
         };
         let schain = schain.expect("a source chain");
         let sids = source_chain_end(source, target, chain, schain, &tids, sids);
+        let sids = source_chain_start(source, target, chain, schain, &tids, sids);
         if fuzzy {
             warn(
                 plan,
@@ -1018,7 +1061,17 @@ fn chain_plan(
 ) -> ChainPlan {
     let tu = arc_params(&tids, &plan.target_rest);
     let su = arc_params(&sids, &plan.source_rest);
-    for (b, d) in tids.iter().zip(chain_drivers(mode, &tu, &su, &sids)) {
+    let anchors = shared_bones(source, target, chain, schain, &tids, &sids);
+    let at = anchored_params(&tu, &su, &anchors);
+    // Equal counts pair bone by bone unless a shared bone sits elsewhere along the other chain.
+    let by_bone = anchors.iter().all(|&(i, j)| i == j);
+    let mut drivers = chain_drivers(mode, &at, &su, &sids, by_bone);
+    // Target bones above the counterpart of the source chain's first bone (a shoulder the source
+    // lacks) have nothing to take: they keep their rest below the bone above the chain.
+    if let (ChainMode::Interpolated, Some(&(i, 0))) = (mode, anchors.first()) {
+        drivers[..i].fill(Driver::Rest);
+    }
+    for (b, d) in tids.iter().zip(drivers) {
         plan.drivers[b.index()] = d;
     }
     let names = |s: &Skeleton, ids: &[BoneId]| {
@@ -1038,6 +1091,70 @@ fn chain_plan(
         target_ids: tids,
         source_ids: sids,
     }
+}
+
+/// The target chain's inner bones that both sides map to the same profile bone, as (target
+/// index, source index) along `tids` and `sids`, in order along both (the source's may be its
+/// first or last): a mocap arm whose shoulder is longer than the target's has its upper arm
+/// further along by arc length, and the target's upper arm would blend the source's shoulder
+/// into its own (CMU onto Mixamo: 40° off, issue 42); a target arm with a shoulder the source
+/// lacks has its upper arm where the source's starts.
+fn shared_bones(
+    source: &Rig,
+    target: &Rig,
+    chain: &crate::profile::Chain,
+    schain: &crate::profile::Chain,
+    tids: &[BoneId],
+    sids: &[BoneId],
+) -> Vec<(usize, usize)> {
+    let (n, m) = (tids.len(), sids.len());
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (i, &tb) in tids.iter().enumerate().take(n.saturating_sub(1)).skip(1) {
+        let Some(p) = target.map.profile_bone_of(tb) else {
+            continue;
+        };
+        let sp = match chain.bones.iter().position(|&b| b == p) {
+            Some(k) if schain.bones.len() == chain.bones.len() => Some(schain.bones[k]),
+            _ => source.profile.find(&target.profile.bone(p).name),
+        };
+        let j = sp
+            .and_then(|q| source.map.get(q))
+            .and_then(|sb| sids.iter().position(|&x| x == sb));
+        // Not the source's last bone: it stands for the rest of the chain the source does not
+        // map (a two-bone spine's chest bends as the five-bone spine's top, not its middle).
+        let fits = |&j: &usize| j + 1 < m && out.last().is_none_or(|&(_, pj)| j > pj);
+        if let Some(j) = j.filter(fits) {
+            out.push((i, j));
+        }
+    }
+    out
+}
+
+/// The target's arc parameters `tu` mapped onto the source's `su` piecewise linearly through
+/// the shared bones' pairs (and the chains' ends, 0 and 1): a shared bone lands exactly on its
+/// counterpart, the bones between two shared ones spread by arc length between them. Without
+/// shared bones, `tu` as it is.
+pub(crate) fn anchored_params(tu: &[f32], su: &[f32], anchors: &[(usize, usize)]) -> Vec<f32> {
+    if anchors.is_empty() {
+        return tu.to_vec();
+    }
+    let mut knots: Vec<(f32, f32)> = vec![(0.0, 0.0)];
+    knots.extend(anchors.iter().map(|&(i, j)| (tu[i], su[j])));
+    knots.push((1.0, 1.0));
+    tu.iter()
+        .map(|&u| {
+            let k = knots
+                .partition_point(|&(t, _)| t <= u)
+                .clamp(1, knots.len() - 1)
+                - 1;
+            let ((t0, s0), (t1, s1)) = (knots[k], knots[k + 1]);
+            if u <= t0 || t1 - t0 <= 1e-12 {
+                s0
+            } else {
+                (s0 + (u - t0) / (t1 - t0) * (s1 - s0)).min(1.0)
+            }
+        })
+        .collect()
 }
 
 /// The IK limb of a chain: its end bone (settings, or the chain's last) and the two profile

@@ -282,43 +282,47 @@ fn chain_modes_and_sources() {
         (c, d)
     };
     let id = |n: &str| s.find(n).unwrap().0;
+    let own = |n: &str| plan::Driver::Delta {
+        a: id(n),
+        b: id(n),
+        w: 0.0,
+    };
+    // Issue 42: the source chain starts at the target's first bone, whatever the mode, so the
+    // target's upper arm takes the source's upper arm's change, not its shoulder's.
     let (c, d) = drivers(ChainMode::OneToOne);
     assert_eq!(c.target_bones, ["LeftUpperArm", "LeftLowerArm", "LeftHand"]);
-    assert_eq!(c.source_bones.len(), 4);
-    assert_eq!(
-        d[0],
-        plan::Driver::Delta {
-            a: id("LeftShoulder"),
-            b: id("LeftShoulder"),
-            w: 0.0
-        }
-    );
+    assert_eq!(c.source_bones, c.target_bones);
+    assert_eq!(d[0], own("LeftUpperArm"));
     let (_, d) = drivers(ChainMode::OneToOneReversed);
-    assert_eq!(
-        d[2],
-        plan::Driver::Delta {
-            a: id("LeftHand"),
-            b: id("LeftHand"),
-            w: 0.0
-        }
-    );
-    assert_eq!(
-        d[0],
-        plan::Driver::Delta {
-            a: id("LeftUpperArm"),
-            b: id("LeftUpperArm"),
-            w: 0.0
-        }
-    );
+    assert_eq!(d[2], own("LeftHand"));
+    assert_eq!(d[0], own("LeftUpperArm"));
     let (_, d) = drivers(ChainMode::None);
     assert!(d.iter().all(|x| *x == plan::Driver::Rest));
     let (c, d) = drivers(ChainMode::Interpolated);
     assert_eq!(c.target_u.first(), Some(&0.0));
     assert_eq!(c.target_u.last(), Some(&1.0));
-    assert!(
-        matches!(d[1], plan::Driver::Delta { w, .. } if w > 0.0 && w < 1.0),
-        "{d:?}"
+    assert_eq!(
+        d,
+        [own("LeftUpperArm"), own("LeftLowerArm"), own("LeftHand")]
     );
+    // The other way (the source lacks the shoulder): the target's shoulder keeps its rest below
+    // the chest and the bones below it take their counterparts' changes.
+    let short_source = Rig {
+        skeleton: &s,
+        map: &short,
+        profile,
+    };
+    let plan = plan::build(&short_source, &rig, &RetargetOptions::default()).unwrap();
+    let d = |n: &str| plan.drivers[s.find(n).unwrap().index()];
+    assert_eq!(d("LeftShoulder"), plan::Driver::Rest);
+    for n in ["LeftUpperArm", "LeftLowerArm", "LeftHand"] {
+        assert!(
+            matches!(d(n), plan::Driver::Delta { a, b, w }
+                if (a == id(n) && w == 0.0) || (b == id(n) && w == 1.0)),
+            "{n}: {:?}",
+            d(n)
+        );
+    }
     // Another source chain: the left arm follows the source's right arm.
     let mut o = RetargetOptions::default();
     o.chains.insert(
@@ -1095,4 +1099,23 @@ fn wide_hips_tilt_back_so_that_a_straight_leg_reaches() {
         straight, 1,
         "one leg was out of reach with the source's tilt"
     );
+}
+
+/// Issue 42: a bone both chains map lands on its counterpart, whatever the arc lengths (CMU's
+/// arm, its shoulder longer than Mixamo's: the upper arm blended the shoulder's change in); the
+/// bones between two shared ones spread by arc length between them.
+#[test]
+fn shared_bones_anchor_the_arc_length() {
+    let tu = [0.0, 0.19, 0.61, 1.0];
+    let su = [0.0, 0.31, 0.70, 1.0, 1.0];
+    assert_eq!(
+        plan::anchored_params(&tu, &su, &[(1, 1), (2, 2)]),
+        [0.0, 0.31, 0.70, 1.0]
+    );
+    let at = plan::anchored_params(&[0.0, 0.25, 0.5, 1.0], &[0.0, 0.4, 1.0], &[(2, 1)]);
+    assert!(
+        (at[1] - 0.2).abs() < 1e-6 && at[2] == 0.4 && at[3] == 1.0,
+        "{at:?}"
+    );
+    assert_eq!(plan::anchored_params(&tu, &su, &[]), tu);
 }

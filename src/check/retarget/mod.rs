@@ -568,6 +568,10 @@ fn mapping(rig: &Rig, chain: Option<&Chain>, ids: &[BoneId]) -> ChainMapping {
                 out.mapped += 1;
                 out.past_end.push(name);
             }
+            Some(b) if ids.first().is_some_and(|&f| rig.skeleton.is_ancestor(b, f)) => {
+                out.mapped += 1;
+                out.before_start.push(name);
+            }
             Some(_) => out.detached.push(name),
             None => out.unmapped.push(name),
         }

@@ -51,6 +51,11 @@ pub struct ChainMapping {
     /// read past its last bone the other side has, so they are not measured.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub past_end: Vec<String>,
+    /// The chain's profile bones mapped (and counted in `mapped`) above where the other side's
+    /// chain starts: the source's shoulder when the target's arm starts at its upper arm. The
+    /// chain is read from its bone the other side has first, so they are not measured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub before_start: Vec<String>,
 }
 
 /// Direction error of one target chain against its source chain, degrees (largest over frames).
@@ -373,18 +378,25 @@ pub fn mapping_words(target: &ChainMapping, source: &ChainMapping) -> String {
             )
         })
     };
+    let before = |m: &ChainMapping, side: &str, other: &str| {
+        (!m.before_start.is_empty()).then(|| {
+            format!(
+                "the {side}'s {} above the {other}'s start, not compared",
+                m.before_start.join(", ")
+            )
+        })
+    };
     let words = mapping_counts(target, source, side);
-    match (
+    let notes = [
+        before(target, "target", "source"),
+        before(source, "source", "target"),
         past(target, "target", "source"),
         past(source, "source", "target"),
-    ) {
-        (None, None) => words,
-        (a, b) => [Some(words), a, b]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join("; "),
-    }
+    ];
+    std::iter::once(words)
+        .chain(notes.into_iter().flatten())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// [`mapping_words`] without the bones past the other side's end.

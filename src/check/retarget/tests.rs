@@ -258,6 +258,22 @@ fn mapping_in_words() {
         "2 of 4 bones mapped in the target, RightFoot detached, no RightToes; 1 of 3 bones \
          mapped in the source, no LeftThumbProximal, no LeftThumbDistal"
     );
+    // Issue 42: a source arm read from where the target's (without a shoulder) starts.
+    let kaykit_arm = ChainMapping {
+        bones: 4,
+        mapped: 3,
+        unmapped: vec!["LeftShoulder".into()],
+        ..ChainMapping::default()
+    };
+    let xbot_arm = ChainMapping {
+        before_start: vec!["LeftShoulder".into()],
+        ..full(4)
+    };
+    assert_eq!(
+        mapping_words(&kaykit_arm, &xbot_arm),
+        "3 of 4 bones mapped in the target, no LeftShoulder; the source's LeftShoulder above \
+         the target's start, not compared"
+    );
 }
 
 #[test]
