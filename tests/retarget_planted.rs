@@ -446,8 +446,10 @@ const ROBOT_NOT_MET_ON_HUMANS: &[&str] = &["Punch", "Running", "Walking", "WalkJ
 
 /// The other feet that skate more than the source's with `--plant --floor` (see
 /// [`real_clips_with_plant_and_floor`]).
-const NOT_MET_ELSEWHERE: &[&str] =
-    &["cmu_131_03_maxfriendly.bvh → RobotExpressive.glb `cmu_131_03_maxfriendly` \"LeftFoot\""];
+const NOT_MET_ELSEWHERE: &[&str] = &[
+    "cmu_131_03_maxfriendly.bvh → RobotExpressive.glb `cmu_131_03_maxfriendly` \"LeftFoot\"",
+    "cmu_131_03_maxfriendly.bvh → RobotExpressive.glb `cmu_131_03_maxfriendly` \"RightFoot\"",
+];
 
 /// Whether `at` (a [`RealSkate::at`]) is one of RobotExpressive's clips onto a human target
 /// in [`ROBOT_NOT_MET_ON_HUMANS`].
@@ -463,11 +465,13 @@ fn robot_not_met_on_humans(at: &str) -> bool {
 /// 6's directions for CMU's and test.vrma's clips), and over the source's contact frames each
 /// foot skates at most as much as the source's (math.md since issue 42: in each side's leg
 /// lengths, the contact band 3% of the source's leg): CMU's capture and test.vrma onto every
-/// target but CMU → RobotExpressive's left foot ([`NOT_MET_ELSEWHERE`]: 1.347% against the
-/// source's 0.940%, 1.970% with the core passes; the right 0.315% against 0.322%, 1.084%:
+/// target but CMU → RobotExpressive's feet ([`NOT_MET_ELSEWHERE`]: the left 1.291% against the
+/// source's 0.940%, 1.912% with the core passes; the right 0.352% against 0.322%, 1.094%:
 /// the core passes turn the robot's wide stance with the hips' heading and planting holds the
 /// stance's heading over a contact, `stance_turn_deg`, but not the whole of the left foot's
-/// longer contacts), RobotExpressive's clips onto itself, and onto the human targets
+/// longer contacts; the right was 0.315% while the root pass put the robot's pelvis up to
+/// 0.084 leg lengths off CMU's scaled move, which happened to offset part of the stance's
+/// turn there: with the pelvis exact since issue 42 it is over), RobotExpressive's clips onto itself, and onto the human targets
 /// (ModularMen_Casual, the mixamo fixture) every clip but those of [`ROBOT_NOT_MET_ON_HUMANS`]
 /// (`Death` is met in leg lengths: 1.251% and 1.254% onto ModularMen_Casual against 1.264%).
 /// Not met there (% of each side's leg length per frame, ModularMen_Casual / mixamo against the
@@ -581,7 +585,7 @@ fn treadmills(all: &[RealSkate]) {
 /// [`real_clips_with_plant_and_floor`]). The figures over the output's own contacts that this
 /// test also failed on before are gone: math.md never takes contacts from the target.
 #[test]
-#[ignore = "issue 42: CMU → RobotExpressive's left foot; RobotExpressive's Walking, WalkJump, Running and Punch onto the humans"]
+#[ignore = "issue 42: CMU → RobotExpressive's feet; RobotExpressive's Walking, WalkJump, Running and Punch onto the humans"]
 fn real_clips_skate_at_most_the_sources_everywhere() {
     let Some(all) = real_clips(None) else {
         return;
@@ -852,17 +856,10 @@ fn real_clips_with_the_slide_limiter() {
     };
     let after = real_clips(Some("limit_slide: true")).unwrap();
     let (lost, met) = compare(&before, &after);
-    // Planting alone keeps CMU → RobotExpressive's right foot within the source's since issue
-    // 42's creep (0.315% against 0.322%); the limiter's held place, stepping in heights on the
-    // frames it limits, takes it over (0.333%).
-    let cmu_robot =
-        "cmu_131_03_maxfriendly.bvh → RobotExpressive.glb `cmu_131_03_maxfriendly` \"RightFoot\"";
-    let lost_here: Vec<&str> = lost.iter().map(String::as_str).collect();
-    let robot_there = before.iter().any(|f| f.at == cmu_robot);
-    assert_eq!(
-        lost_here,
-        if robot_there { vec![cmu_robot] } else { vec![] }
-    );
+    // No foot within the source's without the limiter goes over with it. (CMU →
+    // RobotExpressive's right foot, which the limiter took over, 0.315% → 0.333% against
+    // 0.322%, is over without it since the root pass puts the robot's pelvis exactly: 0.352%.)
+    assert!(lost.is_empty(), "{lost:?}");
     let robot_onto = |target: &str, clip: &str, foot: &str| {
         format!("RobotExpressive.glb → {target} `{clip}` \"{foot}\"")
     };
@@ -907,11 +904,7 @@ fn real_clips_with_the_slide_limiter() {
             .collect()
     };
     // Over a still ground, as above.
-    let lost_here: Vec<&str> = lost.iter().map(String::as_str).collect();
-    assert_eq!(
-        lost_here,
-        if robot_there { vec![cmu_robot] } else { vec![] }
-    );
+    assert!(lost.is_empty(), "{lost:?}");
     // `Walking`'s left foot over its treadmill onto the human targets is within the source's
     // with planting alone since issue 42's creep (3.263% onto ModularMen_Casual, 3.270% onto
     // mixamo, against 3.446%; 2.586% and 2.530% with the limiter): nothing to meet there.
