@@ -325,3 +325,44 @@ fn an_armature_keyed_above_the_joints_retargets() {
         assert!(mean < 6.0, "{}: mean {mean:.3}°", c["clip"]);
     }
 }
+
+/// The nodes kept above a skeleton (`rest.apply_node_transforms: false`) are outside what the
+/// retarget reads: a uniform scale is absorbed by the legs' ratio (mixamo.glb's 0.01 armature,
+/// directions exact), but a Z-up armature node (ue_zup.glb's −90° about X) turns every direction
+/// (mean 29.87°, worst 174.62° onto identity.gltf): the report says so (`base_not_folded`, naming
+/// the side), and says nothing when the nodes fold (the default) or only scale.
+#[test]
+fn a_kept_turned_base_is_named_by_the_retarget() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = dir.path().join("keep.ron");
+    std::fs::write(&keep, "(rest: (apply_node_transforms: false))\n").unwrap();
+    let fixture = |n: &str| common::root().join("fixtures").join(n);
+    let out = dir.path().join("out.glb");
+    let keep_arg = keep.to_str().unwrap();
+    for (source, settings, warned) in [
+        ("ue_zup.glb", None, false),
+        ("ue_zup.glb", Some(keep_arg), true),
+        ("mixamo.glb", Some(keep_arg), false),
+    ] {
+        let mut extra = vec!["--clip", "walk", "--on-clash", "replace"];
+        extra.extend(settings.iter().flat_map(|s| ["--settings", *s]));
+        let stage =
+            common::retarget_stage(&fixture(source), &fixture("identity.gltf"), &out, &extra);
+        let base: Vec<&str> = (stage["plan"]["warnings"].as_array().unwrap().iter())
+            .filter(|w| w["code"] == "base_not_folded")
+            .map(|w| w["message"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            base.len(),
+            usize::from(warned),
+            "{source} {settings:?}: {base:?}"
+        );
+        if warned {
+            assert!(
+                base[0].contains("source skeleton `Armature`"),
+                "{}",
+                base[0]
+            );
+        }
+    }
+}
