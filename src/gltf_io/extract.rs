@@ -327,6 +327,38 @@ fn is_empty_node(root: &Root, n: usize) -> bool {
     node.mesh.is_none() && node.camera.is_none() && node.skin.is_none() && node.extensions.is_none()
 }
 
+/// Per node, whether a clip keys its translation, rotation or scale.
+fn animated_nodes(root: &Root) -> Vec<bool> {
+    let mut out = vec![false; root.nodes.len()];
+    for ch in root.animations.iter().flat_map(|a| &a.channels) {
+        let node = ch.target.node.value();
+        if node < out.len()
+            && matches!(
+                ch.target.path,
+                Checked::Valid(Property::Translation | Property::Rotation | Property::Scale)
+            )
+        {
+            out[node] = true;
+        }
+    }
+    out
+}
+
+/// The top of a skin's joints raised to the highest empty node above it that a clip animates
+/// (with the empty nodes between): a node that moves the whole body in a clip is a bone of the
+/// skeleton, not a fixed base. A 3ds Max Biped keeps its body's motion in `Bip001`, the root
+/// above `Bip001 Pelvis` (the joints' top), which no vertex is weighted to.
+fn animated_top(root: &Root, parents: &[Option<usize>], animated: &[bool], top: usize) -> usize {
+    let (mut best, mut at) = (top, parents[top]);
+    while let Some(p) = at.filter(|&p| is_empty_node(root, p)) {
+        if animated[p] {
+            best = p;
+        }
+        at = parents[p];
+    }
+    best
+}
+
 /// The node sets of the skeletons, each in bone order (parents first), sorted by first node.
 fn skeleton_nodes(root: &Root, json: &Json, parents: &[Option<usize>]) -> Vec<Vec<usize>> {
     let n = root.nodes.len();
@@ -340,11 +372,13 @@ fn skeleton_nodes(root: &Root, json: &Json, parents: &[Option<usize>]) -> Vec<Ve
     };
     let mut marked = vec![false; n];
     let mut uf: Vec<usize> = (0..n).collect();
+    let animated = animated_nodes(root);
     for set in sets.iter().filter(|s| !s.is_empty()) {
         let top = set
             .iter()
             .skip(1)
-            .try_fold(set[0], |a, &b| lca(parents, a, b));
+            .try_fold(set[0], |a, &b| lca(parents, a, b))
+            .map(|t| animated_top(root, parents, &animated, t));
         for &j in set {
             let mut at = Some(j);
             while let Some(i) = at {

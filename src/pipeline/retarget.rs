@@ -7,7 +7,7 @@ use crate::check::retarget::{
     effector_errors, mirror_check, ops_check, retarget as measure, NotMeasured, RetargetCheck,
 };
 use crate::mapping::BoneMap;
-use crate::model::{Clip, Model, SkeletonId};
+use crate::model::{Clip, Model, SkeletonId, Warning, WarningCode};
 use crate::profile::Profile;
 use crate::rest::{carry_back, KeyMap, RestoreError};
 use crate::retarget::{
@@ -429,6 +429,9 @@ pub fn retarget_onto(
     }
     let mut plan = r.plan().clone();
     plan.warnings.extend(stood.as_ref().map(|(_, w)| w.clone()));
+    for (side, sk) in [("source", s_rig.skeleton), ("target", t_rig.skeleton)] {
+        plan.warnings.extend(base_unseen(side, sk));
+    }
     let report = RetargetReport {
         source_skeleton: s_rig.skeleton.name.clone(),
         target_skeleton: t_rig.skeleton.name.clone(),
@@ -437,6 +440,31 @@ pub fn retarget_onto(
     };
     target.clips.extend(new_clips);
     Ok(report)
+}
+
+/// A warning when the nodes kept above `skeleton` (the `source` or `target`) turn its up axis
+/// off +Y or scale it unevenly: the retarget reads each side in its skeleton's own space, where
+/// a uniform scale is absorbed by the legs' ratio and a turn about +Y by the facing, but no
+/// other turn (a Z-up armature node kept by `rest.apply_node_transforms: false`), so its
+/// directions and root motion are taken without it.
+fn base_unseen(side: &str, skeleton: &crate::model::Skeleton) -> Option<Warning> {
+    let (scale, rotation, _) = skeleton.base.to_scale_rotation_translation();
+    let tilt = (rotation * glam::Vec3::Y)
+        .angle_between(glam::Vec3::Y)
+        .to_degrees();
+    let uneven = (scale.max_element() - scale.min_element()).abs() > 1e-4 * scale.max_element();
+    (tilt > 0.01 || uneven || scale.min_element() <= 0.0).then(|| {
+        Warning::new(
+            WarningCode::BaseNotFolded,
+            format!(
+                "the nodes above the {side} skeleton `{}` stay above it (scale {:?}, its up \
+                 turned {tilt:.1}° from +Y): the retarget reads the {side} in its skeleton's own \
+                 space, without them, so its directions and root motion are not as shown",
+                skeleton.name,
+                scale.to_array()
+            ),
+        )
+    })
 }
 
 /// Per time of `times` (seconds), how far each hand and foot of `target`'s clip `clip` is from
