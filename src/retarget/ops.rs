@@ -237,6 +237,22 @@ pub struct PlantOp {
     /// foot is then held where the IK pass wanted it rather than where it reached. 0: off, the
     /// foot goes to the nearest point the leg reaches and follows the hips. Default: 0.
     pub max_pelvis_shift: f32,
+    /// The legs' budget: a hold bends its leg only while the thigh and the shin stay within
+    /// this many degrees of the source's thigh and shin (or, where the passes before left them
+    /// further, no further than that); beyond it the held foot goes as far toward its held
+    /// place as the budget allows and the held place comes along (the foot slides with the
+    /// passes' by what the budget cannot hold). 180: no budget. Default: 180 (with `creep_deg`
+    /// a hold rarely bends a leg far; a budget of a few degrees also stops holds on targets
+    /// whose legs the passes cannot keep near the source's, such as IK layouts).
+    pub max_leg_deg: f32,
+    /// Creep: while a foot is held and holding it where it is held would bend its leg more
+    /// than this many degrees from where the passes before put it (the source's foot creeps
+    /// in contact, slower than `speed`: a capture's slow shuffle, a stance the passes turn),
+    /// the held place steps toward the passes' foot by at most the source foot's step, scaled
+    /// as travel is (by the legs), and at most the passes' foot's own step: the target's foot
+    /// then moves no more than either, and its leg comes back toward the source's. 180: never
+    /// (held still, dragged only beyond `max_offset`). Default: 1.5.
+    pub creep_deg: f32,
     /// The ground of a clip that runs in place (a treadmill): `off`, `detect` (offline, each
     /// clip's ground velocity is found from the whole clip when its hips do not travel and its
     /// feet in contact slide back together; the runtime `Retargeter` takes none unless told
@@ -331,6 +347,8 @@ impl Default for PlantOp {
             limit_slide: false,
             stance_turn_deg: 20.0,
             max_pelvis_shift: 0.0,
+            max_leg_deg: 180.0,
+            creep_deg: 1.5,
             treadmill: Treadmill::Off,
             contacts: Contacts::Detect,
         }
@@ -355,6 +373,14 @@ pub struct FloorOp {
     /// From `snap_m` up to this height the target's foot blends from the source's height
     /// above the floor to where the retarget put it. Default: 0.2.
     pub blend_m: f32,
+    /// The legs' budget: the height every foot near the floor needs is first taken by the hips
+    /// (moved up by the smaller rise when all such feet rise, down by the smaller drop when all
+    /// drop, so the legs keep their directions; a foot in the air goes with them); what one
+    /// foot still needs beyond that is reached by bending its leg only while the thigh and the
+    /// shin stay within this many degrees of the source's (or no further than the passes
+    /// left them). No foot is left below the floor, whatever the budget. 180: no budget.
+    /// Default: 3.
+    pub max_leg_deg: f32,
 }
 
 impl Default for FloorOp {
@@ -365,6 +391,7 @@ impl Default for FloorOp {
             height: 0.0,
             snap_m: 0.08,
             blend_m: 0.2,
+            max_leg_deg: 3.0,
         }
     }
 }
@@ -481,6 +508,18 @@ impl Op {
                     p.max_pelvis_shift >= 0.0 && p.max_pelvis_shift.is_finite(),
                     "must be at least 0",
                 ),
+                (
+                    "creep_deg",
+                    p.creep_deg,
+                    (0.0..=180.0).contains(&p.creep_deg),
+                    "must be between 0 and 180",
+                ),
+                (
+                    "max_leg_deg",
+                    p.max_leg_deg,
+                    (0.0..=180.0).contains(&p.max_leg_deg),
+                    "must be between 0 and 180",
+                ),
                 {
                     let [x, z] = match p.treadmill {
                         Treadmill::Velocity(v) => v,
@@ -510,6 +549,12 @@ impl Op {
                     f.blend_m,
                     f.blend_m >= f.snap_m && f.blend_m.is_finite(),
                     "must be at least snap_m",
+                ),
+                (
+                    "max_leg_deg",
+                    f.max_leg_deg,
+                    (0.0..=180.0).contains(&f.max_leg_deg),
+                    "must be between 0 and 180",
                 ),
             ]),
             Op::Mirror(m) => out.push((

@@ -108,6 +108,8 @@ pub struct Retargeter {
     /// Per IK limb, how far the IK pass's goal is from where it put the end this frame (a
     /// leg's goal beyond its reach in a lunge); zero when it reached it or did not solve it.
     ik_miss: Vec<Vec3>,
+    /// The floor constraint's rise wanted per limb this frame (scratch).
+    floor_rise: Vec<f32>,
     /// Target bones below the hips, in bone order (parents first), which the hips' tilt for
     /// the legs' reach turns ([`Self::hips_tilt`]), each with whether it keeps its global
     /// rotation (a driven bone that does not carry a leg).
@@ -318,6 +320,7 @@ impl Retargeter {
             target_global: vec![Global::ROOT; nt],
             end_shift: vec![Vec3::ZERO; plan.limbs.len()],
             ik_miss: vec![Vec3::ZERO; plan.limbs.len()],
+            floor_rise: vec![0.0; plan.limbs.len()],
             below_hips: below_hips(target.skeleton, &plan),
             tilt_legs: vec![LegReach::default(); plan.limbs.len()],
             hips_width_ratio: hips_width_ratio(&plan, options),

@@ -7,6 +7,7 @@
 
 pub mod counting;
 pub mod fbx_curves;
+pub mod legs;
 pub mod ops;
 
 use std::path::{Path, PathBuf};

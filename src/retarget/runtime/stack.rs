@@ -5,6 +5,7 @@
 use super::Retargeter;
 use crate::model::Pose;
 use crate::model::{pole, yaw_of};
+use crate::retarget::ik;
 use crate::retarget::ops::{FilterOp, FloorOp, PlantOp, PoleOp, StrideOp};
 use glam::{Quat, Vec3, Vec4};
 use std::f32::consts::{PI, TAU};
@@ -94,6 +95,10 @@ impl Retargeter {
         let hs = self.source_height;
         let rate = if p.blend_s > 0.0 { dt / p.blend_s } else { 1.0 };
         let yaw = yaw_of(self.source_delta[self.plan.source_hips.index()]);
+        // A source step as the target may take it: scaled by the smaller of the legs' ratio (as
+        // travel is, math.md's skate) and the heights' (the skate in heights), so that a step
+        // taken for the source's is no longer than it in either.
+        let pace = (self.plan.hips_ratio * self.horizontal).min(self.target_height / hs);
         // The treadmill's move this frame, on the source and (scaled as travel is) the target.
         let ground = self.treadmill.map(|g| {
             // Given in the source's skeleton space; its poses are seen turned as the target faces.
@@ -150,12 +155,30 @@ impl Retargeter {
             let heading = st.heading;
             let turned = self.turned_stance(k, heading) - self.turned_stance(k, yaw);
             let now = passes + Vec3::new(turned.x, 0.0, turned.z);
+            let creeping = given.is_none() && contact && self.plant[k].planted && {
+                // How far holding the foot where it is held would bend the leg (`creep_deg`).
+                let held = self.plant[k].anchor - shift;
+                let goal = Vec3::new(held.x, self.end_pos(k).y, held.z);
+                self.leg_bend(k, goal) > p.creep_deg.to_radians()
+            };
             let st = &mut self.plant[k];
-            if given.is_none() && contact && (clearance > p.height * hs || speed > p.speed * hs) {
+            if creeping {
+                // Held, while holding bends the leg beyond `creep_deg`: the held place steps
+                // toward the passes' foot by at most the source foot's step (at `pace`) and the
+                // passes' foot's own step.
+                let to = Vec3::new(now.x - st.anchor.x, 0.0, now.z - st.anchor.z);
+                let moved = passes - st.last_end;
+                let most = (step.length() * pace).min(Vec3::new(moved.x, 0.0, moved.z).length());
+                let len = to.length();
+                st.anchor += if len > most { to * (most / len) } else { to };
+            } else if given.is_none()
+                && contact
+                && (clearance > p.height * hs || speed > p.speed * hs)
+            {
                 // In contact only by the hysteresis: the source's foot is on its way (lifting
-                // off, shuffling). The held place takes the same step, in heights, so the hold
+                // off, shuffling). The held place takes the same step (at `pace`), so the hold
                 // never hides a step the source takes nor drags the foot behind it.
-                st.anchor += step * (self.target_height / hs);
+                st.anchor += step * pace;
             }
             if (contact && !st.planted) || (limit && !st.planted && !st.limiting) {
                 // A new contact: hold where the foot shows now (still partly held from the last
@@ -188,6 +211,11 @@ impl Retargeter {
             st.limiting = limit;
             st.weight = if engaged {
                 (st.weight + rate).min(1.0)
+            } else if st.low_band {
+                // Out of contact but still low (lifting off, sliding fast): the hold's offset
+                // waits for the foot to leave the ground, rather than fading into a slide
+                // there, which math.md's skate would count.
+                st.weight
             } else {
                 (st.weight - rate).max(0.0)
             };
@@ -213,9 +241,17 @@ impl Retargeter {
             self.pelvis_shift(p.max_pelvis_shift * self.target_height, target);
         }
         for k in 0..self.plan.limbs.len() {
-            if let Some(goal) = self.plant[k].goal {
-                self.reach(k, target, goal);
+            let Some(goal) = self.plant[k].goal else {
+                continue;
+            };
+            let kept = self.kept_goal(k, goal, p.max_leg_deg);
+            let w = self.plant[k].weight * p.alpha;
+            if kept != goal && w > 0.0 {
+                // The held place comes along by what the legs' budget cannot hold.
+                let moved = (kept - goal) / w;
+                self.plant[k].anchor += Vec3::new(moved.x, 0.0, moved.z);
             }
+            self.reach(k, target, kept);
         }
     }
 
@@ -273,16 +309,13 @@ impl Retargeter {
             .min(self.target_global[b as usize].pos.y)
             .min(self.target_global[th].pos.y);
         if low < floor {
-            let moved = self.plan.target_carrier.map_or(th, |c| c.index());
-            let lift = Vec3::Y * ((floor - low) * f.alpha);
-            let parent = self.global_of(target, self.target_parents[moved]);
-            let now = parent.child(&target.locals[moved]).pos;
-            target.locals[moved].translation = parent.local_translation(now + lift);
-            self.positions(target);
+            self.lift(target, Vec3::Y * ((floor - low) * f.alpha));
         }
         let scale = self.target_height / 1.8;
         let (snap, blend) = (f.snap_m * scale, f.blend_m * scale);
         let ratio = self.plan.hips_ratio * self.vertical;
+        // Each leg's rise wanted (negative: a drop), and the least and most of them.
+        let (mut least, mut most) = (f32::INFINITY, f32::NEG_INFINITY);
         for k in 0..self.plan.limbs.len() {
             let limb = &self.plan.limbs[k];
             if !limb.leg {
@@ -290,9 +323,7 @@ impl Retargeter {
             }
             let source = self.source_global[limb.source[2].index()].pos.y - limb.source_end_rest.y;
             let source = source * ratio;
-            let now = self.end_pos(k);
-            let rest = limb.end_rest.y;
-            let height = now.y - floor - rest;
+            let height = self.end_pos(k).y - floor - limb.end_rest.y;
             let w = if source <= snap {
                 1.0
             } else if source >= blend {
@@ -301,12 +332,114 @@ impl Retargeter {
                 (blend - source) / (blend - snap)
             };
             let want = (height + (source - height) * w).max(0.0);
-            let to = height + (want - height) * f.alpha;
-            if to != height {
-                let y = self.reachable_height(k, now, floor + rest + to);
-                self.reach(k, target, Vec3::new(now.x, y, now.z));
+            let rise = (want - height) * f.alpha;
+            self.floor_rise[k] = rise;
+            if w > 0.0 || rise > 0.0 {
+                // A foot near the floor (or below it); one in the air is where the passes put
+                // it and may go up or down with the hips.
+                least = least.min(rise);
+                most = most.max(rise);
             }
         }
+        // The part every foot near the floor wants (the smaller rise when all rise, the
+        // smaller drop when all drop) is taken by the hips: the legs keep their directions.
+        let common = if least > 0.0 && least.is_finite() {
+            least
+        } else if most < 0.0 && most.is_finite() {
+            most
+        } else {
+            0.0
+        };
+        if common != 0.0 {
+            self.lift(target, Vec3::Y * common);
+        }
+        for k in 0..self.plan.limbs.len() {
+            if !self.plan.limbs[k].leg {
+                continue;
+            }
+            let rise = self.floor_rise[k] - common;
+            if rise == 0.0 {
+                continue;
+            }
+            let now = self.end_pos(k);
+            let lowest = floor + self.plan.limbs[k].end_rest.y;
+            let y = self.reachable_height(k, now, now.y + rise);
+            let kept = self.kept_goal(k, Vec3::new(now.x, y, now.z), f.max_leg_deg);
+            // Never below the floor, whatever the legs' budget.
+            let y = kept.y.max(lowest.min(y));
+            self.reach(k, target, Vec3::new(now.x, y, now.z));
+        }
+    }
+
+    /// Moves the hips (or the bone that carries them and the legs) by `by`, skeleton space,
+    /// and refreshes the globals.
+    fn lift(&mut self, target: &mut Pose, by: Vec3) {
+        let th = self.plan.target_hips.index();
+        let moved = self.plan.target_carrier.map_or(th, |c| c.index());
+        let parent = self.global_of(target, self.target_parents[moved]);
+        let now = parent.child(&target.locals[moved]).pos;
+        target.locals[moved].translation = parent.local_translation(now + by);
+        self.positions(target);
+    }
+
+    /// How far the two-bone solve for limb `k`'s end at `goal` turns its upper or lower bone
+    /// (the larger), radians.
+    fn leg_bend(&self, k: usize, goal: Vec3) -> f32 {
+        let [tu, tm, _] = self.plan.limbs[k].target;
+        let (a, b, c) = (
+            self.target_global[tu.index()].pos,
+            self.target_global[tm.index()].pos,
+            self.end_pos(k),
+        );
+        let (upper, lower) = solved_bones(a, b, c, goal);
+        angle(upper, (b - a).normalize_or_zero()).max(angle(lower, (c - b).normalize_or_zero()))
+    }
+
+    /// The place on the way from limb `k`'s end to `goal`, nearest `goal`, whose two-bone solve
+    /// leaves the upper and lower bones within `limit_deg` of the source's upper and lower
+    /// bones, or within [`LEG_SLACK_DEG`] further than they are now where they are further
+    /// already: `goal` itself when it keeps them so. Found by two secant steps from the end
+    /// (the worst angle is close to linear in the way along such short moves), so that it
+    /// changes continuously with the pose. 180: `goal`.
+    pub(super) fn kept_goal(&self, k: usize, goal: Vec3, limit_deg: f32) -> Vec3 {
+        if limit_deg >= 180.0 {
+            return goal;
+        }
+        let limb = &self.plan.limbs[k];
+        let ([tu, tm, _], [su, sm, se]) = (limb.target, limb.source);
+        let s = |b: crate::model::BoneId| self.source_global[b.index()].pos;
+        let want = [
+            (s(sm) - s(su)).normalize_or_zero(),
+            (s(se) - s(sm)).normalize_or_zero(),
+        ];
+        let (a, b, c) = (
+            self.target_global[tu.index()].pos,
+            self.target_global[tm.index()].pos,
+            self.end_pos(k),
+        );
+        if want[0] == Vec3::ZERO || want[1] == Vec3::ZERO || (b - a).length_squared() == 0.0 {
+            return goal;
+        }
+        // The worst of both bones' angles from the source's with the end at `g`, radians.
+        let off = |g: Vec3| {
+            let (upper, lower) = solved_bones(a, b, c, g);
+            angle(upper, want[0]).max(angle(lower, want[1]))
+        };
+        let here = angle(b - a, want[0]).max(angle(c - b, want[1]));
+        let bound = limit_deg
+            .to_radians()
+            .max(here + LEG_SLACK_DEG.to_radians());
+        let there = off(goal);
+        if there <= bound {
+            return goal;
+        }
+        // `bound - here` is at least the slack, so `t` tends to 1 as `there` tends to `bound`.
+        let mut t = (bound - here) / (there - here);
+        let e = off(c.lerp(goal, t));
+        if e > bound {
+            t *= (bound - here) / (e - here);
+        }
+        c.lerp(goal, t)
     }
 
     /// [`Self::limb_reach`], its length within the solver's own clamp (`ik::two_bone` reaches
@@ -445,6 +578,23 @@ impl Retargeter {
         self.positions(target);
     }
 }
+
+/// The upper and lower bones (joint to joint) of a limb with joints `a`, `b`, `c` once
+/// [`ik::two_bone`] has put its end at `goal`.
+fn solved_bones(a: Vec3, b: Vec3, c: Vec3, goal: Vec3) -> (Vec3, Vec3) {
+    let (r1, r2) = ik::two_bone(a, b, c, goal);
+    let b2 = a + r1 * (b - a);
+    (b2 - a, r2 * (a + r1 * (c - a) - b2))
+}
+
+/// The angle between `x` and the unit vector `w`, radians (a right angle when `x` is zero).
+fn angle(x: Vec3, w: Vec3) -> f32 {
+    x.normalize_or_zero().dot(w).clamp(-1.0, 1.0).acos()
+}
+
+/// How much further than the passes before left them a hold or the floor may take a leg's
+/// bones from the source's where they are beyond the legs' budget already, degrees.
+const LEG_SLACK_DEG: f32 = 0.25;
 
 /// `heading` (a turn about +Y) brought within `limit` radians of `yaw` (another).
 fn within_turn(heading: Quat, yaw: Quat, limit: f32) -> Quat {
