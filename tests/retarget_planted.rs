@@ -440,9 +440,9 @@ fn real_directions(at: &str, m: &serde_json::Value) {
 }
 
 /// RobotExpressive's clips whose source feet slide over their contacts, or whose back foot the
-/// clip puts beyond the leg's reach: not bounded onto the human targets (see
-/// [`real_clips_with_plant_and_floor`]).
-const ROBOT_NOT_MET_ON_HUMANS: &[&str] = &["Punch", "Running", "Walking", "WalkJump"];
+/// clip puts beyond the leg's reach, and `Death`, whose legs the leg IK's budget keeps: not
+/// bounded onto the human targets (see [`real_clips_with_plant_and_floor`]).
+const ROBOT_NOT_MET_ON_HUMANS: &[&str] = &["Death", "Punch", "Running", "Walking", "WalkJump"];
 
 /// The other feet that skate more than the source's with `--plant --floor` (see
 /// [`real_clips_with_plant_and_floor`]).
@@ -468,9 +468,15 @@ fn robot_not_met_on_humans(at: &str) -> bool {
 /// the core passes turn the robot's wide stance with the hips' heading and planting holds the
 /// stance's heading over a contact, `stance_turn_deg`, but not the whole of the left foot's
 /// longer contacts), RobotExpressive's clips onto itself, and onto the human targets
-/// (ModularMen_Casual, the mixamo fixture) every clip but those of [`ROBOT_NOT_MET_ON_HUMANS`]
-/// (`Death` is met in leg lengths: 1.251% and 1.254% onto ModularMen_Casual against 1.264%).
-/// Not met there (% of each side's leg length per frame, ModularMen_Casual / mixamo against the
+/// (ModularMen_Casual, the mixamo fixture) every clip but those of [`ROBOT_NOT_MET_ON_HUMANS`].
+/// `Death` was met in leg lengths (1.251% and 1.254% onto ModularMen_Casual against 1.264%)
+/// until the leg IK kept the legs within its budget (`ik_max_leg_deg`, 2°): the robot's feet
+/// hang on its root, so the FK pass leaves the human's legs up to 15–17° from the robot's
+/// joints' directions as it falls, the budget lets the IK take them no further, and the feet
+/// stay up to 12% of the height from the scaled source's (1.5% and 0.1% with
+/// `--ik-max-leg-deg 180`); the hold lets what is beyond `max_offset` through: 1.348% and
+/// 1.378% onto ModularMen_Casual, 1.842% and 1.864% onto mixamo, against 1.264% (the legs'
+/// worst 13.6° with the ops either way). Not met there (% of each side's leg length per frame, ModularMen_Casual / mixamo against the
 /// source): `Walking` left 8.185 / 8.215 against 7.749, right 10.027 / 10.051 against 9.733;
 /// `WalkJump` left 1.814 / 1.819 against 1.759; `Running` left 13.904 / 13.966 against 13.199
 /// over 2 contact pairs, right 15.396 / 15.453 against 14.701 over 1 (the clips run in place:
@@ -496,7 +502,8 @@ fn real_clips_with_plant_and_floor() {
         );
         bounded += 1;
     }
-    assert!(bounded >= 76, "{bounded} feet bounded");
+    // 79 before `Death`'s four feet onto the human targets were listed (the leg IK's budget).
+    assert!(bounded >= 75, "{bounded} feet bounded");
     assert!(all.iter().all(|f| f.treadmill.is_none()), "off by default");
 }
 
@@ -581,7 +588,7 @@ fn treadmills(all: &[RealSkate]) {
 /// [`real_clips_with_plant_and_floor`]). The figures over the output's own contacts that this
 /// test also failed on before are gone: math.md never takes contacts from the target.
 #[test]
-#[ignore = "issue 42: CMU → RobotExpressive's left foot; RobotExpressive's Walking, WalkJump, Running and Punch onto the humans"]
+#[ignore = "issue 42: CMU → RobotExpressive's left foot; RobotExpressive's Walking, WalkJump, Running, Punch and (with the leg IK's budget) Death onto the humans"]
 fn real_clips_skate_at_most_the_sources_everywhere() {
     let Some(all) = real_clips(None) else {
         return;
@@ -836,7 +843,8 @@ const LIMITED: &[&str] = &["Death", "Punch", "Running", "Walking", "WalkJump"];
 /// foot come within the source's onto both human targets (ModularMen_Casual 1.814 → 1.334
 /// against 1.759, 10.027 → 9.198 against 9.733; mixamo 1.819 → 1.290, 10.051 → 9.156), and
 /// each foot of RobotExpressive's [`LIMITED`] clips onto the human targets skates at most as
-/// much as without it, 14 of them less (`Death` 1.251 → 1.122 against 1.264; `Punch`'s right
+/// much as without it, 12 of them less (14 before the leg IK's budget; `Death` 1.251 → 1.122 against 1.264, 1.348 → 1.345
+/// since the leg IK's budget; `Punch`'s right
 /// foot 0.710 → 0.553 against 0.262; `Running` 13.904 → 13.904: the 2% `max_offset` is spent
 /// in a frame or two of a fast slide; figures before issue 42's creep, and one foot lost since,
 /// below); planting on the treadmill, no foot goes over the
@@ -852,17 +860,10 @@ fn real_clips_with_the_slide_limiter() {
     };
     let after = real_clips(Some("limit_slide: true")).unwrap();
     let (lost, met) = compare(&before, &after);
-    // Planting alone keeps CMU → RobotExpressive's right foot within the source's since issue
-    // 42's creep (0.315% against 0.322%); the limiter's held place, stepping in heights on the
-    // frames it limits, takes it over (0.333%).
-    let cmu_robot =
-        "cmu_131_03_maxfriendly.bvh → RobotExpressive.glb `cmu_131_03_maxfriendly` \"RightFoot\"";
-    let lost_here: Vec<&str> = lost.iter().map(String::as_str).collect();
-    let robot_there = before.iter().any(|f| f.at == cmu_robot);
-    assert_eq!(
-        lost_here,
-        if robot_there { vec![cmu_robot] } else { vec![] }
-    );
+    // No foot lost: CMU → RobotExpressive's right foot, which the limiter's held place (stepping
+    // in heights on the frames it limits) took over the source's before the leg IK's budget
+    // (0.315% → 0.333% against 0.322%), stays within it since (0.286% → 0.306%).
+    assert!(lost.is_empty(), "{lost:?}");
     let robot_onto = |target: &str, clip: &str, foot: &str| {
         format!("RobotExpressive.glb → {target} `{clip}` \"{foot}\"")
     };
@@ -873,8 +874,10 @@ fn real_clips_with_the_slide_limiter() {
             .filter(|at| before.iter().any(|f| &f.at == at))
             .collect()
     };
+    // `Walking`'s right foot onto ModularMen_Casual is within the source's with planting alone
+    // since the leg IK's budget (9.709% against 9.733%; 8.880% with the limiter).
     let mut want = onto_humans("WalkJump", "LeftFoot");
-    want.extend(onto_humans("Walking", "RightFoot"));
+    want.push(robot_onto("mixamo.glb", "Walking", "RightFoot"));
     let mut got = met.clone();
     got.sort();
     want.sort();
@@ -892,7 +895,9 @@ fn real_clips_with_the_slide_limiter() {
             lower += usize::from(ka < kb - 1e-4);
         }
     }
-    assert!(lower >= 14, "{lower} feet lower");
+    // 14 before the leg IK's budget: `Death`'s feet onto ModularMen_Casual now go 1.348% →
+    // 1.345% and 1.378% → 1.372%, under 1e-4 of a leg length lower.
+    assert!(lower >= 12, "{lower} feet lower");
     let before = real_clips(Some("treadmill: detect")).unwrap();
     let after = real_clips(Some("treadmill: detect, limit_slide: true")).unwrap();
     let (lost, met) = compare(&before, &after);
@@ -907,11 +912,7 @@ fn real_clips_with_the_slide_limiter() {
             .collect()
     };
     // Over a still ground, as above.
-    let lost_here: Vec<&str> = lost.iter().map(String::as_str).collect();
-    assert_eq!(
-        lost_here,
-        if robot_there { vec![cmu_robot] } else { vec![] }
-    );
+    assert!(lost.is_empty(), "{lost:?}");
     // `Walking`'s left foot over its treadmill onto the human targets is within the source's
     // with planting alone since issue 42's creep (3.263% onto ModularMen_Casual, 3.270% onto
     // mixamo, against 3.446%; 2.586% and 2.530% with the limiter): nothing to meet there.
