@@ -28,12 +28,12 @@ fn planted(stride: bool) -> RetargetOptions {
     }
 }
 
-/// Planting (its settings changed by `tweak`) and the floor, with the same legs' budget.
-fn tweaked(tweak: impl Fn(&mut PlantOp)) -> RetargetOptions {
+/// Planting (its settings changed by `tweak`) and the floor with the legs' budget `floor_deg`.
+fn tweaked(tweak: impl Fn(&mut PlantOp), floor_deg: f32) -> RetargetOptions {
     let mut plant = PlantOp::default();
     tweak(&mut plant);
     let floor = FloorOp {
-        max_leg_deg: plant.max_leg_deg,
+        max_leg_deg: floor_deg,
         ..FloorOp::default()
     };
     RetargetOptions {
@@ -91,13 +91,15 @@ fn by_hand() {
         ),
         ("plant+floor", planted(false)),
         ("plant+floor+stride", planted(true)),
+        ("plant+floor, no legs' budgets", tweaked(|_| {}, 180.0)),
         (
-            "plant+floor, no legs' budget",
-            tweaked(|p| p.max_leg_deg = 180.0),
+            "plant+floor, legs' budgets 3°",
+            tweaked(|p| p.max_leg_deg = 3.0, 3.0),
         ),
-        ("plant+floor, no creep", tweaked(|p| p.creep_deg = 180.0)),
-        ("plant+floor, creep 0.75", tweaked(|p| p.creep_deg = 0.75)),
-        ("plant+floor, creep 2", tweaked(|p| p.creep_deg = 2.0)),
+        (
+            "plant+floor, no creep",
+            tweaked(|p| p.creep_deg = 180.0, 3.0),
+        ),
     ];
     for (name, options) in &stacks {
         for (clip, legs) in legs_of(&s, &t, only, options) {
