@@ -103,7 +103,7 @@ fn named(
     map: &BoneMap,
 ) -> Vec<(ProfileBoneId, BoneId, f32)> {
     let n = skeleton.bones.len();
-    let mappable = super::mappable(skeleton, info, &skeleton.children());
+    let mappable = super::mappable(skeleton, profile, info, &skeleton.children());
     let mut role: Vec<Option<ProfileBoneId>> = vec![None; n];
     for (i, e) in map.entries.iter().enumerate() {
         if let Some(m) = e {

@@ -77,7 +77,7 @@ fn kept(
     fixed: &[Option<Mapped>],
     forced_empty: &[bool],
 ) -> Vec<(ProfileBoneId, BoneId)> {
-    let mappable = super::mappable(skeleton, info, &skeleton.children());
+    let mappable = super::mappable(skeleton, profile, info, &skeleton.children());
     let mut count: HashMap<&str, usize> = HashMap::new();
     for b in &skeleton.bones {
         *count.entry(b.name.as_str()).or_default() += 1;

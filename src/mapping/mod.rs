@@ -347,9 +347,14 @@ fn check(map: &mut BoneMap, skeleton: &Skeleton, profile: &Profile) {
 
 /// Which bones a mapper may map at all: not named as helpers or ends, and no end site (a node
 /// that is no skin joint, in a skinned skeleton, with no such bone among its children).
+/// A node below a skin joint whose name names a profile bone outright (score 0.9 or more) is
+/// no end site: 3ds Max exports leave Biped bones that no vertex uses out of the skin
+/// (businessMan's `Bip001 L Hand`, hellFire's `Bip001 L Calf`, `Foot`, `Toe0`), yet they are
+/// that bone (issue 43). Nodes above the skin (a control rig's `Root`) stay as they were.
 /// Weightless tip joints are dropped per finger by the humanoid mapper.
 pub(crate) fn mappable(
     skeleton: &Skeleton,
+    profile: &Profile,
     info: &[names::NameInfo],
     children: &[Vec<BoneId>],
 ) -> Vec<bool> {
@@ -359,10 +364,28 @@ pub(crate) fn mappable(
     for i in (0..n).rev() {
         let named_out = info[i].helper || info[i].end;
         let has_child = children[i].iter().any(|c| out[c.index()]);
-        let end_site = skinned && !skeleton.bones[i].is_joint && !has_child;
+        let named = below_joint(skeleton, i) && names_profile_bone(profile, &info[i]);
+        let end_site = skinned && !skeleton.bones[i].is_joint && !has_child && !named;
         out[i] = !named_out && !end_site;
     }
     out
+}
+
+/// Whether some ancestor of bone `i` is a skin joint.
+fn below_joint(skeleton: &Skeleton, i: usize) -> bool {
+    let mut at = skeleton.bones[i].parent;
+    while let Some(p) = at {
+        if skeleton.bones[p.index()].is_joint {
+            return true;
+        }
+        at = skeleton.bones[p.index()].parent;
+    }
+    false
+}
+
+/// Whether a name names some profile bone outright (a name score of 0.9 or more).
+fn names_profile_bone(profile: &Profile, info: &names::NameInfo) -> bool {
+    profile.bones.iter().any(|b| names::score(b, info) >= 0.9)
 }
 
 #[cfg(test)]

@@ -185,6 +185,9 @@ mod tests {
         assert_eq!(read("ValveBiped.Bip01_L_Forearm").words, ["lower", "arm"]);
         assert_eq!(read("CC_Base_L_Thigh").words, ["upper", "leg"]);
         assert_eq!(read("J_Bip_L_ToeBase").words, ["toes"]);
+        // Meta's body-tracking bone ids (OVRPlugin.BoneId), issue 43.
+        assert_eq!(read("FullBody_LeftArmUpper").words, ["arm", "upper"]);
+        assert_eq!(read("FullBody_Hips").words, ["hips"]);
         assert!(read("ik_foot_l").helper);
         assert!(read("mixamorig:LeftToe_End").end);
         assert!(read("index_metacarpal_l").palm);

@@ -1,5 +1,6 @@
 use super::*;
 
+mod makehuman;
 mod quaternius;
 
 /// A chain rig (pelvis → spine → head, say) that only names can tell apart.

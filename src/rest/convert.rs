@@ -71,9 +71,11 @@ pub(super) fn apply(
     let skeleton = model.skeleton_mut(k);
     for (i, (bone, rest)) in skeleton.bones.iter_mut().zip(&plan.rests).enumerate() {
         // A bone the silhouette fix left alone, whose frame and parent's frame stay, keeps its
-        // stored rest exactly (the plan's copy went through a renormalizing conversion).
+        // stored rest exactly (the plan's copy went through a renormalizing conversion). A palm
+        // bone turned along with the hand beside it was not left alone.
         let untouched = plan.bones.get(i).is_some_and(|b| b.silhouette_deg == 0.0)
             && plan.moved[i].is_none()
+            && plan.changed[i].is_none()
             && outer[i].is_identity()
             && frames[i].is_identity();
         if !untouched {

@@ -313,6 +313,10 @@ struct Silhouette {
 /// Step 2: turns mapped bones at rest, parents first, so they point where the profile's bones
 /// point; each bone's turn is found after its parent's turns are applied. A bone carried by
 /// another (an IK layout's foot, carried by its shin) first moves to where that bone carries it.
+/// A turned bone leaves in place the mapped children that the profile hangs elsewhere: a 3ds
+/// Max Biped hangs its clavicles from `Bip001 Neck`, and turning a stooped neck up to its head
+/// must not swing the shoulders round it (wiseMan, issue 43); the next pass would turn the
+/// chest again.
 fn silhouette_pass(
     shape: &Shape,
     top: Sim,
@@ -325,6 +329,8 @@ fn silhouette_pass(
     // Whether a bone's world rest differs from its original one.
     let mut moved = vec![false; original.len()];
     let mut world = vec![Sim::IDENTITY; original.len()];
+    let children = shape.s.children();
+    let mut visited = vec![false; original.len()];
     for &i in &shape.order {
         let parent = shape.s.parent_world(BoneId(i as u32), top, &world);
         let parent_moved = shape.s.bones[i].parent.is_some_and(|p| moved[p.index()]);
@@ -339,13 +345,26 @@ fn silhouette_pass(
         if let Some(q) = silhouette_turn(shape, i, &world[i], &locals, options, warnings) {
             let angle = turn_deg(q);
             if angle > options.silhouette_threshold_deg.max(MIN_TURN_DEG) {
+                let before = world[i];
                 let turn_local = parent.r.conjugate() * q * parent.r;
                 locals[i].r = (turn_local * locals[i].r).normalize();
                 turned[i] = angle;
                 world[i] = parent.mul(locals[i]);
+                let back = world[i].inverse().mul(before);
+                for c in &children[i] {
+                    if shape.hung_elsewhere(i, c.index()) {
+                        locals[c.index()] = back.mul(locals[c.index()]);
+                    }
+                }
+                for &p in &shape.palms[i] {
+                    if !visited[p] {
+                        locals[p].r = (turn_local * locals[p].r).normalize();
+                    }
+                }
             }
         }
         moved[i] = parent_moved || carried || turned[i] > 0.0;
+        visited[i] = true;
     }
     Silhouette {
         world,
@@ -598,6 +617,10 @@ struct Shape<'a> {
     /// Per bone, whether it keeps its rest as it is (a mirrored bone whose reflection cannot
     /// be folded out, and every bone below it): no turn of its own, its frame unchanged.
     kept: Vec<bool>,
+    /// Per mapped bone, its unmapped siblings that start at its joint with mapped bones below
+    /// them: palm bones beside the one mapped as the hand (RobotExpressive's `Palm1.L` and
+    /// `Palm3.L` beside `Palm2.L`), which turn with it, as one hand.
+    palms: Vec<Vec<usize>>,
 }
 
 impl<'a> Shape<'a> {
@@ -636,6 +659,8 @@ impl<'a> Shape<'a> {
         let (lo, hi) = world.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), w| {
             (lo.min(w.t), hi.max(w.t))
         });
+        let min_tail = BoneMap::MIN_TAIL * (hi - lo).max(Vec3::ZERO).length();
+        let palms = palm_siblings(s, map, world, min_tail);
         Shape {
             s,
             map,
@@ -643,18 +668,39 @@ impl<'a> Shape<'a> {
             reference: profile.reference_positions(),
             carried,
             order,
-            min_tail: BoneMap::MIN_TAIL * (hi - lo).max(Vec3::ZERO).length(),
+            min_tail,
             kept,
+            palms,
+        }
+    }
+
+    /// Whether bone `c`, a child of bone `i`, is mapped to a profile bone that does not hang
+    /// below `i`'s (a Biped's clavicle below its neck): turning `i` leaves it where it is.
+    fn hung_elsewhere(&self, i: usize, c: usize) -> bool {
+        let of = |b: usize| self.map.profile_bone_of(BoneId(b as u32));
+        match (of(i), of(c)) {
+            (Some(pi), Some(pc)) => !self.profile.is_ancestor(pi, pc),
+            _ => false,
         }
     }
 
     /// Position of bone `j`'s joint in bone `i`'s frame, from `locals`: through the hierarchy
     /// when `j` hangs at or below `i`, else through the bone that carries `j`.
     fn relative(&self, i: usize, j: BoneId, locals: &[Sim]) -> Option<Vec3> {
-        self.up_to(i, j, Vec3::ZERO, locals).or_else(|| {
-            let (c, at) = self.carried[j.index()]?;
-            self.up_to(i, BoneId(c as u32), at, locals)
-        })
+        self.up_to(i, j, Vec3::ZERO, locals)
+            .or_else(|| {
+                let (c, at) = self.carried[j.index()]?;
+                self.up_to(i, BoneId(c as u32), at, locals)
+            })
+            .or_else(|| {
+                // Below a palm bone that turns with `i`: through their common parent.
+                let &s = self.palms[i]
+                    .iter()
+                    .find(|&&s| s == j.index() || self.s.is_ancestor(BoneId(s as u32), j))?;
+                let parent = self.s.bones[s].parent?;
+                let p = self.up_to(parent.index(), j, Vec3::ZERO, locals)?;
+                Some(locals[i].inverse().point(p))
+            })
     }
 
     /// Point `p` of bone `j`'s frame in the frame of `i` (at or above `j`), from `locals`.
@@ -820,6 +866,35 @@ impl<'a> Shape<'a> {
 /// of where it faces, so it is aligned with the profile fully.
 fn has_pitch(d: Vec3) -> bool {
     Vec3::new(d.x, 0.0, d.z).length() > 15f32.to_radians().sin() * d.length()
+}
+
+/// Per mapped bone, its unmapped siblings whose joints lie on its own (closer than `min_tail`)
+/// and that have a mapped bone below them (see [`Shape::palms`]). `world`: original world rests.
+fn palm_siblings(s: &Skeleton, map: &BoneMap, world: &[Sim], min_tail: f32) -> Vec<Vec<usize>> {
+    let n = s.bones.len();
+    let mapped = |b: usize| map.profile_bone_of(BoneId(b as u32)).is_some();
+    let mut mapped_below = vec![false; n];
+    for b in (0..n).rev() {
+        if let (true, Some(p)) = (mapped_below[b] || mapped(b), s.bones[b].parent) {
+            mapped_below[p.index()] = true;
+        }
+    }
+    (0..n)
+        .map(|i| {
+            let Some(parent) = s.bones[i].parent.filter(|_| mapped(i)) else {
+                return Vec::new();
+            };
+            (0..n)
+                .filter(|&x| {
+                    x != i
+                        && s.bones[x].parent == Some(parent)
+                        && !mapped(x)
+                        && mapped_below[x]
+                        && world[x].t.distance(world[i].t) < min_tail.max(f32::MIN_POSITIVE)
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Bone indices with every bone after its parent and after the bone that carries it (in bone

@@ -416,3 +416,201 @@ fn a_mirrored_mapped_bone_keeps_its_frame_and_skins_as_before() {
     let skin = check::skin(&before, &model, SkeletonId(0));
     assert!(skin.max_error <= 1e-5, "{skin:?}");
 }
+
+/// The profile's rig laid out as a 3ds Max Biped is (wiseMan.FBX, issue 43): the clavicles hang
+/// from the neck, behind its joint, and the head's joint lies below and in front of the neck's
+/// (a stooped old man), so the silhouette fix turns the neck by over 90°.
+fn biped_stooped_neck() -> Model {
+    let mut s = rig(&[Quat::IDENTITY], Mat4::IDENTITY);
+    let neck = s.find("Neck").unwrap();
+    let world = s.rest_world();
+    for side in ["LeftShoulder", "RightShoulder"] {
+        let b = s.find(side).unwrap();
+        assert!(b > neck, "parents come first");
+        // wiseMan's clavicles start 2.6 cm behind its neck joint.
+        let behind = Mat4::from_translation(Vec3::new(0.0, 0.0, -0.03)) * world[b.index()];
+        let local = world[neck.index()].inverse() * behind;
+        let (scale, rotation, translation) = local.to_scale_rotation_translation();
+        s.bones[b.index()].parent = Some(neck);
+        s.bones[b.index()].rest = crate::model::Transform {
+            translation,
+            rotation,
+            scale,
+        };
+    }
+    let head = s.find("Head").unwrap();
+    let neck_rot = world[neck.index()].to_scale_rotation_translation().1;
+    s.bones[head.index()].rest.translation = neck_rot.inverse() * Vec3::new(0.0, -0.01, 0.03);
+    let world = s.rest_world();
+    s.skins[0].inverse_bind_matrices = world.iter().map(|m| m.inverse()).collect();
+    let c = clip(
+        &s,
+        &[Quat::from_rotation_y(0.3), Quat::IDENTITY],
+        Interpolation::Linear,
+    );
+    Model {
+        clips: vec![c],
+        skeletons: vec![s],
+        ..Model::default()
+    }
+}
+
+#[test]
+fn a_turned_neck_leaves_the_shoulders_hanging_from_it_in_place() {
+    let mut model = biped_stooped_neck();
+    // A two-bone spine (wiseMan's `Bip001 Spine`, `Spine1`): Chest points at the mean of the
+    // neck and shoulders, which a swing of the shoulders would move.
+    let mut map = identity_map(&model.skeletons[0], 0);
+    let upper = Profile::humanoid().find("UpperChest").unwrap();
+    map.entries[upper.index()] = None;
+    let before = model.clone();
+    let options = RestOptions::default();
+    let first = fix_rest(
+        &mut model,
+        SkeletonId(0),
+        &map,
+        Profile::humanoid(),
+        &options,
+    )
+    .unwrap();
+    let turned = |r: &RestReport, name: &str| {
+        r.bones
+            .iter()
+            .find(|b| b.bone == name)
+            .unwrap()
+            .silhouette_deg
+    };
+    assert!(turned(&first, "Neck") > 90.0, "{:?}", first.bones);
+    let skin = check::skin(&before, &model, SkeletonId(0));
+    assert!(skin.max_error <= 1e-5, "{skin:?}");
+    let rest = check::rest(&model.skeletons[0], &map, Profile::humanoid());
+    assert!(rest.max_direction_deg <= 0.01, "{rest:?}");
+    // Normalizing the output again changes nothing.
+    let second = fix_rest(
+        &mut model,
+        SkeletonId(0),
+        &map,
+        Profile::humanoid(),
+        &options,
+    )
+    .unwrap();
+    let most = second
+        .bones
+        .iter()
+        .map(|b| b.silhouette_deg)
+        .fold(0.0, f32::max);
+    assert!(most <= 0.01, "{:?}", second.bones);
+}
+
+/// The profile's rig with its left hand laid out as RobotExpressive's is (issue 43): no single
+/// hand bone, but three palm bones from one wrist point on the forearm, the middle one mapped as
+/// the hand and the index and ring fingers hanging from the other two (unmapped); the hand is
+/// turned off its T-pose.
+fn palm_bones_hand() -> Model {
+    let mut s = rig(&[Quat::IDENTITY], Mat4::IDENTITY);
+    let hand = s.find("LeftHand").unwrap();
+    let forearm = s.find("LeftLowerArm").unwrap();
+    let turn = Quat::from_rotation_x(0.5) * Quat::from_rotation_z(0.3);
+    s.bones[hand.index()].rest.rotation = (turn * s.bones[hand.index()].rest.rotation).normalize();
+    let world = s.rest_world();
+    for (palm, finger) in [
+        ("Palm1.L", "LeftIndexProximal"),
+        ("Palm3.L", "LeftRingProximal"),
+    ] {
+        let f = s.find(finger).unwrap();
+        s.bones.push(crate::model::Bone {
+            name: palm.into(),
+            parent: Some(forearm),
+            rest: s.bones[hand.index()].rest,
+            is_joint: true,
+            weighted: Some(true),
+            node: Some(200 + s.bones.len() as u32),
+        });
+        let p = crate::model::BoneId(s.bones.len() as u32 - 1);
+        let local = world[hand.index()].inverse() * world[f.index()];
+        let (scale, rotation, translation) = local.to_scale_rotation_translation();
+        s.bones[f.index()].parent = Some(p);
+        s.bones[f.index()].rest = crate::model::Transform {
+            translation,
+            rotation,
+            scale,
+        };
+    }
+    // Parents first: move the palm bones before the fingers they carry.
+    s = reorder_parents_first(s);
+    let world = s.rest_world();
+    s.skins[0].joints = (0..s.bones.len() as u32)
+        .map(crate::model::BoneId)
+        .collect();
+    s.skins[0].inverse_bind_matrices = world.iter().map(|m| m.inverse()).collect();
+    let c = clip(
+        &s,
+        &[Quat::from_rotation_y(0.3), Quat::IDENTITY],
+        Interpolation::Linear,
+    );
+    Model {
+        clips: vec![c],
+        skeletons: vec![s],
+        ..Model::default()
+    }
+}
+
+/// `s` with its bones reordered so that every parent comes before its children.
+fn reorder_parents_first(s: Skeleton) -> Skeleton {
+    let n = s.bones.len();
+    let mut order: Vec<usize> = Vec::new();
+    while order.len() < n {
+        for i in 0..n {
+            let ready = s.bones[i].parent.is_none_or(|p| order.contains(&p.index()));
+            if !order.contains(&i) && ready {
+                order.push(i);
+            }
+        }
+    }
+    let new_index = |old: usize| order.iter().position(|&o| o == old).unwrap() as u32;
+    let bones = order
+        .iter()
+        .map(|&o| {
+            let mut b = s.bones[o].clone();
+            b.parent = b.parent.map(|p| crate::model::BoneId(new_index(p.index())));
+            b
+        })
+        .collect();
+    Skeleton { bones, ..s }
+}
+
+#[test]
+fn palm_bones_beside_the_hand_turn_with_it() {
+    let mut model = palm_bones_hand();
+    let map = identity_map(&model.skeletons[0], 0);
+    let before = model.clone();
+    let options = RestOptions::default();
+    let report = fix_rest(
+        &mut model,
+        SkeletonId(0),
+        &map,
+        Profile::humanoid(),
+        &options,
+    )
+    .unwrap();
+    let turned = |name: &str| {
+        report
+            .bones
+            .iter()
+            .find(|b| b.bone == name)
+            .unwrap()
+            .silhouette_deg
+    };
+    assert!(turned("LeftHand") > 30.0, "{:?}", report.bones);
+    let skin = check::skin(&before, &model, SkeletonId(0));
+    assert!(skin.max_error <= 1e-5, "{skin:?}");
+    let rest = check::rest(&model.skeletons[0], &map, Profile::humanoid());
+    assert!(rest.max_direction_deg <= 0.01, "{rest:?}");
+    let roll = rest
+        .roll_deg
+        .iter()
+        .find(|(b, _)| b == "LeftHand")
+        .unwrap()
+        .1;
+    assert!(roll <= 0.01, "{rest:?}");
+}

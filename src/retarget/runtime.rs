@@ -873,8 +873,15 @@ impl Retargeter {
     }
 
     /// Moves `moved` (the hips, or the bone that carries them and the legs) so that the pelvis,
-    /// which hangs below it, lands at `want`.
-    fn place_pelvis(&self, target: &mut Pose, moved: usize, want: Vec3) {
+    /// which hangs below it, lands at `want`. Thighs that hang beside the hips (the early
+    /// follows: RobotExpressive's legs below `Body`) are first placed as the hips' turn puts
+    /// them, so that the pelvis is taken where they will be: taken from their rest place below
+    /// the carrier instead, it strayed from the source's scaled move by the hips' turn of its
+    /// offset from the hips joint (CMU → RobotExpressive: up to 0.084 leg lengths as the hips
+    /// turned, issue 42). The shift moves them along: they hang below `moved`, or follow the
+    /// hips again after the root pass.
+    fn place_pelvis(&mut self, target: &mut Pose, moved: usize, want: Vec3) {
+        self.follow_pass(target, true);
         let shift = want - self.target_pelvis_of(target);
         let parent = self.global_of(target, self.target_parents[moved]);
         let now = parent.child(&target.locals[moved]).pos;

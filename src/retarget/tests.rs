@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::mapping::testing::{identity_map, rig};
-use crate::model::Transform;
+use crate::model::{BoneId, Transform};
 use glam::{Mat4, Quat, Vec3};
 use proptest::prelude::*;
 
@@ -639,6 +639,80 @@ fn the_ratio_compares_the_legs_and_the_pelvis_moves_as_the_sources() {
     assert!((hips_moved - ms * 1.5).length() > 0.01);
 }
 
+/// `s` with its thighs hanging beside the hips from a `Body` bone that carries both (the
+/// RobotExpressive layout: `Body` takes the hips' rest, the hips sit on its joint), re-mapped.
+fn carried(s: &Skeleton) -> (Skeleton, BoneMap) {
+    let h = s.find("Hips").unwrap().index();
+    let shift = |b: BoneId| BoneId(if b.index() >= h { b.0 + 1 } else { b.0 });
+    let mut bones: Vec<crate::model::Bone> = s.bones.clone();
+    for b in &mut bones {
+        b.parent = b.parent.map(shift);
+    }
+    let body = crate::model::Bone {
+        name: "Body".into(),
+        node: None,
+        ..bones[h].clone()
+    };
+    bones[h].parent = Some(BoneId(h as u32));
+    bones[h].rest = Transform::IDENTITY;
+    bones.insert(h, body);
+    for thigh in ["LeftUpperLeg", "RightUpperLeg"] {
+        let i = bones.iter().position(|b| b.name == thigh).unwrap();
+        bones[i].parent = Some(BoneId(h as u32));
+    }
+    let out = Skeleton {
+        bones,
+        skins: Vec::new(),
+        ..s.clone()
+    };
+    let map = identity_map(&out, 0);
+    (out, map)
+}
+
+/// Issue 42: where the thighs hang beside the hips from a bone that carries both
+/// (RobotExpressive's `Body`), the pelvis still moves as the source's does, scaled, when the
+/// hips turn: the root pass takes the pelvis where the thighs follow the hips' turn, not where
+/// they hang at rest below the carrier (which missed by the turn of the pelvis's offset from
+/// the hips joint: 0.084 leg lengths on CMU → RobotExpressive).
+#[test]
+fn the_pelvis_moves_as_the_sources_when_the_legs_hang_beside_the_hips() {
+    let profile = Profile::humanoid();
+    let (ss, sm) = sized(1.0);
+    let (ts, tm) = carried(&long_legged(1.5, 1.6, 0.1).0);
+    let (srig, trig) = (
+        Rig {
+            skeleton: &ss,
+            map: &sm,
+            profile,
+        },
+        Rig {
+            skeleton: &ts,
+            map: &tm,
+            profile,
+        },
+    );
+    let mut r = Retargeter::new(&srig, &trig, &no_ik()).unwrap();
+    assert!(
+        r.plan().target_carrier.is_some(),
+        "the layout has a carrier"
+    );
+    let k = r.plan().hips_ratio;
+    let h = ss.find("Hips").unwrap().index();
+    let mut sp = Pose::rest(&ss);
+    sp.locals[h].translation += Vec3::new(0.2, -0.15, 0.3);
+    sp.locals[h].rotation = Quat::from_rotation_z(0.3) * Quat::from_rotation_y(1.9);
+    let mut tp = Pose::rest(&ts);
+    r.retarget(&sp, &mut tp).unwrap();
+    let moved =
+        |s: &Skeleton, p: &Pose| pelvis(s, &globals(s, p)) - pelvis(s, &globals(s, &Pose::rest(s)));
+    let (ms, mt) = (moved(&ss, &sp), moved(&ts, &tp));
+    assert!(
+        (mt - ms * k).length() < 1e-5,
+        "pelvis moved {mt}, want {}",
+        ms * k
+    );
+}
+
 /// With `ik_blend: 1` each foot goes where the source's moves below its pelvis, scaled, from
 /// the target's own rest place turned with the hips' heading: a wider stance stays wider after
 /// a turn, which is what `check::retarget` measures (0 here).
@@ -691,6 +765,143 @@ fn feet_at_the_source_position_keep_the_target_stance_turned() {
         let (ms, mt) = (moved(&ss, &sp), moved(&ts, &tp));
         assert!((mt - ms * k).length() < 1e-4, "{foot}: {mt} not {}", ms * k);
     }
+}
+
+/// Issue 42, why a retarget without planting skates more than its source in leg lengths: the
+/// feet go where the previous test says, so between two frames a target foot moves as the
+/// source's, scaled, plus the turn of `D`, the difference of the two stances (the target's rest
+/// foot below its pelvis less the source's, scaled), by the change of the hips' heading. On a
+/// scaled copy `D` is 0 and the feet move exactly as the source's (math.md's "an exact
+/// transfer skates the same in leg lengths"); on a wider target a turn of the hips over a
+/// planted foot moves it (CMU → RobotExpressive: `D` 0.328 leg lengths, the hips turning
+/// 3.17° a frame over the left foot's contacts, 1.81% of the leg length a frame).
+#[test]
+fn between_frames_a_foot_moves_as_the_sources_plus_the_turn_of_the_stances_difference() {
+    let profile = Profile::humanoid();
+    let (ss, sm) = sized(1.0);
+    let h = ss.find("Hips").unwrap().index();
+    let knees = ["LeftLowerLeg", "RightLowerLeg"].map(|n| ss.find(n).unwrap().index());
+    let (turn, bent) = (Quat::from_rotation_y(0.5), Quat::from_rotation_x(0.5));
+    let mut frames = [Pose::rest(&ss), Pose::rest(&ss)];
+    for p in &mut frames {
+        for &k in &knees {
+            p.locals[k].rotation *= bent;
+        }
+    }
+    frames[1].locals[h].translation += Vec3::new(0.05, -0.02, 0.1);
+    frames[1].locals[h].rotation = turn * frames[1].locals[h].rotation;
+    let source = Rig {
+        skeleton: &ss,
+        map: &sm,
+        profile,
+    };
+    for ((ts, tm), wide) in [(sized(1.5), false), (long_legged(1.5, 1.8, 0.05), true)] {
+        let target = Rig {
+            skeleton: &ts,
+            map: &tm,
+            profile,
+        };
+        let mut r = Retargeter::new(&source, &target, &RetargetOptions::default()).unwrap();
+        let k = r.plan().hips_ratio;
+        let out = frames.clone().map(|sp| {
+            let mut tp = Pose::rest(&ts);
+            r.retarget(&sp, &mut tp).unwrap();
+            globals(&ts, &tp)
+        });
+        let rest = |s: &Skeleton| globals(s, &Pose::rest(s));
+        for foot in ["LeftFoot", "RightFoot"] {
+            let at = |s: &Skeleton, g: &[(Quat, Vec3)]| g[s.find(foot).unwrap().index()].1;
+            let below = |s: &Skeleton, g: &[(Quat, Vec3)]| at(s, g) - pelvis(s, g);
+            let d = below(&ts, &rest(&ts)) - below(&ss, &rest(&ss)) * k;
+            let sg = frames.clone().map(|p| globals(&ss, &p));
+            let moved_s = at(&ss, &sg[1]) - at(&ss, &sg[0]);
+            let moved_t = at(&ts, &out[1]) - at(&ts, &out[0]);
+            let extra = moved_t - moved_s * k;
+            assert!(
+                (extra - (turn * d - d)).length() < 1e-4,
+                "{foot}: {extra} not the turn of {d}"
+            );
+            // A scaled copy's stance is the source's, scaled: no extra move.
+            assert_eq!(d.length() > 0.01, wide, "{foot}: stance difference {d}");
+        }
+    }
+}
+
+/// Issue 42, why CMU → ModularMen_Casual's legs are 15.46° off at worst after the leg IK: not
+/// the IK near full extension but the legs' proportions. The IK pass puts the foot at the
+/// source's reach (its direction from the hip and its length over the leg's); the thigh then
+/// makes the angle the law of cosines gives with that line, which differs from the source's
+/// where the thigh's share of the leg differs (CMU 0.513, ModularMen 0.459: at frame 197, the
+/// foot 0.38 of the leg from the hip, 64.0° against 79.5°). Here the profile rig drives a copy
+/// whose thigh is 0.4 of the same leg: with the knee bent (the foot 0.54 of the leg from the
+/// hip), the target's thigh is off by that difference, 20.4° (not by the swivel: the knee
+/// stays in the source's plane), while the foot is where the source's reach says. Moving the
+/// foot within the feet's bound (1% of the height, 0.019 leg lengths) could take back about 2°
+/// of CMU's frame 197 by the reach and 2.9° by its direction, not the 13.5° that issue 42's 2°
+/// on the legs asks: on that pair both cannot hold.
+#[test]
+fn a_deep_knee_bend_turns_the_thigh_by_the_proportions_difference() {
+    let profile = Profile::humanoid();
+    let (ss, sm) = sized(1.0);
+    let (mut ts, _) = sized(1.0);
+    let id = |s: &Skeleton, n: &str| s.find(n).unwrap().index();
+    let (knee, ankle) = (id(&ts, "LeftLowerLeg"), id(&ts, "LeftFoot"));
+    let (thigh, shin) = (
+        ts.bones[knee].rest.translation.length(),
+        ts.bones[ankle].rest.translation.length(),
+    );
+    let leg = thigh + shin;
+    // The same leg length, the thigh 0.4 of it.
+    ts.bones[knee].rest.translation *= 0.4 * leg / thigh;
+    ts.bones[ankle].rest.translation *= 0.6 * leg / shin;
+    let tm = identity_map(&ts, 0);
+    let mut r = Retargeter::new(
+        &Rig {
+            skeleton: &ss,
+            map: &sm,
+            profile,
+        },
+        &Rig {
+            skeleton: &ts,
+            map: &tm,
+            profile,
+        },
+        &RetargetOptions::default(),
+    )
+    .unwrap();
+    let mut sp = Pose::rest(&ss);
+    let (h, k) = (id(&ss, "LeftUpperLeg"), id(&ss, "LeftLowerLeg"));
+    sp.locals[h].rotation *= Quat::from_rotation_x(-1.2);
+    sp.locals[k].rotation *= Quat::from_rotation_x(2.0);
+    let mut tp = Pose::rest(&ts);
+    r.retarget(&sp, &mut tp).unwrap();
+    let (gs, gt) = (globals(&ss, &sp), globals(&ts, &tp));
+    let joints = |s: &Skeleton, g: &[(Quat, Vec3)]| {
+        ["LeftUpperLeg", "LeftLowerLeg", "LeftFoot"].map(|n| g[id(s, n)].1)
+    };
+    let ([hs, ks, fs], [ht, kt, ft]) = (joints(&ss, &gs), joints(&ts, &gt));
+    // The hip's angle between the thigh and the line to the foot, of legs `a`, `b` reaching
+    // `c` (law of cosines).
+    let at_hip = |a: f32, b: f32, c: f32| ((a * a + c * c - b * b) / (2.0 * a * c)).acos();
+    let (ls, lt) = (
+        hs.distance(ks) + ks.distance(fs),
+        ht.distance(kt) + kt.distance(ft),
+    );
+    let reach = fs.distance(hs) / ls;
+    assert!(reach < 0.6, "a deep bend: {reach}");
+    // The foot is at the source's reach: its direction, and its length over the leg's.
+    assert!(((ft - ht) / lt - (fs - hs) / ls).length() < 1e-4);
+    let want = (at_hip(hs.distance(ks), ks.distance(fs), reach * ls)
+        - at_hip(ht.distance(kt), kt.distance(ft), reach * lt))
+    .abs();
+    let off = (kt - ht).angle_between(ks - hs);
+    assert!(want.to_degrees() > 5.0, "{}", want.to_degrees());
+    assert!(
+        (off - want).abs().to_degrees() < 0.05,
+        "thigh {}° off, the proportions say {}°",
+        off.to_degrees(),
+        want.to_degrees()
+    );
 }
 
 /// The floor brings a height the leg cannot reach at the foot's horizontal place within reach

@@ -201,6 +201,10 @@ pub struct RealRig {
     pub weightless: Vec<String>,
     /// Bones that are nodes outside the skin (end sites); `|`-separated.
     pub not_joints: Vec<String>,
+    /// Profile bones that only names can place in this layout (a Biped's calf beside a longer
+    /// robe chain): the scrambled-name property skips them, and they must map differently
+    /// without names; `|`-separated.
+    pub names_decide: Vec<String>,
     pub bones: Vec<RealBone>,
 }
 
@@ -246,6 +250,7 @@ fn parse_real(text: &str) -> Result<RealRig, String> {
         options: vec![],
         weightless: vec![],
         not_joints: vec![],
+        names_decide: vec![],
         bones: vec![],
     };
     let mut header_seen = false;
@@ -261,6 +266,8 @@ fn parse_real(text: &str) -> Result<RealRig, String> {
                 rig.weightless = o.split('|').map(|n| n.trim().to_string()).collect();
             } else if let Some(o) = c.strip_prefix("not_joints:") {
                 rig.not_joints = o.split('|').map(|n| n.trim().to_string()).collect();
+            } else if let Some(o) = c.strip_prefix("names_decide:") {
+                rig.names_decide = o.split('|').map(|n| n.trim().to_string()).collect();
             } else if rig.name.is_empty() {
                 rig.name = c.to_string();
             } else if !rig.sources.is_empty() && !c.is_empty() && !c.contains(':') {

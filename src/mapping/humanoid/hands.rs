@@ -84,12 +84,24 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
     let root_at = ctx.pos[root.index()];
     let tip_reach = |p: &[BoneId]| ctx.pos[p[p.len() - 1].index()].distance(root_at);
     let farthest = paths.iter().map(|p| tip_reach(p)).fold(0.0f32, f32::max);
+    // Where two or more paths name their finger, an unnamed one reaching over twice as far as
+    // every named fingertip is a prop held in the hand (role01's bow `gongjian > Bone004…`
+    // beside `Bip001 L Finger0` and `Finger1`, issue 43), not a finger.
+    let named_reach = paths
+        .iter()
+        .zip(&ids)
+        .filter(|(_, id)| id.is_some())
+        .map(|(p, _)| tip_reach(p))
+        .fold(0.0f32, f32::max);
+    let prop = |p: &[BoneId]| {
+        ids.iter().filter(|id| id.is_some()).count() >= 2 && tip_reach(p) > 2.0 * named_reach
+    };
     let keep: Vec<bool> = paths
         .iter()
         .zip(&ids)
         .map(|(p, id)| {
             let helper = p.iter().all(|&b| ctx.weightless_tip(b));
-            id.is_some() || (tip_reach(p) >= 0.4 * farthest && !helper)
+            id.is_some() || (tip_reach(p) >= 0.4 * farthest && !helper && !prop(p))
         })
         .collect();
     let paths: Vec<Vec<BoneId>> = paths
@@ -175,6 +187,31 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
         })
         .map(|b| ctx.pos[b.index()].distance(wrist))
         .fold(0.0f32, f32::max);
+    // No single hand bone, but palm bones from one wrist point (RobotExpressive's `Palm1.L`,
+    // `Palm2.L`, `Palm3.L` on the forearm, issue 43): the palm bone of the middle finger, or of
+    // the finger chain nearest it, stands for the hand, as public maps of that rig have it
+    // (`hand.L` ← `Palm2.L`).
+    if let Some(w) = shared_start {
+        let palm_of = |k: usize| {
+            let p = &paths[k];
+            (p.len() > 2 && near_eq(ctx.pos[p[0].index()], w)).then_some(p[0])
+        };
+        let middle = (0..paths.len())
+            .filter(|&k| ids[k].is_some_and(|f| f > 0))
+            .filter_map(|k| palm_of(k).map(|b| (ids[k].map_or(9, |f| f.abs_diff(2)), k, b)))
+            .min();
+        if let Some((_, _, palm)) = middle {
+            part.score += 0.1;
+            part.add(
+                ctx,
+                &format!("{pre}Hand"),
+                palm,
+                0.65,
+                "palm bone of the middle finger: no single hand bone, the palm bones start at the wrist"
+                    .into(),
+            );
+        }
+    }
     let mut taken = [false; 5];
     for (k, path) in paths.iter().enumerate() {
         let Some(f) = ids[k] else { continue };

@@ -407,9 +407,21 @@ pub(super) fn main_children(ctx: &Ctx, b: BoneId) -> Vec<BoneId> {
     let any_main = kids.iter().any(main);
     let reach: Vec<f32> = kids.iter().map(|&c| reach(ctx, b, c, true)).collect();
     let longest = reach.iter().copied().fold(0.0f32, f32::max);
+    // A child whose name names a profile bone outright stays a continuation however short,
+    // when what reaches further names nothing: a 3ds Max Biped's `Bip001 L Calf` beside a robe
+    // chain `Bone004 → 005 → 006` that hangs from the thigh further down (wiseMan, issue 43).
+    // The limb's alignment then weighs both by name and place.
+    let named = |c: &BoneId| ctx.top(*c) >= 0.9;
+    let unnamed_longest = kids
+        .iter()
+        .zip(&reach)
+        .filter(|(_, r)| **r >= 0.7 * longest)
+        .all(|(c, _)| ctx.top(*c) < 0.5);
     kids.iter()
         .zip(&reach)
-        .filter(|(c, r)| **r >= 0.7 * longest && (main(c) || !any_main))
+        .filter(|(c, r)| {
+            (**r >= 0.7 * longest || (named(c) && unnamed_longest)) && (main(c) || !any_main)
+        })
         .map(|(c, _)| *c)
         .collect()
 }
@@ -486,8 +498,11 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
             let geo = match j {
                 0 => {
                     let wide = (at - hips).dot(facing.left).abs() >= 0.02 * ctx.height;
-                    let long = path
-                        .get(i + 1)
+                    // A thigh split in numbered parts (MakeHuman's `upperleg01` 8 cm long, then
+                    // `upperleg02`) is as long as its parts together.
+                    let long = path[i + 1..]
+                        .iter()
+                        .find(|n| !ctx.same_part(b, **n))
                         .is_none_or(|n| ctx.pos[n.index()].distance(at) >= 0.1 * ctx.height);
                     gauss(t, 0.08, 0.2)
                         - if wide { 0.0 } else { 1.5 }
@@ -510,7 +525,10 @@ pub(super) fn legs(ctx: &Ctx, trunk: &Trunk, facing: Facing) -> Part {
                         - [behind, phalanx, nub].iter().filter(|x| **x).count() as f32
                 }
             };
-            geo + name_term(ctx, j, &role_ids, b)
+            // The later parts of a bone split in numbered parts (MakeHuman's `upperleg02`
+            // below `upperleg01`) start no bone of the leg: the first part does.
+            let later_part = i > 0 && ctx.same_part(path[i - 1], b);
+            geo + name_term(ctx, j, &role_ids, b) - if later_part { 0.5 } else { 0.0 }
         };
         let paths = limb_paths(ctx, leg);
         let whole = |path: &[BoneId], placed: &[Option<usize>]| {

@@ -136,7 +136,7 @@ impl<'a> Ctx<'a> {
             .map(|s| s.iter().copied().fold(0.0, f32::max))
             .collect();
         let n = sk.bones.len();
-        let cand = super::mappable(sk, &info, &children);
+        let cand = super::mappable(sk, profile, &info, &children);
         let mut cand_below = cand.clone();
         for i in (0..n).rev() {
             if let (true, Some(p)) = (cand_below[i], sk.bones[i].parent) {
@@ -277,6 +277,18 @@ impl<'a> Ctx<'a> {
             && !self.children[b.index()]
                 .iter()
                 .any(|c| self.cand_below[c.index()])
+    }
+
+    /// Whether `b` and `c` are numbered parts of one bone: their names name some profile bone,
+    /// with the same words and other digits (MakeHuman's `upperleg01.L`, `upperleg02.L`).
+    pub fn same_part(&self, b: BoneId, c: BoneId) -> bool {
+        let (x, y) = (&self.info[b.index()], &self.info[c.index()]);
+        self.top(b) >= 0.5
+            && !x.words.is_empty()
+            && x.words == y.words
+            && x.side == y.side
+            && !x.digits.is_empty()
+            && x.digits != y.digits
     }
 
     pub fn name(&self, b: BoneId) -> &str {

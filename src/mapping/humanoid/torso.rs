@@ -261,18 +261,30 @@ pub(super) fn facing(ctx: &Ctx, trunk: &Trunk) -> Facing {
     Facing { left, seen }
 }
 
-/// Path from the hips to the highest bone above them (the top of the head).
+/// Path from the hips to the highest bone above them (the top of the head), or on through the
+/// highest candidate named head outright when that hangs below the highest bone: a 3ds Max
+/// Biped whose `Bip001 Head` hangs forward and below its neck joint (hellFire, issue 43). A
+/// highest bone elsewhere (a wing) keeps the path.
 pub(super) fn spine_path(ctx: &Ctx, trunk: &Trunk) -> Vec<BoneId> {
-    let top = ctx
-        .subtree(trunk.spine)
-        .into_iter()
-        .max_by(|a, b| {
-            ctx.pos[a.index()]
-                .y
-                .total_cmp(&ctx.pos[b.index()].y)
-                .then(b.cmp(a))
-        })
-        .unwrap_or(trunk.spine);
+    let bones = ctx.subtree(trunk.spine);
+    let highest = |a: &BoneId, b: &BoneId| {
+        ctx.pos[a.index()]
+            .y
+            .total_cmp(&ctx.pos[b.index()].y)
+            .then(b.cmp(a))
+    };
+    let named_head = bones
+        .iter()
+        .copied()
+        .filter(|&b| ctx.cand[b.index()] && ctx.ns("Head", b) >= 0.9)
+        .max_by(highest);
+    let top = bones.iter().copied().max_by(highest).unwrap_or(trunk.spine);
+    if let Some(h) = named_head {
+        if ctx.sk.is_ancestor(top, h) {
+            let below = ctx.subtree(h).into_iter().max_by(highest).unwrap_or(h);
+            return ctx.path(trunk.hips, below);
+        }
+    }
     ctx.path(trunk.hips, top)
 }
 
