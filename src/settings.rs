@@ -274,6 +274,13 @@ impl Settings {
                 return invalid(key, &v, "must be a finite number");
             }
         }
+        if !(0.0..=180.0).contains(&r.ik_max_leg_deg) {
+            return invalid(
+                "retarget.ik_max_leg_deg",
+                &r.ik_max_leg_deg,
+                "must be between 0 and 180",
+            );
+        }
         for (name, c) in &r.chains {
             if !(0.0..=1.0).contains(&c.ik_blend) {
                 return invalid(

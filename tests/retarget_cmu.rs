@@ -109,9 +109,12 @@ fn cmu_with_leg_ik_keeps_bone_lengths_validity_and_plays() {
 }
 
 /// Issue 6's bounds on one target: chain ends within 2° where the chains' bone counts differ
-/// (`--no-ik`); with leg IK (the default, `ik_blend` 1), feet within 1% of the target's height
-/// of the scaled source, and foot skate within 5% of the source's (math.md: in leg lengths over
-/// the source's contacts; only printed for [`CMU_SKATE_NOT_MET`] with [`Skate::Unlisted`]).
+/// (`--no-ik`); with leg IK placing the feet exactly (`ik_blend` 1, `--ik-max-leg-deg 180`),
+/// feet within 1% of the target's height of the scaled source; with the defaults (the legs'
+/// budget, 2°, which moves a foot toward its goal only as far as the thigh and shin stay near
+/// the source's: the feet's cost printed), foot skate within 5% of the source's (math.md: in
+/// leg lengths over the source's contacts; only printed for [`CMU_SKATE_NOT_MET`] with
+/// [`Skate::Unlisted`]).
 fn check_issue_6_bounds(bvh: &Path, target: &Path, extra: &[&str], skate: Skate) {
     let who = name(target);
     let dir = tempfile::tempdir().unwrap();
@@ -126,22 +129,34 @@ fn check_issue_6_bounds(bvh: &Path, target: &Path, extra: &[&str], skate: Skate)
             }
         }
     }
-    let r = retarget(bvh, target, &out, extra);
-    let m = &r["clips"][0]["measured"];
-    let mut feet = 0;
-    for e in m["effectors"].as_array().unwrap() {
-        if e["ik"] == true {
-            let err = e["max_error"].as_f64().unwrap();
-            eprintln!(
-                "CMU → {who}: {} within {:.3}% of the height",
-                e["bone"],
-                err * 100.0
-            );
-            assert!(err <= 0.01, "{who}: {e}");
-            feet += 1;
+    let mut args = extra.to_vec();
+    args.extend(["--ik-max-leg-deg", "180"]);
+    let r = retarget(bvh, target, &out, &args);
+    let feet = |r: &serde_json::Value, bound: Option<f64>| {
+        let mut feet = 0;
+        for e in r["clips"][0]["measured"]["effectors"].as_array().unwrap() {
+            if e["ik"] == true {
+                let err = e["max_error"].as_f64().unwrap();
+                eprintln!(
+                    "CMU → {who}{}: {} within {:.3}% of the height",
+                    if bound.is_some() {
+                        " (ik_max_leg_deg 180)"
+                    } else {
+                        ""
+                    },
+                    e["bone"],
+                    err * 100.0
+                );
+                assert!(bound.is_none_or(|b| err <= b), "{who}: {e}");
+                feet += 1;
+            }
         }
-    }
-    assert_eq!(feet, 2, "{who}: both feet placed by IK");
+        assert_eq!(feet, 2, "{who}: both feet placed by IK");
+    };
+    feet(&r, Some(0.01));
+    let r = retarget(bvh, target, &out, extra);
+    feet(&r, None);
+    let m = &r["clips"][0]["measured"];
     for s in m["skate"].as_array().unwrap() {
         let src = s["source"].as_f64().unwrap();
         let kept = s["target"].as_f64().unwrap();
@@ -171,9 +186,11 @@ enum Skate {
 }
 
 /// The feet whose skate (math.md: in leg lengths over the source's contacts, without planting)
-/// is over 5% above the source's: ModularMen_Casual's right foot, 0.339% against the source's
-/// 0.322% (1.054×); RobotExpressive's feet, 1.912% and 1.094% against 0.940% and 0.322%.
-/// Why (issue 42, measured per frame): the root pass moves the pelvis exactly as the source's,
+/// is over 5% above the source's: RobotExpressive's feet, 2.011% and 1.042% against 0.940% and
+/// 0.322% with the leg IK's budget (the default; 1.912% and 1.094% with the feet placed exactly,
+/// `--ik-max-leg-deg 180`, which the figures below are of). ModularMen_Casual's right foot,
+/// 0.339% against the source's 0.322% (1.054×) placed exactly, is within with the budget
+/// (0.297%). Why (issue 42, measured per frame): the root pass moves the pelvis exactly as the source's,
 /// scaled (0.000 leg lengths off), and the IK pass puts each foot exactly where the effector
 /// measure wants it (0.000%): the target pelvis, plus the source foot's place below its pelvis
 /// scaled, plus the difference `D` of the two stances (the target's rest foot below its
@@ -190,7 +207,6 @@ enum Skate {
 /// still skate 1.897% (the foot pivots over its contacts). So the core passes cannot meet
 /// both: holding the foot is planting's (tests/retarget_planted.rs).
 const CMU_SKATE_NOT_MET: &[(&str, &str)] = &[
-    ("ModularMen_Casual.glb", "RightFoot"),
     ("RobotExpressive.glb", "LeftFoot"),
     ("RobotExpressive.glb", "RightFoot"),
 ];
@@ -211,9 +227,10 @@ fn cmu_meets_every_issue_6_bound_on_human_targets() {
 }
 
 /// Every issue-6 bound on RobotExpressive but the feet's skate (printed; [`CMU_SKATE_NOT_MET`]): feet
-/// within 1% of its height (0.000%: its hips tilt back where its straight legs do not reach,
-/// 0.761% and 1.091% without), spine end 0° (CMU's upper chest measured by its turn), chain
-/// ends within 2°, no bone-length drift.
+/// placed exactly within 1% of its height (0.000%: its hips tilt back where its straight legs do
+/// not reach, 0.761% and 1.091% without; 7.6% and 7.2% with the legs' budget, which keeps the
+/// legs within 2° where they were 35° off), spine end 0° (CMU's upper chest measured by its
+/// turn), chain ends within 2°, no bone-length drift.
 #[test]
 fn cmu_meets_issue_6_bounds_on_the_robot_but_skate() {
     let Some((bvh, targets)) = pairs() else {
@@ -225,14 +242,14 @@ fn cmu_meets_issue_6_bounds_on_the_robot_but_skate() {
 }
 
 /// Not met (issue 42, math.md's measure: in leg lengths over the source's contacts): the feet of
-/// [`CMU_SKATE_NOT_MET`]. The robot's feet skate 1.912% and 1.094% of its leg length per frame
-/// against the source's 0.940% (left) and 0.322% (right): the core passes turn its wide stance
-/// with the hips' heading, so a foot planted in the source moves on the robot (figures and why
-/// the core passes cannot do otherwise and keep the feet within 1%: [`CMU_SKATE_NOT_MET`];
-/// planting brings them to 1.291% and 0.352%: tests/retarget_planted.rs). ModularMen_Casual's
-/// right foot 0.339% against 0.322% (1.054×, bound 1.05×), the same cause.
+/// [`CMU_SKATE_NOT_MET`]. The robot's feet skate 2.011% and 1.042% of its leg length per frame
+/// against the source's 0.940% (left) and 0.322% (right) with the leg IK's budget (1.912% and
+/// 1.094% placed exactly): the core passes turn its wide stance with the hips' heading, so a
+/// foot planted in the source moves on the robot (figures and why the core passes cannot do
+/// otherwise and keep the feet within 1%: [`CMU_SKATE_NOT_MET`]; planting brings them down:
+/// tests/retarget_planted.rs).
 #[test]
-#[ignore = "issue 42: CMU → RobotExpressive feet 2.03× and 3.40× the source's skate, ModularMen_Casual's right foot 1.054× (bound 1.05×): the stance's difference turns with the hips"]
+#[ignore = "issue 42: CMU → RobotExpressive feet 2.14× and 3.24× the source's skate: the stance's difference turns with the hips"]
 fn cmu_meets_every_issue_6_bound_on_every_target() {
     let Some((bvh, targets)) = pairs() else {
         return;

@@ -157,3 +157,19 @@ fn reported_directions_agree_with_three_js_on_the_written_files() {
     }
     assert!(compared > 0);
 }
+
+/// By hand, on files outside the repository: `SKELNORM_DIRECTIONS="SOURCE TARGET CLIP [FLAG…]"
+/// cargo test --test retarget_directions by_hand -- --ignored --nocapture` compares one pair's
+/// reported segments with three.js's as above and prints the worst.
+#[test]
+#[ignore = "by hand: SKELNORM_DIRECTIONS=\"SOURCE TARGET CLIP [FLAG…]\""]
+fn by_hand() {
+    let spec = std::env::var("SKELNORM_DIRECTIONS").expect("SKELNORM_DIRECTIONS");
+    let words: Vec<&str> = spec.split_whitespace().collect();
+    let [source, target, clip, flags @ ..] = &words[..] else {
+        panic!("SKELNORM_DIRECTIONS: SOURCE TARGET CLIP [FLAG…]");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let n = agrees(source.as_ref(), target.as_ref(), clip, flags, dir.path());
+    assert!(n.is_some(), "three.js is not available (SKELNORM_TOOLS)");
+}

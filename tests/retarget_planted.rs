@@ -440,16 +440,14 @@ fn real_directions(at: &str, m: &serde_json::Value) {
 }
 
 /// RobotExpressive's clips whose source feet slide over their contacts, or whose back foot the
-/// clip puts beyond the leg's reach: not bounded onto the human targets (see
-/// [`real_clips_with_plant_and_floor`]).
-const ROBOT_NOT_MET_ON_HUMANS: &[&str] = &["Punch", "Running", "Walking", "WalkJump"];
+/// clip puts beyond the leg's reach, and `Death`, whose legs the leg IK's budget keeps: not
+/// bounded onto the human targets (see [`real_clips_with_plant_and_floor`]).
+const ROBOT_NOT_MET_ON_HUMANS: &[&str] = &["Death", "Punch", "Running", "Walking", "WalkJump"];
 
 /// The other feet that skate more than the source's with `--plant --floor` (see
 /// [`real_clips_with_plant_and_floor`]).
-const NOT_MET_ELSEWHERE: &[&str] = &[
-    "cmu_131_03_maxfriendly.bvh → RobotExpressive.glb `cmu_131_03_maxfriendly` \"LeftFoot\"",
-    "cmu_131_03_maxfriendly.bvh → RobotExpressive.glb `cmu_131_03_maxfriendly` \"RightFoot\"",
-];
+const NOT_MET_ELSEWHERE: &[&str] =
+    &["cmu_131_03_maxfriendly.bvh → RobotExpressive.glb `cmu_131_03_maxfriendly` \"LeftFoot\""];
 
 /// Whether `at` (a [`RealSkate::at`]) is one of RobotExpressive's clips onto a human target
 /// in [`ROBOT_NOT_MET_ON_HUMANS`].
@@ -465,16 +463,23 @@ fn robot_not_met_on_humans(at: &str) -> bool {
 /// 6's directions for CMU's and test.vrma's clips), and over the source's contact frames each
 /// foot skates at most as much as the source's (math.md since issue 42: in each side's leg
 /// lengths, the contact band 3% of the source's leg): CMU's capture and test.vrma onto every
-/// target but CMU → RobotExpressive's feet ([`NOT_MET_ELSEWHERE`]: the left 1.291% against the
-/// source's 0.940%, 1.912% with the core passes; the right 0.352% against 0.322%, 1.094%:
-/// the core passes turn the robot's wide stance with the hips' heading and planting holds the
-/// stance's heading over a contact, `stance_turn_deg`, but not the whole of the left foot's
-/// longer contacts; the right was 0.315% while the root pass put the robot's pelvis up to
-/// 0.084 leg lengths off CMU's scaled move, which happened to offset part of the stance's
-/// turn there: with the pelvis exact since issue 42 it is over), RobotExpressive's clips onto itself, and onto the human targets
-/// (ModularMen_Casual, the mixamo fixture) every clip but those of [`ROBOT_NOT_MET_ON_HUMANS`]
-/// (`Death` is met in leg lengths: 1.251% and 1.254% onto ModularMen_Casual against 1.264%).
-/// Not met there (% of each side's leg length per frame, ModularMen_Casual / mixamo against the
+/// target but CMU → RobotExpressive's left foot ([`NOT_MET_ELSEWHERE`]: 1.379% against the
+/// source's 0.940%, 2.011% with the core passes, with the leg IK's budget; 1.291% and 1.912%
+/// with the feet placed exactly: the core passes turn the robot's wide stance with the hips'
+/// heading and planting holds the stance's heading over a contact, `stance_turn_deg`, but not
+/// the whole of the left foot's longer contacts; the right is 0.264% against 0.322%, 1.042%
+/// with the core passes, with the budget, and was over placed exactly, 0.352%, since the root
+/// pass puts the robot's pelvis exactly), RobotExpressive's clips onto itself, and onto the
+/// human targets
+/// (ModularMen_Casual, the mixamo fixture) every clip but those of [`ROBOT_NOT_MET_ON_HUMANS`].
+/// `Death` was met in leg lengths (1.251% and 1.254% onto ModularMen_Casual against 1.264%)
+/// until the leg IK kept the legs within its budget (`ik_max_leg_deg`, 2°): the robot's feet
+/// hang on its root, so the FK pass leaves the human's legs up to 15–17° from the robot's
+/// joints' directions as it falls, the budget lets the IK take them no further, and the feet
+/// stay up to 12% of the height from the scaled source's (1.5% and 0.1% with
+/// `--ik-max-leg-deg 180`); the hold lets what is beyond `max_offset` through: 1.348% and
+/// 1.378% onto ModularMen_Casual, 1.842% and 1.864% onto mixamo, against 1.264% (the legs'
+/// worst 13.6° with the ops either way). Not met there (% of each side's leg length per frame, ModularMen_Casual / mixamo against the
 /// source): `Walking` left 8.185 / 8.215 against 7.749, right 10.027 / 10.051 against 9.733;
 /// `WalkJump` left 1.814 / 1.819 against 1.759; `Running` left 13.904 / 13.966 against 13.199
 /// over 2 contact pairs, right 15.396 / 15.453 against 14.701 over 1 (the clips run in place:
@@ -500,7 +505,8 @@ fn real_clips_with_plant_and_floor() {
         );
         bounded += 1;
     }
-    assert!(bounded >= 76, "{bounded} feet bounded");
+    // 79 before `Death`'s four feet onto the human targets were listed (the leg IK's budget).
+    assert!(bounded >= 75, "{bounded} feet bounded");
     assert!(all.iter().all(|f| f.treadmill.is_none()), "off by default");
 }
 
@@ -585,7 +591,7 @@ fn treadmills(all: &[RealSkate]) {
 /// [`real_clips_with_plant_and_floor`]). The figures over the output's own contacts that this
 /// test also failed on before are gone: math.md never takes contacts from the target.
 #[test]
-#[ignore = "issue 42: CMU → RobotExpressive's feet; RobotExpressive's Walking, WalkJump, Running and Punch onto the humans"]
+#[ignore = "issue 42: CMU → RobotExpressive's left foot; RobotExpressive's Walking, WalkJump, Running, Punch and (with the leg IK's budget) Death onto the humans"]
 fn real_clips_skate_at_most_the_sources_everywhere() {
     let Some(all) = real_clips(None) else {
         return;
@@ -840,7 +846,8 @@ const LIMITED: &[&str] = &["Death", "Punch", "Running", "Walking", "WalkJump"];
 /// foot come within the source's onto both human targets (ModularMen_Casual 1.814 → 1.334
 /// against 1.759, 10.027 → 9.198 against 9.733; mixamo 1.819 → 1.290, 10.051 → 9.156), and
 /// each foot of RobotExpressive's [`LIMITED`] clips onto the human targets skates at most as
-/// much as without it, 14 of them less (`Death` 1.251 → 1.122 against 1.264; `Punch`'s right
+/// much as without it, 12 of them less (14 before the leg IK's budget; `Death` 1.251 → 1.122 against 1.264, 1.348 → 1.345
+/// since the leg IK's budget; `Punch`'s right
 /// foot 0.710 → 0.553 against 0.262; `Running` 13.904 → 13.904: the 2% `max_offset` is spent
 /// in a frame or two of a fast slide; figures before issue 42's creep, and one foot lost since,
 /// below); planting on the treadmill, no foot goes over the
@@ -870,8 +877,10 @@ fn real_clips_with_the_slide_limiter() {
             .filter(|at| before.iter().any(|f| &f.at == at))
             .collect()
     };
+    // `Walking`'s right foot onto ModularMen_Casual is within the source's with planting alone
+    // since the leg IK's budget (9.709% against 9.733%; 8.880% with the limiter).
     let mut want = onto_humans("WalkJump", "LeftFoot");
-    want.extend(onto_humans("Walking", "RightFoot"));
+    want.push(robot_onto("mixamo.glb", "Walking", "RightFoot"));
     let mut got = met.clone();
     got.sort();
     want.sort();
@@ -889,7 +898,9 @@ fn real_clips_with_the_slide_limiter() {
             lower += usize::from(ka < kb - 1e-4);
         }
     }
-    assert!(lower >= 14, "{lower} feet lower");
+    // 14 before the leg IK's budget: `Death`'s feet onto ModularMen_Casual now go 1.348% →
+    // 1.345% and 1.378% → 1.372%, under 1e-4 of a leg length lower.
+    assert!(lower >= 12, "{lower} feet lower");
     let before = real_clips(Some("treadmill: detect")).unwrap();
     let after = real_clips(Some("treadmill: detect, limit_slide: true")).unwrap();
     let (lost, met) = compare(&before, &after);

@@ -260,6 +260,10 @@ fn value_errors_name_the_file_and_the_key() {
             "retarget.horizontal_scale = inf",
         ),
         (
+            "(retarget: (ik_max_leg_deg: 200.0))",
+            "retarget.ik_max_leg_deg = 200",
+        ),
+        (
             "(retarget: (chains: {\"LeftLeg\": (ik_blend: 7.0)}))",
             "retarget.chains.LeftLeg.ik_blend = 7",
         ),

@@ -93,6 +93,12 @@ pub struct RetargetArgs {
     /// Skip the IK pass.
     #[arg(long)]
     pub no_ik: bool,
+    /// The legs' direction budget of the IK pass, degrees (0 to 180): a foot goes toward its
+    /// IK goal only as far as its thigh and shin stay within this of the source's; 180 puts it
+    /// at its goal whatever it costs the legs. Settings key `retarget.ik_max_leg_deg`
+    /// (default 2).
+    #[arg(long, value_name = "DEG")]
+    pub ik_max_leg_deg: Option<f32>,
     /// Add speed planting to the op stack (its defaults), unless the settings list it: feet
     /// held while the source's are planted.
     #[arg(long)]
@@ -194,6 +200,14 @@ impl RetargetArgs {
         o.root &= !self.no_root;
         o.fk &= !self.no_fk;
         o.ik &= !self.no_ik;
+        if let Some(d) = self.ik_max_leg_deg {
+            if !(0.0..=180.0).contains(&d) {
+                return Err(Failure::Usage(format!(
+                    "--ik-max-leg-deg {d}: must be between 0 and 180"
+                )));
+            }
+            o.ik_max_leg_deg = d;
+        }
         self.apply_ops(&mut o.ops);
         o.in_place |= self.in_place;
         o.root_motion |= self.root_motion;

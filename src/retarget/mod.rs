@@ -129,6 +129,14 @@ pub struct RetargetOptions {
     pub fk: bool,
     /// Run the IK pass on the chains whose settings ask for it. Default: true.
     pub ik: bool,
+    /// The legs' direction budget of the IK pass, degrees: a leg's foot goes toward its IK goal
+    /// only as far as its thigh and shin stay within this many degrees of the source's thigh
+    /// and shin (or, where the passes before left them further, no further than that). Legs
+    /// whose thigh:shin proportions differ from the source's cannot put the foot where the
+    /// source's goes, scaled, with the source's directions: the budget trades the foot's place
+    /// for the legs' directions. 0 to 180; 180: the foot goes to its goal whatever it costs the
+    /// legs. Default: 2.
+    pub ik_max_leg_deg: f32,
     /// Factor on the horizontal hips motion, on top of the legs' ratio. Default: 1.
     pub horizontal_scale: f32,
     /// Factor on the vertical hips motion, on top of the legs' ratio. Default: 1.
@@ -169,6 +177,7 @@ impl Default for RetargetOptions {
             root: true,
             fk: true,
             ik: true,
+            ik_max_leg_deg: 2.0,
             horizontal_scale: 1.0,
             vertical_scale: 1.0,
             in_place: false,

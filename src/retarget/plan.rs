@@ -663,6 +663,12 @@ pub(crate) fn build(
             )));
         }
     }
+    if !(0.0..=180.0).contains(&options.ik_max_leg_deg) {
+        return Err(RetargetError::BadOption(format!(
+            "ik_max_leg_deg {}: must be between 0 and 180",
+            options.ik_max_leg_deg
+        )));
+    }
     for (name, c) in &options.chains {
         if !target.profile.chains.iter().any(|x| &x.name == name) {
             return Err(RetargetError::UnknownChain {

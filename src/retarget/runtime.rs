@@ -55,6 +55,8 @@ pub struct Retargeter {
     core: Core,
     /// The ops after the core passes that are on, in order.
     ops: Vec<Step>,
+    /// The legs' direction budget of the IK pass (`RetargetOptions::ik_max_leg_deg`), degrees.
+    ik_max_leg_deg: f32,
     /// The time step when none is given: 1 / `options.fps`, seconds.
     dt: f32,
     /// Each side's height (skeleton units), which thresholds are fractions of.
@@ -283,6 +285,7 @@ impl Retargeter {
             source_needs_position,
             target_positioned,
             core: options.core(),
+            ik_max_leg_deg: options.ik_max_leg_deg,
             ops: steps(&options.ops),
             dt: if options.fps > 0.0 && options.fps.is_finite() {
                 1.0 / options.fps
@@ -522,12 +525,15 @@ impl Retargeter {
     }
 
     /// Puts limb `k`'s end at its goal ([`Self::ik_goal`]), bending the two bones above it; a
-    /// leg's goal out of reach keeps its horizontal place where [`Self::standing_height`] says.
+    /// leg's goal out of reach keeps its horizontal place where [`Self::standing_height`] says,
+    /// and a leg's foot goes toward its goal only as far as the legs' budget
+    /// (`ik_max_leg_deg`) keeps its thigh and shin near the source's ([`Self::kept_goal`]).
     /// The end keeps the global rotation the FK pass gave it.
     fn ik_pass(&mut self, k: usize, target: &mut Pose) {
         let mut goal = self.ik_goal(k);
         if self.plan.limbs[k].leg {
             goal.y = self.standing_height(k, goal);
+            goal = self.kept_goal(k, goal, self.ik_max_leg_deg);
         }
         self.reach(k, target, goal);
         self.ik_miss[k] = goal - self.end_pos(k);

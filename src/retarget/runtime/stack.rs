@@ -400,7 +400,10 @@ impl Retargeter {
     /// bones, or within [`LEG_SLACK_DEG`] further than they are now where they are further
     /// already: `goal` itself when it keeps them so. Found by two secant steps from the end
     /// (the worst angle is close to linear in the way along such short moves), so that it
-    /// changes continuously with the pose. 180: `goal`.
+    /// changes continuously with the pose; where those still leave the bones beyond the bound
+    /// (a leg near straight, whose knee turns as the square root of the way), by false position
+    /// (Illinois) between the end and there, within [`KEPT_TOLERANCE_DEG`] of the bound, or the
+    /// nearest place found within it. 180: `goal`.
     pub(super) fn kept_goal(&self, k: usize, goal: Vec3, limit_deg: f32) -> Vec3 {
         if limit_deg >= 180.0 {
             return goal;
@@ -436,10 +439,41 @@ impl Retargeter {
         // `bound - here` is at least the slack, so `t` tends to 1 as `there` tends to `bound`.
         let mut t = (bound - here) / (there - here);
         let e = off(c.lerp(goal, t));
-        if e > bound {
-            t *= (bound - here) / (e - here);
+        if e <= bound {
+            return c.lerp(goal, t);
         }
-        c.lerp(goal, t)
+        let (mut hi, mut f_hi) = (t, e - bound);
+        t *= (bound - here) / (e - here);
+        let tolerance = KEPT_TOLERANCE_DEG.to_radians();
+        let e = off(c.lerp(goal, t)) - bound;
+        if e <= tolerance {
+            return c.lerp(goal, t);
+        }
+        // False position between the end (within the bound) and the nearest place beyond it.
+        (hi, f_hi) = if e > 0.0 { (t, e) } else { (hi, f_hi) };
+        let (mut lo, mut f_lo) = (0.0, here - bound);
+        let mut side = 0;
+        for _ in 0..KEPT_STEPS {
+            t = lo + (hi - lo) * (-f_lo / (f_hi - f_lo));
+            let e = off(c.lerp(goal, t)) - bound;
+            if e.abs() <= tolerance {
+                return c.lerp(goal, t);
+            }
+            if e > 0.0 {
+                (hi, f_hi) = (t, e);
+                if side > 0 {
+                    f_lo *= 0.5;
+                }
+                side = 1;
+            } else {
+                (lo, f_lo) = (t, e);
+                if side < 0 {
+                    f_hi *= 0.5;
+                }
+                side = -1;
+            }
+        }
+        c.lerp(goal, lo)
     }
 
     /// [`Self::limb_reach`], its length within the solver's own clamp (`ik::two_bone` reaches
@@ -595,6 +629,12 @@ fn angle(x: Vec3, w: Vec3) -> f32 {
 /// How much further than the passes before left them a hold or the floor may take a leg's
 /// bones from the source's where they are beyond the legs' budget already, degrees.
 const LEG_SLACK_DEG: f32 = 0.25;
+
+/// How far beyond the legs' budget [`Retargeter::kept_goal`]'s place may leave a bone, degrees.
+const KEPT_TOLERANCE_DEG: f32 = 0.01;
+
+/// The most false-position steps [`Retargeter::kept_goal`] takes after its two secant steps.
+const KEPT_STEPS: usize = 8;
 
 /// `heading` (a turn about +Y) brought within `limit` radians of `yaw` (another).
 fn within_turn(heading: Quat, yaw: Quat, limit: f32) -> Quat {
