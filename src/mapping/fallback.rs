@@ -73,14 +73,16 @@ pub(super) fn map_undecided(
     };
     let mut map = by_name::map(skeleton, profile, base);
     if undecided(&map, profile) {
-        explain(&mut map, clip.as_deref());
+        explain(&mut map, clip.as_deref(), flat);
     }
     map
 }
 
 /// Says in the "no hips found" warning (added for a rest along one line) what was tried: the
-/// rest, the first frame of clip `clip`, names.
-fn explain(map: &mut BoneMap, clip: Option<&str>) {
+/// rest, the first frame of clip `clip`, names. The warning says the rest lies along one line
+/// only where it does (`flat`): a body the mapper cannot read (a generated Rigify rig's deform
+/// bones, all children of one root) is told as such.
+fn explain(map: &mut BoneMap, clip: Option<&str>, flat: bool) {
     let tried = match clip {
         Some(c) => format!("neither at rest nor in the first frame of clip `{c}`"),
         None => "at rest, and there is no clip to read a pose from".to_string(),
@@ -92,7 +94,13 @@ fn explain(map: &mut BoneMap, clip: Option<&str>) {
             Warning {
                 code: WarningCode::RequiredMissing,
                 skeleton: None,
-                message: "no hips found: the rest lies along one line or at one point".into(),
+                message: if flat {
+                    "no hips found: the rest lies along one line or at one point".into()
+                } else {
+                    "no hips found: the rest shows no body (no hips with two legs reaching down \
+                     and a spine reaching up)"
+                        .into()
+                },
                 bones: vec!["Hips".into()],
                 clips: Vec::new(),
                 chain: None,

@@ -402,8 +402,8 @@ impl Retargeter {
     /// (the worst angle is close to linear in the way along such short moves), so that it
     /// changes continuously with the pose; where those still leave the bones beyond the bound
     /// (a leg near straight, whose knee turns as the square root of the way), by false position
-    /// (Illinois) between the end and there, within [`KEPT_TOLERANCE_DEG`] of the bound, or the
-    /// nearest place found within it. 180: `goal`.
+    /// (Illinois) between the end and there, at most [`KEPT_TOLERANCE_DEG`] inside the bound
+    /// (never beyond it), or the nearest place found within it. 180: `goal`.
     pub(super) fn kept_goal(&self, k: usize, goal: Vec3, limit_deg: f32) -> Vec3 {
         if limit_deg >= 180.0 {
             return goal;
@@ -446,7 +446,7 @@ impl Retargeter {
         t *= (bound - here) / (e - here);
         let tolerance = KEPT_TOLERANCE_DEG.to_radians();
         let e = off(c.lerp(goal, t)) - bound;
-        if e <= tolerance {
+        if (-tolerance..=0.0).contains(&e) {
             return c.lerp(goal, t);
         }
         // False position between the end (within the bound) and the nearest place beyond it.
@@ -456,7 +456,7 @@ impl Retargeter {
         for _ in 0..KEPT_STEPS {
             t = lo + (hi - lo) * (-f_lo / (f_hi - f_lo));
             let e = off(c.lerp(goal, t)) - bound;
-            if e.abs() <= tolerance {
+            if (-tolerance..=0.0).contains(&e) {
                 return c.lerp(goal, t);
             }
             if e > 0.0 {
@@ -630,7 +630,8 @@ fn angle(x: Vec3, w: Vec3) -> f32 {
 /// bones from the source's where they are beyond the legs' budget already, degrees.
 const LEG_SLACK_DEG: f32 = 0.25;
 
-/// How far beyond the legs' budget [`Retargeter::kept_goal`]'s place may leave a bone, degrees.
+/// How far inside the legs' budget [`Retargeter::kept_goal`]'s place may stop short of it,
+/// degrees: never beyond it, so a budget of 2° measures at most 2° on the output.
 const KEPT_TOLERANCE_DEG: f32 = 0.01;
 
 /// The most false-position steps [`Retargeter::kept_goal`] takes after its two secant steps.
