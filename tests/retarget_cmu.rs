@@ -229,7 +229,7 @@ fn cmu_meets_issue_6_bounds_on_the_robot_but_skate() {
 /// against the source's 0.940% (left) and 0.322% (right): the core passes turn its wide stance
 /// with the hips' heading, so a foot planted in the source moves on the robot (figures and why
 /// the core passes cannot do otherwise and keep the feet within 1%: [`CMU_SKATE_NOT_MET`];
-/// planting brings them to 1.291% and 0.352%: tests/retarget_planted.rs). ModularMen_Casual's
+/// planting brings them to 0.998% and 0.288%: tests/retarget_planted.rs). ModularMen_Casual's
 /// right foot 0.339% against 0.322% (1.054×, bound 1.05×), the same cause.
 #[test]
 #[ignore = "issue 42: CMU → RobotExpressive feet 2.03× and 3.40× the source's skate, ModularMen_Casual's right foot 1.054× (bound 1.05×): the stance's difference turns with the hips"]
