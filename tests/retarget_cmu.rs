@@ -246,8 +246,8 @@ fn cmu_meets_issue_6_bounds_on_the_robot_but_skate() {
 /// against the source's 0.940% (left) and 0.322% (right) with the leg IK's budget (1.912% and
 /// 1.094% placed exactly): the core passes turn its wide stance with the hips' heading, so a
 /// foot planted in the source moves on the robot (figures and why the core passes cannot do
-/// otherwise and keep the feet within 1%: [`CMU_SKATE_NOT_MET`]; planting brings them down:
-/// tests/retarget_planted.rs).
+/// otherwise and keep the feet within 1%: [`CMU_SKATE_NOT_MET`]; planting brings them to
+/// 1.083% and 0.221%: tests/retarget_planted.rs).
 #[test]
 #[ignore = "issue 42: CMU → RobotExpressive feet 2.14× and 3.24× the source's skate: the stance's difference turns with the hips"]
 fn cmu_meets_every_issue_6_bound_on_every_target() {

@@ -312,20 +312,14 @@ fn cli_measures(
 }
 
 /// The feet that skate more than the source's with `--plant --floor` (math.md: in leg lengths
-/// over the source's contacts): CMU → RobotExpressive's feet, 1.291% and 0.352% against the
-/// source's 0.940% and 0.322% (1.912% and 1.094% with the core passes alone; the right 0.315%
-/// before the root pass put the robot's pelvis exactly, issue 42); see
+/// over the source's contacts): CMU → RobotExpressive's left foot, 0.998% against the source's
+/// 0.940% (1.912% with the core passes alone; the right, 0.288% against 0.322%, is met since
+/// a held foot's drag is limited to the source foot's step); see
 /// `tests/retarget_planted.rs`'s `real_clips_skate_at_most_the_sources_everywhere`.
-const PLANTED_NOT_MET: &[(&str, &str)] = &[
-    (
-        "cmu_131_03_maxfriendly.bvh → RobotExpressive.glb",
-        "LeftFoot",
-    ),
-    (
-        "cmu_131_03_maxfriendly.bvh → RobotExpressive.glb",
-        "RightFoot",
-    ),
-];
+const PLANTED_NOT_MET: &[(&str, &str)] = &[(
+    "cmu_131_03_maxfriendly.bvh → RobotExpressive.glb",
+    "LeftFoot",
+)];
 
 /// The shared real clips (CMU's motion capture onto RobotExpressive, ModularMen and the mixamo
 /// fixture; test.vrma onto the robot) with `--plant --floor`: over the source's contacts, each

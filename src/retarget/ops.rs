@@ -209,8 +209,12 @@ pub struct PlantOp {
     pub blend_s: f32,
     /// The held foot stays within this horizontal distance of where the passes before put it,
     /// fraction of the target's height: a source foot that shuffles slowly while planted
-    /// drags the hold along instead of bending the leg ever further from the source's.
-    /// Default: 0.02.
+    /// drags the hold along instead of bending the leg ever further from the source's. While a
+    /// foot stays held, the drag and the rest of the held place's move (creep, hysteresis)
+    /// together take at most the source foot's step that frame, scaled as a creep's: a held
+    /// foot never moves more than the source's (math.md's skate), and its offset may then
+    /// exceed this until the source's foot moves (a wide stance the hips turn past
+    /// `stance_turn_deg`). Default: 0.02.
     pub max_offset: f32,
     /// Slide limiter: while the source's foot is within `height` of its lowest (with
     /// `release`'s hysteresis) but not in contact (it slides faster than `speed`: a foot that

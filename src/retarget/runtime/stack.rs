@@ -162,6 +162,11 @@ impl Retargeter {
                 self.leg_bend(k, goal) > p.creep_deg.to_radians()
             };
             let st = &mut self.plant[k];
+            // Held last frame and still: where the held place starts this frame, and how far
+            // it may go in all (the source foot's step at `pace`), so that a held foot never
+            // moves more than the source's does, in leg lengths.
+            let holding = contact && st.planted;
+            let (start, allowed) = (st.anchor, step.length() * pace);
             if creeping {
                 // Held, while holding bends the leg beyond `creep_deg`: the held place steps
                 // toward the passes' foot by at most the source foot's step (at `pace`) and the
@@ -224,7 +229,16 @@ impl Retargeter {
             let off = Vec3::new(st.anchor.x - now.x, 0.0, st.anchor.z - now.z);
             let slack = p.max_offset * self.target_height;
             if engaged && off.length() > slack {
-                st.anchor -= off * (1.0 - slack / off.length());
+                let mut drag = off * (slack / off.length() - 1.0);
+                if holding {
+                    // Dragged no further than what is left of the source foot's step.
+                    let moved = Vec3::new(st.anchor.x - start.x, 0.0, st.anchor.z - start.z);
+                    let left = (allowed - moved.length()).max(0.0);
+                    if drag.length() > left {
+                        drag *= left / drag.length();
+                    }
+                }
+                st.anchor += drag;
             }
             let w = st.weight * p.alpha;
             st.goal = (w > 0.0).then(|| {
