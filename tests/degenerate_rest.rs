@@ -540,7 +540,7 @@ fn a_spread_rest_that_shows_no_body_is_refused_as_such() {
     let file = dir.path().join("star.bvh");
     let mut text = String::from("HIERARCHY\nROOT joint_root\n{\n  OFFSET 0 0 0\n  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n");
     for i in 0..12 {
-        let a = i as f32 * 0.5236;
+        let a = i as f32 * std::f32::consts::FRAC_PI_6;
         let (x, y, z) = (40.0 * a.cos(), 20.0 * (i % 4) as f32, 30.0 * a.sin());
         writeln!(
             text,
