@@ -532,24 +532,40 @@ fn a_vrma_rig_without_its_extension_maps_normalizes_and_retargets() {
 }
 
 /// A rest that is no line yet shows no body (every joint a child of the root, spread in space,
-/// as a generated Rigify rig's deform bones export), names giving nothing: the refusal says the
-/// rest shows no body, not that it lies along one line.
+/// as a generated Rigify rig's deform bones export), its names giving every required bone but
+/// the hips: the refusal says the rest shows no body, not that it lies along one line.
 #[test]
 fn a_spread_rest_that_shows_no_body_is_refused_as_such() {
+    const NAMES: [&str; 14] = [
+        "Spine",
+        "Head",
+        "LeftUpperArm",
+        "LeftLowerArm",
+        "LeftHand",
+        "RightUpperArm",
+        "RightLowerArm",
+        "RightHand",
+        "LeftUpperLeg",
+        "LeftLowerLeg",
+        "LeftFoot",
+        "RightUpperLeg",
+        "RightLowerLeg",
+        "RightFoot",
+    ];
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("star.bvh");
     let mut text = String::from("HIERARCHY\nROOT joint_root\n{\n  OFFSET 0 0 0\n  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n");
-    for i in 0..12 {
-        let a = i as f32 * std::f32::consts::FRAC_PI_6;
+    for (i, name) in NAMES.iter().enumerate() {
+        let a = i as f32 * std::f32::consts::TAU / NAMES.len() as f32;
         let (x, y, z) = (40.0 * a.cos(), 20.0 * (i % 4) as f32, 30.0 * a.sin());
         writeln!(
             text,
-            "  JOINT joint_{i}\n  {{\n    OFFSET {x} {y} {z}\n    CHANNELS 3 Zrotation Xrotation Yrotation\n    End Site\n    {{\n      OFFSET 0 5 0\n    }}\n  }}"
+            "  JOINT {name}\n  {{\n    OFFSET {x} {y} {z}\n    CHANNELS 3 Zrotation Xrotation Yrotation\n    End Site\n    {{\n      OFFSET 0 5 0\n    }}\n  }}"
         )
         .unwrap();
     }
     text.push_str("}\nMOTION\nFrames: 1\nFrame Time: 0.0333333\n");
-    let zeros = vec!["0"; 6 + 12 * 3];
+    let zeros = vec!["0"; 6 + NAMES.len() * 3];
     writeln!(text, "{}", zeros.join(" ")).unwrap();
     std::fs::write(&file, text).unwrap();
     let out = common::skelnorm(&["map", file.to_str().unwrap()]);
