@@ -109,6 +109,18 @@ fn direction_errors(
     output: &Side,
     clip: &str,
 ) -> Vec<(String, String, f32, f32)> {
+    let segs = segments(source, output);
+    segment_errors(source, source_clip, output, clip, segs)
+}
+
+/// [`direction_errors`] of the segments `segs` (from, to).
+fn segment_errors(
+    source: &Side,
+    source_clip: &str,
+    output: &Side,
+    clip: &str,
+    segs: Vec<(ProfileBoneId, ProfileBoneId)>,
+) -> Vec<(String, String, f32, f32)> {
     let duration = output
         .model
         .clips
@@ -125,8 +137,7 @@ fn direction_errors(
         joints(output, clip, &times),
     );
     let profile = Profile::humanoid();
-    segments(source, output)
-        .into_iter()
+    segs.into_iter()
         .map(|(u, p)| {
             let angles: Vec<f32> = s
                 .iter()
@@ -206,6 +217,48 @@ fn ik_layout_targets_follow_the_source_segment_by_segment() {
         }
     }
     assert!(measured > 40, "{measured} segments bounded");
+}
+
+/// CMU's neck is two bones, `lowerneck` and `Neck`: the profile's `Neck` maps the first, `Head`
+/// maps `Head`, and the second neck bone lies unmapped inside the segment `Neck` → `Head`. The
+/// target's `Neck` took the change of the source's upper neck bone alone, and the segment, which
+/// turns with both, was 4.1° off on the mean and 11.7° at worst on ModularMen and
+/// RobotExpressive: aimed along the source's segment, it follows it within 2° on the written
+/// file (here read back with the Rust reader; the segment spans two profile chains, which
+/// [`segments`] does not pair, so it is named).
+#[test]
+fn a_segment_with_an_unmapped_source_bone_inside_follows_the_source() {
+    let Some([cmu, men, robot]) = common::require([
+        "bvh/cmu_131_03_maxfriendly.bvh",
+        "quaternius/ModularMen_Casual.glb",
+        "threejs/RobotExpressive.glb",
+    ]) else {
+        return;
+    };
+    let source = load(&cmu);
+    let profile = Profile::humanoid();
+    // The premise: the source's `Neck` → `Head` holds a bone neither maps.
+    let (neck, head) = (profile.find("Neck").unwrap(), profile.find("Head").unwrap());
+    let skel = &source.model.skeletons[0];
+    let (sn, sh) = (source.map.get(neck).unwrap(), source.map.get(head).unwrap());
+    let mid = skel.bones[sh.index()].parent.unwrap();
+    assert!(mid != sn && skel.bones[mid.index()].parent == Some(sn));
+    assert!(source.map.profile_bone_of(mid).is_none());
+    let dir = tempfile::tempdir().unwrap();
+    let clip = "cmu_131_03_maxfriendly";
+    for target in [men, robot] {
+        let out = dir.path().join("out.glb");
+        common::retarget_stage(&cmu, &target, &out, &[]);
+        let output = load(&out);
+        let errors = segment_errors(&source, clip, &output, clip, vec![(neck, head)]);
+        let (_, _, worst, mean) = errors[0];
+        let what = format!(
+            "CMU → {}: Neck → Head worst {worst:.2}°, mean {mean:.2}°",
+            target.file_name().unwrap().to_string_lossy()
+        );
+        eprintln!("{what}");
+        assert!(worst <= 2.0, "{what}");
+    }
 }
 
 /// The feet's end-effector error the report gives (the target's foot from the source's, scaled

@@ -45,6 +45,24 @@ pub(crate) enum Driver {
     Delta { a: u32, b: u32, w: f32 },
 }
 
+/// A target bone whose source counterpart's segment holds unmapped bones (a mocap rig's second
+/// neck bone between the mapped `Neck` and `Head`): its driven change is turned further, by
+/// the shortest arc, so that the direction from the counterpart's joint to the source's tail
+/// joint (the next mapped one) turns as the source's does. The change of the segment's last
+/// source bone alone turns it only as that bone does, and the counterpart's alone misses the
+/// bones below it (CMU's neck: 4.1° mean, 11.7° worst, issue 42).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Aim {
+    /// The target bone.
+    pub bone: BoneId,
+    /// The source bone whose joint starts the segment (the target bone's counterpart).
+    pub from: BoneId,
+    /// The source bone whose joint ends it (the counterpart's tail).
+    pub to: BoneId,
+    /// The segment's rest direction, unit, in the source's space.
+    pub rest: Vec3,
+}
+
 /// A two-bone IK limb: bone ids on both sides and the reach scaling.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct IkLimb {
@@ -207,6 +225,9 @@ pub struct Plan {
     pub(crate) translated: Vec<BoneId>,
     #[serde(skip)]
     pub(crate) drivers: Vec<Driver>,
+    /// Target bones whose driven change is aimed along their source segment ([`Aim`]).
+    #[serde(skip)]
+    pub(crate) aims: Vec<Aim>,
     #[serde(skip)]
     pub(crate) limbs: Vec<IkLimb>,
     /// What the source's roots hang from: its skeleton space turned by the source turn.
@@ -383,7 +404,8 @@ fn chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> {
 /// bones below its last mapped bone down to the bone above the next mapped one (its tail), as a
 /// mocap rig's second neck bone below the one mapped `Neck`: their rotations move the chain's
 /// end, so the chain reads them.
-fn source_chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> {
+/// Also returns that tail bone when there are such bones.
+fn source_chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<(Vec<BoneId>, Option<BoneId>)> {
     let mut ids = chain_path(rig, bones)?;
     let last = *ids.last()?;
     let tail = rig
@@ -392,11 +414,13 @@ fn source_chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> 
         .and_then(|p| rig.map.tail_bones(rig.profile, p))
         .filter(|t| t.len() == 1)
         .and_then(|t| rig.map.get(t[0]));
+    let mut inside = None;
     if let Some(below) = tail.and_then(|t| path(rig.skeleton, last, t)) {
         // The path runs last → … → tail; keep the bones strictly between.
         ids.extend(below.iter().skip(1).take(below.len().saturating_sub(2)));
+        inside = tail.filter(|_| below.len() > 2);
     }
-    Some(ids)
+    Some((ids, inside))
 }
 
 /// The source chain `sids` cut after the bone of the target chain's last bone, when that target
@@ -760,6 +784,7 @@ pub(crate) fn build(
         driven: Vec::new(),
         translated: Vec::new(),
         drivers: vec![Driver::Rest; target.skeleton.bones.len()],
+        aims: Vec::new(),
         limbs: Vec::new(),
         source_rest,
         target_rest,
@@ -935,8 +960,8 @@ fn plan_chains(
                 ),
             );
         }
-        let sids = match schain.and_then(|c| source_chain_path(source, &c.bones)) {
-            Some(ids) => ids,
+        let (sids, tail) = match schain.and_then(|c| source_chain_path(source, &c.bones)) {
+            Some(found) => found,
             _ => {
                 warn(
                     plan,
@@ -972,6 +997,9 @@ fn plan_chains(
             tids,
             sids,
         );
+        if let Some(aim) = tail.and_then(|t| segment_aim(plan, source, target, &cp, t)) {
+            plan.aims.push(aim);
+        }
         let ik = settings
             .ik
             .unwrap_or_else(|| chain.name.to_lowercase().contains("leg"));
@@ -1004,6 +1032,63 @@ fn plan_chains(
         plan.chains.push(cp);
     }
     Ok(())
+}
+
+/// The [`Aim`] of a chain's last target bone, when it takes the change of the source chain's
+/// last bone and that bone is unmapped, inside the segment from the target bone's counterpart
+/// to `tail` (the source's next mapped joint), and the target bone's own tail is the same
+/// profile bone. Other bones keep their plain change: where nothing unmapped lies inside a
+/// segment, the output is as without aims.
+fn segment_aim(
+    plan: &Plan,
+    source: &Rig,
+    target: &Rig,
+    cp: &ChainPlan,
+    tail: BoneId,
+) -> Option<Aim> {
+    let (&bone, &last) = (cp.target_ids.last()?, cp.source_ids.last()?);
+    let single = Driver::Delta {
+        a: last.0,
+        b: last.0,
+        w: 0.0,
+    };
+    if plan.drivers[bone.index()] != single || source.map.profile_bone_of(last).is_some() {
+        return None;
+    }
+    let from = *cp
+        .source_ids
+        .iter()
+        .rev()
+        .find(|&&b| source.map.profile_bone_of(b).is_some())?;
+    // Still the segment `from` → `tail`: the bones past `from` lie on the path to the tail.
+    let inside = path(source.skeleton, from, tail)?;
+    let k = cp.source_ids.iter().position(|&b| b == from)?;
+    if inside[..inside.len() - 1] != cp.source_ids[k..] {
+        return None;
+    }
+    let name = |rig: &Rig, b: BoneId| {
+        rig.map
+            .profile_bone_of(b)
+            .map(|p| rig.profile.bone(p).name.clone())
+    };
+    let ttail = target
+        .map
+        .profile_bone_of(bone)
+        .and_then(|p| target.map.tail_bones(target.profile, p))
+        .filter(|t| t.len() == 1)
+        .and_then(|t| target.map.get(t[0]))?;
+    let same = name(target, bone).is_some() && name(target, bone) == name(source, from);
+    if !same || name(target, ttail) != name(source, tail) {
+        return None;
+    }
+    let rest =
+        (plan.source_rest[tail.index()].1 - plan.source_rest[from.index()].1).try_normalize()?;
+    Some(Aim {
+        bone,
+        from,
+        to: tail,
+        rest,
+    })
 }
 
 /// Where a target chain's bones hang elsewhere (an IK layout): its first bone follows the bone

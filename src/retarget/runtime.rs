@@ -249,6 +249,7 @@ impl Retargeter {
             &mut std::iter::once(plan.source_hips)
                 .chain(plan.limbs.iter().flat_map(|l| l.source))
                 .chain(source_pelvis.iter().copied())
+                .chain(plan.aims.iter().flat_map(|a| [a.from, a.to]))
                 .chain(
                     plan.follows
                         .iter()
@@ -756,6 +757,7 @@ impl Retargeter {
                         let db = if da.dot(db) < 0.0 { -db } else { db };
                         da.slerp(db, w)
                     };
+                    let delta = self.aimed(i, delta);
                     let delta = if self.core.fk < 1.0 && !self.fk_whole(i) {
                         Quat::IDENTITY.slerp(delta, self.core.fk)
                     } else {
@@ -769,6 +771,23 @@ impl Retargeter {
                 ..*rest
             };
             self.target_global[i].rot = rot;
+        }
+    }
+
+    /// `delta`, the change target bone `i` takes, turned by the shortest arc that takes its
+    /// source segment's rest direction, so turned, onto the segment's direction this frame
+    /// ([`plan::Aim`]); `delta` itself for a bone without an aim.
+    fn aimed(&self, i: usize, delta: Quat) -> Quat {
+        let Some(aim) = self.plan.aims.iter().find(|a| a.bone.index() == i) else {
+            return delta;
+        };
+        let (from, to) = (
+            self.source_global[aim.from.index()].pos,
+            self.source_global[aim.to.index()].pos,
+        );
+        match (to - from).try_normalize() {
+            Some(now) => (Quat::from_rotation_arc(delta * aim.rest, now) * delta).normalize(),
+            None => delta,
         }
     }
 

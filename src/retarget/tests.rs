@@ -1194,3 +1194,80 @@ fn shared_bones_anchor_the_arc_length() {
     );
     assert_eq!(plan::anchored_params(&tu, &su, &[]), tu);
 }
+
+/// The profile rig with a second neck bone, `Neck1`, unmapped between `Neck` and `Head` (as
+/// CMU's), its joint off the line between them: the joints of the profile's bones stay where
+/// they are.
+fn two_necks() -> (Skeleton, BoneMap) {
+    let (s, _) = sized(1.0);
+    let head = s.find("Head").unwrap().index();
+    let neck = s.find("Neck").unwrap();
+    let moved = |b: BoneId| BoneId(if b.index() < head { b.0 } else { b.0 + 1 });
+    let mut bones = Vec::new();
+    for (i, b) in s.bones.iter().enumerate() {
+        let mut b = b.clone();
+        b.parent = b.parent.map(moved);
+        if i == head {
+            let half = b.rest.translation * 0.5 + Vec3::new(0.0, 0.0, 0.04);
+            let mut mid = b.clone();
+            mid.name = "Neck1".into();
+            mid.parent = Some(neck);
+            mid.rest = Transform {
+                translation: half,
+                ..Transform::IDENTITY
+            };
+            b.parent = Some(BoneId(head as u32));
+            b.rest.translation -= half;
+            bones.push(mid);
+        }
+        bones.push(b);
+    }
+    let s = Skeleton { bones, ..s };
+    let map = identity_map(&s, 0);
+    (s, map)
+}
+
+/// Issue 42: a target bone whose source segment holds an unmapped bone (CMU's second neck
+/// bone) follows the segment, joint to the next mapped joint, not the turn of one of its
+/// bones: the target's `Neck` → `Head` points as the source's does, every pose.
+#[test]
+fn a_segment_with_an_unmapped_bone_inside_is_followed() {
+    let profile = Profile::humanoid();
+    let (ss, sm) = two_necks();
+    let (ts, tm) = sized(1.0);
+    assert!(sm.profile_bone_of(ss.find("Neck1").unwrap()).is_none());
+    let mut r = Retargeter::new(
+        &Rig {
+            skeleton: &ss,
+            map: &sm,
+            profile,
+        },
+        &Rig {
+            skeleton: &ts,
+            map: &tm,
+            profile,
+        },
+        &no_ik(),
+    )
+    .unwrap();
+    let turns = [
+        Quat::from_euler(glam::EulerRot::XYZ, 0.5, 0.2, -0.3),
+        Quat::from_euler(glam::EulerRot::XYZ, -0.4, 0.6, 0.35),
+        Quat::from_euler(glam::EulerRot::XYZ, 0.1, -0.5, 0.45),
+    ];
+    let dir = |s: &Skeleton, g: &[(Quat, Vec3)]| {
+        let at = |n: &str| g[s.find(n).unwrap().index()].1;
+        (at("Head") - at("Neck")).normalize()
+    };
+    for k in 0..turns.len() {
+        let mut sp = Pose::rest(&ss);
+        for (i, l) in sp.locals.iter_mut().enumerate() {
+            l.rotation = turns[(i + k) % turns.len()];
+        }
+        let mut tp = Pose::rest(&ts);
+        r.retarget(&sp, &mut tp).unwrap();
+        let (a, b) = (dir(&ss, &globals(&ss, &sp)), dir(&ts, &globals(&ts, &tp)));
+        let off = a.cross(b).length().atan2(a.dot(b)).to_degrees();
+        assert!(off < 0.01, "pose {k}: Neck → Head {off}° off");
+    }
+}

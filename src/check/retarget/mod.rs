@@ -477,6 +477,10 @@ fn chain_check(
         .and_then(|tail| tail.at(&t.rest))
         .zip(tids.last())
         .map(|(tail, e)| tail - t.rest[e.index()]);
+    // A source chain that ends in unmapped bones (a mocap rig's second neck bone, read below
+    // its mapped `Neck`) against a target end that maps its last mapped bone: the target's
+    // end segment stands for the source's whole segment, from that bone's joint to the tail.
+    let chord = end_chord(s.rig, t.rig, tids, sids);
     // Directions per frame (`turn`: the source end's turn that frame), and for the rest.
     let dirs = |at_s: &[Vec3], at_t: &[Vec3], turn: Option<Quat>| {
         let ts = tail_t.as_ref().and_then(|tail| tail.at(at_t));
@@ -489,6 +493,9 @@ fn chain_check(
         let span =
             |ids: &[BoneId], at: &[Vec3]| at[ids[ids.len() - 1].index()] - at[ids[0].index()];
         let (mut segs_t, mut segs_s) = (segments(tids, tail_t, at_t), segments(sids, tail_s, at_s));
+        if let (Some(k), Some(tail), Some(end)) = (chord, tail_s, segs_s.last_mut()) {
+            *end = tail - at_s[sids[k].index()];
+        }
         if let (Some(turn), Some(rest), Some(tail), Some(e)) = (turn, rest_end_t, ts, tids.last()) {
             segs_t.push(tail - at_t[e.index()]);
             segs_s.push(turn * rest);
@@ -543,6 +550,21 @@ fn chain_check(
         }
     }
     check
+}
+
+/// Where the source chain `sids` ends in unmapped bones below its last mapped one, and the
+/// target chain `tids` ends in a bone mapped to the same profile bone: that bone's index along
+/// `sids`, whose joint starts the segment the target's end stands for.
+fn end_chord(s: &Rig, t: &Rig, tids: &[BoneId], sids: &[BoneId]) -> Option<usize> {
+    let p = t.map.profile_bone_of(*tids.last()?)?;
+    if s.map.profile_bone_of(*sids.last()?).is_some() {
+        return None;
+    }
+    let k = sids
+        .iter()
+        .rposition(|&b| s.map.profile_bone_of(b).is_some())?;
+    let q = s.map.profile_bone_of(sids[k])?;
+    (s.profile.bone(q).name == t.profile.bone(p).name).then_some(k)
 }
 
 /// The profile chain of that name on a rig.

@@ -79,7 +79,9 @@ pub struct ChainCheck {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bones_deg: Option<f32>,
     /// The same for the chain's end bone (joint → tail, or the last segment when it has no
-    /// tail), whatever the bone counts; `null` when the chain is not `measured`.
+    /// tail), whatever the bone counts; against a source chain that ends in unmapped bones below
+    /// the target end's counterpart (a second neck bone), the source's whole segment from the
+    /// counterpart's joint to the tail; `null` when the chain is not `measured`.
     pub end_deg: Option<f32>,
     /// The same for the whole chain, start joint → end joint (chains of two joints or more).
     #[serde(skip_serializing_if = "Option::is_none")]
