@@ -96,7 +96,7 @@ pub struct RetargetArgs {
     /// The legs' direction budget of the IK pass, degrees (0 to 180): a foot goes toward its
     /// IK goal only as far as its thigh and shin stay within this of the source's; 180 puts it
     /// at its goal whatever it costs the legs. Settings key `retarget.ik_max_leg_deg`
-    /// (default 2).
+    /// (default 2). While planting runs, its `ik_max_leg_deg` (default 0) is used instead.
     #[arg(long, value_name = "DEG")]
     pub ik_max_leg_deg: Option<f32>,
     /// Add speed planting to the op stack (its defaults), unless the settings list it: feet

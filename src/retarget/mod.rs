@@ -135,7 +135,8 @@ pub struct RetargetOptions {
     /// whose thigh:shin proportions differ from the source's cannot put the foot where the
     /// source's goes, scaled, with the source's directions: the budget trades the foot's place
     /// for the legs' directions. 0 to 180; 180: the foot goes to its goal whatever it costs the
-    /// legs. Default: 2.
+    /// legs. While planting runs, its own `PlantOp::ik_max_leg_deg` (default 0) takes this
+    /// one's place. Default: 2.
     pub ik_max_leg_deg: f32,
     /// Factor on the horizontal hips motion, on top of the legs' ratio. Default: 1.
     pub horizontal_scale: f32,

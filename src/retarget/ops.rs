@@ -249,6 +249,13 @@ pub struct PlantOp {
     /// a hold rarely bends a leg far; a budget of a few degrees also stops holds on targets
     /// whose legs the passes cannot keep near the source's, such as IK layouts).
     pub max_leg_deg: f32,
+    /// The leg IK pass's budget while planting runs (`alpha` above 0), in place of
+    /// `retarget.ik_max_leg_deg`: planting places the feet in contact, so the core passes keep
+    /// the thighs and shins this near the source's and the holds bend them from there (CMU's
+    /// walk onto ModularMen_Casual with planting and the floor: legs mean 0.78°, worst 4.87°,
+    /// skate below the source's, where the IK pass's own 2° left 1.91° and 7.30°). 180: the
+    /// leg IK puts the feet where the source's go, scaled. Default: 0.
+    pub ik_max_leg_deg: f32,
     /// Creep: while a foot is held and holding it where it is held would bend its leg more
     /// than this many degrees from where the passes before put it (the source's foot creeps
     /// in contact, slower than `speed`: a capture's slow shuffle, a stance the passes turn),
@@ -352,6 +359,7 @@ impl Default for PlantOp {
             stance_turn_deg: 20.0,
             max_pelvis_shift: 0.0,
             max_leg_deg: 180.0,
+            ik_max_leg_deg: 0.0,
             creep_deg: 1.5,
             treadmill: Treadmill::Off,
             contacts: Contacts::Detect,
@@ -522,6 +530,12 @@ impl Op {
                     "max_leg_deg",
                     p.max_leg_deg,
                     (0.0..=180.0).contains(&p.max_leg_deg),
+                    "must be between 0 and 180",
+                ),
+                (
+                    "ik_max_leg_deg",
+                    p.ik_max_leg_deg,
+                    (0.0..=180.0).contains(&p.ik_max_leg_deg),
                     "must be between 0 and 180",
                 ),
                 {

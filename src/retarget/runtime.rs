@@ -286,7 +286,17 @@ impl Retargeter {
             source_needs_position,
             target_positioned,
             core: options.core(),
-            ik_max_leg_deg: options.ik_max_leg_deg,
+            // Planting places the feet in contact: its own budget for the leg IK pass.
+            ik_max_leg_deg: options
+                .ops
+                .iter()
+                .find_map(|o| match o {
+                    crate::retarget::Op::Plant(p) if p.enabled && p.alpha > 0.0 => {
+                        Some(p.ik_max_leg_deg)
+                    }
+                    _ => None,
+                })
+                .unwrap_or(options.ik_max_leg_deg),
             ops: steps(&options.ops),
             dt: if options.fps > 0.0 && options.fps.is_finite() {
                 1.0 / options.fps
