@@ -104,12 +104,7 @@ fn named(
 ) -> Vec<(ProfileBoneId, BoneId, f32)> {
     let n = skeleton.bones.len();
     let mappable = super::mappable(skeleton, profile, info, &skeleton.children());
-    let mut role: Vec<Option<ProfileBoneId>> = vec![None; n];
-    for (i, e) in map.entries.iter().enumerate() {
-        if let Some(m) = e {
-            role[m.bone.index()] = Some(ProfileBoneId(i as u32));
-        }
-    }
+    let mut role = super::exact::roles(skeleton, &map.entries);
     // Rule 2: every free bone's best profile bone, then every profile bone's best bone.
     let mut best: Vec<Option<(BoneId, f32)>> = vec![None; profile.bones.len()];
     for i in 0..n {
@@ -139,17 +134,9 @@ fn named(
     }
     // Rule 3, parents first.
     let mut out = Vec::new();
-    for (i, bone) in skeleton.bones.iter().enumerate() {
+    for i in 0..n {
         let Some((id, fit)) = wanted[i] else { continue };
-        let mut up = bone.parent;
-        let above = loop {
-            match up {
-                None => break None,
-                Some(p) if role[p.index()].is_some() => break role[p.index()],
-                Some(p) => up = skeleton.bones[p.index()].parent,
-            }
-        };
-        if above.is_some_and(|a| a == id || !profile.is_ancestor(a, id)) {
+        if !super::exact::hierarchy_agrees(skeleton, profile, &role, i, id) {
             continue;
         }
         role[i] = Some(id);

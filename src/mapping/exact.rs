@@ -83,12 +83,7 @@ fn kept(
         *count.entry(b.name.as_str()).or_default() += 1;
     }
     // The role each bone holds so far: bone-map and VRM entries, then kept candidates.
-    let mut role: Vec<Option<ProfileBoneId>> = vec![None; skeleton.bones.len()];
-    for (i, f) in fixed.iter().enumerate() {
-        if let Some(m) = f {
-            role[m.bone.index()] = Some(ProfileBoneId(i as u32));
-        }
-    }
+    let mut role = roles(skeleton, fixed);
     let mut out = Vec::new();
     for (i, bone) in skeleton.bones.iter().enumerate() {
         let Some(id) = profile.find(&bone.name) else {
@@ -102,21 +97,45 @@ fn kept(
         {
             continue;
         }
-        let mut up = bone.parent;
-        let above = loop {
-            match up {
-                None => break None,
-                Some(p) if role[p.index()].is_some() => break role[p.index()],
-                Some(p) => up = skeleton.bones[p.index()].parent,
-            }
-        };
-        if above.is_some_and(|a| a == id || !profile.is_ancestor(a, id)) {
+        if !hierarchy_agrees(skeleton, profile, &role, i, id) {
             continue;
         }
         role[i] = Some(id);
         out.push((id, BoneId(i as u32)));
     }
     out
+}
+
+/// The profile bone each bone of `skeleton` holds in `entries` (a map's entries, by profile
+/// bone).
+pub(super) fn roles(skeleton: &Skeleton, entries: &[Option<Mapped>]) -> Vec<Option<ProfileBoneId>> {
+    let mut role = vec![None; skeleton.bones.len()];
+    for (i, e) in entries.iter().enumerate() {
+        if let Some(m) = e {
+            role[m.bone.index()] = Some(ProfileBoneId(i as u32));
+        }
+    }
+    role
+}
+
+/// Whether the hierarchy lets bone `i` take profile bone `id` (rule 2): its nearest ancestor
+/// holding a role in `role` holds none, or one that is a profile ancestor of `id`.
+pub(super) fn hierarchy_agrees(
+    skeleton: &Skeleton,
+    profile: &Profile,
+    role: &[Option<ProfileBoneId>],
+    i: usize,
+    id: ProfileBoneId,
+) -> bool {
+    let mut up = skeleton.bones[i].parent;
+    let above = loop {
+        match up {
+            None => break None,
+            Some(p) if role[p.index()].is_some() => break role[p.index()],
+            Some(p) => up = skeleton.bones[p.index()].parent,
+        }
+    };
+    !above.is_some_and(|a| a == id || !profile.is_ancestor(a, id))
 }
 
 #[cfg(test)]
