@@ -450,17 +450,7 @@ fn source_chain_end(
         None => true,
         Some(tails) => tails.iter().all(|t| chain.bones.contains(t)),
     };
-    // The source's bone at the same place of its chain (the same profile bone when the chains
-    // are the same).
-    let at = chain.bones.iter().position(|&b| b == end);
-    let send = match at {
-        Some(i) if schain.bones.len() == chain.bones.len() => Some(schain.bones[i]),
-        _ => source.profile.find(&target.profile.bone(end).name),
-    };
-    let cut = send
-        .and_then(|p| source.map.get(p))
-        .and_then(|b| sids.iter().position(|&x| x == b));
-    match cut {
+    match counterpart_at(source, target, chain, schain, end, &sids) {
         Some(k) if inside && k + 1 < sids.len() => sids[..=k].to_vec(),
         _ => sids,
     }
@@ -485,20 +475,31 @@ fn source_chain_start(
     let Some(first) = tids.first().and_then(|&b| target.map.profile_bone_of(b)) else {
         return sids;
     };
-    // The source's bone at the same place of its chain (the same profile bone when the chains
-    // are the same).
-    let at = chain.bones.iter().position(|&b| b == first);
-    let sfirst = match at {
-        Some(i) if schain.bones.len() == chain.bones.len() => Some(schain.bones[i]),
-        _ => source.profile.find(&target.profile.bone(first).name),
-    };
-    let cut = sfirst
-        .and_then(|p| source.map.get(p))
-        .and_then(|b| sids.iter().position(|&x| x == b));
-    match cut {
+    match counterpart_at(source, target, chain, schain, first, &sids) {
         Some(k) if k > 0 => sids[k..].to_vec(),
         _ => sids,
     }
+}
+
+/// Where in the source chain `sids` the counterpart of the target chain's profile bone `bone`
+/// lies: the source's bone at the same place of its chain (the same profile bone when the
+/// chains are the same).
+fn counterpart_at(
+    source: &Rig,
+    target: &Rig,
+    chain: &crate::profile::Chain,
+    schain: &crate::profile::Chain,
+    bone: ProfileBoneId,
+    sids: &[BoneId],
+) -> Option<usize> {
+    let at = chain.bones.iter().position(|&b| b == bone);
+    let counterpart = match at {
+        Some(i) if schain.bones.len() == chain.bones.len() => Some(schain.bones[i]),
+        _ => source.profile.find(&target.profile.bone(bone).name),
+    };
+    counterpart
+        .and_then(|p| source.map.get(p))
+        .and_then(|b| sids.iter().position(|&x| x == b))
 }
 
 /// Where `bone`'s joint sits in `anchor`'s rest frame (rests in skeleton space).
