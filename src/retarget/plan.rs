@@ -64,6 +64,24 @@ pub(crate) struct Aim {
     pub rest: Vec3,
 }
 
+/// An unmapped target bone inside a segment, between a mapped bone (`base`) and that bone's
+/// tail (Rigify's `DEF-upper_arm.L.001` twist link between the upper arm and the forearm): it
+/// keeps its rest place against `base`, turning only about `axis`, its rest direction toward
+/// the next joint along the segment (which then stays where it is), as much as its driven
+/// change turns it about it. Blending the changes of the mapped bones around it bent it by part
+/// of the elbow, and put the upper arm's segment, which runs through it, 5 to 7.5° away from the
+/// source's (issue 42).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Link {
+    /// The unmapped target bone.
+    pub bone: BoneId,
+    /// The mapped target bone whose segment holds it.
+    pub base: BoneId,
+    /// Its rest direction toward the next joint along the segment, unit, in its own rest
+    /// frame; `None` where that joint sits on its own (any turn leaves it in place).
+    pub axis: Option<Vec3>,
+}
+
 /// A two-bone IK limb: bone ids on both sides and the reach scaling.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct IkLimb {
@@ -229,6 +247,9 @@ pub struct Plan {
     /// Target bones whose driven change is aimed along their source segment ([`Aim`]).
     #[serde(skip)]
     pub(crate) aims: Vec<Aim>,
+    /// Unmapped target bones inside a segment, turned with its mapped bone ([`Link`]).
+    #[serde(skip)]
+    pub(crate) links: Vec<Link>,
     #[serde(skip)]
     pub(crate) limbs: Vec<IkLimb>,
     /// What the source's roots hang from: its skeleton space turned by the source turn.
@@ -786,6 +807,7 @@ pub(crate) fn build(
         translated: Vec::new(),
         drivers: vec![Driver::Rest; target.skeleton.bones.len()],
         aims: Vec::new(),
+        links: Vec::new(),
         limbs: Vec::new(),
         source_rest,
         target_rest,
@@ -1000,6 +1022,8 @@ fn plan_chains(
         );
         let aims = segment_aims(plan, source, target, chain, schain, &cp);
         plan.aims.extend(aims);
+        let links = segment_links(plan, target, &cp);
+        plan.links.extend(links);
         let ik = settings
             .ik
             .unwrap_or_else(|| chain.name.to_lowercase().contains("leg"));
@@ -1093,6 +1117,39 @@ fn segment_aims(
         })
     };
     cp.target_ids.iter().filter_map(|&b| aim(b)).collect()
+}
+
+/// The [`Link`]s of a chain: the unmapped target bones on the path from a mapped bone to its
+/// tail (its one profile tail, mapped), where all of them and the mapped bone are driven.
+fn segment_links(plan: &Plan, target: &Rig, cp: &ChainPlan) -> Vec<Link> {
+    let mut out = Vec::new();
+    for &base in &cp.target_ids {
+        let tail = target
+            .map
+            .profile_bone_of(base)
+            .and_then(|p| target.map.tail_bones(target.profile, p))
+            .filter(|t| t.len() == 1)
+            .and_then(|t| target.map.get(t[0]));
+        let Some(inside) = tail.and_then(|t| path(target.skeleton, base, t)) else {
+            continue;
+        };
+        let inner = &inside[1..inside.len() - 1];
+        let driven = |b: &BoneId| plan.drivers[b.index()] != Driver::Rest;
+        let unmapped = |b: &BoneId| target.map.profile_bone_of(*b).is_none();
+        if !inner.is_empty() && driven(&base) && inner.iter().all(|b| driven(b) && unmapped(b)) {
+            out.extend(inside[1..].windows(2).map(|w| {
+                let ((rot, at), next) = (plan.target_rest[w[0].index()], w[1]);
+                let axis =
+                    (rot.inverse() * (plan.target_rest[next.index()].1 - at)).try_normalize();
+                Link {
+                    bone: w[0],
+                    base,
+                    axis,
+                }
+            }));
+        }
+    }
+    out
 }
 
 /// Where a target chain's bones hang elsewhere (an IK layout): its first bone follows the bone

@@ -1412,3 +1412,72 @@ fn unmapped_bones_inside_a_chain_are_followed_segment_by_segment() {
         }
     }
 }
+
+/// Issue 42: unmapped target bones inside a segment (Rigify's twist links, [`linked_arms`]) do
+/// not bend it: driven by the blend of the mapped bones' changes around them, the upper arm's
+/// twist link took half the elbow's bend and the arm's segments were 5 to 7.5° off the
+/// source's. Each link keeps its rest place against the mapped bone above it and takes only the
+/// twist of its change: a forearm turned 60° about itself turns the link halfway between the
+/// upper arm and the forearm about its own axis (a twist link's job), and bends nothing.
+#[test]
+fn unmapped_target_bones_inside_a_segment_twist_without_bending_it() {
+    let profile = Profile::humanoid();
+    let (ts, tm) = linked_arms();
+    let (ss, sm) = sized(1.0);
+    let mut r = Retargeter::new(
+        &Rig {
+            skeleton: &ss,
+            map: &sm,
+            profile,
+        },
+        &Rig {
+            skeleton: &ts,
+            map: &tm,
+            profile,
+        },
+        &no_ik(),
+    )
+    .unwrap();
+    let segments = [
+        ("LeftUpperArm", "LeftLowerArm"),
+        ("LeftLowerArm", "LeftHand"),
+        ("LeftHand", "LeftMiddleProximal"),
+        ("RightHand", "RightMiddleProximal"),
+    ];
+    let dir = |s: &Skeleton, g: &[(Quat, Vec3)], (a, b): (&str, &str)| {
+        let at = |n: &str| g[s.find(n).unwrap().index()].1;
+        (at(b) - at(a)).normalize()
+    };
+    let turns = [
+        Quat::from_euler(glam::EulerRot::XYZ, 0.5, 0.2, -0.3),
+        Quat::from_euler(glam::EulerRot::XYZ, -0.4, 0.6, 0.35),
+        Quat::from_euler(glam::EulerRot::XYZ, 0.1, -0.5, 0.45),
+        Quat::from_euler(glam::EulerRot::XYZ, 0.3, 0.4, 0.2),
+    ];
+    for k in 0..turns.len() {
+        let sp = random_pose(&ss, &turns[k..], Vec3::ZERO);
+        let mut tp = Pose::rest(&ts);
+        r.retarget(&sp, &mut tp).unwrap();
+        let (gs, gt) = (globals(&ss, &sp), globals(&ts, &tp));
+        for seg in segments {
+            let (a, b) = (dir(&ss, &gs, seg), dir(&ts, &gt, seg));
+            let off = a.cross(b).length().atan2(a.dot(b)).to_degrees();
+            assert!(off < 0.01, "pose {k}: {} → {} {off}° off", seg.0, seg.1);
+        }
+    }
+    // The forearm turned about its own +Y (toward the hand) by 60°: the upper arm's link turns
+    // about its own +Y by half of that, the forearm's link by the blend toward the hand's.
+    let mut sp = Pose::rest(&ss);
+    let fore = ss.find("LeftLowerArm").unwrap().index();
+    sp.locals[fore].rotation *= Quat::from_rotation_y(60f32.to_radians());
+    let mut tp = Pose::rest(&ts);
+    r.retarget(&sp, &mut tp).unwrap();
+    let link = ts.find("DEF-upper_arm.L.001").unwrap().index();
+    let turn = tp.locals[link].rotation * ts.bones[link].rest.rotation.conjugate();
+    let (axis, angle) = turn.to_axis_angle();
+    assert!(
+        (angle.to_degrees() - 30.0).abs() < 0.5 && axis.abs().y > 0.999,
+        "the link turns {}° about {axis}",
+        angle.to_degrees()
+    );
+}
