@@ -1022,7 +1022,7 @@ fn plan_chains(
         );
         let aims = segment_aims(plan, source, target, chain, schain, &cp);
         plan.aims.extend(aims);
-        let links = segment_links(plan, target, &cp);
+        let links = segment_links(plan, target, chain, &cp);
         plan.links.extend(links);
         let ik = settings
             .ik
@@ -1063,8 +1063,9 @@ fn plan_chains(
 /// path from the counterpart's joint to the tail's runs through bones neither profile bone
 /// maps (a mocap rig's second neck bone, Rigify's `DEF-upper_arm.L.001` twist link, a hand's
 /// unmapped knuckle bone), and whose driver reads only bones of that segment (the counterpart,
-/// or the unmapped bones inside). Other bones keep their plain change: where nothing unmapped
-/// lies inside a segment, the output is as without aims.
+/// or the unmapped bones inside). In the [`column`], only the chain's last bone (CMU's neck).
+/// Other bones keep their plain change: where nothing unmapped lies inside a segment, the
+/// output is as without aims.
 fn segment_aims(
     plan: &Plan,
     source: &Rig,
@@ -1116,13 +1117,40 @@ fn segment_aims(
             rest,
         })
     };
-    cp.target_ids.iter().filter_map(|&b| aim(b)).collect()
+    let from = if column(chain) {
+        cp.target_ids.len().saturating_sub(1)
+    } else {
+        0
+    };
+    cp.target_ids[from..]
+        .iter()
+        .filter_map(|&b| aim(b))
+        .collect()
+}
+
+/// Whether a chain is the body's column, the spine or the neck: its unmapped bones are
+/// vertebrae of one bending column, which the chain's arc length spreads the bend over (a
+/// 2-bone spine driving a 5-bone one bends it as the same motion made on the 5-bone one does,
+/// and back), where a limb's or a finger's unmapped bones are twist or roll links of one rigid
+/// bone. Inside the column, segments are neither aimed ([`segment_aims`], but for the chain's
+/// end) nor held straight ([`segment_links`]).
+fn column(chain: &crate::profile::Chain) -> bool {
+    ["Spine", "Neck"].contains(&chain.name.as_str())
 }
 
 /// The [`Link`]s of a chain: the unmapped target bones on the path from a mapped bone to its
-/// tail (its one profile tail, mapped), where all of them and the mapped bone are driven.
-fn segment_links(plan: &Plan, target: &Rig, cp: &ChainPlan) -> Vec<Link> {
+/// tail (its one profile tail, mapped), where all of them and the mapped bone are driven; none
+/// in the [`column`].
+fn segment_links(
+    plan: &Plan,
+    target: &Rig,
+    chain: &crate::profile::Chain,
+    cp: &ChainPlan,
+) -> Vec<Link> {
     let mut out = Vec::new();
+    if column(chain) {
+        return out;
+    }
     for &base in &cp.target_ids {
         let tail = target
             .map
