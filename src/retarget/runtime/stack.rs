@@ -695,6 +695,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_foot_shares_the_hips_step_only_along_it_and_at_most_all_of_it() {
+        let near = |a: Vec3, b: Vec3| a.distance(b) < 1e-6;
+        let (hips, still) = (Vec3::new(0.0, 0.0, 0.02), Vec3::ZERO);
+        // A glide: the foot goes with the hips, all of its step is shared.
+        assert!(near(shared_step(hips, hips), hips));
+        // Hips standing still share nothing; a foot that stands shares nothing.
+        assert!(near(shared_step(hips, still), still));
+        assert!(near(shared_step(still, hips), still));
+        // Across the hips' step, or back against it: nothing.
+        assert!(near(shared_step(Vec3::new(0.01, 0.0, 0.0), hips), still));
+        assert!(near(shared_step(-hips, hips), still));
+        // Longer than the hips' step along it: the hips' step, no more.
+        assert!(near(shared_step(Vec3::new(0.01, 0.0, 0.05), hips), hips));
+        assert!(near(
+            shared_step(Vec3::new(0.01, 0.0, 0.01), hips),
+            Vec3::new(0.0, 0.0, 0.01)
+        ));
+    }
+
+    #[test]
     fn held_headings_stay_within_the_turn_across_the_wrap() {
         let y = |deg: f32| Quat::from_rotation_y(deg.to_radians());
         let limit = 20f32.to_radians();
