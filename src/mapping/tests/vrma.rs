@@ -13,6 +13,11 @@ use crate::model::{Bone, DeclaredMap, DeclaredSource, Transform};
 use glam::{Quat, Vec3};
 
 #[rustfmt::skip]
+#[allow(
+    clippy::approx_constant,
+    clippy::type_complexity,
+    reason = "a table of the file's nodes, with its own values"
+)]
 const NOP: [(&str, Option<usize>, [f32; 3], [f32; 4]); 53] = [
     ("Hips", None, [0.0, 0.7499998, -2.5671403e-08], [0.7071068, 1.2101621e-08, -1.2101621e-08, 0.7071068]),
     ("Spine", Some(0), [6.473333e-23, -1.776356e-15, -0.25000012], [-7.993606e-15, -2.342967e-22, -5.3290705e-15, 1.0]),
