@@ -341,3 +341,163 @@ fn an_upper_body_node_tree_maps_with_allow_partial() {
     }
     assert!(s["bones"].get("LeftUpperLeg").is_none());
 }
+
+/// Issue 43: a VRMA whose declared map leaves the fingers out gets no fingers. The VRM
+/// Consortium's bvh2vrma (github vrm-c/bvh2vrma, MIT) mapped no fingers before its PR #11
+/// (2023-09-14); run at 2ddca87 (with three 0.153, its pinned version) on three.js's example
+/// `pirouette.bvh` (MIT), it writes 58 nodes, the BVH's joints (`rThumb1`, `rIndex1`…`rPinky2`,
+/// `leftEye`, its `ENDSITE`s) under an unnamed 0.01-scale node, and declares 21 humanoid bones:
+/// no finger, no eye. Its nodes (name, parent, translation; no rotation: BVH rests are unturned)
+/// and its declarations are copied here; the clip is left out (mapping reads the rest). A bone
+/// the file does not declare is not that bone (`VRMC_vrm_animation` maps nodes to humanoid
+/// bones): skelnorm mapped 32 more (both eyes and 30 fingers, `ENDSITE`s as distal phalanges).
+#[rustfmt::skip]
+const PIROUETTE_VRMA: [(&str, usize, [f32; 3]); 57] = [
+    ("ENDSITE", 1, [1.0, 0.0, 0.0]),
+    ("leftEye", 4, [4.14528, 8.04674, 8.04672]),
+    ("ENDSITE", 3, [1.0, 0.0, 0.0]),
+    ("rightEye", 4, [-3.6576, 8.04674, 8.04672]),
+    ("head", 5, [-0.24384, 7.07133, 1.2192]),
+    ("neck", 44, [0.0, 22.1894, -2.19456]),
+    ("ENDSITE", 7, [-1.78271, -1.18214, 1.43049]),
+    ("rThumb2", 8, [-3.37035, -0.52449, 3.41376]),
+    ("rThumb1", 21, [-1.2192, -0.487915, 3.41376]),
+    ("ENDSITE", 10, [-1.62519, -0.234802, 1.16502]),
+    ("rIndex2", 11, [-2.54057, -0.884171, 1.56538]),
+    ("rIndex1", 21, [-7.75947, 0.938293, 5.60832]),
+    ("ENDSITE", 13, [-2.48547, -0.328903, 0.83742]),
+    ("rMid2", 14, [-3.10165, -0.590103, 1.0647]),
+    ("rMid1", 21, [-8.24714, 1.18213, 3.41376]),
+    ("ENDSITE", 16, [-2.33842, -0.294052, 0.168128]),
+    ("rRing2", 17, [-2.60934, -0.819778, -0.0198488]),
+    ("rRing1", 21, [-8.82822, 0.546677, 1.51678]),
+    ("ENDSITE", 19, [-1.69225, -0.51767, -0.607171]),
+    ("rPinky2", 20, [-1.82734, -0.647385, -0.700984]),
+    ("rPinky1", 21, [-8.27202, -0.0477905, -0.4584]),
+    ("rHand", 22, [-22.5879, 0.773209, 7.07136]),
+    ("rForeArm", 23, [-28.1742, -1.7115, 0.48768]),
+    ("rShldr", 24, [-8.77824, -1.95073, 1.46304]),
+    ("rCollar", 44, [-2.68224, 19.2634, -4.8768]),
+    ("ENDSITE", 26, [1.78271, -1.18214, 1.43049]),
+    ("lThumb2", 27, [3.37035, -0.52449, 3.41376]),
+    ("lThumb1", 40, [1.2192, -0.487915, 3.41376]),
+    ("ENDSITE", 29, [1.62519, -0.234802, 1.16502]),
+    ("lIndex2", 30, [2.54057, -0.884171, 1.56538]),
+    ("lIndex1", 40, [7.75947, 0.938293, 5.60832]),
+    ("ENDSITE", 32, [2.48547, -0.328903, 0.83742]),
+    ("lMid2", 33, [3.10165, -0.590103, 1.0647]),
+    ("lMid1", 40, [8.24714, 1.18213, 3.41376]),
+    ("ENDSITE", 35, [2.33842, -0.294052, 0.168128]),
+    ("lRing2", 36, [2.60934, -0.819778, -0.0198488]),
+    ("lRing1", 40, [8.82822, 0.546677, 1.51678]),
+    ("ENDSITE", 38, [1.69225, -0.51767, -0.607171]),
+    ("lPinky2", 39, [1.82734, -0.647385, -0.700984]),
+    ("lPinky1", 40, [8.27202, -0.0477905, -0.4584]),
+    ("lHand", 41, [22.5879, 0.773209, 7.07136]),
+    ("lForeArm", 42, [28.1742, -1.7115, 0.48768]),
+    ("lShldr", 43, [8.77824, -1.95073, 1.46304]),
+    ("lCollar", 44, [2.68224, 19.2634, -4.8768]),
+    ("chest", 45, [0.0, 11.7043, -0.48768]),
+    ("abdomen", 56, [0.0, 20.6881, -0.73152]),
+    ("ENDSITE", 47, [-1.1221, -3.69964, 12.103]),
+    ("rFoot", 48, [0.73152, -45.1104, -5.12064]),
+    ("rShin", 49, [0.0, -36.8199, 0.73152]),
+    ("rThigh", 50, [0.0, -1.70687, -2.19456]),
+    ("rButtock", 56, [-8.77824, 4.35084, 1.2192]),
+    ("ENDSITE", 52, [1.1221, -3.69964, 12.103]),
+    ("lFoot", 53, [-0.73152, -45.1104, -5.12064]),
+    ("lShin", 54, [0.0, -36.8199, 0.73152]),
+    ("lThigh", 55, [0.0, -1.70687, -2.19456]),
+    ("lButtock", 56, [8.77824, 4.35084, 1.2192]),
+    ("hip", 57, [0.0, 82.98597, 0.0]),
+];
+#[rustfmt::skip]
+const PIROUETTE_DECLARED: [(&str, usize); 21] = [
+    ("hips", 56),
+    ("spine", 45),
+    ("chest", 44),
+    ("leftUpperLeg", 54),
+    ("leftLowerLeg", 53),
+    ("leftFoot", 52),
+    ("leftToes", 51),
+    ("rightUpperLeg", 49),
+    ("rightLowerLeg", 48),
+    ("rightFoot", 47),
+    ("rightToes", 46),
+    ("leftShoulder", 43),
+    ("leftUpperArm", 42),
+    ("leftLowerArm", 41),
+    ("leftHand", 40),
+    ("rightShoulder", 24),
+    ("rightUpperArm", 23),
+    ("rightLowerArm", 22),
+    ("rightHand", 21),
+    ("neck", 5),
+    ("head", 4),
+];
+
+/// The bvh2vrma clip's nodes and declarations (`PIROUETTE_VRMA`, `PIROUETTE_DECLARED`) as a
+/// `.vrma` in `dir`.
+fn pirouette_vrma(dir: &std::path::Path) -> PathBuf {
+    let n = PIROUETTE_VRMA.len();
+    let mut nodes: Vec<serde_json::Value> = PIROUETTE_VRMA
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _, t))| {
+            let children: Vec<usize> = (0..n).filter(|&c| PIROUETTE_VRMA[c].1 == i).collect();
+            let mut node = serde_json::json!({"name": name, "translation": t});
+            if !children.is_empty() {
+                node["children"] = serde_json::json!(children);
+            }
+            node
+        })
+        .collect();
+    nodes.push(serde_json::json!({"children": [56], "scale": [0.01, 0.01, 0.01]}));
+    let bones: serde_json::Map<String, serde_json::Value> = PIROUETTE_DECLARED
+        .iter()
+        .map(|(b, node)| (b.to_string(), serde_json::json!({ "node": node })))
+        .collect();
+    let doc = serde_json::json!({
+        "asset": {"version": "2.0", "generator": "THREE.GLTFExporter"},
+        "extensionsUsed": ["VRMC_vrm_animation"],
+        "extensions": {"VRMC_vrm_animation": {
+            "specVersion": "1.0", "humanoid": {"humanBones": bones}
+        }},
+        "scene": 0,
+        "scenes": [{"name": "AuxScene", "nodes": [n]}],
+        "nodes": nodes,
+    });
+    let path = dir.join("pirouette.vrma");
+    std::fs::write(&path, common::join_glb(&doc, &[])).unwrap();
+    path
+}
+
+#[test]
+fn a_vrma_that_declares_no_fingers_maps_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = pirouette_vrma(dir.path());
+    let v = json(&["map", "--json", file.to_str().unwrap()]);
+    let s = &v["skeletons"][0];
+    let bones = s["bones"].as_object().unwrap();
+    for (vrm, node) in PIROUETTE_DECLARED {
+        let name = vrm[..1].to_uppercase() + &vrm[1..];
+        let b = &bones[&name];
+        assert_eq!(b["node"], node, "{name}: {b}");
+        assert_eq!(b["origin"], "declared", "{name}: {b}");
+    }
+    assert_eq!(bones.len(), PIROUETTE_DECLARED.len(), "{s}");
+    let unmapped = s["unmapped_source"].as_array().unwrap();
+    for finger in [
+        "lThumb1", "lIndex2", "rMid1", "rRing2", "rPinky1", "leftEye",
+    ] {
+        assert!(unmapped.iter().any(|u| u == finger), "{finger}: {s}");
+    }
+    // Its finger nodes are fingers: without the declared map, they map as such.
+    let v = json(&["map", "--json", "--ignore-vrm", file.to_str().unwrap()]);
+    let bones = &v["skeletons"][0]["bones"];
+    assert_eq!(bones["LeftIndexProximal"]["source"], "lIndex1", "{bones}");
+    assert_eq!(
+        bones["RightLittleIntermediate"]["source"], "rPinky2",
+        "{bones}"
+    );
+}
