@@ -1,13 +1,12 @@
 //! Issue 43: a VRMA whose declared map leaves the fingers out. `VRMC_vrm_animation` maps nodes
 //! to humanoid bones, and a bone it does not declare is not that bone: the finger nodes stay
-//! unmapped even when they are named exactly as profile bones. No real VRMA found leaves its
-//! fingers out (the VRM Add-on for Blender's, three-vrm's, the VRoid pack's and the UniVRM
-//! samples all declare them; bvh2vrma wrote clips without fingers before it mapped them), so
-//! the rig here is a real one with its finger declarations removed: the node layout of the VRM
-//! Add-on for Blender's test clip `tests/resources/vrma/nop.vrma` (saturday06/
-//! VRM-Addon-for-Blender, MIT OR GPL-3.0-or-later): its 53 bone nodes under an identity
-//! `Armature` node, no skin, each declared by its own name (`leftThumbMetacarpal` → node
-//! `LeftThumbMetacarpal`). (name, parent, translation, rotation xyzw) as the file stores them.
+//! unmapped even when they are named exactly as profile bones. (A real export that leaves its
+//! fingers out, bvh2vrma's, is in `tests/cli_map.rs`; these pin the rule's edges.) The rig is
+//! a real one with its finger declarations removed: the node layout of the VRM Add-on for
+//! Blender's test clip `tests/resources/vrma/nop.vrma` (saturday06/VRM-Addon-for-Blender, MIT
+//! OR GPL-3.0-or-later): its 53 bone nodes under an identity `Armature` node, no skin, each
+//! declared by its own name (`leftThumbMetacarpal` → node `LeftThumbMetacarpal`). (name,
+//! parent, translation, rotation xyzw) as the file stores them.
 use super::*;
 use crate::model::{Bone, DeclaredMap, DeclaredSource, Transform};
 use glam::{Quat, Vec3};
