@@ -1,5 +1,5 @@
 //! `skelnorm map`: JSON shape, exit code 3 for non-humanoids, bone-map files round trip and
-//! win over auto-mapping, custom profiles.
+//! win over auto-mapping, custom profiles, declared VRM/VRMA maps on real layouts (issue 43).
 #![allow(
     clippy::unwrap_used,
     clippy::print_stdout,
