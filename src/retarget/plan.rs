@@ -1122,10 +1122,13 @@ fn apart_aims(plan: &Plan, source: &Rig, target: &Rig, cp: &ChainPlan) -> Vec<Ai
 }
 
 /// The [`Aim`] of a chain's last target bone, when it takes the change of the source chain's
-/// last bone and that bone is unmapped, inside the segment from the target bone's counterpart
-/// to `tail` (the source's next mapped joint), and the target bone's own tail is the same
-/// profile bone. Other bones keep their plain change: where nothing unmapped lies inside a
-/// segment, the output is as without aims.
+/// last bone (alone, or as a blend weighted all to it: a target arm of four bones against a
+/// source's of five ends at arc length 1) and that bone is unmapped, inside the segment from
+/// the target bone's counterpart to `tail` (the source's next mapped joint), and the target
+/// bone's own tail is the same profile bone. Quaternius's right hand (`Palm.R`, its middle
+/// finger `Fingers.R` below the unmapped `MiddleHand.R`) was left unaimed, 32.5° off on
+/// `Punch`. Other bones keep their plain change: where nothing unmapped lies inside a segment,
+/// the output is as without aims.
 fn segment_aim(
     plan: &Plan,
     source: &Rig,
@@ -1134,12 +1137,9 @@ fn segment_aim(
     tail: BoneId,
 ) -> Option<Aim> {
     let (&bone, &last) = (cp.target_ids.last()?, cp.source_ids.last()?);
-    let single = Driver::Delta {
-        a: last.0,
-        b: last.0,
-        w: 0.0,
-    };
-    if plan.drivers[bone.index()] != single || source.map.profile_bone_of(last).is_some() {
+    if plan.drivers[bone.index()].single() != Some(last)
+        || source.map.profile_bone_of(last).is_some()
+    {
         return None;
     }
     let from = *cp
