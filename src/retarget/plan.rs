@@ -1299,8 +1299,11 @@ fn shared_bones(
             .and_then(|q| source.map.get(q))
             .and_then(|sb| sids.iter().position(|&x| x == sb));
         // Not the source's last bone: it stands for the rest of the chain the source does not
-        // map (a two-bone spine's chest bends as the five-bone spine's top, not its middle).
-        let fits = |&j: &usize| j + 1 < m && out.last().is_none_or(|&(_, pj)| j > pj);
+        // map (a two-bone spine's chest bends as the five-bone spine's top, not its middle);
+        // unless it is the limb's end, which turns as a whole (a foot whose toes the source
+        // does not map: by arc length it blended the shin into the foot).
+        let end = limb_end(target.profile, chain) == Some(p);
+        let fits = |&j: &usize| (j + 1 < m || end) && out.last().is_none_or(|&(_, pj)| j > pj);
         if let Some(j) = j.filter(fits) {
             out.push((i, j));
         }
@@ -1335,6 +1338,16 @@ pub(crate) fn anchored_params(tu: &[f32], su: &[f32], anchors: &[(usize, usize)]
         .collect()
 }
 
+/// A limb chain's end bone by its name, when the chain has it: `LeftLeg` → `LeftFoot`,
+/// `RightArm` → `RightHand`.
+fn limb_end(profile: &Profile, chain: &crate::profile::Chain) -> Option<ProfileBoneId> {
+    [("Leg", "Foot"), ("Arm", "Hand")]
+        .iter()
+        .filter(|(c, _)| chain.name.contains(c))
+        .find_map(|(c, e)| profile.find(&chain.name.replace(c, e)))
+        .filter(|b| chain.bones.contains(b))
+}
+
 /// The IK limb of a chain: its end bone (settings, or the chain's last) and the two profile
 /// bones above it, mapped on both sides.
 fn ik_limb(
@@ -1353,15 +1366,8 @@ fn ik_limb(
                 bone: n.clone(),
                 profile: target.profile.name.clone(),
             })?,
-        None => {
-            // `LeftLeg` → `LeftFoot`, `RightArm` → `RightHand`, when the chain has that bone.
-            let named = [("Leg", "Foot"), ("Arm", "Hand")]
-                .iter()
-                .filter(|(c, _)| chain.name.contains(c))
-                .find_map(|(c, e)| target.profile.find(&chain.name.replace(c, e)))
-                .filter(|b| chain.bones.contains(b));
-            named.unwrap_or(*chain.bones.last().expect("chains are not empty"))
-        }
+        None => limb_end(target.profile, chain)
+            .unwrap_or(*chain.bones.last().expect("chains are not empty")),
     };
     // The source end: the bone at the same place in the source chain (the same profile bone
     // when both profiles agree).
