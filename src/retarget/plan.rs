@@ -405,8 +405,12 @@ fn chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> {
 /// mocap rig's second neck bone below the one mapped `Neck`: their rotations move the chain's
 /// end, so the chain reads them.
 /// Also returns that tail bone when there are such bones.
+/// A source chain whose bones hang elsewhere (an IK layout, deform bones in pieces: Rigify's
+/// upper arm beside its shoulder) is read piece by piece: each run of bones that hang one below
+/// the other gives its path, in chain order, since every driver takes its source bone's global
+/// change.
 fn source_chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<(Vec<BoneId>, Option<BoneId>)> {
-    let mut ids = chain_path(rig, bones)?;
+    let mut ids = source_pieces(rig, bones)?;
     let last = *ids.last()?;
     let tail = rig
         .map
@@ -421,6 +425,30 @@ fn source_chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<(Vec<BoneId>,
         inside = tail.filter(|_| below.len() > 2);
     }
     Some((ids, inside))
+}
+
+/// The mapped bones of a profile chain, each run that hangs one below the other spanned by its
+/// path, the runs in chain order; `None` when no bone is mapped.
+fn source_pieces(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> {
+    let mut out: Vec<BoneId> = Vec::new();
+    let mut run: Option<(BoneId, BoneId)> = None;
+    let flush = |run: Option<(BoneId, BoneId)>, out: &mut Vec<BoneId>| {
+        if let Some((a, b)) = run {
+            out.extend(path(rig.skeleton, a, b).unwrap_or_else(|| vec![a]));
+        }
+    };
+    for &p in bones {
+        let Some(b) = rig.map.get(p) else { continue };
+        run = match run {
+            Some((a, last)) if path(rig.skeleton, last, b).is_some() => Some((a, b)),
+            other => {
+                flush(other, &mut out);
+                Some((b, b))
+            }
+        };
+    }
+    flush(run, &mut out);
+    (!out.is_empty()).then_some(out)
 }
 
 /// The source chain `sids` cut after the bone of the target chain's last bone, when that target
@@ -955,7 +983,7 @@ fn plan_chains(
                 plan,
                 WarningCode::Detached,
                 format!(
-                    "the source's `{}` does not hang below the rest of `{}` (an IK layout): the chain is read down to the bone above it",
+                    "the source's `{}` does not hang below the rest of `{}` (an IK layout): the chain is read piece by piece, each bone's change taken as it moves in the scene",
                     source.profile.bone(first).name,
                     schain.map_or("", |c| &c.name)
                 ),
