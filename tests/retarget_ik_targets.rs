@@ -350,3 +350,45 @@ fn the_report_names_the_source_bones_above_the_targets_start() {
     let arm = plan.iter().find(|c| c["chain"] == "LeftArm").unwrap();
     assert_eq!(arm["source_bones"], arm["target_bones"]);
 }
+
+/// Issue 43: an IK-layout *source* (RobotExpressive's feet hang from its root; Rigify's deform
+/// bones come in pieces) is read piece by piece, each bone's global change driving its target
+/// bone. The leg chain used to be cut at the detached foot, so the target's shin and foot took
+/// nothing of the source's foot: RobotExpressive's `Death` onto the mixamo fixture was 34° off
+/// at the thigh and 22° at the shin, `Running` 22°. Every clip, measured on the written file
+/// with the leg IK on (its 2° budget is within the bound).
+#[test]
+fn ik_layout_sources_drive_the_legs_piece_by_piece() {
+    let Some([robot]) = common::require(["threejs/RobotExpressive.glb"]) else {
+        return;
+    };
+    let source = load(&robot);
+    let clips: Vec<String> = source.model.clips.iter().map(|c| c.name.clone()).collect();
+    let target = common::root().join("fixtures/mixamo.glb");
+    let dir = tempfile::tempdir().unwrap();
+    let mut measured = 0;
+    for clip in &clips {
+        let out = dir.path().join("out.glb");
+        common::retarget_stage(&robot, &target, &out, &["--clip", clip]);
+        let output = load(&out);
+        let name = output
+            .model
+            .clips
+            .iter()
+            .map(|c| c.name.clone())
+            .find(|n| n.starts_with(clip.as_str()))
+            .unwrap();
+        for (from, to, worst, mean) in direction_errors(&source, clip, &output, &name) {
+            if !is_leg(&from) || to.ends_with("Toes") {
+                continue;
+            }
+            let what = format!(
+                "RobotExpressive `{clip}` → mixamo: {from} → {to} worst {worst:.2}°, mean {mean:.2}°"
+            );
+            eprintln!("{what}");
+            assert!(worst <= 2.5, "{what}");
+            measured += 1;
+        }
+    }
+    assert!(measured >= 40, "{measured} segments bounded");
+}
