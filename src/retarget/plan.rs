@@ -405,12 +405,21 @@ fn chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> {
 /// mocap rig's second neck bone below the one mapped `Neck`: their rotations move the chain's
 /// end, so the chain reads them.
 /// Also returns that tail bone when there are such bones.
-/// A source chain whose bones hang elsewhere (an IK layout, deform bones in pieces: Rigify's
+/// With `pieces`, a source chain whose bones hang elsewhere (deform bones in pieces: Rigify's
 /// upper arm beside its shoulder) is read piece by piece: each run of bones that hang one below
 /// the other gives its path, in chain order, since every driver takes its source bone's global
-/// change.
-fn source_chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<(Vec<BoneId>, Option<BoneId>)> {
-    let mut ids = source_pieces(rig, bones)?;
+/// change. Without (legs, whose detached feet the leg IK places), it is read down to the bone
+/// above the first one that hangs elsewhere.
+fn source_chain_path(
+    rig: &Rig,
+    bones: &[ProfileBoneId],
+    pieces: bool,
+) -> Option<(Vec<BoneId>, Option<BoneId>)> {
+    let mut ids = if pieces {
+        source_pieces(rig, bones)?
+    } else {
+        chain_path(rig, bones)?
+    };
     let last = *ids.last()?;
     let tail = rig
         .map
@@ -976,20 +985,29 @@ fn plan_chains(
             continue; // the target lacks the chain: nothing to drive
         };
         let (schain, fuzzy) = source_chain(source.profile, &chain.name, settings);
+        // Legs keep their IK layout (the leg IK places a detached foot); other chains are read
+        // piece by piece (issue 43).
+        let pieces = !chain.name.to_lowercase().contains("leg");
         if let Some(first) =
             schain.and_then(|c| chain_attached(source, &c.bones).1.first().copied())
         {
+            let how = if pieces {
+                "the chain is read piece by piece, each bone's change taken as it moves in the scene"
+            } else {
+                "the chain is read down to the bone above it"
+            };
             warn(
                 plan,
                 WarningCode::Detached,
                 format!(
-                    "the source's `{}` does not hang below the rest of `{}` (an IK layout): the chain is read piece by piece, each bone's change taken as it moves in the scene",
+                    "the source's `{}` does not hang below the rest of `{}` (an IK layout): {how}",
                     source.profile.bone(first).name,
                     schain.map_or("", |c| &c.name)
                 ),
             );
         }
-        let (sids, tail) = match schain.and_then(|c| source_chain_path(source, &c.bones)) {
+        let path = |c: &crate::profile::Chain| source_chain_path(source, &c.bones, pieces);
+        let (sids, tail) = match schain.and_then(path) {
             Some(found) => found,
             _ => {
                 warn(
