@@ -381,15 +381,42 @@ pub(crate) fn mappable(
 ) -> Vec<bool> {
     let n = skeleton.bones.len();
     let skinned = skeleton.bones.iter().any(|b| b.is_joint);
+    let layers = rigify_layers(skeleton);
     let mut out = vec![false; n];
     for i in (0..n).rev() {
-        let named_out = info[i].helper || info[i].end;
+        let named_out = info[i].helper || info[i].end || layers.as_ref().is_some_and(|l| !l[i]);
         let has_child = children[i].iter().any(|c| out[c.index()]);
         let named = below_joint(skeleton, i) && names_profile_bone(profile, &info[i]);
         let end_site = skinned && !skeleton.bones[i].is_joint && !has_child && !named;
         out[i] = !named_out && !end_site;
     }
     out
+}
+
+/// Rigify's generated rigs (issue 43) name their layers: `DEF-` bones deform, `ORG-` bones
+/// carry the metarig's bones, `MCH-` bones are mechanism, unprefixed bones are controls
+/// (`torso`, `hips`, `chest`, `thigh_fk.L`). Where a skeleton has `DEF-` bones and `ORG-` or
+/// `MCH-` bones, the deform layer wins: which bones may be mapped, namely `DEF-` bones, `ORG-`
+/// bones with no `DEF-` twin (Rigify's eyes, `ORG-eye.L`) and top bones with no prefix (the
+/// `root` control, hanging from no joint). `None` for any other skeleton.
+fn rigify_layers(skeleton: &Skeleton) -> Option<Vec<bool>> {
+    let has = |p: &str| skeleton.bones.iter().any(|b| b.name.starts_with(p));
+    if !has("DEF-") || !(has("ORG-") || has("MCH-")) {
+        return None;
+    }
+    let names: std::collections::HashSet<&str> =
+        skeleton.bones.iter().map(|b| b.name.as_str()).collect();
+    let layer = |b: &crate::model::Bone| {
+        if b.name.starts_with("DEF-") {
+            return true;
+        }
+        if let Some(stem) = b.name.strip_prefix("ORG-") {
+            return !names.contains(format!("DEF-{stem}").as_str());
+        }
+        let top = b.parent.is_none_or(|p| !skeleton.bones[p.index()].is_joint);
+        top && !b.name.starts_with("MCH-")
+    };
+    Some(skeleton.bones.iter().map(layer).collect())
 }
 
 /// Whether some ancestor of bone `i` is a skin joint.

@@ -998,7 +998,8 @@ fn plan_chains(
                 ),
             );
         }
-        let (sids, tail) = match schain.and_then(|c| source_chain_path(source, &c.bones)) {
+        let path = |c: &crate::profile::Chain| source_chain_path(source, &c.bones);
+        let (sids, tail) = match schain.and_then(path) {
             Some(found) => found,
             _ => {
                 warn(

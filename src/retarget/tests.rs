@@ -1398,3 +1398,60 @@ fn a_source_whose_ends_hang_on_the_root_drives_each_bone_by_its_own() {
         }
     }
 }
+
+/// Issue 43: a source whose upper arms hang beside their shoulders (Rigify's deform bones in
+/// pieces: a whole rig hangs `DEF-upper_arm.L` and `DEF-shoulder.L` side by side from an
+/// `ORG-` bone, a deform-only export from the armature) drives the target's arms piece by
+/// piece: each arm bone turns as the source's does. The chain used to be read down to the
+/// shoulder only, and the target's arm took the shoulder's change (76.8° off on Rigify's clip
+/// onto ModularMen).
+#[test]
+fn a_source_arm_in_pieces_drives_the_targets_arm() {
+    let profile = Profile::humanoid();
+    let (ts, tm) = sized(1.0);
+    let (whole, _) = sized(1.0);
+    let turns = [
+        Quat::from_rotation_z(0.4),
+        Quat::from_rotation_x(-0.3),
+        Quat::from_rotation_y(0.2),
+    ];
+    let posed = random_pose(&whole, &turns, Vec3::new(0.05, 0.0, 0.1));
+    let (rest_w, pose_w) = (whole.rest_world(), posed.world(&whole));
+    let (mut ss, mut sp) = (whole.clone(), posed.clone());
+    for arm in ["LeftUpperArm", "RightUpperArm"] {
+        let i = ss.find(arm).unwrap().index();
+        ss.bones[i].parent = Some(BoneId(0));
+        ss.bones[i].rest = Transform::from_mat4(&(rest_w[0].inverse() * rest_w[i]));
+        sp.locals[i] = Transform::from_mat4(&(pose_w[0].inverse() * pose_w[i]));
+    }
+    let sm = identity_map(&ss, 0);
+    let shoulder = ss.find("LeftShoulder").unwrap();
+    assert!(!ss.is_ancestor(shoulder, ss.find("LeftUpperArm").unwrap()));
+    let (srig, trig) = (
+        Rig {
+            skeleton: &ss,
+            map: &sm,
+            profile,
+        },
+        Rig {
+            skeleton: &ts,
+            map: &tm,
+            profile,
+        },
+    );
+    let mut r = Retargeter::new(&srig, &trig, &no_ik()).unwrap();
+    let mut tp = Pose::rest(&ts);
+    r.retarget(&sp, &mut tp).unwrap();
+    let (want, got) = (globals(&whole, &posed), globals(&ts, &tp));
+    for side in ["Left", "Right"] {
+        for part in ["UpperArm", "LowerArm", "Hand"] {
+            let name = format!("{side}{part}");
+            let (w, g) = (
+                whole.find(&name).unwrap().index(),
+                ts.find(&name).unwrap().index(),
+            );
+            let off = angle(want[w].0, got[g].0).to_degrees();
+            assert!(off < 0.01, "{name}: {off}° off the source's turn");
+        }
+    }
+}
