@@ -1,5 +1,5 @@
 //! `skelnorm map`: JSON shape, exit code 3 for non-humanoids, bone-map files round trip and
-//! win over auto-mapping, custom profiles.
+//! win over auto-mapping, custom profiles, declared VRM/VRMA maps on real layouts (issue 43).
 #![allow(
     clippy::unwrap_used,
     clippy::print_stdout,
@@ -340,4 +340,379 @@ fn an_upper_body_node_tree_maps_with_allow_partial() {
         assert_eq!(s["bones"][bone]["source"], source, "{bone}: {s}");
     }
     assert!(s["bones"].get("LeftUpperLeg").is_none());
+}
+
+/// Issue 43: a VRMA whose declared map leaves the fingers out gets no fingers. The VRM
+/// Consortium's bvh2vrma (github vrm-c/bvh2vrma, MIT) mapped no fingers before its PR #11
+/// (2023-09-14); run at 2ddca87 (with three 0.153, its pinned version) on three.js's example
+/// `pirouette.bvh` (MIT), it writes 58 nodes, the BVH's joints (`rThumb1`, `rIndex1`…`rPinky2`,
+/// `leftEye`, its `ENDSITE`s) under an unnamed 0.01-scale node, and declares 21 humanoid bones:
+/// no finger, no eye. Its nodes (name, parent, translation; no rotation: BVH rests are unturned)
+/// and its declarations are copied here; the clip is left out (mapping reads the rest). A bone
+/// the file does not declare is not that bone (`VRMC_vrm_animation` maps nodes to humanoid
+/// bones): skelnorm mapped 32 more (both eyes and 30 fingers, `ENDSITE`s as distal phalanges).
+#[rustfmt::skip]
+const PIROUETTE_VRMA: [(&str, usize, [f32; 3]); 57] = [
+    ("ENDSITE", 1, [1.0, 0.0, 0.0]),
+    ("leftEye", 4, [4.14528, 8.04674, 8.04672]),
+    ("ENDSITE", 3, [1.0, 0.0, 0.0]),
+    ("rightEye", 4, [-3.6576, 8.04674, 8.04672]),
+    ("head", 5, [-0.24384, 7.07133, 1.2192]),
+    ("neck", 44, [0.0, 22.1894, -2.19456]),
+    ("ENDSITE", 7, [-1.78271, -1.18214, 1.43049]),
+    ("rThumb2", 8, [-3.37035, -0.52449, 3.41376]),
+    ("rThumb1", 21, [-1.2192, -0.487915, 3.41376]),
+    ("ENDSITE", 10, [-1.62519, -0.234802, 1.16502]),
+    ("rIndex2", 11, [-2.54057, -0.884171, 1.56538]),
+    ("rIndex1", 21, [-7.75947, 0.938293, 5.60832]),
+    ("ENDSITE", 13, [-2.48547, -0.328903, 0.83742]),
+    ("rMid2", 14, [-3.10165, -0.590103, 1.0647]),
+    ("rMid1", 21, [-8.24714, 1.18213, 3.41376]),
+    ("ENDSITE", 16, [-2.33842, -0.294052, 0.168128]),
+    ("rRing2", 17, [-2.60934, -0.819778, -0.0198488]),
+    ("rRing1", 21, [-8.82822, 0.546677, 1.51678]),
+    ("ENDSITE", 19, [-1.69225, -0.51767, -0.607171]),
+    ("rPinky2", 20, [-1.82734, -0.647385, -0.700984]),
+    ("rPinky1", 21, [-8.27202, -0.0477905, -0.4584]),
+    ("rHand", 22, [-22.5879, 0.773209, 7.07136]),
+    ("rForeArm", 23, [-28.1742, -1.7115, 0.48768]),
+    ("rShldr", 24, [-8.77824, -1.95073, 1.46304]),
+    ("rCollar", 44, [-2.68224, 19.2634, -4.8768]),
+    ("ENDSITE", 26, [1.78271, -1.18214, 1.43049]),
+    ("lThumb2", 27, [3.37035, -0.52449, 3.41376]),
+    ("lThumb1", 40, [1.2192, -0.487915, 3.41376]),
+    ("ENDSITE", 29, [1.62519, -0.234802, 1.16502]),
+    ("lIndex2", 30, [2.54057, -0.884171, 1.56538]),
+    ("lIndex1", 40, [7.75947, 0.938293, 5.60832]),
+    ("ENDSITE", 32, [2.48547, -0.328903, 0.83742]),
+    ("lMid2", 33, [3.10165, -0.590103, 1.0647]),
+    ("lMid1", 40, [8.24714, 1.18213, 3.41376]),
+    ("ENDSITE", 35, [2.33842, -0.294052, 0.168128]),
+    ("lRing2", 36, [2.60934, -0.819778, -0.0198488]),
+    ("lRing1", 40, [8.82822, 0.546677, 1.51678]),
+    ("ENDSITE", 38, [1.69225, -0.51767, -0.607171]),
+    ("lPinky2", 39, [1.82734, -0.647385, -0.700984]),
+    ("lPinky1", 40, [8.27202, -0.0477905, -0.4584]),
+    ("lHand", 41, [22.5879, 0.773209, 7.07136]),
+    ("lForeArm", 42, [28.1742, -1.7115, 0.48768]),
+    ("lShldr", 43, [8.77824, -1.95073, 1.46304]),
+    ("lCollar", 44, [2.68224, 19.2634, -4.8768]),
+    ("chest", 45, [0.0, 11.7043, -0.48768]),
+    ("abdomen", 56, [0.0, 20.6881, -0.73152]),
+    ("ENDSITE", 47, [-1.1221, -3.69964, 12.103]),
+    ("rFoot", 48, [0.73152, -45.1104, -5.12064]),
+    ("rShin", 49, [0.0, -36.8199, 0.73152]),
+    ("rThigh", 50, [0.0, -1.70687, -2.19456]),
+    ("rButtock", 56, [-8.77824, 4.35084, 1.2192]),
+    ("ENDSITE", 52, [1.1221, -3.69964, 12.103]),
+    ("lFoot", 53, [-0.73152, -45.1104, -5.12064]),
+    ("lShin", 54, [0.0, -36.8199, 0.73152]),
+    ("lThigh", 55, [0.0, -1.70687, -2.19456]),
+    ("lButtock", 56, [8.77824, 4.35084, 1.2192]),
+    ("hip", 57, [0.0, 82.98597, 0.0]),
+];
+#[rustfmt::skip]
+const PIROUETTE_DECLARED: [(&str, usize); 21] = [
+    ("hips", 56),
+    ("spine", 45),
+    ("chest", 44),
+    ("leftUpperLeg", 54),
+    ("leftLowerLeg", 53),
+    ("leftFoot", 52),
+    ("leftToes", 51),
+    ("rightUpperLeg", 49),
+    ("rightLowerLeg", 48),
+    ("rightFoot", 47),
+    ("rightToes", 46),
+    ("leftShoulder", 43),
+    ("leftUpperArm", 42),
+    ("leftLowerArm", 41),
+    ("leftHand", 40),
+    ("rightShoulder", 24),
+    ("rightUpperArm", 23),
+    ("rightLowerArm", 22),
+    ("rightHand", 21),
+    ("neck", 5),
+    ("head", 4),
+];
+
+/// The bvh2vrma clip's nodes and declarations (`PIROUETTE_VRMA`, `PIROUETTE_DECLARED`) as a
+/// `.vrma` in `dir`.
+fn pirouette_vrma(dir: &std::path::Path) -> PathBuf {
+    let n = PIROUETTE_VRMA.len();
+    let mut nodes: Vec<serde_json::Value> = PIROUETTE_VRMA
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _, t))| {
+            let children: Vec<usize> = (0..n).filter(|&c| PIROUETTE_VRMA[c].1 == i).collect();
+            let mut node = serde_json::json!({"name": name, "translation": t});
+            if !children.is_empty() {
+                node["children"] = serde_json::json!(children);
+            }
+            node
+        })
+        .collect();
+    nodes.push(serde_json::json!({"children": [56], "scale": [0.01, 0.01, 0.01]}));
+    let bones: serde_json::Map<String, serde_json::Value> = PIROUETTE_DECLARED
+        .iter()
+        .map(|(b, node)| (b.to_string(), serde_json::json!({ "node": node })))
+        .collect();
+    let doc = serde_json::json!({
+        "asset": {"version": "2.0", "generator": "THREE.GLTFExporter"},
+        "extensionsUsed": ["VRMC_vrm_animation"],
+        "extensions": {"VRMC_vrm_animation": {
+            "specVersion": "1.0", "humanoid": {"humanBones": bones}
+        }},
+        "scene": 0,
+        "scenes": [{"name": "AuxScene", "nodes": [n]}],
+        "nodes": nodes,
+    });
+    let path = dir.join("pirouette.vrma");
+    std::fs::write(&path, common::join_glb(&doc, &[])).unwrap();
+    path
+}
+
+#[test]
+fn a_vrma_that_declares_no_fingers_maps_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = pirouette_vrma(dir.path());
+    let v = json(&["map", "--json", file.to_str().unwrap()]);
+    let s = &v["skeletons"][0];
+    let bones = s["bones"].as_object().unwrap();
+    for (vrm, node) in PIROUETTE_DECLARED {
+        let name = vrm[..1].to_uppercase() + &vrm[1..];
+        let b = &bones[&name];
+        assert_eq!(b["node"], node, "{name}: {b}");
+        assert_eq!(b["origin"], "declared", "{name}: {b}");
+    }
+    assert_eq!(bones.len(), PIROUETTE_DECLARED.len(), "{s}");
+    let unmapped = s["unmapped_source"].as_array().unwrap();
+    for finger in [
+        "lThumb1", "lIndex2", "rMid1", "rRing2", "rPinky1", "leftEye",
+    ] {
+        assert!(unmapped.iter().any(|u| u == finger), "{finger}: {s}");
+    }
+    // Its finger nodes are fingers: without the declared map, they map as such.
+    let v = json(&["map", "--json", "--ignore-vrm", file.to_str().unwrap()]);
+    let bones = &v["skeletons"][0]["bones"];
+    assert_eq!(bones["LeftIndexProximal"]["source"], "lIndex1", "{bones}");
+    assert_eq!(
+        bones["RightLittleIntermediate"]["source"], "rPinky2",
+        "{bones}"
+    );
+}
+
+/// Issue 43 listed "one little-finger bone on a skinless VRM body" among the mapping misses. It
+/// was not found again on any real skinless VRM (26 with fingers among 198 VRM/VRMA files); this
+/// guards the kind of file: the VRM Add-on for Blender's Unity test model
+/// `tests/resources/unity/VrmaRecorder/debug_robot.vrm` (saturday06/VRM-Addon-for-Blender, MIT
+/// OR GPL-3.0-or-later), a VRM 1.0 robot with no skin, each body part a rigid mesh on a child
+/// of its bone node (`Hand.L` below `hand.L`), five three-bone fingers a hand, declaring 53
+/// humanoid bones (all but `jaw` and `upperChest`). Its nodes (name, parent, translation,
+/// rotation xyzw, scale, carries a mesh) and declarations are copied here, less the empty
+/// `secondary` node; every mesh is one triangle here. Every declared bone maps to its node, the
+/// little fingers too, and so does the auto-mapper (`--ignore-vrm`) on its own.
+#[rustfmt::skip]
+#[allow(
+    clippy::approx_constant,
+    clippy::type_complexity,
+    reason = "a table of the file's nodes, with its own values"
+)]
+const ROBOT: [(&str, Option<usize>, [f32; 3], [f32; 4], [f32; 3], bool); 76] = [
+    ("Eye.L", Some(1), [-0.0625, 0.0, 0.062500015], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("eye.L", Some(5), [0.125, 0.1875, 0.0], [3.0908623e-08, 0.7071068, 0.7071068, 3.0908623e-08], [1.0, 1.0, 1.0], false),
+    ("Eye.R", Some(3), [0.06250001, 0.0, 0.062499985], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("eye.R", Some(5), [-0.125, 0.1875, 0.0], [3.0908623e-08, 0.7071068, 0.7071068, 3.0908623e-08], [1.0, 1.0, 1.0], false),
+    ("Head", Some(5), [0.0, 0.0, 0.0], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("head", Some(7), [0.0, 0.125, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("Neck", Some(7), [0.0, 0.0, 0.0], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("neck", Some(55), [0.0, 0.3125, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("thumb_distal.L", Some(9), [-7.450581e-09, 0.035355352, -1.1920929e-07], [0.0, 0.0, -5.8859587e-07, 1.0], [1.0, 1.0, 1.0], false),
+    ("thumb_intermediate.L", Some(10), [-1.1175871e-08, 0.03535532, 0.0], [0.0, 0.0, 6.7800283e-07, 1.0], [1.0, 1.0, 1.0], false),
+    ("thumb_proximal.L", Some(24), [0.04999998, 0.04999995, 0.0], [0.0, 0.0, -0.3826837, 0.92387944], [1.0, 1.0, 1.0], false),
+    ("index_distal.L", Some(12), [-1.8626451e-09, 0.03125006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("index_intermediate.L", Some(13), [-1.8626451e-09, 0.03125006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("index_proximal.L", Some(24), [0.024999999, 0.12500006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("middle_distal.L", Some(15), [0.0, 0.03125006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("middle_intermediate.L", Some(16), [0.0, 0.03125006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("middle_proximal.L", Some(24), [0.0, 0.12500006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("ring_distal.L", Some(18), [1.8626451e-09, 0.03125006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("ring_intermediate.L", Some(19), [1.8626451e-09, 0.03125006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("ring_proximal.L", Some(24), [-0.024999999, 0.12500006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("little_distal.L", Some(21), [3.7252903e-09, 0.03125006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("little_intermediate.L", Some(22), [3.7252903e-09, 0.03125006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("little_proximal.L", Some(24), [-0.049999997, 0.12500006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("Hand.L", Some(24), [0.0, -5.2154064e-08, 0.0], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("hand.L", Some(26), [0.0, 0.25000003, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("LowerArm.L", Some(26), [0.0, 1.4901161e-08, 0.0], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("lower_arm.L", Some(28), [0.0, 0.25000006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("UpperArm.L", Some(28), [0.0, -1.490116e-08, 0.0], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("upper_arm.L", Some(30), [0.0, 0.099999994, 0.0], [0.0, 2.1855694e-08, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("Shoulder.L", Some(30), [3.1086245e-15, 0.03750001, -0.0625], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("shoulder.L", Some(55), [0.025, 0.375, 0.0], [-0.5, -0.5, -0.5, 0.5], [1.0, 0.99999994, 1.0], false),
+    ("thumb_distal.R", Some(32), [7.450581e-09, 0.035355352, -1.1920929e-07], [0.0, 0.0, 5.8859587e-07, 1.0], [1.0, 1.0, 1.0], false),
+    ("thumb_intermediate.R", Some(33), [1.1175871e-08, 0.03535532, 0.0], [0.0, 0.0, -6.7800283e-07, 1.0], [1.0, 1.0, 1.0], false),
+    ("thumb_proximal.R", Some(47), [-0.04999998, 0.04999995, 0.0], [0.0, 0.0, 0.3826837, 0.92387944], [1.0, 1.0, 1.0], false),
+    ("index_distal.R", Some(35), [1.8626451e-09, 0.03125006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("index_intermediate.R", Some(36), [1.8626451e-09, 0.03125006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("index_proximal.R", Some(47), [-0.024999999, 0.12500006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("middle_distal.R", Some(38), [0.0, 0.03125006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("middle_intermediate.R", Some(39), [0.0, 0.03125006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("middle_proximal.R", Some(47), [0.0, 0.12500006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("ring_distal.R", Some(41), [-1.8626451e-09, 0.03125006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("ring_intermediate.R", Some(42), [-1.8626451e-09, 0.03125006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("ring_proximal.R", Some(47), [0.024999999, 0.12500006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("little_distal.R", Some(44), [-3.7252903e-09, 0.03125006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("little_intermediate.R", Some(45), [-3.7252903e-09, 0.03125006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("little_proximal.R", Some(47), [0.049999997, 0.12500006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("Hand.R", Some(47), [0.0, -5.2154064e-08, 0.0], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("hand.R", Some(49), [0.0, 0.25000003, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("LowerArm.R", Some(49), [0.0, 1.4901161e-08, 0.0], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("lower_arm.R", Some(51), [0.0, 0.25000006, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("UpperArm.R", Some(51), [0.0, -1.490116e-08, 0.0], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("upper_arm.R", Some(53), [0.0, 0.099999994, 0.0], [0.0, -2.1855694e-08, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("Shoulder.R", Some(53), [-0.062499996, 0.03750001, -0.0625], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("shoulder.R", Some(55), [-0.025, 0.375, 0.0], [-0.5, 0.5, 0.5, 0.5], [1.0, 0.99999994, 1.0], false),
+    ("Chest", Some(55), [0.0, 0.0, 0.0], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("chest", Some(57), [0.0, 0.125, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("Spine", Some(57), [0.0, 0.0, 0.0], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("spine", Some(73), [0.0, 0.25, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("toes.L", Some(60), [0.0, 0.13975425, 0.0], [-1.0042822e-08, 0.973249, -0.22975293, 4.2542073e-08], [1.0, 1.0000006, 0.99999994], false),
+    ("Foot.L", Some(60), [0.0, 2.4674858e-07, 6.22812e-10], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("foot.L", Some(62), [0.0, 0.4375, 0.0], [-0.5257311, 0.0, 0.0, 0.85065085], [1.0, 0.99999994, 1.0], false),
+    ("LowerLeg.L", Some(62), [0.0, 0.0, 0.0], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("lower_leg.L", Some(64), [0.0, 0.5, 0.0], [0.0, 4.371139e-08, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("UpperLeg.L", Some(64), [0.0, 0.0, 0.0], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("upper_leg.L", Some(73), [0.25, 0.25, 0.0], [1.0, 0.0, -4.371139e-08, 0.0], [1.0, 1.0, 1.0], false),
+    ("toes.R", Some(67), [0.0, 0.13975425, 0.0], [-1.0042822e-08, 0.973249, -0.22975293, 4.2542073e-08], [1.0, 1.0000006, 0.99999994], false),
+    ("Foot.R", Some(67), [0.0, 2.4674858e-07, 6.22812e-10], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("foot.R", Some(69), [0.0, 0.4375, 0.0], [-0.5257311, 0.0, 0.0, 0.85065085], [1.0, 0.99999994, 1.0], false),
+    ("LowerLeg.R", Some(69), [0.0, 0.0, 0.0], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("lower_leg.R", Some(71), [0.0, 0.5, 0.0], [0.0, 4.371139e-08, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("UpperLeg.R", Some(71), [0.0, 0.0, 0.0], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("upper_leg.R", Some(73), [-0.25, 0.25, 0.0], [1.0, 0.0, -4.371139e-08, 0.0], [1.0, 1.0, 1.0], false),
+    ("Hips", Some(73), [0.0, 0.0, 0.0], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("hips", Some(75), [0.0, 0.75, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+    ("Root", Some(75), [0.0, 0.0, 0.0], [-2.1855694e-08, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], true),
+    ("root", None, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0], false),
+];
+#[rustfmt::skip]
+const ROBOT_DECLARED: [(&str, usize); 53] = [
+    ("chest", 55),
+    ("head", 5),
+    ("hips", 73),
+    ("leftEye", 1),
+    ("leftFoot", 60),
+    ("leftHand", 24),
+    ("leftIndexDistal", 11),
+    ("leftIndexIntermediate", 12),
+    ("leftIndexProximal", 13),
+    ("leftLittleDistal", 20),
+    ("leftLittleIntermediate", 21),
+    ("leftLittleProximal", 22),
+    ("leftLowerArm", 26),
+    ("leftLowerLeg", 62),
+    ("leftMiddleDistal", 14),
+    ("leftMiddleIntermediate", 15),
+    ("leftMiddleProximal", 16),
+    ("leftRingDistal", 17),
+    ("leftRingIntermediate", 18),
+    ("leftRingProximal", 19),
+    ("leftShoulder", 30),
+    ("leftThumbDistal", 8),
+    ("leftThumbMetacarpal", 10),
+    ("leftThumbProximal", 9),
+    ("leftToes", 58),
+    ("leftUpperArm", 28),
+    ("leftUpperLeg", 64),
+    ("neck", 7),
+    ("rightEye", 3),
+    ("rightFoot", 67),
+    ("rightHand", 47),
+    ("rightIndexDistal", 34),
+    ("rightIndexIntermediate", 35),
+    ("rightIndexProximal", 36),
+    ("rightLittleDistal", 43),
+    ("rightLittleIntermediate", 44),
+    ("rightLittleProximal", 45),
+    ("rightLowerArm", 49),
+    ("rightLowerLeg", 69),
+    ("rightMiddleDistal", 37),
+    ("rightMiddleIntermediate", 38),
+    ("rightMiddleProximal", 39),
+    ("rightRingDistal", 40),
+    ("rightRingIntermediate", 41),
+    ("rightRingProximal", 42),
+    ("rightShoulder", 53),
+    ("rightThumbDistal", 31),
+    ("rightThumbMetacarpal", 33),
+    ("rightThumbProximal", 32),
+    ("rightToes", 65),
+    ("rightUpperArm", 51),
+    ("rightUpperLeg", 71),
+    ("spine", 57),
+];
+
+/// The robot of `ROBOT` and `ROBOT_DECLARED` as a `.vrm` in `dir`.
+fn robot_vrm(dir: &std::path::Path) -> PathBuf {
+    let n = ROBOT.len();
+    let nodes: Vec<serde_json::Value> = ROBOT
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _, t, r, s, mesh))| {
+            let children: Vec<usize> = (0..n).filter(|&c| ROBOT[c].1 == Some(i)).collect();
+            let mut node =
+                serde_json::json!({"name": name, "translation": t, "rotation": r, "scale": s});
+            if !children.is_empty() {
+                node["children"] = serde_json::json!(children);
+            }
+            if *mesh {
+                node["mesh"] = serde_json::json!(0);
+            }
+            node
+        })
+        .collect();
+    let bones: serde_json::Map<String, serde_json::Value> = ROBOT_DECLARED
+        .iter()
+        .map(|(b, node)| (b.to_string(), serde_json::json!({ "node": node })))
+        .collect();
+    let triangle: [f32; 9] = [0.0, 0.0, 0.0, 0.05, 0.0, 0.0, 0.0, 0.05, 0.0];
+    let bin: Vec<u8> = triangle.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let roots: Vec<usize> = (0..n).filter(|&i| ROBOT[i].1.is_none()).collect();
+    let doc = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "extensionsUsed": ["VRMC_vrm"],
+        "extensions": {"VRMC_vrm": {
+            "specVersion": "1.0",
+            "meta": {"name": "debug_robot", "authors": ["test"], "licenseUrl": "https://vrm.dev/licenses/1.0/"},
+            "humanoid": {"humanBones": bones}
+        }},
+        "scene": 0,
+        "scenes": [{"nodes": roots}],
+        "nodes": nodes,
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+            "min": [0.0, 0.0, 0.0], "max": [0.05, 0.05, 0.0]}],
+        "bufferViews": [{"buffer": 0, "byteLength": bin.len()}],
+        "buffers": [{"byteLength": bin.len()}],
+    });
+    let path = dir.join("debug_robot.vrm");
+    std::fs::write(&path, common::join_glb(&doc, &bin)).unwrap();
+    path
+}
+
+#[test]
+fn a_skinless_vrm_body_maps_every_declared_finger() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = robot_vrm(dir.path());
+    for extra in [None, Some("--ignore-vrm")] {
+        let mut args = vec!["map", "--json", file.to_str().unwrap()];
+        args.extend(extra);
+        let v = json(&args);
+        let bones = &v["skeletons"][0]["bones"];
+        for (vrm, node) in ROBOT_DECLARED {
+            let name = vrm[..1].to_uppercase() + &vrm[1..];
+            assert_eq!(bones[&name]["node"], node, "{extra:?} {name}: {bones}");
+        }
+    }
 }

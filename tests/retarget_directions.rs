@@ -127,8 +127,9 @@ fn agrees(source: &Path, target: &Path, clip: &str, flags: &[&str], dir: &Path) 
     Some(segments.len())
 }
 
-/// The pairs: fixtures onto fixtures and onto shared characters, and RobotExpressive's own walk
-/// onto a human, each with the core passes and with `--plant --floor`.
+/// The pairs: fixtures onto fixtures and onto shared characters, RobotExpressive's own walk
+/// onto a human, and Quaternius's IK-layout source onto a human, each with the core passes and
+/// with `--plant --floor`.
 #[test]
 fn reported_directions_agree_with_three_js_on_the_written_files() {
     let fixture = |n: &str| common::root().join("fixtures").join(n);
@@ -146,6 +147,18 @@ fn reported_directions_agree_with_three_js_on_the_written_files() {
         pairs.push((robot.clone(), men.clone(), "Walking"));
     }
     let dir = tempfile::tempdir().unwrap();
+    // An IK-layout source (issue 42): Quaternius's baked FBX, its feet on the root bone, as GLB
+    // (three.js reads glTF), onto ModularMen_Casual.
+    if let (Some(fbx), Some(men)) = (common::asset("fbx/quaternius_Male_Casual.fbx"), &men) {
+        let glb = dir.path().join("quaternius_Male_Casual.glb");
+        let run = common::skelnorm(&["convert", fbx.to_str().unwrap(), glb.to_str().unwrap()]);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        pairs.push((glb, men.clone(), "HumanArmature|Man_RunningJump"));
+    }
     let mut compared = 0;
     for (s, t, clip) in &pairs {
         for flags in [&[][..], &["--plant", "--floor"][..]] {

@@ -167,16 +167,17 @@ fn planted_walk_keeps_the_legs_between_proportions() {
     assert_eq!(measured, PAIRS.len() * 2 * 2, "every foot has contacts");
 }
 
-/// The mixamo fixture's `walk` and `idle` and CMU's walk (the BVH) onto ModularMen_Casual
+/// The mixamo fixture's `walk`, `idle` and `wave` and CMU's walk (the BVH) onto ModularMen_Casual
 /// (quaternius), and the CMU capture's FBX (isaacgym) onto the mixamo fixture, with planting
 /// and the floor (and stride): issue 42's leg bounds and skate at most the source's (the CMU
 /// walk since planting's own leg IK budget, `PlantOp::ik_max_leg_deg` 0: legs mean 0.78°, worst
 /// 4.87°, where the IK pass's 2° left 1.91° and 7.30°; onto the mixamo fixture mean 0.62°,
-/// worst 3.79°, where it left 1.19° and 5.26°). Not bounded here: the mixamo `wave`
-/// onto ModularMen_Casual (worst 3.8°, mean 1.14°: planting holds the wide stance's heading
-/// over a contact, `stance_turn_deg`, while the hips sway), and sources whose core passes
-/// already leave the legs beyond the bounds (the quaternius FBX onto ModularMen_Casual:
-/// 4–54°). Skips with a message without `../shared/assets`.
+/// worst 3.79°, where it left 1.19° and 5.26°; `wave`, whose body glides forward over feet that
+/// never step, since a creeping hold takes the part of the source foot's step its hips share at
+/// the legs' pace: legs worst 0.52°, mean 0.31°, skate the source's 0.766%, where the heights'
+/// pace let the hold fall behind to 3.78° and 1.14°). Not bounded here: sources whose core
+/// passes already leave the legs beyond the bounds (the quaternius FBX onto
+/// ModularMen_Casual: 4–54°). Skips with a message without `../shared/assets`.
 #[test]
 fn real_clips_keep_the_legs() {
     let Some([men, cmu, walk]) = common::require([
@@ -195,7 +196,7 @@ fn real_clips_keep_the_legs() {
     let mut measured = 0;
     for stride in [false, true] {
         let options = planted(stride);
-        for clip in ["walk", "idle"] {
+        for clip in ["walk", "idle", "wave"] {
             for (name, legs) in legs_of(&mixamo, &men, Some(clip), &options) {
                 let at = format!("mixamo.glb → ModularMen_Casual.glb `{name}` (stride {stride})");
                 measured += within_bounds(&at, &legs);
@@ -216,7 +217,7 @@ fn real_clips_keep_the_legs() {
             within_bounds(&at, &legs);
         }
     }
-    assert!(measured >= 16, "{measured} feet with contacts");
+    assert!(measured >= 20, "{measured} feet with contacts");
 }
 
 /// A capture that stands lower than its rest (mixamo's `idle` stands 2.6 cm below it): the

@@ -1,7 +1,8 @@
 //! Mapping a skeleton's bones to a profile's bones.
 //!
 //! [`map_skeleton`] combines, in order of precedence: a bone-map file's entries
-//! ([`BoneMapFile`]), the humanoid map a VRM/VRMA file declares, bones that carry the profile's
+//! ([`BoneMapFile`]), the humanoid map a VRM/VRMA file declares (a VRM bone it leaves out stays
+//! unmapped), bones that carry the profile's
 //! own names where the hierarchy agrees (a normalized skeleton maps to itself), and the
 //! auto-mapper, which scores candidates on names, hierarchy, rest-pose geometry and skin data
 //! and then picks one consistent assignment for the whole skeleton. The result is deterministic, and every mapped
@@ -27,7 +28,9 @@ pub use symmetry::{MirrorAxis, Symmetry};
 #[cfg(test)]
 pub(crate) mod testing;
 
-use crate::model::{BoneId, Model, Pose, Skeleton, SkeletonId, Transform, Warning, WarningCode};
+use crate::model::{
+    BoneId, DeclaredMap, Model, Pose, Skeleton, SkeletonId, Transform, Warning, WarningCode,
+};
 use crate::profile::{MapperKind, Profile, ProfileBoneId, Tail};
 use serde::Serialize;
 
@@ -217,8 +220,25 @@ fn map_posed(
     options: &MapOptions,
 ) -> BoneMap {
     let mut map = fallback::map_undecided(skeleton, frame, profile, options);
+    if let Some(declared) = declared(skeleton, options) {
+        // Names may fill a map whose rest cannot decide: not with bones the file leaves out.
+        for id in vrm::undeclared(declared, profile) {
+            let e = &mut map.entries[id.index()];
+            if e.as_ref().is_some_and(|m| m.origin != Origin::Override) {
+                *e = None;
+            }
+        }
+    }
     check(&mut map, skeleton, profile);
     map
+}
+
+/// The humanoid map the skeleton's file declares, unless the options ignore it.
+fn declared<'a>(skeleton: &'a Skeleton, options: &MapOptions) -> Option<&'a DeclaredMap> {
+    skeleton
+        .declared
+        .as_ref()
+        .filter(|_| !options.ignore_declared)
 }
 
 /// The map of `skeleton` as its rest shows it: bone-map file, declared map, exact names, then
@@ -251,16 +271,17 @@ pub(super) fn map_with(
             &mut warnings,
         );
     }
-    if !options.ignore_declared {
-        if let Some(declared) = &skeleton.declared {
-            vrm::apply(
-                declared,
-                skeleton,
-                profile,
-                &mut fixed,
-                &forced_empty,
-                &mut warnings,
-            );
+    if let Some(declared) = declared(skeleton, options) {
+        vrm::apply(
+            declared,
+            skeleton,
+            profile,
+            &mut fixed,
+            &forced_empty,
+            &mut warnings,
+        );
+        for id in vrm::undeclared(declared, profile) {
+            forced_empty[id.index()] |= fixed[id.index()].is_none();
         }
     }
     let info: Vec<names::NameInfo> = skeleton
@@ -360,15 +381,42 @@ pub(crate) fn mappable(
 ) -> Vec<bool> {
     let n = skeleton.bones.len();
     let skinned = skeleton.bones.iter().any(|b| b.is_joint);
+    let layers = rigify_layers(skeleton);
     let mut out = vec![false; n];
     for i in (0..n).rev() {
-        let named_out = info[i].helper || info[i].end;
+        let named_out = info[i].helper || info[i].end || layers.as_ref().is_some_and(|l| !l[i]);
         let has_child = children[i].iter().any(|c| out[c.index()]);
         let named = below_joint(skeleton, i) && names_profile_bone(profile, &info[i]);
         let end_site = skinned && !skeleton.bones[i].is_joint && !has_child && !named;
         out[i] = !named_out && !end_site;
     }
     out
+}
+
+/// Rigify's generated rigs (issue 43) name their layers: `DEF-` bones deform, `ORG-` bones
+/// carry the metarig's bones, `MCH-` bones are mechanism, unprefixed bones are controls
+/// (`torso`, `hips`, `chest`, `thigh_fk.L`). Where a skeleton has `DEF-` bones and `ORG-` or
+/// `MCH-` bones, the deform layer wins: which bones may be mapped, namely `DEF-` bones, `ORG-`
+/// bones with no `DEF-` twin (Rigify's eyes, `ORG-eye.L`) and top bones with no prefix (the
+/// `root` control, hanging from no joint). `None` for any other skeleton.
+fn rigify_layers(skeleton: &Skeleton) -> Option<Vec<bool>> {
+    let has = |p: &str| skeleton.bones.iter().any(|b| b.name.starts_with(p));
+    if !has("DEF-") || !(has("ORG-") || has("MCH-")) {
+        return None;
+    }
+    let names: std::collections::HashSet<&str> =
+        skeleton.bones.iter().map(|b| b.name.as_str()).collect();
+    let layer = |b: &crate::model::Bone| {
+        if b.name.starts_with("DEF-") {
+            return true;
+        }
+        if let Some(stem) = b.name.strip_prefix("ORG-") {
+            return !names.contains(format!("DEF-{stem}").as_str());
+        }
+        let top = b.parent.is_none_or(|p| !skeleton.bones[p.index()].is_joint);
+        top && !b.name.starts_with("MCH-")
+    };
+    Some(skeleton.bones.iter().map(layer).collect())
 }
 
 /// Whether some ancestor of bone `i` is a skin joint.

@@ -2,6 +2,7 @@ use super::*;
 
 mod makehuman;
 mod quaternius;
+mod vrma;
 
 /// A chain rig (pelvis → spine → head, say) that only names can tell apart.
 fn chain(names: &[&str]) -> Skeleton {

@@ -84,7 +84,7 @@ pub enum WarningCode {
     /// Retarget plan: IK was asked for but a side lacks the limb's bones.
     IkUnavailable,
     /// Retarget plan: a chain's bone hangs elsewhere (an IK layout): the target's follows the
-    /// chain, the source's chain is read down to the bone above it.
+    /// chain, the source's drives where it hangs, by its global change.
     Detached,
     /// Track stripping: translation tracks of non-position bones move their bones: they were
     /// kept.

@@ -261,8 +261,11 @@ pub struct PlantOp {
     /// in contact, slower than `speed`: a capture's slow shuffle, a stance the passes turn),
     /// the held place steps toward the passes' foot by at most the source foot's step, scaled
     /// as travel is (by the legs), and at most the passes' foot's own step: the target's foot
-    /// then moves no more than either, and its leg comes back toward the source's. 180: never
-    /// (held still, dragged only beyond `max_offset`). Default: 1.5.
+    /// then moves no more than either, and its leg comes back toward the source's. The part of
+    /// the source's step that its hips take too (a body carried along over feet that do not
+    /// step) is scaled by the legs, as the passes carry it; the rest by the smaller of the legs'
+    /// and the heights' ratios. 180: never (held still, dragged only beyond `max_offset`).
+    /// Default: 1.5.
     pub creep_deg: f32,
     /// The ground of a clip that runs in place (a treadmill): `off`, `detect` (offline, each
     /// clip's ground velocity is found from the whole clip when its hips do not travel and its

@@ -46,6 +46,18 @@ pub(crate) enum Driver {
     Delta { a: u32, b: u32, w: f32 },
 }
 
+impl Driver {
+    /// The one source bone whose change this driver takes whole (a blend weighted all to one
+    /// end included), if any.
+    pub(crate) fn single(self) -> Option<BoneId> {
+        match self {
+            Driver::Delta { a, b, w } if a == b || w <= 0.0 => Some(BoneId(a)),
+            Driver::Delta { b, w, .. } if w >= 1.0 => Some(BoneId(b)),
+            _ => None,
+        }
+    }
+}
+
 /// A target bone whose source counterpart's segment holds unmapped bones (a mocap rig's second
 /// neck bone between the mapped `Neck` and `Head`): its driven change is turned further, by
 /// the shortest arc, so that the direction from the counterpart's joint to the source's tail
@@ -422,13 +434,38 @@ fn chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> {
     path(rig.skeleton, *mapped.first()?, *mapped.last()?)
 }
 
-/// The source's bones along a profile chain: [`chain_path`], continued through the unmapped
-/// bones below its last mapped bone down to the bone above the next mapped one (its tail), as a
-/// mocap rig's second neck bone below the one mapped `Neck`: their rotations move the chain's
-/// end, so the chain reads them (a one-bone target chain takes the last one's change, and a
-/// target bone is aimed along the whole segment, [`segment_aims`]).
+/// A rig's bones along a profile chain, the mapped bones that hang apart included (an IK
+/// layout: a foot on the root bone): [`chain_path`], then each run of mapped bones cut off it,
+/// as the path from the run's first bone to its last one below it. A source bone drives by its
+/// global change ([`Driver::Delta`]) and is measured at its joint, wherever it hangs: read down
+/// to the bone above it only, the chain stretched the shin over the target's shin and foot
+/// (Quaternius's baked IK rig onto ModularMen: the shin 42° off, issue 42). Stops before a run
+/// whose bones the path already holds.
+fn chain_path_apart(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> {
+    let (attached, mut cut) = chain_attached(rig, bones);
+    let mut ids = path(rig.skeleton, *attached.first()?, *attached.last()?)?;
+    while !cut.is_empty() {
+        let (run, rest) = chain_attached(rig, &cut);
+        let more = match (run.first(), run.last()) {
+            (Some(&a), Some(&b)) => path(rig.skeleton, a, b),
+            _ => None,
+        };
+        match more {
+            Some(more) if more.iter().all(|b| !ids.contains(b)) => ids.extend(more),
+            _ => break,
+        }
+        cut = rest;
+    }
+    Some(ids)
+}
+
+/// The source's bones along a profile chain: [`chain_path_apart`], continued through the
+/// unmapped bones below its last mapped bone down to the bone above the next mapped one (its
+/// tail), as a mocap rig's second neck bone below the one mapped `Neck`: their rotations move
+/// the chain's end, so the chain reads them (a one-bone target chain takes the last one's
+/// change, and a target bone is aimed along the whole segment, [`segment_aims`]).
 fn source_chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> {
-    let mut ids = chain_path(rig, bones)?;
+    let mut ids = chain_path_apart(rig, bones)?;
     let last = *ids.last()?;
     let tail = rig
         .map
@@ -977,13 +1014,14 @@ fn plan_chains(
                 plan,
                 WarningCode::Detached,
                 format!(
-                    "the source's `{}` does not hang below the rest of `{}` (an IK layout): the chain is read down to the bone above it",
+                    "the source's `{}` does not hang below the rest of `{}` (an IK layout): the chain reads it where it hangs, by its global change",
                     source.profile.bone(first).name,
                     schain.map_or("", |c| &c.name)
                 ),
             );
         }
-        let sids = match schain.and_then(|c| source_chain_path(source, &c.bones)) {
+        let path = |c: &crate::profile::Chain| source_chain_path(source, &c.bones);
+        let sids = match schain.and_then(path) {
             Some(found) => found,
             _ => {
                 warn(
@@ -1024,6 +1062,8 @@ fn plan_chains(
         plan.aims.extend(aims);
         let links = segment_links(plan, target, chain, &cp);
         plan.links.extend(links);
+        let apart = apart_aims(plan, source, target, &cp);
+        plan.aims.extend(apart);
         let ik = settings
             .ik
             .unwrap_or_else(|| chain.name.to_lowercase().contains("leg"));
@@ -1056,6 +1096,53 @@ fn plan_chains(
         plan.chains.push(cp);
     }
     Ok(())
+}
+
+/// The [`Aim`]s of a chain's target bones whose source counterpart's tail hangs apart from it
+/// (an IK layout: a baked foot on the root bone, below which the shin's tip need not lie), where
+/// the target's tail, the same profile bone, hangs below the target bone: each bone that takes
+/// its counterpart's change alone is aimed from the counterpart's joint at the tail's, so that
+/// the segment turns as the source's joints do, not as the counterpart's bone does (Quaternius's
+/// `RunningJump`: the foot 2.4° off its shin's line). Where both sides' tails hang apart, the
+/// target's follows as the source's moves ([`Follow::source`]), and nothing is aimed.
+fn apart_aims(plan: &Plan, source: &Rig, target: &Rig, cp: &ChainPlan) -> Vec<Aim> {
+    let mut out = Vec::new();
+    for &bone in &cp.target_ids {
+        let Some(from) = plan.drivers[bone.index()].single() else {
+            continue;
+        };
+        let (Some(p), Some(q)) = (
+            target.map.profile_bone_of(bone),
+            source.map.profile_bone_of(from),
+        ) else {
+            continue;
+        };
+        let one = |rig: &Rig, p: ProfileBoneId| {
+            let t = rig.map.tail_bones(rig.profile, p)?;
+            (t.len() == 1).then(|| t[0])
+        };
+        let (Some(tp), Some(sq)) = (one(target, p), one(source, q)) else {
+            continue;
+        };
+        let (Some(ttail), Some(to)) = (target.map.get(tp), source.map.get(sq)) else {
+            continue;
+        };
+        let same = target.profile.bone(p).name == source.profile.bone(q).name
+            && target.profile.bone(tp).name == source.profile.bone(sq).name;
+        let apart = path(source.skeleton, from, to).is_none();
+        let below = path(target.skeleton, bone, ttail).is_some();
+        let rest =
+            (plan.source_rest[to.index()].1 - plan.source_rest[from.index()].1).try_normalize();
+        if let (true, true, true, Some(rest)) = (same, apart, below, rest) {
+            out.push(Aim {
+                bone,
+                from,
+                to,
+                rest,
+            });
+        }
+    }
+    out
 }
 
 /// The [`Aim`]s of a chain's target bones whose source segment holds unmapped bones: a bone
@@ -1309,8 +1396,11 @@ fn shared_bones(
             .and_then(|q| source.map.get(q))
             .and_then(|sb| sids.iter().position(|&x| x == sb));
         // Not the source's last bone: it stands for the rest of the chain the source does not
-        // map (a two-bone spine's chest bends as the five-bone spine's top, not its middle).
-        let fits = |&j: &usize| j + 1 < m && out.last().is_none_or(|&(_, pj)| j > pj);
+        // map (a two-bone spine's chest bends as the five-bone spine's top, not its middle);
+        // unless it is the limb's end, which turns as a whole (a foot whose toes the source
+        // does not map: by arc length it blended the shin into the foot).
+        let end = limb_end(target.profile, chain) == Some(p);
+        let fits = |&j: &usize| (j + 1 < m || end) && out.last().is_none_or(|&(_, pj)| j > pj);
         if let Some(j) = j.filter(fits) {
             out.push((i, j));
         }
@@ -1345,6 +1435,16 @@ pub(crate) fn anchored_params(tu: &[f32], su: &[f32], anchors: &[(usize, usize)]
         .collect()
 }
 
+/// A limb chain's end bone by its name, when the chain has it: `LeftLeg` → `LeftFoot`,
+/// `RightArm` → `RightHand`.
+fn limb_end(profile: &Profile, chain: &crate::profile::Chain) -> Option<ProfileBoneId> {
+    [("Leg", "Foot"), ("Arm", "Hand")]
+        .iter()
+        .filter(|(c, _)| chain.name.contains(c))
+        .find_map(|(c, e)| profile.find(&chain.name.replace(c, e)))
+        .filter(|b| chain.bones.contains(b))
+}
+
 /// The IK limb of a chain: its end bone (settings, or the chain's last) and the two profile
 /// bones above it, mapped on both sides.
 fn ik_limb(
@@ -1363,15 +1463,8 @@ fn ik_limb(
                 bone: n.clone(),
                 profile: target.profile.name.clone(),
             })?,
-        None => {
-            // `LeftLeg` → `LeftFoot`, `RightArm` → `RightHand`, when the chain has that bone.
-            let named = [("Leg", "Foot"), ("Arm", "Hand")]
-                .iter()
-                .filter(|(c, _)| chain.name.contains(c))
-                .find_map(|(c, e)| target.profile.find(&chain.name.replace(c, e)))
-                .filter(|b| chain.bones.contains(b));
-            named.unwrap_or(*chain.bones.last().expect("chains are not empty"))
-        }
+        None => limb_end(target.profile, chain)
+            .unwrap_or(*chain.bones.last().expect("chains are not empty")),
     };
     // The source end: the bone at the same place in the source chain (the same profile bone
     // when both profiles agree).

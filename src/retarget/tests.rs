@@ -1272,6 +1272,190 @@ fn a_segment_with_an_unmapped_bone_inside_is_followed() {
     }
 }
 
+/// The bones that hang on `Root` in [`ends_on_the_root`]'s IK layout.
+const ON_THE_ROOT: [&str; 4] = ["LeftFoot", "RightFoot", "LeftHand", "RightHand"];
+
+/// The profile rig with its feet and hands hanging on `Root` where they rest (an IK layout, as
+/// Quaternius's baked rigs carry their feet on their root bone `Bone`), re-mapped without its
+/// toes (as Quaternius's, which has none).
+fn ends_on_the_root() -> (Skeleton, BoneMap) {
+    let (mut s, _) = sized(1.0);
+    let root = s.find("Root").unwrap();
+    let rest = globals(&s, &Pose::rest(&s));
+    let (rr, rp) = rest[root.index()];
+    for name in ON_THE_ROOT {
+        let i = s.find(name).unwrap().index();
+        let (r, p) = rest[i];
+        s.bones[i].parent = Some(root);
+        s.bones[i].rest.rotation = (rr.inverse() * r).normalize();
+        s.bones[i].rest.translation = rr.inverse() * (p - rp);
+    }
+    let mut map = identity_map(&s, 0);
+    for toes in ["LeftToes", "RightToes"] {
+        map.entries[Profile::humanoid().find(toes).unwrap().index()] = None;
+    }
+    (s, map)
+}
+
+/// `pose` of the rig `a` played by the IK layout `layout` ([`ends_on_the_root`]): the same
+/// locals, each bone on the root where `a` puts it, moved by `shift` (a baked end off its
+/// limb's tip).
+fn as_layout(a: &Skeleton, layout: &Skeleton, pose: &Pose, shift: Vec3) -> Pose {
+    let g = globals(a, pose);
+    let mut out = pose.clone();
+    let (rr, rp) = g[layout.find("Root").unwrap().index()];
+    for name in ON_THE_ROOT {
+        let i = layout.find(name).unwrap().index();
+        let (r, p) = g[i];
+        out.locals[i].rotation = (rr.inverse() * r).normalize();
+        out.locals[i].translation = rr.inverse() * (p + shift - rp);
+    }
+    out
+}
+
+/// Issue 42: a source whose feet and hands hang on its root (an IK layout: Quaternius's baked
+/// rigs) drives a target whose limbs hang in one line bone by bone: each end takes its own
+/// global change, and the segment to it points from the limb's middle joint at the end's joint
+/// wherever the clip puts it (here 3 cm off the shin's and forearm's tips). Before, the source
+/// chain stopped above the end: the target's shin blended the source's thigh into its own, the
+/// foot turned as the shin; and a source foot without toes, the chain's last bone, was spread
+/// by arc length over the target's foot and toes, the foot blending the shin in. With the leg
+/// IK on, thigh and shin stay within its budget (2°).
+#[test]
+fn a_source_whose_ends_hang_on_the_root_drives_each_bone_by_its_own() {
+    let profile = Profile::humanoid();
+    let (a, _) = sized(1.0);
+    let (ss, sm) = ends_on_the_root();
+    let (ts, tm) = sized(1.0);
+    let (srig, trig) = (
+        Rig {
+            skeleton: &ss,
+            map: &sm,
+            profile,
+        },
+        Rig {
+            skeleton: &ts,
+            map: &tm,
+            profile,
+        },
+    );
+    let mut fk = Retargeter::new(&srig, &trig, &no_ik()).unwrap();
+    let mut ik = Retargeter::new(&srig, &trig, &RetargetOptions::default()).unwrap();
+    for chain in ["LeftLeg", "RightArm"] {
+        let c = fk.plan().chains.iter().find(|c| c.chain == chain).unwrap();
+        let n = c.source_bones.len();
+        assert_eq!(c.source_bones[..], c.target_bones[..n], "{chain}");
+    }
+    let (rs, rt) = (
+        globals(&ss, &Pose::rest(&ss)),
+        globals(&ts, &Pose::rest(&ts)),
+    );
+    let segments = [
+        ("UpperLeg", "LowerLeg"),
+        ("LowerLeg", "Foot"),
+        ("UpperArm", "LowerArm"),
+        ("LowerArm", "Hand"),
+    ];
+    let shift = Vec3::new(0.012, -0.024, 0.015);
+    for k in 0..4 {
+        let turns: Vec<Quat> = (0..5)
+            .map(|j| {
+                let x = (j + k) as f32;
+                Quat::from_euler(glam::EulerRot::XYZ, 0.5 - 0.2 * x, 0.3 * x - 0.6, 0.1 * x)
+            })
+            .collect();
+        let sp = as_layout(&a, &ss, &random_pose(&a, &turns, Vec3::ZERO), shift);
+        let gs = globals(&ss, &sp);
+        for (r, budget) in [(&mut fk, 0.01f32), (&mut ik, 2.02)] {
+            let mut tp = Pose::rest(&ts);
+            r.retarget(&sp, &mut tp).unwrap();
+            let gt = globals(&ts, &tp);
+            for side in ["Left", "Right"] {
+                let at = |s: &Skeleton, g: &[(Quat, Vec3)], b: &str| {
+                    g[s.find(&format!("{side}{b}")).unwrap().index()]
+                };
+                // The target's toes, which the source does not map, turn with the foot.
+                for (end, by) in [("Foot", "Foot"), ("Toes", "Foot"), ("Hand", "Hand")] {
+                    let (i, j) = (
+                        ts.find(&format!("{side}{end}")).unwrap().index(),
+                        ss.find(&format!("{side}{by}")).unwrap().index(),
+                    );
+                    let ds = gs[j].0 * rs[j].0.inverse();
+                    let dt = gt[i].0 * rt[i].0.inverse();
+                    let off = angle(ds, dt).to_degrees();
+                    assert!(off < 0.01, "pose {k}: {side}{end} turned {off}° off");
+                }
+                for (from, to) in segments {
+                    let s = at(&ss, &gs, to).1 - at(&ss, &gs, from).1;
+                    let t = at(&ts, &gt, to).1 - at(&ts, &gt, from).1;
+                    let deg = s.cross(t).length().atan2(s.dot(t)).to_degrees();
+                    assert!(
+                        deg <= budget,
+                        "pose {k}: {side}{from} → {to} {deg}° off (bound {budget}°)"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Issue 43: a source whose upper arms hang beside their shoulders (Rigify's deform bones in
+/// pieces: a whole rig hangs `DEF-upper_arm.L` and `DEF-shoulder.L` side by side from an
+/// `ORG-` bone, a deform-only export from the armature) drives the target's arms piece by
+/// piece: each arm bone turns as the source's does. The chain used to be read down to the
+/// shoulder only, and the target's arm took the shoulder's change (76.8° off on Rigify's clip
+/// onto ModularMen).
+#[test]
+fn a_source_arm_in_pieces_drives_the_targets_arm() {
+    let profile = Profile::humanoid();
+    let (ts, tm) = sized(1.0);
+    let (whole, _) = sized(1.0);
+    let turns = [
+        Quat::from_rotation_z(0.4),
+        Quat::from_rotation_x(-0.3),
+        Quat::from_rotation_y(0.2),
+    ];
+    let posed = random_pose(&whole, &turns, Vec3::new(0.05, 0.0, 0.1));
+    let (rest_w, pose_w) = (whole.rest_world(), posed.world(&whole));
+    let (mut ss, mut sp) = (whole.clone(), posed.clone());
+    for arm in ["LeftUpperArm", "RightUpperArm"] {
+        let i = ss.find(arm).unwrap().index();
+        ss.bones[i].parent = Some(BoneId(0));
+        ss.bones[i].rest = Transform::from_mat4(&(rest_w[0].inverse() * rest_w[i]));
+        sp.locals[i] = Transform::from_mat4(&(pose_w[0].inverse() * pose_w[i]));
+    }
+    let sm = identity_map(&ss, 0);
+    let shoulder = ss.find("LeftShoulder").unwrap();
+    assert!(!ss.is_ancestor(shoulder, ss.find("LeftUpperArm").unwrap()));
+    let (srig, trig) = (
+        Rig {
+            skeleton: &ss,
+            map: &sm,
+            profile,
+        },
+        Rig {
+            skeleton: &ts,
+            map: &tm,
+            profile,
+        },
+    );
+    let mut r = Retargeter::new(&srig, &trig, &no_ik()).unwrap();
+    let mut tp = Pose::rest(&ts);
+    r.retarget(&sp, &mut tp).unwrap();
+    let (want, got) = (globals(&whole, &posed), globals(&ts, &tp));
+    for side in ["Left", "Right"] {
+        for part in ["UpperArm", "LowerArm", "Hand"] {
+            let name = format!("{side}{part}");
+            let (w, g) = (
+                whole.find(&name).unwrap().index(),
+                ts.find(&name).unwrap().index(),
+            );
+            let off = angle(want[w].0, got[g].0).to_degrees();
+            assert!(off < 0.01, "{name}: {off}° off the source's turn");
+        }
+    }
+}
+
 /// The rig `s` with an unmapped bone `name` inserted above the bone `child`: it hangs from
 /// `child`'s parent, its joint `at` of the way to `child`'s joint (plus `off`, in the parent's
 /// frame), and `child` hangs from it where it was. Bones listed in `moved` hang from it too,

@@ -205,6 +205,9 @@ pub struct RealRig {
     /// robe chain): the scrambled-name property skips them, and they must map differently
     /// without names; `|`-separated.
     pub names_decide: Vec<String>,
+    /// Where leaf bones point (their tails, placed like `at`): a leaf's +Y points at its tail
+    /// (Blender's bones), else straight up; `name = at`, `|`-separated.
+    pub tails: Vec<(String, String)>,
     pub bones: Vec<RealBone>,
 }
 
@@ -251,6 +254,7 @@ fn parse_real(text: &str) -> Result<RealRig, String> {
         weightless: vec![],
         not_joints: vec![],
         names_decide: vec![],
+        tails: vec![],
         bones: vec![],
     };
     let mut header_seen = false;
@@ -268,6 +272,14 @@ fn parse_real(text: &str) -> Result<RealRig, String> {
                 rig.not_joints = o.split('|').map(|n| n.trim().to_string()).collect();
             } else if let Some(o) = c.strip_prefix("names_decide:") {
                 rig.names_decide = o.split('|').map(|n| n.trim().to_string()).collect();
+            } else if let Some(o) = c.strip_prefix("tails:") {
+                for t in o.split('|') {
+                    let (n, at) = t
+                        .split_once('=')
+                        .ok_or_else(|| format!("line {}: tail `{t}` needs `name = at`", k + 1))?;
+                    rig.tails
+                        .push((n.trim().to_string(), at.trim().to_string()));
+                }
             } else if rig.name.is_empty() {
                 rig.name = c.to_string();
             } else if !rig.sources.is_empty() && !c.is_empty() && !c.contains(':') {
@@ -396,12 +408,54 @@ pub fn place_in_scene(joints: &mut [Joint], faces_minus_z: bool, cm_z_up: bool) 
     )
 }
 
+/// Turns every leaf bone with a tail in `rig.tails` so that its +Y points at the tail.
+fn point_leaves(
+    rig: &RealRig,
+    joints: &[Joint],
+    names: &dyn Fn(&str) -> String,
+    sk: &mut Skeleton,
+) {
+    if rig.tails.is_empty() {
+        return;
+    }
+    assert!(
+        !rig.has("faces_minus_z") && !rig.has("cm_z_up"),
+        "{}: tails are placed on the canonical humanoid only",
+        rig.name
+    );
+    let canon = canonical(rig.has("a_pose"));
+    let world = sk.rest_world();
+    for (name, at) in &rig.tails {
+        let i = rig.bones.iter().position(|b| &b.name == name);
+        let i = i.unwrap_or_else(|| panic!("{}: tail of no bone `{name}`", rig.name));
+        let id = &joints[i].id;
+        assert!(
+            !joints.iter().any(|j| j.parent.as_ref() == Some(id)),
+            "{}: tail given for `{name}`, which is no leaf",
+            rig.name
+        );
+        let tail = place(at, &canon).unwrap_or_else(|e| panic!("{}: {e}", rig.name));
+        let k = sk
+            .bones
+            .iter()
+            .position(|b| b.name == names(id))
+            .expect("bone of the joint");
+        let dir = (tail - joints[i].pos).normalize_or(Vec3::Y);
+        let parent_rot = sk.bones[k].parent.map_or(Quat::IDENTITY, |p| {
+            world[p.index()].to_scale_rotation_translation().1
+        });
+        sk.bones[k].rest.rotation =
+            (parent_rot.inverse() * Quat::from_rotation_arc(Vec3::Y, dir)).normalize();
+    }
+}
+
 /// Builds the skeleton of a real rig with its options applied (facing, units and up axis,
 /// skin), naming each bone with `names` (the identity for the real names).
 pub fn real_skeleton(rig: &RealRig, names: &dyn Fn(&str) -> String) -> Skeleton {
     let mut joints = real_joints(rig);
     let base = place_in_scene(&mut joints, rig.has("faces_minus_z"), rig.has("cm_z_up"));
     let mut sk = skeleton(&joints, names, base);
+    point_leaves(rig, &joints, names, &mut sk);
     if rig.has("skinless") {
         for b in sk.bones.iter_mut() {
             b.is_joint = false;

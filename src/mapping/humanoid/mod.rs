@@ -13,6 +13,7 @@
 //! 6. eyes and jaw by name, Root above the hips.
 
 mod hands;
+mod join;
 mod limbs;
 mod torso;
 
@@ -316,10 +317,35 @@ pub(super) fn map(
     forced_empty: &[bool],
     warnings: &mut Vec<Warning>,
 ) -> Vec<Option<Mapped>> {
-    let mut out = vec![None; profile.bones.len()];
     if sk.bones.is_empty() {
-        return out;
+        return vec![None; profile.bones.len()];
     }
+    let ctx = context(sk, profile, names, fixed, forced_empty);
+    let mut trunks = torso::trunks(&ctx);
+    if trunks.is_empty() {
+        // Deform bones in pieces: read the body from the pieces joined where they lie.
+        if let Some(joined) = join::joined(&ctx) {
+            let jctx = context(&joined, profile, ctx.info.clone(), fixed, forced_empty);
+            let jtrunks = torso::trunks(&jctx);
+            if !jtrunks.is_empty() {
+                let out = assign(&jctx, jtrunks, warnings);
+                warnings.extend(join::warning(sk, profile, &out));
+                return out;
+            }
+        }
+        trunks.extend(torso::legless(&ctx));
+    }
+    assign(&ctx, trunks, warnings)
+}
+
+/// The context of `sk` with its limb children and finger fans.
+fn context<'a>(
+    sk: &'a Skeleton,
+    profile: &'a Profile,
+    names: Vec<NameInfo>,
+    fixed: &'a [Option<Mapped>],
+    forced_empty: &'a [bool],
+) -> Ctx<'a> {
     let mut ctx = Ctx::new(sk, profile, names, fixed, forced_empty);
     ctx.main = (0..sk.bones.len() as u32)
         .map(|b| limbs::main_children(&ctx, BoneId(b)))
@@ -327,13 +353,15 @@ pub(super) fn map(
     ctx.fans = (0..sk.bones.len() as u32)
         .map(|b| limbs::fan_count(&ctx, BoneId(b)))
         .collect();
+    ctx
+}
+
+/// The body of the best-scoring trunk, as one entry per profile bone.
+fn assign(ctx: &Ctx, trunks: Vec<Trunk>, warnings: &mut Vec<Warning>) -> Vec<Option<Mapped>> {
+    let mut out = vec![None; ctx.profile.bones.len()];
     let mut best: Option<Part> = None;
-    let mut trunks = torso::trunks(&ctx);
-    if trunks.is_empty() {
-        trunks.extend(torso::legless(&ctx));
-    }
     for trunk in trunks {
-        let part = body(&ctx, trunk);
+        let part = body(ctx, trunk);
         if best.as_ref().is_none_or(|b| part.score > b.score) {
             best = Some(part);
         }

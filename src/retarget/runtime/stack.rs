@@ -30,6 +30,8 @@ pub(crate) struct PlantState {
     last: Option<Vec3>,
     /// Where the passes before put the target's foot last frame (skeleton space).
     last_end: Vec3,
+    /// The source's hips joint last frame, and whether there was a last frame.
+    last_hips: Option<Vec3>,
     /// The hips' heading the foot's stance turns with while it is held (the heading when the
     /// contact began, kept within `stance_turn_deg` of the hips' now); the hips' own otherwise.
     heading: Quat,
@@ -49,6 +51,7 @@ impl Default for PlantState {
             anchor: Vec3::ZERO,
             last: None,
             last_end: Vec3::ZERO,
+            last_hips: None,
             heading: Quat::IDENTITY,
             goal: None,
         }
@@ -98,7 +101,9 @@ impl Retargeter {
         // A source step as the target may take it: scaled by the smaller of the legs' ratio (as
         // travel is, math.md's skate) and the heights' (the skate in heights), so that a step
         // taken for the source's is no longer than it in either.
-        let pace = (self.plan.hips_ratio * self.horizontal).min(self.target_height / hs);
+        let legs = self.plan.hips_ratio * self.horizontal;
+        let pace = legs.min(self.target_height / hs);
+        let hips = self.source_global[self.plan.source_hips.index()].pos;
         // The treadmill's move this frame, on the source and (scaled as travel is) the target.
         let ground = self.treadmill.map(|g| {
             // Given in the source's skeleton space; its poses are seen turned as the target faces.
@@ -125,13 +130,16 @@ impl Retargeter {
             st.low = st.low.min(foot.y);
             let clearance = foot.y - st.low;
             // No contact on the first frame: its speed is not known yet.
-            let mut step = st
-                .last
-                .map_or(Vec3::ZERO, |l| Vec3::new(foot.x - l.x, 0.0, foot.z - l.z));
+            let flat = |now: Vec3, last: Option<Vec3>| {
+                last.map_or(Vec3::ZERO, |l| Vec3::new(now.x - l.x, 0.0, now.z - l.z))
+            };
+            let (mut step, mut carried) = (flat(foot, st.last), flat(hips, st.last_hips));
+            st.last_hips = Some(hips);
             if let Some((source, target)) = ground {
                 // On a treadmill: the foot's step over the ground, and the held place (and the
                 // passes' foot last frame, which the blend-out follows) carried along with it.
                 step -= source;
+                carried -= source;
                 st.anchor += target;
                 st.last_end += target;
             }
@@ -169,11 +177,16 @@ impl Retargeter {
             let (start, allowed) = (st.anchor, step.length() * pace);
             if creeping {
                 // Held, while holding bends the leg beyond `creep_deg`: the held place steps
-                // toward the passes' foot by at most the source foot's step (at `pace`) and the
-                // passes' foot's own step.
+                // toward the passes' foot by at most the source foot's step and the passes'
+                // foot's own step. The part of the source's step its hips take too (the body
+                // carried along over a foot that does not step, as in a glide) goes at the
+                // legs' pace, as the passes carry it; the rest at `pace`.
                 let to = Vec3::new(now.x - st.anchor.x, 0.0, now.z - st.anchor.z);
                 let moved = passes - st.last_end;
-                let most = (step.length() * pace).min(Vec3::new(moved.x, 0.0, moved.z).length());
+                let along = shared_step(step, carried);
+                let most = (along.length() * legs + (step - along).length() * pace)
+                    .min(step.length() * legs)
+                    .min(Vec3::new(moved.x, 0.0, moved.z).length());
                 let len = to.length();
                 st.anchor += if len > most { to * (most / len) } else { to };
             } else if given.is_none()
@@ -651,6 +664,17 @@ const KEPT_TOLERANCE_DEG: f32 = 0.01;
 /// The most false-position steps [`Retargeter::kept_goal`] takes after its two secant steps.
 const KEPT_STEPS: usize = 8;
 
+/// The part of a foot's horizontal `step` that the hips' `carried` step shares: its projection
+/// on the hips' step, from none up to the whole of it (zero when the hips stand still).
+fn shared_step(step: Vec3, carried: Vec3) -> Vec3 {
+    let len = carried.length();
+    if len <= 0.0 {
+        return Vec3::ZERO;
+    }
+    let dir = carried / len;
+    dir * step.dot(dir).clamp(0.0, len)
+}
+
 /// `heading` (a turn about +Y) brought within `limit` radians of `yaw` (another).
 fn within_turn(heading: Quat, yaw: Quat, limit: f32) -> Quat {
     let rel = heading * yaw.inverse();
@@ -669,6 +693,26 @@ fn within_turn(heading: Quat, yaw: Quat, limit: f32) -> Quat {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_foot_shares_the_hips_step_only_along_it_and_at_most_all_of_it() {
+        let near = |a: Vec3, b: Vec3| a.distance(b) < 1e-6;
+        let (hips, still) = (Vec3::new(0.0, 0.0, 0.02), Vec3::ZERO);
+        // A glide: the foot goes with the hips, all of its step is shared.
+        assert!(near(shared_step(hips, hips), hips));
+        // Hips standing still share nothing; a foot that stands shares nothing.
+        assert!(near(shared_step(hips, still), still));
+        assert!(near(shared_step(still, hips), still));
+        // Across the hips' step, or back against it: nothing.
+        assert!(near(shared_step(Vec3::new(0.01, 0.0, 0.0), hips), still));
+        assert!(near(shared_step(-hips, hips), still));
+        // Longer than the hips' step along it: the hips' step, no more.
+        assert!(near(shared_step(Vec3::new(0.01, 0.0, 0.05), hips), hips));
+        assert!(near(
+            shared_step(Vec3::new(0.01, 0.0, 0.01), hips),
+            Vec3::new(0.0, 0.0, 0.01)
+        ));
+    }
 
     #[test]
     fn held_headings_stay_within_the_turn_across_the_wrap() {
