@@ -9,7 +9,8 @@
 //! The rig here has the Biped layout of `tests/conventions/real/max_biped_robe.txt` (wiseMan's
 //! names, parents and skin joints, placed on the canonical humanoid), in centimetres with Z up
 //! under `Bip001` as the export has it (scale 0.01, turned to Y up); its clip walks `Bip001`
-//! forward and turns it a quarter turn about the vertical, and swings a thigh and an upper arm.
+//! forward and turns it a quarter turn about the vertical, swings a thigh and an upper arm, nods
+//! the neck and curls a finger.
 #![allow(
     clippy::unwrap_used,
     clippy::print_stderr,
@@ -121,9 +122,13 @@ fn biped_glb(animate_bip001: bool) -> Vec<u8> {
         key(0, "rotation", turn, "VEC4");
         key(0, "scale", scale, "VEC3");
     }
+    // The neck nods (carrying the clavicles that hang from it) and the middle finger's second
+    // bone curls past its first: a chain end measured through either was off on wiseMan.FBX.
     for (name, axis, amp) in [
         ("Bip001 L Thigh", Vec3::X, 0.5),
         ("Bip001 R UpperArm", Vec3::Z, 0.4),
+        ("Bip001 Neck", Vec3::X, 0.3),
+        ("Bip001 L Finger11", Vec3::Z, 0.6),
     ] {
         let i = bone(name);
         let r = sk.bones[i].rest.rotation;
@@ -364,5 +369,21 @@ fn a_kept_turned_base_is_named_by_the_retarget() {
                 base[0]
             );
         }
+    }
+}
+
+/// Issue 43: the Biped layout (wiseMan's: clavicles on the neck, a two-bone middle finger ending
+/// in a nub, its body's motion in `Bip001`) retargets onto the `../shared` characters and the
+/// Mixamo fixture within issue 6's bounds (tests/common/bounds.rs). Before a chain end read its
+/// nub as its tail, the curled finger's end measured 20.36° off onto the Mixamo fixture (the
+/// source's first finger bone against the target's last; 16–66° on the real Biped files).
+#[test]
+fn a_biped_retargets_onto_the_shared_characters_within_issue_6_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("biped.glb");
+    std::fs::write(&source, biped_glb(true)).unwrap();
+    for target in common::bounds::targets() {
+        let line = common::bounds::retarget_within_issue_6(&source, &target, dir.path(), &[], true);
+        eprintln!("{line}");
     }
 }
