@@ -673,3 +673,102 @@ proptest! {
         prop_assert!(err < 1e-4, "{order:?}: {err}");
     }
 }
+
+/// A node above the joints that holds something (here a camera, so the reader keeps it a node
+/// and not the skeleton's root bone) and that a clip turns: BVH would write it still and lose
+/// the body's turn, so `convert` to BVH refuses, saying which node, which clip and how to get
+/// there; with the camera moved to a child node, the same motion reads as the root bone's and
+/// converts, the turn kept.
+#[test]
+fn an_animated_node_above_the_skeleton_is_refused_saying_how() {
+    use serde_json::json;
+    let dir = tempfile::tempdir().unwrap();
+    let glb = |camera_on_rig: bool| {
+        let turn: Vec<f32> = [Quat::IDENTITY, Quat::from_rotation_y(1.0)]
+            .iter()
+            .flat_map(|q| q.to_array())
+            .collect();
+        let mut bin: Vec<u8> = Vec::new();
+        for v in [0.0f32, 1.0].iter().chain(&turn) {
+            bin.extend(v.to_le_bytes());
+        }
+        let mut rig = json!({"name": "Rig", "children": [1]});
+        let mut nodes = vec![
+            rig.clone(),
+            json!({"name": "Hips", "translation": [0.0, 1.0, 0.0], "children": [2]}),
+            json!({"name": "Spine", "translation": [0.0, 0.3, 0.0]}),
+        ];
+        if camera_on_rig {
+            rig["camera"] = json!(0);
+            nodes[0] = rig;
+        } else {
+            nodes[0]["children"] = json!([1, 3]);
+            nodes.push(json!({"name": "Camera", "camera": 0}));
+        }
+        let gltf = json!({
+            "asset": {"version": "2.0"},
+            "scene": 0,
+            "scenes": [{"nodes": [0]}],
+            "nodes": nodes,
+            "cameras": [{"type": "perspective", "perspective": {"yfov": 1.0, "znear": 0.1}}],
+            "skins": [{"joints": [1, 2]}],
+            "buffers": [{"byteLength": bin.len()}],
+            "bufferViews": [
+                {"buffer": 0, "byteOffset": 0, "byteLength": 8},
+                {"buffer": 0, "byteOffset": 8, "byteLength": 32}
+            ],
+            "accessors": [
+                {"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0.0], "max": [1.0]},
+                {"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC4"}
+            ],
+            "animations": [{
+                "name": "turn",
+                "samplers": [{"input": 0, "output": 1, "interpolation": "LINEAR"}],
+                "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}]
+            }]
+        });
+        common::join_glb(&gltf, &bin)
+    };
+    let input = dir.path().join("camera_rig.glb");
+    std::fs::write(&input, glb(true)).unwrap();
+    let out = dir.path().join("out.bvh");
+    let run = common::skelnorm(&[
+        "convert",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "{err}");
+    assert!(
+        err.contains("node 0 above the skeleton is animated (clip `turn` keys its rotation)")
+            && err.contains("move what the node holds to a child node"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    // As the message says: the camera on a child node, `Rig` is the root bone and its turn is
+    // written.
+    let input = dir.path().join("rig.glb");
+    std::fs::write(&input, glb(false)).unwrap();
+    let run = common::skelnorm(&[
+        "convert",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let back = bvh_io::read(&std::fs::read_to_string(&out).unwrap(), &metres()).unwrap();
+    let (s, c) = (&back.model.skeletons[0], &back.model.clips[0]);
+    let rig = s.bones.iter().position(|b| b.name == "Rig").unwrap();
+    let turned = Pose::sample(s, c, 1.0).world(s)[rig]
+        .to_scale_rotation_translation()
+        .1;
+    assert!(
+        turned.angle_between(Quat::from_rotation_y(1.0)) < 1e-3,
+        "{turned}"
+    );
+}

@@ -2,7 +2,7 @@
 
 use super::error::BvhError;
 use super::{BvhWriteOptions, RotationOrder};
-use crate::model::{Bone, BoneId, Clip, Pose, Skeleton, Transform};
+use crate::model::{Bone, BoneId, Clip, OpaqueKind, Pose, Skeleton, Transform};
 use glam::{DVec3, EulerRot, Quat, Vec3};
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -32,7 +32,9 @@ const SCALE_TOLERANCE: f32 = 1e-4;
 /// left out.
 ///
 /// Errors: an invalid skeleton or clip, a scale that is not uniform or changes in the clip on a
-/// bone that others hang from, or a non-uniform base scale (BVH cannot express scale), a bad fps or scale option.
+/// bone that others hang from, or a non-uniform base scale (BVH cannot express scale), a node
+/// above the skeleton that the clip animates (its motion is not in the model's tracks: written
+/// with its still transform, the body would lose it), a bad fps or scale option.
 pub fn write(
     skeleton: &Skeleton,
     clip: &Clip,
@@ -113,6 +115,16 @@ fn checked(
             options.scale
         ));
     }
+    if let Some((node, path)) = animated_base(skeleton, clip) {
+        return fail(format!(
+            "node {node} above the skeleton is animated (clip `{}` keys its {path}), and BVH \
+             holds the joints alone, so that motion would be lost; a node above the joints that \
+             holds no mesh, camera or skin reads as the skeleton's root bone, whose keys BVH \
+             writes: move what the node holds to a child node (or key its motion on the root \
+             bone), then convert again",
+            clip.name
+        ));
+    }
     let Some((base, base_scale)) = split_base(skeleton) else {
         return fail("the skeleton's base transform has shear or a non-uniform scale".into());
     };
@@ -126,6 +138,17 @@ fn checked(
         return fail(format!("{frames} frames at {frame_time} s is too many"));
     }
     Ok((base, base_scale, frame_time, frames))
+}
+
+/// The first node above `skeleton` (one of its `base_nodes`) that `clip` keys, and the path
+/// keyed: a node the reader could not take in as a bone (it holds a mesh or a camera).
+fn animated_base<'c>(skeleton: &Skeleton, clip: &'c Clip) -> Option<(u32, &'c str)> {
+    clip.opaque.iter().find_map(|o| match &o.kind {
+        OpaqueKind::NodeTransform { node, path } if skeleton.base_nodes.contains(node) => {
+            Some((*node, path.as_str()))
+        }
+        _ => None,
+    })
 }
 
 /// The skeleton's base as rotation and translation (the scale taken out), and its uniform scale;
