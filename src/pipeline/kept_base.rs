@@ -6,6 +6,7 @@
 
 use crate::model::{Clip, Skeleton, Track, Transform};
 use glam::{Mat4, Quat, Vec3};
+use std::borrow::Cow;
 
 /// The turn of the nodes above `skeleton` when it tilts its up axis off +Y by more than 0.01°
 /// and scales evenly (positive, uniform within 1e-4): what [`folded`] takes out. `None`
@@ -48,6 +49,21 @@ pub(super) fn turned_roots(clip: &Clip, skeleton: &Skeleton, turn: Quat) -> Clip
         }
     }
     out
+}
+
+/// A side and one of its clips as the retarget reads them: with the kept turn [`folded`] into
+/// the root bones where [`kept_turn`] finds one, as they are otherwise.
+pub(super) fn as_read<'a>(
+    skeleton: &'a Skeleton,
+    clip: &'a Clip,
+) -> (Cow<'a, Skeleton>, Cow<'a, Clip>) {
+    match kept_turn(skeleton) {
+        Some(q) => (
+            Cow::Owned(folded(skeleton, q)),
+            Cow::Owned(turned_roots(clip, skeleton, q)),
+        ),
+        None => (Cow::Borrowed(skeleton), Cow::Borrowed(clip)),
+    }
 }
 
 fn turned(t: Transform, turn: Quat) -> Transform {

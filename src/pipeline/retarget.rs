@@ -2,7 +2,7 @@
 //! plan once, retarget every clip with it, name the new clips by one policy, add them to the
 //! target and measure them. Works on models; reads and writes no files.
 
-use super::kept_base::{folded, kept_turn, turned_roots};
+use super::kept_base::{as_read, folded, kept_turn, turned_roots};
 use super::{normalize, NormalizeError, NormalizeOptions, NormalizeReport};
 use crate::check::retarget::{
     effector_errors, mirror_check, ops_check, retarget as measure, NotMeasured, RetargetCheck,
@@ -329,7 +329,8 @@ pub fn carry_clips_back(
 /// one plan for the pair, every chosen clip retargeted with it, named by `job.naming`, added to
 /// `target`. Checks everything first: on error the target is unchanged. Both sides must have
 /// been normalized under the same [`Model::view_turn`] (as [`retarget`] does), so that they face
-/// +Z in one space.
+/// +Z in one space. A side whose nodes kept above tilt its up axis is read with that turn folded
+/// into its root bones, and the target's new clips are turned back for its kept nodes.
 pub fn retarget_onto(
     source: (&Model, &Side),
     target: (&mut Model, &Side),
@@ -503,17 +504,20 @@ pub fn effector_series(
     options: &RetargetOptions,
     times: &[f32],
 ) -> Vec<(String, Result<Vec<f32>, NotMeasured>)> {
+    // Each side as `retarget_onto` read it: a kept, tilted base folded into its roots.
+    let (ss, sc) = as_read(source.0.skeleton(source.1.index), source.2);
+    let (ts, tc) = as_read(target.0.skeleton(target.1.index), target.2);
     let s = Rig {
-        skeleton: source.0.skeleton(source.1.index),
+        skeleton: &ss,
         map: &source.1.map,
         profile,
     };
     let t = Rig {
-        skeleton: target.0.skeleton(target.1.index),
+        skeleton: &ts,
         map: &target.1.map,
         profile,
     };
-    effector_errors((&s, source.2), (&t, target.2), plan, options, times)
+    effector_errors((&s, &sc), (&t, &tc), plan, options, times)
 }
 
 /// The clips of skeleton `index` named in `wanted` (all, when empty; companions never), in
