@@ -81,3 +81,129 @@ fn mapped<T: Copy>(track: &Track<T>, f: impl Fn(T) -> T) -> Track<T> {
         values: track.values.iter().map(|&v| f(v)).collect(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "test code: a panic is how a test fails")]
+    use super::*;
+    use crate::model::{Bone, BoneId, BoneTracks, Interpolation, Pose, SkeletonId};
+
+    /// Two roots (hips and a prop), a child, under a base that scales, tilts Z-up and moves;
+    /// the clip keys both roots and the child.
+    fn rig() -> (Skeleton, Clip) {
+        let bone = |name: &str, parent: Option<u32>, t: Vec3, r: Quat| Bone {
+            name: name.into(),
+            parent: parent.map(BoneId),
+            rest: Transform {
+                translation: t,
+                rotation: r,
+                scale: Vec3::ONE,
+            },
+            is_joint: true,
+            weighted: None,
+            node: None,
+        };
+        let skeleton = Skeleton {
+            name: "rig".into(),
+            bones: vec![
+                bone(
+                    "hips",
+                    None,
+                    Vec3::new(0.0, 0.0, 95.0),
+                    Quat::from_rotation_x(1.2),
+                ),
+                bone("spine", Some(0), Vec3::new(0.0, 10.0, 0.0), Quat::IDENTITY),
+                bone(
+                    "prop",
+                    None,
+                    Vec3::new(40.0, 0.0, 0.0),
+                    Quat::from_rotation_z(0.4),
+                ),
+            ],
+            skins: vec![],
+            attachments: vec![],
+            base: Mat4::from_scale_rotation_translation(
+                Vec3::splat(0.01),
+                Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2),
+                Vec3::new(1.0, 0.0, 2.0),
+            ),
+            base_nodes: vec![0],
+            declared: None,
+        };
+        let times: std::sync::Arc<[f32]> = vec![0.0, 0.5, 1.0].into();
+        let rot = |axis: Vec3| Track {
+            interpolation: Interpolation::Linear,
+            times: times.clone(),
+            values: (times.iter())
+                .map(|t| Quat::from_axis_angle(axis.normalize(), 1.5 * t))
+                .collect(),
+        };
+        let mut tracks = vec![BoneTracks::default(); 3];
+        tracks[0].rotation = Some(rot(Vec3::new(0.3, 1.0, 0.2)));
+        tracks[0].translation = Some(Track {
+            interpolation: Interpolation::Linear,
+            times: times.clone(),
+            values: times
+                .iter()
+                .map(|t| Vec3::new(20.0 * t, 3.0, 95.0))
+                .collect(),
+        });
+        tracks[1].rotation = Some(rot(Vec3::X));
+        tracks[2].rotation = Some(rot(Vec3::Z));
+        let clip = Clip {
+            name: "walk".into(),
+            skeleton: SkeletonId(0),
+            tracks,
+            opaque: vec![],
+            source: None,
+            motion_scale: None,
+            curves: Vec::new(),
+        };
+        (skeleton, clip)
+    }
+
+    /// Joint positions in the scene (`Pose::world` includes the base).
+    fn scene(s: &Skeleton, c: &Clip, t: f32) -> Vec<Vec3> {
+        (Pose::sample(s, c, t).world(s).iter())
+            .map(|m| m.w_axis.truncate())
+            .collect()
+    }
+
+    /// Folded, the skeleton's base no longer tilts, and every joint is where it was in the scene
+    /// at rest and at every time of the clip with its roots' keys turned; turning them back
+    /// gives the clip again.
+    #[test]
+    fn folding_keeps_every_joint_in_the_scene_and_unfolds_back() {
+        let (s, c) = rig();
+        let q = kept_turn(&s).unwrap();
+        let f = folded(&s, q);
+        assert!(kept_turn(&f).is_none(), "{}", f.base);
+        let fc = turned_roots(&c, &s, q);
+        for t in [0.0, 0.25, 0.5, 0.8, 1.0] {
+            for (a, b) in scene(&s, &c, t).iter().zip(scene(&f, &fc, t)) {
+                assert!(a.distance(b) < 1e-5, "{t}: {a} against {b}");
+            }
+        }
+        let back = turned_roots(&fc, &f, q.inverse());
+        for (a, b) in c.tracks.iter().zip(&back.tracks) {
+            let (x, y) = (a.rotation.as_ref().unwrap(), b.rotation.as_ref().unwrap());
+            for (p, r) in x.values.iter().zip(y.values.iter()) {
+                assert!(p.dot(*r).abs() > 1.0 - 1e-6, "{p} against {r}");
+            }
+        }
+    }
+
+    /// A base that only turns about +Y, or scales unevenly, is not folded.
+    #[test]
+    fn only_an_even_tilt_is_folded() {
+        let (mut s, _) = rig();
+        s.base = Mat4::from_rotation_y(1.0);
+        assert!(kept_turn(&s).is_none());
+        s.base = Mat4::from_scale_rotation_translation(
+            Vec3::new(1.0, 2.0, 1.0),
+            Quat::from_rotation_x(1.0),
+            Vec3::ZERO,
+        );
+        assert!(kept_turn(&s).is_none());
+    }
+}
