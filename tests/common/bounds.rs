@@ -3,8 +3,9 @@
 //! both chains have the same bone count and the chain end within 2° otherwise (a chain not
 //! `measured` has no direction on one side: a head with no tail); with leg IK placing the feet
 //! (`--ik-max-leg-deg 180`), feet within 1% of the target's height and the target's skate at
-//! most the source's + 0.1% per frame where the source plants its feet (skate ≤ 1% per frame, as
-//! tests/retarget.rs reads a source); no bone-length drift on either run.
+//! most the source's + 0.1% per frame where the source plants its feet (skate ≤ 1% per frame);
+//! skate in the report's unit, the rig's leg length (math.md), read as tests/retarget.rs reads
+//! it; no bone-length drift on either run.
 
 use serde_json::Value;
 use std::path::Path;
