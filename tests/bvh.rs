@@ -673,3 +673,139 @@ proptest! {
         prop_assert!(err < 1e-4, "{order:?}: {err}");
     }
 }
+
+/// A node above the joints that holds something (here a camera, so the reader keeps it a node
+/// and not the skeleton's root bone) and that a clip turns and moves: `convert` folds its motion
+/// into the BVH root's channels frame by frame, so every joint is where the file puts it at
+/// every frame (written still, the body's turn and travel were lost); `bvh_io::write`, given
+/// no keys of the node, refuses, naming it and the clip; a scale keyed on it is refused as BVH
+/// cannot express it.
+#[test]
+fn an_animated_node_above_the_skeleton_is_folded_into_the_root() {
+    use serde_json::json;
+    let dir = tempfile::tempdir().unwrap();
+    let turn = |t: f32| Quat::from_rotation_y(1.0 * t) * Quat::from_rotation_x(0.3 * t);
+    let moved = |t: f32| Vec3::new(0.5 * t, 0.0, -0.25 * t);
+    let glb = |scale_keys: bool| {
+        let mut bin: Vec<u8> = Vec::new();
+        let times = [0.0f32, 0.5, 1.0];
+        let mut floats: Vec<f32> = times.to_vec();
+        floats.extend(times.iter().flat_map(|&t| turn(t).to_array()));
+        floats.extend(times.iter().flat_map(|&t| moved(t).to_array()));
+        floats.extend(times.iter().flat_map(|&t| [1.0 + t, 1.0, 1.0]));
+        for v in &floats {
+            bin.extend(v.to_le_bytes());
+        }
+        let mut channels = vec![
+            json!({"sampler": 0, "target": {"node": 0, "path": "rotation"}}),
+            json!({"sampler": 1, "target": {"node": 0, "path": "translation"}}),
+            json!({"sampler": 3, "target": {"node": 2, "path": "rotation"}}),
+        ];
+        if scale_keys {
+            channels.push(json!({"sampler": 2, "target": {"node": 0, "path": "scale"}}));
+        }
+        let gltf = json!({
+            "asset": {"version": "2.0"},
+            "scene": 0,
+            "scenes": [{"nodes": [0]}],
+            "nodes": [
+                {"name": "Rig", "camera": 0, "translation": [0.0, 0.0, 0.0], "children": [1]},
+                {"name": "Hips", "translation": [0.0, 1.0, 0.0], "children": [2]},
+                {"name": "Spine", "translation": [0.0, 0.3, 0.0], "children": [3]},
+                {"name": "Head", "translation": [0.0, 0.4, 0.1]}
+            ],
+            "cameras": [{"type": "perspective", "perspective": {"yfov": 1.0, "znear": 0.1}}],
+            "skins": [{"joints": [1, 2, 3]}],
+            "buffers": [{"byteLength": bin.len()}],
+            "bufferViews": [
+                {"buffer": 0, "byteOffset": 0, "byteLength": 12},
+                {"buffer": 0, "byteOffset": 12, "byteLength": 48},
+                {"buffer": 0, "byteOffset": 60, "byteLength": 36},
+                {"buffer": 0, "byteOffset": 96, "byteLength": 36}
+            ],
+            "accessors": [
+                {"bufferView": 0, "componentType": 5126, "count": 3, "type": "SCALAR", "min": [0.0], "max": [1.0]},
+                {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC4"},
+                {"bufferView": 2, "componentType": 5126, "count": 3, "type": "VEC3"},
+                {"bufferView": 3, "componentType": 5126, "count": 3, "type": "VEC3"}
+            ],
+            "animations": [{
+                "name": "turn",
+                "samplers": [
+                    {"input": 0, "output": 1, "interpolation": "LINEAR"},
+                    {"input": 0, "output": 2, "interpolation": "LINEAR"},
+                    {"input": 0, "output": 3, "interpolation": "LINEAR"},
+                    {"input": 0, "output": 1, "interpolation": "LINEAR"}
+                ],
+                "channels": channels
+            }]
+        });
+        common::join_glb(&gltf, &bin)
+    };
+    let input = dir.path().join("camera_rig.glb");
+    std::fs::write(&input, glb(false)).unwrap();
+    let out = dir.path().join("out.bvh");
+    let convert = |input: &std::path::Path| {
+        common::skelnorm(&[
+            "convert",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--bvh-fps",
+            "10",
+            "--bvh-unit",
+            "m",
+        ])
+    };
+    let run = convert(&input);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // Joints as the file places them: the rig node turned and moved, the spine turned too.
+    let doc = skelnorm::gltf_io::read(&input).unwrap();
+    let (gs, gc) = (&doc.model.skeletons[0], &doc.model.clips[0]);
+    assert_eq!(gs.bones[0].name, "Hips", "the camera node stays above");
+    let back = bvh_io::read(&std::fs::read_to_string(&out).unwrap(), &metres()).unwrap();
+    let (bs, bc) = (&back.model.skeletons[0], &back.model.clips[0]);
+    let mut worst = 0.0f32;
+    for f in 0..=10 {
+        let t = f as f32 / 10.0;
+        // The rig node's keys (at 0, 0.5 and 1 s) interpolated as glTF does.
+        let (a, u) = if t <= 0.5 {
+            (0.0, t / 0.5)
+        } else {
+            (0.5, (t - 0.5) / 0.5)
+        };
+        let q = turn(a).slerp(turn(a + 0.5), u);
+        let rig = Mat4::from_rotation_translation(q, moved(t));
+        let file = Pose::sample(gs, gc, t).world(gs);
+        let bvh = Pose::sample(bs, bc, t).world(bs);
+        for (i, b) in gs.bones.iter().enumerate() {
+            let j = bs.bones.iter().position(|x| x.name == b.name).unwrap();
+            // The skeleton's joints below the rig node as it moves at `t`.
+            let p = rig.transform_point3(file[i].w_axis.truncate());
+            let q = bs.base.transform_point3(bvh[j].w_axis.truncate());
+            worst = worst.max(p.distance(q));
+        }
+    }
+    eprintln!("joints within {worst:.2e} m of the file's, the rig node's motion folded");
+    assert!(worst < 1e-4, "joints {worst} m off");
+    // The library writer alone has no keys for the node: it refuses, saying what is lost.
+    let e = bvh_io::write(gs, gc, &BvhWriteOptions::default()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("node 0 above the skeleton is animated (clip `turn` keys its"),
+        "{e}"
+    );
+    // A scale keyed on the node above: BVH cannot express it.
+    std::fs::write(&input, glb(true)).unwrap();
+    let run = convert(&input);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "{err}");
+    assert!(
+        err.contains("the nodes above the skeleton scale it in clip `turn`"),
+        "{err}"
+    );
+}

@@ -108,6 +108,28 @@ fn bvh(frames: usize, pose: fn(&str) -> [f32; 3]) -> String {
     bvh_named(frames, pose, |i| BANDAI[i].0.to_string())
 }
 
+/// [`bvh`] with one frame per pose of `poses`.
+fn bvh_frames(poses: &[fn(&str) -> [f32; 3]]) -> String {
+    let text = bvh(1, poses[0]);
+    let (head, _) = text.split_once("MOTION").unwrap();
+    let mut out = format!(
+        "{head}MOTION\nFrames: {}\nFrame Time: 0.0333333\n",
+        poses.len()
+    );
+    for pose in poses {
+        let line: Vec<String> = BANDAI
+            .iter()
+            .flat_map(|(name, _, o)| {
+                let r = pose(name);
+                [o[0], o[1], o[2], r[0], r[1], r[2]]
+            })
+            .map(|v| v.to_string())
+            .collect();
+        writeln!(out, "{}", line.join(" ")).unwrap();
+    }
+    out
+}
+
 /// [`bvh`] with joint `i` named `name(i)`.
 fn bvh_named(frames: usize, pose: fn(&str) -> [f32; 3], name: fn(usize) -> String) -> String {
     fn joint(out: &mut String, i: usize, depth: usize, rename: fn(usize) -> String) {
@@ -576,4 +598,43 @@ fn a_spread_rest_that_shows_no_body_is_refused_as_such() {
         "{text}"
     );
     assert!(!text.contains("one line"), "{text}");
+}
+
+/// Issue 43: the standing Bandai-Namco layout and the VRMA rig without its extension retarget
+/// onto the `../shared` characters and the Mixamo fixture within issue 6's bounds
+/// (tests/common/bounds.rs: FK directions, feet placed by leg IK, skate, no drift). The standing
+/// frame is followed by a step: the hips turn and lean, and an arm and a leg swing.
+///
+/// The VRMA rig's feet are held to FK's bounds only, its foot and skate figures printed: its
+/// legs hang straight at full reach while the hips twist over them, so the leg IK's goal (the
+/// source's reach scaled, plus the target's own stance turned with the hips' yaw) lies beyond
+/// the target's reach (ModularMen_Casual 1.7%), and the twisting hips sweep a wide-legged
+/// target's stance under planted feet (RobotExpressive: skate 0.49% → 0.93% of the leg per
+/// frame). The real `hips_spine_twisting.vrma` does the same (issue 43's report, h-bounds).
+#[test]
+fn the_real_layouts_retarget_onto_the_shared_characters_within_issue_6_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let bandai = dir.path().join("bandai_standing.bvh");
+    std::fs::write(&bandai, bvh_frames(&[standing, stepping])).unwrap();
+    let vrma = vrma_plain(dir.path());
+    for target in common::bounds::targets() {
+        for (source, feet) in [(&bandai, true), (&vrma, false)] {
+            let line =
+                common::bounds::retarget_within_issue_6(source, &target, dir.path(), &[], feet);
+            eprintln!("{line}");
+        }
+    }
+}
+
+/// [`standing`] turned into a step: the hips turned and leaning, the left arm and the right
+/// leg swung forward, the left knee bent.
+fn stepping(name: &str) -> [f32; 3] {
+    let [z, x, y] = standing(name);
+    match name {
+        "Hips" => [z + 5.0, x + 4.0, y + 15.0],
+        "UpperArm_L" => [z, x, y + 30.0],
+        "UpperLeg_R" => [z + 25.0, x, y],
+        "LowerLeg_L" => [z - 30.0, x, y],
+        _ => [z, x, y],
+    }
 }

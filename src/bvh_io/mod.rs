@@ -28,7 +28,7 @@ mod tests;
 
 pub use error::BvhError;
 pub use read::read;
-pub use write::write;
+pub use write::{write, write_moving_base};
 
 use crate::model::Model;
 use serde::Serialize;

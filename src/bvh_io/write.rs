@@ -2,8 +2,8 @@
 
 use super::error::BvhError;
 use super::{BvhWriteOptions, RotationOrder};
-use crate::model::{Bone, BoneId, Clip, Pose, Skeleton, Transform};
-use glam::{DVec3, EulerRot, Quat, Vec3};
+use crate::model::{Bone, BoneId, BoneTracks, Clip, OpaqueKind, Pose, Skeleton, Transform};
+use glam::{DVec3, EulerRot, Mat4, Quat, Vec3};
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
@@ -32,13 +32,55 @@ const SCALE_TOLERANCE: f32 = 1e-4;
 /// left out.
 ///
 /// Errors: an invalid skeleton or clip, a scale that is not uniform or changes in the clip on a
-/// bone that others hang from, or a non-uniform base scale (BVH cannot express scale), a bad fps or scale option.
+/// bone that others hang from, or a non-uniform base scale (BVH cannot express scale), a node
+/// above the skeleton that the clip animates (its motion is not in the model's tracks: written
+/// with its still transform, the body would lose it), a bad fps or scale option.
 pub fn write(
     skeleton: &Skeleton,
     clip: &Clip,
     options: &BvhWriteOptions,
 ) -> Result<String, BvhError> {
+    if let Some((node, path)) = animated_base(skeleton, clip) {
+        return Err(BvhError::Write(format!(
+            "node {node} above the skeleton is animated (clip `{}` keys its {path}), and BVH \
+             holds the joints alone, so that motion would be lost; `write_moving_base` folds it \
+             into the roots given the nodes' keys (`skelnorm convert` does)",
+            clip.name
+        )));
+    }
+    write_frames(skeleton, clip, None, options)
+}
+
+/// [`write`] for a clip that animates nodes above the skeleton (a node holding a mesh or a
+/// camera, which the reader keeps a node): `base` gives each node above (its `base_nodes`,
+/// scene root down, as `gltf_io::Document::base_motion` reads them) its still transform and the
+/// clip's keys, and their motion is folded into the roots' channels frame by frame, so every
+/// joint is where the file puts it at every frame. Errors as [`write`]'s (less the animated
+/// node), and nodes above whose keys change their scale (BVH cannot express scale).
+pub fn write_moving_base(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    base: &[(Transform, BoneTracks)],
+    options: &BvhWriteOptions,
+) -> Result<String, BvhError> {
+    write_frames(skeleton, clip, Some(base), options)
+}
+
+/// [`write`] and [`write_moving_base`].
+fn write_frames(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    moving: Option<&[(Transform, BoneTracks)]>,
+    options: &BvhWriteOptions,
+) -> Result<String, BvhError> {
     let (base, base_scale, frame_time, frames) = checked(skeleton, clip, options)?;
+    let frame_bases = match moving {
+        Some(nodes) => Some(
+            moved_bases(skeleton, clip, nodes, base_scale, frame_time, frames)
+                .map_err(BvhError::Write)?,
+        ),
+        None => None,
+    };
     let scales = bone_scales(skeleton, clip).map_err(BvhError::Write)?;
     let layout = Layout::new(skeleton, clip);
     let mut rest_world: Vec<Quat> = Vec::with_capacity(skeleton.bones.len());
@@ -72,8 +114,9 @@ pub fn write(
     for i in 0..frames as usize {
         pose.sample_into(clip, (i as f64 * frame_time) as f32);
         let mut line: Vec<String> = Vec::new();
+        let base_now = frame_bases.as_ref().map_or(&base, |b| &b[i]);
         for (k, j) in layout.joints.iter().enumerate() {
-            let local = placed.local(pose.locals[j.bone.index()], j.bone);
+            let local = placed.local_in(pose.locals[j.bone.index()], j.bone, base_now);
             if j.positions {
                 for v in local.translation.as_dvec3().to_array() {
                     line.push(number(v * unit));
@@ -126,6 +169,74 @@ fn checked(
         return fail(format!("{frames} frames at {frame_time} s is too many"));
     }
     Ok((base, base_scale, frame_time, frames))
+}
+
+/// The rigid part of the skeleton's base at each frame with the nodes above moving as `nodes`
+/// say (still transform and keys, scene root down): the still base with the nodes' still
+/// product swapped for their product at that frame. An error when their scale at some frame is
+/// not `scale` (uniform, as at rest).
+fn moved_bases(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    nodes: &[(Transform, BoneTracks)],
+    scale: f32,
+    frame_time: f64,
+    frames: f64,
+) -> Result<Vec<Transform>, String> {
+    let product = |f: &dyn Fn(&(Transform, BoneTracks)) -> Transform| {
+        (nodes.iter()).fold(Mat4::IDENTITY, |m, n| m * f(n).to_mat4())
+    };
+    let fix = skeleton.base * product(&|n| n.0).inverse();
+    (0..frames as usize)
+        .map(|i| {
+            let t = (i as f64 * frame_time) as f32;
+            let at = |(still, keys): &(Transform, BoneTracks)| Transform {
+                translation: keys
+                    .translation
+                    .as_ref()
+                    .map_or(still.translation, |k| k.sample(t)),
+                rotation: keys
+                    .rotation
+                    .as_ref()
+                    .map_or(still.rotation, |k| k.sample(t))
+                    .normalize(),
+                scale: keys.scale.as_ref().map_or(still.scale, |k| k.sample(t)),
+            };
+            let m = fix * product(&at);
+            let bad = || {
+                format!(
+                    "the nodes above the skeleton scale it in clip `{}` (at {t} s), which BVH \
+                     cannot express",
+                    clip.name
+                )
+            };
+            let split = Transform::from_mat4(&m);
+            let s = split.scale;
+            let even = (s - Vec3::splat(scale)).abs().max_element() <= SCALE_TOLERANCE * scale;
+            let rebuilt = Transform {
+                scale: Vec3::splat(scale),
+                ..split
+            }
+            .to_mat4();
+            (even && rebuilt.abs_diff_eq(m, SCALE_TOLERANCE * scale.max(1.0)))
+                .then_some(Transform {
+                    scale: Vec3::ONE,
+                    ..split
+                })
+                .ok_or_else(bad)
+        })
+        .collect()
+}
+
+/// The first node above `skeleton` (one of its `base_nodes`) that `clip` keys, and the path
+/// keyed: a node the reader could not take in as a bone (it holds a mesh or a camera).
+fn animated_base<'c>(skeleton: &Skeleton, clip: &'c Clip) -> Option<(u32, &'c str)> {
+    clip.opaque.iter().find_map(|o| match &o.kind {
+        OpaqueKind::NodeTransform { node, path } if skeleton.base_nodes.contains(node) => {
+            Some((*node, path.as_str()))
+        }
+        _ => None,
+    })
 }
 
 /// The skeleton's base as rotation and translation (the scale taken out), and its uniform scale;
@@ -239,6 +350,12 @@ impl Placed<'_> {
     /// the parent's world rest rotation and `W` the bone's), so that joint positions are the
     /// same at every frame and the rest pose keeps its shape.
     fn local(&self, l: Transform, bone: BoneId) -> Transform {
+        self.local_in(l, bone, &self.base)
+    }
+
+    /// [`Placed::local`] with `base` (rigid) as the base the roots are placed in: the still one,
+    /// or the nodes above as a clip moves them at one frame.
+    fn local_in(&self, l: Transform, bone: BoneId, base: &Transform) -> Transform {
         let translation = l.translation * self.parent_scale[bone.index()];
         let b = &self.skeleton.bones[bone.index()];
         let own = self.rest_world[bone.index()].inverse();
@@ -252,8 +369,8 @@ impl Placed<'_> {
                 }
             }
             None => Transform {
-                translation: self.base.translation + self.base.rotation * translation,
-                rotation: (self.base.rotation * l.rotation * own).normalize(),
+                translation: base.translation + base.rotation * translation,
+                rotation: (base.rotation * l.rotation * own).normalize(),
                 scale: Vec3::ONE,
             },
         }

@@ -8,6 +8,7 @@
 
 mod accessor;
 mod bake;
+mod base_motion;
 mod bind_measure;
 mod buffers;
 pub mod build;

@@ -54,6 +54,7 @@ pub fn convert_file(job: &ConvertFile) -> Result<Outcome<FileReport>, JobError> 
             output,
             clip: job.clip,
             options: job.bvh,
+            document: Some(&doc),
         })?;
         file.wrote(output);
         let skeletons = doc.model.skeletons.len();
@@ -98,6 +99,10 @@ pub struct BvhClip<'a> {
     pub output: &'a Path,
     /// The clip, by name; the only one when `None`.
     pub clip: Option<&'a str>,
+    /// The document `model` was read from, unchanged, which holds the keys of the nodes above
+    /// the skeleton (channels the model carries as opaque): with it, a clip that animates them
+    /// is written with their motion folded into the roots; without it, refused.
+    pub document: Option<&'a crate::gltf_io::Document>,
     /// How it is written.
     pub options: &'a BvhWriteOptions,
 }
@@ -136,7 +141,19 @@ pub fn write_bvh_clip(job: &BvhClip) -> Result<String, JobError> {
     };
     super::check_not_input(input, output)?;
     let skeleton = model.skeleton(chosen.skeleton);
-    let text = bvh_io::write(skeleton, chosen, job.options)
+    let moves_base = chosen.opaque.iter().any(|o| {
+        matches!(&o.kind, crate::model::OpaqueKind::NodeTransform { node, .. } if skeleton.base_nodes.contains(node))
+    });
+    let written = match job.document.filter(|_| moves_base) {
+        Some(doc) => {
+            let base = doc.base_motion(skeleton, chosen).map_err(|e| {
+                JobError::Output(format!("{}: cannot write BVH: {e}", output.display()))
+            })?;
+            bvh_io::write_moving_base(skeleton, chosen, &base, job.options)
+        }
+        None => bvh_io::write(skeleton, chosen, job.options),
+    };
+    let text = written
         .map_err(|e| JobError::Output(format!("{}: cannot write BVH: {e}", output.display())))?;
     super::write_file(output, text.as_bytes())
         .map_err(|e| JobError::Output(format!("{}: cannot write: {e}", output.display())))?;

@@ -89,6 +89,7 @@ pub fn mirror_file(
                 "a BVH file",
             )?),
             options: file.bvh,
+            document: None,
         })?;
     } else {
         doc.write(file.output)?;

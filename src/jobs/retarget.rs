@@ -88,6 +88,7 @@ pub fn retarget_files(
             output,
             clip: Some(super::one_clip(output, &new, "retargeted", "a BVH file")?),
             options: files.bvh,
+            document: None,
         })?;
     } else if vrma {
         let clip = super::one_clip(output, &new, "retargeted", "a VRM animation")?;

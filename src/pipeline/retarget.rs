@@ -2,6 +2,7 @@
 //! plan once, retarget every clip with it, name the new clips by one policy, add them to the
 //! target and measure them. Works on models; reads and writes no files.
 
+use super::kept_base::{as_read, folded, kept_turn, turned_roots};
 use super::{normalize, NormalizeError, NormalizeOptions, NormalizeReport};
 use crate::check::retarget::{
     effector_errors, mirror_check, ops_check, retarget as measure, NotMeasured, RetargetCheck,
@@ -328,7 +329,8 @@ pub fn carry_clips_back(
 /// one plan for the pair, every chosen clip retargeted with it, named by `job.naming`, added to
 /// `target`. Checks everything first: on error the target is unchanged. Both sides must have
 /// been normalized under the same [`Model::view_turn`] (as [`retarget`] does), so that they face
-/// +Z in one space.
+/// +Z in one space. A side whose nodes kept above tilt its up axis is read with that turn folded
+/// into its root bones, and the target's new clips are turned back for its kept nodes.
 pub fn retarget_onto(
     source: (&Model, &Side),
     target: (&mut Model, &Side),
@@ -347,16 +349,34 @@ pub fn retarget_onto(
         .naming
         .names(&names, &taken)
         .map_err(RetargetRunError::ClipTaken)?;
+    // A side whose kept nodes above tilt its up axis is read with that turn folded into its
+    // root bones (a copy; the target's new clips are turned back below).
+    let (s_turn, t_turn) = (
+        kept_turn(source.skeleton(s.index)),
+        kept_turn(target.skeleton(t.index)),
+    );
+    let s_folded = s_turn.map(|q| folded(source.skeleton(s.index), q));
+    let t_folded = t_turn.map(|q| folded(target.skeleton(t.index), q));
+    let s_skeleton = s_folded.as_ref().unwrap_or(source.skeleton(s.index));
+    let folded_clips: Option<Vec<Clip>> = s_turn.map(|q| {
+        (clips.iter())
+            .map(|c| turned_roots(c, source.skeleton(s.index), q))
+            .collect()
+    });
+    let clips: Vec<&Clip> = match &folded_clips {
+        Some(f) => f.iter().collect(),
+        None => clips,
+    };
     // A source whose rest lies on the floor, its feet below it, stands on its feet for the
     // retarget (the model itself is left as it is).
-    let stood = stood_on_feet(source.skeleton(s.index), &s.map, profile);
+    let stood = stood_on_feet(s_skeleton, &s.map, profile);
     let s_rig = Rig {
-        skeleton: stood.as_ref().map_or(source.skeleton(s.index), |(k, _)| k),
+        skeleton: stood.as_ref().map_or(s_skeleton, |(k, _)| k),
         map: &s.map,
         profile,
     };
     let t_rig = Rig {
-        skeleton: target.skeleton(t.index),
+        skeleton: t_folded.as_ref().unwrap_or(target.skeleton(t.index)),
         map: &t.map,
         profile,
     };
@@ -425,7 +445,10 @@ pub fn retarget_onto(
                 .unwrap_or(0),
             measured,
         });
-        new_clips.push(new);
+        new_clips.push(match (t_turn, &t_folded) {
+            (Some(q), Some(k)) => turned_roots(&new, k, q.inverse()),
+            _ => new,
+        });
     }
     let mut plan = r.plan().clone();
     plan.warnings.extend(stood.as_ref().map(|(_, w)| w.clone()));
@@ -442,11 +465,12 @@ pub fn retarget_onto(
     Ok(report)
 }
 
-/// A warning when the nodes kept above `skeleton` (the `source` or `target`) turn its up axis
-/// off +Y or scale it unevenly: the retarget reads each side in its skeleton's own space, where
-/// a uniform scale is absorbed by the legs' ratio and a turn about +Y by the facing, but no
-/// other turn (a Z-up armature node kept by `rest.apply_node_transforms: false`), so its
-/// directions and root motion are taken without it.
+/// A warning when the nodes kept above `skeleton` (the `source` or `target` as the retarget
+/// reads it) turn its up axis off +Y or scale it unevenly: the retarget reads each side in its
+/// skeleton's own space, where a uniform scale is absorbed by the legs' ratio, a turn about +Y
+/// by the facing, and a tilt with an even scale (a Z-up armature node kept by
+/// `rest.apply_node_transforms: false`) is folded into the root bones ([`kept_turn`]), but no
+/// uneven or negative scale, so its directions and root motion are taken without it.
 fn base_unseen(side: &str, skeleton: &crate::model::Skeleton) -> Option<Warning> {
     let (scale, rotation, _) = skeleton.base.to_scale_rotation_translation();
     let tilt = (rotation * glam::Vec3::Y)
@@ -480,17 +504,20 @@ pub fn effector_series(
     options: &RetargetOptions,
     times: &[f32],
 ) -> Vec<(String, Result<Vec<f32>, NotMeasured>)> {
+    // Each side as `retarget_onto` read it: a kept, tilted base folded into its roots.
+    let (ss, sc) = as_read(source.0.skeleton(source.1.index), source.2);
+    let (ts, tc) = as_read(target.0.skeleton(target.1.index), target.2);
     let s = Rig {
-        skeleton: source.0.skeleton(source.1.index),
+        skeleton: &ss,
         map: &source.1.map,
         profile,
     };
     let t = Rig {
-        skeleton: target.0.skeleton(target.1.index),
+        skeleton: &ts,
         map: &target.1.map,
         profile,
     };
-    effector_errors((&s, source.2), (&t, target.2), plan, options, times)
+    effector_errors((&s, &sc), (&t, &tc), plan, options, times)
 }
 
 /// The clips of skeleton `index` named in `wanted` (all, when empty; companions never), in

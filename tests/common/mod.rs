@@ -5,6 +5,7 @@
     reason = "each test crate uses its own subset of these helpers"
 )]
 
+pub mod bounds;
 pub mod counting;
 pub mod fbx_curves;
 pub mod legs;

@@ -99,18 +99,43 @@ struct Tail {
 }
 
 impl Tail {
-    /// The tail of chain `ids` of `rig`; `None` when no bone of it is mapped or its profile bone
-    /// has no tail bones.
+    /// The tail of chain `ids` of `rig`; `None` when no bone of it is mapped, or its profile
+    /// bone has no tail bones mapped and its end bone not exactly one child.
+    ///
+    /// - A tail bone that hangs below another of the tail bones is left out: it is carried by
+    ///   that bone, not by the chain's end (a 3ds Max Biped hangs its clavicles from the neck, so
+    ///   its chest's tail is the neck's joint alone; averaged with the clavicles it moved with
+    ///   the neck: wiseMan.FBX's spine end 4.64° off with the spine retargeted exactly).
+    /// - An end bone whose profile tail is not mapped but which has one child (a Biped finger's
+    ///   `Finger1Nub`, Mixamo's `LeftHandMiddle4`) points at that child's joint; without it, such
+    ///   a chain's last segment was its second last bone on one side and its end bone on the
+    ///   other (wiseMan's two-bone middle finger against Mixamo's three, 16–20° off).
     fn of(rig: &Rig, ids: &[BoneId]) -> Option<Tail> {
-        let end = ids.last()?.index();
+        let end = *ids.last()?;
         let p = ids.iter().rev().find_map(|&b| rig.map.profile_bone_of(b))?;
-        let tails = rig.map.tail_bones(rig.profile, p)?;
+        let joints: Vec<BoneId> = match rig.map.tail_bones(rig.profile, p) {
+            Some(tails) => {
+                let bones: Vec<BoneId> = tails
+                    .iter()
+                    .map(|&t| rig.map.get(t).expect("mapped"))
+                    .collect();
+                (bones.iter().copied())
+                    .filter(|&b| !bones.iter().any(|&a| rig.skeleton.is_ancestor(a, b)))
+                    .collect()
+            }
+            None => {
+                let mut kids = (rig.skeleton.bones.iter().enumerate())
+                    .filter(|(_, b)| b.parent == Some(end))
+                    .map(|(i, _)| BoneId(i as u32));
+                match (kids.next(), kids.next()) {
+                    (Some(only), None) => vec![only],
+                    _ => return None,
+                }
+            }
+        };
         Some(Tail {
-            joints: tails
-                .iter()
-                .map(|&t| rig.map.get(t).expect("mapped").index())
-                .collect(),
-            end,
+            joints: joints.iter().map(|b| b.index()).collect(),
+            end: end.index(),
             size: rig.skeleton.height().max(1e-12),
         })
     }
