@@ -862,6 +862,8 @@ pub(crate) fn build(
         }
     }
     plan_chains(&mut plan, source, target, options)?;
+    let apart = apart_chain_aims(&plan, source, target);
+    plan.aims.extend(apart);
     finish(&mut plan, source, target, options);
     plan.pins = pins(&plan, target, options)?;
     for b in plan.pins.iter().map(|p| p.bone) {
@@ -1161,6 +1163,55 @@ fn segment_aims(
     schain: &crate::profile::Chain,
     cp: &ChainPlan,
 ) -> Vec<Aim> {
+    let aim = |bone: BoneId| -> Option<Aim> {
+        let p = target.map.profile_bone_of(bone)?;
+        let k = counterpart_at(source, target, chain, schain, p, &cp.source_ids)?;
+        aim_at(plan, source, target, bone, cp.source_ids[k])
+    };
+    let from = if column(chain) {
+        cp.target_ids.len().saturating_sub(1)
+    } else {
+        0
+    };
+    cp.target_ids[from..]
+        .iter()
+        .filter_map(|&b| aim(b))
+        .collect()
+}
+
+/// The [`Aim`]s of the target bones outside every chain's path that take their counterpart's
+/// change (by profile name), as [`segment_aims`] finds them: the bones cut from a chain that
+/// hangs in pieces (a Rigify rig's `DEF-hand.R` hanging apart from its forearm) are driven by
+/// their counterparts one by one, and Quaternius's right hand, with `MiddleHand.R` inside its
+/// segment, was 35.2° off on `Man_Punch` onto the generated Rigify rig. None in the
+/// [`column`].
+fn apart_chain_aims(plan: &Plan, source: &Rig, target: &Rig) -> Vec<Aim> {
+    let in_chain = |b: BoneId| plan.chains.iter().any(|c| c.target_ids.contains(&b));
+    let aimed = |b: BoneId| plan.aims.iter().any(|a| a.bone == b);
+    let mut out = Vec::new();
+    for p in target.profile.ids() {
+        let Some(bone) = target.map.get(p) else {
+            continue;
+        };
+        let chain = target.profile.chains.iter().find(|c| c.bones.contains(&p));
+        if in_chain(bone) || aimed(bone) || chain.is_some_and(column) {
+            continue;
+        }
+        let from = source
+            .profile
+            .find(&target.profile.bone(p).name)
+            .and_then(|q| source.map.get(q));
+        if let Some(aim) = from.and_then(|from| aim_at(plan, source, target, bone, from)) {
+            out.push(aim);
+        }
+    }
+    out
+}
+
+/// The [`Aim`] of target bone `bone` along the segment of its counterpart `from`, when the
+/// segment holds unmapped source bones, both bones' tails are one profile bone, the same, and
+/// the bone's driver reads only bones of the segment (see [`segment_aims`]).
+fn aim_at(plan: &Plan, source: &Rig, target: &Rig, bone: BoneId, from: BoneId) -> Option<Aim> {
     let name = |rig: &Rig, b: BoneId| {
         rig.map
             .profile_bone_of(b)
@@ -1172,47 +1223,33 @@ fn segment_aims(
             .tail_bones(rig.profile, rig.map.profile_bone_of(b)?)?;
         (t.len() == 1).then(|| rig.map.get(t[0])).flatten()
     };
-    let aim = |bone: BoneId| -> Option<Aim> {
-        let p = target.map.profile_bone_of(bone)?;
-        let k = counterpart_at(source, target, chain, schain, p, &cp.source_ids)?;
-        let from = cp.source_ids[k];
-        let (to, ttail) = (tail(source, from)?, tail(target, bone)?);
-        if name(target, bone) != name(source, from) || name(target, ttail) != name(source, to) {
-            return None;
-        }
-        // The segment's bones: the counterpart and the unmapped bones below it down to the tail.
-        let inside = path(source.skeleton, from, to)?;
-        let inside = &inside[..inside.len() - 1];
-        if inside.len() < 2 || inside[1..].iter().any(|&b| name(source, b).is_some()) {
-            return None;
-        }
-        let reads = match plan.drivers[bone.index()] {
-            Driver::Rest => return None,
-            Driver::Delta { a, w, .. } if w <= 0.0 => vec![a],
-            Driver::Delta { b, w, .. } if w >= 1.0 => vec![b],
-            Driver::Delta { a, b, .. } => vec![a, b],
-        };
-        if !reads.iter().all(|&r| inside.contains(&BoneId(r))) {
-            return None;
-        }
-        let rest =
-            (plan.source_rest[to.index()].1 - plan.source_rest[from.index()].1).try_normalize()?;
-        Some(Aim {
-            bone,
-            from,
-            to,
-            rest,
-        })
+    let (to, ttail) = (tail(source, from)?, tail(target, bone)?);
+    if name(target, bone) != name(source, from) || name(target, ttail) != name(source, to) {
+        return None;
+    }
+    // The segment's bones: the counterpart and the unmapped bones below it down to the tail.
+    let inside = path(source.skeleton, from, to)?;
+    let inside = &inside[..inside.len() - 1];
+    if inside.len() < 2 || inside[1..].iter().any(|&b| name(source, b).is_some()) {
+        return None;
+    }
+    let reads = match plan.drivers[bone.index()] {
+        Driver::Rest => return None,
+        Driver::Delta { a, w, .. } if w <= 0.0 => vec![a],
+        Driver::Delta { b, w, .. } if w >= 1.0 => vec![b],
+        Driver::Delta { a, b, .. } => vec![a, b],
     };
-    let from = if column(chain) {
-        cp.target_ids.len().saturating_sub(1)
-    } else {
-        0
-    };
-    cp.target_ids[from..]
-        .iter()
-        .filter_map(|&b| aim(b))
-        .collect()
+    if !reads.iter().all(|&r| inside.contains(&BoneId(r))) {
+        return None;
+    }
+    let rest =
+        (plan.source_rest[to.index()].1 - plan.source_rest[from.index()].1).try_normalize()?;
+    Some(Aim {
+        bone,
+        from,
+        to,
+        rest,
+    })
 }
 
 /// Whether a chain is the body's column, the spine or the neck: its unmapped bones are

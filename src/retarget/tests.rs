@@ -1665,3 +1665,56 @@ fn unmapped_target_bones_inside_a_segment_twist_without_bending_it() {
         angle.to_degrees()
     );
 }
+
+/// Issue 42: a target bone cut from its chain (an IK layout's hand on the root bone, a Rigify
+/// rig's deform hand hanging apart from its forearm), which its counterpart drives alone, is
+/// aimed along its source segment as the chain's bones are: Quaternius's `MiddleHand.R`
+/// (in [`linked_arms`]) inside the hand's segment put the hand 35.2° off on `Man_Punch` onto
+/// the generated Rigify rig.
+#[test]
+fn a_bone_cut_from_its_chain_is_aimed_along_its_source_segment() {
+    let profile = Profile::humanoid();
+    let (ss, sm) = linked_arms();
+    let (ts, tm) = ends_on_the_root();
+    let mut r = Retargeter::new(
+        &Rig {
+            skeleton: &ss,
+            map: &sm,
+            profile,
+        },
+        &Rig {
+            skeleton: &ts,
+            map: &tm,
+            profile,
+        },
+        &no_ik(),
+    )
+    .unwrap();
+    let right = r
+        .plan()
+        .chains
+        .iter()
+        .find(|c| c.chain == "RightArm")
+        .unwrap();
+    assert!(!right.target_bones.iter().any(|b| b == "RightHand"));
+    let dir = |s: &Skeleton, g: &[(Quat, Vec3)]| {
+        let at = |n: &str| g[s.find(n).unwrap().index()].1;
+        (at("RightMiddleProximal") - at("RightHand")).normalize()
+    };
+    let turns = [
+        Quat::from_euler(glam::EulerRot::XYZ, 0.5, 0.2, -0.3),
+        Quat::from_euler(glam::EulerRot::XYZ, -0.4, 0.6, 0.35),
+        Quat::from_euler(glam::EulerRot::XYZ, 0.1, -0.5, 0.45),
+    ];
+    for k in 0..turns.len() {
+        let sp = random_pose(&ss, &turns[k..], Vec3::ZERO);
+        let mut tp = Pose::rest(&ts);
+        r.retarget(&sp, &mut tp).unwrap();
+        let (a, b) = (dir(&ss, &globals(&ss, &sp)), dir(&ts, &globals(&ts, &tp)));
+        let off = a.cross(b).length().atan2(a.dot(b)).to_degrees();
+        assert!(
+            off < 0.01,
+            "pose {k}: RightHand → RightMiddleProximal {off}° off"
+        );
+    }
+}
