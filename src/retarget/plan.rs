@@ -25,7 +25,8 @@ pub struct ChainPlan {
     /// Normalized arc length of each target bone's joint along the chain (0 at the start, 1 at
     /// the end bone).
     pub target_u: Vec<f32>,
-    /// The same for the source bones.
+    /// The same for the source bones, over its mapped bones: the unmapped bones read past the
+    /// last mapped one (down to its tail) are at 1.
     pub source_u: Vec<f32>,
     /// The profile bone the IK pass places, if it runs on this chain.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -73,6 +74,24 @@ pub(crate) struct Aim {
     pub to: BoneId,
     /// The segment's rest direction, unit, in the source's space.
     pub rest: Vec3,
+}
+
+/// An unmapped target bone inside a segment, between a mapped bone (`base`) and that bone's
+/// tail (Rigify's `DEF-upper_arm.L.001` twist link between the upper arm and the forearm): it
+/// keeps its rest place against `base`, turning only about `axis`, its rest direction toward
+/// the next joint along the segment (which then stays where it is), as much as its driven
+/// change turns it about it. Blending the changes of the mapped bones around it bent it by part
+/// of the elbow, and put the upper arm's segment, which runs through it, 5 to 7.5° away from the
+/// source's (issue 42).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Link {
+    /// The unmapped target bone.
+    pub bone: BoneId,
+    /// The mapped target bone whose segment holds it.
+    pub base: BoneId,
+    /// Its rest direction toward the next joint along the segment, unit, in its own rest
+    /// frame; `None` where that joint sits on its own (any turn leaves it in place).
+    pub axis: Option<Vec3>,
 }
 
 /// A two-bone IK limb: bone ids on both sides and the reach scaling.
@@ -240,6 +259,9 @@ pub struct Plan {
     /// Target bones whose driven change is aimed along their source segment ([`Aim`]).
     #[serde(skip)]
     pub(crate) aims: Vec<Aim>,
+    /// Unmapped target bones inside a segment, turned with its mapped bone ([`Link`]).
+    #[serde(skip)]
+    pub(crate) links: Vec<Link>,
     #[serde(skip)]
     pub(crate) limbs: Vec<IkLimb>,
     /// What the source's roots hang from: its skeleton space turned by the source turn.
@@ -440,9 +462,9 @@ fn chain_path_apart(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> {
 /// The source's bones along a profile chain: [`chain_path_apart`], continued through the
 /// unmapped bones below its last mapped bone down to the bone above the next mapped one (its
 /// tail), as a mocap rig's second neck bone below the one mapped `Neck`: their rotations move
-/// the chain's end, so the chain reads them.
-/// Also returns that tail bone when there are such bones.
-fn source_chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<(Vec<BoneId>, Option<BoneId>)> {
+/// the chain's end, so the chain reads them (a one-bone target chain takes the last one's
+/// change, and a target bone is aimed along the whole segment, [`segment_aims`]).
+fn source_chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> {
     let mut ids = chain_path_apart(rig, bones)?;
     let last = *ids.last()?;
     let tail = rig
@@ -451,13 +473,11 @@ fn source_chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<(Vec<BoneId>,
         .and_then(|p| rig.map.tail_bones(rig.profile, p))
         .filter(|t| t.len() == 1)
         .and_then(|t| rig.map.get(t[0]));
-    let mut inside = None;
     if let Some(below) = tail.and_then(|t| path(rig.skeleton, last, t)) {
         // The path runs last → … → tail; keep the bones strictly between.
         ids.extend(below.iter().skip(1).take(below.len().saturating_sub(2)));
-        inside = tail.filter(|_| below.len() > 2);
     }
-    Some((ids, inside))
+    Some(ids)
 }
 
 /// The source chain `sids` cut after the bone of the target chain's last bone, when that target
@@ -644,13 +664,16 @@ fn source_chain<'p>(
     }
 }
 
-/// Which source bones drive each target bone of a chain, by mode.
+/// Which source bones drive each target bone of a chain, by mode. `sids[end]` is the source
+/// chain's last mapped bone, which ends the chain for every mode; the unmapped bones past it
+/// drive only a one-bone target chain, which stands for the whole source chain.
 /// `by_bone`: equal bone counts pair bone by bone in `interpolated` mode.
 fn chain_drivers(
     mode: ChainMode,
     tu: &[f32],
     su: &[f32],
     sids: &[BoneId],
+    end: usize,
     by_bone: bool,
 ) -> Vec<Driver> {
     let (n, m) = (tu.len(), su.len());
@@ -662,13 +685,13 @@ fn chain_drivers(
     match mode {
         ChainMode::None => vec![Driver::Rest; n],
         ChainMode::OneToOne => (0..n)
-            .map(|i| if i < m { single(i) } else { Driver::Rest })
+            .map(|i| if i <= end { single(i) } else { Driver::Rest })
             .collect(),
         ChainMode::OneToOneReversed => (0..n)
             .map(|i| {
                 let from_end = n - 1 - i;
-                if from_end < m {
-                    single(m - 1 - from_end)
+                if from_end <= end {
+                    single(end - from_end)
                 } else {
                     Driver::Rest
                 }
@@ -676,16 +699,14 @@ fn chain_drivers(
             .collect(),
         // Equal bone counts pair bone by bone: blending neighbours because the chains'
         // proportions differ a little would only blur the motion.
-        ChainMode::Interpolated if n == m && by_bone => (0..n).map(single).collect(),
+        // A one-bone target chain shows where the source chain ends: it takes the last source
+        // bone's change (which carries the ones above it).
+        ChainMode::Interpolated if m == 1 || n == 1 => vec![single(m - 1); n],
+        ChainMode::Interpolated if n == end + 1 && by_bone => (0..n).map(single).collect(),
         ChainMode::Interpolated => tu
             .iter()
             .map(|&u| {
-                // A one-bone target chain shows where the source chain ends: it takes the last
-                // source bone's change (which carries the ones above it).
-                if m == 1 || n == 1 {
-                    return single(m - 1);
-                }
-                let k = su.partition_point(|&s| s <= u).clamp(1, m - 1) - 1;
+                let k = su[..=end].partition_point(|&s| s <= u).clamp(1, end.max(1)) - 1;
                 let span = su[k + 1] - su[k];
                 let w = if span > 1e-12 {
                     ((u - su[k]) / span).clamp(0.0, 1.0)
@@ -823,6 +844,7 @@ pub(crate) fn build(
         translated: Vec::new(),
         drivers: vec![Driver::Rest; target.skeleton.bones.len()],
         aims: Vec::new(),
+        links: Vec::new(),
         limbs: Vec::new(),
         source_rest,
         target_rest,
@@ -840,6 +862,8 @@ pub(crate) fn build(
         }
     }
     plan_chains(&mut plan, source, target, options)?;
+    let apart = apart_chain_aims(&plan, source, target);
+    plan.aims.extend(apart);
     finish(&mut plan, source, target, options);
     plan.pins = pins(&plan, target, options)?;
     for b in plan.pins.iter().map(|p| p.bone) {
@@ -999,7 +1023,7 @@ fn plan_chains(
             );
         }
         let path = |c: &crate::profile::Chain| source_chain_path(source, &c.bones);
-        let (sids, tail) = match schain.and_then(path) {
+        let sids = match schain.and_then(path) {
             Some(found) => found,
             _ => {
                 warn(
@@ -1036,9 +1060,10 @@ fn plan_chains(
             tids,
             sids,
         );
-        if let Some(aim) = tail.and_then(|t| segment_aim(plan, source, target, &cp, t)) {
-            plan.aims.push(aim);
-        }
+        let aims = segment_aims(plan, source, target, chain, schain, &cp);
+        plan.aims.extend(aims);
+        let links = segment_links(plan, target, chain, &cp);
+        plan.links.extend(links);
         let apart = apart_aims(plan, source, target, &cp);
         plan.aims.extend(apart);
         let ik = settings
@@ -1122,61 +1147,161 @@ fn apart_aims(plan: &Plan, source: &Rig, target: &Rig, cp: &ChainPlan) -> Vec<Ai
     out
 }
 
-/// The [`Aim`] of a chain's last target bone, when it takes the change of the source chain's
-/// last bone (alone, or as a blend weighted all to it: a target arm of four bones against a
-/// source's of five ends at arc length 1) and that bone is unmapped, inside the segment from
-/// the target bone's counterpart to `tail` (the source's next mapped joint), and the target
-/// bone's own tail is the same profile bone. Quaternius's right hand (`Palm.R`, its middle
-/// finger `Fingers.R` below the unmapped `MiddleHand.R`) was left unaimed, 32.5° off on
-/// `Punch`. Other bones keep their plain change: where nothing unmapped lies inside a segment,
-/// the output is as without aims.
-fn segment_aim(
+/// The [`Aim`]s of a chain's target bones whose source segment holds unmapped bones: a bone
+/// mapped on both sides whose tail is the same profile bone on both sides, where the source's
+/// path from the counterpart's joint to the tail's runs through bones neither profile bone
+/// maps (a mocap rig's second neck bone, Rigify's `DEF-upper_arm.L.001` twist link, a hand's
+/// unmapped knuckle bone), and whose driver reads only bones of that segment (the counterpart,
+/// or the unmapped bones inside). In the [`column`], only the chain's last bone (CMU's neck).
+/// Other bones keep their plain change: where nothing unmapped lies inside a segment, the
+/// output is as without aims.
+fn segment_aims(
     plan: &Plan,
     source: &Rig,
     target: &Rig,
+    chain: &crate::profile::Chain,
+    schain: &crate::profile::Chain,
     cp: &ChainPlan,
-    tail: BoneId,
-) -> Option<Aim> {
-    let (&bone, &last) = (cp.target_ids.last()?, cp.source_ids.last()?);
-    if plan.drivers[bone.index()].single() != Some(last)
-        || source.map.profile_bone_of(last).is_some()
-    {
-        return None;
-    }
-    let from = *cp
-        .source_ids
+) -> Vec<Aim> {
+    let aim = |bone: BoneId| -> Option<Aim> {
+        let p = target.map.profile_bone_of(bone)?;
+        let k = counterpart_at(source, target, chain, schain, p, &cp.source_ids)?;
+        aim_at(plan, source, target, bone, cp.source_ids[k])
+    };
+    let from = if column(chain) {
+        cp.target_ids.len().saturating_sub(1)
+    } else {
+        0
+    };
+    cp.target_ids[from..]
         .iter()
-        .rev()
-        .find(|&&b| source.map.profile_bone_of(b).is_some())?;
-    // Still the segment `from` → `tail`: the bones past `from` lie on the path to the tail.
-    let inside = path(source.skeleton, from, tail)?;
-    let k = cp.source_ids.iter().position(|&b| b == from)?;
-    if inside[..inside.len() - 1] != cp.source_ids[k..] {
-        return None;
+        .filter_map(|&b| aim(b))
+        .collect()
+}
+
+/// The [`Aim`]s of the target bones outside every chain's path that take their counterpart's
+/// change (by profile name), as [`segment_aims`] finds them: the bones cut from a chain that
+/// hangs in pieces (a Rigify rig's `DEF-hand.R` hanging apart from its forearm) are driven by
+/// their counterparts one by one, and Quaternius's right hand, with `MiddleHand.R` inside its
+/// segment, was 35.2° off on `Man_Punch` onto the generated Rigify rig. None in the
+/// [`column`].
+fn apart_chain_aims(plan: &Plan, source: &Rig, target: &Rig) -> Vec<Aim> {
+    let in_chain = |b: BoneId| plan.chains.iter().any(|c| c.target_ids.contains(&b));
+    let aimed = |b: BoneId| plan.aims.iter().any(|a| a.bone == b);
+    let mut out = Vec::new();
+    for p in target.profile.ids() {
+        let Some(bone) = target.map.get(p) else {
+            continue;
+        };
+        let chain = target.profile.chains.iter().find(|c| c.bones.contains(&p));
+        if in_chain(bone) || aimed(bone) || chain.is_some_and(column) {
+            continue;
+        }
+        let from = source
+            .profile
+            .find(&target.profile.bone(p).name)
+            .and_then(|q| source.map.get(q));
+        if let Some(aim) = from.and_then(|from| aim_at(plan, source, target, bone, from)) {
+            out.push(aim);
+        }
     }
+    out
+}
+
+/// The [`Aim`] of target bone `bone` along the segment of its counterpart `from`, when the
+/// segment holds unmapped source bones, both bones' tails are one profile bone, the same, and
+/// the bone's driver reads only bones of the segment (see [`segment_aims`]).
+fn aim_at(plan: &Plan, source: &Rig, target: &Rig, bone: BoneId, from: BoneId) -> Option<Aim> {
     let name = |rig: &Rig, b: BoneId| {
         rig.map
             .profile_bone_of(b)
             .map(|p| rig.profile.bone(p).name.clone())
     };
-    let ttail = target
-        .map
-        .profile_bone_of(bone)
-        .and_then(|p| target.map.tail_bones(target.profile, p))
-        .filter(|t| t.len() == 1)
-        .and_then(|t| target.map.get(t[0]))?;
-    let same = name(target, bone).is_some() && name(target, bone) == name(source, from);
-    if !same || name(target, ttail) != name(source, tail) {
+    let tail = |rig: &Rig, b: BoneId| {
+        let t = rig
+            .map
+            .tail_bones(rig.profile, rig.map.profile_bone_of(b)?)?;
+        (t.len() == 1).then(|| rig.map.get(t[0])).flatten()
+    };
+    let (to, ttail) = (tail(source, from)?, tail(target, bone)?);
+    if name(target, bone) != name(source, from) || name(target, ttail) != name(source, to) {
+        return None;
+    }
+    // The segment's bones: the counterpart and the unmapped bones below it down to the tail.
+    let inside = path(source.skeleton, from, to)?;
+    let inside = &inside[..inside.len() - 1];
+    if inside.len() < 2 || inside[1..].iter().any(|&b| name(source, b).is_some()) {
+        return None;
+    }
+    let reads = match plan.drivers[bone.index()] {
+        Driver::Rest => return None,
+        Driver::Delta { a, w, .. } if w <= 0.0 => vec![a],
+        Driver::Delta { b, w, .. } if w >= 1.0 => vec![b],
+        Driver::Delta { a, b, .. } => vec![a, b],
+    };
+    if !reads.iter().all(|&r| inside.contains(&BoneId(r))) {
         return None;
     }
     let rest =
-        (plan.source_rest[tail.index()].1 - plan.source_rest[from.index()].1).try_normalize()?;
+        (plan.source_rest[to.index()].1 - plan.source_rest[from.index()].1).try_normalize()?;
     Some(Aim {
         bone,
         from,
-        to: tail,
+        to,
         rest,
     })
+}
+
+/// Whether a chain is the body's column, the spine or the neck: its unmapped bones are
+/// vertebrae of one bending column, which the chain's arc length spreads the bend over (a
+/// 2-bone spine driving a 5-bone one bends it as the same motion made on the 5-bone one does,
+/// and back), where a limb's or a finger's unmapped bones are twist or roll links of one rigid
+/// bone. Inside the column, segments are neither aimed ([`segment_aims`], but for the chain's
+/// end) nor held straight ([`segment_links`]).
+fn column(chain: &crate::profile::Chain) -> bool {
+    ["Spine", "Neck"].contains(&chain.name.as_str())
+}
+
+/// The [`Link`]s of a chain: the unmapped target bones on the path from a mapped bone to its
+/// tail (its one profile tail, mapped), where all of them and the mapped bone are driven; none
+/// in the [`column`].
+fn segment_links(
+    plan: &Plan,
+    target: &Rig,
+    chain: &crate::profile::Chain,
+    cp: &ChainPlan,
+) -> Vec<Link> {
+    let mut out = Vec::new();
+    if column(chain) {
+        return out;
+    }
+    for &base in &cp.target_ids {
+        let tail = target
+            .map
+            .profile_bone_of(base)
+            .and_then(|p| target.map.tail_bones(target.profile, p))
+            .filter(|t| t.len() == 1)
+            .and_then(|t| target.map.get(t[0]));
+        let Some(inside) = tail.and_then(|t| path(target.skeleton, base, t)) else {
+            continue;
+        };
+        let inner = &inside[1..inside.len() - 1];
+        let driven = |b: &BoneId| plan.drivers[b.index()] != Driver::Rest;
+        let unmapped = |b: &BoneId| target.map.profile_bone_of(*b).is_none();
+        if !inner.is_empty() && driven(&base) && inner.iter().all(|b| driven(b) && unmapped(b)) {
+            out.extend(inside[1..].windows(2).map(|w| {
+                let ((rot, at), next) = (plan.target_rest[w[0].index()], w[1]);
+                let axis =
+                    (rot.inverse() * (plan.target_rest[next.index()].1 - at)).try_normalize();
+                Link {
+                    bone: w[0],
+                    base,
+                    axis,
+                }
+            }));
+        }
+    }
+    out
 }
 
 /// Where a target chain's bones hang elsewhere (an IK layout): its first bone follows the bone
@@ -1239,12 +1364,20 @@ fn chain_plan(
     sids: Vec<BoneId>,
 ) -> ChainPlan {
     let tu = arc_params(&tids, &plan.target_rest);
-    let su = arc_params(&sids, &plan.source_rest);
-    let anchors = shared_bones(source, target, chain, schain, &tids, &sids);
+    // The source's last mapped bone ends the chain (u = 1): the unmapped bones read below it
+    // ([`source_chain_path`]) lie inside its segment, past the chain's end, and must not
+    // stretch the arc length of the bones above (Quaternius's `MiddleHand.R` below the palm
+    // put the hand at u = 0.896, and the target's hand took the knuckle's turn, issue 42).
+    let end = (sids.iter())
+        .rposition(|&b| source.map.profile_bone_of(b).is_some())
+        .unwrap_or(sids.len() - 1);
+    let mut su = arc_params(&sids[..=end], &plan.source_rest);
+    su.resize(sids.len(), 1.0);
+    let anchors = shared_bones(source, target, chain, schain, &tids, &sids[..=end]);
     let at = anchored_params(&tu, &su, &anchors);
     // Equal counts pair bone by bone unless a shared bone sits elsewhere along the other chain.
     let by_bone = anchors.iter().all(|&(i, j)| i == j);
-    let mut drivers = chain_drivers(mode, &at, &su, &sids, by_bone);
+    let mut drivers = chain_drivers(mode, &at, &su, &sids, end, by_bone);
     // Target bones above the counterpart of the source chain's first bone (a shoulder the source
     // lacks) have nothing to take: they keep their rest below the bone above the chain.
     if let (ChainMode::Interpolated, Some(&(i, 0))) = (mode, anchors.first()) {

@@ -773,7 +773,7 @@ impl Retargeter {
                     } else {
                         delta
                     };
-                    delta * self.plan.target_rest[i].0
+                    self.linked(i, delta * self.plan.target_rest[i].0)
                 }
             };
             target.locals[i] = Transform {
@@ -782,6 +782,31 @@ impl Retargeter {
             };
             self.target_global[i].rot = rot;
         }
+    }
+
+    /// `rot`, the global rotation target bone `i` takes, for a bone inside a segment
+    /// ([`plan::Link`]): its rest rotation against the segment's mapped bone, as that bone is
+    /// turned now, then turned about the link's axis as `rot` is from there (the twist part of
+    /// the difference; its swing would bend the segment). `rot` itself for other bones, and for
+    /// a link whose next joint sits on its own.
+    fn linked(&self, i: usize, rot: Quat) -> Quat {
+        let Some(link) = self.plan.links.iter().find(|l| l.bone.index() == i) else {
+            return rot;
+        };
+        let Some(axis) = link.axis else {
+            return rot;
+        };
+        let base = link.base.index();
+        let rest = self.plan.target_rest[base].0.conjugate() * self.plan.target_rest[i].0;
+        let rigid = self.target_global[base].rot * rest;
+        let r = rigid.conjugate() * rot;
+        let along = axis * Vec3::new(r.x, r.y, r.z).dot(axis);
+        let twist = Quat::from_xyzw(along.x, along.y, along.z, r.w);
+        let n = twist.length();
+        if n < 1e-6 {
+            return rigid;
+        }
+        (rigid * (twist / n)).normalize()
     }
 
     /// `delta`, the change target bone `i` takes, turned by the shortest arc that takes its

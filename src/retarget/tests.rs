@@ -1455,3 +1455,266 @@ fn a_source_arm_in_pieces_drives_the_targets_arm() {
         }
     }
 }
+
+/// The rig `s` with an unmapped bone `name` inserted above the bone `child`: it hangs from
+/// `child`'s parent, its joint `at` of the way to `child`'s joint (plus `off`, in the parent's
+/// frame), and `child` hangs from it where it was. Bones listed in `moved` hang from it too,
+/// in place. The joints of the profile's bones stay where they are.
+fn with_link(
+    s: &Skeleton,
+    child: &str,
+    name: &str,
+    at: f32,
+    off: Vec3,
+    moved: &[&str],
+) -> Skeleton {
+    let c = s.find(child).unwrap().index();
+    let hung = |i: usize| i == c || moved.contains(&s.bones[i].name.as_str());
+    // The link goes before the first bone that hangs from it (parents before children).
+    let first = (0..s.bones.len()).find(|&i| hung(i)).unwrap();
+    let shift = |b: BoneId| BoneId(if b.index() < first { b.0 } else { b.0 + 1 });
+    let link_t = s.bones[c].rest.translation * at + off;
+    let mut bones = Vec::new();
+    for (i, b) in s.bones.iter().enumerate() {
+        let mut b = b.clone();
+        b.parent = b.parent.map(shift);
+        if i == first {
+            let mut link = s.bones[c].clone();
+            link.name = name.into();
+            link.parent = s.bones[c].parent.map(shift);
+            link.rest = Transform {
+                translation: link_t,
+                ..Transform::IDENTITY
+            };
+            bones.push(link);
+        }
+        if hung(i) {
+            b.parent = Some(BoneId(first as u32));
+            b.rest.translation -= link_t;
+        }
+        bones.push(b);
+    }
+    Skeleton { bones, ..s.clone() }
+}
+
+/// The profile rig with unmapped bones inside its arms' segments, laid out as real rigs lay
+/// them: Rigify's twist links (a Blender 5 Rigify generation: `DEF-upper_arm.L.001` between
+/// `DEF-upper_arm.L` and `DEF-forearm.L`, `DEF-forearm.L.001` between `DEF-forearm.L` and
+/// `DEF-hand.L`, each joint halfway along its bone) on the left arm, and Quaternius's
+/// `MiddleHand.R` on the right (Male_Casual.fbx: between `Palm.R`, the hand, and `Fingers.R`,
+/// the middle finger, with the thumb `Thumb1.R` hanging from it), its joint a little off the
+/// line.
+fn linked_arms() -> (Skeleton, BoneMap) {
+    let (s, _) = sized(1.0);
+    let s = with_link(
+        &s,
+        "LeftLowerArm",
+        "DEF-upper_arm.L.001",
+        0.5,
+        Vec3::ZERO,
+        &[],
+    );
+    let s = with_link(&s, "LeftHand", "DEF-forearm.L.001", 0.5, Vec3::ZERO, &[]);
+    let s = with_link(
+        &s,
+        "RightMiddleProximal",
+        "MiddleHand.R",
+        0.48,
+        Vec3::new(0.0, 0.0, -0.004),
+        &["RightThumbMetacarpal"],
+    );
+    let map = identity_map(&s, 0);
+    (s, map)
+}
+
+/// Issue 42: unmapped source bones inside a chain (twist links between the upper arm and the
+/// forearm) and past its last mapped bone (a knuckle bone between the hand and the middle
+/// finger): bones mapped on both sides land on their counterparts (the arc length runs over
+/// the mapped bones: the hand is at 1, not stretched by the knuckle bone below it), and every
+/// arm segment points as the source's whole segment does, joint to the next mapped joint,
+/// whatever the unmapped bones inside turn.
+#[test]
+fn unmapped_bones_inside_a_chain_are_followed_segment_by_segment() {
+    let profile = Profile::humanoid();
+    let (ss, sm) = linked_arms();
+    let (ts, tm) = sized(1.0);
+    for n in ["DEF-upper_arm.L.001", "DEF-forearm.L.001", "MiddleHand.R"] {
+        assert!(sm.profile_bone_of(ss.find(n).unwrap()).is_none(), "{n}");
+    }
+    let mut r = Retargeter::new(
+        &Rig {
+            skeleton: &ss,
+            map: &sm,
+            profile,
+        },
+        &Rig {
+            skeleton: &ts,
+            map: &tm,
+            profile,
+        },
+        &no_ik(),
+    )
+    .unwrap();
+    let arm = |name: &str| r.plan().chains.iter().find(|c| c.chain == name).unwrap();
+    // The right arm reads the knuckle bone below its hand, which stays at 1; the left arm's
+    // links lie inside: the mapped bones sit along both arms alike.
+    let (left, right) = (arm("LeftArm"), arm("RightArm"));
+    assert_eq!(right.source_bones.last().unwrap(), "MiddleHand.R");
+    assert_eq!(left.source_bones.len(), 6, "{:?}", left.source_bones);
+    let mapped: Vec<f32> = [0, 1, 3, 5].iter().map(|&i| left.source_u[i]).collect();
+    assert_eq!(right.source_u[..4], mapped, "{:?}", right.source_u);
+    assert_eq!(right.source_u[3..], [1.0, 1.0]);
+    let segments = [
+        ("LeftShoulder", "LeftUpperArm"),
+        ("LeftUpperArm", "LeftLowerArm"),
+        ("LeftLowerArm", "LeftHand"),
+        ("LeftHand", "LeftMiddleProximal"),
+        ("RightUpperArm", "RightLowerArm"),
+        ("RightLowerArm", "RightHand"),
+        ("RightHand", "RightMiddleProximal"),
+        ("RightThumbMetacarpal", "RightThumbProximal"),
+    ];
+    let dir = |s: &Skeleton, g: &[(Quat, Vec3)], (a, b): (&str, &str)| {
+        let at = |n: &str| g[s.find(n).unwrap().index()].1;
+        (at(b) - at(a)).normalize()
+    };
+    let turns = [
+        Quat::from_euler(glam::EulerRot::XYZ, 0.5, 0.2, -0.3),
+        Quat::from_euler(glam::EulerRot::XYZ, -0.4, 0.6, 0.35),
+        Quat::from_euler(glam::EulerRot::XYZ, 0.1, -0.5, 0.45),
+        Quat::from_euler(glam::EulerRot::XYZ, 0.3, 0.4, 0.2),
+    ];
+    for k in 0..turns.len() {
+        let sp = random_pose(&ss, &turns[k..], Vec3::ZERO);
+        let mut tp = Pose::rest(&ts);
+        r.retarget(&sp, &mut tp).unwrap();
+        let (gs, gt) = (globals(&ss, &sp), globals(&ts, &tp));
+        for seg in segments {
+            let (a, b) = (dir(&ss, &gs, seg), dir(&ts, &gt, seg));
+            let off = a.cross(b).length().atan2(a.dot(b)).to_degrees();
+            assert!(off < 0.01, "pose {k}: {} → {} {off}° off", seg.0, seg.1);
+        }
+    }
+}
+
+/// Issue 42: unmapped target bones inside a segment (Rigify's twist links, [`linked_arms`]) do
+/// not bend it: driven by the blend of the mapped bones' changes around them, the upper arm's
+/// twist link took half the elbow's bend and the arm's segments were 5 to 7.5° off the
+/// source's. Each link keeps its rest place against the mapped bone above it and takes only the
+/// twist of its change: a forearm turned 60° about itself turns the link halfway between the
+/// upper arm and the forearm about its own axis (a twist link's job), and bends nothing.
+#[test]
+fn unmapped_target_bones_inside_a_segment_twist_without_bending_it() {
+    let profile = Profile::humanoid();
+    let (ts, tm) = linked_arms();
+    let (ss, sm) = sized(1.0);
+    let mut r = Retargeter::new(
+        &Rig {
+            skeleton: &ss,
+            map: &sm,
+            profile,
+        },
+        &Rig {
+            skeleton: &ts,
+            map: &tm,
+            profile,
+        },
+        &no_ik(),
+    )
+    .unwrap();
+    let segments = [
+        ("LeftUpperArm", "LeftLowerArm"),
+        ("LeftLowerArm", "LeftHand"),
+        ("LeftHand", "LeftMiddleProximal"),
+        ("RightHand", "RightMiddleProximal"),
+    ];
+    let dir = |s: &Skeleton, g: &[(Quat, Vec3)], (a, b): (&str, &str)| {
+        let at = |n: &str| g[s.find(n).unwrap().index()].1;
+        (at(b) - at(a)).normalize()
+    };
+    let turns = [
+        Quat::from_euler(glam::EulerRot::XYZ, 0.5, 0.2, -0.3),
+        Quat::from_euler(glam::EulerRot::XYZ, -0.4, 0.6, 0.35),
+        Quat::from_euler(glam::EulerRot::XYZ, 0.1, -0.5, 0.45),
+        Quat::from_euler(glam::EulerRot::XYZ, 0.3, 0.4, 0.2),
+    ];
+    for k in 0..turns.len() {
+        let sp = random_pose(&ss, &turns[k..], Vec3::ZERO);
+        let mut tp = Pose::rest(&ts);
+        r.retarget(&sp, &mut tp).unwrap();
+        let (gs, gt) = (globals(&ss, &sp), globals(&ts, &tp));
+        for seg in segments {
+            let (a, b) = (dir(&ss, &gs, seg), dir(&ts, &gt, seg));
+            let off = a.cross(b).length().atan2(a.dot(b)).to_degrees();
+            assert!(off < 0.01, "pose {k}: {} → {} {off}° off", seg.0, seg.1);
+        }
+    }
+    // The forearm turned about its own +Y (toward the hand) by 60°: the upper arm's link turns
+    // about its own +Y by half of that, the forearm's link by the blend toward the hand's.
+    let mut sp = Pose::rest(&ss);
+    let fore = ss.find("LeftLowerArm").unwrap().index();
+    sp.locals[fore].rotation *= Quat::from_rotation_y(60f32.to_radians());
+    let mut tp = Pose::rest(&ts);
+    r.retarget(&sp, &mut tp).unwrap();
+    let link = ts.find("DEF-upper_arm.L.001").unwrap().index();
+    let turn = tp.locals[link].rotation * ts.bones[link].rest.rotation.conjugate();
+    let (axis, angle) = turn.to_axis_angle();
+    assert!(
+        (angle.to_degrees() - 30.0).abs() < 0.5 && axis.abs().y > 0.999,
+        "the link turns {}° about {axis}",
+        angle.to_degrees()
+    );
+}
+
+/// Issue 42: a target bone cut from its chain (an IK layout's hand on the root bone, a Rigify
+/// rig's deform hand hanging apart from its forearm), which its counterpart drives alone, is
+/// aimed along its source segment as the chain's bones are: Quaternius's `MiddleHand.R`
+/// (in [`linked_arms`]) inside the hand's segment put the hand 35.2° off on `Man_Punch` onto
+/// the generated Rigify rig.
+#[test]
+fn a_bone_cut_from_its_chain_is_aimed_along_its_source_segment() {
+    let profile = Profile::humanoid();
+    let (ss, sm) = linked_arms();
+    let (ts, tm) = ends_on_the_root();
+    let mut r = Retargeter::new(
+        &Rig {
+            skeleton: &ss,
+            map: &sm,
+            profile,
+        },
+        &Rig {
+            skeleton: &ts,
+            map: &tm,
+            profile,
+        },
+        &no_ik(),
+    )
+    .unwrap();
+    let right = r
+        .plan()
+        .chains
+        .iter()
+        .find(|c| c.chain == "RightArm")
+        .unwrap();
+    assert!(!right.target_bones.iter().any(|b| b == "RightHand"));
+    let dir = |s: &Skeleton, g: &[(Quat, Vec3)]| {
+        let at = |n: &str| g[s.find(n).unwrap().index()].1;
+        (at("RightMiddleProximal") - at("RightHand")).normalize()
+    };
+    let turns = [
+        Quat::from_euler(glam::EulerRot::XYZ, 0.5, 0.2, -0.3),
+        Quat::from_euler(glam::EulerRot::XYZ, -0.4, 0.6, 0.35),
+        Quat::from_euler(glam::EulerRot::XYZ, 0.1, -0.5, 0.45),
+    ];
+    for k in 0..turns.len() {
+        let sp = random_pose(&ss, &turns[k..], Vec3::ZERO);
+        let mut tp = Pose::rest(&ts);
+        r.retarget(&sp, &mut tp).unwrap();
+        let (a, b) = (dir(&ss, &globals(&ss, &sp)), dir(&ts, &globals(&ts, &tp)));
+        let off = a.cross(b).length().atan2(a.dot(b)).to_degrees();
+        assert!(
+            off < 0.01,
+            "pose {k}: RightHand → RightMiddleProximal {off}° off"
+        );
+    }
+}
