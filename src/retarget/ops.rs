@@ -204,7 +204,10 @@ pub struct PlantOp {
     /// Hysteresis: a contact ends only when the height or the speed exceeds its threshold
     /// times this factor (at least 1). Default: 1.5.
     pub release: f32,
-    /// Seconds over which a hold blends in at a contact's start and out after its end.
+    /// Seconds over which a hold blends out after its contact's end (and the slide limiter's
+    /// in): a contact holds the foot at once, where it shows (a contact that begins on a frame
+    /// where the source's foot was low last frame and stands still now, from where it showed
+    /// then), so no blend-in lets the passes' foot slide a foot the source's holds still.
     /// Default: 0.1.
     pub blend_s: f32,
     /// The held foot stays within this horizontal distance of where the passes before put it,
