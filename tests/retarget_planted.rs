@@ -536,7 +536,7 @@ const ROBOT_STANDING: &[&str] = &[
 /// Of [`ROBOT_STANDING`] onto the human targets, the clips whose legs, with their feet held
 /// still, go beyond issue 42's bound (worst 5°, mean 1° from the source's), target by target,
 /// with the legs' worst and mean in degrees. Without the holds (`Plant((max_leg_deg: 0))`) the
-/// same legs stay within 1.63° worst and 0.74° mean, and the feet skate 0.03–0.43% of a leg
+/// same legs stay within 1.63° worst and 0.74° mean, and the feet skate 0.03–0.63% of a leg
 /// length a frame: the robot's hip joints sit 0.414 leg lengths from its pelvis against a
 /// human's ~0.09, so the human's feet, on legs that take the robot's directions, swing under
 /// the robot's swaying hips (both feet of `Idle` onto mixamo forward together by up to 2 cm
