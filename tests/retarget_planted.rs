@@ -494,14 +494,17 @@ fn robot_not_met_on_humans(at: &str) -> bool {
 /// contact was found a frame after the foot stood (no speed on the first frame) and blended in
 /// over `blend_s`, letting the passes' foot, which the robot's hips sway, slide it on. Since a
 /// contact holds at once, and from the frame before where the source's foot stood still then
-/// (issue 42, item 2), they skate 0 (under 2e-7 of a leg length a frame, rounding) with the
-/// legs where they were (see [`robot_standing_clips_stand_within_the_legs_bound`]). Not met there (% of each side's leg length per frame, ModularMen_Casual / mixamo against the
+/// (issue 42, item 2), they skate 0 (under 2e-7 of a leg length a frame, rounding), the hips
+/// taking the held feet's shared offset (see [`robot_standing_clips_stand_within_the_legs_bound`];
+/// `Death` since: 1.138% / 1.141% and 1.368% / 1.371%, the legs' worst 0.86° and 1.54°). Not
+/// met there (% of each side's leg length per frame, ModularMen_Casual / mixamo against the
 /// source): `Walking` left 8.221 / 8.340 against 7.749, right 10.331 / 10.587 against 9.733;
-/// `WalkJump` left 2.059 / 2.146 against 1.759; `Running` left 13.743 / 13.926 against 13.199
+/// `WalkJump` left 2.000 / 2.098 against 1.759 (2.059 / 2.146 before a contact held at once); `Running` left 13.743 / 13.926 against 13.199
 /// over 2 contact pairs, right 15.312 / 15.306 against 14.701 over 1 (the clips run in place:
 /// their feet slide back at the treadmill's speed, planting on a still ground calls no contact
 /// there, and the rest is the turn of the stance); and `Punch`, whose lunge puts the back foot
-/// beyond the human's reach (right 0.717 / 0.674 against 0.262). Planting on the treadmill of
+/// beyond the human's reach (right 0.771 / 0.840 against 0.262; 0.717 / 0.674 before the hips
+/// took the held feet's shared offset). Planting on the treadmill of
 /// the clips that run in place is off by default (so these are planting on a still ground);
 /// with it, see [`real_clips_on_their_treadmill`].
 #[test]
@@ -533,33 +536,19 @@ const ROBOT_STANDING: &[&str] = &[
     "Dance", "Idle", "Jump", "No", "Sitting", "Standing", "ThumbsUp", "Wave", "Yes",
 ];
 
-/// Of [`ROBOT_STANDING`] onto the human targets, the clips whose legs, with their feet held
-/// still, go beyond issue 42's bound (worst 5°, mean 1° from the source's), target by target,
-/// with the legs' worst and mean in degrees. Without the holds (`Plant((max_leg_deg: 0))`) the
-/// same legs stay within 1.63° worst and 0.74° mean, and the feet skate 0.03–0.63% of a leg
-/// length a frame: the robot's hip joints sit 0.414 leg lengths from its pelvis against a
-/// human's ~0.09, so the human's feet, on legs that take the robot's directions, swing under
-/// the robot's swaying hips (both feet of `Idle` onto mixamo forward together by up to 2 cm
-/// from where they stood at the first frame), and a held foot bends its leg by that much.
-const ROBOT_STANDING_LEGS_OVER: &[(&str, &str, f64, f64)] = &[
-    ("ModularMen_Casual.glb", "Dance", 3.23, 1.99),
-    ("ModularMen_Casual.glb", "Sitting", 3.38, 1.59),
-    ("mixamo.glb", "Dance", 5.89, 4.70),
-    ("mixamo.glb", "Idle", 2.29, 1.11),
-    ("mixamo.glb", "No", 2.29, 1.10),
-    ("mixamo.glb", "Sitting", 6.05, 2.75),
-    ("mixamo.glb", "Standing", 3.02, 1.37),
-    ("mixamo.glb", "ThumbsUp", 2.29, 1.10),
-    ("mixamo.glb", "Wave", 2.29, 1.11),
-    ("mixamo.glb", "Yes", 2.29, 1.10),
-];
-
 /// Issue 42, item 2, on RobotExpressive's standing clips onto the human targets with `--plant
 /// --floor`: a foot whose source stands still over its contacts stands still too (skate at
 /// most the source's, which is 0: a contact holds at once, from the frame before where the
 /// source's foot stood then), and the legs stay within 5° worst and 1° mean of the source's
-/// on every clip but those of [`ROBOT_STANDING_LEGS_OVER`], which are over it (by the figures
-/// there, within 0.01°).
+/// on every clip (ModularMen_Casual 0.68–1.45° / 0.29–0.74°, mixamo 0.91–1.44° / 0.38–0.83°).
+/// The robot's hip joints sit 0.414 leg lengths from its pelvis against a human's ~0.09, so
+/// the human's feet, on legs that take the robot's directions, swing under the robot's swaying
+/// hips (both feet of `Idle` onto mixamo forward together by up to 2 cm from where they stood
+/// on the first frame): with the hips' share of the holds off (`Plant((hips_share: 0))`) the
+/// held feet bend the legs by that swing, and `Dance` and `Sitting` onto both, and onto mixamo
+/// `Idle`, `No`, `Standing`, `ThumbsUp`, `Wave` and `Yes`, go over the bound (ModularMen_Casual
+/// `Dance` 3.23° / 1.99°, `Sitting` 3.38° / 1.59°; mixamo `Dance` 5.89° / 4.70°, `Sitting`
+/// 6.05° / 2.75°, `Standing` 3.02° / 1.37°, the others 2.29° / 1.10–1.11°), checked here.
 #[test]
 fn robot_standing_clips_stand_within_the_legs_bound() {
     let Some([robot]) = common::require(["threejs/RobotExpressive.glb"]) else {
@@ -568,12 +557,21 @@ fn robot_standing_clips_stand_within_the_legs_bound() {
     let mut targets = common::require_any(&["quaternius/ModularMen_Casual.glb"]);
     targets.push(common::root().join("fixtures/mixamo.glb"));
     let dir = tempfile::tempdir().unwrap();
-    let mut within = 0;
+    let settings = dir.path().join("no_share.ron");
+    std::fs::write(
+        &settings,
+        "(retarget: (ops: [Plant((hips_share: 0.0)), Floor(())]))",
+    )
+    .unwrap();
+    let (mut within, mut over_without) = (0, 0);
     for t in &targets {
         let target = t.file_name().unwrap().to_string_lossy().to_string();
         let out = dir.path().join("out.glb");
         let r = common::retarget_stage(&robot, t, &out, &["--plant", "--floor"]);
-        for c in r["clips"].as_array().unwrap() {
+        let settings = ["--settings", settings.to_str().unwrap()];
+        let without = common::retarget_stage(&robot, t, &out, &settings);
+        let clips = r["clips"].as_array().unwrap();
+        for (c, w) in clips.iter().zip(without["clips"].as_array().unwrap()) {
             let clip = c["source_clip"].as_str().unwrap();
             if !ROBOT_STANDING.contains(&clip) {
                 continue;
@@ -587,35 +585,30 @@ fn robot_standing_clips_stand_within_the_legs_bound() {
                 );
                 assert!(kept.unwrap() <= source + 1e-6, "{target} {clip}: {sk}");
             }
-            let legs = &m["ops"]["legs"];
-            let (worst, mean) = (
-                legs["worst_deg"].as_f64().unwrap(),
-                legs["mean_deg"].as_f64().unwrap(),
+            let legs = |m: &serde_json::Value| {
+                let legs = &m["ops"]["legs"];
+                (
+                    legs["worst_deg"].as_f64().unwrap(),
+                    legs["mean_deg"].as_f64().unwrap(),
+                )
+            };
+            let (worst, mean) = legs(m);
+            let (w0, m0) = legs(&w["measured"]);
+            eprintln!("RobotExpressive.glb → {target} `{clip}`: feet still, legs worst {worst:.2}°, mean {mean:.2}° ({w0:.2}° / {m0:.2}° without the hips' share)");
+            assert!(
+                worst <= 5.0 && mean <= 1.0,
+                "{target} {clip}: {worst} {mean}"
             );
-            eprintln!("RobotExpressive.glb → {target} `{clip}`: feet still, legs worst {worst:.2}°, mean {mean:.2}°");
-            let over = ROBOT_STANDING_LEGS_OVER
-                .iter()
-                .find(|(t, c, _, _)| *t == target && *c == clip);
-            match over {
-                Some((_, _, w, m)) => {
-                    assert!(worst > 5.0 || mean > 1.0, "{target} {clip}: within now");
-                    assert!(
-                        (worst - w).abs() <= 0.01 && (mean - m).abs() <= 0.01,
-                        "{target} {clip}: {worst} {mean}"
-                    );
-                }
-                None => {
-                    assert!(
-                        worst <= 5.0 && mean <= 1.0,
-                        "{target} {clip}: {worst} {mean}"
-                    );
-                    within += 1;
-                }
-            }
+            within += 1;
+            over_without += usize::from(w0 > 5.0 || m0 > 1.0);
         }
     }
-    // `Jump` onto mixamo; and onto ModularMen_Casual all but `Dance` and `Sitting`.
-    assert!(within >= 1, "{within} clips within the legs' bound");
+    assert!(within >= ROBOT_STANDING.len(), "{within} clips measured");
+    // Onto mixamo alone: all but `Jump`.
+    assert!(
+        over_without >= 8,
+        "{over_without} over without the hips' share"
+    );
 }
 
 /// The shared real clips with `--plant --floor` planting on the treadmill of a clip that runs

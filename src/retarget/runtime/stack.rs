@@ -297,6 +297,9 @@ impl Retargeter {
         if p.max_pelvis_shift > 0.0 {
             self.pelvis_shift(p.max_pelvis_shift * self.target_height, target);
         }
+        if p.hips_share > 0.0 {
+            self.hips_share(p.hips_share, target);
+        }
         for k in 0..self.plan.limbs.len() {
             let Some(goal) = self.plant[k].goal else {
                 continue;
@@ -309,6 +312,29 @@ impl Retargeter {
                 self.plant[k].anchor += Vec3::new(moved.x, 0.0, moved.z);
             }
             self.reach(k, target, kept);
+        }
+    }
+
+    /// The hips' share of the holds (`PlantOp::hips_share`): when every leg's foot has a hold's
+    /// goal, the hips move horizontally by `share` times the mean of the goals' offsets from
+    /// the feet the passes put, times the least of the holds' weights (so the hips come back as
+    /// a hold blends out); the legs are solved to their goals after.
+    fn hips_share(&mut self, share: f32, target: &mut Pose) {
+        let (mut sum, mut n, mut least) = (Vec3::ZERO, 0u32, 1.0f32);
+        for k in 0..self.plan.limbs.len() {
+            if !self.plan.limbs[k].leg {
+                continue;
+            }
+            let Some(goal) = self.plant[k].goal else {
+                return;
+            };
+            let off = goal - self.end_pos(k);
+            sum += Vec3::new(off.x, 0.0, off.z);
+            n += 1;
+            least = least.min(self.plant[k].weight);
+        }
+        if n > 0 && least > 0.0 {
+            self.lift(target, sum * (share * least / n as f32));
         }
     }
 
