@@ -204,7 +204,10 @@ pub struct PlantOp {
     /// Hysteresis: a contact ends only when the height or the speed exceeds its threshold
     /// times this factor (at least 1). Default: 1.5.
     pub release: f32,
-    /// Seconds over which a hold blends in at a contact's start and out after its end.
+    /// Seconds over which a hold blends out after its contact's end (and the slide limiter's
+    /// in): a contact holds the foot at once, where it shows (a contact that begins on a frame
+    /// where the source's foot was low last frame and stands still now, from where it showed
+    /// then), so no blend-in lets the passes' foot slide a foot the source's holds still.
     /// Default: 0.1.
     pub blend_s: f32,
     /// The held foot stays within this horizontal distance of where the passes before put it,
@@ -241,6 +244,15 @@ pub struct PlantOp {
     /// foot is then held where the IK pass wanted it rather than where it reached. 0: off, the
     /// foot goes to the nearest point the leg reaches and follows the hips. Default: 0.
     pub max_pelvis_shift: f32,
+    /// Hips share: while every leg's foot is held, the hips (or the bone that carries them and
+    /// the legs) move horizontally by this fraction of the mean of the held feet's offsets from
+    /// where the passes before put them, times the least of the holds' weights, and the legs
+    /// bend only by what is left: where the feet are held apart from the passes' by the same
+    /// amount (a source's hips sway over feet that stand still, on a target whose hip joints
+    /// sit elsewhere: RobotExpressive's 0.414 leg lengths from its pelvis against a human's
+    /// ~0.09), the legs keep the source's directions and the hips move instead. 0: off, the
+    /// legs take it all. Default: 1.
+    pub hips_share: f32,
     /// The legs' budget: a hold bends its leg only while the thigh and the shin stay within
     /// this many degrees of the source's thigh and shin (or, where the passes before left them
     /// further, no further than that); beyond it the held foot goes as far toward its held
@@ -361,6 +373,7 @@ impl Default for PlantOp {
             limit_slide: false,
             stance_turn_deg: 20.0,
             max_pelvis_shift: 0.0,
+            hips_share: 1.0,
             max_leg_deg: 180.0,
             ik_max_leg_deg: 0.0,
             creep_deg: 1.5,
@@ -522,6 +535,12 @@ impl Op {
                     p.max_pelvis_shift,
                     p.max_pelvis_shift >= 0.0 && p.max_pelvis_shift.is_finite(),
                     "must be at least 0",
+                ),
+                (
+                    "hips_share",
+                    p.hips_share,
+                    unit(p.hips_share),
+                    "must be between 0 and 1",
                 ),
                 (
                     "creep_deg",

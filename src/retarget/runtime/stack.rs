@@ -89,8 +89,9 @@ impl Retargeter {
     /// Speed planting: a source foot is in contact while its joint is near the lowest it has
     /// been and slow (with hysteresis), or while its flag says so when contacts are given
     /// ([`Retargeter::set_contacts`]: a clip's foot-lock curves); the target's foot is then
-    /// held, horizontally, where it was when the contact began, blended in and out over
-    /// `blend_s`, by the leg IK. While held, the passes' foot it is measured against has its
+    /// held, horizontally, where it was when the contact began (a frame earlier where the
+    /// source's foot stood still already), at once, and blended out over `blend_s`, by the leg
+    /// IK. While held, the passes' foot it is measured against has its
     /// stance turned with the heading the contact began with (`stance_turn_deg`), so hips
     /// turning over a planted foot do not drag it. With `limit_slide`, a foot whose source is
     /// low but sliding too fast to be held steps at most as far as the source's, in heights.
@@ -149,10 +150,14 @@ impl Retargeter {
             let given = self.contacts.zip(limb.foot).map(|(c, side)| c[side]);
             let detected = clearance <= p.height * factor * hs && speed <= p.speed * factor * hs;
             let contact = given.unwrap_or(detected);
-            // The slide limiter: low but not in contact (sliding faster than `speed`).
+            // The source's foot stands still, and it was low last frame already (detection may
+            // find the contact a frame after the foot stood: no speed on the first frame).
+            let stood = given.is_none() && st.low_band && speed <= STILL * p.speed * hs;
+            // The slide limiter: low but not in contact (sliding faster than `speed`; not on
+            // the first frame, whose speed is not known).
             let band = if st.low_band { p.release } else { 1.0 };
             st.low_band = clearance <= p.height * band * hs;
-            let limit = p.limit_slide && st.low_band && !contact;
+            let limit = p.limit_slide && st.low_band && !contact && speed.is_finite();
             // The stance keeps the heading a contact began with (within `stance_turn_deg`).
             st.heading = if contact && st.planted {
                 held_heading
@@ -169,6 +174,26 @@ impl Retargeter {
                 let goal = Vec3::new(held.x, self.end_pos(k).y, held.z);
                 self.leg_bend(k, goal) > p.creep_deg.to_radians()
             };
+            let resumed = (contact && !self.plant[k].planted && stood)
+                .then(|| {
+                    // A new contact of a foot that stood last frame already (low, and still now:
+                    // on the first frame its speed was not known): held from where the hold had
+                    // it then (the passes' foot when it was not held), stepped toward the passes'
+                    // foot by at most the source foot's step scaled as travel is, at once: over
+                    // the pair it moves no more than the source's, in leg lengths. Unless that
+                    // bends the leg beyond `creep_deg`: then held where it shows, as any new
+                    // contact.
+                    let st = &self.plant[k];
+                    let last = st.last_end.lerp(st.anchor, st.weight);
+                    let to = Vec3::new(now.x - last.x, 0.0, now.z - last.z);
+                    let (len, most) = (to.length(), step.length() * legs);
+                    last + if len > most { to * (most / len) } else { to }
+                })
+                .filter(|at| {
+                    let held = *at - shift;
+                    let goal = Vec3::new(held.x, self.end_pos(k).y, held.z);
+                    self.leg_bend(k, goal) <= p.creep_deg.to_radians()
+                });
             let st = &mut self.plant[k];
             // Held last frame and still: where the held place starts this frame, and how far
             // it may go in all (the source foot's step at `pace`), so that a held foot never
@@ -198,13 +223,18 @@ impl Retargeter {
                 // never hides a step the source takes nor drags the foot behind it.
                 st.anchor += step * pace;
             }
-            if (contact && !st.planted) || (limit && !st.planted && !st.limiting) {
+            if let Some(at) = resumed {
+                st.anchor = at;
+                st.weight = 1.0;
+            } else if (contact && !st.planted) || (limit && !st.planted && !st.limiting) {
                 // A new contact: hold where the foot shows now (still partly held from the last
                 // contact when it blends out).
                 st.anchor = now.lerp(st.anchor, st.weight);
-                if contact && st.limiting {
-                    // Out of the slide limiter's blend-in: held where it shows, from now on
-                    // (blending on would move a standing foot by the rest of the limiter's lag).
+                if contact {
+                    // Held where it shows, at once: nothing jumps, and no blend-in lets the
+                    // passes' foot slide it on while the source's stands (out of the slide
+                    // limiter's blend-in too: blending on would move a standing foot by the rest
+                    // of the limiter's lag).
                     st.weight = 1.0;
                 }
             }
@@ -267,6 +297,9 @@ impl Retargeter {
         if p.max_pelvis_shift > 0.0 {
             self.pelvis_shift(p.max_pelvis_shift * self.target_height, target);
         }
+        if p.hips_share > 0.0 {
+            self.hips_share(p.hips_share, target);
+        }
         for k in 0..self.plan.limbs.len() {
             let Some(goal) = self.plant[k].goal else {
                 continue;
@@ -279,6 +312,29 @@ impl Retargeter {
                 self.plant[k].anchor += Vec3::new(moved.x, 0.0, moved.z);
             }
             self.reach(k, target, kept);
+        }
+    }
+
+    /// The hips' share of the holds (`PlantOp::hips_share`): when every leg's foot has a hold's
+    /// goal, the hips move horizontally by `share` times the mean of the goals' offsets from
+    /// the feet the passes put, times the least of the holds' weights (so the hips come back as
+    /// a hold blends out); the legs are solved to their goals after.
+    fn hips_share(&mut self, share: f32, target: &mut Pose) {
+        let (mut sum, mut n, mut least) = (Vec3::ZERO, 0u32, 1.0f32);
+        for k in 0..self.plan.limbs.len() {
+            if !self.plan.limbs[k].leg {
+                continue;
+            }
+            let Some(goal) = self.plant[k].goal else {
+                return;
+            };
+            let off = goal - self.end_pos(k);
+            sum += Vec3::new(off.x, 0.0, off.z);
+            n += 1;
+            least = least.min(self.plant[k].weight);
+        }
+        if n > 0 && least > 0.0 {
+            self.lift(target, sum * (share * least / n as f32));
         }
     }
 
@@ -656,6 +712,10 @@ fn angle(x: Vec3, w: Vec3) -> f32 {
 /// How much further than the passes before left them a hold or the floor may take a leg's
 /// bones from the source's where they are beyond the legs' budget already, degrees.
 const LEG_SLACK_DEG: f32 = 0.25;
+
+/// A source foot slower than this fraction of planting's `speed` stands still: a contact that
+/// begins on such a frame began a frame earlier (see [`Retargeter::plant_op`]).
+const STILL: f32 = 0.01;
 
 /// How far inside the legs' budget [`Retargeter::kept_goal`]'s place may stop short of it,
 /// degrees: never beyond it, so a budget of 2° measures at most 2° on the output.
