@@ -11,6 +11,7 @@
 //! clip. Pure over the model; imports `model`, `profile`, `mapping` and `rest`'s arc helper.
 
 mod ik;
+pub(crate) mod kept_base;
 pub mod ops;
 mod plan;
 mod runtime;
