@@ -21,7 +21,9 @@ use std::sync::Arc;
 /// pair, then `retarget` per frame or per batch.
 ///
 /// Both skeletons should be normalized (T-pose facing +Z: load files written by
-/// `skelnorm.normalize`); each is mapped to the profile as `skelnorm map` maps it. Settings:
+/// `skelnorm.normalize`); each is mapped to the profile as `skelnorm map` maps it. A skeleton
+/// whose kept nodes above turn its up axis (its `base`) is read with that turn folded into its
+/// root bones; poses in and out stay in each skeleton's own space. Settings:
 /// keyword arguments named as the settings file's sections (`map`, `retarget`), as for
 /// `normalize`. The op stack is the `retarget` section's `ops`, a list of one-key dicts as the
 /// settings file's ops: `retarget={"ops": [{"Plant": {}}, {"Floor": {"height": 0.0}},
@@ -168,9 +170,10 @@ impl Retargeter {
     }
 
     /// Sets the ground planting plants on: the horizontal velocity `(x, z)` (or `(x, y, z)`,
-    /// y ignored), source units per second in the source's skeleton space, of the treadmill a
-    /// clip that runs in place is played on; `None` for a ground that stands still. Feet are in
-    /// contact, and held, relative to it. It stays until set again.
+    /// y ignored), source units per second in the source's skeleton space (Y up: a kept turn
+    /// above it folded), of the treadmill a clip that runs in place is played on; `None` for a
+    /// ground that stands still. Feet are in contact, and held, relative to it. It stays until
+    /// set again.
     #[pyo3(signature = (velocity=None))]
     fn set_treadmill(&mut self, velocity: Option<Vec<f32>>) -> PyResult<()> {
         let v = match velocity.as_deref() {

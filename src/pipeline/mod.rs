@@ -4,7 +4,6 @@
 //! over two normalized models ([`retarget()`]) and the mirror workflow ([`mirror()`]). Works on
 //! the model; reads and writes no files.
 
-mod kept_base;
 mod mirror;
 mod retarget;
 

@@ -2,7 +2,6 @@
 //! plan once, retarget every clip with it, name the new clips by one policy, add them to the
 //! target and measure them. Works on models; reads and writes no files.
 
-use super::kept_base::{as_read, folded, kept_turn, turned_roots};
 use super::{normalize, NormalizeError, NormalizeOptions, NormalizeReport};
 use crate::check::retarget::{
     effector_errors, mirror_check, ops_check, retarget as measure, NotMeasured, RetargetCheck,
@@ -11,6 +10,7 @@ use crate::mapping::BoneMap;
 use crate::model::{Clip, Model, SkeletonId, Warning, WarningCode};
 use crate::profile::Profile;
 use crate::rest::{carry_back, KeyMap, RestoreError};
+use crate::retarget::kept_base::{as_read, folded, kept_turn, turned_roots};
 use crate::retarget::{
     retarget_clip_with, stood_on_feet, Plan, RetargetError, RetargetOptions, Retargeter, Rig,
 };

@@ -11,6 +11,7 @@
 //! clip. Pure over the model; imports `model`, `profile`, `mapping` and `rest`'s arc helper.
 
 mod ik;
+pub(crate) mod kept_base;
 pub mod ops;
 mod plan;
 mod runtime;
@@ -275,7 +276,9 @@ pub struct Retargeted {
 /// its root and hips translations scaled back by the source's hips height first. The clip
 /// must be valid for the source ([`Clip::validate`], as every reader leaves it): the source is
 /// sampled a run of frames at a time ([`crate::model::FrameRuns`]), which reads keys out of
-/// order differently from sampling each frame on its own.
+/// order differently from sampling each frame on its own. A side whose kept nodes above tilt
+/// its up axis is read with that turn folded into its root bones, as [`Retargeter`] reads it:
+/// the new clip's keys are in the target skeleton's own space, to play under its kept nodes.
 pub fn retarget_clip(
     source: &Rig,
     clip: &Clip,

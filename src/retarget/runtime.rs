@@ -2,6 +2,7 @@
 //! neither allocates nor reads files, for retargeting live in a game engine.
 
 use super::ik;
+use super::kept_base::{folded, kept_turn, turned};
 use super::ops::{Core, Op};
 use super::plan::{self, Driver, Global, Plan};
 use super::{RetargetError, RetargetOptions, Rig};
@@ -22,6 +23,12 @@ use tilt::LegReach;
 /// time step) every frame with the source's pose: it writes the target's local transforms,
 /// allocating nothing. Ops that keep state across frames (planting, the filter) keep it here;
 /// [`reset`](Retargeter::reset) forgets it before an unrelated pose (a new clip).
+///
+/// A side whose nodes kept above its skeleton tilt its up axis (a Z-up armature node kept by
+/// `rest.apply_node_transforms: false`; [`Skeleton::base`]) is read as the offline retarget reads
+/// it: that turn folded into its root bones. Poses stay in each skeleton's own space: the
+/// source's root bones are turned by it as they come in, the target's turned back as they go
+/// out, so the target's pose plays under its kept nodes as the source's does under its own.
 ///
 /// ```
 /// use skelnorm::mapping::{map_skeleton, MapOptions};
@@ -124,6 +131,11 @@ pub struct Retargeter {
     hips_width_ratio: f32,
     /// Per target bone, its global rotation before the hips' tilt.
     tilt_rot: Vec<Quat>,
+    /// The turn of the nodes kept above the source skeleton, folded into its root bones'
+    /// locals as each frame comes in (`kept_base::kept_turn`); `None`: nothing folded.
+    source_kept: Option<Quat>,
+    /// The same for the target: its root bones' locals are turned back by it as they go out.
+    target_kept: Option<Quat>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -217,12 +229,25 @@ fn below_hips(s: &Skeleton, plan: &Plan) -> Vec<(u32, bool)> {
 
 impl Retargeter {
     /// Plans the retarget of `source`'s poses onto `target`. Both skeletons should be
-    /// normalized to the same T-pose (use `options.pose` for rests that cannot be).
+    /// normalized to the same T-pose (use `options.pose` for rests that cannot be). A side
+    /// whose kept nodes above tilt its up axis is planned with that turn folded into its root
+    /// bones (see the type's doc).
     pub fn new(
         source: &Rig,
         target: &Rig,
         options: &RetargetOptions,
     ) -> Result<Retargeter, RetargetError> {
+        let (source_kept, target_kept) = (kept_turn(source.skeleton), kept_turn(target.skeleton));
+        let source_folded = source_kept.map(|q| folded(source.skeleton, q));
+        let target_folded = target_kept.map(|q| folded(target.skeleton, q));
+        let source = &Rig {
+            skeleton: source_folded.as_ref().unwrap_or(source.skeleton),
+            ..*source
+        };
+        let target = &Rig {
+            skeleton: target_folded.as_ref().unwrap_or(target.skeleton),
+            ..*target
+        };
         let plan = plan::build(source, target, options)?;
         let parents = |s: &Skeleton| {
             s.bones
@@ -339,6 +364,8 @@ impl Retargeter {
             tilt_legs: vec![LegReach::default(); plan.limbs.len()],
             hips_width_ratio: hips_width_ratio(&plan, options),
             tilt_rot: vec![Quat::IDENTITY; nt],
+            source_kept,
+            target_kept,
             plan,
         })
     }
@@ -391,7 +418,8 @@ impl Retargeter {
     }
 
     /// Sets the ground planting plants on: the horizontal velocity (source units per second, in
-    /// the source's skeleton space) of the treadmill a clip that runs in place is played on
+    /// the source's skeleton space, Y up: with a kept turn above it folded, as
+    /// `retarget::detect_treadmill` gives it) of the treadmill a clip that runs in place is played on
     /// (`retarget::detect_treadmill` finds it from a whole clip), or `None` for a ground that
     /// stands still. A foot is in contact, and held, relative to it: a held foot slides with
     /// it, scaled as the retarget scales travel. It stays until set again ([`Self::reset`]
@@ -488,6 +516,14 @@ impl Retargeter {
         self.ops = ops;
         self.follow_pass(target, false);
         self.mirror_op(target);
+        if let Some(q) = self.target_kept {
+            let back = q.inverse();
+            for (l, _) in
+                (target.locals.iter_mut().zip(&self.target_parents)).filter(|(_, &p)| p == NONE)
+            {
+                *l = turned(*l, back);
+            }
+        }
         Ok(())
     }
 
@@ -721,14 +757,19 @@ impl Retargeter {
             &self.source_rest_inv,
             &mut self.source_delta,
         );
-        let locals = source.iter().enumerate();
+        let (bones, kept) = (&self.source.bones, self.source_kept);
+        // A kept turn above the source is folded into its root bones as they come in.
+        let locals = source.iter().enumerate().map(|(i, l)| match kept {
+            Some(q) if bones[i].parent.is_none() => (i, turned(*l, q)),
+            _ => (i, *l),
+        });
         self.source.accumulate_into(
             self.plan.source_space,
             locals,
             &mut self.source_global,
             |parent, (i, l)| {
                 let g = if needs_position[i] {
-                    parent.child(l)
+                    parent.child(&l)
                 } else {
                     Global {
                         rot: parent.rot * l.rotation,

@@ -3,10 +3,11 @@
 //! forward at its speed, so its ground is a treadmill moving back at that speed. Found offline
 //! from the whole clip (the runtime takes it as a setting). Pure; imports `model` and the plan.
 
+use super::kept_base::as_read;
 use super::ops::{PlantOp, Treadmill};
 use super::plan::Plan;
 use super::{RetargetOptions, Rig};
-use crate::model::{Clip, Pose};
+use crate::model::{Clip, Pose, Skeleton};
 use glam::Vec3;
 
 /// The fewest steps (pairs of consecutive contact frames, both feet together) a treadmill is
@@ -47,7 +48,9 @@ impl Plan {
 }
 
 /// The treadmill of `clip` sampled at `fps` (see [`ground_velocity`] for the rule), with
-/// `plant`'s contact height: the source's pelvis and its legs' feet in skeleton space.
+/// `plant`'s contact height: the source's pelvis and its legs' feet in skeleton space, read as
+/// the retarget reads the source (Y up: a kept turn above it folded into its root bones,
+/// `kept_base`), which is the space the velocity is in.
 pub fn detect_treadmill(
     source: &Rig,
     clip: &Clip,
@@ -55,7 +58,8 @@ pub fn detect_treadmill(
     fps: f32,
     plant: &PlantOp,
 ) -> Option<Vec3> {
-    let s = source.skeleton;
+    let (s, clip) = as_read(source.skeleton, clip);
+    let (s, clip): (&Skeleton, &Clip) = (&s, &clip);
     let feet: Vec<usize> = (plan.limbs.iter())
         .filter(|l| l.leg)
         .map(|l| l.source[2].index())

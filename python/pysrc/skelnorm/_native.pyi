@@ -143,7 +143,10 @@ class Asset:
         """Writes .gltf, .glb, .vrm or .vrma, as the CLI writes its outputs."""
 
 class Retargeter:
-    """The library's runtime retargeter: built once per pair of (normalized) skeletons."""
+    """The library's runtime retargeter: built once per pair of (normalized) skeletons.
+
+    A skeleton whose kept nodes above turn its up axis (its `base`) is read with that turn
+    folded into its root bones; poses in and out stay in each skeleton's own space."""
 
     def __init__(
         self, source_skeleton: Skeleton, target_skeleton: Skeleton, **settings: Any

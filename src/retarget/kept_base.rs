@@ -2,7 +2,9 @@
 //! turn its up axis off +Y (a Z-up armature node): the retarget reads each side in its
 //! skeleton's own space, so for it that turn is folded into the root bones (their rests and
 //! keys) of a copy, and unfolded from the clips the retarget writes for the target, which then
-//! play in the scene as the target stands. Plain model math; imports only `model`.
+//! play in the scene as the target stands. The runtime [`Retargeter`](super::Retargeter) folds
+//! it the same way, pose by pose (`turned` on the root bones' locals), and the pipeline's
+//! retarget on whole clips. Plain model math; imports only `model`.
 
 use crate::model::{Clip, Skeleton, Track, Transform};
 use glam::{Mat4, Quat, Vec3};
@@ -12,7 +14,7 @@ use std::borrow::Cow;
 /// and scales evenly (positive, uniform within 1e-4): what [`folded`] takes out. `None`
 /// otherwise: a turn about +Y alone is the facing's (the plan reads it), an uneven or negative
 /// scale cannot be taken out by a turn.
-pub(super) fn kept_turn(skeleton: &Skeleton) -> Option<Quat> {
+pub(crate) fn kept_turn(skeleton: &Skeleton) -> Option<Quat> {
     let (scale, rotation, _) = skeleton.base.to_scale_rotation_translation();
     let tilt = (rotation * Vec3::Y).angle_between(Vec3::Y).to_degrees();
     let even = (scale.max_element() - scale.min_element()).abs() <= 1e-4 * scale.max_element()
@@ -22,7 +24,7 @@ pub(super) fn kept_turn(skeleton: &Skeleton) -> Option<Quat> {
 
 /// `skeleton` with `turn` taken out of its base and put on its root bones' rests: every joint
 /// stays where it was in the scene.
-pub(super) fn folded(skeleton: &Skeleton, turn: Quat) -> Skeleton {
+pub(crate) fn folded(skeleton: &Skeleton, turn: Quat) -> Skeleton {
     let mut out = skeleton.clone();
     out.base = skeleton.base * Mat4::from_quat(turn.inverse());
     for b in out.bones.iter_mut().filter(|b| b.parent.is_none()) {
@@ -34,7 +36,7 @@ pub(super) fn folded(skeleton: &Skeleton, turn: Quat) -> Skeleton {
 /// `clip` (a clip of `skeleton`) with its root bones' keys turned by `turn`: played on
 /// [`folded`]`(skeleton, turn)` it moves every joint as before; `turn⁻¹` gives a clip of the
 /// folded skeleton back to the kept one.
-pub(super) fn turned_roots(clip: &Clip, skeleton: &Skeleton, turn: Quat) -> Clip {
+pub(crate) fn turned_roots(clip: &Clip, skeleton: &Skeleton, turn: Quat) -> Clip {
     let mut out = clip.clone();
     for (b, tracks) in skeleton.bones.iter().zip(out.tracks.iter_mut()) {
         if b.parent.is_some() {
@@ -53,7 +55,7 @@ pub(super) fn turned_roots(clip: &Clip, skeleton: &Skeleton, turn: Quat) -> Clip
 
 /// A side and one of its clips as the retarget reads them: with the kept turn [`folded`] into
 /// the root bones where [`kept_turn`] finds one, as they are otherwise.
-pub(super) fn as_read<'a>(
+pub(crate) fn as_read<'a>(
     skeleton: &'a Skeleton,
     clip: &'a Clip,
 ) -> (Cow<'a, Skeleton>, Cow<'a, Clip>) {
@@ -66,7 +68,8 @@ pub(super) fn as_read<'a>(
     }
 }
 
-fn turned(t: Transform, turn: Quat) -> Transform {
+/// `t` (a root bone's local transform) turned by `turn`: where [`folded`] puts it.
+pub(crate) fn turned(t: Transform, turn: Quat) -> Transform {
     Transform {
         translation: turn * t.translation,
         rotation: (turn * t.rotation).normalize(),
