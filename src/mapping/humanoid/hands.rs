@@ -59,6 +59,7 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
     let paths = leaf_paths(ctx, root);
     // The hand itself and bones shared by several fingers (they sit in the palm) are no finger.
     let shared = |b: &BoneId| paths.iter().filter(|p| p.contains(b)).count() > 1;
+    let all = paths.clone();
     let paths: Vec<Vec<BoneId>> = paths
         .iter()
         .map(|p| {
@@ -140,6 +141,49 @@ pub(super) fn fingers(ctx: &Ctx, side: Side, root: BoneId, done: &Part, facing: 
         &mut ids,
         facing,
     );
+    let mut paths = paths;
+    let mut named = named;
+    // The thumb leaves the palm's chain wherever it hangs along it: a bone shared only by the
+    // thumb and one other finger is that finger's (Quaternius's `Thumb1.R` hangs from
+    // `MiddleHand.R`, its `Thumb1.L` from `Palm.L` beside `MiddleHand.L`: both hands alike).
+    if let Some(t) = ids.iter().position(|i| *i == Some(0)) {
+        for k in 0..paths.len() {
+            if k == t || ids[k].is_none() {
+                continue;
+            }
+            let full = |k: usize| all.iter().find(|a| a.last() == paths[k].last());
+            let (Some(fk), Some(ft)) = (full(k), full(t)) else {
+                continue;
+            };
+            let through = |b: &BoneId| all.iter().filter(|a| a.contains(b)).count();
+            let lead: Vec<BoneId> = fk
+                .iter()
+                .copied()
+                .filter(|b| {
+                    *b != root
+                        && !used.contains(b)
+                        && ft.contains(b)
+                        && through(b) == 2
+                        && !paths[k].contains(b)
+                })
+                .collect();
+            if lead.is_empty() {
+                continue;
+            }
+            paths[k].splice(0..0, lead);
+            if let Some(f) = majority(
+                &paths[k]
+                    .iter()
+                    .filter_map(|&b| named_finger(ctx, b))
+                    .collect::<Vec<_>>(),
+            )
+            .filter(|&f| f > 0 && (ids[k] == Some(f) || !ids.contains(&Some(f))))
+            {
+                ids[k] = Some(f);
+                named[k] = true;
+            }
+        }
+    }
     // A hand with one chain besides the thumb (a mitten: CMU's `Fingers`, Half-Life's
     // `Finger1`): unless a name says which finger it is, that chain stands for all four, so it
     // is the middle finger (whatever number a name gives).
