@@ -459,6 +459,17 @@ fn chain_path_apart(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> {
     Some(ids)
 }
 
+/// The profile bone that profile bone `p`'s tail is on `rig`, when its tail is one mapped bone.
+fn one_tail(rig: &Rig, p: ProfileBoneId) -> Option<ProfileBoneId> {
+    let t = rig.map.tail_bones(rig.profile, p)?;
+    (t.len() == 1).then(|| t[0])
+}
+
+/// The skeleton bone of [`one_tail`] for the profile bone that bone `b` maps to.
+fn tail_bone(rig: &Rig, b: BoneId) -> Option<BoneId> {
+    rig.map.get(one_tail(rig, rig.map.profile_bone_of(b)?)?)
+}
+
 /// The source's bones along a profile chain: [`chain_path_apart`], continued through the
 /// unmapped bones below its last mapped bone down to the bone above the next mapped one (its
 /// tail), as a mocap rig's second neck bone below the one mapped `Neck`: their rotations move
@@ -467,13 +478,7 @@ fn chain_path_apart(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> {
 fn source_chain_path(rig: &Rig, bones: &[ProfileBoneId]) -> Option<Vec<BoneId>> {
     let mut ids = chain_path_apart(rig, bones)?;
     let last = *ids.last()?;
-    let tail = rig
-        .map
-        .profile_bone_of(last)
-        .and_then(|p| rig.map.tail_bones(rig.profile, p))
-        .filter(|t| t.len() == 1)
-        .and_then(|t| rig.map.get(t[0]));
-    if let Some(below) = tail.and_then(|t| path(rig.skeleton, last, t)) {
+    if let Some(below) = tail_bone(rig, last).and_then(|t| path(rig.skeleton, last, t)) {
         // The path runs last → … → tail; keep the bones strictly between.
         ids.extend(below.iter().skip(1).take(below.len().saturating_sub(2)));
     }
@@ -1119,11 +1124,7 @@ fn apart_aims(plan: &Plan, source: &Rig, target: &Rig, cp: &ChainPlan) -> Vec<Ai
         ) else {
             continue;
         };
-        let one = |rig: &Rig, p: ProfileBoneId| {
-            let t = rig.map.tail_bones(rig.profile, p)?;
-            (t.len() == 1).then(|| t[0])
-        };
-        let (Some(tp), Some(sq)) = (one(target, p), one(source, q)) else {
+        let (Some(tp), Some(sq)) = (one_tail(target, p), one_tail(source, q)) else {
             continue;
         };
         let (Some(ttail), Some(to)) = (target.map.get(tp), source.map.get(sq)) else {
@@ -1217,13 +1218,7 @@ fn aim_at(plan: &Plan, source: &Rig, target: &Rig, bone: BoneId, from: BoneId) -
             .profile_bone_of(b)
             .map(|p| rig.profile.bone(p).name.clone())
     };
-    let tail = |rig: &Rig, b: BoneId| {
-        let t = rig
-            .map
-            .tail_bones(rig.profile, rig.map.profile_bone_of(b)?)?;
-        (t.len() == 1).then(|| rig.map.get(t[0])).flatten()
-    };
-    let (to, ttail) = (tail(source, from)?, tail(target, bone)?);
+    let (to, ttail) = (tail_bone(source, from)?, tail_bone(target, bone)?);
     if name(target, bone) != name(source, from) || name(target, ttail) != name(source, to) {
         return None;
     }
@@ -1276,13 +1271,8 @@ fn segment_links(
         return out;
     }
     for &base in &cp.target_ids {
-        let tail = target
-            .map
-            .profile_bone_of(base)
-            .and_then(|p| target.map.tail_bones(target.profile, p))
-            .filter(|t| t.len() == 1)
-            .and_then(|t| target.map.get(t[0]));
-        let Some(inside) = tail.and_then(|t| path(target.skeleton, base, t)) else {
+        let Some(inside) = tail_bone(target, base).and_then(|t| path(target.skeleton, base, t))
+        else {
             continue;
         };
         let inner = &inside[1..inside.len() - 1];

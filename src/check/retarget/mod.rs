@@ -113,16 +113,10 @@ impl Tail {
     fn of(rig: &Rig, ids: &[BoneId]) -> Option<Tail> {
         let end = *ids.last()?;
         let p = ids.iter().rev().find_map(|&b| rig.map.profile_bone_of(b))?;
-        let joints: Vec<BoneId> = match rig.map.tail_bones(rig.profile, p) {
-            Some(tails) => {
-                let bones: Vec<BoneId> = tails
-                    .iter()
-                    .map(|&t| rig.map.get(t).expect("mapped"))
-                    .collect();
-                (bones.iter().copied())
-                    .filter(|&b| !bones.iter().any(|&a| rig.skeleton.is_ancestor(a, b)))
-                    .collect()
-            }
+        let joints: Vec<BoneId> = match segments::tails(rig, p) {
+            Some((_, bones)) => (bones.iter().copied())
+                .filter(|&b| !bones.iter().any(|&a| rig.skeleton.is_ancestor(a, b)))
+                .collect(),
             None => {
                 let mut kids = (rig.skeleton.bones.iter().enumerate())
                     .filter(|(_, b)| b.parent == Some(end))

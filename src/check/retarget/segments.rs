@@ -87,7 +87,7 @@ fn has_segment(profile: &Profile, p: ProfileBoneId) -> bool {
 }
 
 /// The profile bones a rig's tail of `p` is, and their skeleton bones; `None` when none is mapped.
-fn tails(rig: &Rig, p: ProfileBoneId) -> Option<(Vec<ProfileBoneId>, Vec<BoneId>)> {
+pub(super) fn tails(rig: &Rig, p: ProfileBoneId) -> Option<(Vec<ProfileBoneId>, Vec<BoneId>)> {
     let ids = rig.map.tail_bones(rig.profile, p)?;
     let bones = ids
         .iter()
