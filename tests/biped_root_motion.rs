@@ -215,15 +215,7 @@ fn a_biped_retargets_with_its_root_motion() {
         .map(|g| g["mean_deg"].as_f64().unwrap())
         .sum::<f64>()
         / segments.len() as f64;
-    let worst = segments
-        .iter()
-        .map(|g| {
-            (
-                g["worst_deg"].as_f64().unwrap(),
-                g["bone"].as_str().unwrap(),
-            )
-        })
-        .fold((0.0, ""), |a, b| if b.0 > a.0 { b } else { a });
+    let worst = common::worst_segment(segments);
     eprintln!(
         "Biped → mixamo.glb: {} segments, mean {mean:.3}°, worst {:.3}° ({})",
         segments.len(),

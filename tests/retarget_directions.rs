@@ -107,15 +107,7 @@ fn agrees(source: &Path, target: &Path, clip: &str, flags: &[&str], dir: &Path) 
             );
         }
     }
-    let top = segments
-        .iter()
-        .map(|g| {
-            (
-                g["worst_deg"].as_f64().unwrap(),
-                g["bone"].as_str().unwrap(),
-            )
-        })
-        .fold((0.0, ""), |a, b| if b.0 > a.0 { b } else { a });
+    let top = common::worst_segment(segments);
     eprintln!(
         "{at}: {} segments, worst {:.2}° ({}); largest difference from three.js {:.5}° ({})",
         segments.len(),

@@ -793,3 +793,17 @@ pub fn unbake(written: &skelnorm::model::Model, output: &mut skelnorm::model::Mo
         }
     }
 }
+
+/// The worst of a report's `segments` (a clip's `measured.segments`): its `worst_deg` and bone,
+/// (0, "") when there is none.
+pub fn worst_segment(segments: &[serde_json::Value]) -> (f64, &str) {
+    segments
+        .iter()
+        .map(|g| {
+            (
+                g["worst_deg"].as_f64().unwrap(),
+                g["bone"].as_str().unwrap(),
+            )
+        })
+        .fold((0.0, ""), |a, b| if b.0 > a.0 { b } else { a })
+}
